@@ -1,0 +1,49 @@
+"""The one narrow interface every front end uses to talk to the engine (DESIGN §1).
+
+Two implementations: ``EmbeddedClient`` (in-process; the default when no daemon runs) and the
+daemon's socket client (``engine.rpc.client``). The palette, the CLI and the daemon never reach
+past this interface into the index or the ingester.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from engine.project.model import Lane, Project, SessionMeta
+from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQueryResult
+
+ProgressCallback = Callable[[int, int], None]
+"""``progress(done, total)``: called from the ingesting thread; must be cheap and thread-safe."""
+
+
+class SearchClient(Protocol):
+    """What a front end may ask of one project's search service."""
+
+    @property
+    def project(self) -> Project: ...
+
+    def query(self, args: SearchQueryArgs) -> SearchQueryResult:
+        """Run one query. Raises ``engine.errors.UsageError`` for bad input (exit 2 / -32602)."""
+        ...
+
+    def index_status(self) -> IndexStatus: ...
+
+    def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult: ...
+
+    def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
+        """A fresh listing of every session (chat and terminal) of the project."""
+        ...
+
+    def list_lanes(self) -> list[Lane]: ...
+
+    def transcript_path(self, session_id: str) -> Path | None:
+        """Where the session's transcript is (plain or ``.gz``), for the scrollback screen."""
+        ...
+
+    def interrupt(self) -> None:
+        """Abort any query running on this client's read connection (quit, superseded query)."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,5 @@
+"""Reading a project's ``.ade/`` folder and its git history (DESIGN §2).
+
+Writers append; this package only reads. Malformed input is skipped and counted in a
+``WarningTally``, never raised to the caller.
+"""

@@ -1,0 +1,162 @@
+"""Plain, immutable records the project reader returns (DESIGN §2).
+
+These are internal (snake_case, never on the wire); the wire form lives in ``engine.types``.
+All datetimes are timezone-aware; the reader refuses naive ones.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+SESSION_ID_RE = re.compile(r"[A-Za-z0-9._-]{1,128}")
+"""Session ids that may become file names; anything else is rejected (no traversal, no NUL)."""
+
+SessionKind = Literal["chat", "terminal"]
+
+ChatEventType = Literal[
+    "user_message", "assistant_message", "tool_call", "tool_result", "session_title"
+]
+CHAT_EVENT_TYPES: frozenset[str] = frozenset(
+    {"user_message", "assistant_message", "tool_call", "tool_result", "session_title"}
+)
+
+
+def is_valid_session_id(value: str) -> bool:
+    """True when ``value`` is a session id we accept as a file name component."""
+    return bool(SESSION_ID_RE.fullmatch(value)) and value not in {".", ".."}
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """A project directory and its identity.
+
+    ``ade_dir`` is ``root / ".ade"`` whether or not it exists; ``is_git`` says whether ``root`` is
+    inside a git work tree (git sources are skipped otherwise).
+    """
+
+    root: Path
+    id: str
+    name: str
+    is_git: bool
+
+    @property
+    def ade_dir(self) -> Path:
+        return self.root / ".ade"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.ade_dir / "cache"
+
+    @property
+    def index_path(self) -> Path:
+        return self.cache_dir / "search-index.db"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionMeta:
+    """One chat or terminal session (``.ade/sessions/<id>.json``)."""
+
+    id: str
+    kind: SessionKind
+    title: str
+    lane_id: str | None
+    created_at: datetime
+    updated_at: datetime
+    ended_at: datetime | None = None
+    archived: bool = False
+    tool: str | None = None
+    command: str | None = None
+    exit_code: int | None = None
+    source: str = "ade"
+    """Where the transcript comes from: ``ade`` (.ade/), ``claude``, ``codex``, ``import``…"""
+    transcript_path: Path | None = None
+    """Set for sessions whose transcript lives outside ``.ade/`` (Claude Code, Codex)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatEvent:
+    """One parsed line of a chat transcript.
+
+    ``offset`` is the byte offset of the line's first byte in the (decompressed) transcript, so a
+    reader can resume or link exactly. ``data`` keeps the whole decoded object for type-specific
+    fields (``id``, ``text``, ``status``, ``name``, ``input``, ``output``, ``title``).
+    """
+
+    seq: int
+    ts: datetime | None
+    type: ChatEventType
+    offset: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def event_id(self) -> str | None:
+        value = self.data.get("id")
+        return value if isinstance(value, str) and value else None
+
+
+@dataclass(frozen=True, slots=True)
+class PrComment:
+    author: str
+    body: str
+    created_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class PrSnapshot:
+    """``.ade/prs/<number>.json`` — the shape of ``gh pr view --json``."""
+
+    number: int
+    title: str
+    body: str
+    state: str
+    author: str
+    head_branch: str
+    base_branch: str
+    url: str
+    updated_at: datetime
+    comments: tuple[PrComment, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """An isolated working copy. The primary lane is the main worktree (id ``primary``)."""
+
+    id: str
+    name: str
+    path: Path
+    branch: str | None
+    primary: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    """``.ade/artifacts/<id>.json``; ``path`` is resolved relative to the artifacts folder."""
+
+    id: str
+    title: str
+    kind: str
+    path: str
+    lane_id: str | None
+    session_id: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    sha: str
+    subject: str
+    body: str
+    author: str
+    committed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    name: str
+    tip_sha: str
+    tip_subject: str
+    updated_at: datetime

@@ -1,0 +1,148 @@
+"""Wire types of DESIGN §6: the one JSON contract for `--json`, the daemon and tests.
+
+Every type is an immutable ``msgspec.Struct`` whose fields are snake_case in Python and camelCase
+on the wire (``rename="camel"``). msgspec was chosen over hand-written ``to_dict``/``from_dict``
+pairs because it validates types on decode (``True`` is not accepted for an ``int`` field, unknown
+kinds are refused) and encodes an order of magnitude faster than ``json`` + ``dataclasses.asdict``.
+
+``to_json``/``from_json``/``to_wire``/``from_wire`` are the only converters; nothing else in the
+code base spells a camelCase key.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar, get_args
+
+import msgspec
+
+DocKind = Literal[
+    "chat", "terminal", "pr", "commit", "branch", "lane", "file", "artifact", "linear"
+]
+"""Every kind a result can have. ``kind:issue`` is an alias of ``linear`` handled by the parser."""
+
+ALL_KINDS: tuple[DocKind, ...] = get_args(DocKind)
+"""Fixed kind order: used for grouping in the palette and for listing valid values in errors."""
+
+DEFAULT_KINDS: tuple[DocKind, ...] = tuple(k for k in ALL_KINDS if k != "linear")
+"""Linear can reach the network, so it is consulted only when asked for by name."""
+
+INDEXED_KINDS: tuple[DocKind, ...] = ("chat", "terminal", "pr", "commit", "branch")
+"""Kinds stored in the FTS index; the rest are delegated at query time."""
+
+DELEGATED_KINDS: tuple[DocKind, ...] = ("lane", "file", "artifact", "linear")
+
+Tier = Literal["exact_title", "title_prefix", "title_substring", "body"]
+"""Ranking tiers, best first (DESIGN §5)."""
+
+TIER_ORDER: dict[str, int] = {"exact_title": 0, "title_prefix": 1, "title_substring": 2, "body": 3}
+
+IndexState = Literal["ready", "indexing", "rebuilding", "recreated", "degraded", "closed"]
+
+
+class _Wire(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=False):
+    """Base of every wire type: immutable, camelCase on the wire."""
+
+
+class MatchRange(_Wire, frozen=True):
+    """A highlighted span, as code-point offsets into the marker-free snippet."""
+
+    start: int
+    end: int
+
+
+class SearchResultItem(_Wire, frozen=True):
+    """One hit. ``updated_at`` is milliseconds since the epoch (UTC)."""
+
+    doc_id: str
+    kind: DocKind
+    title: str
+    snippet: str
+    match_ranges: tuple[MatchRange, ...]
+    tier: Tier
+    updated_at: int
+    deep_link: str
+    session_id: str | None = None
+    lane_id: str | None = None
+    lane_name: str | None = None
+    anchor: str | None = None
+    project_id: str | None = None
+    project_name: str | None = None
+    project_root: str | None = None
+
+
+class SearchQueryArgs(_Wire, frozen=True):
+    """What a caller asks. ``kinds`` of ``None`` means the default set (all but linear)."""
+
+    query: str = ""
+    kinds: tuple[DocKind, ...] | None = None
+    lane_id: str | None = None
+    limit: int = 50
+    cursor: str | None = None
+
+
+class SearchQueryResult(_Wire, frozen=True):
+    """One page of hits; ``next_cursor`` is opaque and bound to the query that produced it."""
+
+    items: tuple[SearchResultItem, ...]
+    next_cursor: str | None
+    total: int
+    results_truncated: bool = False
+    warnings: tuple[str, ...] = ()
+
+
+class IndexStatus(_Wire, frozen=True):
+    """Live state of one project's index and ingester."""
+
+    state: IndexState
+    schema_version: int
+    db_path: str
+    db_bytes: int
+    doc_count: int
+    docs_by_kind: dict[str, int]
+    source_count: int
+    pending_sources: int
+    last_ingest_at: int | None = None
+    backfill_completed_at: int | None = None
+    watcher_state: str = "off"
+    recreated_reason: str | None = None
+    warnings: dict[str, int] = {}
+
+
+class RebuildResult(_Wire, frozen=True):
+    """Outcome of ``rebuild_index``."""
+
+    ok: bool
+    doc_count: int
+    duration_ms: int
+
+
+_T = TypeVar("_T", bound=msgspec.Struct)
+
+_encoder = msgspec.json.Encoder()
+
+
+def to_json(value: msgspec.Struct) -> bytes:
+    """Encode a wire type to compact camelCase JSON bytes."""
+    return _encoder.encode(value)
+
+
+def from_json(data: bytes | str, type_: type[_T]) -> _T:
+    """Decode camelCase JSON into a wire type, validating every field's type.
+
+    Raises:
+        msgspec.ValidationError: a field has the wrong type or value.
+        msgspec.DecodeError: the text is not JSON.
+    """
+    return msgspec.json.decode(data, type=type_, strict=True)
+
+
+def to_wire(value: msgspec.Struct) -> dict[str, Any]:
+    """Convert a wire type to plain camelCase builtins (dicts, lists, str, int…)."""
+    result = msgspec.to_builtins(value)
+    assert isinstance(result, dict)
+    return result
+
+
+def from_wire(data: Any, type_: type[_T]) -> _T:
+    """Convert plain camelCase builtins (a decoded JSON object) into a wire type, strictly."""
+    return msgspec.convert(data, type=type_, strict=True)

@@ -1,0 +1,95 @@
+"""The ``ade`` command line: a lazy dispatcher over ``tui.commands.*``.
+
+Each sub-command lives in its own module exposing ``configure(parser)`` and ``run(args) -> int``;
+only the chosen one is imported, which keeps ``ade search`` start-up close to a bare interpreter
+(the CLI path never imports Textual). Bare ``ade`` opens the palette.
+
+Exit codes everywhere: 0 success (or results), 1 nothing found / cancelled, 2 usage error.
+stdout carries results only; diagnostics go to stderr as one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from engine import __version__
+from engine.errors import AdeError, UsageError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "palette": ("tui.commands.palette", "open the full-screen search palette (default)"),
+    "search": ("tui.commands.search", "search the project's chats, terminals, PRs, commits…"),
+    "open": ("tui.commands.open_link", "print what an ade:// deep link points at"),
+    "demo": ("tui.commands.demo", "build the deterministic demo project"),
+    "skill": ("tui.commands.skill", "print the agent skill (how an agent should search)"),
+    "daemon": ("tui.commands.daemon", "run, query or stop the local search daemon"),
+    "projects": ("tui.commands.projects", "register projects for multi-project search"),
+    "term": ("tui.commands.term", "run a shell or command, recording it as a terminal session"),
+    "import": ("tui.commands.import_recording", "import asciicast/script/tmux recordings"),
+    "prs": ("tui.commands.prs", "sync pull requests from gh into .ade/prs"),
+}
+"""Command name → (module, one-line help). A module that does not exist yet is not offered."""
+
+
+def _available() -> dict[str, tuple[str, str]]:
+    return {
+        name: spec
+        for name, spec in COMMANDS.items()
+        if importlib.util.find_spec(spec[0]) is not None
+    }
+
+
+def _top_parser(commands: dict[str, tuple[str, str]]) -> argparse.ArgumentParser:
+    lines = "\n".join(f"  {name:<10} {help_}" for name, (_, help_) in commands.items())
+    parser = argparse.ArgumentParser(
+        prog="ade",
+        description="Find anything that happened in your project and jump to it.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"commands:\n{lines}\n\nRun `ade COMMAND --help` for a command's options.",
+        usage="ade [--version] [COMMAND] [ARGS…]",
+    )
+    parser.add_argument("--version", action="version", version=f"ade {__version__}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (tests call this directly)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    commands = _available()
+    if args and args[0] in {"-h", "--help", "--version"}:
+        try:
+            _top_parser(commands).parse_args(args[:1])
+        except SystemExit as exit_:
+            return int(exit_.code or 0)
+    name = args[0] if args and args[0] in commands else "palette"
+    rest = args[1:] if args and args[0] in commands else args
+    if args and not args[0].startswith("-") and args[0] not in commands:
+        print(f"ade: unknown command {args[0]!r} (try `ade --help`)", file=sys.stderr)
+        return 2
+    if name not in commands:
+        print(f"ade: the {name} command is not available in this build", file=sys.stderr)
+        return 2
+    module = importlib.import_module(commands[name][0])
+    parser = argparse.ArgumentParser(prog=f"ade {name}", description=commands[name][1])
+    module.configure(parser)
+    try:
+        namespace = parser.parse_args(rest)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    try:
+        return int(module.run(namespace))
+    except UsageError as err:
+        print(f"ade {name}: {err}", file=sys.stderr)
+        return 2
+    except AdeError as err:
+        print(f"ade {name}: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def main_entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

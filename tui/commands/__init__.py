@@ -1,0 +1,4 @@
+"""One module per ``ade`` sub-command: ``configure(parser)`` and ``run(args) -> int``.
+
+Modules are imported only when their command runs, so ``ade search`` never pays for Textual.
+"""
