@@ -1,0 +1,420 @@
+"""``ade://`` deep links (DESIGN §6): build and strictly parse every form. Pure: no I/O.
+
+A link is ``ade://<kind>/<target>[?<name>=<value>&…]``. Targets and values are percent-encoded
+UTF-8; ``branch`` and ``file`` targets keep their ``/`` separators, every other target is one
+component. Parsing follows RELIABILITY item 24: the text is decoded exactly once, anything
+unknown, repeated, out of range or still percent-encoded after that one decode is refused with a
+``DeepLinkError`` whose message is one readable line. Whether a file link stays inside its lane
+is checked against the disk by ``engine.deeplinks_resolve``.
+
+Building validates with the same rules as parsing, so ``parse_deep_link(build_deep_link(x)) == x``
+for every link that builds.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from urllib.parse import quote, unquote
+
+from engine.errors import DeepLinkError
+from engine.project.model import is_valid_session_id
+
+SCHEME_PREFIX = "ade://"
+"""The only accepted scheme, lower case as built; a link is opaque to anything else."""
+
+DEEP_LINK_KINDS: tuple[str, ...] = (
+    "chat", "terminal", "pr", "commit", "branch", "lane", "file", "artifact", "linear",
+)  # fmt: skip
+"""Every link kind, in the order of ``engine.types.ALL_KINDS``."""
+
+ENVELOPE_KINDS: frozenset[str] = frozenset({"chat", "terminal", "lane", "commit"})
+"""Kinds that carry the portable envelope (session, lane and commit links, DESIGN §6)."""
+
+PARAM_ORDER: tuple[str, ...] = (
+    "event", "offset", "line", "lane", "project", "repo", "branch", "pr", "linear",
+)  # fmt: skip
+"""Canonical parameter order: anchor first, then project, then the envelope."""
+
+_KIND_PARAMS: dict[str, tuple[str, ...]] = {
+    "chat": ("event",),
+    "terminal": ("offset",),
+    "file": ("line", "lane"),
+}
+_ENVELOPE_PARAMS: tuple[str, ...] = ("repo", "branch", "pr", "linear")
+
+MAX_SAFE_INT = 2**53 - 1
+"""Largest event seq / byte offset: JavaScript clients read the same links as exact numbers."""
+
+MAX_LINE = 10**7
+"""No source file we would open has ten million lines; larger is a corrupt or hostile link."""
+
+MAX_PR = 10**9
+"""GitHub PR numbers are far below this; it keeps the value a small int everywhere."""
+
+MAX_LINK_CHARS = 16_384
+"""Longest accepted link text: a deep path plus envelope fits many times over."""
+
+MAX_VALUE_CHARS = 4_096
+"""Longest decoded target or parameter value (PATH_MAX on Linux)."""
+
+_MAX_DIGITS = 20
+"""Digit strings longer than this are refused before ``int()`` ever sees them."""
+
+_RAW_ALLOWED = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]")
+"""RFC 3986 unreserved, sub-delims and ``:@/?%``: spaces, quotes, ``#``, ``\\`` must be encoded."""
+
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_DIGITS = re.compile(r"0|[1-9][0-9]*")
+_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
+_LINEAR = re.compile(r"[A-Z][A-Z0-9]*-[0-9]+")
+_REPO = re.compile(r"[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+")
+_BRANCH_BAD_CHARS = frozenset(" ~^:?*[\\")
+"""Characters git refuses in a ref name (``git check-ref-format``), besides control characters."""
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """Portable context of a session, lane or commit: where it lives outside this machine."""
+
+    repo: str | None = None
+    branch: str | None = None
+    pr: int | None = None
+    linear: str | None = None
+
+    def is_empty(self) -> bool:
+        """True when no field is set; an empty envelope is not written into a link."""
+        return self.repo is None and self.branch is None and self.pr is None and self.linear is None
+
+
+@dataclass(frozen=True)
+class DeepLink:
+    """One parsed link. ``target`` is decoded text (a PR number is its decimal digits)."""
+
+    kind: str
+    target: str
+    project_id: str | None = None
+    event: int | None = None
+    offset: int | None = None
+    line: int | None = None
+    lane: str | None = None
+    envelope: Envelope | None = None
+
+
+# --- validation (shared by build and parse) --------------------------------------------------
+
+
+def _check_text(what: str, value: object) -> str:
+    """Refuse non-strings, empty or huge values, control characters and leftover escapes."""
+    if not isinstance(value, str):
+        raise DeepLinkError(f"{what} must be text, not {type(value).__name__}")
+    if not value:
+        raise DeepLinkError(f"{what} is empty")
+    if len(value) > MAX_VALUE_CHARS:
+        raise DeepLinkError(f"{what} is longer than {MAX_VALUE_CHARS} characters")
+    for ch in value:
+        # Cc covers NUL, C0, DEL and C1; Cs (lone surrogates) cannot be UTF-8 encoded.
+        if unicodedata.category(ch) in ("Cc", "Cs"):
+            raise DeepLinkError(f"{what} contains the control character {ch!r}")
+    escape = _ESCAPE.search(value)
+    if escape:
+        raise DeepLinkError(f"{what} is still percent-encoded after decoding ({escape.group()!r})")
+    return value
+
+
+def _check_int(what: str, value: object, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise DeepLinkError(f"{what} must be an integer, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise DeepLinkError(f"{what} must be in {low}..{high}, got {value}")
+    return value
+
+
+def validate_relative_path(text: str) -> tuple[str, ...]:
+    """Check a decoded, lane-relative file path and return its segments.
+
+    Raises:
+        DeepLinkError: the path is absolute, has an empty, ``.`` or ``..`` segment, a
+            backslash, a control character, or an escape left over from double encoding.
+    """
+    _check_text("file path", text)
+    if "\\" in text:
+        raise DeepLinkError(f"file path {text!r} contains a backslash")
+    if text.startswith("/"):
+        raise DeepLinkError(f"file path {text!r} is absolute; it must be relative to its lane")
+    parts = tuple(text.split("/"))
+    for part in parts:
+        if part in ("", ".", ".."):
+            raise DeepLinkError(f"file path {text!r} has a {part or 'empty'!r} segment")
+    return parts
+
+
+def is_valid_branch_name(name: object) -> bool:
+    """True when ``name`` is a branch name git would accept (``git check-ref-format --branch``)."""
+    try:
+        _check_branch("branch name", name)
+    except DeepLinkError:
+        return False
+    return True
+
+
+def _check_branch(what: str, name: object) -> str:
+    value = _check_text(what, name)
+    bad = (
+        value == "@"
+        or "@{" in value
+        or ".." in value
+        or value.startswith("-")
+        or value.endswith(".")
+        or any(ch in _BRANCH_BAD_CHARS for ch in value)
+        or any(not seg or seg.startswith(".") or seg.endswith(".lock") for seg in value.split("/"))
+    )
+    if bad:
+        raise DeepLinkError(f"{what} {value!r} is not a valid git branch name")
+    return value
+
+
+def is_valid_repo_slug(slug: object) -> bool:
+    """True for ``owner/name`` (or ``group/sub/name``) made of ``[A-Za-z0-9_.-]`` segments."""
+    return (
+        isinstance(slug, str)
+        and len(slug) <= MAX_VALUE_CHARS
+        and _REPO.fullmatch(slug) is not None
+        and all(seg not in (".", "..") for seg in slug.split("/"))
+    )
+
+
+def is_valid_linear_identifier(value: object) -> bool:
+    """True for a Linear issue identifier such as ``ABC-123``."""
+    return isinstance(value, str) and len(value) <= 64 and _LINEAR.fullmatch(value) is not None
+
+
+def _check_target(kind: str, target: object) -> None:
+    value = _check_text(f"{kind} target", target)
+    if kind in ("chat", "terminal", "artifact"):
+        # Session and artifact ids become file names, so they get the session-id rule.
+        if not is_valid_session_id(value):
+            raise DeepLinkError(f"{kind} id {value!r} must match [A-Za-z0-9._-]{{1,128}}")
+    elif kind == "pr":
+        if not _DIGITS.fullmatch(value) or len(value) > _MAX_DIGITS:
+            raise DeepLinkError(f"PR number {value!r} must be plain decimal digits")
+        _check_int("PR number", int(value), 1, MAX_PR)
+    elif kind == "commit":
+        if not _SHA.fullmatch(value):
+            raise DeepLinkError(f"commit {value!r} must be 4 to 64 hex digits")
+    elif kind == "branch":
+        _check_branch("branch", value)
+    elif kind == "file":
+        validate_relative_path(value)
+    elif kind == "linear" and not is_valid_linear_identifier(value):
+        raise DeepLinkError(f"Linear identifier {value!r} must look like ABC-123")
+
+
+def _check_param(name: str, value: object) -> None:
+    if name in ("event", "offset"):
+        _check_int(name, value, 0, MAX_SAFE_INT)
+    elif name == "line":
+        _check_int(name, value, 1, MAX_LINE)
+    elif name == "pr":
+        _check_int(name, value, 1, MAX_PR)
+    elif name == "repo":
+        if not is_valid_repo_slug(value):
+            raise DeepLinkError(f"repo {value!r} must look like owner/name")
+    elif name == "branch":
+        _check_branch("branch", value)
+    elif name == "linear":
+        if not is_valid_linear_identifier(value):
+            raise DeepLinkError(f"linear {value!r} must look like ABC-123")
+    else:  # lane, project: free text without control characters
+        _check_text(name, value)
+
+
+def allowed_params(kind: str) -> tuple[str, ...]:
+    """Parameter names a link of ``kind`` may carry, in canonical order."""
+    names = {*_KIND_PARAMS.get(kind, ()), "project"}
+    if kind in ENVELOPE_KINDS:
+        names.update(_ENVELOPE_PARAMS)
+    return tuple(name for name in PARAM_ORDER if name in names)
+
+
+def _fields(link: DeepLink) -> list[tuple[str, object]]:
+    """The link's set parameters in canonical order (``PARAM_ORDER``)."""
+    env = link.envelope or Envelope()
+    values: dict[str, object] = {
+        "event": link.event,
+        "offset": link.offset,
+        "line": link.line,
+        "lane": link.lane,
+        "project": link.project_id,
+        "repo": env.repo,
+        "branch": env.branch,
+        "pr": env.pr,
+        "linear": env.linear,
+    }
+    return [(name, values[name]) for name in PARAM_ORDER if values[name] is not None]
+
+
+def _validate(link: DeepLink) -> None:
+    if link.kind not in DEEP_LINK_KINDS:
+        raise DeepLinkError(f"unknown kind {link.kind!r} (valid: {', '.join(DEEP_LINK_KINDS)})")
+    _check_target(link.kind, link.target)
+    allowed = allowed_params(link.kind)
+    for name, value in _fields(link):
+        if name not in allowed:
+            raise DeepLinkError(
+                f"parameter {name!r} does not apply to {link.kind} links"
+                f" (allowed: {', '.join(allowed)})"
+            )
+        _check_param(name, value)
+
+
+# --- building ----------------------------------------------------------------------------------
+
+
+def _encode_target(kind: str, target: str) -> str:
+    if kind in ("branch", "file"):
+        return "/".join(quote(segment, safe="") for segment in target.split("/"))
+    return quote(target, safe="")
+
+
+def build_deep_link(link: DeepLink) -> str:
+    """Build the canonical text of ``link``: encoded components, parameters in fixed order.
+
+    An envelope with no field set is left out (``parse_deep_link`` then returns ``None``).
+
+    Raises:
+        DeepLinkError: the link would not parse back (bad target, value out of range, a
+            parameter that does not apply to the kind).
+    """
+    try:
+        _validate(link)
+    except DeepLinkError as err:
+        raise DeepLinkError(f"cannot build {link.kind!r} deep link: {err}") from None
+    text = f"{SCHEME_PREFIX}{link.kind}/{_encode_target(link.kind, link.target)}"
+    query = "&".join(f"{name}={quote(str(value), safe='')}" for name, value in _fields(link))
+    return f"{text}?{query}" if query else text
+
+
+def build_link(
+    kind: str,
+    target: str,
+    *,
+    project_id: str | None = None,
+    event: int | None = None,
+    offset: int | None = None,
+    line: int | None = None,
+    lane: str | None = None,
+    envelope: Envelope | None = None,
+) -> str:
+    """Build a link from its parts; see ``build_deep_link``."""
+    return build_deep_link(
+        DeepLink(kind, target, project_id, event, offset, line, lane, _non_empty(envelope))
+    )
+
+
+def _non_empty(envelope: Envelope | None) -> Envelope | None:
+    return None if envelope is None or envelope.is_empty() else envelope
+
+
+# --- parsing -----------------------------------------------------------------------------------
+
+
+def parse_deep_link(text: str) -> DeepLink:
+    """Parse ``text`` strictly into a ``DeepLink``.
+
+    Raises:
+        DeepLinkError: one line naming the link and what is wrong with it.
+    """
+    try:
+        return _parse(text)
+    except DeepLinkError as err:
+        shown = repr(text[:80] + ("…" if len(text) > 80 else "")) if isinstance(text, str) else "?"
+        raise DeepLinkError(f"invalid deep link {shown}: {err}") from None
+
+
+def _decode(what: str, raw: str) -> str:
+    """Percent-decode exactly once; invalid UTF-8 is refused, never replaced."""
+    try:
+        return unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        raise DeepLinkError(f"{what} is not valid UTF-8 after percent-decoding") from None
+
+
+def _parse(text: str) -> DeepLink:
+    if not isinstance(text, str):
+        raise DeepLinkError(f"a deep link is text, not {type(text).__name__}")
+    if len(text) > MAX_LINK_CHARS:
+        raise DeepLinkError(f"longer than {MAX_LINK_CHARS} characters")
+    if not text.startswith(SCHEME_PREFIX):
+        raise DeepLinkError(f"the scheme must be {SCHEME_PREFIX!r}")
+    rest = text[len(SCHEME_PREFIX) :]
+    for index, ch in enumerate(rest):
+        if not _RAW_ALLOWED.fullmatch(ch):
+            where = len(SCHEME_PREFIX) + index
+            raise DeepLinkError(f"character {ch!r} at position {where} must be percent-encoded")
+    if _BAD_PERCENT.search(rest):
+        raise DeepLinkError("'%' must be followed by two hex digits")
+    path, has_query, query = rest.partition("?")
+    kind, _, raw_target = path.partition("/")
+    if kind not in DEEP_LINK_KINDS:
+        raise DeepLinkError(f"unknown kind {kind!r} (valid: {', '.join(DEEP_LINK_KINDS)})")
+    if not raw_target:
+        raise DeepLinkError(f"the {kind} target is empty")
+    if kind not in ("branch", "file") and "/" in raw_target:
+        raise DeepLinkError(f"unexpected '/' in the {kind} target")
+    target = _decode(f"the {kind} target", raw_target)
+    params = _parse_query(kind, query) if has_query else {}
+    link = _link_from_params(kind, target, params)
+    _validate(link)
+    return link
+
+
+def _parse_query(kind: str, query: str) -> dict[str, str]:
+    allowed = allowed_params(kind)
+    params: dict[str, str] = {}
+    for piece in query.split("&"):
+        name, has_value, raw = piece.partition("=")
+        if not piece:
+            raise DeepLinkError("empty parameter (a stray '?' or '&')")
+        if name not in allowed:
+            raise DeepLinkError(
+                f"unknown parameter {name!r} for {kind} links (allowed: {', '.join(allowed)})"
+            )
+        if name in params:
+            raise DeepLinkError(f"duplicate parameter {name!r}")
+        if not has_value or not raw:
+            raise DeepLinkError(f"parameter {name!r} has no value")
+        if "=" in raw or "?" in raw:
+            raise DeepLinkError(f"parameter {name!r} has an unencoded '=' or '?' in its value")
+        params[name] = _decode(f"parameter {name!r}", raw)
+    return params
+
+
+def _number(name: str, params: dict[str, str]) -> int | None:
+    value = params.get(name)
+    if value is None:
+        return None
+    if not _DIGITS.fullmatch(value) or len(value) > _MAX_DIGITS:
+        raise DeepLinkError(f"{name} {value!r} must be plain decimal digits without leading zeros")
+    return int(value)
+
+
+def _link_from_params(kind: str, target: str, params: dict[str, str]) -> DeepLink:
+    envelope = Envelope(
+        repo=params.get("repo"),
+        branch=params.get("branch"),
+        pr=_number("pr", params),
+        linear=params.get("linear"),
+    )
+    return DeepLink(
+        kind=kind,
+        target=target,
+        project_id=params.get("project"),
+        event=_number("event", params),
+        offset=_number("offset", params),
+        line=_number("line", params),
+        lane=params.get("lane"),
+        envelope=_non_empty(envelope),
+    )
