@@ -1,0 +1,122 @@
+"""Formatters for `ade search`: compact readable text, and the stable JSON wire form.
+
+Text is for people: one block per hit (kind, title, lane, relative time, snippet with matches
+highlighted, deep link) and a footer with the count and the next-page hint. Colour only on a TTY
+and never with ``NO_COLOR`` (https://no-color.org). Plain ANSI codes are written by hand so the
+CLI never imports rich or Textual (start-up time is a feature).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from engine.types import IndexStatus, MatchRange, SearchQueryResult, SearchResultItem, to_json
+
+KIND_LABEL: dict[str, str] = {
+    "chat": "chat",
+    "terminal": "term",
+    "pr": "pr",
+    "commit": "commit",
+    "branch": "branch",
+    "lane": "lane",
+    "file": "file",
+    "artifact": "artifact",
+    "linear": "linear",
+}
+
+_BOLD, _DIM, _MATCH, _KIND, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[1;33m", "\x1b[36m", "\x1b[0m"
+
+
+def relative_time(updated_at_ms: int, now: datetime) -> str:
+    """``5m ago``, ``3h ago``, ``2d ago``, else the date — against the injected clock."""
+    seconds = max(0, int(now.timestamp()) - updated_at_ms // 1000)
+    if seconds < 60:
+        return "just now"
+    for unit, size in (("m", 60), ("h", 3600), ("d", 86400)):
+        if seconds < size * (60 if unit == "m" else 24 if unit == "h" else 30):
+            return f"{seconds // size}{unit} ago"
+    return datetime.fromtimestamp(updated_at_ms / 1000, now.tzinfo).strftime("%Y-%m-%d")
+
+
+def highlight(text: str, ranges: Sequence[MatchRange], *, color: bool) -> str:
+    """Mark the match ranges: bold yellow with colour, ``[…]`` brackets without."""
+    if not ranges:
+        return text
+    out: list[str] = []
+    position = 0
+    for span in sorted(ranges, key=lambda r: r.start):
+        start, end = max(span.start, position), min(span.end, len(text))
+        if start >= end:
+            continue
+        out.append(text[position:start])
+        inner = text[start:end]
+        out.append(f"{_MATCH}{inner}{_RESET}" if color else f"[{inner}]")
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _one_line_snippet(item: SearchResultItem) -> tuple[str, tuple[MatchRange, ...]]:
+    # Newlines inside a snippet would break the block layout; a space keeps offsets intact.
+    return item.snippet.replace("\n", " ").replace("\t", " "), item.match_ranges
+
+
+def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
+    kind = KIND_LABEL.get(item.kind, item.kind)
+    where = " · ".join(
+        part
+        for part in (
+            item.lane_name or item.lane_id,
+            relative_time(item.updated_at, now),
+            item.project_name if item.project_name else None,
+        )
+        if part
+    )
+    head_kind = f"{_KIND}{kind:<8}{_RESET}" if color else f"{kind:<8}"
+    title = f"{_BOLD}{item.title}{_RESET}" if color else item.title
+    lines = [
+        f"{head_kind} {title}",
+        f"         {_DIM if color else ''}{where}{_RESET if color else ''}",
+    ]
+    snippet, ranges = _one_line_snippet(item)
+    if snippet.strip():
+        lines.append(f"         {highlight(snippet, ranges, color=color)}")
+    lines.append(f"         {_DIM if color else ''}{item.deep_link}{_RESET if color else ''}")
+    return "\n".join(lines)
+
+
+def format_results_text(result: SearchQueryResult, now: datetime, *, color: bool) -> str:
+    blocks = [format_hit(item, now, color=color) for item in result.items]
+    shown = len(result.items)
+    footer = f"{shown} of {result.total} result{'s' if result.total != 1 else ''}"
+    if result.results_truncated:
+        footer += " (truncated: narrow the query)"
+    if result.next_cursor:
+        footer += f"\nnext page: --cursor {result.next_cursor}"
+    return "\n\n".join([*blocks, footer]) if blocks else footer
+
+
+def format_warnings(result: SearchQueryResult) -> list[str]:
+    return [f"warning: {w}" for w in result.warnings]
+
+
+def format_results_json(result: SearchQueryResult) -> str:
+    return to_json(result).decode()
+
+
+def format_status_text(status: IndexStatus) -> str:
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(status.docs_by_kind.items())) or "none"
+    lines = [
+        f"state:        {status.state}",
+        f"index:        {status.db_path} ({status.db_bytes:,} bytes, schema v{status.schema_version})",
+        f"documents:    {status.doc_count:,} ({kinds})",
+        f"sources:      {status.source_count:,} ({status.pending_sources} pending)",
+        f"watcher:      {status.watcher_state}",
+    ]
+    if status.recreated_reason:
+        lines.append(f"recreated:    {status.recreated_reason}")
+    if status.warnings:
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(status.warnings.items()))
+        lines.append(f"skipped:      {skipped}")
+    return "\n".join(lines)
