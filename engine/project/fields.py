@@ -1,0 +1,125 @@
+"""Validated reading of the small JSON records under ``.ade/`` (sessions, PRs, artifacts, lanes).
+
+Writers are other programs; anything may be on disk. These helpers turn a file into a plain
+``dict`` or ``None`` and a field into the expected type or a ``FieldError``, so each reader states
+its schema in a few lines and counts what it refuses.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from engine.project.tally import WarningTally
+
+MAX_RECORD_BYTES = 1 << 20
+"""Largest metadata file we parse (1 MiB): real records are a few KiB, larger ones are not ours."""
+
+
+class FieldError(ValueError):
+    """A record field is missing or has the wrong type; the message names the field."""
+
+
+def read_json_file(path: Path, tally: WarningTally, source: str) -> Any | None:
+    """Parse ``path`` as JSON, or count why not and return ``None``.
+
+    A missing file returns ``None`` without counting (it may have been deleted meanwhile).
+    """
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_RECORD_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        tally.add(source, f"unreadable {path.name}: {err.strerror or err}")
+        return None
+    if len(raw) > MAX_RECORD_BYTES:
+        tally.add(source, f"too large {path.name}")
+        return None
+    try:
+        return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
+    except ValueError:
+        tally.add(source, f"bad json {path.name}")
+        return None
+
+
+def _reject_constant(name: str) -> Any:
+    """``NaN``/``Infinity`` are not JSON; refuse them instead of producing floats."""
+    raise ValueError(f"not JSON: {name}")
+
+
+def read_json_object(path: Path, tally: WarningTally, source: str) -> dict[str, Any] | None:
+    """Like ``read_json_file`` but also requires a JSON object at the top level."""
+    value = read_json_file(path, tally, source)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        tally.add(source, f"not an object {path.name}")
+        return None
+    return value
+
+
+def parse_aware_time(value: object) -> datetime | None:
+    """An ISO-8601 string with a zone → aware datetime; anything else (naive too) → ``None``."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None and parsed.utcoffset() is not None else None
+
+
+def req_str(record: dict[str, Any], key: str) -> str:
+    """A required string field."""
+    value = record.get(key)
+    if not isinstance(value, str):
+        raise FieldError(f"{key}: expected string")
+    return value
+
+
+def opt_str(record: dict[str, Any], key: str, default: str | None = None) -> str | None:
+    """An optional string field (absent or ``null`` → ``default``)."""
+    value = record.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise FieldError(f"{key}: expected string or null")
+    return value
+
+
+def opt_bool(record: dict[str, Any], key: str, default: bool = False) -> bool:
+    """An optional boolean field (absent or ``null`` → ``default``)."""
+    value = record.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise FieldError(f"{key}: expected boolean")
+    return value
+
+
+def opt_int(record: dict[str, Any], key: str) -> int | None:
+    """An optional integer field; ``true``/``false`` are not integers here."""
+    value = record.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FieldError(f"{key}: expected integer or null")
+    return value
+
+
+def req_time(record: dict[str, Any], key: str) -> datetime:
+    """A required ISO-8601 time with zone."""
+    parsed = parse_aware_time(record.get(key))
+    if parsed is None:
+        raise FieldError(f"{key}: expected ISO-8601 time with zone")
+    return parsed
+
+
+def opt_time(record: dict[str, Any], key: str) -> datetime | None:
+    """An optional ISO-8601 time with zone (absent or ``null`` → ``None``; naive is an error)."""
+    if record.get(key) is None:
+        return None
+    return req_time(record, key)

@@ -1,0 +1,129 @@
+"""Lanes: ``.ade/lanes.json`` when present, else one lane per git worktree (DESIGN §2, §3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engine.project.fields import FieldError, opt_bool, opt_str, read_json_file, req_str
+from engine.project.git import GitError, Worktree, recent_commits, worktrees
+from engine.project.model import Commit, Lane, Project
+from engine.project.tally import WarningTally
+
+PRIMARY_LANE_ID = "primary"
+"""The main worktree's lane id (DESIGN §2)."""
+
+COMMITS_PER_LANE = 100
+"""Commits indexed per lane (DESIGN §3): recent history is what people search for."""
+
+LANES_SOURCE = "lanes"
+"""Tally key for lanes.json and worktree problems."""
+
+
+def list_lanes(project: Project, tally: WarningTally) -> list[Lane]:
+    """The project's lanes, primary first.
+
+    ``.ade/lanes.json`` (a list of lane objects, or ``{"lanes": [...]}``) wins when it is valid;
+    a garbage file is counted and git worktrees are used instead. Not a git repository and no
+    lanes file → ``[]``.
+    """
+    lanes_file = project.ade_dir / "lanes.json"
+    if lanes_file.exists():
+        from_file = _lanes_from_file(project, lanes_file, tally)
+        if from_file is not None:
+            return from_file
+    if not project.is_git:
+        return []
+    try:
+        trees = worktrees(project.root)
+    except GitError as err:
+        tally.add(LANES_SOURCE, f"git worktree list failed: {err}")
+        return []
+    return lanes_from_worktrees(trees, tally)
+
+
+def _lanes_from_file(project: Project, path: Path, tally: WarningTally) -> list[Lane] | None:
+    data = read_json_file(path, tally, LANES_SOURCE)
+    if isinstance(data, dict):
+        data = data.get("lanes")
+    if not isinstance(data, list):
+        if data is not None:
+            tally.add(LANES_SOURCE, "lanes.json is not a list of lanes")
+        return None
+    lanes: list[Lane] = []
+    seen: set[str] = set()
+    for entry in data:
+        lane = _lane_from_record(project, entry)
+        if lane is None or lane.id in seen:
+            tally.add(LANES_SOURCE, "bad or duplicate lane in lanes.json")
+            continue
+        seen.add(lane.id)
+        lanes.append(lane)
+    return sorted(lanes, key=lambda lane: not lane.primary)  # stable: file order otherwise
+
+
+def _lane_from_record(project: Project, entry: Any) -> Lane | None:
+    if not isinstance(entry, dict):
+        return None
+    try:
+        lane_id = req_str(entry, "id").strip()
+        name = opt_str(entry, "name") or lane_id
+        raw_path = opt_str(entry, "path")
+        branch = opt_str(entry, "branch")
+        primary = opt_bool(entry, "primary")
+    except FieldError:
+        return None
+    if not lane_id or any(ord(c) < 32 for c in lane_id):
+        return None
+    # A relative path is relative to the project root; no path means the root itself.
+    path = project.root / raw_path if raw_path else project.root
+    return Lane(id=lane_id, name=name, path=path, branch=branch or None, primary=primary)
+
+
+def lanes_from_worktrees(trees: list[Worktree], tally: WarningTally) -> list[Lane]:
+    """Main worktree → lane ``primary``; linked worktrees → their folder name.
+
+    Folder names that collide (``a/feat`` and ``b/feat``, or a folder named ``primary``) are
+    disambiguated deterministically: in path order the first keeps the name, later ones get
+    ``-2``, ``-3``… Bare and prunable (folder gone) worktrees are skipped and counted.
+    """
+    lanes: list[Lane] = []
+    taken = {PRIMARY_LANE_ID}
+    linked: list[Worktree] = []
+    for tree in trees:
+        if tree.bare or tree.prunable:
+            tally.add(LANES_SOURCE, f"skipped {'bare' if tree.bare else 'missing'} worktree")
+        elif tree.is_main:
+            lanes.append(Lane(PRIMARY_LANE_ID, tree.path.name, tree.path, tree.branch, True))
+        else:
+            linked.append(tree)
+    for tree in sorted(linked, key=lambda t: str(t.path)):
+        base = tree.path.name or "lane"
+        lane_id, n = base, 1
+        while lane_id in taken:
+            n += 1
+            lane_id = f"{base}-{n}"
+        taken.add(lane_id)
+        lanes.append(Lane(lane_id, tree.path.name, tree.path, tree.branch, False))
+    return lanes
+
+
+def commits_per_lane(
+    lanes: list[Lane], tally: WarningTally, limit: int = COMMITS_PER_LANE
+) -> list[tuple[Lane, list[Commit]]]:
+    """The ``limit`` most recent commits of each lane's HEAD, primary lane first.
+
+    A lane whose folder is not a readable repository yields no commits and is counted under
+    ``lane-git:<id>``. A commit reachable from several lanes appears in each list; the indexer
+    attributes it to the first lane that holds it (DESIGN §3).
+    """
+    ordered = sorted(lanes, key=lambda lane: not lane.primary)
+    result: list[tuple[Lane, list[Commit]]] = []
+    for lane in ordered:
+        try:
+            commits = recent_commits(lane.path, limit=limit)
+        except GitError as err:
+            tally.add(f"lane-git:{lane.id}", f"git log failed: {err}")
+            commits = []
+        result.append((lane, commits))
+    return result

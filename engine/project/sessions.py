@@ -1,0 +1,107 @@
+"""Session metadata: ``.ade/sessions/<sessionId>.json`` (DESIGN §2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engine.project.fields import (
+    FieldError,
+    opt_bool,
+    opt_int,
+    opt_str,
+    opt_time,
+    read_json_object,
+    req_time,
+)
+from engine.project.model import Project, SessionKind, SessionMeta, is_valid_session_id
+from engine.project.tally import WarningTally
+
+SESSIONS_SOURCE = "sessions"
+"""Tally key for session metadata problems."""
+
+_KINDS: dict[str, SessionKind] = {"chat": "chat", "terminal": "terminal"}
+
+
+def list_sessions(project: Project, tally: WarningTally) -> list[SessionMeta]:
+    """Every valid session under ``.ade/sessions/``, sorted by id.
+
+    File names that are not valid session ids, unreadable files, bad JSON and records with
+    missing or mistyped fields (a time without a zone included) are skipped and counted.
+    """
+    folder = project.ade_dir / "sessions"
+    try:
+        entries = sorted(folder.iterdir())
+    except FileNotFoundError:
+        return []
+    except OSError as err:
+        tally.add(SESSIONS_SOURCE, f"unreadable sessions folder: {err.strerror or err}")
+        return []
+    sessions: list[SessionMeta] = []
+    for entry in entries:
+        if entry.suffix != ".json":
+            continue
+        if not is_valid_session_id(entry.stem):
+            tally.add(SESSIONS_SOURCE, "invalid session id in file name")
+            continue
+        meta = _read(entry, entry.stem, tally)
+        if meta is not None:
+            sessions.append(meta)
+    return sessions
+
+
+def read_session(
+    project: Project, sid: str, tally: WarningTally | None = None
+) -> SessionMeta | None:
+    """One session's metadata, or ``None`` when ``sid`` is invalid, missing or malformed.
+
+    ``sid`` is validated before any path is built from it: ``../x`` never reaches the disk.
+    """
+    if not isinstance(sid, str) or not is_valid_session_id(sid):
+        return None
+    path = project.ade_dir / "sessions" / f"{sid}.json"
+    return _read(path, sid, tally if tally is not None else WarningTally())
+
+
+def _read(path: Path, sid: str, tally: WarningTally) -> SessionMeta | None:
+    record = read_json_object(path, tally, SESSIONS_SOURCE)
+    if record is None:
+        return None
+    try:
+        return session_from_record(record, sid)
+    except FieldError as err:
+        tally.add(SESSIONS_SOURCE, f"{path.name}: {err}")
+        return None
+
+
+def session_from_record(record: dict[str, Any], sid: str) -> SessionMeta:
+    """Validate one metadata object whose file name gave ``sid``.
+
+    Raises:
+        FieldError: a field is missing or mistyped, or ``id`` disagrees with the file name.
+    """
+    record_id = record.get("id", sid)
+    if record_id != sid:
+        raise FieldError("id: does not match the file name")
+    raw_kind = record.get("kind")
+    kind = _KINDS.get(raw_kind) if isinstance(raw_kind, str) else None
+    if kind is None:
+        raise FieldError("kind: expected 'chat' or 'terminal'")
+    created = req_time(record, "createdAt")
+    updated = opt_time(record, "updatedAt") or created
+    transcript = opt_str(record, "transcriptPath")
+    return SessionMeta(
+        id=sid,
+        kind=kind,
+        title=opt_str(record, "title", "") or "",
+        lane_id=opt_str(record, "laneId") or None,
+        created_at=created,
+        updated_at=updated,
+        ended_at=opt_time(record, "endedAt"),
+        archived=opt_bool(record, "archived"),
+        tool=opt_str(record, "tool"),
+        command=opt_str(record, "command"),
+        exit_code=opt_int(record, "exitCode"),
+        source=opt_str(record, "source", "ade") or "ade",
+        transcript_path=Path(transcript) if transcript else None,
+    )

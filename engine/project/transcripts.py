@@ -1,0 +1,221 @@
+"""Chat and terminal transcripts: byte slices from plain or ``.gz`` files, chat line parsing.
+
+A transcript is one logical byte stream: ``<sid>.jsonl`` (chat) or ``<sid>.log`` (terminal),
+losslessly compacted at some point into a ``.gz`` sibling holding the same bytes. Byte offsets are
+offsets into that stream, so a cursor stays valid across compaction (DESIGN §4, RELIABILITY 5).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import msgspec
+
+from engine.project.fields import parse_aware_time
+from engine.project.model import (
+    CHAT_EVENT_TYPES,
+    ChatEvent,
+    ChatEventType,
+    Project,
+    SessionKind,
+    is_valid_session_id,
+)
+from engine.project.tally import WarningTally
+
+MAX_DECOMPRESSED_BYTES = 1 << 30
+"""Refuse a ``.gz`` that inflates past 1 GiB: far beyond any real transcript, stops a gzip bomb."""
+
+_GZ_CHUNK = 1 << 20
+"""Decompress in 1 MiB steps so the size ceiling is checked as we go."""
+
+_SUFFIX: dict[SessionKind, tuple[str, str]] = {
+    "chat": ("chats", ".jsonl"),
+    "terminal": ("terminals", ".log"),
+}
+
+
+class TranscriptError(Exception):
+    """Base of transcript read failures."""
+
+
+class TranscriptNotReady(TranscriptError):
+    """Transient: a ``.gz`` is empty or truncated (being written). Consume nothing, retry later."""
+
+
+class TranscriptUnreadable(TranscriptError):
+    """The transcript cannot be read (permissions, garbage ``.gz`` without a plain file)."""
+
+
+class TranscriptMissing(TranscriptUnreadable):
+    """Neither the plain file nor its ``.gz`` sibling exists."""
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptSlice:
+    """Bytes ``[start, start + len(data))`` of a transcript whose full length is ``total_size``."""
+
+    data: bytes
+    start: int
+    total_size: int
+    source: Path
+    compressed: bool
+
+    @property
+    def end(self) -> int:
+        """Offset just past ``data``."""
+        return self.start + len(self.data)
+
+
+def transcript_file(project: Project, kind: SessionKind, sid: str) -> Path | None:
+    """The file holding a session's transcript: the ``.gz`` sibling when present and readable,
+    else the plain file when present, else ``None``. An invalid ``sid`` → ``None`` (no path built).
+    """
+    if kind not in _SUFFIX or not is_valid_session_id(sid):
+        return None
+    folder, suffix = _SUFFIX[kind]
+    plain = project.ade_dir / folder / f"{sid}{suffix}"
+    gz = _gz_sibling(plain)
+    if gz.is_file() and os.access(gz, os.R_OK):
+        return gz
+    return plain if plain.is_file() else None
+
+
+def _gz_sibling(plain: Path) -> Path:
+    return plain.with_name(plain.name + ".gz")
+
+
+def _plain_of(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(".gz"))
+
+
+def read_transcript(path: Path, offset: int, max_bytes: int) -> TranscriptSlice:
+    """Read up to ``max_bytes`` from ``offset`` of the transcript at ``path`` (plain or ``.gz``).
+
+    ``path`` and its sibling are one source: the ``.gz`` is canonical when it exists and
+    decompresses; a garbage ``.gz`` falls back to the plain file. An empty or truncated ``.gz``
+    (a compactor still writing) also falls back to the plain file if it is still there, and
+    otherwise raises ``TranscriptNotReady`` — never a shrink to zero, never partial data.
+    ``offset`` past the end yields empty data; the caller compares ``total_size`` to its cursor.
+
+    Raises:
+        TranscriptNotReady: transient, retry later and consume nothing.
+        TranscriptMissing: neither file exists.
+        TranscriptUnreadable: permissions, or a garbage ``.gz`` with no plain file.
+    """
+    if offset < 0 or max_bytes < 0:
+        raise ValueError("offset and max_bytes must be >= 0")
+    plain = _plain_of(path)
+    gz = _gz_sibling(plain)
+    try:
+        buffer = _decompress(gz)
+    except FileNotFoundError:
+        return _read_plain(plain, offset, max_bytes)
+    except TranscriptError as err:
+        try:
+            return _read_plain(plain, offset, max_bytes)
+        except TranscriptMissing:
+            raise err from None
+    return TranscriptSlice(
+        data=buffer[offset : offset + max_bytes],
+        start=offset,
+        total_size=len(buffer),
+        source=gz,
+        compressed=True,
+    )
+
+
+def _decompress(gz: Path) -> bytes:
+    try:
+        with gz.open("rb") as raw:
+            if os.fstat(raw.fileno()).st_size == 0:
+                raise TranscriptNotReady(f"{gz.name} is empty (being written)")
+            chunks: list[bytes] = []
+            total = 0
+            with gzip.GzipFile(fileobj=raw, mode="rb") as inflater:
+                while chunk := inflater.read(_GZ_CHUNK):
+                    total += len(chunk)
+                    if total > MAX_DECOMPRESSED_BYTES:
+                        raise TranscriptUnreadable(f"{gz.name} inflates past the size limit")
+                    chunks.append(chunk)
+    except EOFError:
+        # gzip raises this only after handing out data: the file is still being written.
+        raise TranscriptNotReady(f"{gz.name} is truncated (being written)") from None
+    except FileNotFoundError:
+        raise
+    except (gzip.BadGzipFile, zlib.error) as err:
+        raise TranscriptUnreadable(f"{gz.name} is not valid gzip: {err}") from None
+    except OSError as err:
+        raise TranscriptUnreadable(f"{gz.name}: {err.strerror or err}") from None
+    return b"".join(chunks)
+
+
+def _read_plain(plain: Path, offset: int, max_bytes: int) -> TranscriptSlice:
+    try:
+        with plain.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            # Read no further than the size we report, so data and total_size agree even while
+            # a writer appends.
+            want = max(0, min(max_bytes, size - offset))
+            handle.seek(offset)
+            data = handle.read(want) if want else b""
+    except FileNotFoundError:
+        raise TranscriptMissing(f"{plain.name}: no transcript") from None
+    except OSError as err:
+        raise TranscriptUnreadable(f"{plain.name}: {err.strerror or err}") from None
+    return TranscriptSlice(data=data, start=offset, total_size=size, source=plain, compressed=False)
+
+
+_decoder = msgspec.json.Decoder()
+
+
+def parse_chat_lines(
+    data: bytes, base_offset: int, source: str, tally: WarningTally
+) -> tuple[list[ChatEvent], int]:
+    """Parse the complete lines of ``data`` (which starts at byte ``base_offset``).
+
+    Returns the events and the number of bytes consumed: every byte up to and including the last
+    ``\\n``. The torn last line is never consumed. Blank lines are skipped silently; malformed
+    JSON, non-objects, unknown ``type`` and a missing or invalid ``seq`` are skipped and counted
+    under ``source``; an invalid ``ts`` is counted and the event kept with ``ts=None``.
+    Invalid UTF-8 is decoded with replacement.
+    """
+    consumed = data.rfind(b"\n") + 1
+    events: list[ChatEvent] = []
+    pos = 0
+    while pos < consumed:
+        end = data.index(b"\n", pos)
+        line = data[pos:end]
+        if line.strip():
+            event = _parse_line(line, base_offset + pos, source, tally)
+            if event is not None:
+                events.append(event)
+        pos = end + 1
+    return events, consumed
+
+
+def _parse_line(line: bytes, offset: int, source: str, tally: WarningTally) -> ChatEvent | None:
+    try:
+        obj = _decoder.decode(line.decode("utf-8", errors="replace"))
+    except msgspec.DecodeError:
+        tally.add(source, "malformed json line")
+        return None
+    if not isinstance(obj, dict):
+        tally.add(source, "line is not a JSON object")
+        return None
+    kind = obj.get("type")
+    if not isinstance(kind, str) or kind not in CHAT_EVENT_TYPES:
+        tally.add(source, "unknown event type")
+        return None
+    seq = obj.get("seq")
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        tally.add(source, "missing or invalid seq")
+        return None
+    ts = parse_aware_time(obj.get("ts"))
+    if ts is None and obj.get("ts") is not None:
+        tally.add(source, "invalid ts")
+    return ChatEvent(seq=seq, ts=ts, type=cast(ChatEventType, kind), offset=offset, data=obj)
