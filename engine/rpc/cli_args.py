@@ -1,0 +1,83 @@
+"""Command-line options of ``ade daemon run`` (shared by ``tui.commands.daemon`` and ``-m``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.errors import AdeError
+from engine.rpc.daemon import DaemonOptions, configure_logging, run_daemon
+from engine.rpc.server import ServerLimits
+from engine.rpc.services import BACKFILL_DELAY_S
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``ade daemon run``."""
+    defaults = ServerLimits()
+    parser.add_argument("--socket", type=Path, help="socket path (default: the runtime folder)")
+    parser.add_argument("--log-file", type=Path, help="also write the log to this file")
+    parser.add_argument(
+        "--backfill-delay",
+        type=float,
+        default=BACKFILL_DELAY_S,
+        metavar="SECONDS",
+        help=f"wait before backfilling a newly opened project (default {BACKFILL_DELAY_S:g})",
+    )
+    parser.add_argument(
+        "--frame-deadline",
+        type=float,
+        default=defaults.frame_deadline,
+        metavar="SECONDS",
+        help="cut off a client that starts a request and stalls (default %(default)g)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=defaults.idle_timeout,
+        metavar="SECONDS",
+        help="close a connection idle this long (default %(default)g)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=defaults.max_connections,
+        help="concurrent connections (default %(default)d)",
+    )
+    parser.add_argument("--verbose", action="store_true", help="log at debug level")
+
+
+def options_from_args(args: argparse.Namespace) -> DaemonOptions:
+    """Turn parsed options into ``DaemonOptions``."""
+    limits = ServerLimits(
+        frame_deadline=args.frame_deadline,
+        idle_timeout=args.idle_timeout,
+        max_connections=args.max_connections,
+    )
+    return DaemonOptions(
+        socket=args.socket,
+        log_file=args.log_file,
+        backfill_delay=args.backfill_delay,
+        limits=limits,
+        verbose=args.verbose,
+    )
+
+
+def serve_from_args(args: argparse.Namespace) -> int:
+    """Configure logging and run the daemon in the foreground."""
+    options = options_from_args(args)
+    configure_logging(options)
+    return run_daemon(options)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m engine.rpc [OPTIONS]``."""
+    parser = argparse.ArgumentParser(prog="python -m engine.rpc", description="run the ade daemon")
+    add_run_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return serve_from_args(args)
+    except AdeError as err:
+        print(f"ade daemon: {err}", file=sys.stderr)
+        return 2

@@ -1,0 +1,268 @@
+"""``DaemonClient``: the ``SearchClient`` protocol over the daemon's socket, for one project.
+
+Front ends call ``connect_daemon(root)``; ``None`` (fast: a missing socket file or a refused
+connect costs well under a millisecond) means "no daemon, run in-process". Index work goes over
+the socket; session and lane listings and transcript paths are plain file reads of the project,
+done locally exactly as the embedded client does them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from engine.client import ProgressCallback
+from engine.errors import AdeError, CursorError, ProjectError, UsageError
+from engine.project.lanes import list_lanes
+from engine.project.locate import open_project
+from engine.project.model import Lane, Project, SessionMeta
+from engine.project.sessions import list_sessions
+from engine.project.tally import WarningTally
+from engine.project.transcripts import transcript_file
+from engine.rpc.framing import encode_frame
+from engine.rpc.paths import config_dir, socket_path
+from engine.rpc.roles import client_token
+from engine.types import (
+    IndexStatus,
+    RebuildResult,
+    SearchQueryArgs,
+    SearchQueryResult,
+    from_wire,
+    to_wire,
+)
+
+CONNECT_TIMEOUT_S = 0.5
+"""A live daemon answers ``rpc.hello`` in about a millisecond; slower means wedged: run locally."""
+
+CALL_TIMEOUT_S = 60.0
+"""Longest wait for a query or status answer (a rebuild waits as long as it takes)."""
+
+_ERRORS: dict[str, type[AdeError]] = {
+    "CursorError": CursorError,
+    "UsageError": UsageError,
+    "DeepLinkError": UsageError,
+    "ProjectError": ProjectError,
+}
+
+
+class DaemonError(AdeError):
+    """The daemon refused or failed a request; ``code`` is the JSON-RPC error code."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class DaemonConnection:
+    """One socket to the daemon, reconnected transparently when the daemon closed it idle.
+
+    Args:
+        path: the socket path.
+        token: the CTO token to present, or ``None`` to be an agent.
+        timeout: seconds for connecting and for the hello exchange.
+    """
+
+    def __init__(self, path: Path, token: str | None, timeout: float = CONNECT_TIMEOUT_S) -> None:
+        self.path = path
+        self._token = token
+        self._timeout = timeout
+        self._sock: socket.socket | None = None
+        self._buffer = b""
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self.hello: dict[str, Any] = {}
+
+    def open(self) -> None:
+        """Connect and say hello (binding the role). Raises ``OSError`` on failure."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self._timeout)
+        try:
+            sock.connect(os.fsencode(self.path))
+        except OSError:
+            sock.close()
+            raise
+        self._sock, self._buffer = sock, b""
+        params = {"ctoToken": self._token} if self._token else {}
+        self.hello = self._exchange("rpc.hello", params, self._timeout)
+
+    def call(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
+        """Send one request and return its result, reconnecting once if the socket was dropped.
+
+        Raises:
+            DaemonError / UsageError / CursorError / ProjectError: the daemon's error answer.
+            AdeError: the daemon is gone.
+        """
+        with self._lock:
+            for attempt in (1, 2):
+                try:
+                    if self._sock is None:
+                        self.open()
+                    return self._exchange(method, params, timeout)
+                except (OSError, EOFError) as err:
+                    self._drop()
+                    if attempt == 2:
+                        raise AdeError(f"lost the ade daemon at {self.path}: {err}") from None
+        raise AssertionError("unreachable")
+
+    def _exchange(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
+        assert self._sock is not None
+        request_id = next(self._ids)
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        self._sock.settimeout(timeout)
+        self._sock.sendall(encode_frame(msgspec.json.encode(message)))
+        while b"\n" not in self._buffer:
+            chunk = self._sock.recv(65536)
+            if not chunk:
+                raise EOFError("connection closed by the daemon")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        response = msgspec.json.decode(line)
+        if "error" in response:
+            raise _error_from(response["error"])
+        return response["result"]
+
+    def _drop(self) -> None:
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
+        self._sock, self._buffer = None, b""
+
+    def interrupt(self) -> None:
+        """Abort a call blocked on the socket (it raises; the next call reconnects)."""
+        sock = self._sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        """Close the socket."""
+        with self._lock:
+            self._drop()
+
+    def peer_pid(self) -> int | None:
+        """The daemon's pid, from the kernel (``SO_PEERCRED``), for ``ade daemon stop``."""
+        from engine.rpc.lifecycle import peer_credentials
+
+        if self._sock is None:
+            return None
+        return peer_credentials(self._sock).pid
+
+
+def _error_from(error: Any) -> AdeError:
+    if not isinstance(error, dict):
+        return AdeError("malformed error from the ade daemon")
+    code, message = error.get("code", 0), str(error.get("message", "error"))
+    data = error.get("data")
+    kind = data.get("type") if isinstance(data, dict) else None
+    if isinstance(kind, str) and kind in _ERRORS:
+        return _ERRORS[kind](message)
+    return DaemonError(code if isinstance(code, int) else 0, message)
+
+
+class DaemonClient:
+    """The ``SearchClient`` of one project, served by the daemon."""
+
+    def __init__(self, connection: DaemonConnection, project: Project) -> None:
+        self._conn = connection
+        self._project = project
+        self._tally = WarningTally()
+
+    @property
+    def project(self) -> Project:
+        return self._project
+
+    @property
+    def connection(self) -> DaemonConnection:
+        return self._conn
+
+    def _root(self) -> dict[str, Any]:
+        return {"projectRoot": str(self._project.root)}
+
+    def query(self, args: SearchQueryArgs) -> SearchQueryResult:
+        params = {k: v for k, v in to_wire(args).items() if v is not None}
+        result = self._conn.call("search.query", {**params, **self._root()}, CALL_TIMEOUT_S)
+        return from_wire(result, SearchQueryResult)
+
+    def index_status(self) -> IndexStatus:
+        result = self._conn.call("search.indexStatus", self._root(), CALL_TIMEOUT_S)
+        return from_wire(result, IndexStatus)
+
+    def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
+        if progress is not None:
+            progress(0, 1)
+        result = from_wire(
+            self._conn.call("search.rebuildIndex", self._root(), None), RebuildResult
+        )
+        if progress is not None:
+            progress(1, 1)
+        return result
+
+    def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
+        sessions = list_sessions(self._project, self._tally)
+        return [s for s in sessions if include_archived or not s.archived]
+
+    def list_lanes(self) -> list[Lane]:
+        return list_lanes(self._project, self._tally)
+
+    def transcript_path(self, session_id: str) -> Path | None:
+        for session in self.list_sessions():
+            if session.id == session_id:
+                if session.transcript_path is not None:
+                    return session.transcript_path
+                return transcript_file(self._project, session.kind, session_id)
+        return None
+
+    def interrupt(self) -> None:
+        self._conn.interrupt()
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def open_connection(
+    *, timeout: float = CONNECT_TIMEOUT_S, env: dict[str, str] | None = None
+) -> DaemonConnection | None:
+    """A connected, greeted ``DaemonConnection``, or ``None`` when no daemon answers."""
+    try:
+        path = socket_path(env)
+    except AdeError:
+        return None
+    if not path.exists():
+        return None
+    connection = DaemonConnection(path, client_token(config_dir(env), env), timeout)
+    try:
+        connection.open()
+    except (OSError, EOFError, AdeError, msgspec.DecodeError):
+        connection.close()
+        return None
+    return connection
+
+
+def connect_daemon(
+    root: Path | None = None,
+    *,
+    timeout: float = CONNECT_TIMEOUT_S,
+    env: dict[str, str] | None = None,
+) -> DaemonClient | None:
+    """A ``DaemonClient`` for the project at ``root`` (default: as ``open_project`` finds it),
+    or ``None`` fast when no daemon is running.
+
+    Raises:
+        ProjectError: the project folder does not exist (same as in-process).
+    """
+    connection = open_connection(timeout=timeout, env=env)
+    if connection is None:
+        return None
+    try:
+        project = open_project(root)
+    except ProjectError:
+        connection.close()
+        raise
+    return DaemonClient(connection, project)

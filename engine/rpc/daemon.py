@@ -1,0 +1,98 @@
+"""Running the daemon: wire the pieces, take the lock, serve, and clean up on SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.actions import SearchDomain
+from engine.rpc.lifecycle import InstanceLock, bind_socket, remove_socket
+from engine.rpc.paths import config_dir, ensure_private_dir, socket_path
+from engine.rpc.registry import registry_path
+from engine.rpc.roles import ensure_cto_token
+from engine.rpc.router import MachineRouter
+from engine.rpc.server import DaemonServer, ServerLimits
+from engine.rpc.services import (
+    BACKFILL_DELAY_S,
+    ClientFactory,
+    DaemonHost,
+    ServicePool,
+    embedded_factory,
+)
+
+log = logging.getLogger("ade.daemon")
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonOptions:
+    """Everything ``ade daemon run`` can set."""
+
+    socket: Path | None = None
+    """Default: ``engine.rpc.paths.socket_path()``."""
+    config: Path | None = None
+    """Default: ``engine.rpc.paths.config_dir()``."""
+    log_file: Path | None = None
+    """Also log to this file (stderr always gets the log)."""
+    backfill_delay: float = BACKFILL_DELAY_S
+    limits: ServerLimits = field(default_factory=ServerLimits)
+    verbose: bool = False
+
+
+def configure_logging(options: DaemonOptions) -> None:
+    """Log lines to stderr (the journal under systemd) and optionally to a file."""
+    root = logging.getLogger("ade")
+    root.setLevel(logging.DEBUG if options.verbose else logging.INFO)
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if options.log_file is not None:
+        options.log_file.parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(options.log_file, encoding="utf-8"))
+    for handler in handlers:
+        handler.setFormatter(fmt)
+        root.addHandler(handler)
+
+
+def run_daemon(options: DaemonOptions, factory: ClientFactory | None = None) -> int:
+    """Serve until SIGTERM/SIGINT; return the exit code.
+
+    Raises:
+        AdeError: another daemon is running, or the socket path is unusable.
+    """
+    sock_file = options.socket if options.socket is not None else socket_path()
+    config = options.config if options.config is not None else config_dir()
+    ensure_private_dir(sock_file.parent)
+    lock = InstanceLock(sock_file.parent)
+    lock.acquire(sock_file)
+    pool = ServicePool(factory or embedded_factory(options.backfill_delay))
+    try:
+        token = ensure_cto_token(config)
+        sock = bind_socket(sock_file)
+        router = MachineRouter(pool.client_for, registry_path(config))
+        domain = SearchDomain(DaemonHost(pool, router.query))
+
+        def status() -> dict[str, Any]:
+            return {"socket": str(sock_file), "projects": [str(r) for r in pool.roots()]}
+
+        server = DaemonServer(domain, token, status=status, limits=options.limits)
+        log.info("ade daemon listening on %s", sock_file)
+        asyncio.run(_serve(server, sock))
+        log.info("ade daemon stopping: disposing %d services", len(pool.roots()))
+    finally:
+        pool.close_all()
+        remove_socket(sock_file)
+        lock.release()
+    log.info("ade daemon stopped")
+    return 0
+
+
+async def _serve(server: DaemonServer, sock: Any) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    await server.serve(sock, stop)

@@ -1,0 +1,97 @@
+"""How a caller proves the CTO role to the daemon.
+
+The role is a property of the *connection*: a client proves it once with ``rpc.hello`` by
+presenting the contents of ``<config>/cto.token``, a random secret readable only by the user
+(0600), created on the daemon's first start. The human's CLI and palette present it. Agent
+sessions do not: a client whose environment has ``ADE_SESSION_ID`` (set by ade for every agent
+and terminal session it launches) presents no token unless ``ADE_ROLE=cto`` is set explicitly.
+Everyone else is an ``agent`` and may query but not rebuild.
+
+This is a guard against an agent using the daemon on its own initiative, not a sandbox: a process
+running as the user can read the user's files. The design keeps the secret out of agent
+environments and out of every request parameter.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.errors import AdeError
+
+if TYPE_CHECKING:
+    from engine.actions import Role
+
+TOKEN_NAME = "cto.token"
+TOKEN_BYTES = 32
+"""256 bits of randomness: not guessable, and short enough to read in one call."""
+
+
+def token_path(config: Path) -> Path:
+    """Where the CTO token lives in the config folder."""
+    return config / TOKEN_NAME
+
+
+def ensure_cto_token(config: Path) -> str:
+    """Return the CTO token, creating it 0600 on first use (daemon start).
+
+    A token file with group/other permission bits is replaced: a leaked secret proves nothing.
+
+    Raises:
+        AdeError: the file exists but belongs to someone else.
+    """
+    config.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = token_path(config)
+    token = _read_private(path)
+    if token is not None:
+        return token
+    token = secrets.token_hex(TOKEN_BYTES)
+    temp = path.with_name(f".{TOKEN_NAME}.{os.getpid()}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, token.encode("ascii") + b"\n")
+    finally:
+        os.close(fd)
+    os.replace(temp, path)
+    return token
+
+
+def _read_private(path: Path) -> str | None:
+    """The token in ``path`` if it exists, is ours and is private; else ``None``."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return None
+    if info.st_uid != os.getuid():
+        raise AdeError(f"{path} belongs to uid {info.st_uid}: refusing to trust it")
+    if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) & 0o077:
+        return None
+    text = path.read_text("ascii", errors="replace").strip()
+    return text or None
+
+
+def client_token(config: Path, env: dict[str, str] | None = None) -> str | None:
+    """The token a client should present, or ``None`` when it must act as an agent.
+
+    Args:
+        config: the config folder.
+        env: the client's environment (``os.environ`` by default).
+    """
+    env = dict(os.environ) if env is None else env
+    if env.get("ADE_SESSION_ID") and env.get("ADE_ROLE") != "cto":
+        return None
+    try:
+        return _read_private(token_path(config))
+    except (OSError, AdeError):
+        return None
+
+
+def role_for(presented: object, expected: str) -> Role:
+    """``"cto"`` when ``presented`` matches the daemon's token (constant time), else ``"agent"``."""
+    if not (isinstance(presented, str) and presented and expected):
+        return "agent"
+    return "cto" if hmac.compare_digest(presented.encode(), expected.encode()) else "agent"

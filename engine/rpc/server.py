@@ -1,0 +1,221 @@
+"""The daemon's connection loop: asyncio over the Unix socket, one JSON-RPC message a line.
+
+Every connection is checked (peer uid, connection cap), read with deadlines (a client that stalls
+mid-frame or sits idle is cut off so it cannot pin a slot), and answered in order. Engine calls
+are synchronous (apsw), so they run on a thread pool; apsw releases the GIL, so they overlap.
+Nothing a client sends can stop the daemon serving others: every failure becomes an error
+response or, for abuse of the framing, a closed connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from engine import __version__
+from engine.actions import Role, SearchDomain
+from engine.errors import AdeError, ProjectError, UsageError
+from engine.rpc.framing import FrameDecoder, FrameTooLarge, encode_frame
+from engine.rpc.lifecycle import PeerCredentials, peer_allowed, peer_credentials
+from engine.rpc.roles import role_for
+from engine.rpc.validation import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    SERVER_BUSY,
+    Request,
+    RpcError,
+    decode_frame,
+    error_object,
+    parse_request,
+    request_id_of,
+    result_object,
+    split_batch,
+)
+
+log = logging.getLogger("ade.daemon")
+audit = logging.getLogger("ade.daemon.audit")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLimits:
+    """Per-connection limits (RELIABILITY 23); tests shorten the deadlines."""
+
+    frame_deadline: float = 5.0
+    """Seconds a started frame may take to finish: a real client sends a line in one write."""
+    idle_timeout: float = 120.0
+    """Seconds a connection may sit without a request; clients reconnect transparently."""
+    write_timeout: float = 10.0
+    """Seconds a client may take to read its answer before it is dropped."""
+    max_connections: int = 64
+    """Concurrent connections: more than any palette + CLI + agents need, bounded for safety."""
+    workers: int = 8
+    """Engine calls in flight at once; apsw releases the GIL, so these overlap for real."""
+
+
+@dataclass(slots=True)
+class _Connection:
+    peer: PeerCredentials
+    role: Role = "agent"
+
+    @property
+    def label(self) -> str:
+        return f"pid={self.peer.pid} uid={self.peer.uid}"
+
+
+@dataclass
+class DaemonServer:
+    """Serve the search domain on an already bound listening socket.
+
+    Args:
+        domain: the search action domain.
+        cto_token: the secret a CTO client presents with ``rpc.hello``.
+        status: extra fields for ``rpc.status`` (open projects, socket path…).
+        limits: deadlines and caps.
+        own_uid: the uid peers must have (the daemon's own, unless a test says otherwise).
+    """
+
+    domain: SearchDomain
+    cto_token: str
+    status: Callable[[], dict[str, Any]] = dict
+    limits: ServerLimits = field(default_factory=ServerLimits)
+    own_uid: int = field(default_factory=os.getuid)
+    _active: int = 0
+    _started: float = field(default_factory=time.time)
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+    async def serve(self, sock: socket.socket, stop: asyncio.Event) -> None:
+        """Accept connections until ``stop`` is set, then close them all."""
+        executor = ThreadPoolExecutor(self.limits.workers, thread_name_prefix="ade-rpc")
+        self._executor = executor
+        server = await asyncio.start_unix_server(self._accept, sock=sock)
+        try:
+            await stop.wait()
+        finally:
+            server.close()
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            executor.shutdown(wait=True, cancel_futures=True)
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        self._active += 1
+        try:
+            await self._connection(reader, writer)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self._active -= 1
+            self._tasks.discard(task)
+            writer.close()
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = peer_credentials(writer.get_extra_info("socket"))
+        if not peer_allowed(peer, self.own_uid):
+            audit.warning("refused connection from uid %d pid %d: not our user", peer.uid, peer.pid)
+            return
+        conn = _Connection(peer=peer)
+        if self._active > self.limits.max_connections:
+            log.warning("refused %s: %d connections open", conn.label, self._active - 1)
+            busy = RpcError(SERVER_BUSY, "server busy: too many connections, retry later")
+            await self._send(writer, error_object(None, busy))
+            return
+        decoder = FrameDecoder()
+        while True:
+            deadline = self.limits.frame_deadline if decoder.pending else self.limits.idle_timeout
+            try:
+                data = await asyncio.wait_for(reader.read(65536), deadline)
+            except TimeoutError:
+                log.info("cut off %s: no complete request within %.1fs", conn.label, deadline)
+                return
+            if not data:
+                return
+            try:
+                frames = decoder.feed(data)
+            except FrameTooLarge as err:
+                log.warning("cut off %s: %s", conn.label, err)
+                await self._send(writer, error_object(None, RpcError(INVALID_REQUEST, str(err))))
+                return
+            for frame in frames:
+                response = await self._frame(frame, conn)
+                if response is not None:
+                    await self._send(writer, response)
+
+    async def _send(self, writer: asyncio.StreamWriter, message: Any) -> None:
+        writer.write(encode_frame(msgspec.json.encode(message)))
+        await asyncio.wait_for(writer.drain(), self.limits.write_timeout)
+
+    async def _frame(self, frame: bytes, conn: _Connection) -> Any:
+        """Answer one frame: a single response, a batch list, or ``None`` (notifications)."""
+        try:
+            messages, is_batch = split_batch(decode_frame(frame))
+        except RpcError as err:
+            return error_object(None, err)
+        responses = []
+        for message in messages:
+            response = await self._message(message, conn)
+            if response is not None:
+                responses.append(response)
+        if is_batch:
+            return responses or None
+        return responses[0] if responses else None
+
+    async def _message(self, message: Any, conn: _Connection) -> dict[str, Any] | None:
+        try:
+            request = parse_request(message)
+        except RpcError as err:
+            return error_object(request_id_of(message), err)
+        try:
+            result = await self._dispatch(request, conn)
+        except RpcError as err:
+            response = error_object(request.id, err)
+        except (UsageError, ProjectError) as err:
+            data = {"type": type(err).__name__}
+            response = error_object(request.id, RpcError(INVALID_PARAMS, str(err), data))
+        except AdeError as err:
+            response = error_object(request.id, RpcError(INTERNAL_ERROR, str(err)))
+        except Exception:
+            log.exception("internal error in %s from %s", request.method, conn.label)
+            response = error_object(request.id, RpcError(INTERNAL_ERROR, "internal error"))
+        else:
+            response = result_object(request.id, result)
+        return None if request.is_notification else response
+
+    async def _dispatch(self, request: Request, conn: _Connection) -> Any:
+        if request.method == "rpc.hello":
+            return self._hello(request.params, conn)
+        if request.method == "rpc.status":
+            return self._status()
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._executor, self.domain.call, request.method, request.params, conn.role, conn.label
+        )
+
+    def _hello(self, params: dict[str, Any], conn: _Connection) -> dict[str, Any]:
+        """Bind a role to the connection: ``cto`` only with the right token."""
+        presented = params.get("ctoToken")
+        conn.role = role_for(presented, self.cto_token)
+        if presented is not None and conn.role != "cto":
+            audit.warning("wrong CTO token from %s: connection stays agent", conn.label)
+        return {"role": conn.role, "pid": os.getpid(), "version": __version__}
+
+    def _status(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "version": __version__,
+            "uptimeMs": int((time.time() - self._started) * 1000),
+            "connections": self._active,
+            **self.status(),
+        }

@@ -1,0 +1,115 @@
+"""One search service per project the daemon is asked about, opened lazily and kept warm.
+
+The first request naming a project root opens its service (watcher on, backfill after
+``BACKFILL_DELAY_S``); later requests reuse it. Opening is guarded per root so two concurrent first
+requests never open two services (two writers) for one index.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.client import SearchClient
+from engine.errors import ProjectError
+from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQueryResult
+
+BACKFILL_DELAY_S = 10.0
+"""Backfill waits this long after a service opens so the first queries are not competing."""
+
+log = logging.getLogger("ade.daemon.services")
+
+ClientFactory = Callable[[Path], SearchClient]
+
+
+def embedded_factory(backfill_delay: float = BACKFILL_DELAY_S) -> ClientFactory:
+    """The real factory: an ``EmbeddedClient`` with its watcher on."""
+
+    def open_client(root: Path) -> SearchClient:
+        from engine.embedded import EmbeddedClient  # the engine is heavy; import on first use
+
+        return EmbeddedClient.open(root, watch=True, backfill_delay=backfill_delay)
+
+    return open_client
+
+
+class ServicePool:
+    """The open services, keyed by resolved project root.
+
+    Args:
+        factory: opens one project's client (raises ``ProjectError`` for a missing folder).
+    """
+
+    def __init__(self, factory: ClientFactory) -> None:
+        self._factory = factory
+        self._clients: dict[Path, SearchClient] = {}
+        self._opening: dict[Path, threading.Lock] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def client_for(self, root: Path) -> SearchClient:
+        """The open client of ``root``, opening it on first use.
+
+        Raises:
+            ProjectError: the folder is missing or unreadable, or the daemon is shutting down.
+        """
+        try:
+            key = root.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise ProjectError(f"project folder not found: {root}") from None
+        with self._lock:
+            if self._closed:
+                raise ProjectError("the daemon is shutting down")
+            if (client := self._clients.get(key)) is not None:
+                return client
+            opening = self._opening.setdefault(key, threading.Lock())
+        with opening:
+            with self._lock:
+                if (client := self._clients.get(key)) is not None:
+                    return client
+            client = self._factory(key)
+            log.info("opened search service for %s", key)
+            with self._lock:
+                if self._closed:
+                    client.close()
+                    raise ProjectError("the daemon is shutting down")
+                self._clients[key] = client
+            return client
+
+    def roots(self) -> list[Path]:
+        """Roots of the open services (for ``ade daemon status``)."""
+        with self._lock:
+            return sorted(self._clients)
+
+    def close_all(self) -> None:
+        """Dispose every service (writer threads stopped, transactions closed)."""
+        with self._lock:
+            self._closed = True
+            clients = list(self._clients.items())
+            self._clients.clear()
+        for root, client in clients:
+            try:
+                client.close()
+            except Exception:  # one bad service must not keep the others open
+                log.exception("closing the service of %s failed", root)
+
+
+class DaemonHost:
+    """The ``SearchHost`` of the action domain: router for queries, pool for the rest."""
+
+    def __init__(
+        self, pool: ServicePool, query: Callable[[Path, SearchQueryArgs], SearchQueryResult]
+    ) -> None:
+        self._pool = pool
+        self._query = query
+
+    def query(self, root: Path, args: SearchQueryArgs) -> SearchQueryResult:
+        return self._query(root, args)
+
+    def index_status(self, root: Path) -> IndexStatus:
+        return self._pool.client_for(root).index_status()
+
+    def rebuild_index(self, root: Path) -> RebuildResult:
+        return self._pool.client_for(root).rebuild_index()

@@ -1,0 +1,92 @@
+"""``ade daemon [run|status|stop]``: the local search daemon (DESIGN §7, issue 7).
+
+``run`` (the default) serves in the foreground until SIGTERM or Ctrl-C — run it under systemd or
+in a spare terminal. ``status`` asks the running daemon about itself (exit 1 when none runs).
+``stop`` sends SIGTERM to the daemon's pid, learned from the kernel through the socket, and waits
+for it to remove its socket.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+
+from engine.rpc.cli_args import add_run_arguments, serve_from_args
+from engine.rpc.client import open_connection
+from engine.rpc.paths import socket_path
+
+STOP_WAIT_S = 15.0
+"""How long ``ade daemon stop`` waits for services to dispose before giving up."""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Options of ``ade daemon``."""
+    parser.add_argument(
+        "action",
+        nargs="?",
+        choices=("run", "status", "stop"),
+        default="run",
+        help="run in the foreground (default), show status, or stop the running daemon",
+    )
+    parser.add_argument("--json", action="store_true", help="status as JSON")
+    add_run_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch the action; exit 0 ok, 1 no daemon running, 2 usage error."""
+    if args.action == "status":
+        return _status(as_json=args.json)
+    if args.action == "stop":
+        return _stop()
+    return serve_from_args(args)
+
+
+def _status(*, as_json: bool) -> int:
+    connection = open_connection()
+    if connection is None:
+        print(f"no ade daemon is running (socket {socket_path()})", file=sys.stderr)
+        return 1
+    try:
+        status = connection.call("rpc.status", {}, 5.0)
+        status["role"] = connection.hello.get("role")
+    finally:
+        connection.close()
+    if as_json:
+        print(json.dumps(status, indent=2, sort_keys=True))
+        return 0
+    print(f"ade daemon {status.get('version')} running, pid {status.get('pid')}")
+    print(f"  socket:      {status.get('socket')}")
+    print(f"  uptime:      {int(status.get('uptimeMs', 0)) // 1000} s")
+    print(f"  connections: {status.get('connections')}")
+    print(f"  your role:   {status.get('role')}")
+    projects = status.get("projects") or []
+    print(f"  projects:    {len(projects)} open")
+    for root in projects:
+        print(f"    {root}")
+    return 0
+
+
+def _stop() -> int:
+    connection = open_connection()
+    if connection is None:
+        print(f"no ade daemon is running (socket {socket_path()})", file=sys.stderr)
+        return 1
+    pid = connection.peer_pid()
+    path = connection.path
+    connection.close()
+    if pid is None or pid <= 0:
+        print("could not learn the daemon's pid", file=sys.stderr)
+        return 2
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_WAIT_S
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)  # polling another process's exit: there is nothing to wait on
+    if path.exists():
+        print(f"ade daemon (pid {pid}) did not stop within {STOP_WAIT_S:g} s", file=sys.stderr)
+        return 2
+    print(f"stopped ade daemon (pid {pid})", file=sys.stderr)
+    return 0
