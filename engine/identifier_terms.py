@@ -1,0 +1,54 @@
+"""Identifier-aware index terms: the camelCase parts that ``unicode61`` cannot see.
+
+``unicode61`` already splits on ``_``, ``.``, ``:``, ``-`` and ``/``, so ``connect_timeout``,
+``foo.py:42`` and ``ABC-123`` are several tokens and a phrase query finds them. What it cannot do is
+split inside a run of letters: ``TypeError`` is the single token ``typeerror``, so ``error`` (a
+prefix query) never reaches it. We therefore index, in a third FTS column ``parts``, the distinct
+camelCase parts of every identifier that has an internal case boundary (``Type Error``,
+``Read Timeout Error``, ``connect Timeout``, ``HTTP Server``). The column is weighted apart from
+the body so a document with the exact token ranks above one that only has it inside an identifier
+(see ``engine.search_query``).
+
+Measured cost (benchmarks/RESULTS.md): a regex pass over the text at insert time and a small
+column (each part stored once per document).
+"""
+
+from __future__ import annotations
+
+import re
+
+_IDENT_RE = re.compile(r"[^\W_]*[a-z0-9][A-Z][^\W_]*|[^\W_]*[A-Z]{2}[a-z][^\W_]*")
+"""A word (letters/digits, no ``_``) with a lower→Upper boundary or an ``ABc`` acronym boundary.
+
+Only such words yield parts; plain words cost nothing but the regex scan.
+"""
+
+_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+"""Splits ``HTTPServerError2`` into ``HTTP``, ``Server``, ``Error``, ``2``."""
+
+
+def split_identifier(word: str) -> list[str]:
+    """The camelCase parts of one identifier, in order (``readTimeout`` → ``read``, ``Timeout``)."""
+    return _PART_RE.findall(word)
+
+
+def identifier_parts(*texts: str) -> str:
+    """The distinct camelCase parts of every identifier in ``texts``, space-separated.
+
+    Deterministic (first-seen order) and de-duplicated case-insensitively, because BM25 on this
+    column only needs to know a part occurs, and duplicates would only grow the index.
+
+    Args:
+        texts: title and body text of one document.
+
+    Returns:
+        The ``parts`` column value; empty when no identifier has an internal case boundary.
+    """
+    seen: dict[str, str] = {}
+    for text in texts:
+        for match in _IDENT_RE.finditer(text):
+            for part in split_identifier(match.group()):
+                key = part.lower()
+                if key not in seen:
+                    seen[key] = part
+    return " ".join(seen.values())

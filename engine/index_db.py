@@ -1,0 +1,402 @@
+"""The disposable search index: schema, open check, recreate, connections (DESIGN §3).
+
+``.ade/cache/search-index.db`` holds ``docs`` (one row a document, body zlib-compressed),
+``docs_fts`` (a contentless-delete FTS5 table over ``rank_title``, ``body`` and the camelCase
+``parts`` of identifiers), ``sources`` (ingestion cursors) and ``meta``. The table shape was chosen
+by measurement (benchmarks/RESULTS.md): contentless-delete keeps the index under the size of the
+text it indexes while storing the body once, compressed, for snippets.
+
+Row ids are not arbitrary: ``doc_rowid`` packs ``updated_at`` (ms) above a hash of the doc id, so
+the FTS5 doclist order *is* recency order, independent of insertion order. The query path relies on
+that for its bounded candidate window (``ORDER BY rowid DESC LIMIT n`` stops early) and for
+``since:`` (a rowid range).
+
+Write functions (``upsert_docs`` …) run inside a transaction the caller owns (``immediate``), so a
+batch of documents and its source cursor commit together (RELIABILITY 2, 10, 12).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+import apsw.bestpractice
+
+from engine.identifier_terms import identifier_parts
+from engine.index_schema import (
+    BUSY_TIMEOUT_MS,
+    SCHEMA_SQL,
+    SEARCH_INDEX_SCHEMA_VERSION,
+    check_open,
+    recreate_in_place,
+)
+from engine.ranking import normalize_title_query
+
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "SCHEMA_SQL",
+    "SEARCH_INDEX_SCHEMA_VERSION",
+    "IndexDoc",
+    "OpenReport",
+    "SourceRow",
+    "clear_index",
+    "connect",
+    "delete_docs",
+    "delete_docs_by_source",
+    "delete_docs_where_session_not_in",
+    "delete_source",
+    "doc_count",
+    "doc_rowid",
+    "docs_by_kind",
+    "fetch_bodies",
+    "file_identity",
+    "get_source",
+    "health_check",
+    "immediate",
+    "list_sources",
+    "meta_get",
+    "meta_set",
+    "open_index",
+    "put_source",
+    "scalar",
+    "upsert_docs",
+]
+
+_HASH_BITS = 20
+"""Low rowid bits taken by the doc-id hash: ~1M docs per millisecond before a probe is needed."""
+
+_MAX_MS = (1 << 42) - 1
+"""``updated_at`` is clamped to 42 bits (year 2109) so the packed rowid stays a positive int64."""
+
+_ZLIB_LEVEL = 1
+"""Level 1 compresses text ~3x at >100 MB/s; higher levels cost insert speed for a few %."""
+
+
+@dataclass(frozen=True)
+class IndexDoc:
+    """One document as the ingester hands it to the index (DESIGN §3 table)."""
+
+    doc_id: str
+    kind: str
+    title: str
+    rank_title: str
+    body: str
+    updated_at: int
+    session_id: str | None = None
+    lane_id: str | None = None
+    anchor: str | None = None
+    source_key: str | None = None
+
+
+@dataclass
+class SourceRow:
+    """Ingestion progress of one source key (a transcript, a PR, a lane's git log)."""
+
+    key: str
+    cursor: int = 0
+    identity: str = "{}"
+    size: int = 0
+    last_run: int = 0
+    state: str = "{}"
+
+
+@dataclass(frozen=True)
+class OpenReport:
+    """What ``open_index`` found and did. ``recreated_reason`` is None when the file was usable."""
+
+    path: Path
+    recreated_reason: str | None
+    identity: tuple[int, int] | None
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the index file, or None when it does not exist.
+
+    A drain compares it with the identity it opened: a different value means the file was replaced
+    and its connection writes into a ghost (RELIABILITY 13), so it must reopen.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def connect(path: Path) -> apsw.Connection:
+    """A new connection for the calling thread: WAL, busy timeout, ``synchronous=NORMAL``."""
+    conn = apsw.Connection(str(path))
+    apsw.bestpractice.connection_wal(conn)
+    apsw.bestpractice.connection_busy_timeout(conn, BUSY_TIMEOUT_MS)
+    conn.pragma("synchronous", "NORMAL")
+    return conn
+
+
+def _ensure_cache_dir(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ignore = path.parent / ".gitignore"
+    if path.parent.name == "cache" and not ignore.exists():
+        ignore.write_text("*\n", encoding="utf-8")
+
+
+def _delete_files(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{suffix}")
+
+
+def open_index(path: Path) -> OpenReport:
+    """Open or create the index at ``path``, recreating it when it is unusable (RELIABILITY 9).
+
+    A sound SQLite file with the wrong schema is rebuilt in place under ``BEGIN IMMEDIATE`` so a
+    second process holding it open follows along; only a file SQLite itself cannot read is deleted
+    (with its ``-wal``/``-shm``) and created anew.
+
+    Returns:
+        The path, why it was recreated (None when it was fine or new), and its file identity.
+    """
+    _ensure_cache_dir(path)
+    problem = None
+    try:
+        conn = connect(path)
+    except apsw.Error as err:
+        problem, sound = f"cannot open: {type(err).__name__}", False
+    else:
+        try:
+            problem, sound = check_open(conn)
+            if problem is not None and sound:
+                recreate_in_place(conn)
+        except apsw.Error as err:
+            problem, sound = problem or f"recreate failed: {type(err).__name__}", False
+        finally:
+            conn.close()
+    if problem is not None and not sound:
+        _delete_files(path)
+        conn = connect(path)
+        try:
+            recreate_in_place(conn)
+        finally:
+            conn.close()
+    if problem == "new":
+        problem = None
+    return OpenReport(path=path, recreated_reason=problem, identity=file_identity(path))
+
+
+@contextlib.contextmanager
+def immediate(conn: apsw.Connection) -> Iterator[apsw.Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error): a write lock taken up front.
+
+    A deferred read-then-write transaction racing another writer fails at once with ``BusyError``
+    whatever the busy timeout (RELIABILITY 12); taking the lock first makes it wait instead.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def doc_rowid(updated_at: int, doc_id: str) -> int:
+    """The packed row id: ``updated_at`` ms in the high bits, a hash of ``doc_id`` below."""
+    ms = min(max(updated_at, 0), _MAX_MS)
+    digest = hashlib.blake2b(doc_id.encode("utf-8"), digest_size=4).digest()
+    return (ms << _HASH_BITS) | (int.from_bytes(digest, "big") & ((1 << _HASH_BITS) - 1))
+
+
+def _digest(doc: IndexDoc) -> bytes:
+    fields = (doc.kind, doc.title, doc.rank_title, doc.body, doc.updated_at, doc.session_id,
+              doc.lane_id, doc.anchor, doc.source_key)  # fmt: skip
+    return hashlib.blake2b(json.dumps(fields).encode("utf-8"), digest_size=12).digest()
+
+
+def _free_rowid(conn: apsw.Connection, wanted: int) -> int:
+    # A collision needs the same millisecond and the same 20-bit hash; probe upward in that ms.
+    rowid = wanted
+    while conn.execute("SELECT 1 FROM docs WHERE id = ?", (rowid,)).fetchone() is not None:
+        rowid += 1
+    return rowid
+
+
+def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
+    """Insert or replace documents by doc id; unchanged documents are left untouched.
+
+    Runs inside the caller's transaction; the ``docs`` row and its FTS row always change together.
+    """
+    for doc in docs:
+        digest = _digest(doc)
+        row = conn.execute("SELECT id, digest FROM docs WHERE doc_id = ?", (doc.doc_id,)).fetchone()
+        if row is not None:
+            if row[1] == digest:
+                continue
+            _delete_rowids(conn, [row[0]])
+        rowid = _free_rowid(conn, doc_rowid(doc.updated_at, doc.doc_id))
+        conn.execute(
+            "INSERT INTO docs(id, doc_id, kind, title, rank_title, title_norm, body, updated_at,"
+            " session_id, lane_id, anchor, source_key, digest)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (rowid, doc.doc_id, doc.kind, doc.title, doc.rank_title,
+             normalize_title_query(doc.rank_title),
+             zlib.compress(doc.body.encode("utf-8"), _ZLIB_LEVEL), doc.updated_at,
+             doc.session_id, doc.lane_id, doc.anchor, doc.source_key, digest),
+        )  # fmt: skip
+        conn.execute(
+            "INSERT INTO docs_fts(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
+            (rowid, doc.rank_title, doc.body, identifier_parts(doc.rank_title, doc.body)),
+        )
+
+
+def _delete_rowids(conn: apsw.Connection, rowids: Iterable[int]) -> int:
+    count = 0
+    for rowid in rowids:
+        conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))
+        conn.execute("DELETE FROM docs WHERE id = ?", (rowid,))
+        count += 1
+    return count
+
+
+def delete_docs(conn: apsw.Connection, doc_ids: Iterable[str]) -> None:
+    """Delete documents by doc id (missing ids are ignored). Inside the caller's transaction."""
+    for doc_id in doc_ids:
+        row = conn.execute("SELECT id FROM docs WHERE doc_id = ?", (doc_id,)).fetchone()
+        if row is not None:
+            _delete_rowids(conn, [row[0]])
+
+
+def delete_docs_by_source(conn: apsw.Connection, source_key: str) -> None:
+    """Delete every document one source produced (a reindex from zero, a vanished PR)."""
+    rows: Any = conn.execute("SELECT id FROM docs WHERE source_key = ?", (source_key,)).fetchall()
+    _delete_rowids(conn, [int(r[0]) for r in rows])
+
+
+def delete_docs_where_session_not_in(
+    conn: apsw.Connection, kind: str, session_ids: Iterable[str]
+) -> int:
+    """Delete docs of ``kind`` whose session no longer exists (backfill reconcile).
+
+    Returns:
+        How many documents were deleted.
+    """
+    rows: Any = conn.execute(
+        "SELECT id FROM docs WHERE kind = ? AND session_id IS NOT NULL"
+        " AND session_id NOT IN (SELECT value FROM json_each(?))",
+        (kind, json.dumps(sorted(set(session_ids)))),
+    ).fetchall()
+    return _delete_rowids(conn, [int(r[0]) for r in rows])
+
+
+def fetch_bodies(conn: apsw.Connection, rowids: Iterable[int]) -> dict[int, str]:
+    """Decompressed bodies of the given rows (only the page being shown needs them)."""
+    out: dict[int, str] = {}
+    for rowid in rowids:
+        row = conn.execute("SELECT body FROM docs WHERE id = ?", (rowid,)).fetchone()
+        if row is not None:
+            out[rowid] = zlib.decompress(row[0]).decode("utf-8")
+    return out
+
+
+def _source_row(r: Any) -> SourceRow:
+    return SourceRow(str(r[0]), int(r[1]), str(r[2]), int(r[3]), int(r[4]), str(r[5]))
+
+
+def scalar(conn: apsw.Connection, sql: str, params: Any = ()) -> int:
+    """The first column of the first row of ``sql`` as an int (0 when there is no row)."""
+    row: Any = conn.execute(sql, params).fetchone()
+    return 0 if row is None or row[0] is None else int(row[0])
+
+
+def get_source(conn: apsw.Connection, key: str) -> SourceRow | None:
+    """The stored progress of ``key``, or None when it was never ingested."""
+    row = conn.execute(
+        "SELECT key, cursor, identity, size, last_run, state FROM sources WHERE key = ?", (key,)
+    ).fetchone()
+    return None if row is None else _source_row(row)
+
+
+def put_source(conn: apsw.Connection, row: SourceRow) -> None:
+    """Insert or replace one source row (inside the transaction that wrote its docs)."""
+    conn.execute(
+        "INSERT OR REPLACE INTO sources(key, cursor, identity, size, last_run, state)"
+        " VALUES (?,?,?,?,?,?)",
+        (row.key, row.cursor, row.identity, row.size, row.last_run, row.state),
+    )
+
+
+def delete_source(conn: apsw.Connection, key: str) -> None:
+    """Forget one source's progress (the next pass starts from zero)."""
+    conn.execute("DELETE FROM sources WHERE key = ?", (key,))
+
+
+def list_sources(conn: apsw.Connection) -> list[SourceRow]:
+    """Every source row, by key."""
+    rows = conn.execute(
+        "SELECT key, cursor, identity, size, last_run, state FROM sources ORDER BY key"
+    ).fetchall()
+    return [_source_row(r) for r in rows]
+
+
+def meta_get(conn: apsw.Connection, key: str) -> str | None:
+    """A bookkeeping value (``backfill_completed_at`` …), or None."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def meta_set(conn: apsw.Connection, key: str, value: str | None) -> None:
+    """Set (or, with None, remove) a bookkeeping value."""
+    if value is None:
+        conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+    else:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+
+def clear_index(conn: apsw.Connection) -> None:
+    """Wipe every document, FTS row, source and meta value in one transaction; keep the schema.
+
+    Rebuild uses this instead of deleting the file, so another process holding the file open keeps
+    writing into the same file rather than a ghost (RELIABILITY 13).
+    """
+    with immediate(conn):
+        conn.execute("DELETE FROM docs")
+        conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
+        conn.execute("DELETE FROM sources")
+        conn.execute("DELETE FROM meta")
+
+
+def health_check(conn: apsw.Connection) -> list[str]:
+    """Problems found by ``quick_check``, FTS5 ``integrity-check`` (rank 1) and a row-count check.
+
+    Returns:
+        One line per problem; empty when the index is healthy. Anything else means rebuild.
+    """
+    problems: list[str] = []
+    try:
+        rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
+        if rows != ["ok"]:
+            problems.extend(f"quick_check: {r}" for r in rows)
+        conn.execute("INSERT INTO docs_fts(docs_fts, rank) VALUES ('integrity-check', 1)")
+        docs = scalar(conn, "SELECT count(*) FROM docs")
+        fts = scalar(conn, "SELECT count(*) FROM docs_fts")
+        if docs != fts:
+            problems.append(f"row count drift: {docs} docs, {fts} FTS rows")
+    except apsw.Error as err:
+        problems.append(f"{type(err).__name__}: {err}")
+    return problems
+
+
+def doc_count(conn: apsw.Connection) -> int:
+    """How many documents the index holds."""
+    return scalar(conn, "SELECT count(*) FROM docs")
+
+
+def docs_by_kind(conn: apsw.Connection) -> dict[str, int]:
+    """Document count per kind (kinds with no document are absent)."""
+    rows = conn.execute("SELECT kind, count(*) FROM docs GROUP BY kind ORDER BY kind")
+    return {str(k): int(n) for k, n in rows}

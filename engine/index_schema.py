@@ -1,0 +1,131 @@
+"""DDL of the search index, its open check, and in-place recreation (RELIABILITY 9, 13).
+
+Kept apart from ``engine.index_db`` so the schema can be read (and measured by the benchmarks)
+without the write functions.
+"""
+
+from __future__ import annotations
+
+import apsw
+
+SEARCH_INDEX_SCHEMA_VERSION = 4
+"""Bumped whenever the DDL changes; a mismatch recreates the index (never migrated)."""
+
+BUSY_TIMEOUT_MS = 5000
+"""Two processes (CLI and daemon) may write one file; 5 s rides out a long drain slice."""
+
+FTS_TOKENIZER = "unicode61 remove_diacritics 2"
+"""``unicode61`` splits on ``_ . : - /`` (identifiers, paths, ``ABC-123``); diacritics folded."""
+
+FTS_PREFIX = "2 3"
+"""Prefix indexes for 2- and 3-character prefixes: the palette's second and third keystrokes read
+one stored doclist instead of expanding thousands of terms (measured in benchmarks/RESULTS.md)."""
+
+FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}', prefix='{FTS_PREFIX}'"
+"""Contentless-delete: the text is stored once (compressed, in ``docs``), never twice."""
+
+EXPECTED_TABLES = frozenset({"docs", "docs_fts", "sources", "meta"})
+
+SCHEMA_SQL = f"""
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE docs(
+    id INTEGER PRIMARY KEY,
+    doc_id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    rank_title TEXT NOT NULL,
+    title_norm TEXT NOT NULL,
+    body BLOB NOT NULL,
+    updated_at INTEGER NOT NULL,
+    session_id TEXT,
+    lane_id TEXT,
+    anchor TEXT,
+    source_key TEXT,
+    digest BLOB NOT NULL
+);
+CREATE INDEX docs_by_source ON docs(source_key) WHERE source_key IS NOT NULL;
+CREATE INDEX docs_by_session ON docs(session_id, kind) WHERE session_id IS NOT NULL;
+CREATE INDEX docs_by_recency ON docs(updated_at DESC, doc_id);
+CREATE INDEX docs_by_title ON docs(title_norm) WHERE title_norm != '';
+CREATE VIRTUAL TABLE docs_fts USING fts5(rank_title, body, parts, {FTS_OPTIONS});
+CREATE TABLE sources(
+    key TEXT PRIMARY KEY,
+    cursor INTEGER NOT NULL,
+    identity TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    last_run INTEGER NOT NULL,
+    state TEXT NOT NULL
+) WITHOUT ROWID;
+PRAGMA user_version = {SEARCH_INDEX_SCHEMA_VERSION};
+"""
+"""The whole schema; ``PRAGMA user_version`` records its version."""
+
+
+def _user_tables(conn: apsw.Connection) -> set[str]:
+    rows = conn.execute(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    )
+    return {str(r[0]) for r in rows}
+
+
+def _is_sound(conn: apsw.Connection) -> bool:
+    """Whether SQLite can read the file as a database at all (so it may be rebuilt in place)."""
+    try:
+        rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
+    except apsw.Error:
+        return False
+    return rows == ["ok"]
+
+
+def check_open(conn: apsw.Connection) -> tuple[str | None, bool]:
+    """Read the schema and run a tiny MATCH: a garbage file only fails at its first statement.
+
+    Returns:
+        ``(problem, sound)``: problem is None when the index is usable, ``"new"`` for an empty
+        database; ``sound`` says whether SQLite can read the file (rebuild in place) or not
+        (delete and recreate).
+    """
+    try:
+        version = int(conn.pragma("user_version"))
+        tables = _user_tables(conn)
+        if version == 0 and not tables:
+            return "new", True
+        if version != SEARCH_INDEX_SCHEMA_VERSION:
+            return f"schema version {version}, expected {SEARCH_INDEX_SCHEMA_VERSION}", True
+        missing = EXPECTED_TABLES - tables
+        if missing:
+            return f"missing tables: {', '.join(sorted(missing))}", True
+        conn.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH '\"ade\"' LIMIT 1").fetchall()
+        conn.execute("SELECT id, body FROM docs ORDER BY id DESC LIMIT 1").fetchall()
+    except (apsw.NotADBError, apsw.CorruptError) as err:
+        return f"unreadable index ({type(err).__name__})", _is_sound(conn)
+    except apsw.Error as err:
+        return f"broken schema ({type(err).__name__}: {err})", _is_sound(conn)
+    return None, True
+
+
+def recreate_in_place(conn: apsw.Connection) -> None:
+    """Drop every table and create the schema, all under one ``BEGIN IMMEDIATE``.
+
+    Another process holding the file open sees the new schema on its next statement and keeps
+    writing into this very file, which deleting the file would not give (RELIABILITY 13).
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        virtual = conn.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'"
+        ).fetchall()
+        for (name,) in virtual:
+            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        for kind in ("view", "trigger", "table"):
+            rows = conn.execute(
+                "SELECT name FROM sqlite_schema WHERE type = ? AND name NOT LIKE 'sqlite_%'",
+                (kind,),
+            ).fetchall()
+            for (name,) in rows:
+                conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+        conn.execute(SCHEMA_SQL)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

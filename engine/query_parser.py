@@ -1,0 +1,315 @@
+"""The query language (DESIGN §5, RELIABILITY 15–18) and the FTS5 MATCH built from it.
+
+Syntax: bare terms are AND-ed prefix tokens; ``"quoted phrases"`` match exactly; ``-term`` excludes;
+``a|b`` means either; filters ``kind:`` (``issue`` = ``linear``), ``lane:``, ``session:``,
+``since:`` (``30m``, ``24h``, ``7d``, ``2w``, or an ISO date/datetime, against an injected clock).
+Everything else is data: ``AND``, ``NEAR(``, ``*``, ``foo:bar`` are searched as words, never passed
+to FTS5 raw. The parser yields a small tree (``Term``, ``AnyOf``); ``build_match`` renders it, every
+user term as an FTS5 string with ``"`` doubled.
+
+One-character policy (RELIABILITY 18): a term whose last token is one character is matched as that
+exact token, never as a prefix — expanding ``a*`` over a large index costs ~100 ms — and the first
+keystroke instead scans titles by prefix (``ParsedQuery.title_prefix_scan``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
+
+from engine.errors import UsageError
+from engine.project.model import is_valid_session_id
+from engine.ranking import normalize_title_query
+from engine.types import ALL_KINDS
+
+MAX_QUERY_LENGTH = 1000
+"""Longer input is a paste accident, not a query; FTS5 cost grows with every term."""
+
+MAX_TERMS = 32
+"""Each term is one more doclist to intersect; beyond this the query is refused, not truncated."""
+
+KIND_ALIASES = {"issue": "linear"}
+"""``kind:issue`` is what people type for Linear issues."""
+
+FILTER_KEYS = ("kind", "lane", "session", "since")
+
+_DURATION_RE = re.compile(r"(\d{1,7})([mhdw])")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_SINCE_HELP = (
+    "use 30m, 24h, 7d, 2w, or an ISO date/datetime like 2026-06-01 or 2026-06-01T09:30+02:00"
+)
+
+
+@dataclass(frozen=True)
+class Term:
+    """One user term: ``prefix`` for bare words (``"x"*``), False for phrases and 1-char words."""
+
+    text: str
+    prefix: bool
+    phrase: bool = False
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """``a|b``: any of the alternatives."""
+
+    options: tuple[Term, ...]
+
+
+Node = Term | AnyOf
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    """A parsed query: the text tree, the filters, and how to run it."""
+
+    terms: tuple[Node, ...] = ()
+    excluded: tuple[Term, ...] = ()
+    kinds: frozenset[str] | None = None
+    lanes: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
+    since_ms: int | None = None
+    title_text: str = ""
+    match_none: bool = False
+    title_prefix_scan: str | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def match_all(self) -> bool:
+        """Filter-only (or empty): list everything the filters allow, never run FTS."""
+        return not self.terms and not self.match_none
+
+
+def is_token_char(ch: str) -> bool:
+    """Whether FTS5 ``unicode61`` keeps ``ch`` in a token (categories L*, N*, Co)."""
+    cat = unicodedata.category(ch)
+    return cat[0] in "LN" or cat == "Co"
+
+
+def _strip_controls(text: str) -> str:
+    # NUL and other controls would reach SQLite or the terminal; whitespace-like ones become spaces.
+    return "".join(
+        " " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch
+        for ch in text
+        if unicodedata.category(ch) not in ("Cs", "Cf") or ch == "\u200d"
+    )
+
+
+def _last_token_len(text: str) -> int:
+    count = 0
+    for ch in reversed(text):
+        if is_token_char(ch):
+            count += 1
+        elif count:
+            break
+    return count
+
+
+def _tokenize(text: str) -> list[tuple[bool, bool, str]]:
+    """Split on whitespace; ``"…"`` (optionally after ``-``) is one phrase token.
+
+    Returns:
+        ``(negated, quoted, text)`` triples; an unterminated quote runs to the end.
+    """
+    out: list[tuple[bool, bool, str]] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        neg = text[i] == "-" and i + 1 < n and text[i + 1] == '"'
+        j = i + 1 if neg else i
+        if text[j] == '"':
+            end = text.find('"', j + 1)
+            end = n if end < 0 else end
+            out.append((neg, True, text[j + 1 : end]))
+            i = end + 1
+            continue
+        end = j
+        while end < n and not text[end].isspace():
+            end += 1
+        word = text[j:end]
+        if word.startswith("-") and len(word) > 1:
+            out.append((True, False, word[1:]))
+        else:
+            out.append((False, False, word))
+        i = end
+    return out
+
+
+def parse_since(value: str, now: datetime) -> int:
+    """``since:`` value → epoch milliseconds. Durations count back from ``now``.
+
+    A date without time is midnight and a datetime without zone is local, both in ``now``'s zone.
+
+    Raises:
+        UsageError: not a duration or ISO date/datetime (the message shows valid forms).
+    """
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
+    m = _DURATION_RE.fullmatch(value.lower())
+    try:
+        if m:
+            stamp = now - timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+        elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            stamp = datetime.combine(datetime.fromisoformat(value).date(), time(), now.tzinfo)
+        elif re.fullmatch(r"\d{4}-\d{2}-\d{2}[T ].+", value):
+            stamp = datetime.fromisoformat(value)
+            if stamp.tzinfo is None:
+                stamp = stamp.replace(tzinfo=now.tzinfo)
+        else:
+            raise ValueError(value)
+        return int(stamp.timestamp() * 1000)
+    except (ValueError, OverflowError):
+        raise UsageError(f"invalid since:{value!r}: {_SINCE_HELP}") from None
+
+
+def _parse_kinds(value: str) -> set[str]:
+    kinds: set[str] = set()
+    for raw in value.lower().split(","):
+        kind = KIND_ALIASES.get(raw, raw)
+        if kind not in ALL_KINDS:
+            valid = ", ".join([*ALL_KINDS, *KIND_ALIASES])
+            raise UsageError(f"unknown kind:{raw!r}; valid kinds: {valid}")
+        kinds.add(kind)
+    return kinds
+
+
+def _make_term(text: str, phrase: bool) -> Term | None:
+    if not any(is_token_char(ch) for ch in text):
+        return None  # punctuation/emoji only: FTS5 would see an empty phrase
+    prefix = not phrase and _last_token_len(text) > 1
+    return Term(text=text, prefix=prefix, phrase=phrase)
+
+
+@dataclass
+class _Builder:
+    terms: list[Node] = field(default_factory=list)
+    excluded: list[Term] = field(default_factory=list)
+    kinds: set[str] | None = None
+    lanes: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+    since_ms: int | None = None
+    title_words: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    def filter(self, key: str, value: str, now: datetime) -> None:
+        if key == "kind":
+            self.kinds = (self.kinds or set()) | _parse_kinds(value)
+        elif key == "lane":
+            if not value:
+                raise UsageError("lane: needs a lane id or name, e.g. lane:primary")
+            self.lanes.append(value)
+        elif key == "session":
+            if not is_valid_session_id(value):
+                raise UsageError(
+                    f"invalid session:{value!r}; session ids are [A-Za-z0-9._-]{{1,128}}"
+                )
+            self.sessions.append(value)
+        else:
+            ms = parse_since(value, now)
+            self.since_ms = ms if self.since_ms is None else max(self.since_ms, ms)
+
+    def word(self, negated: bool, quoted: bool, text: str) -> None:
+        if not quoted and "|" in text and not negated:
+            opts = [t for t in (_make_term(p, False) for p in text.split("|")) if t is not None]
+            if len(opts) > 1:
+                self.terms.append(AnyOf(tuple(opts)))
+                return
+            if opts:
+                self._add(False, opts[0], opts[0].text)
+                return
+            self.dropped.append(text)
+            return
+        term = _make_term(text, quoted)
+        if term is None:
+            if text:
+                self.dropped.append(text)
+            return
+        self._add(negated, term, text)
+
+    def _add(self, negated: bool, term: Term, text: str) -> None:
+        if negated:
+            self.excluded.append(term)
+        else:
+            self.terms.append(term)
+            self.title_words.append(text)
+
+
+def parse_query(text: str, *, now: datetime, max_length: int = MAX_QUERY_LENGTH) -> ParsedQuery:
+    """Parse user query text. Never raises for odd text; raises only for invalid filters/length.
+
+    Raises:
+        UsageError: too long, too many terms, a bad ``kind:``/``since:``/``session:``, an empty
+            ``lane:``, or only exclusions.
+    """
+    if len(text) > max_length:
+        raise UsageError(f"query is {len(text)} characters; the limit is {max_length}")
+    b = _Builder()
+    for negated, quoted, word in _tokenize(_strip_controls(text)):
+        key, sep, value = word.partition(":")
+        if sep and not quoted and not negated and key.lower() in FILTER_KEYS:
+            b.filter(key.lower(), value, now)
+        else:
+            b.word(negated, quoted, word)
+    if len(b.terms) + len(b.excluded) > MAX_TERMS:
+        raise UsageError(
+            f"query has {len(b.terms) + len(b.excluded)} terms; the limit is {MAX_TERMS}"
+        )
+    if b.excluded and not b.terms:
+        raise UsageError("-term only excludes: add at least one term to search for")
+    warnings = tuple(f"ignored {w!r}: no letters or digits" for w in b.dropped)
+    title_text = normalize_title_query(" ".join(b.title_words))
+    single = b.terms[0] if len(b.terms) == 1 else None
+    scan = (
+        title_text
+        if isinstance(single, Term)
+        and not single.phrase
+        and len(title_text) == 1
+        and not b.excluded
+        else None
+    )
+    return ParsedQuery(
+        terms=tuple(b.terms),
+        excluded=tuple(b.excluded),
+        kinds=frozenset(b.kinds) if b.kinds is not None else None,
+        lanes=tuple(b.lanes),
+        sessions=tuple(b.sessions),
+        since_ms=b.since_ms,
+        title_text=title_text,
+        match_none=bool(b.dropped) and not b.terms,
+        title_prefix_scan=scan,
+        warnings=warnings,
+    )
+
+
+def fts_string(term: Term) -> str:
+    """One term as an FTS5 string: quoted, ``"`` doubled, ``*`` appended for a prefix."""
+    quoted = '"' + term.text.replace('"', '""') + '"'
+    return quoted + "*" if term.prefix else quoted
+
+
+def _node(node: Node) -> str:
+    if isinstance(node, Term):
+        return fts_string(node)
+    return "(" + " OR ".join(fts_string(t) for t in node.options) + ")"
+
+
+def build_match(parsed: ParsedQuery, *, title_only: bool = False) -> str | None:
+    """The FTS5 MATCH expression for ``parsed``, or None when FTS must not run (match-all/none).
+
+    Args:
+        parsed: the parsed query.
+        title_only: scope the positive terms to ``rank_title`` (exclusions stay document-wide).
+    """
+    if not parsed.terms:
+        return None
+    positive = " AND ".join(_node(n) for n in parsed.terms)
+    if title_only:
+        positive = "{rank_title} : (" + positive + ")"
+    if not parsed.excluded:
+        return positive
+    negative = " OR ".join(fts_string(t) for t in parsed.excluded)
+    return f"({positive}) NOT ({negative})"

@@ -1,0 +1,118 @@
+"""Deterministic ranking: tiers, the total-order comparator, snippet markers (DESIGN §5).
+
+Pure functions over frozen records; no database. Tier by title match against the normalized query
+text — exact title > title prefix > title substring > body — and only the body tier uses BM25.
+Within the body tier, exact-token relevance (``bm25``) comes before split-identifier relevance
+(``bm25_split``), so ``error`` ranks a document with the word *error* above one that only has
+``TypeError``. Ties in every tier: ``updated_at`` descending, then ``doc_id`` ascending — a total
+order, so paging and repeated queries are stable.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.types import TIER_ORDER, MatchRange, Tier
+
+MARK_START = "\x01"
+"""Opens a highlighted span in a marked snippet; the sanitizer keeps it out of indexed text."""
+
+MARK_END = "\x02"
+"""Closes a highlighted span."""
+
+SortKey = tuple[int, float, float, int, str]
+
+
+def normalize_title_query(text: str) -> str:
+    """NFKC, casefold, whitespace collapsed to single spaces and trimmed."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One document that may be shown, before ranking and paging.
+
+    ``bm25`` is the FTS5 score over title and body (lower is better; 0 means no exact-token hit),
+    ``bm25_split`` the score over identifier parts only; both None outside full-text matches.
+    ``extra`` carries what a delegate needs for its deep link (file line, lane name…).
+    """
+
+    doc_id: str
+    kind: str
+    title: str
+    rank_title: str
+    snippet_marked: str
+    updated_at: int
+    session_id: str | None = None
+    lane_id: str | None = None
+    anchor: str | None = None
+    bm25: float | None = None
+    bm25_split: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+def tier_for(candidate: Candidate, normalized_query: str) -> Tier:
+    """The title tier of ``candidate`` for an already-normalized query text.
+
+    An empty query text (filter-only) and an empty ``rank_title`` (messages, chunks) are body.
+    """
+    if not normalized_query or not candidate.rank_title:
+        return "body"
+    title = normalize_title_query(candidate.rank_title)
+    if title == normalized_query:
+        return "exact_title"
+    if title.startswith(normalized_query):
+        return "title_prefix"
+    if normalized_query in title:
+        return "title_substring"
+    return "body"
+
+
+def sort_key(candidate: Candidate, tier: Tier) -> SortKey:
+    """The total-order key: tier, BM25 (body tier only), ``updated_at`` desc, ``doc_id`` asc."""
+    if tier == "body":
+        exact = candidate.bm25 if candidate.bm25 is not None else 0.0
+        split = candidate.bm25_split if candidate.bm25_split is not None else 0.0
+    else:
+        exact = split = 0.0
+    return (TIER_ORDER[tier], exact, split, -candidate.updated_at, candidate.doc_id)
+
+
+def compare_ranked(a: tuple[Candidate, Tier], b: tuple[Candidate, Tier]) -> int:
+    """``cmp``-style comparator over ``(candidate, tier)`` pairs, for ``functools.cmp_to_key``."""
+    ka, kb = sort_key(*a), sort_key(*b)
+    return (ka > kb) - (ka < kb)
+
+
+def rank(candidates: list[Candidate], normalized_query: str) -> list[tuple[Candidate, Tier]]:
+    """Tier and sort candidates into the one total order (duplicate doc ids must be removed first)."""
+    tiered = [(c, tier_for(c, normalized_query)) for c in candidates]
+    tiered.sort(key=lambda pair: sort_key(*pair))
+    return tiered
+
+
+def extract_snippet_ranges(marked: str) -> tuple[str, tuple[MatchRange, ...]]:
+    """Strip ``\\x01``/``\\x02`` markers; return the plain snippet and code-point match ranges.
+
+    An unclosed start runs to the end; a stray end marker is dropped; empty spans are omitted.
+    """
+    out: list[str] = []
+    ranges: list[MatchRange] = []
+    start: int | None = None
+    length = 0
+    for ch in marked:
+        if ch == MARK_START:
+            if start is None:
+                start = length
+        elif ch == MARK_END:
+            if start is not None and length > start:
+                ranges.append(MatchRange(start=start, end=length))
+            start = None
+        else:
+            out.append(ch)
+            length += 1
+    if start is not None and length > start:
+        ranges.append(MatchRange(start=start, end=length))
+    return "".join(out), tuple(ranges)

@@ -1,0 +1,62 @@
+"""The opaque pagination cursor: a keyset position bound to the query that produced it.
+
+A cursor is url-safe base64 of ``{"v", "f", "k"}`` plus a checksum: ``f`` fingerprints the query
+(text, kinds, lane), ``k`` is the sort key of the last item shown. A cursor from another query, a
+tampered one or garbage raises ``CursorError`` (a usage error), never a silent jump to page one
+(RELIABILITY 19). The checksum is keyed with a constant, not a secret: a cursor positions a page,
+it grants nothing, and it must stay valid across processes (CLI, daemon).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from collections.abc import Sequence
+
+from engine.errors import CursorError
+from engine.ranking import SortKey
+
+CURSOR_VERSION = 1
+"""Bumped when the sort key changes shape; older cursors are then refused clearly."""
+
+_KEY = b"ade-search-cursor"
+
+
+def query_fingerprint(query: str, kinds: Sequence[str], lane_ids: Sequence[str]) -> str:
+    """A short hash of what defines a result list (not the page size)."""
+    raw = json.dumps([query, sorted(kinds), sorted(lane_ids)], ensure_ascii=False)
+    return hashlib.blake2b(raw.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def _mac(payload: bytes) -> bytes:
+    return hashlib.blake2b(payload, key=_KEY, digest_size=8).digest()
+
+
+def encode_cursor(fingerprint: str, key: SortKey) -> str:
+    """The cursor that resumes after the item whose sort key is ``key``."""
+    payload = json.dumps({"v": CURSOR_VERSION, "f": fingerprint, "k": list(key)}).encode()
+    return base64.urlsafe_b64encode(payload + _mac(payload)).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: str, fingerprint: str) -> SortKey:
+    """The sort key a cursor resumes after.
+
+    Raises:
+        CursorError: garbage, tampered with, an old version, or made for another query.
+    """
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    except (binascii.Error, ValueError):
+        raise CursorError("invalid cursor: not a cursor from ade search") from None
+    payload, mac = raw[:-8], raw[-8:]
+    if len(raw) <= 8 or _mac(payload) != mac:
+        raise CursorError("invalid cursor: damaged or not from ade search")
+    data = json.loads(payload)
+    if data.get("v") != CURSOR_VERSION:
+        raise CursorError("invalid cursor: from another version of ade; search again")
+    if data.get("f") != fingerprint:
+        raise CursorError("invalid cursor: it belongs to a different query; search again")
+    k = data["k"]
+    return (int(k[0]), float(k[1]), float(k[2]), int(k[3]), str(k[4]))

@@ -1,0 +1,109 @@
+"""SQL of the query path, as pure functions returning ``(sql, params)`` (run elsewhere).
+
+Each filter contributes its own clause and parameters; the FTS statements always put the FTS table
+first (``CROSS JOIN``) and order by its rowid, which ``engine.index_db.doc_rowid`` makes recency
+order, so SQLite stops after the window instead of scoring every match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+HASH_BITS = 20
+"""Must equal ``engine.index_db._HASH_BITS``: ``rowid >> 20`` is ``updated_at``."""
+
+EXACT_WEIGHTS = "2.0, 1.0, 0.0"
+"""BM25 column weights for exact-token relevance: title twice the body, identifier parts none."""
+
+SPLIT_WEIGHTS = "0.0, 0.0, 1.0"
+"""BM25 weights for split-identifier relevance: the ``parts`` column only (a tie-breaker)."""
+
+COLUMNS = (
+    "d.id, d.doc_id, d.kind, d.title, d.rank_title, d.updated_at, d.session_id, d.lane_id, d.anchor"
+)
+"""Row shape shared by every candidate query (see ``engine.search_query._row_candidate``)."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """SQL-side filters. ``None`` means unconstrained; an empty tuple matches nothing."""
+
+    kinds: tuple[str, ...] | None = None
+    lane_ids: tuple[str, ...] | None = None
+    session_ids: tuple[str, ...] | None = None
+    since_ms: int | None = None
+
+
+def _in(column: str, values: tuple[str, ...]) -> tuple[str, list[Any]]:
+    return f" AND {column} IN ({','.join('?' * len(values))})", list(values)
+
+
+def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
+    """``AND …`` clauses and their parameters for ``f`` over ``docs d`` (and ``docs_fts``)."""
+    sql, params = "", []
+    for column, values in (("d.kind", f.kinds), ("d.lane_id", f.lane_ids),
+                           ("d.session_id", f.session_ids)):  # fmt: skip
+        if values is not None:
+            clause, p = _in(column, values) if values else (" AND 0", [])
+            sql += clause
+            params += p
+    if f.since_ms is not None:
+        sql += " AND d.updated_at >= ?"
+        params.append(f.since_ms)
+        if fts:
+            # A rowid range is pushed into FTS5, so old doclist entries are skipped, not joined.
+            sql += " AND docs_fts.rowid >= ?"
+            params.append(max(f.since_ms, 0) << HASH_BITS)
+    return sql, params
+
+
+def window_sql(match: str, f: Filters, limit: int) -> tuple[str, list[Any]]:
+    """The newest ``limit`` FTS matches with both BM25 scores, newest first."""
+    where, params = filter_sql(f, fts=True)
+    sql = (
+        f"SELECT {COLUMNS}, bm25(docs_fts, {EXACT_WEIGHTS}), bm25(docs_fts, {SPLIT_WEIGHTS})"
+        " FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid"
+        f" WHERE docs_fts MATCH ?{where} ORDER BY docs_fts.rowid DESC LIMIT ?"
+    )
+    return sql, [match, *params, limit]
+
+
+def count_sql(match: str, f: Filters, cap: int) -> tuple[str, list[Any]]:
+    """How many documents match, counting at most ``cap`` (the rest is ``resultsTruncated``)."""
+    where, params = filter_sql(f, fts=True)
+    inner = (
+        "SELECT 1 FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid"
+        f" WHERE docs_fts MATCH ?{where} LIMIT ?"
+    )
+    return f"SELECT count(*) FROM ({inner})", [match, *params, cap]
+
+
+def title_scan_sql(prefix: str, f: Filters, limit: int) -> tuple[str, list[Any]]:
+    """Titled documents whose normalized title starts with ``prefix`` (the first keystroke)."""
+    where, params = filter_sql(f, fts=False)
+    sql = (
+        f"SELECT {COLUMNS}, NULL, NULL FROM docs d"
+        f" WHERE d.title_norm >= ? AND d.title_norm < ? AND d.title_norm != ''{where}"
+        " ORDER BY d.updated_at DESC, d.doc_id LIMIT ?"
+    )
+    return sql, [prefix, prefix + "\U0010ffff", *params, limit]
+
+
+def match_all_sql(f: Filters, after: tuple[int, str] | None, limit: int) -> tuple[str, list[Any]]:
+    """Filter-only page: newest first, then doc id, resuming after ``(updated_at, doc_id)``."""
+    where, params = filter_sql(f, fts=False)
+    if after is not None:
+        where += " AND (d.updated_at < ? OR (d.updated_at = ? AND d.doc_id > ?))"
+        params += [after[0], after[0], after[1]]
+    sql = (
+        f"SELECT {COLUMNS}, NULL, NULL FROM docs d WHERE 1{where}"
+        " ORDER BY d.updated_at DESC, d.doc_id LIMIT ?"
+    )
+    return sql, [*params, limit]
+
+
+def match_all_count_sql(f: Filters) -> tuple[str, list[Any]]:
+    """How many documents the filters allow."""
+    where, params = filter_sql(f, fts=False)
+    return f"SELECT count(*) FROM docs d WHERE 1{where}", params

@@ -1,0 +1,123 @@
+"""Snippets with ``\\x01``/``\\x02`` markers, made in Python for the page being shown.
+
+The index is contentless (FTS5 ``snippet()`` has no text to read), so the query path decompresses
+the bodies of the one page it returns and marks the query's matches here. This is cheaper than
+``snippet()`` for every windowed candidate and lets identifier parts be highlighted inside the
+identifier (``Type\\x01Error\\x02`` for ``error``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from engine.identifier_terms import split_identifier
+from engine.query_parser import AnyOf, ParsedQuery, Term
+from engine.ranking import MARK_END, MARK_START
+
+SNIPPET_CHARS = 160
+"""One line of a wide terminal; the palette and the CLI both show one snippet line."""
+
+_LEAD_CHARS = 40
+"""Context kept before the first match so the hit is not at the very start of the line."""
+
+_WORD_RE = re.compile(r"[^\W_]+")
+"""Approximates ``unicode61`` tokens (letters and digits)."""
+
+
+def fold(text: str) -> str:
+    """Casefold and remove diacritics, as ``unicode61 remove_diacritics 2`` does."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _query_units(parsed: ParsedQuery) -> list[tuple[list[str], bool]]:
+    units: list[tuple[list[str], bool]] = []
+    terms: list[Term] = []
+    for node in parsed.terms:
+        terms.extend(node.options if isinstance(node, AnyOf) else (node,))
+    for term in terms:
+        tokens = [fold(t) for t in _WORD_RE.findall(term.text)]
+        if tokens:
+            units.append((tokens, term.prefix))
+    return units
+
+
+def _spans(text: str, units: Iterable[tuple[list[str], bool]]) -> list[tuple[int, int]]:
+    words = [(m.start(), m.end(), fold(m.group())) for m in _WORD_RE.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    for tokens, prefix in units:
+        n = len(tokens)
+        for i in range(len(words) - n + 1):
+            last = words[i + n - 1][2]
+            ok_last = last.startswith(tokens[-1]) if prefix else last == tokens[-1]
+            if ok_last and all(words[i + k][2] == tokens[k] for k in range(n - 1)):
+                spans.append((words[i][0], words[i + n - 1][1]))
+        if n == 1:
+            spans.extend(_part_spans(text, words, tokens[0], prefix))
+    return spans
+
+
+def _part_spans(
+    text: str, words: list[tuple[int, int, str]], token: str, prefix: bool
+) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end, _ in words:
+        parts = split_identifier(text[start:end])
+        if len(parts) < 2:
+            continue
+        pos = start
+        for part in parts:
+            at = text.index(part, pos, end)
+            folded = fold(part)
+            if folded == token or (prefix and folded.startswith(token)):
+                out.append((at, at + len(part)))
+            pos = at + len(part)
+    return out
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _first_hit(text: str, units: list[tuple[list[str], bool]]) -> int:
+    # A C-speed case-insensitive search for any unit's first token: finds words and camelCase
+    # parts alike; diacritic variants are missed and fall back to the start of the body.
+    if not units:
+        return -1
+    pattern = "|".join(re.escape(tokens[0]) for tokens, _ in units)
+    found = re.search(pattern, text, re.IGNORECASE)
+    return found.start() if found else -1
+
+
+def make_snippet(body: str, parsed: ParsedQuery, width: int = SNIPPET_CHARS) -> str:
+    """One line of ``body`` around the first match, matches wrapped in ``\\x01``/``\\x02``.
+
+    Whitespace (newlines included) is collapsed so a snippet is always one line. Without a match in
+    the body (a title-only hit, a filter-only query) the snippet is the start of the body. Only the
+    window is scanned word by word, so a long body costs one regex search.
+    """
+    text = " ".join(body.split())
+    units = _query_units(parsed)
+    hit = _first_hit(text, units)
+    start = 0
+    if hit > _LEAD_CHARS:
+        start = text.rfind(" ", 0, hit - _LEAD_CHARS) + 1
+    end = min(len(text), start + width)
+    window = text[start:end]
+    out = ["…" if start > 0 else ""]
+    pos = 0
+    for s, e in _merge(_spans(window, units)):
+        out += [window[pos:s], MARK_START, window[s:e], MARK_END]
+        pos = e
+    out.append(window[pos:])
+    if end < len(text):
+        out.append("…")
+    return "".join(out)
