@@ -41,6 +41,22 @@ def test_colliding_folder_names_disambiguated(
     assert {lane.path: lane.id for lane in list_lanes(project, tally)} == ids
 
 
+def test_collision_ids_do_not_depend_on_listing_order(tally: WarningTally) -> None:
+    main = Worktree(Path("/r"), "a" * 40, "main", is_main=True)
+    linked = [
+        Worktree(Path(p), "b" * 40, None, is_main=False) for p in ("/z/feat", "/a/feat", "/m/feat")
+    ]
+    forward = lanes_from_worktrees([main, *linked], tally)
+    backward = lanes_from_worktrees([main, *reversed(linked)], tally)
+    assert {lane.path: lane.id for lane in forward} == {lane.path: lane.id for lane in backward}
+    assert {str(lane.path): lane.id for lane in forward} == {
+        "/r": "primary",
+        "/a/feat": "feat",
+        "/m/feat": "feat-2",
+        "/z/feat": "feat-3",
+    }
+
+
 def test_bare_and_missing_worktrees_are_skipped_and_counted(tally: WarningTally) -> None:
     trees = [
         Worktree(Path("/r"), "a" * 40, "main", is_main=True),

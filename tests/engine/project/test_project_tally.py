@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 import threading
 
 from engine.project.tally import MAX_REASONS_PER_SOURCE, WarningTally
@@ -38,12 +39,20 @@ def test_concurrent_adds_are_exact() -> None:
 
     def work() -> None:
         barrier.wait()
-        for _ in range(5000):
+        for _ in range(20000):
             tally.add("shared", "r")
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert tally.total() == 20000
+    # A tiny switch interval makes the interpreter swap threads inside `+=`, where an unlocked
+    # counter loses updates.
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert tally.total() == 80000
+    assert tally.reasons("shared") == {"r": 80000}

@@ -74,7 +74,7 @@ def test_transcript_file_terminal(project: Project) -> None:
 
 @pytest.mark.parametrize("sid", ["../s1", "", "a" * 129, "s\x001", ".."])
 def test_transcript_file_rejects_bad_ids(project: Project, sid: str) -> None:
-    (project.ade_dir / "s1.jsonl").parent.mkdir(parents=True)
+    (project.ade_dir / "chats").mkdir(parents=True)
     (project.ade_dir / "s1.jsonl").write_bytes(CHAT)  # what "../s1" would reach from chats/
     assert transcript_file(project, "chat", sid) is None
 
