@@ -1,0 +1,205 @@
+"""Turn raw terminal bytes into the text a reader saw, one output line per raw line.
+
+The sanitizer is what keeps hostile bytes out of the index (RELIABILITY 8): escape sequences are
+stripped (``\\x1b[31merror`` must index as ``error``, not ``31merror``), control characters are
+dropped (so the snippet markers ``\\x01``/``\\x02`` can never occur in indexed text), invalid
+UTF-8 decodes with replacement, ``\\r``/``\\b`` rewrites resolve to the final visible state of each
+line, and the text of alternate-screen regions (vim, less, htop) is left out.
+
+Two rules make the result independent of how the bytes were sliced, which the chunker relies on:
+
+* An escape sequence never spans a ``\\n``. A string sequence (OSC, DCS, APC, PM, SOS) ends at its
+  terminator, at any ESC, at CAN/SUB, or at the end of its line — so an unterminated or malformed
+  sequence can swallow at most the rest of one line, never the transcript.
+* Every raw ``\\n`` yields exactly one output line and nothing else yields one, so output line *i*
+  came from raw line *i*. (UTF-8 decoding never consumes a ``\\n``: it is ASCII.)
+
+Known limits: one code point is one cell (wide CJK characters and combining marks are not
+measured), a tab is one cell, and cursor movement across lines (``ESC[nA``, used by multi-line
+progress displays) is not modelled, so each redrawn frame stays as its own line.
+"""
+
+from __future__ import annotations
+
+import re
+
+ESC_SEQ_PATTERN = (
+    r"\x1b(?:"
+    # CSI: parameters, intermediates, final byte. A missing final byte strips what is there.
+    r"\[[0-?]*[ -/]*[@-~]?"
+    # OSC, DCS, SOS, PM, APC strings: end at BEL or ST; cut short by ESC, CAN, SUB or newline.
+    r"|[\]PX^_][^\x07\x1b\n\x18\x1a]*(?:\x07|\x1b\\)?"
+    # nF (charset selects such as ESC ( B), Fp/Fe/Fs two-byte escapes, or a lone ESC.
+    r"|[ -/]*[0-~]?"
+    r")"
+)
+"""One grammar for every escape family; ASCII-only, so it reads bytes and decoded text alike."""
+
+ESC_RE = re.compile(ESC_SEQ_PATTERN)
+"""Escape sequences in decoded text."""
+
+ESC_BYTES_RE = re.compile(ESC_SEQ_PATTERN.encode("ascii"))
+"""The same grammar over raw bytes, used to find safe cut points inside a long line."""
+
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
+"""C0 and C1 controls except ``\\n`` and ``\\t``: never indexed (snippet markers are ``\\x01``/``\\x02``)."""
+
+_CRLF_RE = re.compile(r"\r+\n")
+"""A carriage return right before a newline changes nothing visible."""
+
+_CURSOR_RE = re.compile(r"[\r\b]|\x1b\[[0-9;]*[KGCD`]")
+"""What moves the cursor within a line or erases it: such lines need the cell model."""
+
+_ALT_RE = re.compile(r"\x1b\[\?([0-9;]*)([hl])")
+"""DEC private mode set/reset; the alternate screen is modes 1049, 1047 and 47."""
+
+_ALT_MODES = frozenset({"1049", "1047", "47"})
+"""The three private modes that switch to (``h``) or from (``l``) the alternate screen."""
+
+_LINE_TOKEN_RE = re.compile(ESC_SEQ_PATTERN + r"|[\r\b]|[^\x1b\r\b]+")
+"""Tokens of one line for the cell model: an escape, a cursor control, or a run of text."""
+
+_CURSOR_CSI_RE = re.compile(r"\x1b\[([0-9;]*)([KGCD`])")
+"""The cursor CSIs the cell model obeys: erase in line, column absolute, forward, back."""
+
+MAX_COLUMN = 1000
+"""Cursor columns are clamped here so ``ESC[99999999G`` cannot allocate a huge line."""
+
+_BLANK = "\x00"
+"""An erased or skipped cell; raw NULs are stripped before text reaches the cells."""
+
+
+def sanitize_lines(raw: bytes, alt_screen: bool) -> tuple[list[str | None], bool]:
+    """Sanitize a block of raw bytes into one entry per raw line.
+
+    Args:
+        raw: Raw terminal bytes; any escape sequence in it is read as complete.
+        alt_screen: Whether the block starts inside an alternate-screen region.
+
+    Returns:
+        ``(lines, alt_screen)``: ``len(lines) == raw.count(b"\\n") + 1``; the last entry is the
+        text after the final newline. ``None`` marks a line wholly inside an alternate-screen
+        region. The flag is the alternate-screen state after the block.
+    """
+    text = raw.decode("utf-8", "replace")
+    if "\r" in text:
+        text = _CRLF_RE.sub("\n", text)
+    if alt_screen or ("\x1b[?" in text and _find_alt_toggle(text) is not None):
+        return _sanitize_with_alt_screen(text, alt_screen)
+    lines: list[str | None] = list(_clean_block(text).split("\n"))
+    return lines, False
+
+
+def _find_alt_toggle(text: str, start: int = 0) -> re.Match[str] | None:
+    """The next private-mode CSI at or after ``start`` that switches the alternate screen."""
+    for match in _ALT_RE.finditer(text, start):
+        if not _ALT_MODES.isdisjoint(match.group(1).split(";")):
+            return match
+    return None
+
+
+def clean_text(text: str) -> str:
+    """Strip escape sequences and controls (keeping ``\\n``/``\\t``) without the cell model."""
+    if "\x1b" in text:
+        text = ESC_RE.sub("", text)
+    return CONTROL_RE.sub("", text)
+
+
+def _clean_block(text: str) -> str:
+    """Clean a block, sending only the lines that move the cursor through the cell model."""
+    match = _CURSOR_RE.search(text)
+    if match is None:
+        return clean_text(text)
+    parts: list[str] = []
+    done = 0
+    while match is not None:
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.end())
+        if line_end < 0:
+            line_end = len(text)
+        parts.append(clean_text(text[done:line_start]))
+        parts.append(resolve_line(text[line_start:line_end]))
+        done = line_end
+        match = _CURSOR_RE.search(text, line_end)
+    parts.append(clean_text(text[done:]))
+    return "".join(parts)
+
+
+def resolve_line(line: str) -> str:
+    """Replay one line (no ``\\n``) on a row of cells and return what stays visible.
+
+    ``10%\\r20%\\r100%`` gives ``100%``; ``hello\\rHe`` gives ``Hello`` (a shorter rewrite leaves
+    the tail visible, as on a real terminal); ``ab\\bc`` gives ``ac``; ``ESC[K`` erases.
+    """
+    cells: list[str] = []
+    col = 0
+    for token in _LINE_TOKEN_RE.findall(line):
+        first = token[0]
+        if first == "\r":
+            col = 0
+        elif first == "\b":
+            col = max(col - 1, 0)
+        elif first == "\x1b":
+            col = _apply_cursor_csi(token, cells, col)
+        else:
+            run = CONTROL_RE.sub("", token)
+            if run:
+                if col > len(cells):
+                    cells.extend(_BLANK * (col - len(cells)))
+                cells[col : col + len(run)] = run
+                col += len(run)
+    return "".join(cells).rstrip(_BLANK).replace(_BLANK, " ")
+
+
+def _apply_cursor_csi(token: str, cells: list[str], col: int) -> int:
+    """Apply an erase or horizontal-move CSI to the cells; return the new column."""
+    match = _CURSOR_CSI_RE.fullmatch(token)
+    if match is None:
+        return col  # any other escape is invisible and leaves the cursor alone
+    param_text = match.group(1).split(";", 1)[0]
+    param = min(int(param_text), MAX_COLUMN) if param_text else 0
+    final = match.group(2)
+    if final == "K":
+        if param == 0:
+            del cells[col:]
+        elif param == 1:
+            end = min(col + 1, len(cells))
+            cells[:end] = _BLANK * end
+        else:
+            cells[:] = _BLANK * len(cells)
+        return col
+    step = max(param, 1)
+    if final in "G`":
+        return min(step - 1, MAX_COLUMN)
+    if final == "C":
+        return min(col + step, MAX_COLUMN)
+    return max(col - step, 0)
+
+
+def _sanitize_with_alt_screen(text: str, alt_screen: bool) -> tuple[list[str | None], bool]:
+    """The slow path for blocks that touch the alternate screen: split visible from hidden."""
+    pieces: list[tuple[str, bool]] = []
+    done = 0
+    match = _find_alt_toggle(text)
+    while match is not None:
+        pieces.append((text[done : match.start()], not alt_screen))
+        alt_screen = match.group(2) == "h"
+        done = match.end()
+        match = _find_alt_toggle(text, done)
+    pieces.append((text[done:], not alt_screen))
+    lines: list[str | None] = []
+    current: list[str] = []
+    seen_visible = False
+    for piece, visible in pieces:
+        for index, part in enumerate(piece.split("\n")):
+            if index:
+                # A newline the user saw ends a visible (maybe blank) line; a hidden one ends a
+                # visible line only if some of its text was seen before the switch.
+                shown = visible or seen_visible
+                lines.append(_clean_block("".join(current)) if shown else None)
+                current, seen_visible = [], False
+            if visible and part:
+                current.append(part)
+                seen_visible = True
+    lines.append(_clean_block("".join(current)) if seen_visible else None)
+    return lines, alt_screen
