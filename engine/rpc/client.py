@@ -246,13 +246,13 @@ def open_connection(
 
 
 def connect_daemon(
-    root: Path | None = None,
+    project_root: Path | None = None,
     *,
     timeout: float = CONNECT_TIMEOUT_S,
     env: dict[str, str] | None = None,
 ) -> DaemonClient | None:
-    """A ``DaemonClient`` for the project at ``root`` (default: as ``open_project`` finds it),
-    or ``None`` fast when no daemon is running.
+    """A ``DaemonClient`` for the project at ``project_root`` (default: as ``open_project`` finds
+    it), or ``None`` fast when no daemon is running.
 
     Raises:
         ProjectError: the project folder does not exist (same as in-process).
@@ -261,7 +261,7 @@ def connect_daemon(
     if connection is None:
         return None
     try:
-        project = open_project(root)
+        project = open_project(project_root)
     except ProjectError:
         connection.close()
         raise

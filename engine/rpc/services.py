@@ -25,12 +25,23 @@ ClientFactory = Callable[[Path], SearchClient]
 
 
 def embedded_factory(backfill_delay: float = BACKFILL_DELAY_S) -> ClientFactory:
-    """The real factory: an ``EmbeddedClient`` with its watcher on."""
+    """The real factory: an ``EmbeddedClient`` with its watcher on, caught up once on open.
+
+    The catch-up (stat every source, ingest what changed) is what the in-process CLI does before
+    its query, so the first answer from the daemon equals the in-process one; the watcher keeps
+    it current afterwards and the delayed backfill reconciles the rest.
+    """
 
     def open_client(root: Path) -> SearchClient:
         from engine.embedded import EmbeddedClient  # the engine is heavy; import on first use
 
-        return EmbeddedClient.open(root, watch=True, backfill_delay=backfill_delay)
+        client = EmbeddedClient.open(root, watch=True, backfill_delay=backfill_delay)
+        try:
+            client.service.catch_up()
+        except BaseException:
+            client.close()
+            raise
+        return client
 
     return open_client
 
