@@ -1,0 +1,151 @@
+"""Create the demo's git repository: history through ``git fast-import``, then worktrees.
+
+fast-import writes every commit in one process (fast) from a stream whose author, committer and
+dates we fix, so the commit shas are identical on every build and every machine.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from engine.demo.clock import DEMO_SEED, ago, git_date
+from engine.demo.history import ALL_FILES, AUTHORS, RETRY_BRANCH, STEPS, WEBHOOK_BRANCH, Step
+
+ORIGIN_URL = "git@github.com:acme/payments-api.git"
+"""The ``origin`` remote (never fetched): deep links derive ``acme/payments-api`` from it."""
+
+WORKTREES: dict[str, str] = {"abc-123-retry": RETRY_BRANCH, "webhooks": WEBHOOK_BRANCH}
+"""Linked worktree folder (= lane id) → branch. The main worktree is the ``primary`` lane."""
+
+WORKTREE_DIR = ".worktrees"
+"""Linked worktrees live inside the demo folder (and are git-ignored by the demo repo)."""
+
+HISTORY_SPAN = timedelta(days=38)
+"""The first commit is this long before ``DEMO_NOW``; the last lands a few hours before it."""
+
+
+@dataclass(frozen=True)
+class RepoSummary:
+    """What the repository builder made."""
+
+    commit_count: int
+    branches: tuple[str, ...]
+    lanes: tuple[str, ...]
+    head_shas: dict[str, str]
+
+
+def git_env() -> dict[str, str]:
+    """The environment for every git call: no user or system config, no inherited GIT_* vars.
+
+    A user's ``core.autocrlf``, ``commit.gpgsign`` or colour settings would otherwise change blob
+    bytes, shas or the captured ``git log`` output.
+    """
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", LC_ALL="C.UTF-8")
+    return env
+
+
+def git(root: Path, *args: str, stdin: bytes | None = None) -> str:
+    """Run git in ``root`` and return stdout; raise ``CalledProcessError`` on failure."""
+    done = subprocess.run(
+        ["git", *args], cwd=root, env=git_env(), input=stdin, capture_output=True, check=True
+    )
+    return done.stdout.decode("utf-8")
+
+
+def commit_times() -> list[datetime]:
+    """One time per step: seeded random gaps, oldest first, scaled into ``HISTORY_SPAN``."""
+    rng = random.Random(DEMO_SEED)
+    gaps = [rng.uniform(0.4, 1.6) for _ in STEPS]
+    scale = (HISTORY_SPAN - timedelta(hours=3)) / sum(gaps)
+    start = ago(days=HISTORY_SPAN.days)
+    times, elapsed = [], 0.0
+    for gap in gaps:
+        times.append((start + scale * elapsed).replace(microsecond=0))
+        elapsed += gap
+    return times
+
+
+def _apply(tree: dict[str, str], step: Step) -> dict[str, str]:
+    tree = dict(tree)
+    for path in step.add:
+        tree[path] = ALL_FILES[path]
+    for path, old, new in step.edits:
+        if old not in tree[path]:
+            raise ValueError(f"demo history: {old!r} not in {path} ({step.subject})")
+        tree[path] = tree[path].replace(old, new, 1)
+    for path, text in step.appends:
+        tree[path] = tree[path] + text
+    return tree
+
+
+def _blob_lines(old: dict[str, str], new: dict[str, str]) -> list[bytes]:
+    out: list[bytes] = []
+    for path in sorted(set(old) - set(new)):
+        out.append(f"D {path}\n".encode())
+    for path in sorted(new):
+        if old.get(path) != new[path]:
+            data = new[path].encode("utf-8")
+            out.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
+    return out
+
+
+def fast_import_stream() -> tuple[bytes, int]:
+    """The fast-import stream of the whole history and its commit count."""
+    trees: dict[str, dict[str, str]] = {}
+    marks: dict[str, int] = {}
+    chunks: list[bytes] = []
+    for number, (step, when) in enumerate(zip(STEPS, commit_times(), strict=True), start=1):
+        parent_branch = step.branch if step.branch in trees else step.base
+        parent_tree = trees.get(parent_branch, {})
+        if step.merge:
+            merged = {**parent_tree, **trees[step.merge]}
+            tree = _apply(merged, step)
+        else:
+            tree = _apply(parent_tree, step)
+        name, email = AUTHORS[step.author]
+        message = step.subject + (f"\n\n{step.body}" if step.body else "") + "\n"
+        data = message.encode("utf-8")
+        ident = f"{name} <{email}> {git_date(when)}"
+        head = [
+            f"commit refs/heads/{step.branch}",
+            f"mark :{number}",
+            f"author {ident}",
+            f"committer {ident}",
+            f"data {len(data)}",
+        ]
+        chunks.append("\n".join(head).encode() + b"\n" + data)
+        if parent_branch in marks:
+            chunks.append(f"from :{marks[parent_branch]}\n".encode())
+        if step.merge:
+            chunks.append(f"merge :{marks[step.merge]}\n".encode())
+        chunks.extend(_blob_lines(parent_tree, tree))
+        chunks.append(b"\n")
+        if step.tag:
+            chunks.append(f"reset refs/tags/{step.tag}\nfrom :{number}\n\n".encode())
+        trees[step.branch], marks[step.branch] = tree, number
+    return b"".join(chunks), len(STEPS)
+
+
+def build_repo(root: Path) -> RepoSummary:
+    """Create the repository in ``root`` (which must exist), check out main, add worktrees."""
+    git(root, "-c", "init.defaultBranch=main", "init", "-q")
+    stream, count = fast_import_stream()
+    git(root, "fast-import", "--quiet", "--date-format=raw", stdin=stream)
+    git(root, "reset", "-q", "--hard", "main")
+    git(root, "remote", "add", "origin", ORIGIN_URL)
+    for lane, branch in WORKTREES.items():
+        git(root, "worktree", "add", "-q", f"{WORKTREE_DIR}/{lane}", branch)
+    refs = git(root, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
+    heads = dict(line.split(" ", 1) for line in refs.splitlines())
+    return RepoSummary(
+        commit_count=count,
+        branches=tuple(sorted(heads)),
+        lanes=("primary", *WORKTREES),
+        head_shas=heads,
+    )
