@@ -1,0 +1,179 @@
+"""The drain: take due queue entries one at a time and run the matching processor.
+
+Only one drain runs at a time (the writer thread, or a caller of ``process_pending_now``), over one
+writer connection. Before each entry it checks that the index file is still the one it opened
+(RELIABILITY 13) and reopens if not. A failing entry (disk full, I/O error, a lock held through
+every retry) leaves its cursor where it was and is re-enqueued with exponential backoff.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+import apsw
+
+from engine.index_db import connect, file_identity, immediate, meta_set, open_index
+from engine.ingest.queue import IngestQueue
+from engine.ingest.reconcile import (
+    changed_sources,
+    remove_gone_sessions,
+    session_signature,
+    store_session_signature,
+)
+from engine.ingest.records import process_git, process_pr, sweep_prs
+from engine.ingest.transcripts import process_session
+from engine.project.lanes import list_lanes
+from engine.project.model import Project, SessionKind
+from engine.project.sessions import read_session
+from engine.project.tally import WarningTally
+from engine.project.transcripts import TranscriptNotReady, TranscriptUnreadable
+
+log = logging.getLogger(__name__)
+
+NOT_READY_RETRY_S = 1.0
+"""Wait before re-reading a ``.gz`` that is still being written (RELIABILITY 5)."""
+
+BACKOFF_BASE_S = 0.5
+"""First retry delay after a failed pass; doubles per consecutive failure."""
+
+BACKOFF_MAX_S = 60.0
+"""Longest retry delay: a full disk is retried about once a minute."""
+
+Entry = tuple[str, str]
+
+
+class Drainer:
+    """Runs queue entries against the index, one at a time, on whichever thread calls it."""
+
+    def __init__(
+        self,
+        project: Project,
+        queue: IngestQueue,
+        tally: WarningTally,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.project = project
+        self.queue = queue
+        self.tally = tally
+        self.clock = clock
+        self.lock = threading.RLock()
+        self.failures: dict[Entry, int] = {}
+        self.last_ingest_ms: int | None = None
+        self.recreated_reason: str | None = None
+        self._conn: apsw.Connection | None = None
+        self._identity: tuple[int, int] | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.project.index_path
+
+    def connection(self) -> apsw.Connection:
+        """The writer connection, reopened when the index file was replaced or deleted."""
+        current = file_identity(self.path)
+        if self._conn is None or current is None or current != self._identity:
+            self.close()
+            report = open_index(self.path)
+            if report.recreated_reason is not None:
+                self.recreated_reason = report.recreated_reason
+            self._conn = connect(self.path)
+            self._identity = file_identity(self.path)
+        return self._conn
+
+    def close(self) -> None:
+        """Close the writer connection (checkpointing the WAL), if open."""
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except apsw.Error:
+                log.debug("closing the writer connection failed", exc_info=True)
+            self._conn = None
+
+    def now_ms(self) -> int:
+        return int(self.clock().timestamp() * 1000)
+
+    def drain(self, *, everything: bool, should_stop: Callable[[], bool] = lambda: False) -> int:
+        """Process due entries (every entry not in backoff with ``everything``) until none is left.
+
+        Returns:
+            How many entries were processed.
+        """
+        done = 0
+        with self.lock:
+            while not should_stop():
+                entry = self.queue.pop_next(ignore_due=everything)
+                if entry is None:
+                    break
+                self.run(entry)
+                done += 1
+        return done
+
+    def run(self, entry: Entry) -> None:
+        """Process one entry; on failure re-enqueue it with backoff (nothing half-written)."""
+        kind, ident = entry
+        try:
+            more = self._dispatch(kind, ident)
+        except TranscriptNotReady:
+            self.queue.add(kind, ident, delay=NOT_READY_RETRY_S, retry=True)
+            return
+        except TranscriptUnreadable as err:
+            self.tally.add(f"{kind}:{ident}", str(err))
+            return
+        except (apsw.Error, OSError) as err:
+            count = self.failures.get(entry, 0) + 1
+            self.failures[entry] = count
+            delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (count - 1))
+            log.warning("ingesting %s:%s failed (%s); retry in %.1fs", kind, ident, err, delay)
+            self.tally.add(f"{kind}:{ident}", f"ingest failed: {type(err).__name__}")
+            if isinstance(err, apsw.Error) and not isinstance(err, apsw.BusyError):
+                self.close()  # a fresh connection after I/O or corruption errors
+            self.queue.add(kind, ident, delay=delay, retry=True)
+            return
+        self.failures.pop(entry, None)
+        self.last_ingest_ms = self.now_ms()
+        if more:
+            self.queue.add(kind, ident, delay=0.0)
+
+    def _dispatch(self, kind: str, ident: str) -> bool:
+        conn = self.connection()
+        now = self.now_ms()
+        if kind in ("chat", "terminal"):
+            return self._session(conn, kind, ident, now)  # type: ignore[arg-type]
+        if kind == "session":
+            meta = read_session(self.project, ident, self.tally)
+            if meta is None:
+                self.queue.add("reconcile", "cleanup", delay=0.0)
+                return False
+            self.queue.add(meta.kind, ident, delay=0.0)
+            return False
+        if kind == "pr":
+            lanes = list_lanes(self.project, self.tally)
+            process_pr(conn, self.project, int(ident), lanes, self.tally, now)
+        elif kind == "prs":
+            sweep_prs(conn, self.project)
+        elif kind == "git":
+            process_git(conn, self.project, self.tally, now)
+        elif kind in ("backfill", "reconcile"):
+            self.reconcile(conn, everything=kind == "backfill")
+        return False
+
+    def _session(self, conn: apsw.Connection, kind: SessionKind, sid: str, now: int) -> bool:
+        signature = session_signature(self.project, kind, sid)
+        result = process_session(conn, self.project, kind, sid, self.tally, now)
+        if not result.more:
+            store_session_signature(conn, kind, sid, signature, now)
+        return result.more
+
+    def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]:
+        """Enqueue every changed source (every source with ``everything``); drop gone sessions."""
+        entries, sessions = changed_sources(conn, self.project, self.tally, everything=everything)
+        remove_gone_sessions(conn, sessions)
+        for kind, ident in entries:
+            self.queue.add(kind, ident, delay=0.0)
+        if everything:
+            with immediate(conn):
+                meta_set(conn, "backfill_completed_at", str(self.now_ms()))
+        return entries

@@ -1,0 +1,174 @@
+"""The in-memory ingestion queue: one entry per source, per-kind debounce, lazy timer arming.
+
+The notify hooks run on hot paths (every PTY read, every chat event), so the common case must be
+a dict membership test and nothing else: a source already queued is left alone (its earlier due
+time stands, so a steady stream of output is still indexed once per debounce period instead of
+being postponed forever). Only a newly queued source takes the lock, and the timer is re-armed
+only when the new entry is due before the armed wake-up.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from collections.abc import Callable
+
+from engine.ingest.timers import TimerFactory, TimerHandle
+
+Kind = str
+"""A queue kind: one of ``KINDS``."""
+
+DEBOUNCE_S: dict[Kind, float] = {
+    "chat": 0.3,
+    "terminal": 1.2,
+    "session": 0.3,
+    "pr": 0.5,
+    "prs": 0.5,
+    "git": 1.0,
+    "backfill": 0.0,
+    "reconcile": 0.0,
+}
+"""Seconds between a notify and the drain (DESIGN §4): chat 300 ms, terminal 1200 ms (PTY output
+comes in bursts; one pass per burst), PR 500 ms, lane-git 1000 ms. Session metadata follows chat."""
+
+KINDS: tuple[Kind, ...] = tuple(DEBOUNCE_S)
+
+DRAIN_ORDER: dict[Kind, int] = {
+    "session": 0,
+    "chat": 1,
+    "terminal": 2,
+    "pr": 3,
+    "prs": 4,
+    "git": 5,
+    "backfill": 6,
+    "reconcile": 7,
+}
+"""Among entries due at the same moment, metadata first so transcripts see the fresh title."""
+
+
+class IngestQueue:
+    """Pending sources keyed by ``(kind, ident)`` with their due time (monotonic seconds).
+
+    ``pending[kind]`` is a plain dict the notify hooks test without a lock; writes happen under
+    ``_lock``. ``on_due`` is called (from the timer's thread) when the armed wake-up fires.
+    """
+
+    def __init__(self, timers: TimerFactory, on_due: Callable[[], None]) -> None:
+        self._timers = timers
+        self._on_due = on_due
+        self._lock = threading.Lock()
+        self.pending: dict[Kind, dict[str, float]] = {kind: {} for kind in KINDS}
+        self._heap: list[tuple[float, int, Kind, str]] = []
+        self._armed_due: float | None = None
+        self._armed: TimerHandle | None = None
+        self._closed = False
+        self._generation = 0
+        self._retry: set[tuple[Kind, str]] = set()
+
+    def add(self, kind: Kind, ident: str, delay: float | None = None, retry: bool = False) -> None:
+        """Queue ``(kind, ident)`` due after ``delay`` (default: the kind's debounce).
+
+        An entry already due no later than the new one is left as it is. A ``retry`` entry (in
+        backoff after a failure) is only taken once due, even by ``pop_next(ignore_due=True)``.
+        """
+        due = self._timers.monotonic() + (DEBOUNCE_S[kind] if delay is None else delay)
+        with self._lock:
+            if self._closed:
+                return
+            entries = self.pending[kind]
+            old = entries.get(ident)
+            if old is not None and old <= due:
+                return
+            entries[ident] = due
+            if retry:
+                self._retry.add((kind, ident))
+            else:
+                self._retry.discard((kind, ident))
+            heapq.heappush(self._heap, (due, DRAIN_ORDER[kind], kind, ident))
+            if self._armed_due is None or due < self._armed_due:
+                self._arm_locked(due)
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self.pending.values())
+
+    def source_count(self) -> int:
+        """Pending sources, not counting the periodic reconcile (always scheduled)."""
+        return sum(len(entries) for kind, entries in self.pending.items() if kind != "reconcile")
+
+    def pop_next(self, *, ignore_due: bool = False) -> tuple[Kind, str] | None:
+        """Remove and return the earliest entry that is due (any entry with ``ignore_due``)."""
+        now = self._timers.monotonic()
+        with self._lock:
+            deferred: list[tuple[float, int, Kind, str]] = []
+            found: tuple[Kind, str] | None = None
+            while self._heap:
+                due, _, kind, ident = self._heap[0]
+                if self.pending[kind].get(ident) != due:
+                    heapq.heappop(self._heap)  # superseded by an earlier due time, or taken
+                    continue
+                if due > now and not ignore_due:
+                    break
+                if due > now and (kind, ident) in self._retry:
+                    deferred.append(heapq.heappop(self._heap))  # in backoff: not yet
+                    continue
+                heapq.heappop(self._heap)
+                del self.pending[kind][ident]
+                self._retry.discard((kind, ident))
+                found = (kind, ident)
+                break
+            for item in deferred:
+                heapq.heappush(self._heap, item)
+            return found
+
+    def next_due(self) -> float | None:
+        """Due time of the earliest pending entry."""
+        with self._lock:
+            while self._heap:
+                due, _, kind, ident = self._heap[0]
+                if self.pending[kind].get(ident) == due:
+                    return due
+                heapq.heappop(self._heap)
+        return None
+
+    def rearm(self) -> None:
+        """Arm the timer for the earliest pending entry (after a drain took what was due)."""
+        due = self.next_due()
+        with self._lock:
+            if (
+                due is not None
+                and not self._closed
+                and (self._armed_due is None or due < self._armed_due)
+            ):
+                self._arm_locked(due)
+
+    def close(self) -> None:
+        """Drop every entry and the armed timer; later ``add`` calls do nothing."""
+        with self._lock:
+            self._closed = True
+            if self._armed is not None:
+                self._armed.cancel()
+            self._armed = None
+            self._armed_due = None
+            for entries in self.pending.values():
+                entries.clear()
+            self._heap.clear()
+            self._retry.clear()
+
+    def _arm_locked(self, due: float) -> None:
+        if self._armed is not None:
+            self._armed.cancel()
+        self._armed_due = due
+        self._generation += 1
+        generation = self._generation
+        delay = max(0.0, due - self._timers.monotonic())
+        self._armed = self._timers.call_later(delay, lambda: self._fire(generation))
+
+    def _fire(self, generation: int) -> None:
+        with self._lock:
+            if generation != self._generation:
+                return  # a cancelled timer that had already started: a newer one is armed
+            self._armed = None
+            self._armed_due = None
+            if self._closed:
+                return
+        self._on_due()

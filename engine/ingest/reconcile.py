@@ -1,0 +1,121 @@
+"""Backfill and stat-based reconcile: find the sources that changed, clean up deleted sessions.
+
+``changed_sources`` compares each source's stat signature with the one stored after its last
+complete pass, so a warm ``catch_up`` over a thousand sessions stats files and reads no
+transcript. With ``everything=True`` (backfill) every source is listed regardless.
+"""
+
+from __future__ import annotations
+
+import apsw
+
+from engine.index_db import (
+    SourceRow,
+    delete_docs_where_session_not_in,
+    delete_source,
+    immediate,
+    list_sources,
+    put_source,
+)
+from engine.ingest.records import GIT_SOURCE, git_signature, pr_path, stat_signature
+from engine.project.lanes import list_lanes
+from engine.project.model import Project, SessionKind, SessionMeta
+from engine.project.sessions import list_sessions
+from engine.project.tally import WarningTally
+
+STAT_PREFIX = "stat:"
+"""Source rows holding the stat signature a session had when it was last fully ingested."""
+
+_TRANSCRIPTS: dict[str, tuple[str, str]] = {
+    "chat": ("chats", ".jsonl"),
+    "terminal": ("terminals", ".log"),
+}
+
+
+def session_signature(project: Project, kind: SessionKind, sid: str) -> str:
+    """Stat signature of a session's metadata, plain transcript and ``.gz`` sibling."""
+    folder, suffix = _TRANSCRIPTS[kind]
+    plain = project.ade_dir / folder / f"{sid}{suffix}"
+    return stat_signature(
+        [project.ade_dir / "sessions" / f"{sid}.json", plain, plain.with_name(plain.name + ".gz")]
+    )
+
+
+def store_session_signature(
+    conn: apsw.Connection, kind: str, sid: str, signature: str, now_ms: int
+) -> None:
+    """Remember that the session was fully ingested as of ``signature``."""
+    with immediate(conn):
+        put_source(
+            conn, SourceRow(key=f"{STAT_PREFIX}{kind}:{sid}", identity=signature, last_run=now_ms)
+        )
+
+
+def _pr_numbers(project: Project) -> list[int]:
+    try:
+        names = [p.stem for p in (project.ade_dir / "prs").iterdir() if p.suffix == ".json"]
+    except OSError:
+        return []
+    return sorted(int(n) for n in names if n.isdigit() and not n.startswith("0"))
+
+
+def changed_sources(
+    conn: apsw.Connection,
+    project: Project,
+    tally: WarningTally,
+    *,
+    everything: bool = False,
+) -> tuple[list[tuple[str, str]], list[SessionMeta]]:
+    """Queue entries ``(kind, ident)`` for every source whose files changed since its last pass.
+
+    Returns:
+        The entries (sessions first, then PRs, the PR sweep and git) and the sessions listed.
+    """
+    rows = {row.key: row for row in list_sources(conn)}
+    sessions = list_sessions(project, tally)
+    out: list[tuple[str, str]] = []
+    for meta in sessions:
+        stored = rows.get(f"{STAT_PREFIX}{meta.kind}:{meta.id}")
+        if (
+            everything
+            or stored is None
+            or stored.identity != session_signature(project, meta.kind, meta.id)
+        ):
+            out.append((meta.kind, meta.id))
+    numbers = _pr_numbers(project)
+    for number in numbers:
+        stored = rows.get(f"pr:{number}")
+        path = pr_path(project, number)
+        if everything or stored is None or stored.identity != stat_signature([path]):
+            out.append(("pr", str(number)))
+    known = {f"pr:{n}" for n in numbers}
+    if everything or any(k.startswith("pr:") and k not in known for k in rows):
+        out.append(("prs", "*"))
+    if project.is_git or (project.ade_dir / "lanes.json").exists():
+        stored = rows.get(GIT_SOURCE)
+        if (
+            everything
+            or stored is None
+            or stored.identity != git_signature(list_lanes(project, tally))
+        ):
+            out.append(("git", "*"))
+    return out, sessions
+
+
+def remove_gone_sessions(conn: apsw.Connection, sessions: list[SessionMeta]) -> int:
+    """Delete docs and source rows of sessions whose metadata no longer exists.
+
+    Returns:
+        How many documents were deleted.
+    """
+    alive = {kind: {m.id for m in sessions if m.kind == kind} for kind in ("chat", "terminal")}
+    deleted = 0
+    with immediate(conn):
+        for kind, ids in alive.items():
+            deleted += delete_docs_where_session_not_in(conn, kind, ids)
+        for row in list_sources(conn):
+            key = row.key.removeprefix(STAT_PREFIX)
+            kind, _, sid = key.partition(":")
+            if kind in alive and sid not in alive[kind]:
+                delete_source(conn, row.key)
+    return deleted

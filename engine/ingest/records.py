@@ -1,0 +1,169 @@
+"""Processors for sources re-derived wholesale: one PR, the PR sweep, the project's git log.
+
+Each reads its records, computes the full doc set, and in one ``BEGIN IMMEDIATE`` transaction
+upserts it, deletes what vanished, and stores the stat signature that ``catch_up`` compares so a
+warm CLI run skips unchanged sources without reading them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import apsw
+
+from engine.index_db import (
+    IndexDoc,
+    SourceRow,
+    delete_docs,
+    delete_docs_by_source,
+    delete_source,
+    immediate,
+    list_sources,
+    put_source,
+    upsert_docs,
+)
+from engine.ingest.docs import branch_doc, commit_doc, pr_doc
+from engine.project.git import GitError, list_branches
+from engine.project.lanes import commits_per_lane, list_lanes
+from engine.project.model import Lane, Project
+from engine.project.prs import read_pr
+from engine.project.tally import WarningTally
+
+GIT_SOURCE = "git"
+"""Source key of every commit and branch doc: the project's lanes are re-derived together so a
+commit reachable from several lanes is attributed once, to the first lane holding it."""
+
+
+def stat_signature(paths: list[Path]) -> str:
+    """``(mtime_ns, size, inode)`` of each path as JSON (missing paths included as null)."""
+    parts: list[list[int] | None] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            parts.append(None)
+            continue
+        parts.append([st.st_mtime_ns, st.st_size, st.st_ino])
+    return json.dumps(parts, separators=(",", ":"))
+
+
+def pr_path(project: Project, number: int) -> Path:
+    """Where PR ``number``'s snapshot lives."""
+    return project.ade_dir / "prs" / f"{number}.json"
+
+
+def _lane_for_branch(lanes: list[Lane], branch: str) -> str | None:
+    return next((lane.id for lane in lanes if lane.branch == branch), None)
+
+
+def process_pr(
+    conn: apsw.Connection, project: Project, number: int, lanes: list[Lane],
+    tally: WarningTally, now_ms: int,
+) -> int:  # fmt: skip
+    """Index PR ``number`` (or delete its doc when the snapshot is gone). Returns docs written."""
+    key = f"pr:{number}"
+    signature = stat_signature([pr_path(project, number)])
+    pr = read_pr(project, number, tally)
+    with immediate(conn):
+        if pr is None:
+            delete_docs_by_source(conn, key)
+            delete_source(conn, key)
+            return 0
+        upsert_docs(conn, [pr_doc(pr, _lane_for_branch(lanes, pr.head_branch))])
+        put_source(conn, SourceRow(key=key, identity=signature, last_run=now_ms))
+    return 1
+
+
+def sweep_prs(conn: apsw.Connection, project: Project) -> list[int]:
+    """Delete the docs and sources of PRs whose snapshot file vanished. Returns their numbers."""
+    gone: list[int] = []
+    with immediate(conn):
+        for row in list_sources(conn):
+            if not row.key.startswith("pr:"):
+                continue
+            number = row.key.removeprefix("pr:")
+            if number.isdigit() and not pr_path(project, int(number)).exists():
+                delete_docs_by_source(conn, row.key)
+                delete_source(conn, row.key)
+                gone.append(int(number))
+    return gone
+
+
+def git_signature(lanes: list[Lane]) -> str:
+    """A stat-only summary of every lane's HEAD and refs: changes when a commit or branch does."""
+    paths: list[Path] = []
+    for lane in lanes:
+        gitdir = _git_dir(lane.path)
+        if gitdir is None:
+            continue
+        common = _common_dir(gitdir)
+        paths += [gitdir / "HEAD", gitdir / "logs" / "HEAD", common / "packed-refs"]
+        paths += _ref_dirs(common / "refs" / "heads")
+    return stat_signature(paths)
+
+
+def _git_dir(worktree: Path) -> Path | None:
+    dot = worktree / ".git"
+    if dot.is_dir():
+        return dot
+    try:
+        text = dot.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = Path(text.removeprefix("gitdir:").strip())
+    return target if target.is_absolute() else (worktree / target)
+
+
+def _common_dir(gitdir: Path) -> Path:
+    try:
+        text = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return gitdir
+    target = Path(text)
+    return target if target.is_absolute() else (gitdir / target)
+
+
+def _ref_dirs(heads: Path) -> list[Path]:
+    # A ref update renames a file into its folder, which changes that folder's mtime.
+    found = [heads]
+    for root, dirs, _files in os.walk(heads):
+        found += [Path(root) / d for d in sorted(dirs)]
+    return found
+
+
+def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
+    """Commits (100 per lane, first lane holding a sha owns it) and the primary lane's branches."""
+    docs: dict[str, IndexDoc] = {}
+    for lane, commits in commits_per_lane(lanes, tally):
+        for commit in commits:
+            docs.setdefault(f"commit:{commit.sha}", commit_doc(commit, lane.id))
+    primary = next((lane for lane in lanes if lane.primary), None)
+    if primary is not None:
+        try:
+            for branch in list_branches(primary.path):
+                docs[f"branch:{branch.name}"] = branch_doc(branch, primary.id)
+        except GitError as err:
+            tally.add(f"lane-git:{primary.id}", f"git for-each-ref failed: {err}")
+    return list(docs.values())
+
+
+def process_git(conn: apsw.Connection, project: Project, tally: WarningTally, now_ms: int) -> int:
+    """Re-derive every commit and branch doc. Returns how many docs the index now holds for git."""
+    lanes = list_lanes(project, tally)
+    signature = git_signature(lanes)
+    docs = git_docs(lanes, tally)
+    wanted = {d.doc_id for d in docs}
+    with immediate(conn):
+        stale = [
+            str(r[0])
+            for r in conn.execute("SELECT doc_id FROM docs WHERE source_key = ?", (GIT_SOURCE,))
+            if str(r[0]) not in wanted
+        ]
+        delete_docs(conn, stale)
+        upsert_docs(conn, docs)
+        put_source(conn, SourceRow(key=GIT_SOURCE, identity=signature, last_run=now_ms))
+    return len(docs)

@@ -1,0 +1,243 @@
+"""One incremental pass over a transcript: read from the byte cursor, build docs, commit both.
+
+The rules (DESIGN §4, RELIABILITY 1-5, 12):
+- at most ``SLICE_BYTES`` a pass; ``more`` tells the caller to re-enqueue;
+- the builder never consumes a torn last line, so the cursor only moves past whole records;
+- the fingerprint decides whether the cursor is still valid; if not, the session restarts at 0;
+- docs, deletions and the new cursor commit in one ``BEGIN IMMEDIATE`` transaction, which first
+  checks that nobody (another process) moved the cursor meanwhile; if someone did, the pass is
+  redone from the new cursor, so two ingesters never index a line twice or skip one;
+- a line longer than a slice is read on up to ``LONG_LINE_CAP``; past that it is cut (and
+  marked by the builder) so the cursor never stalls; an unterminated huge tail just waits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from engine.index_db import (
+    IndexDoc,
+    SourceRow,
+    delete_docs_by_source,
+    get_source,
+    immediate,
+    put_source,
+    upsert_docs,
+)
+from engine.ingest import fingerprint as fp
+from engine.ingest.docstore import doc_title_lane, existing_doc_ids, retitle_children
+from engine.project.transcripts import read_transcript
+
+SLICE_BYTES = 4 * 1024 * 1024
+"""Bytes read per pass (DESIGN §4): bounds memory and the write transaction's length."""
+
+LONG_LINE_CAP = 32 * 1024 * 1024
+"""Longest single line read whole; a longer one is cut here so the cursor always moves on."""
+
+MAX_ATTEMPTS = 8
+"""Redo a pass this often when another writer moved the cursor or held the lock, then give up
+for now (the source is re-enqueued with backoff)."""
+
+
+@dataclass
+class PassOutput:
+    """What a builder made of ``data``: bytes consumed, docs, and its carry-over state."""
+
+    consumed: int
+    session: IndexDoc
+    new_docs: list[IndexDoc] = field(default_factory=list)
+    """Docs written only when their id is absent (a replayed chat event changes nothing)."""
+    upserts: list[IndexDoc] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+Builder = Callable[[bytes, int, bool, dict[str, Any]], PassOutput]
+"""``builder(data, base_offset, at_eof, state)``: parse whole records of ``data``."""
+
+
+@dataclass(frozen=True)
+class PassResult:
+    """How a pass ended: ``more`` means re-enqueue at once; ``written`` docs touched."""
+
+    more: bool
+    written: int
+    reset: bool = False
+
+
+class CursorMoved(Exception):
+    """Another writer committed this source since we read its row: redo the pass."""
+
+
+@dataclass
+class _Plan:
+    row: SourceRow
+    output: PassOutput
+    cursor: int
+    identity: str
+    size: int
+    reset: bool
+    more: bool
+    state: dict[str, Any]
+
+
+def _load_state(row: SourceRow) -> dict[str, Any]:
+    try:
+        value = json.loads(row.state)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _read_window(
+    path: Path, cursor: int, extra: int
+) -> tuple[bytes, int, int, os.stat_result, bool]:
+    start = fp.window_start(cursor)
+    piece = read_transcript(path, start, cursor - start + extra)
+    return piece.data, start, piece.total_size, os.stat(piece.source), piece.compressed
+
+
+def _cursor_valid(path: Path, row: SourceRow, data: bytes, start: int, st: os.stat_result,
+                  compressed: bool) -> bool:  # fmt: skip
+    stored = fp.Fingerprint.from_json(row.identity)
+    head = None
+    if start > 0:
+        head = read_transcript(path, 0, min(row.cursor, fp.HEAD_BYTES)).data
+    return fp.matches(stored, row.cursor, data, start, st.st_dev, st.st_ino, compressed, head)
+
+
+def plan_pass(path: Path, row: SourceRow, builder: Builder) -> _Plan:
+    """Read the next slice of ``path`` after ``row.cursor`` and build its docs (no DB access).
+
+    Raises:
+        TranscriptNotReady: transient (an empty or truncated ``.gz``): consume nothing.
+        TranscriptUnreadable: the transcript cannot be read.
+    """
+    cursor, state = row.cursor, _load_state(row)
+    data, start, total, st, compressed = _read_window(path, cursor, SLICE_BYTES)
+    reset = False
+    if not _cursor_valid(path, row, data, start, st, compressed):
+        reset, cursor, state, start = True, 0, {}, 0
+        data, start, total, st, compressed = _read_window(path, 0, SLICE_BYTES)
+    fresh = data[cursor - start :]
+    at_eof = cursor + len(fresh) >= total
+    output = builder(fresh, cursor, at_eof, state)
+    if output.consumed == 0 and not at_eof and len(fresh) >= SLICE_BYTES:
+        output, data, start = _long_line(path, cursor, start, data, total, builder, state)
+    new_cursor = cursor + output.consumed
+    head = "" if reset else fp.Fingerprint.from_json(row.identity).head
+    ident = fp.take(data, start, new_cursor, st.st_dev, st.st_ino, compressed, head)
+    return _Plan(
+        row=row,
+        output=output,
+        cursor=new_cursor,
+        identity=ident.to_json(),
+        size=total,
+        reset=reset,
+        more=output.consumed > 0 and new_cursor < total,
+        state=output.state,
+    )
+
+
+def _long_line(path: Path, cursor: int, start: int, data: bytes, total: int, builder: Builder,
+               state: dict[str, Any]) -> tuple[PassOutput, bytes, int]:  # fmt: skip
+    """A slice without a newline: find the line's end and hand the builder the whole line, or
+    its first ``LONG_LINE_CAP`` bytes plus a newline when it is longer (the builder marks it).
+    An unterminated line waits: nothing is consumed and the scan resumes where it stopped."""
+    scan = max(int(state.get("scan_from", 0)), cursor + SLICE_BYTES)
+    end = -1
+    while scan < total:
+        piece = read_transcript(path, scan, SLICE_BYTES).data
+        if not piece:
+            break
+        hit = piece.find(b"\n")
+        if hit >= 0:
+            end = scan + hit
+            break
+        scan += len(piece)
+    if end < 0:
+        out = builder(b"", cursor, False, state)
+        out.state = {**state, "scan_from": scan}
+        return out, data, start
+    line_len = end + 1 - cursor
+    if line_len <= LONG_LINE_CAP:
+        whole = read_transcript(path, start, cursor - start + line_len).data
+        out = builder(whole[cursor - start :], cursor, False, state)
+        out.state.pop("scan_from", None)
+        return out, whole, start
+    head = read_transcript(path, cursor, LONG_LINE_CAP).data + b"\n"
+    out = builder(head, cursor, False, {**state, "cut_line": True})
+    out.consumed = line_len  # skip the rest of the line: it was indexed truncated and marked
+    out.state.pop("scan_from", None)
+    out.state.pop("cut_line", None)
+    tail = read_transcript(path, fp.window_start(end + 1), end + 1 - fp.window_start(end + 1))
+    return out, tail.data, fp.window_start(end + 1)
+
+
+def commit_pass(conn: apsw.Connection, plan: _Plan, kind: str, now_ms: int) -> int:
+    """Write the plan's docs and cursor in one transaction; raise ``CursorMoved`` if stale.
+
+    Returns:
+        How many docs were written.
+    """
+    out = plan.output
+    key = plan.row.key
+    with immediate(conn):
+        current = get_source(conn, key) or SourceRow(key=key)
+        if (current.cursor, current.identity, current.state) != (
+            plan.row.cursor,
+            plan.row.identity,
+            plan.row.state,
+        ):
+            raise CursorMoved(key)
+        if plan.reset:
+            delete_docs_by_source(conn, key)
+        before = doc_title_lane(conn, out.session.doc_id)
+        have = existing_doc_ids(conn, (d.doc_id for d in out.new_docs))
+        fresh = [d for d in out.new_docs if d.doc_id not in have]
+        upsert_docs(conn, [out.session, *fresh, *out.upserts])
+        if before is not None and before != (out.session.title, out.session.lane_id):
+            retitle_children(conn, kind, out.session.session_id or "", out.session.title,
+                             out.session.lane_id)  # fmt: skip
+        put_source(
+            conn,
+            SourceRow(
+                key=key,
+                cursor=plan.cursor,
+                identity=plan.identity,
+                size=plan.size,
+                last_run=now_ms,
+                state=json.dumps(plan.state, separators=(",", ":"), sort_keys=True),
+            ),
+        )
+    return len(fresh) + len(out.upserts)
+
+
+def run_pass(
+    conn: apsw.Connection, path: Path, key: str, kind: str, builder: Builder, now_ms: int
+) -> PassResult:
+    """Plan and commit one pass, redoing it when another writer got there first.
+
+    Raises:
+        TranscriptNotReady / TranscriptUnreadable: from reading (nothing was written).
+        apsw.BusyError: the lock stayed taken through every attempt.
+    """
+    for attempt in range(MAX_ATTEMPTS):
+        row = get_source(conn, key) or SourceRow(key=key)
+        plan = plan_pass(path, row, builder)
+        try:
+            written = commit_pass(conn, plan, kind, now_ms)
+        except CursorMoved:
+            continue
+        except apsw.BusyError:
+            if attempt == MAX_ATTEMPTS - 1:
+                raise
+            continue
+        return PassResult(more=plan.more, written=written, reset=plan.reset)
+    return PassResult(more=True, written=0)

@@ -1,0 +1,116 @@
+"""Chat and terminal processors: session metadata + transcript tail → documents.
+
+A builder turns the fresh bytes of one pass into documents; ``engine.ingest.tailing`` owns the
+cursor, fingerprint and transaction. Session metadata is re-read every pass (a few hundred bytes)
+so a title, lane or ``endedAt`` change is picked up by the next pass of either queue kind.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import apsw
+
+from engine.index_db import IndexDoc, immediate, upsert_docs
+from engine.ingest.docs import chunk_doc, message_doc, ms, session_doc, session_title
+from engine.ingest.tailing import Builder, PassOutput, PassResult, run_pass
+from engine.project.model import Project, SessionKind, SessionMeta
+from engine.project.sessions import read_session
+from engine.project.tally import WarningTally
+from engine.project.transcripts import parse_chat_lines, transcript_file
+from engine.terminal_chunking import ChunkerState, chunk_terminal_bytes
+
+
+def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Builder:
+    """A builder for ``.ade/chats/<sid>.jsonl``: one doc per accepted message / reply / tool."""
+    source = f"chat:{sid}"
+    lane = meta.lane_id if meta else None
+    fallback = ms(meta.updated_at) if meta else 0
+
+    def build(data: bytes, base: int, at_eof: bool, state: dict[str, Any]) -> PassOutput:
+        del at_eof  # a chat line is whole or torn; the end of the file changes nothing
+        events, consumed = parse_chat_lines(data, base, source, tally)
+        title_event = state.get("title") if isinstance(state.get("title"), str) else None
+        latest = int(state.get("latest", 0))
+        for event in events:
+            if event.type == "session_title" and isinstance(event.data.get("title"), str):
+                title_event = event.data["title"]
+        title = session_title(meta, sid, title_event)
+        docs: list[IndexDoc] = []
+        seen: set[str] = set()
+        for event in events:
+            doc = message_doc(sid, event, title, lane, fallback)
+            if doc is not None and doc.doc_id not in seen:
+                seen.add(doc.doc_id)
+                docs.append(doc)
+                latest = max(latest, doc.updated_at)
+        if state.get("cut_line") and consumed:
+            tally.add(source, "line longer than the read cap skipped")
+        new_state: dict[str, Any] = {"latest": latest}
+        if title_event:
+            new_state["title"] = title_event
+        return PassOutput(
+            consumed=consumed,
+            session=session_doc("chat", sid, meta, title, latest),
+            new_docs=docs,
+            state=new_state,
+        )
+
+    return build
+
+
+def terminal_builder(sid: str, meta: SessionMeta | None) -> Builder:
+    """A builder for ``.ade/terminals/<sid>.log``: newline-aligned sanitized chunks."""
+    title = session_title(meta, sid, None)
+    lane = meta.lane_id if meta else None
+    updated = ms(meta.updated_at) if meta else 0
+    ended = meta is not None and meta.ended_at is not None
+
+    def build(data: bytes, base: int, at_eof: bool, state: dict[str, Any]) -> PassOutput:
+        stored = state.get("chunker")
+        try:
+            chunker = ChunkerState.from_json(stored) if isinstance(stored, str) else ChunkerState()
+        except ValueError:
+            chunker = ChunkerState()
+        result = chunk_terminal_bytes(data, base, force=ended and at_eof, state=chunker)
+        docs = [chunk_doc(sid, c.offset, c.text, title, lane, updated) for c in result.chunks]
+        return PassOutput(
+            consumed=result.consumed,
+            session=session_doc("terminal", sid, meta, title, updated),
+            upserts=docs,
+            state={"chunker": result.state.to_json()},
+        )
+
+    return build
+
+
+def process_session(
+    conn: apsw.Connection,
+    project: Project,
+    kind: SessionKind,
+    sid: str,
+    tally: WarningTally,
+    now_ms: int,
+) -> PassResult:
+    """One pass over a session's transcript (or just its session doc when it has none).
+
+    Raises:
+        TranscriptNotReady / TranscriptUnreadable: from reading; nothing was written.
+    """
+    meta = read_session(project, sid, tally)
+    if meta is None or meta.kind != kind:
+        # A session exists exactly when its metadata does; the reconcile removes leftover docs.
+        return PassResult(more=False, written=0)
+    builder = chat_builder(sid, meta, tally) if kind == "chat" else terminal_builder(sid, meta)
+    path = transcript_file(project, kind, sid)
+    if path is None:
+        return _session_only(conn, builder)
+    return run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms)
+
+
+def _session_only(conn: apsw.Connection, builder: Builder) -> PassResult:
+    """A session without a transcript yet is still findable by its title."""
+    out = builder(b"", 0, True, {})
+    with immediate(conn):
+        upsert_docs(conn, [out.session])
+    return PassResult(more=False, written=1)

@@ -1,0 +1,323 @@
+"""One project's search service: notify hooks, the writer thread, queries, status and rebuild.
+
+Writes never run on a hot path (DESIGN §4): a notify hook is a dict membership test, and only a
+source not yet queued takes a lock. One writer thread drains due sources one at a time;
+``process_pending_now`` drains on the caller's thread instead (tests, the CLI's catch-up, rebuild)
+under the same lock, so there is never more than one drain. Queries run on a read connection
+owned by the calling thread (RELIABILITY 14), so a long query never waits for the writer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import apsw
+
+from engine.clock import Clock, system_clock
+from engine.index_db import (
+    SEARCH_INDEX_SCHEMA_VERSION,
+    clear_index,
+    connect,
+    doc_count,
+    docs_by_kind,
+    file_identity,
+    list_sources,
+    meta_get,
+)
+from engine.ingest.drain import Drainer
+from engine.ingest.freshness import Delegate, session_candidates
+from engine.ingest.queue import IngestQueue
+from engine.ingest.timers import ThreadTimerFactory, TimerFactory
+from engine.project.lanes import list_lanes
+from engine.project.model import Lane, Project
+from engine.project.tally import WarningTally
+from engine.ranking import Candidate
+from engine.search_query import run_query
+from engine.types import (
+    IndexState,
+    IndexStatus,
+    RebuildResult,
+    SearchQueryArgs,
+    SearchQueryResult,
+)
+
+ProgressCallback = Callable[[int, int], None]
+
+RECONCILE_INTERVAL_S = 30.0
+"""Stat-based reconcile period with a watcher running: catches events the watcher lost."""
+
+RECONCILE_NO_WATCHER_S = 5.0
+"""Reconcile period without a watcher: the reconcile is then the only way changes arrive."""
+
+
+class SearchService:
+    """The search service of one project (see the module docstring for the threading model)."""
+
+    def __init__(
+        self,
+        project: Project,
+        *,
+        clock: Clock | None = None,
+        timer: TimerFactory | None = None,
+        start_worker: bool = True,
+        delegates: Sequence[Delegate] = (),
+    ) -> None:
+        self.project = project
+        self.clock: Clock = clock or system_clock
+        self.timers: TimerFactory = timer or ThreadTimerFactory()
+        self.tally = WarningTally()
+        self.delegates = list(delegates)
+        self.watcher_state = "off"
+        self.reconcile_interval = RECONCILE_NO_WATCHER_S
+        self._wake = threading.Event()
+        self._closed = False
+        self._rebuilding = False
+        self._readers_lock = threading.Lock()
+        self._readers: dict[int, apsw.Connection] = {}
+        self._local = threading.local()
+        self.queue = IngestQueue(self.timers, self._on_due)
+        self.drainer = Drainer(project, self.queue, self.tally, self.clock)
+        self._worker: threading.Thread | None = None
+        self._chat = self.queue.pending["chat"]
+        self._terminal = self.queue.pending["terminal"]
+        self._session = self.queue.pending["session"]
+        self._pr = self.queue.pending["pr"]
+        self._git = self.queue.pending["git"]
+        if start_worker:
+            self._worker = threading.Thread(target=self._run, name="ade-ingest", daemon=True)
+            self._worker.start()
+
+    # -- notify hooks: a membership test on the hot path, the lock only for a new source --------
+
+    def notify_chat_event(self, session_id: str) -> None:
+        """A chat event was appended to ``session_id``'s transcript."""
+        if session_id not in self._chat:
+            self.queue.add("chat", session_id)
+
+    def notify_terminal_data(self, session_id: str) -> None:
+        """PTY output was appended to ``session_id``'s log."""
+        if session_id not in self._terminal:
+            self.queue.add("terminal", session_id)
+
+    def notify_session_changed(self, session_id: str) -> None:
+        """``session_id``'s metadata changed (title, lane, archived, ended) or it was deleted."""
+        if session_id not in self._session:
+            self.queue.add("session", session_id)
+
+    def notify_pr_changed(self, number: int) -> None:
+        """PR ``number``'s snapshot was written or removed."""
+        key = str(number)
+        if key not in self._pr:
+            self.queue.add("pr", key)
+            self.queue.add("prs", "*")
+
+    def notify_lane_activity(self, lane_id: str) -> None:
+        """Something happened in a lane's git state (commit, checkout, branch)."""
+        del lane_id  # every lane is re-derived together: commit attribution spans lanes
+        if "*" not in self._git:
+            self.queue.add("git", "*")
+
+    # -- draining ------------------------------------------------------------------------------
+
+    def _on_due(self) -> None:
+        if self._worker is not None:
+            self._wake.set()
+        else:
+            self._drain_due()
+
+    def _drain_due(self) -> None:
+        self.drainer.drain(everything=False, should_stop=lambda: self._closed)
+        self.queue.rearm()
+
+    def _run(self) -> None:
+        while not self._closed:
+            self._wake.wait()
+            self._wake.clear()
+            if self._closed:
+                break
+            try:
+                self._drain_due()
+            except Exception:  # the writer thread must survive anything a source throws
+                import logging
+
+                logging.getLogger(__name__).exception("ingestion drain failed")
+        with self.drainer.lock:
+            self.drainer.close()
+
+    def process_pending_now(self) -> None:
+        """Drain every queued source synchronously on this thread (sources in backoff excepted)."""
+        self.drainer.drain(everything=True, should_stop=lambda: self._closed)
+        self.queue.rearm()
+
+    def catch_up(self, progress: ProgressCallback | None = None) -> None:
+        """Stat every source, ingest only what changed, and return when the index is current.
+
+        A warm run where nothing changed stats files and reads no transcript.
+        """
+        with self.drainer.lock:
+            self.drainer.reconcile(self.drainer.connection(), everything=False)
+            self.catch_up_queued(progress)
+
+    def start_backfill(self, delay: float = 0.0) -> None:
+        """Enqueue every session, PR and lane once (after ``delay`` seconds), drop gone sessions,
+        and start the periodic reconcile."""
+        self.queue.add("backfill", "*", delay=delay)
+        self.queue.add("reconcile", "periodic", delay=delay + self.reconcile_interval)
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def _reader(self) -> apsw.Connection:
+        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        identity = file_identity(self.project.index_path)
+        if conn is not None and identity == getattr(self._local, "identity", None):
+            return conn
+        if conn is not None:
+            self._drop_reader(conn)
+        if identity is None:
+            with self.drainer.lock:
+                self.drainer.connection()  # creates the index file
+            identity = file_identity(self.project.index_path)
+        conn = connect(self.project.index_path)
+        self._local.conn, self._local.identity = conn, identity
+        with self._readers_lock:
+            self._readers[threading.get_ident()] = conn
+        return conn
+
+    def _drop_reader(self, conn: apsw.Connection) -> None:
+        with self._readers_lock:
+            self._readers = {k: v for k, v in self._readers.items() if v is not conn}
+        with contextlib.suppress(apsw.Error):
+            conn.close()
+
+    def lanes(self) -> list[Lane]:
+        """The project's lanes (fresh listing)."""
+        return list_lanes(self.project, self.tally)
+
+    def query(self, args: SearchQueryArgs) -> SearchQueryResult:
+        """Run one query on this thread's read connection.
+
+        Raises:
+            UsageError: bad input (unknown kind, bad cursor, bad filter…).
+        """
+        conn = self._reader()
+        now = self.clock()
+        lanes = self.lanes()
+        extras: list[Candidate] = []
+        replace: frozenset[str] = frozenset()
+        fresh = session_candidates(conn, self.project, args, now, self.tally)
+        if fresh is not None:
+            extras.extend(fresh.candidates)
+            replace = fresh.replace_doc_ids
+        for delegate in self.delegates:
+            with contextlib.suppress(Exception):  # delegates are best-effort (DESIGN §5)
+                extras.extend(delegate(args, now, lanes))
+        return run_query(conn, args, project=self.project, now=now, lanes=lanes,
+                         extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
+
+    def interrupt(self) -> None:
+        """Interrupt every in-flight query (quit, superseded search)."""
+        with self._readers_lock:
+            readers = list(self._readers.values())
+        for conn in readers:
+            with contextlib.suppress(apsw.Error):
+                conn.interrupt()
+
+    # -- status and rebuild --------------------------------------------------------------------
+
+    def _state(self) -> IndexState:
+        if self._closed:
+            return "closed"
+        if self._rebuilding:
+            return "rebuilding"
+        pending = self.queue.source_count()
+        if self.drainer.recreated_reason is not None and not pending:
+            return "recreated"
+        return "indexing" if pending else "ready"
+
+    def index_status(self) -> IndexStatus:
+        """Live state of the index and the ingester."""
+        conn = self._reader()
+        sources = list_sources(conn)
+        backfill = meta_get(conn, "backfill_completed_at")
+        try:
+            size = os.stat(self.project.index_path).st_size
+        except OSError:
+            size = 0
+        return IndexStatus(
+            state=self._state(),
+            schema_version=SEARCH_INDEX_SCHEMA_VERSION,
+            db_path=str(self.project.index_path),
+            db_bytes=size,
+            doc_count=doc_count(conn),
+            docs_by_kind=docs_by_kind(conn),
+            source_count=sum(1 for s in sources if not s.key.startswith("stat:")),
+            pending_sources=self.queue.source_count(),
+            last_ingest_at=self.drainer.last_ingest_ms,
+            backfill_completed_at=int(backfill) if backfill and backfill.isdigit() else None,
+            watcher_state=self.watcher_state,
+            recreated_reason=self.drainer.recreated_reason,
+            warnings=self.tally.snapshot(),
+        )
+
+    def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
+        """Clear every row in one transaction (never delete the file) and re-ingest everything."""
+        started = time.monotonic()
+        self._rebuilding = True
+        try:
+            with self.drainer.lock:
+                conn = self.drainer.connection()
+                clear_index(conn)
+                self.drainer.reconcile(conn, everything=True)
+            self.catch_up_queued(progress)
+        finally:
+            self._rebuilding = False
+        conn = self._reader()
+        return RebuildResult(
+            ok=True,
+            doc_count=doc_count(conn),
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+
+    def catch_up_queued(self, progress: ProgressCallback | None = None) -> None:
+        """Drain everything queued, reporting ``progress(done, total)``."""
+        with self.drainer.lock:
+            total = max(len(self.queue), 1)
+            done = 0
+            while not self._closed:
+                entry = self.queue.pop_next(ignore_due=True)
+                if entry is None:
+                    break
+                self.drainer.run(entry)
+                done += 1
+                total = max(total, done + len(self.queue))
+                if progress is not None:
+                    progress(done, total)
+        self.queue.rearm()
+
+    def dispose(self) -> None:
+        """Stop the writer thread and timers, close every connection. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.queue.close()
+        self.timers.close()
+        self._wake.set()
+        if self._worker is not None and self._worker is not threading.current_thread():
+            self._worker.join()
+        with self.drainer.lock:
+            self.drainer.close()
+        with self._readers_lock:
+            readers, self._readers = list(self._readers.values()), {}
+        for conn in readers:
+            with contextlib.suppress(apsw.Error):
+                conn.close()
+
+
+def now_ms(clock: Callable[[], datetime]) -> int:
+    """Milliseconds since the epoch on ``clock``."""
+    return int(clock().timestamp() * 1000)

@@ -1,0 +1,56 @@
+"""End to end: a real project on disk → process_pending_now / catch_up → query, status, rebuild."""
+
+from __future__ import annotations
+
+from ingest_support import ProjectWriter, doc_ids, indexed_ids
+
+from engine.service import SearchService
+from engine.types import SearchQueryArgs
+
+
+def test_catch_up_indexes_every_source_kind(service: SearchService, writer: ProjectWriter) -> None:
+    writer.session("c1", title="Refactor billing")
+    writer.chat(
+        "c1", "user_message", id="m1", text="please fix the invoice rounding", status="accepted"
+    )
+    writer.chat("c1", "assistant_message", id="a1", text="rounding fixed in invoices.py")
+    writer.session("t1", kind="terminal", title="pytest run")
+    writer.terminal("t1", b"collected 12 items\r\n\x1b[31mFAILED\x1b[0m test_invoice\r\n")
+    writer.pr(7, "Fix invoice rounding", body="Rounds half-even now")
+    writer.commit("Add invoice rounding")
+    service.catch_up()
+    ids = indexed_ids(service)
+    assert {"chat:c1", "chat:c1:m1", "chat:c1:a1", "terminal:t1", "terminal:t1@0", "pr:7",
+            "branch:main"} <= ids  # fmt: skip
+    assert any(i.startswith("commit:") for i in ids)
+    assert "chat:c1:m1" in doc_ids(service, "invoice rounding")
+    assert "terminal:t1@0" in doc_ids(service, "FAILED")
+    status = service.index_status()
+    assert status.doc_count == len(ids)
+    assert status.pending_sources == 0
+
+
+def test_warm_catch_up_reads_no_transcript(
+    service: SearchService, writer: ProjectWriter, monkeypatch
+) -> None:
+    writer.session("c1")
+    writer.chat("c1", "user_message", id="m1", text="hello", status="accepted")
+    service.catch_up()
+    import engine.ingest.tailing as tailing
+
+    calls: list[object] = []
+    monkeypatch.setattr(tailing, "read_transcript", lambda *a: calls.append(a))
+    service.catch_up()
+    assert calls == []
+
+
+def test_rebuild_reingests_everything(service: SearchService, writer: ProjectWriter) -> None:
+    writer.session("c1")
+    writer.chat("c1", "user_message", id="m1", text="hello world", status="accepted")
+    service.catch_up()
+    before = indexed_ids(service)
+    result = service.rebuild_index()
+    assert result.ok
+    assert indexed_ids(service) == before
+    assert result.doc_count == len(before)
+    assert service.query(SearchQueryArgs(query="hello")).total == 1
