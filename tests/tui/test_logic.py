@@ -1,0 +1,184 @@
+"""Pure palette logic: fuzzy matching, merging, dedupe, grouping, stable selection, keys, kinds."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.types import MatchRange, SearchResultItem
+from tui.logic.fuzzy import LocalItem, highlight_spans, match_local
+from tui.logic.generation import Generation
+from tui.logic.keys import PALETTE_KEYS, action_for_key, footer_hints
+from tui.logic.kinds import KIND_MODES, cycle, kinds_for
+from tui.logic.merge import group_by_kind, merge, search_rows, stable_index
+from tui.logic.rows import PaletteRow, relative_time
+from tui.logic.terms import highlight_terms, terms_pattern
+
+NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
+
+
+def hit(doc_id: str, kind: str = "chat", sid: str | None = "s1", project: str = "p", **kw: object):
+    return SearchResultItem(
+        doc_id=doc_id, kind=kind, title=str(kw.get("title", doc_id)),  # type: ignore[arg-type]
+        snippet=str(kw.get("snippet", "a retry here")),
+        match_ranges=(MatchRange(start=2, end=7),), tier="body", updated_at=0,
+        deep_link=f"ade://{kind}/{sid or doc_id}", session_id=sid, project_id=project,
+        project_name=f"name-{project}",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "spans"),
+    [
+        ("log", "Fix login", ((4, 7),)),
+        ("LOG", "Fix login", ((4, 7),)),
+        ("ixrb", "index: rebuild", ((0, 1), (4, 5), (7, 8), (9, 10))),
+        ("", "anything", ()),
+    ],
+)
+def test_highlight_spans(query: str, text: str, spans: tuple[tuple[int, int], ...]) -> None:
+    assert highlight_spans(query, text) == spans
+
+
+@given(st.text(min_size=1, max_size=8), st.text(max_size=40))
+def test_highlight_spans_stay_inside_text(query: str, text: str) -> None:
+    for start, end in highlight_spans(query, text):
+        assert 0 <= start < end <= len(text)
+
+
+ITEMS = [
+    LocalItem("cmd:index: rebuild", "command", "index: rebuild", action="rebuild_index"),
+    LocalItem("cmd:app: quit", "command", "app: quit", action="quit"),
+    LocalItem("lane:primary", "lane", "main"),
+    LocalItem("p|session:old", "chat", "Old login chat", updated_at_ms=1, session_id="old"),
+    LocalItem("p|session:new", "chat", "New login chat", updated_at_ms=2, session_id="new"),
+]
+
+
+def test_empty_query_shows_recent_chats_then_lanes_then_commands() -> None:
+    keys = [row.key for row in match_local("", ITEMS)]
+    assert keys == ["p|session:new", "p|session:old", "lane:primary", "cmd:index: rebuild",
+                    "cmd:app: quit"]  # fmt: skip
+
+
+def test_local_match_ranks_and_highlights() -> None:
+    rows = match_local("login", ITEMS)
+    assert [row.key for row in rows] == ["p|session:new", "p|session:old"]
+    assert rows[0].title_spans == ((4, 9),)
+    assert match_local("rebuild", ITEMS)[0].action == "rebuild_index"
+
+
+def test_local_matching_10k_items_is_under_a_frame() -> None:
+    import time
+
+    many = [LocalItem(f"k{i}", "chat", f"session {i} about topic {i % 97}") for i in range(10_000)]
+    started = time.perf_counter()
+    rows = match_local("topic 42", many)
+    assert rows
+    assert time.perf_counter() - started < 0.1  # generous for a shared 2-core box
+
+
+def test_search_rows_dedupe_by_session_with_more_count() -> None:
+    rows = search_rows([hit("chat:s1:a"), hit("chat:s1:b"), hit("chat:s2:a", sid="s2"),
+                        hit("chat:s1:c")])  # fmt: skip
+    assert [(row.session_id, row.more) for row in rows] == [("s1", 2), ("s2", 0)]
+    assert rows[0].item is not None
+    assert rows[0].item.doc_id == "chat:s1:a"
+
+
+def test_session_shown_as_local_chat_is_not_repeated() -> None:
+    local = match_local("login", ITEMS)
+    rows = merge(local, [hit("chat:new:m", sid="new"), hit("chat:x:m", sid="x")],
+                 active_project_id="p")  # fmt: skip
+    sessions = [row.session_id for row in rows if not row.local and row.kind != "header"]
+    assert sessions == ["x"]
+
+
+def test_non_session_kinds_are_not_deduped_and_group_in_fixed_order() -> None:
+    rows = group_by_kind(search_rows([hit("pr:1", "pr", None), hit("terminal:t@0", "terminal", "t"),
+                                      hit("pr:2", "pr", None), hit("chat:s:1")]))  # fmt: skip
+    assert [row.kind for row in rows] == [
+        "header",
+        "chat",
+        "header",
+        "terminal",
+        "header",
+        "pr",
+        "pr",
+    ]
+    assert rows[4].title.endswith("Pull requests (2)")
+
+
+def test_foreign_project_marker() -> None:
+    rows = search_rows([hit("chat:a:1", sid="a", project="other"), hit("chat:b:1", sid="b")],
+                       active_project_id="p")  # fmt: skip
+    assert [row.foreign_project for row in rows] == ["name-other", None]
+
+
+def rows_of(*keys: str) -> list[PaletteRow]:
+    return [
+        PaletteRow(key=k, kind="header" if k.startswith("h") else "chat", title=k) for k in keys
+    ]
+
+
+@pytest.mark.parametrize(
+    ("keys", "previous_key", "previous_index", "expected"),
+    [
+        (("a", "b", "c"), "b", 1, 1),  # same place
+        (("x", "a", "b", "c"), "b", 1, 2),  # row moved: the cursor follows it
+        (("a", "c"), "b", 1, 1),  # row gone: the cursor stays at its position
+        (("h1", "a"), None, None, 1),  # never on a header
+        (("h1", "h2"), "a", 0, None),  # nothing selectable
+        (("a", "h", "c"), "gone", 1, 0),
+    ],
+)
+def test_stable_index(keys, previous_key, previous_index, expected) -> None:
+    assert stable_index(rows_of(*keys), previous_key, previous_index) == expected
+
+
+def test_keys_table() -> None:
+    assert action_for_key("enter") == "activate"
+    assert action_for_key("tab") == "next_kind"
+    assert action_for_key("a") is None
+    assert len({b.key for b in PALETTE_KEYS}) == len(PALETTE_KEYS)
+    assert ("f1", "help") in footer_hints()
+
+
+def test_kind_cycle_and_kinds() -> None:
+    assert cycle(0, -1) == len(KIND_MODES) - 1
+    assert cycle(len(KIND_MODES) - 1, 1) == 0
+    assert kinds_for("retry", 0) == ("chat", "terminal")
+    assert kinds_for("retry kind:pr", 0) is None  # the typed filter decides
+    pr_mode = next(i for i, mode in enumerate(KIND_MODES) if mode.label == "pr")
+    assert kinds_for("retry", pr_mode) == ("pr",)
+
+
+def test_generation_drops_stale() -> None:
+    generation = Generation()
+    first = generation.advance()
+    second = generation.advance()
+    assert not generation.is_current(first)
+    assert generation.is_current(second)
+
+
+@pytest.mark.parametrize(
+    ("delta", "text"),
+    [(timedelta(seconds=5), "now"), (timedelta(minutes=5), "5m"), (timedelta(hours=3), "3h"),
+     (timedelta(days=2), "2d"), (timedelta(days=15), "2w"), (timedelta(days=400), "2025-05-11"),
+     (-timedelta(minutes=1), "now")],
+)  # fmt: skip
+def test_relative_time(delta: timedelta, text: str) -> None:
+    assert relative_time(int((NOW - delta).timestamp() * 1000), NOW) == text
+    assert relative_time(None, NOW) == ""
+
+
+def test_highlight_terms_drop_filters() -> None:
+    assert highlight_terms('retry kind:pr "read timeout" since:7d') == ["retry", "read timeout"]
+    pattern = terms_pattern(["a.b", "c"])
+    assert pattern is not None
+    assert pattern.search("xA.By")
+    assert not pattern.search("axb")
+    assert terms_pattern([]) is None

@@ -1,0 +1,206 @@
+"""The palette application: holds the client, the clock and the local items; screens do the rest."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import PurePath
+from typing import ClassVar
+
+from textual import work
+from textual.app import App
+from textual.message import Message
+
+from engine.client import SearchClient
+from engine.deeplinks import build_link
+from engine.errors import AdeError
+from engine.project.model import Lane, SessionMeta
+from styles import style_path
+from tui.logic.fuzzy import LocalItem
+from tui.screens.palette import PaletteScreen
+
+DEBOUNCE_SECONDS = 0.2
+"""Wait after the last keystroke before searching: typing speed is ~5-8 keys a second."""
+
+PREVIEW_MIN_WIDTH = 140
+"""Terminal columns from which the preview pane starts open: 80 for rows, 60 for the preview."""
+
+THEME = "textual-dark"
+"""Pinned theme: the TEXTUAL_THEME variable must not change snapshots."""
+
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("index: rebuild", "rebuild_index", "re-read every source into a fresh index"),
+    ("index: status", "index_status", "documents, sources, pending work"),
+    ("view: toggle preview", "screen.toggle_preview", "show or hide the preview pane"),
+    ("link: copy", "screen.copy_link", "copy the highlighted hit's ade:// link"),
+    ("help: keys", "screen.help", "keys and query syntax"),
+    ("app: quit", "screen.quit", "close the palette"),
+)
+"""Palette commands: (verb-prefixed name, action, description)."""
+
+
+class IndexProgress(Message):
+    """Rebuild progress from the rebuilding thread; only the newest matters."""
+
+    def __init__(self, done: int, total: int | None) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IndexProgress)
+
+
+class PaletteApp(App[str | None]):
+    """``ade palette``: the app's result is the printed link in ``--print`` mode, else None."""
+
+    CSS_PATH: ClassVar[list[str | PurePath]] = [
+        style_path("app.tcss"),
+        style_path("palette.tcss"),
+        style_path("screens.tcss"),
+    ]
+    TITLE = "ade"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(
+        self,
+        client: SearchClient,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        initial_query: str = "",
+        print_mode: bool = False,
+        preview: bool | None = None,
+        debounce_seconds: float = DEBOUNCE_SECONDS,
+    ) -> None:
+        super().__init__()
+        self.client = client
+        self.now: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+        self.initial_query = initial_query
+        self.print_mode = print_mode
+        self._preview_choice = preview
+        self.preview_enabled = bool(preview)
+        self.debounce_seconds = debounce_seconds
+        self.quitting = threading.Event()
+        """Set on exit: debouncing threads wake at once so quitting never waits for them."""
+        self.sessions: list[SessionMeta] = []
+        self.lanes: list[Lane] = []
+        self.local_items: list[LocalItem] = command_items()
+        self.theme = THEME
+
+    def on_mount(self) -> None:
+        if self._preview_choice is None:
+            self.preview_enabled = self.size.width >= PREVIEW_MIN_WIDTH
+        self.push_screen(PaletteScreen(self.initial_query))
+        self._load_locals()
+
+    @work(thread=True, exclusive=True, group="locals", exit_on_error=False)
+    def _load_locals(self) -> None:
+        """List sessions and lanes off the UI thread, then re-match the current query."""
+        try:
+            sessions = self.client.list_sessions(include_archived=False)
+            lanes = self.client.list_lanes()
+        except AdeError as err:
+            self.call_from_thread(self.notify, str(err), severity="error")
+            return
+        self.call_from_thread(self._locals_loaded, sessions, lanes)
+
+    def _locals_loaded(self, sessions: list[SessionMeta], lanes: list[Lane]) -> None:
+        self.sessions = sessions
+        self.lanes = lanes
+        self.local_items = [
+            *chat_items(sessions, self.client.project.id),
+            *lane_items(lanes, self.client.project.id),
+            *command_items(),
+        ]
+        screen = self.screen
+        if isinstance(screen, PaletteScreen):
+            screen.refresh_local(keep=True)
+
+    def finish(self, result: str | None) -> None:
+        """Leave the app with ``result`` (printed by ``--print``), interrupting any query."""
+        self.quitting.set()
+        self.client.interrupt()
+        self.exit(result)
+
+    def action_rebuild_index(self) -> None:
+        self.notify("rebuilding the index…")
+        self._rebuild()
+
+    @work(thread=True, exclusive=True, group="rebuild", exit_on_error=False)
+    def _rebuild(self) -> None:
+        def progress(done: int, total: int) -> None:
+            self.post_message(IndexProgress(done, total))
+
+        try:
+            result = self.client.rebuild_index(progress)
+        except AdeError as err:
+            self.call_from_thread(self.notify, f"rebuild failed: {err}", severity="error")
+        else:
+            message = f"index rebuilt: {result.doc_count} docs in {result.duration_ms} ms"
+            self.call_from_thread(self.notify, message)
+        self.post_message(IndexProgress(0, None))
+
+    def on_index_progress(self, message: IndexProgress) -> None:
+        from tui.widgets.status_bar import StatusBar
+
+        for bar in self.screen.query(StatusBar):
+            bar.show_progress(message.done, message.total)
+        if message.total is None and isinstance(self.screen, PaletteScreen):
+            self.screen.refresh_status()
+
+    def action_index_status(self) -> None:
+        self._show_index_status()
+
+    @work(thread=True, exclusive=True, group="status-note", exit_on_error=False)
+    def _show_index_status(self) -> None:
+        status = self.client.index_status()
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(status.docs_by_kind.items()))
+        text = (
+            f"{status.state}: {status.doc_count} docs ({kinds}); {status.source_count} sources, "
+            f"{status.pending_sources} pending; watcher {status.watcher_state}"
+        )
+        self.call_from_thread(self.notify, text, title="index status", timeout=8)
+
+    def on_unmount(self) -> None:
+        self.quitting.set()
+        self.client.interrupt()
+
+
+def command_items() -> list[LocalItem]:
+    """The palette's commands as matchable items."""
+    return [
+        LocalItem(key=f"cmd:{name}", kind="command", label=name, detail=detail, action=action)
+        for name, action, detail in COMMANDS
+    ]
+
+
+def chat_items(sessions: Sequence[SessionMeta], project_id: str) -> list[LocalItem]:
+    """Chat sessions as matchable items; their key matches the deduped search row of the session."""
+    return [
+        LocalItem(
+            key=f"{project_id}|session:{s.id}",
+            kind="chat",
+            label=s.title or s.id,
+            lane=s.lane_id,
+            updated_at_ms=int(s.updated_at.timestamp() * 1000),
+            session_id=s.id,
+            deep_link=build_link("chat", s.id, project_id=project_id),
+        )
+        for s in sessions
+        if s.kind == "chat"
+    ]
+
+
+def lane_items(lanes: Sequence[Lane], project_id: str) -> list[LocalItem]:
+    """Lanes as matchable items (their branch is matched too)."""
+    return [
+        LocalItem(
+            key=f"lane:{lane.id}",
+            kind="lane",
+            label=lane.name,
+            detail=lane.branch or "",
+            deep_link=build_link("lane", lane.id, project_id=project_id),
+        )
+        for lane in lanes
+    ]

@@ -1,0 +1,148 @@
+"""Local fuzzy matching (commands, lanes, chat sessions) with rapidfuzz, plus highlight spans.
+
+Runs synchronously on every keystroke, so the scoring over all items happens inside rapidfuzz's C
+loop (``process.extract``) and the Python-side work (highlight spans, row building) is done only
+for the few rows that will be painted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process, utils
+
+from tui.logic.rows import PaletteRow, RowKind, Spans
+
+LOCAL_LIMIT = 40
+"""Rows painted for local matches: a screen and a half at 200x60; more is never looked at."""
+
+SCORE_CUTOFF = 80.0
+"""partial_ratio below this is noise: "login" scores 75 against "link: copy"."""
+
+EMPTY_QUERY_CHATS = 8
+"""Recent chats shown for the empty query: discovery, not an exhaustive list."""
+
+
+@dataclass(frozen=True, slots=True)
+class LocalItem:
+    """Something matchable without the index: a command, a lane or a chat session."""
+
+    key: str
+    kind: RowKind
+    label: str
+    detail: str = ""
+    lane: str | None = None
+    updated_at_ms: int | None = None
+    session_id: str | None = None
+    deep_link: str | None = None
+    action: str | None = None
+
+    def to_row(self, spans: Spans = ()) -> PaletteRow:
+        """The painted form of this item with ``spans`` highlighted in the title."""
+        return PaletteRow(
+            key=self.key,
+            kind=self.kind,
+            title=self.label,
+            title_spans=spans,
+            snippet=self.detail,
+            lane=self.lane,
+            updated_at_ms=self.updated_at_ms,
+            session_id=self.session_id,
+            deep_link=self.deep_link,
+            action=self.action,
+            local=True,
+        )
+
+
+def highlight_spans(query: str, text: str) -> Spans:
+    """Spans of ``text`` that match ``query``: an exact substring if there is one, else the
+    characters of the query found in order (greedy), else the best aligned window.
+
+    Args:
+        query: What was typed (case-insensitive).
+        text: The label being painted.
+    """
+    needle = query.strip().lower()
+    haystack = text.lower()
+    if not needle:
+        return ()
+    found = haystack.find(needle)
+    if found >= 0:
+        return ((found, found + len(needle)),)
+    positions: list[int] = []
+    cursor = 0
+    for char in needle:
+        if char.isspace():
+            continue
+        index = haystack.find(char, cursor)
+        if index < 0:
+            positions = []
+            break
+        positions.append(index)
+        cursor = index + 1
+    if not positions:
+        alignment = fuzz.partial_ratio_alignment(needle, haystack)
+        if alignment is None or alignment.dest_end <= alignment.dest_start:
+            return ()
+        return ((alignment.dest_start, alignment.dest_end),)
+    return _merge_positions(positions)
+
+
+def _merge_positions(positions: list[int]) -> Spans:
+    spans: list[tuple[int, int]] = []
+    for position in positions:
+        if spans and spans[-1][1] == position:
+            spans[-1] = (spans[-1][0], position + 1)
+        else:
+            spans.append((position, position + 1))
+    return tuple(spans)
+
+
+def match_local(
+    query: str, items: Sequence[LocalItem], *, limit: int = LOCAL_LIMIT
+) -> list[PaletteRow]:
+    """Rank ``items`` against ``query``; the empty query gives recent chats, lanes and commands.
+
+    Ties are broken by recency then label so the order is total (deterministic snapshots).
+    """
+    text = query.strip()
+    if not text:
+        return _discovery(items, limit)
+    choices = [item.label + (" " + item.detail if item.detail else "") for item in items]
+    found = process.extract(
+        text,
+        choices,
+        scorer=fuzz.partial_ratio,
+        processor=utils.default_process,
+        score_cutoff=SCORE_CUTOFF,
+        limit=limit * 4,
+    )
+    ranked = sorted(
+        found,
+        key=lambda hit: (
+            -round(hit[1]),
+            -_prefix_bonus(text, items[hit[2]].label),
+            -(items[hit[2]].updated_at_ms or 0),
+            items[hit[2]].label,
+        ),
+    )
+    return [items[i].to_row(highlight_spans(text, items[i].label)) for _, _, i in ranked[:limit]]
+
+
+def _prefix_bonus(query: str, label: str) -> int:
+    lowered = label.lower()
+    needle = query.lower()
+    if lowered.startswith(needle) or lowered.split(": ", 1)[-1].startswith(needle):
+        return 2
+    return 1 if needle in lowered else 0
+
+
+def _discovery(items: Sequence[LocalItem], limit: int) -> list[PaletteRow]:
+    chats = sorted(
+        (item for item in items if item.kind == "chat"),
+        key=lambda item: (-(item.updated_at_ms or 0), item.label),
+    )[:EMPTY_QUERY_CHATS]
+    lanes = [item for item in items if item.kind == "lane"]
+    commands = [item for item in items if item.kind == "command"]
+    return [item.to_row() for item in (*chats, *lanes, *commands)][: max(limit, len(commands))]

@@ -1,0 +1,139 @@
+"""Merging local matches with search hits: dedupe by session, group by kind, stable selection.
+
+The seed's TUI rules: search hits go below the local matches; chat and terminal hits are folded to
+one row per owning session (its best hit, "+N more"); a session already shown as a local chat match
+is not repeated; when the query asks for kinds, rows are grouped in the fixed kind order with a label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.types import SearchResultItem
+from tui.logic.rows import KIND_ORDER, PaletteRow, header_row
+
+SESSION_KINDS = frozenset({"chat", "terminal"})
+"""Kinds whose hits belong to a session and are deduped by it."""
+
+
+def search_rows(
+    items: Sequence[SearchResultItem],
+    *,
+    shown_sessions: frozenset[str] = frozenset(),
+    active_project_id: str | None = None,
+) -> list[PaletteRow]:
+    """Turn ranked search hits into rows, one per session for chat/terminal hits.
+
+    Args:
+        items: Hits in rank order (the engine's total order); the first hit of a session wins.
+        shown_sessions: Session ids already on screen as local chat matches: never repeated.
+        active_project_id: Hits whose ``project_id`` differs get the foreign-project marker.
+    """
+    rows: list[PaletteRow] = []
+    by_session: dict[str, int] = {}
+    for item in items:
+        sid = item.session_id if item.kind in SESSION_KINDS else None
+        if sid is not None and sid in shown_sessions:
+            continue
+        if sid is not None and sid in by_session:
+            index = by_session[sid]
+            row = rows[index]
+            rows[index] = _with_more(row, row.more + 1)
+            continue
+        if sid is not None:
+            by_session[sid] = len(rows)
+        rows.append(_row_for(item, sid, active_project_id))
+    return rows
+
+
+def _with_more(row: PaletteRow, more: int) -> PaletteRow:
+    return PaletteRow(
+        key=row.key, kind=row.kind, title=row.title, title_spans=row.title_spans,
+        snippet=row.snippet, snippet_spans=row.snippet_spans, lane=row.lane,
+        updated_at_ms=row.updated_at_ms, session_id=row.session_id, deep_link=row.deep_link,
+        more=more, foreign_project=row.foreign_project, item=row.item,
+    )  # fmt: skip
+
+
+def _row_for(item: SearchResultItem, sid: str | None, active_project_id: str | None) -> PaletteRow:
+    foreign = (
+        item.project_name or item.project_id
+        if item.project_id is not None
+        and active_project_id is not None
+        and item.project_id != active_project_id
+        else None
+    )
+    return PaletteRow(
+        key=f"{item.project_id or ''}|session:{sid}" if sid is not None else item.doc_id,
+        kind=item.kind,
+        title=item.title,
+        title_spans=_title_spans(item),
+        snippet=item.snippet,
+        snippet_spans=tuple((r.start, r.end) for r in item.match_ranges),
+        lane=item.lane_name or item.lane_id,
+        updated_at_ms=item.updated_at,
+        session_id=sid,
+        deep_link=item.deep_link,
+        foreign_project=foreign,
+        item=item,
+    )
+
+
+def _title_spans(item: SearchResultItem) -> tuple[tuple[int, int], ...]:
+    """Title highlights: the engine marks the snippet only, so mark the snippet's matched words
+    where they also occur in the title."""
+    spans: list[tuple[int, int]] = []
+    lowered = item.title.lower()
+    for match in item.match_ranges:
+        word = item.snippet[match.start : match.end].lower()
+        if not word:
+            continue
+        found = lowered.find(word)
+        if found >= 0:
+            spans.append((found, found + len(word)))
+    return tuple(sorted(set(spans)))
+
+
+def group_by_kind(rows: Sequence[PaletteRow]) -> list[PaletteRow]:
+    """Rows in the fixed kind order, each group under a header; rank order kept within a group."""
+    groups: dict[str, list[PaletteRow]] = {}
+    for row in rows:
+        groups.setdefault(row.kind, []).append(row)
+    result: list[PaletteRow] = []
+    for kind in sorted(groups, key=lambda k: KIND_ORDER.get(k, len(KIND_ORDER))):
+        result.append(header_row(kind, len(groups[kind])))
+        result.extend(groups[kind])
+    return result
+
+
+def merge(
+    local: Sequence[PaletteRow],
+    hits: Sequence[SearchResultItem],
+    *,
+    active_project_id: str | None,
+) -> list[PaletteRow]:
+    """The full list: local matches first, then the search hits grouped by kind."""
+    shown = frozenset(row.session_id for row in local if row.kind == "chat" and row.session_id)
+    found = search_rows(hits, shown_sessions=shown, active_project_id=active_project_id)
+    return [*local, *group_by_kind(found)]
+
+
+def stable_index(
+    rows: Sequence[PaletteRow], previous_key: str | None, previous_index: int | None
+) -> int | None:
+    """Where the cursor goes after ``rows`` replaced the list.
+
+    The row with ``previous_key`` keeps the cursor wherever it moved; if it is gone, the nearest
+    selectable row at or above the old position takes it (the list does not jump to the top).
+    """
+    selectable = [i for i, row in enumerate(rows) if row.selectable]
+    if not selectable:
+        return None
+    if previous_key is not None:
+        for index in selectable:
+            if rows[index].key == previous_key:
+                return index
+    if previous_index is None:
+        return selectable[0]
+    above = [i for i in selectable if i <= previous_index]
+    return above[-1] if above else selectable[0]

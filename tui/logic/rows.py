@@ -1,0 +1,119 @@
+"""The one record every palette row is painted from, plus kind labels, icons and relative times."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal
+
+from engine.types import ALL_KINDS, SearchResultItem
+
+RowKind = Literal[
+    "command",
+    "header",
+    "chat",
+    "terminal",
+    "pr",
+    "commit",
+    "branch",
+    "lane",
+    "file",
+    "artifact",
+    "linear",
+]
+
+KIND_LABEL: dict[str, str] = {
+    "command": "Commands",
+    "chat": "Chats",
+    "terminal": "Terminals",
+    "pr": "Pull requests",
+    "commit": "Commits",
+    "branch": "Branches",
+    "lane": "Lanes",
+    "file": "Files",
+    "artifact": "Artifacts",
+    "linear": "Linear issues",
+}
+"""Group headers in the fixed kind order of ``engine.types.ALL_KINDS`` (seed ENTITY_KIND_LABEL)."""
+
+KIND_ICON: dict[str, str] = {
+    "command": "›",
+    "chat": "◆",
+    "terminal": "$",
+    "pr": "⇅",
+    "commit": "●",
+    "branch": "ᚴ",
+    "lane": "▤",
+    "file": "≡",
+    "artifact": "◈",
+    "linear": "◎",
+}
+"""One single-cell glyph per kind: emoji are two cells wide in some terminals and break columns."""
+
+KIND_ORDER: dict[str, int] = {kind: index for index, kind in enumerate(ALL_KINDS)}
+
+
+Spans = tuple[tuple[int, int], ...]
+"""Highlight spans as (start, end) code-point offsets into the text they belong to."""
+
+
+@dataclass(frozen=True, slots=True)
+class PaletteRow:
+    """One line-pair of the result list.
+
+    ``key`` is unique within a list and stable across re-renders of the same thing (``cmd:…``,
+    ``lane:…``, ``session:<sid>`` for local chats and deduped session hits, the doc id otherwise), so
+    the highlighted row can be found again after a merge.
+    """
+
+    key: str
+    kind: RowKind
+    title: str
+    title_spans: Spans = ()
+    snippet: str = ""
+    snippet_spans: Spans = ()
+    lane: str | None = None
+    updated_at_ms: int | None = None
+    session_id: str | None = None
+    deep_link: str | None = None
+    action: str | None = None
+    """For command rows: the app action to run (``rebuild_index``, ``quit``…)."""
+    more: int = 0
+    """How many further hits of the same session were folded into this row ("+N more")."""
+    foreign_project: str | None = None
+    """Name of the other project this hit comes from (amber marker), or None for the active one."""
+    local: bool = False
+    item: SearchResultItem | None = field(default=None, compare=False)
+
+    @property
+    def selectable(self) -> bool:
+        """Headers are labels, never a cursor position."""
+        return self.kind != "header"
+
+
+def header_row(kind: str, count: int) -> PaletteRow:
+    """A non-selectable group label for ``kind`` with its icon."""
+    return PaletteRow(
+        key=f"header:{kind}",
+        kind="header",
+        title=f"{KIND_ICON.get(kind, ' ')} {KIND_LABEL.get(kind, kind)} ({count})",
+    )
+
+
+def relative_time(updated_at_ms: int | None, now: datetime) -> str:
+    """Short age like ``5m``, ``3h``, ``2d``, ``4w`` or a date for anything older than a year.
+
+    Args:
+        updated_at_ms: Milliseconds since the epoch, or None (gives "").
+        now: The injected clock's reading (zone-aware), so snapshots are deterministic.
+    """
+    if updated_at_ms is None:
+        return ""
+    then = datetime.fromtimestamp(updated_at_ms / 1000, tz=UTC)
+    seconds = int((now - then).total_seconds())
+    if seconds >= 365 * 86400:
+        return then.date().isoformat()
+    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return "now"

@@ -1,0 +1,1 @@
+"""Screens of the palette app: one per module."""

@@ -1,0 +1,44 @@
+"""The help screen: keys (from the same table the palette dispatches on) and query syntax."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui.logic.keys import PALETTE_KEYS
+
+QUERY_HELP = """\
+words          all must match (prefix): fix login
+"a phrase"     exact phrase
+kind:pr        only that kind (chat terminal pr commit branch lane file artifact linear)
+lane:NAME      one lane        session:ID   one session
+since:7d       newer than 7d / 24h / 2w / 2026-06-01
+
+In the scrollback: n / N next / previous match, / search, g / G top / bottom, esc back."""
+"""Query syntax summary (DESIGN §5)."""
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and query syntax; any of escape, q or f1 closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f1", "close", "close")]
+
+    def compose(self) -> ComposeResult:
+        keys = [
+            Content.assemble((f"{binding.key:<12}", "bold $text-accent"), binding.label)
+            for binding in PALETTE_KEYS
+        ]
+        with VerticalScroll(id="help-box"):
+            yield Static(Content.styled("Keys", "bold"))
+            yield Static(Content("\n").join(keys))
+            yield Static(Content.styled("\nQuery", "bold"))
+            yield Static(QUERY_HELP)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,315 @@
+"""The palette screen: query input, result list, preview pane, status footer.
+
+Local matches are computed synchronously on every keystroke; the universal search runs on a
+grouped, exclusive thread worker that waits out the debounce, queries the client and posts a
+``SearchDone`` stamped with its generation. The handler drops any answer whose generation is no
+longer current (a superseded thread cannot be cancelled, only ignored), and a superseded query is
+interrupted on the client so its thread ends quickly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input, OptionList, Static
+from textual.worker import get_current_worker
+
+from engine.errors import AdeError
+from engine.types import SearchQueryArgs, SearchQueryResult
+from tui.logic.fuzzy import match_local
+from tui.logic.generation import Generation
+from tui.logic.keys import PALETTE_KEYS
+from tui.logic.kinds import KIND_MODES, cycle, kinds_for
+from tui.logic.merge import merge
+from tui.logic.rows import PaletteRow
+from tui.logic.terms import highlight_terms, terms_pattern
+from tui.navigation import (
+    Gone,
+    OpenChat,
+    OpenScrollback,
+    Target,
+    preview_record,
+    print_form,
+    resolve,
+)
+from tui.screens.chat import ChatScreen
+from tui.screens.detail import DetailScreen
+from tui.screens.file_detail import FileDetailScreen
+from tui.screens.help import HelpScreen
+from tui.screens.scrollback import ScrollbackScreen
+from tui.widgets.preview_pane import PreviewPane
+from tui.widgets.result_list import ResultList
+from tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from tui.app import PaletteApp
+
+SEARCH_LIMIT = 60
+"""Hits asked for per query: enough to fill the list after deduping by session."""
+
+
+@dataclass
+class SearchDone(Message):
+    """A search thread finished: its result (or a one-line error) for ``generation``."""
+
+    generation: int
+    query: str
+    result: SearchQueryResult | None
+    error: str | None
+
+
+class PaletteScreen(Screen[None]):
+    """The full-screen palette."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(k.key, k.action, k.label, show=k.show, priority=True) for k in PALETTE_KEYS
+    ]
+    """Priority bindings, so Enter, arrows and Tab reach the palette before the query input."""
+
+    def __init__(self, initial_query: str = "") -> None:
+        super().__init__()
+        self.initial_query = initial_query
+        self.generation = Generation()
+        self.kind_mode = 0
+        self.local_rows: list[PaletteRow] = []
+        self.hits: SearchQueryResult | None = None
+        self.error: str | None = None
+
+    @property
+    def palette_app(self) -> PaletteApp:
+        from tui.app import PaletteApp
+
+        assert isinstance(self.app, PaletteApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield Input(
+            value=self.initial_query,
+            placeholder="Search chats, terminals, PRs, commits, files…   (f1 help)",
+            id="query",
+        )
+        yield Static("", id="inline-error")
+        with Horizontal(id="body"):
+            yield ResultList(id="results")
+            yield PreviewPane(id="preview")
+        yield StatusBar(id="status-bar")
+
+    def on_mount(self) -> None:
+        app = self.palette_app
+        self.query_one("#inline-error", Static).display = False
+        self.query_one("#rebuild-progress").display = False
+        self.query_one(PreviewPane).display = app.preview_enabled
+        self.query_one("#query", Input).focus()
+        self._update_kind_label()
+        self.refresh_local(keep=False)
+        self._start_search()
+        self.refresh_status()
+
+    # --- typing -------------------------------------------------------------------------------
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one("#query", Input).value
+
+    @on(Input.Changed, "#query")
+    def _query_changed(self) -> None:
+        self.hits = None
+        self.error = None
+        self.refresh_local(keep=False)
+        self._start_search()
+
+    def refresh_local(self, *, keep: bool) -> None:
+        """Recompute local matches and repaint (synchronous: this is the per-keystroke path)."""
+        self.local_rows = match_local(self.query_text, self.palette_app.local_items)
+        self._paint(keep=keep)
+
+    def _paint(self, *, keep: bool) -> None:
+        hits = self.hits.items if self.hits is not None else ()
+        rows = merge(self.local_rows, hits, active_project_id=self.palette_app.client.project.id)
+        self.query_one(ResultList).show_rows(rows, self.palette_app.now(), keep=keep)
+        box = self.query_one("#inline-error", Static)
+        box.display = self.error is not None
+        box.update(f"⚠ {self.error}" if self.error else "")
+        self._schedule_preview()
+
+    # --- searching ----------------------------------------------------------------------------
+
+    def _start_search(self) -> None:
+        stamp = self.generation.advance()
+        query = self.query_text.strip()
+        self.palette_app.client.interrupt()
+        if not query:
+            self.workers.cancel_group(self, "search")
+            return
+        args = SearchQueryArgs(
+            query=query, kinds=kinds_for(query, self.kind_mode), limit=SEARCH_LIMIT
+        )
+        self._search(stamp, args)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search(self, stamp: int, args: SearchQueryArgs) -> None:
+        """Debounce, then query; always posts its answer (the handler decides if it is stale)."""
+        delay = self.palette_app.debounce_seconds
+        if delay > 0:
+            self.palette_app.quitting.wait(delay)
+        if get_current_worker().is_cancelled or not self.generation.is_current(stamp):
+            return
+        try:
+            result = self.palette_app.client.query(args)
+        except AdeError as err:
+            self.post_message(SearchDone(stamp, args.query, None, str(err)))
+            return
+        except Exception as err:  # an interrupted or failing query must not kill the palette
+            self.post_message(SearchDone(stamp, args.query, None, f"search failed: {err}"))
+            return
+        self.post_message(SearchDone(stamp, args.query, result, None))
+
+    def on_search_done(self, message: SearchDone) -> None:
+        if not self.generation.is_current(message.generation):
+            return  # a late answer to an older query: never overwrite newer results
+        self.hits = message.result
+        self.error = message.error
+        self._paint(keep=True)
+        self.refresh_status()
+
+    # --- status -------------------------------------------------------------------------------
+
+    def refresh_status(self) -> None:
+        """Ask the client for the index status off the UI thread."""
+        self._status()
+
+    @work(thread=True, exclusive=True, group="status", exit_on_error=False)
+    def _status(self) -> None:
+        try:
+            status = self.palette_app.client.index_status()
+        except Exception:
+            status = None
+        self.app.call_from_thread(self._show_status, status)
+
+    def _show_status(self, status: object) -> None:
+        from engine.types import IndexStatus
+
+        bar = self.query_one(StatusBar)
+        bar.show_status(status if isinstance(status, IndexStatus) else None,
+                        KIND_MODES[self.kind_mode].label, None)  # fmt: skip
+
+    def _update_kind_label(self) -> None:
+        self.query_one("#query", Input).border_title = f"kind: {KIND_MODES[self.kind_mode].label}"
+
+    # --- keys ---------------------------------------------------------------------------------
+
+    def action_cursor_down(self) -> None:
+        self.query_one(ResultList).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.query_one(ResultList).action_cursor_up()
+
+    def action_page_down(self) -> None:
+        self.query_one(ResultList).action_page_down()
+
+    def action_page_up(self) -> None:
+        self.query_one(ResultList).action_page_up()
+
+    def action_next_kind(self) -> None:
+        self._switch_kind(1)
+
+    def action_previous_kind(self) -> None:
+        self._switch_kind(-1)
+
+    def _switch_kind(self, step: int) -> None:
+        self.kind_mode = cycle(self.kind_mode, step)
+        self._update_kind_label()
+        self.hits = None
+        self._paint(keep=False)
+        self._start_search()
+        self.refresh_status()
+
+    def action_toggle_preview(self) -> None:
+        app = self.palette_app
+        app.preview_enabled = not app.preview_enabled
+        self.query_one(PreviewPane).display = app.preview_enabled
+        self._schedule_preview()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_cancel(self) -> None:
+        self.palette_app.finish(None)
+
+    def action_quit(self) -> None:
+        self.palette_app.finish(None)
+
+    def action_copy_link(self) -> None:
+        row = self.query_one(ResultList).current_row()
+        if row is None or not row.deep_link:
+            self.notify("nothing to copy", severity="warning")
+            return
+        self.app.copy_to_clipboard(row.deep_link)
+        self.notify(f"copied {row.deep_link}")
+
+    # --- activation ---------------------------------------------------------------------------
+
+    @on(OptionList.OptionSelected, "#results")
+    async def _clicked(self) -> None:
+        await self.action_activate()
+
+    async def action_activate(self) -> None:
+        row = self.query_one(ResultList).current_row()
+        if row is None:
+            return
+        app = self.palette_app
+        if row.action is not None:
+            await app.run_action(row.action)
+            return
+        if app.print_mode:
+            app.finish(print_form(row))
+            return
+        self._open(row)
+
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False)
+    def _open(self, row: PaletteRow) -> None:
+        app = self.palette_app
+        target = resolve(app.client, row, app.sessions)
+        self.app.call_from_thread(self._navigate, target)
+
+    def _navigate(self, target: Target) -> None:
+        query = self.query_text
+        if isinstance(target, Gone):
+            self.notify(target.message, severity="warning", timeout=6)
+        elif isinstance(target, OpenScrollback):
+            self.app.push_screen(ScrollbackScreen(target.path, target.offset, query, target.title))
+        elif isinstance(target, OpenChat):
+            self.app.push_screen(ChatScreen(target.path, target.seq, query, target.title))
+        elif target.kind == "file":
+            self.app.push_screen(FileDetailScreen(target.kind, target.title, target.loader))
+        else:
+            self.app.push_screen(DetailScreen(target.kind, target.title, target.loader))
+
+    # --- preview ------------------------------------------------------------------------------
+
+    @on(OptionList.OptionHighlighted, "#results")
+    def _highlighted(self) -> None:
+        self._schedule_preview()
+
+    def _schedule_preview(self) -> None:
+        if not self.palette_app.preview_enabled:
+            return
+        row = self.query_one(ResultList).current_row()
+        if row is not None:
+            self._preview(row, self.query_text)
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def _preview(self, row: PaletteRow, query: str) -> None:
+        app = self.palette_app
+        record = preview_record(app.client, row, app.sessions)
+        pattern = terms_pattern(highlight_terms(query))
+        if get_current_worker().is_cancelled:
+            return
+        self.app.call_from_thread(self.query_one(PreviewPane).show, record, pattern)

@@ -1,0 +1,1 @@
+"""Widgets of the palette: one per module."""

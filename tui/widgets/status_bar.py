@@ -1,0 +1,67 @@
+"""The palette footer: key hints on the left, index status on the right."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import ProgressBar, Static
+
+from engine.types import IndexStatus
+from tui.logic.keys import footer_hints
+
+_KEY_NAMES: dict[str, str] = {"enter": "⏎", "escape": "esc", "ctrl+y": "^y", "ctrl+q": "^q"}
+"""Short names for keys in the footer so the hints fit 80 columns."""
+
+
+def hints_content() -> Content:
+    """``⏎ open  esc close  tab kind …`` with keys in the accent colour."""
+    parts: list[tuple[str, str] | str] = []
+    for key, label in footer_hints():
+        parts.extend([(_KEY_NAMES.get(key, key), "bold $text-accent"), f" {label}  "])
+    return Content.assemble(*parts)
+
+
+def status_content(
+    status: IndexStatus | None, kind_label: str, error: str | None = None
+) -> Content:
+    """The right-hand status: kind mode, docs, pending sources, indexing / degraded markers."""
+    parts: list[tuple[str, str] | str] = [(f"[{kind_label}] ", "$text-muted")]
+    if error:
+        parts.append((f"⚠ {error}", "bold $text-error"))
+        return Content.assemble(*parts)
+    if status is None:
+        parts.append(("index …", "$text-muted"))
+        return Content.assemble(*parts)
+    parts.append(f"{status.doc_count} docs")
+    if status.pending_sources:
+        parts.append((f" · {status.pending_sources} pending", "$text-muted"))
+    if status.state in {"indexing", "rebuilding"}:
+        parts.append((f" · {status.state}…", "bold $text-accent"))
+    if status.state == "degraded" or status.watcher_state in {"degraded", "polling", "failed"}:
+        parts.append((f" · ⚠ watcher {status.watcher_state}", "bold $text-warning"))
+    elif status.watcher_state not in {"off", ""}:
+        parts.append((f" · {status.watcher_state}", "$text-muted"))
+    return Content.assemble(*parts)
+
+
+class StatusBar(Horizontal):
+    """Footer row; shows a progress bar while the index is being rebuilt."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(hints_content(), id="hints")
+        yield ProgressBar(total=None, show_eta=False, id="rebuild-progress")
+        yield Static("", id="status")
+
+    def show_status(self, status: IndexStatus | None, kind_label: str, error: str | None) -> None:
+        """Repaint the status text."""
+        self.query_one("#status", Static).update(status_content(status, kind_label, error))
+
+    def show_progress(self, done: int, total: int | None) -> None:
+        """Show (or with ``total`` None after completion, hide) the rebuild progress bar."""
+        bar = self.query_one("#rebuild-progress", ProgressBar)
+        if total is None:
+            bar.display = False
+            return
+        bar.display = True
+        bar.update(total=max(total, 1), progress=done)
