@@ -1,0 +1,6 @@
+"""Writers that bring outside data into a project's ``.ade/`` folder (issue 8).
+
+Recordings (asciicast, ``script``, tmux logs) become terminal sessions; ``gh`` output becomes PR
+snapshots. Every file is written atomically (temp file + rename) so a reader never sees half of
+one, and ids are derived from content so a re-import is idempotent.
+"""
