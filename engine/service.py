@@ -48,12 +48,6 @@ from engine.types import (
 
 ProgressCallback = Callable[[int, int], None]
 
-RECONCILE_INTERVAL_S = 30.0
-"""Stat-based reconcile period with a watcher running: catches events the watcher lost."""
-
-RECONCILE_NO_WATCHER_S = 5.0
-"""Reconcile period without a watcher: the reconcile is then the only way changes arrive."""
-
 
 class SearchService:
     """The search service of one project (see the module docstring for the threading model)."""
@@ -73,7 +67,7 @@ class SearchService:
         self.tally = WarningTally()
         self.delegates = list(delegates)
         self.watcher_state = "off"
-        self.reconcile_interval = RECONCILE_NO_WATCHER_S
+        self._closers: list[Callable[[], None]] = []
         self._wake = threading.Event()
         self._closed = False
         self._rebuilding = False
@@ -122,6 +116,15 @@ class SearchService:
         if "*" not in self._git:
             self.queue.add("git", "*")
 
+    def request_reconcile(self) -> None:
+        """Stat every source soon (the watcher re-armed, or saw a folder-level change)."""
+        if "watch" not in self.queue.pending["reconcile"]:
+            self.queue.add("reconcile", "watch", delay=0.0)
+
+    def add_closer(self, closer: Callable[[], None]) -> None:
+        """Run ``closer`` first thing in ``dispose`` (stops the watcher)."""
+        self._closers.append(closer)
+
     # -- draining ------------------------------------------------------------------------------
 
     def _on_due(self) -> None:
@@ -167,7 +170,7 @@ class SearchService:
         """Enqueue every session, PR and lane once (after ``delay`` seconds), drop gone sessions,
         and start the periodic reconcile."""
         self.queue.add("backfill", "*", delay=delay)
-        self.queue.add("reconcile", "periodic", delay=delay + self.reconcile_interval)
+        self.queue.add("reconcile", "periodic", delay=delay + self.drainer.reconcile_interval)
 
     # -- queries -------------------------------------------------------------------------------
 
@@ -304,6 +307,8 @@ class SearchService:
         if self._closed:
             return
         self._closed = True
+        for closer in self._closers:
+            closer()
         self.queue.close()
         self.timers.close()
         self._wake.set()

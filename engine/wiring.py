@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
+from engine.ingest.drain import RECONCILE_INTERVAL_S, RECONCILE_NO_WATCHER_S
+from engine.ingest.records import common_dir, git_dir
 from engine.ingest.timers import TimerFactory
+from engine.ingest.watcher import Watcher
+from engine.project.lanes import list_lanes
 from engine.project.model import Project
 from engine.service import SearchService
 
@@ -42,9 +47,36 @@ def create_project_service(
     with service.drainer.lock:
         service.drainer.connection()
     if watch:
-        from engine.ingest.watcher import start_watcher
-
         start_watcher(service)
     if backfill_delay is not None:
         service.start_backfill(backfill_delay)
     return service
+
+
+def _git_dirs(service: SearchService) -> list[Path]:
+    """The shared git directory of every lane (each linked worktree's own dir lives inside)."""
+    found: list[Path] = []
+    for lane in list_lanes(service.project, service.tally):
+        gitdir = git_dir(lane.path)
+        if gitdir is not None and (common := common_dir(gitdir).resolve()) not in found:
+            found.append(common)
+    return found
+
+
+def start_watcher(service: SearchService) -> Watcher:
+    """Watch ``.ade/`` and the lanes' git folders for ``service``; stopped by ``dispose``.
+
+    While it watches, the periodic reconcile slows to ``RECONCILE_INTERVAL_S``; a watcher that
+    fails falls back to the fast reconcile and reports ``degraded: …`` in the status.
+    """
+
+    def on_state(state: str) -> None:
+        service.watcher_state = state
+        service.drainer.reconcile_interval = (
+            RECONCILE_INTERVAL_S if state == "watching" else RECONCILE_NO_WATCHER_S
+        )
+
+    watcher = Watcher(service.project, service, lambda: _git_dirs(service), on_state)
+    service.add_closer(watcher.stop)
+    watcher.start()
+    return watcher

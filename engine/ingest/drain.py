@@ -43,6 +43,12 @@ BACKOFF_BASE_S = 0.5
 BACKOFF_MAX_S = 60.0
 """Longest retry delay: a full disk is retried about once a minute."""
 
+RECONCILE_INTERVAL_S = 30.0
+"""Stat-based reconcile period with a watcher running: catches events the watcher lost."""
+
+RECONCILE_NO_WATCHER_S = 5.0
+"""Reconcile period without a watcher: the reconcile is then the only way changes arrive."""
+
 Entry = tuple[str, str]
 
 
@@ -64,6 +70,7 @@ class Drainer:
         self.failures: dict[Entry, int] = {}
         self.last_ingest_ms: int | None = None
         self.recreated_reason: str | None = None
+        self.reconcile_interval = RECONCILE_NO_WATCHER_S
         self._conn: apsw.Connection | None = None
         self._identity: tuple[int, int] | None = None
 
@@ -158,6 +165,8 @@ class Drainer:
             process_git(conn, self.project, self.tally, now)
         elif kind in ("backfill", "reconcile"):
             self.reconcile(conn, everything=kind == "backfill")
+            if ident == "periodic":
+                self.queue.add("reconcile", "periodic", delay=self.reconcile_interval)
         return False
 
     def _session(self, conn: apsw.Connection, kind: SessionKind, sid: str, now: int) -> bool:

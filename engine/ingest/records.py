@@ -95,16 +95,17 @@ def git_signature(lanes: list[Lane]) -> str:
     """A stat-only summary of every lane's HEAD and refs: changes when a commit or branch does."""
     paths: list[Path] = []
     for lane in lanes:
-        gitdir = _git_dir(lane.path)
+        gitdir = git_dir(lane.path)
         if gitdir is None:
             continue
-        common = _common_dir(gitdir)
+        common = common_dir(gitdir)
         paths += [gitdir / "HEAD", gitdir / "logs" / "HEAD", common / "packed-refs"]
         paths += _ref_dirs(common / "refs" / "heads")
     return stat_signature(paths)
 
 
-def _git_dir(worktree: Path) -> Path | None:
+def git_dir(worktree: Path) -> Path | None:
+    """The git directory of a worktree (``.git`` itself, or where a ``.git`` file points)."""
     dot = worktree / ".git"
     if dot.is_dir():
         return dot
@@ -118,7 +119,8 @@ def _git_dir(worktree: Path) -> Path | None:
     return target if target.is_absolute() else (worktree / target)
 
 
-def _common_dir(gitdir: Path) -> Path:
+def common_dir(gitdir: Path) -> Path:
+    """The repository's shared git directory (a linked worktree's ``commondir``)."""
     try:
         text = (gitdir / "commondir").read_text(encoding="utf-8").strip()
     except OSError:

@@ -1,11 +1,182 @@
-"""The file watcher (watchfiles): an input like any other (DESIGN §4). Not started yet: the
-service degrades to the periodic stat reconcile and says so in its status."""
+"""The file watcher (watchfiles): turns changes under ``.ade/`` and the git folders into notifies.
+
+It is an input like any other (DESIGN §4): everything it triggers also happens through the
+backfill, the periodic reconcile or ``process_pending_now``. Directories are watched, never files
+(an atomic save replaces a file and a file watch goes blind, RELIABILITY 7). When ``.ade/`` is
+missing, or is deleted while watched, the watcher waits for it on the project root (not
+recursively) and re-arms once it is back, then asks for a reconcile to pick up what happened
+meanwhile. A watcher that cannot start degrades to the periodic reconcile and says so in the
+status (``watcher_state``).
+"""
 
 from __future__ import annotations
 
-from engine.service import SearchService
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import watchfiles
+
+from engine.project.model import Project, is_valid_session_id
+
+log = logging.getLogger(__name__)
+
+WATCH_DEBOUNCE_MS = 50
+"""Longest the watcher groups changes before handing them over; the queue debounces after."""
+
+WATCH_STEP_MS = 20
+"""Quiet time that ends a group of changes, and how often the stop event is checked."""
+
+_GIT_PARTS = ("HEAD", "packed-refs", "refs", "logs")
+"""Git paths whose change means a commit, checkout or branch change; objects/ is noise."""
 
 
-def start_watcher(service: SearchService) -> None:
-    """Start watching ``.ade/`` and the lanes' git refs for ``service`` (degrades on failure)."""
-    service.watcher_state = "degraded: watcher not available, polling by reconcile"
+class Notifiable(Protocol):
+    """What the watcher calls: the service's notify hooks."""
+
+    def notify_chat_event(self, session_id: str) -> None: ...
+    def notify_terminal_data(self, session_id: str) -> None: ...
+    def notify_session_changed(self, session_id: str) -> None: ...
+    def notify_pr_changed(self, number: int) -> None: ...
+    def notify_lane_activity(self, lane_id: str) -> None: ...
+    def request_reconcile(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One notify call derived from a file change."""
+
+    hook: str
+    arg: str
+
+
+def _session_file(name: str, suffixes: tuple[str, ...]) -> str | None:
+    for suffix in suffixes:
+        if name.endswith(suffix):
+            sid = name[: -len(suffix)]
+            return sid if is_valid_session_id(sid) else None
+    return None
+
+
+def classify(ade_dir: Path, path: Path) -> Notice | None:
+    """Map a changed path to the notify hook it calls (None: not ours, or our own cache)."""
+    if ade_dir in path.parents or path == ade_dir:
+        rel = path.relative_to(ade_dir).parts
+        if not rel:
+            return Notice("reconcile", "")
+        if rel[0] == "cache":
+            return None  # our own index writes must never wake us
+        if len(rel) == 1:
+            return Notice("lane", "*") if rel[0] == "lanes.json" else Notice("reconcile", "")
+        folder, name = rel[0], rel[-1]
+        if folder == "chats" and (sid := _session_file(name, (".jsonl.gz", ".jsonl"))):
+            return Notice("chat", sid)
+        if folder == "terminals" and (sid := _session_file(name, (".log.gz", ".log"))):
+            return Notice("terminal", sid)
+        if folder == "sessions" and (sid := _session_file(name, (".json",))):
+            return Notice("session", sid)
+        if folder == "prs" and name.endswith(".json") and name[:-5].isdigit():
+            return Notice("pr", name[:-5])
+        return None
+    parts = path.parts
+    if ".git" in parts:
+        rest = parts[parts.index(".git") + 1 :]
+        if rest and rest[-1].endswith(".lock"):
+            return None
+        if any(part in _GIT_PARTS for part in rest[:1]) or (
+            "worktrees" in rest[:1] and any(part in _GIT_PARTS for part in rest[2:3])
+        ):
+            return Notice("lane", "*")
+    return None
+
+
+def dispatch(target: Notifiable, notices: Iterable[Notice]) -> None:
+    """Call the notify hook of each notice (duplicates cost a dict lookup each)."""
+    for notice in notices:
+        if notice.hook == "chat":
+            target.notify_chat_event(notice.arg)
+        elif notice.hook == "terminal":
+            target.notify_terminal_data(notice.arg)
+        elif notice.hook == "session":
+            target.notify_session_changed(notice.arg)
+        elif notice.hook == "pr":
+            target.notify_pr_changed(int(notice.arg))
+        elif notice.hook == "lane":
+            target.notify_lane_activity(notice.arg)
+        else:
+            target.request_reconcile()
+
+
+def _watch_filter(change: watchfiles.Change, path: str) -> bool:
+    del change
+    return "/.git/objects" not in path and "/.ade/cache" not in path
+
+
+class Watcher:
+    """A thread running ``watchfiles.watch`` over the project's folders until ``stop``."""
+
+    def __init__(
+        self,
+        project: Project,
+        target: Notifiable,
+        git_dirs: Callable[[], list[Path]],
+        on_state: Callable[[str], None],
+    ) -> None:
+        self.project = project
+        self.target = target
+        self.git_dirs = git_dirs
+        self.on_state = on_state
+        self.rearms = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="ade-watcher", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop watching and join the thread (idempotent)."""
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+
+    def _run(self) -> None:
+        ade = self.project.ade_dir
+        while not self._stop.is_set():
+            present = ade.is_dir()
+            paths = [ade, *self.git_dirs()] if present else [self.project.root]
+            try:
+                self.on_state("watching" if present else "waiting for .ade/")
+                self._watch(paths, recursive=present)
+            except (OSError, RuntimeError) as err:
+                self.on_state(f"degraded: {err}; polling by reconcile")
+                log.warning("file watcher stopped: %s", err)
+                return
+            if not self._stop.is_set():
+                self.rearms += 1
+                self.target.request_reconcile()  # what happened while we were re-arming
+
+    def _watch(self, paths: list[Path], *, recursive: bool) -> None:
+        ade = self.project.ade_dir
+        existing = [p for p in paths if p.exists()]
+        for changes in watchfiles.watch(
+            *existing,
+            watch_filter=_watch_filter,
+            debounce=WATCH_DEBOUNCE_MS,
+            step=WATCH_STEP_MS,
+            stop_event=self._stop,
+            recursive=recursive,
+            raise_interrupt=False,
+            rust_timeout=0,
+        ):
+            if not recursive:
+                if ade.is_dir():
+                    return  # .ade/ appeared: re-arm on it
+                continue
+            notices = [classify(ade, Path(p)) for _, p in changes]
+            dispatch(self.target, (n for n in notices if n is not None))
+            deleted = any(c == watchfiles.Change.deleted and Path(p) == ade for c, p in changes)
+            if deleted or not ade.is_dir():
+                return  # .ade/ was deleted (maybe recreated): its watch is gone, re-arm
