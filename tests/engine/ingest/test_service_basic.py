@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from ingest_support import ProjectWriter, doc_ids, indexed_ids
-
 from engine.service import SearchService
 from engine.types import SearchQueryArgs
 
 
-def test_catch_up_indexes_every_source_kind(service: SearchService, writer: ProjectWriter) -> None:
+def test_catch_up_indexes_every_source_kind(service: SearchService, writer, idx) -> None:
     writer.session("c1", title="Refactor billing")
     writer.chat(
         "c1", "user_message", id="m1", text="please fix the invoice rounding", status="accepted"
@@ -19,20 +17,18 @@ def test_catch_up_indexes_every_source_kind(service: SearchService, writer: Proj
     writer.pr(7, "Fix invoice rounding", body="Rounds half-even now")
     writer.commit("Add invoice rounding")
     service.catch_up()
-    ids = indexed_ids(service)
+    ids = idx.indexed_ids()
     assert {"chat:c1", "chat:c1:m1", "chat:c1:a1", "terminal:t1", "terminal:t1@0", "pr:7",
             "branch:main"} <= ids  # fmt: skip
     assert any(i.startswith("commit:") for i in ids)
-    assert "chat:c1:m1" in doc_ids(service, "invoice rounding")
-    assert "terminal:t1@0" in doc_ids(service, "FAILED")
+    assert "chat:c1:m1" in idx.doc_ids("invoice rounding")
+    assert "terminal:t1@0" in idx.doc_ids("FAILED")
     status = service.index_status()
     assert status.doc_count == len(ids)
     assert status.pending_sources == 0
 
 
-def test_warm_catch_up_reads_no_transcript(
-    service: SearchService, writer: ProjectWriter, monkeypatch
-) -> None:
+def test_warm_catch_up_reads_no_transcript(service: SearchService, writer, monkeypatch) -> None:
     writer.session("c1")
     writer.chat("c1", "user_message", id="m1", text="hello", status="accepted")
     service.catch_up()
@@ -44,13 +40,13 @@ def test_warm_catch_up_reads_no_transcript(
     assert calls == []
 
 
-def test_rebuild_reingests_everything(service: SearchService, writer: ProjectWriter) -> None:
+def test_rebuild_reingests_everything(service: SearchService, writer, idx) -> None:
     writer.session("c1")
     writer.chat("c1", "user_message", id="m1", text="hello world", status="accepted")
     service.catch_up()
-    before = indexed_ids(service)
+    before = idx.indexed_ids()
     result = service.rebuild_index()
     assert result.ok
-    assert indexed_ids(service) == before
+    assert idx.indexed_ids() == before
     assert result.doc_count == len(before)
     assert service.query(SearchQueryArgs(query="hello")).total == 1
