@@ -15,6 +15,7 @@ from pathlib import Path
 
 from engine.demo.clock import DEMO_SEED, ago, git_date
 from engine.demo.history import ALL_FILES, AUTHORS, RETRY_BRANCH, STEPS, WEBHOOK_BRANCH, Step
+from engine.errors import AdeError
 
 ORIGIN_URL = "git@github.com:acme/payments-api.git"
 """The ``origin`` remote (never fetched): deep links derive ``acme/payments-api`` from it."""
@@ -51,10 +52,20 @@ def git_env() -> dict[str, str]:
 
 
 def git(root: Path, *args: str, stdin: bytes | None = None) -> str:
-    """Run git in ``root`` and return stdout; raise ``CalledProcessError`` on failure."""
-    done = subprocess.run(
-        ["git", *args], cwd=root, env=git_env(), input=stdin, capture_output=True, check=True
-    )
+    """Run git in ``root`` and return stdout.
+
+    Raises:
+        AdeError: git is not installed or the command failed (its first stderr line says why).
+    """
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=root, env=git_env(), input=stdin, capture_output=True, check=True
+        )
+    except FileNotFoundError as err:
+        raise AdeError("the demo needs git on PATH to build its repository") from err
+    except subprocess.CalledProcessError as err:
+        reason = err.stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"]
+        raise AdeError(f"git {args[0]} failed while building the demo: {reason[0]}") from err
     return done.stdout.decode("utf-8")
 
 
