@@ -1,0 +1,46 @@
+"""Helpers for the index and query tests: a real index file in ``tmp_path``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+import apsw
+
+from engine.index_db import IndexDoc, immediate, upsert_docs
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+NOW_MS = int(NOW.timestamp() * 1000)
+
+
+def doc(
+    doc_id: str,
+    body: str = "",
+    *,
+    kind: str | None = None,
+    title: str = "",
+    rank_title: str | None = None,
+    updated_at: int = NOW_MS,
+    session_id: str | None = None,
+    lane_id: str | None = None,
+    anchor: str | None = None,
+    source_key: str | None = None,
+) -> IndexDoc:
+    """A document with sensible defaults (kind from the id prefix, rank_title = title)."""
+    return IndexDoc(
+        doc_id=doc_id,
+        kind=kind or doc_id.split(":")[0],
+        title=title,
+        rank_title=title if rank_title is None else rank_title,
+        body=body,
+        updated_at=updated_at,
+        session_id=session_id,
+        lane_id=lane_id,
+        anchor=anchor,
+        source_key=source_key,
+    )
+
+
+def insert(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
+    with immediate(conn):
+        upsert_docs(conn, docs)
