@@ -6,7 +6,7 @@ RETRY = '''\
 """Retry with exponential backoff and full jitter (ABC-123).
 
 We agreed to use exponential backoff instead of a fixed 1 s sleep: the processor rate-limits
-bursts, and synchronized retries from every worker made the EU incident of 2026-06-02 worse.
+bursts, and synchronized retries from every worker made the EU incident of 2026-06-07 worse.
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ jobs:
 ADR_RETRY = """\
 # ADR 0003: retry policy for processor calls
 
-Status: accepted (2026-06-12)
+Status: accepted (2026-06-11)
 
 ## Decision
 We agreed to use exponential backoff with full jitter for timeouts on processor calls:
@@ -249,6 +249,6 @@ We agreed to use exponential backoff with full jitter for timeouts on processor 
 carry an idempotency key. Non-idempotent calls are never retried automatically.
 
 ## Why
-A fixed 1 s retry synchronized every worker during the 2026-06-02 incident (ABC-123): the
+A fixed 1 s retry synchronized every worker during the 2026-06-07 incident (ABC-123): the
 processor saw a thundering herd each second and rate-limited us for 14 minutes.
 """

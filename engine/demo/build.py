@@ -90,7 +90,7 @@ def build_demo(dest: Path, *, force: bool = False) -> DemoSummary:
     repo = build_repo(dest)
     ade = dest / ".ade"
     write_json(ade / "project.json", DEMO_PROJECT)
-    chats = write_chats(ade)
+    chats = write_chats(ade, repo.subjects)
     terminals = write_terminals(ade, dest)
     prs = write_prs(ade)
     artifacts = write_artifacts(ade)

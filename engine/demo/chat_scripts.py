@@ -7,6 +7,7 @@ the exponential-backoff decision, ``connect_timeout``, ``ABC-123``, webhook HMAC
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -46,6 +47,20 @@ class Junk:
 
 
 Turn = User | Assistant | Tool | Title | Junk
+
+SHA_PLACEHOLDER = re.compile(r"<<sha:([^>]+)>>")
+"""``<<sha:SUBJECT>>`` in a script becomes the short sha of the demo commit with that subject."""
+
+RELEASE_040_SUBJECTS = (
+    "Release 0.4.0",
+    "Raise read_timeout to 10 s for 3-D Secure flows",
+    "Changelog: structured logging",
+    "Architecture: note the planned Postgres store",
+    "Runbook: reading ReadTimeoutError bursts in the JSON logs",
+    "Merge pull request #38 from acme/feature/structured-logging",
+    "README: document GATEWAY_MAX_RETRIES",
+)
+"""``git log --first-parent v0.3.0..v0.4.0`` of the demo, newest first (a test checks it)."""
 
 TRACE = """\
 Traceback (most recent call last):
@@ -173,7 +188,7 @@ BACKOFF: tuple[Turn, ...] = (
     Assistant(
         "ADR 0003 records it: *we agreed to use exponential backoff with full jitter for "
         "timeouts on processor calls*, at most 4 attempts, only for idempotent requests. It "
-        "also cites the 2026-06-02 incident where the fixed 1 s retry synchronized every "
+        "also cites the 2026-06-07 incident where the fixed 1 s retry synchronized every "
         "worker and we were rate-limited for 14 minutes."
     ),
 )
@@ -199,7 +214,7 @@ CONNECT_TIMEOUT: tuple[Turn, ...] = (
     Tool(
         "shell",
         {"command": ["git", "commit", "-am", "ABC-123: lower connect_timeout to 2 s"]},
-        "[feature/ABC-123-retry-backoff 08680f7] ABC-123: lower connect_timeout to 2 s\n"
+        "[feature/ABC-123-retry-backoff <<sha:ABC-123: lower connect_timeout to 2 s>>] ABC-123: lower connect_timeout to 2 s\n"
         " 1 file changed, 2 insertions(+), 2 deletions(-)",
     ),
     Assistant("Committed on `feature/ABC-123-retry-backoff`."),
@@ -288,11 +303,7 @@ RELEASE_NOTES: tuple[Turn, ...] = (
     Tool(
         "Bash",
         {"command": "git log --oneline --first-parent v0.3.0..v0.4.0"},
-        "e9f0405 Release 0.4.0\n6b26bea Changelog: structured logging\n"
-        "92fdff3 Architecture: note the planned Postgres store\n"
-        "8938eac Runbook: reading ReadTimeoutError bursts in the JSON logs\n"
-        "a7e2d3b Merge pull request #38 from acme/feature/structured-logging\n"
-        "0f7b50b README: document GATEWAY_MAX_RETRIES",
+        "".join(f"<<sha:{subject}>> {subject}\n" for subject in RELEASE_040_SUBJECTS).rstrip(),
     ),
     Junk("unknown_type"),
     Assistant(
@@ -348,9 +359,9 @@ LIVE_REVIEW: tuple[Turn, ...] = (
         "marco: The jitter should use an injected rng in tests, the retry test is flaky.",
     ),
     Assistant(
-        "Two changes:\n\n1. `with_retries(attempts=settings.max_retries + 1)` so "
-        "`GATEWAY_MAX_RETRIES` (default 2) bounds the retries.\n2. The flaky test: it "
-        "used the global `random`; it now passes `rng=random.Random(1)`."
+        "1. `with_retries(attempts=settings.max_retries + 1)` so `GATEWAY_MAX_RETRIES` "
+        "(default 2) bounds the retries.\n2. Marco's flaky-test comment is already handled: "
+        "<<sha:ABC-123: fix flaky retry test by injecting the rng>> passes `rng=random.Random(1)`."
     ),
     User("Go ahead and push when the tests pass", delivery=None),
 )
@@ -372,16 +383,16 @@ class ChatPlan:
 
 
 CHATS: tuple[ChatPlan, ...] = (
-    ChatPlan("chat-readtimeout-triage", "primary", "claude", 6.2, READTIMEOUT_TRIAGE),
-    ChatPlan("chat-abc123-backoff", "abc-123-retry", "claude", 3.1, BACKOFF),
+    ChatPlan("chat-readtimeout-triage", "primary", "claude", 8.09, READTIMEOUT_TRIAGE),
+    ChatPlan("chat-abc123-backoff", "abc-123-retry", "claude", 6.77, BACKOFF),
     ChatPlan(
-        "chat-connect-timeout", "abc-123-retry", "codex", 2.05, CONNECT_TIMEOUT, utc_offset_hours=2
+        "chat-connect-timeout", "abc-123-retry", "codex", 2.03, CONNECT_TIMEOUT, utc_offset_hours=2
     ),
-    ChatPlan("chat-webhook-signatures", "webhooks", "claude", 4.3, WEBHOOK_SIGNATURES),
-    ChatPlan("chat-webhook-replay", "webhooks", "codex", 1.8, WEBHOOK_REPLAY, compacted=True),
-    ChatPlan("chat-flaky-refund-test", "primary", "claude", 12.5, FLAKY_REFUND, archived=True),
-    ChatPlan("chat-release-notes", "primary", "claude", 1.1, RELEASE_NOTES),
-    ChatPlan("chat-idempotency-design", "primary", "claude", 1.9, IDEMPOTENCY),
+    ChatPlan("chat-webhook-signatures", "webhooks", "claude", 6.47, WEBHOOK_SIGNATURES),
+    ChatPlan("chat-webhook-replay", "webhooks", "codex", 2.81, WEBHOOK_REPLAY, compacted=True),
+    ChatPlan("chat-flaky-refund-test", "primary", "claude", 26.5, FLAKY_REFUND, archived=True),
+    ChatPlan("chat-release-notes", "primary", "claude", 5.75, RELEASE_NOTES),
+    ChatPlan("chat-idempotency-design", "primary", "claude", 5.15, IDEMPOTENCY),
     ChatPlan("chat-pr41-review", "abc-123-retry", "claude", 0.02, LIVE_REVIEW, running=True),
 )
 """Every chat session of the demo (ids are file names, so they match the session-id regex)."""

@@ -7,11 +7,21 @@ once the agent picks it up, again with the same ``id`` as ``processed`` (or ``un
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from engine.demo.chat_scripts import CHATS, Assistant, ChatPlan, Junk, Title, Tool, User
+from engine.demo.chat_scripts import (
+    CHATS,
+    SHA_PLACEHOLDER,
+    Assistant,
+    ChatPlan,
+    Junk,
+    Title,
+    Tool,
+    User,
+)
 from engine.demo.clock import DEMO_SEED, ago, iso
 from engine.demo.store import gzip_exact, jsonl_line, write, write_json
 
@@ -101,13 +111,23 @@ def session_meta(plan: ChatPlan, title: str, start: datetime, end: datetime) -> 
     }
 
 
-def write_chats(ade: Path) -> tuple[str, ...]:
-    """Write every chat session under ``ade`` and return their ids."""
+def resolve_shas(data: bytes, shas: Mapping[str, str]) -> bytes:
+    """Replace each ``<<sha:SUBJECT>>`` with that commit's 7-digit sha (KeyError if unknown)."""
+    text = SHA_PLACEHOLDER.sub(lambda m: shas[m.group(1)][:7], data.decode("utf-8"))
+    return text.encode("utf-8")
+
+
+def write_chats(ade: Path, shas: Mapping[str, str]) -> tuple[str, ...]:
+    """Write every chat session under ``ade`` and return their ids.
+
+    ``shas`` maps commit subjects to shas, so chats quote the demo's real commits.
+    """
     rng = random.Random(DEMO_SEED + 1)
     for plan in CHATS:
         zone = timezone(timedelta(hours=plan.utc_offset_hours))
         start = ago(days=plan.days_ago).astimezone(zone)
         data, end, title = transcript(plan, start, rng)
+        data = resolve_shas(data, shas)
         name = f"{plan.id}.jsonl"
         if plan.compacted:
             write(ade / "chats" / f"{name}.gz", gzip_exact(data))

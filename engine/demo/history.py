@@ -146,14 +146,6 @@ STEPS: tuple[Step, ...] = (
         ),
     ),
     Step(_M, "dana", "Document the architecture", add=("docs/architecture.md",)),
-    Step(
-        _M,
-        "dana",
-        "Raise read_timeout to 10 s for 3-D Secure flows",
-        "The processor's 3-D Secure challenge regularly takes 6-8 s; 5 s produced a\n"
-        "ReadTimeoutError for roughly 2% of EU card payments.",
-        edits=_undo(_READ_5S),
-    ),
     Step(_M, "priya", "Add runbook for processor timeouts", add=("docs/runbook.md",)),
     Step(
         _M,
@@ -180,7 +172,7 @@ STEPS: tuple[Step, ...] = (
         appends=(
             (
                 "CHANGELOG.md",
-                "\n## 0.3.0 (2026-05-23)\n\n- Refunds, including partial refunds.\n"
+                "\n## 0.3.0 (2026-05-27)\n\n- Refunds, including partial refunds.\n"
                 "- Gateway connect_timeout and read_timeout are configurable.\n",
             ),
         ),
@@ -259,6 +251,14 @@ STEPS: tuple[Step, ...] = (
         appends=(("CHANGELOG.md", "\n- Unreleased: JSON logs with request ids (#38).\n"),),
     ),
     Step(
+        _M,
+        "dana",
+        "Raise read_timeout to 10 s for 3-D Secure flows",
+        "The processor's 3-D Secure challenge regularly takes 6-8 s; 5 s produced a\n"
+        "ReadTimeoutError for roughly 2% of EU card payments.",
+        edits=_undo(_READ_5S),
+    ),
+    Step(
         CI_BRANCH,
         "marco",
         "CI: run the tests on Python 3.11 and 3.12",
@@ -295,7 +295,7 @@ STEPS: tuple[Step, ...] = (
             ("pyproject.toml", '"0.3.0"', '"0.4.0"'),
             ("payments_api/__init__.py", '"0.3.0"', '"0.4.0"'),
         ),
-        appends=(("CHANGELOG.md", "\n## 0.4.0 (2026-06-03)\n\n- JSON logging (#38).\n"),),
+        appends=(("CHANGELOG.md", "\n## 0.4.0 (2026-06-09)\n\n- JSON logging (#38).\n"),),
     ),
     Step(
         IDEMPOTENCY_BRANCH,

@@ -28,17 +28,17 @@ PRS: tuple[tuple[int, str, str, str, str, float, str, tuple[Comment, ...]], ...]
         "MERGED",
         "marco",
         LOGGING_BRANCH,
-        19.0,
+        13.2,
         "Every log line is one JSON object with `ts`, `level`, `logger`, `msg` and `request_id`, so "
         "a payment can be followed across uvicorn workers with `jq`.",
         (
             (
                 "dana",
-                20.5,
+                14.5,
                 "Can we keep the plain formatter for `make dev`? JSON is hard to read locally.",
             ),
-            ("marco", 20.2, "Added `LOG_FORMAT=plain` for local runs; JSON stays the default."),
-            ("priya", 19.1, "LGTM 🚀"),
+            ("marco", 14.2, "Added `LOG_FORMAT=plain` for local runs; JSON stays the default."),
+            ("priya", 13.3, "LGTM 🚀"),
         ),
     ),
     (
@@ -50,7 +50,7 @@ PRS: tuple[tuple[int, str, str, str, str, float, str, tuple[Comment, ...]], ...]
         0.1,
         "Fixes ABC-123.\n\nRetries processor calls on `ConnectTimeoutError`/`ReadTimeoutError` with "
         "exponential backoff and full jitter (0.25 s doubling, capped at 8 s, 4 attempts). See "
-        "ADR 0003: we agreed to use exponential backoff after the 2026-06-02 incident.\n\n"
+        "ADR 0003: we agreed to use exponential backoff after the 2026-06-07 incident.\n\n"
         "Also lowers `connect_timeout` from 3.05 s to 2 s.",
         (
             ("priya", 0.9, "Can we make the attempts configurable via GATEWAY_MAX_RETRIES?"),
@@ -63,8 +63,8 @@ PRS: tuple[tuple[int, str, str, str, str, float, str, tuple[Comment, ...]], ...]
             (
                 "dana",
                 0.1,
-                "Thanks both — an agent in the ABC-123 lane is on it: attempts from "
-                "settings, tests pass `rng=random.Random(1)`.",
+                "Thanks both — the rng fix is pushed; an agent in the ABC-123 lane is making "
+                "the attempts configurable.",
             ),
         ),
     ),
@@ -93,7 +93,7 @@ PRS: tuple[tuple[int, str, str, str, str, float, str, tuple[Comment, ...]], ...]
         "OPEN",
         "marco",
         IDEMPOTENCY_BRANCH,
-        1.7,
+        0.9,
         "Draft. Stores the first response per `Idempotency-Key` and refuses a reused key with a "
         "different body. Needed before ABC-123 can retry charges safely.",
         (
@@ -110,11 +110,11 @@ PRS: tuple[tuple[int, str, str, str, str, float, str, tuple[Comment, ...]], ...]
         "CLOSED",
         "marco",
         CI_BRANCH,
-        8.0,
+        3.5,
         "Matrix build with pip caching.",
         (
-            ("priya", 8.5, "We deploy 3.11 only; let's revisit when the base image moves to 3.12."),
-            ("marco", 8.0, "Fair, closing for now."),
+            ("priya", 3.6, "We deploy 3.11 only; let's revisit when the base image moves to 3.12."),
+            ("marco", 3.5, "Fair, closing for now."),
         ),
     ),
 )

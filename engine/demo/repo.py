@@ -29,6 +29,9 @@ WORKTREE_DIR = ".worktrees"
 HISTORY_SPAN = timedelta(days=38)
 """The first commit is this long before ``DEMO_NOW``; the last lands a few hours before it."""
 
+EARLY_STEPS = 24
+"""Steps before the lane work starts; their gaps are stretched so the lanes' work is recent."""
+
 
 @dataclass(frozen=True)
 class RepoSummary:
@@ -38,6 +41,8 @@ class RepoSummary:
     branches: tuple[str, ...]
     lanes: tuple[str, ...]
     head_shas: dict[str, str]
+    subjects: dict[str, str]
+    """Commit subject → full sha (subjects are unique in the demo history)."""
 
 
 def git_env() -> dict[str, str]:
@@ -72,7 +77,8 @@ def git(root: Path, *args: str, stdin: bytes | None = None) -> str:
 def commit_times() -> list[datetime]:
     """One time per step: seeded random gaps, oldest first, scaled into ``HISTORY_SPAN``."""
     rng = random.Random(DEMO_SEED)
-    gaps = [rng.uniform(0.4, 1.6) for _ in STEPS]
+    # Early main history is slower than the last week of lane work (EARLY_STEPS gaps count 3x).
+    gaps = [rng.uniform(0.4, 1.6) * (3 if n < EARLY_STEPS else 1) for n in range(len(STEPS))]
     scale = (HISTORY_SPAN - timedelta(hours=3)) / sum(gaps)
     start = ago(days=HISTORY_SPAN.days)
     times, elapsed = [], 0.0
@@ -110,13 +116,17 @@ def fast_import_stream() -> tuple[bytes, int]:
     """The fast-import stream of the whole history and its commit count."""
     trees: dict[str, dict[str, str]] = {}
     marks: dict[str, int] = {}
+    forks: dict[str, dict[str, str]] = {}
     chunks: list[bytes] = []
     for number, (step, when) in enumerate(zip(STEPS, commit_times(), strict=True), start=1):
         parent_branch = step.branch if step.branch in trees else step.base
         parent_tree = trees.get(parent_branch, {})
+        forks.setdefault(step.branch, parent_tree)
         if step.merge:
-            merged = {**parent_tree, **trees[step.merge]}
-            tree = _apply(merged, step)
+            # Take what the merged branch changed since it forked; keep main's own later changes.
+            fork, theirs = forks[step.merge], trees[step.merge]
+            changed = {path: text for path, text in theirs.items() if fork.get(path) != text}
+            tree = _apply({**parent_tree, **changed}, step)
         else:
             tree = _apply(parent_tree, step)
         name, email = AUTHORS[step.author]
@@ -154,9 +164,12 @@ def build_repo(root: Path) -> RepoSummary:
         git(root, "worktree", "add", "-q", f"{WORKTREE_DIR}/{lane}", branch)
     refs = git(root, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
     heads = dict(line.split(" ", 1) for line in refs.splitlines())
+    log = git(root, "log", "--all", "--format=%H %s")
+    subjects = {line[41:]: line[:40] for line in log.splitlines()}
     return RepoSummary(
         commit_count=count,
         branches=tuple(sorted(heads)),
         lanes=("primary", *WORKTREES),
         head_shas=heads,
+        subjects=subjects,
     )
