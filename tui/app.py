@@ -72,6 +72,7 @@ class PaletteApp(App[str | None]):
         print_mode: bool = False,
         preview: bool | None = None,
         debounce_seconds: float = DEBOUNCE_SECONDS,
+        cursor_blink: bool = True,
     ) -> None:
         super().__init__()
         self.client = client
@@ -81,8 +82,11 @@ class PaletteApp(App[str | None]):
         self._preview_choice = preview
         self.preview_enabled = bool(preview)
         self.debounce_seconds = debounce_seconds
-        self.quitting = threading.Event()
-        """Set on exit: debouncing threads wake at once so quitting never waits for them."""
+        self.cursor_blink = cursor_blink
+        """Off in snapshot tests: a blinking caret makes screenshots depend on timing."""
+        self.debounce_gate = threading.Event()
+        """Search threads wait on this for the debounce; set on exit (quitting never waits for
+        them) and by ``flush_debounce`` (tests drive the debounce instead of sleeping)."""
         self.sessions: list[SessionMeta] = []
         self.lanes: list[Lane] = []
         self.local_items: list[LocalItem] = command_items()
@@ -117,9 +121,13 @@ class PaletteApp(App[str | None]):
         if isinstance(screen, PaletteScreen):
             screen.refresh_local(keep=True)
 
+    def flush_debounce(self) -> None:
+        """End the debounce wait now: the newest pending search runs at once."""
+        self.debounce_gate.set()
+
     def finish(self, result: str | None) -> None:
         """Leave the app with ``result`` (printed by ``--print``), interrupting any query."""
-        self.quitting.set()
+        self.debounce_gate.set()
         self.client.interrupt()
         self.exit(result)
 
@@ -163,7 +171,7 @@ class PaletteApp(App[str | None]):
         self.call_from_thread(self.notify, text, title="index status", timeout=8)
 
     def on_unmount(self) -> None:
-        self.quitting.set()
+        self.debounce_gate.set()
         self.client.interrupt()
 
 

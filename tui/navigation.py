@@ -109,7 +109,7 @@ def _session_target(client: SearchClient, link: DeepLink, known: Sequence[Sessio
         return Gone(f"session {link.target} is gone (deleted since it was indexed)")
     path = client.transcript_path(session.id)
     if path is None:
-        return Gone(f"session {session.title!r} has no transcript any more")
+        return Gone(f"session {session.title!r} is gone (its transcript was removed)")
     title = f"{session.title}  ({session.id})"
     if link.kind == "chat":
         return OpenChat(path, link.event, title)

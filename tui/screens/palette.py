@@ -106,7 +106,9 @@ class PaletteScreen(Screen[None]):
         self.query_one("#inline-error", Static).display = False
         self.query_one("#rebuild-progress").display = False
         self.query_one(PreviewPane).display = app.preview_enabled
-        self.query_one("#query", Input).focus()
+        box = self.query_one("#query", Input)
+        box.cursor_blink = app.cursor_blink
+        box.focus()
         self._update_kind_label()
         self.refresh_local(keep=False)
         self._start_search()
@@ -144,6 +146,7 @@ class PaletteScreen(Screen[None]):
     def _start_search(self) -> None:
         stamp = self.generation.advance()
         query = self.query_text.strip()
+        self.palette_app.debounce_gate.clear()
         self.palette_app.client.interrupt()
         if not query:
             self.workers.cancel_group(self, "search")
@@ -158,7 +161,7 @@ class PaletteScreen(Screen[None]):
         """Debounce, then query; always posts its answer (the handler decides if it is stale)."""
         delay = self.palette_app.debounce_seconds
         if delay > 0:
-            self.palette_app.quitting.wait(delay)
+            self.palette_app.debounce_gate.wait(delay)
         if get_current_worker().is_cancelled or not self.generation.is_current(stamp):
             return
         try:
@@ -276,7 +279,10 @@ class PaletteScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
     def _open(self, row: PaletteRow) -> None:
         app = self.palette_app
-        target = resolve(app.client, row, app.sessions)
+        try:
+            target: Target = resolve(app.client, row, app.sessions)
+        except Exception as err:  # a broken link or listing must not end the palette
+            target = Gone(f"cannot open {row.title!r}: {err}")
         self.app.call_from_thread(self._navigate, target)
 
     def _navigate(self, target: Target) -> None:

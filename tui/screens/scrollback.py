@@ -39,7 +39,7 @@ class ScrollbackScreen(Screen[None]):
     def __init__(self, path: Path, offset: int, query: str, title: str) -> None:
         super().__init__()
         self.path = path
-        self.offset = offset
+        self.byte_offset = offset
         self.query_text = query
         self.title_text = title
         self.window: LineWindow | None = None
@@ -63,13 +63,13 @@ class ScrollbackScreen(Screen[None]):
         try:
             window = LineWindow(self.path)
             size = window.size()
-            line = window.load_around(self.offset)
+            line = window.load_around(self.byte_offset)
         except OSError as err:
             self.app.call_from_thread(self._failed, str(err))
             return
         note = None
-        if self.offset >= size > 0:
-            note = f"offset {self.offset} is past the end ({size} bytes): showing the end"
+        if self.byte_offset >= size > 0:
+            note = f"offset {self.byte_offset} is past the end ({size} bytes): showing the end"
         pattern = terms_pattern(highlight_terms(self.query_text))
         if pattern is not None and window.line_count:
             raw = re.compile(pattern.pattern.encode(), re.IGNORECASE)
