@@ -56,8 +56,14 @@ _ALT_RE = re.compile(r"\x1b\[\?([0-9;]*)([hl])")
 _ALT_MODES = frozenset({"1049", "1047", "47"})
 """The three private modes that switch to (``h``) or from (``l``) the alternate screen."""
 
-_LINE_TOKEN_RE = re.compile(ESC_SEQ_PATTERN + r"|[\r\b]|[^\x1b\r\b]+")
-"""Tokens of one line for the cell model: an escape, a cursor control, or a run of text."""
+_OTHER_ESC_RE = re.compile(r"\x1b(?!\[[0-9;]*[KGCD`])" + ESC_SEQ_PATTERN.removeprefix(r"\x1b"))
+"""Every escape sequence except the cursor CSIs the cell model obeys."""
+
+_OTHER_CONTROL_RE = re.compile(r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]+")
+"""Controls the cell model ignores: all but ``\\b``, ``\\t``, ``\\r`` and ESC."""
+
+_LINE_TOKEN_RE = re.compile(r"\x1b\[[0-9;]*[KGCD`]|[\r\b]|[^\x1b\r\b]+")
+"""Tokens of a pre-stripped line: a cursor CSI, ``\\r`` or ``\\b``, or a run of text."""
 
 _CURSOR_CSI_RE = re.compile(r"\x1b\[([0-9;]*)([KGCD`])")
 """The cursor CSIs the cell model obeys: erase in line, column absolute, forward, back."""
@@ -131,6 +137,13 @@ def resolve_line(line: str) -> str:
     ``10%\\r20%\\r100%`` gives ``100%``; ``hello\\rHe`` gives ``Hello`` (a shorter rewrite leaves
     the tail visible, as on a real terminal); ``ab\\bc`` gives ``ac``; ``ESC[K`` erases.
     """
+    line = _OTHER_CONTROL_RE.sub("", _OTHER_ESC_RE.sub("", line))
+    if "\x1b" not in line and "\b" not in line:
+        # Only carriage returns: overlay the frames, each written from column 0.
+        visible = ""
+        for frame in line.split("\r"):
+            visible = frame + visible[len(frame) :]
+        return visible
     cells: list[str] = []
     col = 0
     for token in _LINE_TOKEN_RE.findall(line):
@@ -142,12 +155,10 @@ def resolve_line(line: str) -> str:
         elif first == "\x1b":
             col = _apply_cursor_csi(token, cells, col)
         else:
-            run = CONTROL_RE.sub("", token)
-            if run:
-                if col > len(cells):
-                    cells.extend(_BLANK * (col - len(cells)))
-                cells[col : col + len(run)] = run
-                col += len(run)
+            if col > len(cells):
+                cells.extend(_BLANK * (col - len(cells)))
+            cells[col : col + len(token)] = token
+            col += len(token)
     return "".join(cells).rstrip(_BLANK).replace(_BLANK, " ")
 
 
@@ -188,18 +199,19 @@ def _sanitize_with_alt_screen(text: str, alt_screen: bool) -> tuple[list[str | N
         match = _find_alt_toggle(text, done)
     pieces.append((text[done:], not alt_screen))
     lines: list[str | None] = []
-    current: list[str] = []
-    seen_visible = False
+    current: list[str] = []  # visible text of the line being built, already cleaned
     for piece, visible in pieces:
-        for index, part in enumerate(piece.split("\n")):
-            if index:
-                # A newline the user saw ends a visible (maybe blank) line; a hidden one ends a
-                # visible line only if some of its text was seen before the switch.
-                shown = visible or seen_visible
-                lines.append(_clean_block("".join(current)) if shown else None)
-                current, seen_visible = [], False
-            if visible and part:
-                current.append(part)
-                seen_visible = True
-    lines.append(_clean_block("".join(current)) if seen_visible else None)
+        if visible:
+            # A newline the user saw ends a visible (maybe blank) line.
+            *ended, last = _clean_block(piece).split("\n")
+            for part in ended:
+                lines.append("".join(current) + part)
+                current = []
+            current.append(last)
+        else:
+            # A hidden newline ends a visible line only if some of its text was seen.
+            for _ in range(piece.count("\n")):
+                lines.append("".join(current) or None)
+                current = []
+    lines.append("".join(current) or None)
     return lines, alt_screen
