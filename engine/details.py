@@ -96,12 +96,19 @@ def final_frame(line: bytes) -> bytes:
 
 
 def scrollback_context(
-    path: Path, offset: int, *, before: int = 5, after: int = 15, keep_ansi: bool = False
+    path: Path,
+    offset: int,
+    *,
+    before: int = 5,
+    after: int = 15,
+    keep_ansi: bool = False,
+    focus_pattern: re.Pattern[str] | None = None,
 ) -> Context:
     """Scrollback lines around byte ``offset`` of a terminal transcript (plain or ``.gz``).
 
-    The line containing ``offset`` is the focus. An offset past the end lands on the last line
-    with a note.
+    The line containing ``offset`` is the focus, or with ``focus_pattern`` the first line at or
+    after it that matches (a hit's offset is the start of a ~4 KiB chunk, the match is inside
+    it). An offset past the end lands on the last line with a note.
 
     Raises:
         DetailError: the transcript is missing or unreadable.
@@ -119,6 +126,8 @@ def scrollback_context(
         offset = max(0, piece.total_size - 1)
     lines = _split_lines(piece.data, piece.start, skip_partial_head=piece.start > 0)
     focus = _line_at(lines, offset)
+    if focus_pattern is not None:
+        focus = _first_match(lines, focus, focus_pattern)
     shown = lines[max(0, focus - before) : focus + after + 1]
     records = tuple(
         TextLine(text=_display(raw, keep_ansi), offset=line_offset) for line_offset, raw in shown
@@ -148,6 +157,17 @@ def _line_at(lines: list[tuple[int, bytes]], offset: int) -> int:
         else:
             break
     return found
+
+
+FOCUS_SEARCH_LINES = 400
+"""How far below a chunk's first line the matching line is looked for."""
+
+
+def _first_match(lines: list[tuple[int, bytes]], start: int, pattern: re.Pattern[str]) -> int:
+    for index in range(start, min(len(lines), start + FOCUS_SEARCH_LINES)):
+        if pattern.search(_display(lines[index][1], keep_ansi=False)):
+            return index
+    return start
 
 
 def _display(raw: bytes, keep_ansi: bool) -> str:
@@ -295,8 +315,16 @@ def branch_detail(repo: Path, name: str) -> Detail:
     return Detail(kind="branch", title=name, fields=(("branch", name),), body=log.rstrip("\n"))
 
 
-def lane_detail(lane: Lane, sessions: list[SessionMeta], repo_log: str = "") -> Detail:
-    """A lane: where it is, its branch, its sessions (newest first) and its recent commits."""
+def lane_detail(
+    lane: Lane, sessions: list[SessionMeta], repo_log: str = "", root: Path | None = None
+) -> Detail:
+    """A lane: where it is, its branch, its sessions (newest first) and its recent commits.
+
+    ``root`` (the project folder) makes the path relative when the lane lives inside it.
+    """
+    where = str(lane.path)
+    if root is not None and lane.path.is_relative_to(root):
+        where = str(lane.path.relative_to(root)) or "."
     owned = sorted(
         (s for s in sessions if s.lane_id == lane.id), key=lambda s: s.updated_at, reverse=True
     )
@@ -309,7 +337,7 @@ def lane_detail(lane: Lane, sessions: list[SessionMeta], repo_log: str = "") -> 
         title=lane.name,
         fields=(
             ("lane", lane.id),
-            ("path", str(lane.path)),
+            ("path", where),
             ("branch", lane.branch or "(detached)"),
             ("primary", "yes" if lane.primary else "no"),
         ),
@@ -384,4 +412,5 @@ def artifact_detail(project: Project, artifact_id: str) -> Detail:
 
 def linear_detail(identifier: str, title: str = "", snippet: str = "") -> Detail:
     """A Linear issue as the search hit described it (nothing is stored locally)."""
-    return Detail(kind="linear", title=f"{identifier} {title}".strip(), body=snippet)
+    shown = title if title.startswith(identifier) else f"{identifier} {title}".strip()
+    return Detail(kind="linear", title=shown, fields=(("issue", identifier),), body=snippet)

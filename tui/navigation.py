@@ -7,6 +7,7 @@ gives a ``Gone`` record with the message to show (RELIABILITY 21).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -153,12 +154,15 @@ def _lane(client: SearchClient, lane_id: str) -> Detail:
                 log = run_git(lane.path, "log", "-n", "8", "--format=%h %s", "--")
             except GitError:
                 log = ""
-            return lane_detail(lane, client.list_sessions(), log)
+            return lane_detail(lane, client.list_sessions(), log, client.project.root)
     raise AdeError(f"lane {lane_id} is gone")
 
 
 def preview_record(
-    client: SearchClient, row: PaletteRow, known: Sequence[SessionMeta]
+    client: SearchClient,
+    row: PaletteRow,
+    known: Sequence[SessionMeta],
+    pattern: re.Pattern[str] | None = None,
 ) -> Context | Detail | str:
     """What the preview pane shows for ``row``: context lines, a detail, or a one-line message."""
     if row.kind == "command":
@@ -168,7 +172,9 @@ def preview_record(
         if isinstance(target, Gone):
             return target.message
         if isinstance(target, OpenScrollback):
-            return scrollback_context(target.path, target.offset, before=3, after=30)
+            return scrollback_context(
+                target.path, target.offset, before=3, after=30, focus_pattern=pattern
+            )
         if isinstance(target, OpenChat):
             return chat_context(target.path, target.seq, radius=2)
         return target.loader()

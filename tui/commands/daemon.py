@@ -70,22 +70,34 @@ def _status(*, as_json: bool) -> int:
     return 0
 
 
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie waiting for its parent to reap it counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
 def _stop() -> int:
     connection = open_connection()
     if connection is None:
         print(f"no ade daemon is running (socket {socket_path()})", file=sys.stderr)
         return 1
     pid = connection.peer_pid()
-    path = connection.path
     connection.close()
     if pid is None or pid <= 0:
         print("could not learn the daemon's pid", file=sys.stderr)
         return 2
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_WAIT_S
-    while path.exists() and time.monotonic() < deadline:
+    while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)  # polling another process's exit: there is nothing to wait on
-    if path.exists():
+    if _alive(pid):
         print(f"ade daemon (pid {pid}) did not stop within {STOP_WAIT_S:g} s", file=sys.stderr)
         return 2
     print(f"stopped ade daemon (pid {pid})", file=sys.stderr)

@@ -16,7 +16,8 @@ from tui.logic.keys import PALETTE_KEYS
 QUERY_HELP = """\
 words          all must match (prefix): fix login
 "a phrase"     exact phrase
-kind:pr        only that kind (chat terminal pr commit branch lane file artifact linear)
+kind:pr        only that kind: chat terminal pr commit branch lane file
+               artifact linear (Tab / Shift+Tab cycle kinds)
 lane:NAME      one lane        session:ID   one session
 since:7d       newer than 7d / 24h / 2w / 2026-06-01
 

@@ -10,7 +10,7 @@ interrupted on the client so its thread ends quickly.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -77,6 +77,7 @@ class PaletteScreen(Screen[None]):
         super().__init__()
         self.initial_query = initial_query
         self.generation = Generation()
+        self.preview_generation = Generation()
         self.kind_mode = 0
         self.local_rows: list[PaletteRow] = []
         self.hits: SearchQueryResult | None = None
@@ -309,13 +310,17 @@ class PaletteScreen(Screen[None]):
             return
         row = self.query_one(ResultList).current_row()
         if row is not None:
-            self._preview(row, self.query_text)
+            self._preview(self.preview_generation.advance(), row, self.query_text)
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
-    def _preview(self, row: PaletteRow, query: str) -> None:
+    def _preview(self, stamp: int, row: PaletteRow, query: str) -> None:
         app = self.palette_app
-        record = preview_record(app.client, row, app.sessions)
         pattern = terms_pattern(highlight_terms(query))
-        if get_current_worker().is_cancelled:
-            return
-        self.app.call_from_thread(self.query_one(PreviewPane).show, record, pattern)
+        record = preview_record(app.client, row, app.sessions, pattern)
+        self.app.call_from_thread(self._show_preview, stamp, record, pattern)
+
+    def _show_preview(self, stamp: int, record: Any, pattern: Any) -> None:
+        """Paint a preview unless a newer one was asked for meanwhile (its thread may finish
+        after ours: threads cannot be cancelled)."""
+        if self.preview_generation.is_current(stamp):
+            self.query_one(PreviewPane).show(record, pattern)

@@ -9,6 +9,7 @@ that does not contain it makes ``pytest one_test.py::x --snapshot-update`` delet
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 import pytest_textual_snapshot
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from engine.demo import DEMO_NOW
 from engine.embedded import EmbeddedClient
@@ -68,6 +70,15 @@ def client(indexed_demo: Path) -> Iterator[EmbeddedClient]:
     opened = EmbeddedClient.open(indexed_demo, clock=fixed_clock, start_worker=False)
     yield opened
     opened.close()
+
+
+async def settle(pilot: Any) -> None:
+    """Wait for every worker (cancelled ones included) and let posted messages be handled."""
+    for _ in range(3):
+        for worker in list(pilot.app.workers):
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+        await pilot.pause()
 
 
 def make_app(client: Any, **options: Any) -> PaletteApp:

@@ -28,7 +28,7 @@ from tui.screens.scrollback import ScrollbackScreen
 from tui.widgets.result_list import ResultList
 from tui.widgets.scrollback_view import ScrollbackView
 
-from .conftest import fixed_clock, make_app
+from .conftest import fixed_clock, make_app, settle
 
 PROJECT = "acme-payments-demo"
 
@@ -60,13 +60,6 @@ class Recording:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
-
-
-async def settle(pilot: Any) -> None:
-    """Let every worker finish and every posted message be handled."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def results(app: Any) -> ResultList:

@@ -1,0 +1,89 @@
+"""Running `ade search` once its arguments are valid: pick a client, catch up, query, print.
+
+With a daemon running (and no ``--no-daemon``) the query goes over its socket; otherwise the
+service runs in-process (the embedded default): the index is opened, every source whose file
+changed since the last run is caught up (stat-only when nothing changed), then the query runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from engine.client import SearchClient
+from engine.types import SearchQueryArgs, to_json
+from tui.commands.search import check_rebuild_allowed
+from tui.progress import StderrProgress
+from tui.search_format import (
+    format_results_json,
+    format_results_text,
+    format_status_text,
+    format_warnings,
+)
+
+
+def open_client(ns: argparse.Namespace) -> SearchClient:
+    """The daemon's client when one serves this machine, else the embedded service, caught up."""
+    root = Path(ns.project).expanduser() if ns.project else None
+    if not ns.no_daemon:
+        daemon = _daemon_client(root)
+        if daemon is not None:
+            return daemon
+    from engine.embedded import EmbeddedClient
+
+    client = EmbeddedClient.open(root, start_worker=False)
+    bar = StderrProgress("indexing")
+    try:
+        client.service.catch_up(progress=bar)
+    finally:
+        bar.finish()
+    return client
+
+
+def _daemon_client(root: Path | None) -> SearchClient | None:
+    try:
+        from engine.rpc.client import connect_daemon
+    except ImportError:  # a build without the daemon
+        return None
+    from engine.project.locate import open_project
+
+    project = open_project(root)
+    return connect_daemon(project_root=project.root)
+
+
+def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
+    if ns.rebuild:
+        check_rebuild_allowed(os.environ)
+    client = open_client(ns)
+    try:
+        if ns.status:
+            status = client.index_status()
+            print(to_json(status).decode() if ns.fmt == "json" else format_status_text(status))
+            return 0
+        if ns.rebuild:
+            bar = StderrProgress("rebuilding")
+            try:
+                outcome = client.rebuild_index(progress=bar)
+            finally:
+                bar.finish()
+            if ns.fmt == "json":
+                print(to_json(outcome).decode())
+            else:
+                print(f"rebuilt: {outcome.doc_count:,} documents in {outcome.duration_ms:,} ms")
+            return 0 if outcome.ok else 1
+        assert args is not None
+        result = client.query(args)
+        for line in format_warnings(result):
+            print(line, file=sys.stderr)
+        if ns.fmt == "json":
+            print(format_results_json(result))
+        else:
+            from engine.clock import clock_from_env
+
+            color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+            print(format_results_text(result, clock_from_env()(), color=color))
+        return 0 if result.items else 1
+    finally:
+        client.close()
