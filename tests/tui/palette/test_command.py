@@ -1,0 +1,54 @@
+"""``ade palette`` options and exit codes (the app itself is replaced: no terminal here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui import cli
+from tui.app import PaletteApp
+
+
+@pytest.fixture
+def fake_run(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    seen: dict[str, Any] = {"result": None}
+
+    def run(app: PaletteApp) -> str | None:
+        seen["app"] = app
+        return seen["result"]
+
+    monkeypatch.setattr(PaletteApp, "run", run)
+    return seen
+
+
+def test_print_outputs_the_chosen_link(
+    fake_run: dict[str, Any], indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_run["result"] = "ade://pr/41?project=acme-payments-demo"
+    argv = ["palette", "--project", str(indexed_demo), "--print", "--query", "retry", "--no-watch"]
+    assert cli.main(argv) == 0
+    assert capsys.readouterr().out == "ade://pr/41?project=acme-payments-demo\n"
+    app = fake_run["app"]
+    assert app.print_mode
+    assert app.initial_query == "retry"
+
+
+def test_print_cancelled_exits_1_and_prints_nothing(
+    fake_run: dict[str, Any], indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["palette", "--project", str(indexed_demo), "--print", "--no-watch"]) == 1
+    assert capsys.readouterr().out == ""
+
+
+def test_bare_ade_opens_the_palette(fake_run: dict[str, Any], indexed_demo: Path) -> None:
+    assert cli.main(["--project", str(indexed_demo), "--no-daemon", "--no-watch"]) == 0
+    assert not fake_run["app"].print_mode
+
+
+def test_missing_project_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["palette", "--project", str(tmp_path / "nope")]) == 2
+    assert "ade palette:" in capsys.readouterr().err
