@@ -1,0 +1,90 @@
+"""Indexing an external (Claude Code / Codex) session in place, through the common tailing pass.
+
+Each transcript file is its own source with its own byte cursor: the main file is
+``chat:<sid>``, a Claude subagent file ``chat:<sid>/<agent-stem>``; all of them index into the one
+session (``chat:<sid>:<messageId>`` docs, the ``chat:<sid>`` session doc). A subagent file's seq
+(the deep-link anchor) is its line offset plus ``SUBAGENT_SEQ_STRIDE`` times a stable file
+number, so anchors never collide with the main file's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from engine.external.claude_code import ClaudeHead, parse_claude
+from engine.external.codex import parse_codex
+from engine.external.discover import claude_subagent_files
+from engine.index_db import IndexDoc
+from engine.ingest.docs import message_doc, ms, session_doc
+from engine.ingest.tailing import Builder, PassOutput, PassResult, run_pass
+from engine.project.model import ChatEvent, SessionMeta
+from engine.project.tally import WarningTally
+
+SUBAGENT_SEQ_STRIDE = 10**12
+"""Offsets stay below 1 TB, so ``file number * 10**12 + offset`` reads back as both."""
+
+
+def transcript_sources(meta: SessionMeta) -> list[tuple[str, Path, int]]:
+    """``(source key, file, seq base)`` of every transcript file of an external session."""
+    if meta.transcript_path is None:
+        return []
+    out = [(f"chat:{meta.id}", meta.transcript_path, 0)]
+    if meta.source == "claude":
+        for path in claude_subagent_files(meta.transcript_path):
+            number = zlib.crc32(path.stem.encode()) % 4096 + 1
+            out.append((f"chat:{meta.id}/{path.stem}", path, number * SUBAGENT_SEQ_STRIDE))
+    return out
+
+
+def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningTally) -> Builder:
+    """A tailing builder parsing the session's own format into chat docs keyed by ``key``."""
+
+    def build(data: bytes, base: int, _at_eof: bool, state: dict[str, Any]) -> PassOutput:
+        events, consumed, new_state = _parse(meta, data, base, key, seq_base, tally, state)
+        latest = int(state.get("latest", 0))
+        docs: list[IndexDoc] = []
+        for event in events:
+            doc = message_doc(meta.id, event, meta.title, meta.lane_id, ms(meta.updated_at))
+            if doc is not None:
+                docs.append(dataclasses.replace(doc, source_key=key))
+                latest = max(latest, doc.updated_at)
+        if state.get("cut_line") and consumed:
+            tally.add(key, "line longer than the read cap skipped")
+        new_state["latest"] = latest
+        session = session_doc("chat", meta.id, meta, meta.title, latest)
+        return PassOutput(consumed=consumed, session=session, new_docs=docs, state=new_state)
+
+    return build
+
+
+def _parse(meta: SessionMeta, data: bytes, base: int, key: str, seq_base: int,
+           tally: WarningTally, state: dict[str, Any]
+           ) -> tuple[list[ChatEvent], int, dict[str, Any]]:  # fmt: skip
+    if meta.source == "codex":
+        raw = state.get("counters")
+        counters = dict(raw) if isinstance(raw, dict) else {}
+        events, consumed = parse_codex(data, base, key, tally, counters)
+        return events, consumed, {"counters": counters}
+    events, consumed = parse_claude(data, base, key, tally, seq_base=seq_base, head=ClaudeHead())
+    return events, consumed, {}
+
+
+def process_external(
+    conn: apsw.Connection, meta: SessionMeta, tally: WarningTally, now_ms: int
+) -> PassResult:
+    """One pass over each transcript file of ``meta``; ``more`` when any file has more to read.
+
+    Raises:
+        TranscriptNotReady / TranscriptUnreadable: from reading; that file wrote nothing.
+    """
+    more, written = False, 0
+    for key, path, seq_base in transcript_sources(meta):
+        result = run_pass(conn, path, key, "chat", external_builder(meta, key, seq_base, tally),
+                          now_ms)  # fmt: skip
+        more, written = more or result.more, written + result.written
+    return PassResult(more=more, written=written)
