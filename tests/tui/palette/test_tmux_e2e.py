@@ -1,0 +1,78 @@
+"""End to end: the real ``ade palette`` in tmux — type, see a terminal hit, Enter, read the
+marked scrollback line off the screen. Polling capture-pane with a deadline is waiting on an
+external process, not sleeping on our own background work."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.embedded import EmbeddedClient
+
+from .conftest import fixed_clock
+
+ADE = Path(sys.executable).with_name("ade")
+DEADLINE_S = 20.0
+"""Generous for a shared 2-core box; a healthy run takes about a second."""
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Callable[..., str]]:
+    socket = f"ade-e2e-{uuid.uuid4().hex[:8]}"
+
+    def run(*args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-L", socket, *args], check=True, capture_output=True, text=True
+        ).stdout
+
+    yield run
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
+
+
+def wait_for(capture: Callable[[], str], predicate: Callable[[str], bool]) -> str:
+    deadline = time.monotonic() + DEADLINE_S
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = capture()
+        if predicate(screen):
+            return screen
+        time.sleep(0.1)
+    raise AssertionError(f"timed out; screen was:\n{screen}")
+
+
+def test_palette_in_tmux_jumps_to_the_scrollback_line(
+    demo_project: Path, tmp_path: Path, tmux: Callable[..., str]
+) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(demo_project, root, symlinks=True)
+    with EmbeddedClient.open(root, clock=fixed_clock, start_worker=False) as client:
+        client.service.catch_up()
+    env = "env -u NO_COLOR TERM=xterm-256color ADE_NOW=2026-06-15T12:00:00Z"
+    command = f"{env} {ADE} palette --project {root} --no-watch"
+    tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", command)
+
+    def capture() -> str:
+        return tmux("capture-pane", "-p", "-t", "e2e")
+
+    wait_for(capture, lambda s: "kind: sessions" in s)
+    tmux("send-keys", "-t", "e2e", "-l", "healthz")
+    for _ in range(3):  # sessions → everything → chat → terminal
+        tmux("send-keys", "-t", "e2e", "Tab")
+    screen = wait_for(capture, lambda s: "kind: terminal" in s and "Terminals (" in s)
+    assert "$ uvicorn" in screen
+    tmux("send-keys", "-t", "e2e", "Enter")
+    screen = wait_for(capture, lambda s: "▶" in s and "n/N matches" in s)
+    marked = next(line for line in screen.splitlines() if "▶" in line)
+    assert "healthz" in marked
+    tmux("send-keys", "-t", "e2e", "Escape")
+    screen = wait_for(capture, lambda s: "kind: terminal" in s)
+    assert "healthz" in screen  # the query survived the round trip
