@@ -78,6 +78,14 @@ def test_term_records_live_forwards_winch_and_returns_the_exit_status(repo: Path
         log = repo / ".ade" / "terminals" / f"{record['id']}.log"
         assert b"hello-term" in log.read_bytes()
         assert not termios.tcgetattr(slave)[3] & termios.ICANON  # the real terminal is raw
+        # Searchable before the session ends.
+        found = subprocess.run(
+            [str(ADE), "search", "--no-daemon", "--project", str(repo), "--json", "hello-term"],
+            capture_output=True, check=False, timeout=DEADLINE_S,
+        )  # fmt: skip
+        assert found.returncode == 0, found.stderr
+        links = [item["deepLink"] for item in json.loads(found.stdout)["items"]]
+        assert any(x.startswith(f"ade://terminal/{record['id']}?offset=") for x in links), links
         # A resize of the real terminal reaches the program.
         fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 77, 0, 0))
         os.kill(proc.pid, signal.SIGWINCH)
