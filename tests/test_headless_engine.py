@@ -16,7 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import importlib, pkgutil, sys
 import engine
-names = [m.name for m in pkgutil.walk_packages(engine.__path__, "engine.")]
+names = [
+    m.name for m in pkgutil.walk_packages(engine.__path__, "engine.")
+    if not m.name.endswith("__main__")  # entry points run on import
+]
 for name in names:
     importlib.import_module(name)
 leaked = sorted(m for m in sys.modules if m.split(".")[0] in {"textual", "rich", "tui"})

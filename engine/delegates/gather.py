@@ -1,0 +1,252 @@
+"""Sources asked at query time instead of indexed: lanes, files, artifacts, Linear (DESIGN §5).
+
+Each delegate is best-effort: a failure yields no candidates and one warning line, never a failed
+query. Their candidates go through the same comparator as indexed ones (``run_query`` merges them
+via ``extra_candidates``), so a file named exactly like the query outranks a body hit the same way
+a PR titled like it does. Files and Linear need positive query text; a filter-only query skips them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.deeplinks import Envelope, build_link
+from engine.deeplinks_resolve import envelope_for_lane
+from engine.delegates.files import FileSearchFailed, search_lane_files
+from engine.delegates.linear import LinearUnavailable, linear_api_key, search_linear
+from engine.delegates.matching import mark_words, matches, positive_words, required_words
+from engine.errors import AdeError
+from engine.project.artifacts import list_artifacts
+from engine.project.git import origin_slug
+from engine.project.model import Lane, Project
+from engine.project.prs import list_prs
+from engine.project.tally import WarningTally
+from engine.query_parser import ParsedQuery
+from engine.ranking import Candidate, tier_for
+from engine.types import TIER_ORDER
+
+MAX_PATH_HITS = 200
+"""Path matches kept per query: enough for several pages, bounded on a 100k-file monorepo."""
+
+
+@dataclass(frozen=True)
+class DelegateContext:
+    """What every delegate gets: the parsed query and the project's lanes, already filtered."""
+
+    project: Project
+    parsed: ParsedQuery
+    kinds: tuple[str, ...]
+    lane_ids: tuple[str, ...] | None
+    lanes: Sequence[Lane]
+    environ: Mapping[str, str]
+
+    def lane_allowed(self, lane_id: str | None) -> bool:
+        return self.lane_ids is None or lane_id in self.lane_ids
+
+    def after_since(self, updated_ms: int) -> bool:
+        return self.parsed.since_ms is None or updated_ms >= self.parsed.since_ms
+
+
+def _mtime_ms(path: Path) -> int:
+    try:
+        return int(path.stat().st_mtime * 1000)
+    except OSError:
+        return 0
+
+
+def _lane_envelope(ctx: DelegateContext, lane: Lane) -> Envelope | None:
+    repo = origin_slug(lane.path) if ctx.project.is_git else None
+    prs = list_prs(ctx.project, WarningTally())
+    return envelope_for_lane(repo=repo, branch=lane.branch, prs=prs)
+
+
+def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
+    out, warnings = [], []
+    words = positive_words(ctx.parsed)
+    for lane in ctx.lanes:
+        if not ctx.lane_allowed(lane.id):
+            continue
+        haystack = " ".join(filter(None, (lane.id, lane.name, lane.branch, str(lane.path))))
+        if not matches(ctx.parsed, haystack):
+            continue
+        if not lane.path.is_dir():
+            warnings.append(f"lane {lane.id}: its folder {lane.path} is missing")
+        envelope = _lane_envelope(ctx, lane)
+        link = build_link("lane", lane.id, project_id=ctx.project.id, envelope=envelope)
+        detail = f"{lane.branch or '(detached)'} · {lane.path}"
+        out.append(
+            Candidate(
+                doc_id=f"lane:{lane.id}",
+                kind="lane",
+                title=lane.name,
+                rank_title=lane.name,
+                snippet_marked=mark_words(detail, words),
+                updated_at=_mtime_ms(lane.path),
+                lane_id=lane.id,
+                anchor=lane.id,
+                extra={"deep_link": link, "lane_name": lane.name},
+            )
+        )
+    return out, warnings
+
+
+def artifact_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
+    tally = WarningTally()
+    words = positive_words(ctx.parsed)
+    out = []
+    for art in list_artifacts(ctx.project, tally):
+        updated = int(art.created_at.timestamp() * 1000)
+        haystack = " ".join((art.id, art.title, art.kind, art.path))
+        if not (ctx.lane_allowed(art.lane_id) and ctx.after_since(updated)):
+            continue
+        if not matches(ctx.parsed, haystack):
+            continue
+        out.append(
+            Candidate(
+                doc_id=f"artifact:{art.id}",
+                kind="artifact",
+                title=art.title,
+                rank_title=art.title,
+                snippet_marked=mark_words(f"{art.kind} · {art.path}", words),
+                updated_at=updated,
+                session_id=art.session_id,
+                lane_id=art.lane_id,
+                anchor=art.id,
+                extra={"deep_link": build_link("artifact", art.id, project_id=ctx.project.id)},
+            )
+        )
+    skipped = sum(tally.snapshot().values())
+    return out, [f"artifacts: {skipped} unreadable record(s) skipped"] if skipped else []
+
+
+def _primary_lane(ctx: DelegateContext) -> Lane | None:
+    for lane in ctx.lanes:
+        if lane.primary:
+            return lane
+    if ctx.project.is_git:
+        return Lane(
+            id="primary", name=ctx.project.name, path=ctx.project.root, branch=None, primary=True
+        )
+    return None
+
+
+def _best_path_title(path: str, query: str) -> str:
+    """The file's path or its basename, whichever ranks better against the query."""
+    base = path.rsplit("/", 1)[-1]
+    probe = [
+        Candidate(doc_id="", kind="file", title=t, rank_title=t, snippet_marked="", updated_at=0)
+        for t in (base, path)
+    ]
+    tiers = [tier_for(c, query) for c in probe]
+    return base if TIER_ORDER[tiers[0]] <= TIER_ORDER[tiers[1]] else path
+
+
+def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
+    words = positive_words(ctx.parsed)
+    lane = _primary_lane(ctx)
+    if not words or lane is None or not ctx.lane_allowed(lane.id):
+        return [], []
+    if not lane.path.is_dir():
+        return [], [f"files: the primary lane's folder {lane.path} is missing"]
+    try:
+        paths, lines = search_lane_files(lane.path, required_words(ctx.parsed) or words)
+    except FileSearchFailed as err:
+        return [], [f"files: {err}"]
+    query = ctx.parsed.title_text
+    out: list[Candidate] = []
+    for path in paths:
+        if len(out) >= MAX_PATH_HITS:
+            break
+        if not matches(ctx.parsed, path):
+            continue
+        updated = _mtime_ms(lane.path / path)
+        if not ctx.after_since(updated):
+            continue
+        link = build_link("file", path, project_id=ctx.project.id, lane=lane.id)
+        title = _best_path_title(path, query)
+        out.append(Candidate(doc_id=f"file:{path}", kind="file", title=path, rank_title=title,
+                             snippet_marked=mark_words(path, words), updated_at=updated,
+                             lane_id=lane.id, anchor=path,
+                             extra={"deep_link": link, "path": path}))  # fmt: skip
+    for hit in lines:
+        if not matches(ctx.parsed, f"{hit.path} {hit.text}"):
+            continue
+        updated = _mtime_ms(lane.path / hit.path)
+        if not ctx.after_since(updated):
+            continue
+        link = build_link("file", hit.path, project_id=ctx.project.id, line=hit.line, lane=lane.id)
+        out.append(Candidate(doc_id=f"file:{hit.path}:{hit.line}", kind="file",
+                             title=f"{hit.path}:{hit.line}", rank_title="",
+                             snippet_marked=mark_words(hit.text.strip(), words), updated_at=updated,
+                             lane_id=lane.id, anchor=f"{hit.path}:{hit.line}",
+                             extra={"deep_link": link, "path": hit.path, "line": hit.line}))  # fmt: skip
+    return out, []
+
+
+def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
+    words = positive_words(ctx.parsed)
+    key = linear_api_key(dict(ctx.environ))
+    if not words:
+        return [], []
+    if key is None:
+        return [], ["linear: not configured (set LINEAR_API_KEY to search Linear issues)"]
+    try:
+        issues = search_linear(
+            " ".join(words), api_key=key, url=ctx.environ.get("ADE_LINEAR_API_URL")
+        )
+    except LinearUnavailable as err:
+        return [], [f"linear: {err}"]
+    out = []
+    for issue in issues:
+        updated = int(issue.updated_at.timestamp() * 1000)
+        if not ctx.after_since(updated):
+            continue
+        text = f"{issue.state} · {issue.description[:300]}".strip(" ·")
+        out.append(Candidate(doc_id=f"linear:{issue.identifier}", kind="linear",
+                             title=f"{issue.identifier} {issue.title}", rank_title=issue.title,
+                             snippet_marked=mark_words(text, words), updated_at=updated,
+                             anchor=issue.identifier,
+                             extra={"deep_link": build_link("linear", issue.identifier,
+                                                            project_id=ctx.project.id),
+                                    "url": issue.url}))  # fmt: skip
+    return out, []
+
+
+Delegate = Callable[[DelegateContext], tuple[list[Candidate], list[str]]]
+
+DELEGATES: dict[str, Delegate] = {
+    "lane": lane_candidates,
+    "file": file_candidates,
+    "artifact": artifact_candidates,
+    "linear": linear_candidates,
+}
+"""Kind → delegate. Only the kinds a query asks for are consulted."""
+
+
+def delegated_candidates(
+    project: Project,
+    parsed: ParsedQuery,
+    kinds: Sequence[str],
+    lane_ids: tuple[str, ...] | None,
+    lanes: Sequence[Lane],
+    environ: Mapping[str, str] | None = None,
+) -> tuple[list[Candidate], list[str]]:
+    """Candidates from every delegate whose kind is asked for, and their warnings."""
+    if parsed.match_none:
+        return [], []
+    ctx = DelegateContext(project, parsed, tuple(kinds), lane_ids, lanes, environ or os.environ)
+    candidates: list[Candidate] = []
+    warnings: list[str] = []
+    for kind, delegate in DELEGATES.items():
+        if kind not in kinds:
+            continue
+        try:
+            found, said = delegate(ctx)
+        except (AdeError, OSError, ValueError) as err:
+            found, said = [], [f"{kind}: {err}"]
+        candidates.extend(found)
+        warnings.extend(said)
+    return candidates, warnings

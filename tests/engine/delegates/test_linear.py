@@ -1,0 +1,138 @@
+"""The Linear delegate against a local HTTP server that answers as Linear's GraphQL API does.
+
+This is the one fake the project allows: the real service is out of reach from here.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from engine.delegates.gather import delegated_candidates
+from engine.delegates.linear import LinearUnavailable, search_linear
+from engine.project.model import Project
+from engine.query_parser import parse_query
+
+NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
+
+ISSUES = {
+    "data": {
+        "searchIssues": {
+            "nodes": [
+                {
+                    "identifier": "ABC-123",
+                    "title": "Retry payments with exponential backoff",
+                    "description": "Use backoff on ReadTimeoutError",
+                    "url": "https://linear.app/acme/issue/ABC-123",
+                    "updatedAt": "2026-06-14T09:00:00.000Z",
+                    "state": {"name": "In Progress"},
+                },
+                {"identifier": 7, "title": "malformed node is skipped"},
+            ]
+        }
+    }
+}
+
+
+class LinearLike(BaseHTTPRequestHandler):
+    mode = "ok"
+    seen: ClassVar[list[dict[str, object]]] = []
+    release = threading.Event()
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        body = json.loads(self.rfile.read(length))
+        LinearLike.seen.append({"auth": self.headers.get("Authorization"), "body": body})
+        if self.mode == "slow":
+            LinearLike.release.wait(5)
+        if self.mode == "500":
+            self.send_response(500)
+            self.end_headers()
+            return
+        payload = ISSUES if self.mode in ("ok", "slow") else {"errors": [{"message": "bad key"}]}
+        data = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def linear_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), LinearLike)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    LinearLike.seen.clear()
+    LinearLike.release.clear()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/graphql"
+    finally:
+        LinearLike.release.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_search_sends_the_key_and_the_term_and_parses_issues(linear_url: str) -> None:
+    LinearLike.mode = "ok"
+    issues = search_linear("backoff", api_key="lin_api_test", url=linear_url)
+    assert [i.identifier for i in issues] == ["ABC-123"]
+    assert issues[0].state == "In Progress"
+    assert issues[0].updated_at == datetime(2026, 6, 14, 9, tzinfo=UTC)
+    request = LinearLike.seen[0]
+    assert request["auth"] == "lin_api_test"
+    assert request["body"]["variables"]["term"] == "backoff"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("mode", "message"), [("500", "HTTP 500"), ("errors", "bad key")])
+def test_failures_raise_one_line(linear_url: str, mode: str, message: str) -> None:
+    LinearLike.mode = mode
+    with pytest.raises(LinearUnavailable, match=message):
+        search_linear("x", api_key="k", url=linear_url)
+
+
+def test_timeout_is_short_and_clear(linear_url: str) -> None:
+    LinearLike.mode = "slow"
+    with pytest.raises(LinearUnavailable, match="did not answer"):
+        search_linear("x", api_key="k", url=linear_url, timeout=0.2)
+
+
+def _project(tmp_path: Path) -> Project:
+    return Project(root=tmp_path, id="p1", name="p", is_git=False)
+
+
+def test_delegate_only_when_asked_and_failures_become_warnings(
+    linear_url: str, tmp_path: Path
+) -> None:
+    env = {"LINEAR_API_KEY": "k", "ADE_LINEAR_API_URL": linear_url}
+    parsed = parse_query("backoff", now=NOW)
+    LinearLike.mode = "ok"
+    found, warnings = delegated_candidates(_project(tmp_path), parsed, ["chat"], None, [], env)
+    assert found == []
+    assert LinearLike.seen == []
+    found, warnings = delegated_candidates(_project(tmp_path), parsed, ["linear"], None, [], env)
+    assert [c.doc_id for c in found] == ["linear:ABC-123"]
+    assert found[0].extra["deep_link"].startswith("ade://linear/ABC-123")
+    LinearLike.mode = "500"
+    found, warnings = delegated_candidates(
+        _project(tmp_path), parsed, ["linear", "artifact"], None, [], env
+    )
+    assert found == []
+    assert any("HTTP 500" in w for w in warnings)
+
+
+def test_no_key_is_a_warning_not_an_error(tmp_path: Path) -> None:
+    parsed = parse_query("backoff", now=NOW)
+    found, warnings = delegated_candidates(_project(tmp_path), parsed, ["linear"], None, [], {})
+    assert found == []
+    assert "LINEAR_API_KEY" in warnings[0]
