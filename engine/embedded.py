@@ -1,0 +1,107 @@
+"""The in-process client: the embedded default when no daemon runs (DESIGN §7).
+
+Wraps one project's ``SearchService`` and the project reader behind the ``SearchClient``
+protocol, so the palette and the CLI cannot tell it from the daemon's socket client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from engine.client import ProgressCallback
+from engine.clock import Clock, clock_from_env
+from engine.project.lanes import list_lanes
+from engine.project.locate import open_project
+from engine.project.model import Lane, Project, SessionMeta
+from engine.project.sessions import list_sessions
+from engine.project.tally import WarningTally
+from engine.project.transcripts import transcript_file
+from engine.service import SearchService
+from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQueryResult
+from engine.wiring import create_project_service
+
+
+class EmbeddedClient:
+    """One project's search service, running in this process."""
+
+    def __init__(self, service: SearchService, clock: Clock) -> None:
+        self._service = service
+        self._clock = clock
+        self._tally = WarningTally()
+
+    @classmethod
+    def open(
+        cls,
+        root: Path | None,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        watch: bool = False,
+        backfill_delay: float | None = None,
+        start_worker: bool = True,
+    ) -> EmbeddedClient:
+        """Open ``root`` (default: the git top level of the cwd, else the cwd).
+
+        Raises:
+            ProjectError: the folder does not exist or cannot be read.
+        """
+        project = open_project(root)
+        the_clock = clock or clock_from_env()
+        service = create_project_service(
+            project,
+            clock=the_clock,
+            watch=watch,
+            backfill_delay=backfill_delay,
+            start_worker=start_worker,
+        )
+        return cls(service, the_clock)
+
+    @property
+    def project(self) -> Project:
+        return self._service.project
+
+    @property
+    def service(self) -> SearchService:
+        """The underlying service (for `catch_up`, notify hooks and tests)."""
+        return self._service
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    def query(self, args: SearchQueryArgs) -> SearchQueryResult:
+        return self._service.query(args)
+
+    def index_status(self) -> IndexStatus:
+        return self._service.index_status()
+
+    def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
+        return self._service.rebuild_index(progress)
+
+    def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
+        sessions = list_sessions(self.project, self._tally)
+        return [s for s in sessions if include_archived or not s.archived]
+
+    def list_lanes(self) -> list[Lane]:
+        return list_lanes(self.project, self._tally)
+
+    def transcript_path(self, session_id: str) -> Path | None:
+        for session in self.list_sessions():
+            if session.id == session_id:
+                if session.transcript_path is not None:
+                    return session.transcript_path
+                return transcript_file(self.project, session.kind, session_id)
+        return None
+
+    def interrupt(self) -> None:
+        self._service.interrupt()
+
+    def close(self) -> None:
+        self._service.dispose()
+
+    def __enter__(self) -> EmbeddedClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
