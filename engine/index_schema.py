@@ -47,7 +47,7 @@ CREATE INDEX docs_by_source ON docs(source_key) WHERE source_key IS NOT NULL;
 CREATE INDEX docs_by_session ON docs(session_id, kind) WHERE session_id IS NOT NULL;
 CREATE INDEX docs_by_recency ON docs(updated_at DESC, doc_id);
 CREATE INDEX docs_by_title ON docs(title_norm) WHERE title_norm != '';
-CREATE VIRTUAL TABLE docs_fts USING fts5(rank_title, body, parts, {FTS_OPTIONS});
+CREATE VIRTUAL TABLE docs_fts USING fts5(body, rank_title, parts, {FTS_OPTIONS});
 CREATE TABLE sources(
     key TEXT PRIMARY KEY,
     cursor INTEGER NOT NULL,

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-HASH_BITS = 20
-"""Must equal ``engine.index_db._HASH_BITS``: ``rowid >> 20`` is ``updated_at``."""
+SLOT_BITS = 10
+"""Must equal ``engine.index_db.SLOT_BITS``: ``rowid >> 10`` is ``updated_at`` in seconds."""
 
-EXACT_WEIGHTS = "2.0, 1.0, 0.0"
-"""BM25 column weights for exact-token relevance: title twice the body, identifier parts none."""
+EXACT_WEIGHTS = "1.0, 2.0, 0.0"
+"""BM25 weights (body, rank_title, parts) for exact-token relevance: title twice the body."""
 
 SPLIT_WEIGHTS = "0.0, 0.0, 1.0"
 """BM25 weights for split-identifier relevance: the ``parts`` column only (a tie-breaker)."""
@@ -54,7 +54,7 @@ def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
         if fts:
             # A rowid range is pushed into FTS5, so old doclist entries are skipped, not joined.
             sql += " AND docs_fts.rowid >= ?"
-            params.append(max(f.since_ms, 0) << HASH_BITS)
+            params.append((max(f.since_ms, 0) // 1000) << SLOT_BITS)
     return sql, params
 
 

@@ -250,12 +250,11 @@ def test_upsert_replaces_and_is_idempotent(conn: apsw.Connection) -> None:
     assert health_check(conn) == []
 
 
-def test_rowid_collision_is_probed(conn: apsw.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine.index_db as index_db
-
-    monkeypatch.setattr(index_db, "doc_rowid", lambda updated_at, doc_id: updated_at << 20)
-    insert(conn, [doc("pr:1", "one", updated_at=5), doc("pr:2", "two", updated_at=5)])
-    assert doc_count(conn) == 2
+def test_many_docs_in_one_second_all_land(conn: apsw.Connection) -> None:
+    # More than the 1024 slots of one second spill over; nothing is lost or duplicated.
+    insert(conn, [doc(f"terminal:s@{i}", f"chunk {i}", updated_at=5000) for i in range(1500)])
+    insert(conn, [doc("pr:1", "later", updated_at=6000)])
+    assert doc_count(conn) == 1501
     assert health_check(conn) == []
 
 
