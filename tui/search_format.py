@@ -9,9 +9,23 @@ CLI never imports rich or Textual (start-up time is a feature).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from engine.types import IndexStatus, MatchRange, SearchQueryResult, SearchResultItem, to_json
+from engine.types import (
+    IndexStatus,
+    MatchRange,
+    SearchQueryResult,
+    SearchResultItem,
+    to_json,
+    to_wire,
+)
+
+if TYPE_CHECKING:
+    from engine.search_explain import HitExplanation
+
+INDENT = " " * 9
+"""Continuation lines line up under the title (after the 8-wide kind column and a space)."""
 
 KIND_LABEL: dict[str, str] = {
     "chat": "chat",
@@ -86,8 +100,20 @@ def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
     return "\n".join(lines)
 
 
-def format_results_text(result: SearchQueryResult, now: datetime, *, color: bool) -> str:
+def format_results_text(
+    result: SearchQueryResult,
+    now: datetime,
+    *,
+    color: bool,
+    explain: Sequence[HitExplanation] | None = None,
+) -> str:
+    """Every hit as a block, then the footer (count, truncation, next-page cursor)."""
     blocks = [format_hit(item, now, color=color) for item in result.items]
+    if explain is not None:
+        blocks = [
+            block + "\n" + format_explanation(why, color=color)
+            for block, why in zip(blocks, explain, strict=True)
+        ]
     shown = len(result.items)
     footer = f"{shown} of {result.total} result{'s' if result.total != 1 else ''}"
     if result.results_truncated:
@@ -101,8 +127,38 @@ def format_warnings(result: SearchQueryResult) -> list[str]:
     return [f"warning: {w}" for w in result.warnings]
 
 
-def format_results_json(result: SearchQueryResult) -> str:
-    return to_json(result).decode()
+def format_results_json(
+    result: SearchQueryResult, explain: Sequence[HitExplanation] | None = None
+) -> str:
+    """The DESIGN §6 wire form; ``--explain`` adds an ``explain`` array parallel to ``items``."""
+    if explain is None:
+        return to_json(result).decode()
+    import msgspec
+
+    from engine.search_explain import explanation_to_wire
+
+    document = {**to_wire(result), "explain": [explanation_to_wire(e) for e in explain]}
+    return msgspec.json.encode(document).decode()
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value + 0.0:.4f}"  # + 0.0 turns -0.0 into 0.0
+
+
+def format_explanation(why: HitExplanation, *, color: bool) -> str:
+    """Two lines under a hit: tier, BM25 and tie-break keys; then which term matched where."""
+    stamp = datetime.fromtimestamp(why.updated_at / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    first = (
+        f"why: tier {why.tier} ({why.sort_key[0]}) · bm25 {_score(why.bm25)} exact,"
+        f" {_score(why.bm25_split)} parts · then updated {stamp} desc, id {why.doc_id} asc"
+        f" · from {why.source}"
+    )
+    terms = "; ".join(
+        f"{t.term} → {', '.join(t.where) if t.where else 'no match'}" for t in why.terms
+    )
+    second = f"terms: {terms}" if terms else "terms: none (filter-only query: newest first)"
+    dim, reset = (_DIM, _RESET) if color else ("", "")
+    return f"{INDENT}{dim}{first}{reset}\n{INDENT}{dim}{second}{reset}"
 
 
 def format_status_text(status: IndexStatus) -> str:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.client import SearchClient
-from engine.types import SearchQueryArgs, to_json
+from engine.types import SearchQueryArgs, SearchResultItem, to_json
 from tui.commands.search import check_rebuild_allowed
 from tui.progress import StderrProgress
 from tui.search_format import (
@@ -23,9 +26,13 @@ from tui.search_format import (
     format_warnings,
 )
 
+if TYPE_CHECKING:
+    from engine.search_explain import HitExplanation
 
-def open_client(ns: argparse.Namespace) -> SearchClient:
-    """The daemon's client when one serves this machine, else the embedded service, caught up."""
+
+def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClient:
+    """The daemon's client when one serves this machine, else the embedded service, caught up
+    (``catch_up=False`` for ``--rebuild``, which re-ingests everything anyway)."""
     root = Path(ns.project).expanduser() if ns.project else None
     if not ns.no_daemon:
         daemon = _daemon_client(root)
@@ -34,6 +41,8 @@ def open_client(ns: argparse.Namespace) -> SearchClient:
     from engine.embedded import EmbeddedClient
 
     client = EmbeddedClient.open(root, start_worker=False)
+    if not catch_up:
+        return client
     bar = StderrProgress("indexing")
     try:
         client.service.catch_up(progress=bar)
@@ -56,7 +65,7 @@ def _daemon_client(root: Path | None) -> SearchClient | None:
 def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     if ns.rebuild:
         check_rebuild_allowed(os.environ)
-    client = open_client(ns)
+    client = open_client(ns, catch_up=not ns.rebuild)
     try:
         if ns.status:
             status = client.index_status()
@@ -74,16 +83,40 @@ def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
                 print(f"rebuilt: {outcome.doc_count:,} documents in {outcome.duration_ms:,} ms")
             return 0 if outcome.ok else 1
         assert args is not None
-        result = client.query(args)
-        for line in format_warnings(result):
-            print(line, file=sys.stderr)
-        if ns.fmt == "json":
-            print(format_results_json(result))
-        else:
-            from engine.clock import clock_from_env
-
-            color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-            print(format_results_text(result, clock_from_env()(), color=color))
-        return 0 if result.items else 1
+        return _query(client, ns, args)
     finally:
         client.close()
+
+
+def _query(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs) -> int:
+    """Run the query and print it; 0 with results, 1 with none."""
+    from engine.clock import clock_from_env
+
+    now = clock_from_env()()
+    result = client.query(args)
+    for line in format_warnings(result):
+        print(line, file=sys.stderr)
+    explain = _explain(client, args, result.items, now) if ns.explain else None
+    if ns.fmt == "json":
+        print(format_results_json(result, explain))
+    else:
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        print(format_results_text(result, now, color=color, explain=explain))
+    return 0 if result.items else 1
+
+
+def _explain(
+    client: SearchClient,
+    args: SearchQueryArgs,
+    items: Sequence[SearchResultItem],
+    now: datetime,
+) -> list[HitExplanation]:
+    """Explanations from a read connection of our own (works with the daemon's index too)."""
+    from engine.index_db import connect
+    from engine.search_explain import explain_page
+
+    conn = connect(client.project.index_path)
+    try:
+        return explain_page(conn, args.query, items, now=now)
+    finally:
+        conn.close()

@@ -69,7 +69,7 @@ def parse_kinds(flags: Sequence[str], joined: str | None) -> tuple[DocKind, ...]
             valid = ", ".join([*ALL_KINDS, "issue"])
             raise UsageError(f"unknown kind {raw!r}; valid kinds: {valid}")
         if name not in kinds:
-            kinds.append(name)  # type: ignore[arg-type]
+            kinds.append(name)
     return tuple(kinds) or None
 
 

@@ -1,0 +1,166 @@
+"""Why a hit ranks where it does: the data behind ``ade search --explain`` (issue 5).
+
+For each hit of a page: its tier, its BM25 scores (exact-token and identifier-part, body tier
+only — the same ``bm25()`` calls and weights the query path uses, over the same corpus
+statistics, so the numbers are the ranking's own), the tie-break keys (``updated_at`` desc, then
+doc id asc), the full sort key, and which column each positive term matched in. Delegated hits
+(lanes, files, artifacts, Linear) are not in the index: their terms are checked against the
+title and snippet the delegate produced, the same substring test the delegates use.
+
+Read-only and separate from the query path on purpose: explaining costs a few point lookups per
+hit, which a normal query must not pay. It reuses ``query_parser``/``ranking``/``search_sql``
+without changing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import apsw
+
+from engine.query_parser import AnyOf, ParsedQuery, Term, build_match, fts_string, parse_query
+from engine.ranking import Candidate, sort_key
+from engine.search_sql import EXACT_WEIGHTS, SPLIT_WEIGHTS
+from engine.types import SearchResultItem, Tier
+
+FTS_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("rank_title", "title"),
+    ("body", "body"),
+    ("parts", "identifier parts"),
+)
+"""FTS5 column → the name shown to people. ``parts`` holds split identifiers (``ReadTimeoutError``
+→ ``read timeout error``), which is how ``timeout`` finds ``ReadTimeoutError``."""
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    """One positive query term and where it matched (empty: it did not match this hit)."""
+
+    term: str
+    where: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HitExplanation:
+    """Why one hit is where it is. ``bm25``/``bm25_split`` are None outside the body tier's
+    full-text matches (filter-only queries, title tiers, delegated hits)."""
+
+    doc_id: str
+    tier: Tier
+    source: str
+    bm25: float | None
+    bm25_split: float | None
+    updated_at: int
+    sort_key: tuple[int, float, float, int, str]
+    terms: tuple[TermMatch, ...]
+
+
+def positive_terms(parsed: ParsedQuery) -> list[Term]:
+    """Every positive term, alternatives of ``a|b`` included, in query order."""
+    out: list[Term] = []
+    for node in parsed.terms:
+        out.extend(node.options if isinstance(node, AnyOf) else (node,))
+    return out
+
+
+def _rowid(conn: apsw.Connection, doc_id: str) -> int | None:
+    for (rowid,) in conn.execute("SELECT id FROM docs WHERE doc_id = ?", (doc_id,)):
+        return int(rowid)
+    return None
+
+
+def _scores(conn: apsw.Connection, match: str, rowid: int) -> tuple[float | None, float | None]:
+    sql = (
+        f"SELECT bm25(docs_fts, {EXACT_WEIGHTS}), bm25(docs_fts, {SPLIT_WEIGHTS})"
+        " FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
+    )
+    for exact, split in conn.execute(sql, (match, rowid)):
+        return float(exact), float(split)
+    return None, None
+
+
+def _matches(conn: apsw.Connection, match: str, rowid: int) -> bool:
+    sql = "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
+    return any(True for _ in conn.execute(sql, (match, rowid)))
+
+
+def _indexed_terms(conn: apsw.Connection, terms: Sequence[Term], rowid: int) -> list[TermMatch]:
+    out = []
+    for term in terms:
+        where = tuple(
+            label
+            for column, label in FTS_COLUMNS
+            if _matches(conn, "{" + column + "} : " + fts_string(term), rowid)
+        )
+        out.append(TermMatch(term.text, where))
+    return out
+
+
+def _delegated_terms(item: SearchResultItem, terms: Sequence[Term]) -> list[TermMatch]:
+    title, snippet = item.title.casefold(), item.snippet.casefold()
+    out = []
+    for term in terms:
+        needle = term.text.casefold()
+        where = tuple(
+            label for label, text in (("title", title), ("snippet", snippet)) if needle in text
+        )
+        out.append(TermMatch(term.text, where))
+    return out
+
+
+def explain_item(
+    conn: apsw.Connection, parsed: ParsedQuery, item: SearchResultItem
+) -> HitExplanation:
+    """The explanation of one hit of a page produced for ``parsed``."""
+    terms = positive_terms(parsed)
+    rowid = _rowid(conn, item.doc_id)
+    exact: float | None = None
+    split: float | None = None
+    if rowid is None:
+        source, matched = f"delegate ({item.kind})", _delegated_terms(item, terms)
+    else:
+        source, matched = "index", _indexed_terms(conn, terms, rowid)
+        match = build_match(parsed)
+        if match is not None and item.tier == "body":
+            exact, split = _scores(conn, match, rowid)
+    probe = Candidate(doc_id=item.doc_id, kind=item.kind, title=item.title, rank_title="",
+                      snippet_marked="", updated_at=item.updated_at,
+                      bm25=exact, bm25_split=split)  # fmt: skip
+    return HitExplanation(
+        doc_id=item.doc_id,
+        tier=item.tier,
+        source=source,
+        bm25=exact,
+        bm25_split=split,
+        updated_at=item.updated_at,
+        sort_key=sort_key(probe, item.tier),
+        terms=tuple(matched),
+    )
+
+
+def explain_page(
+    conn: apsw.Connection, query: str, items: Sequence[SearchResultItem], *, now: datetime
+) -> list[HitExplanation]:
+    """Explanations for ``items``, the page that ``query`` produced (same clock for ``since:``).
+
+    Raises:
+        UsageError: the query does not parse (it already ran, so this only happens on misuse).
+    """
+    parsed = parse_query(query, now=now)
+    return [explain_item(conn, parsed, item) for item in items]
+
+
+def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
+    """camelCase builtins for ``--json --explain`` (the same naming as the DESIGN §6 wire form)."""
+    return {
+        "docId": explanation.doc_id,
+        "tier": explanation.tier,
+        "source": explanation.source,
+        "bm25": explanation.bm25,
+        "bm25Split": explanation.bm25_split,
+        "updatedAt": explanation.updated_at,
+        "sortKey": list(explanation.sort_key),
+        "terms": [{"term": t.term, "where": list(t.where)} for t in explanation.terms],
+    }

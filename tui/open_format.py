@@ -1,0 +1,54 @@
+"""Plain-text rendering of `ade open` targets: context lines and detail records.
+
+The target line is marked with ``>`` in the gutter so it survives ``grep``/``less`` and needs no
+colour. Headless-friendly: no rich, no Textual.
+"""
+
+from __future__ import annotations
+
+from engine.details import Context, Detail
+
+FOCUS_MARK = "> "
+"""Gutter of the target line; every other line gets the same width of spaces."""
+
+
+def format_context(found: Context, *, numbered: bool) -> str:
+    """Lines around a target; ``numbered`` prefixes each with its chat event seq."""
+    if not found.lines:
+        return "(nothing to show)"
+    out: list[str] = []
+    width = max(len(str(line.number)) for line in found.lines) if numbered else 0
+    for index, line in enumerate(found.lines):
+        gutter = FOCUS_MARK if index == found.focus else "  "
+        head = f"{gutter}[{line.number:>{width}}] " if numbered else gutter
+        pad = " " * len(head)
+        text_lines = line.text.split("\n") or [""]
+        out.append(head + text_lines[0])
+        out.extend(pad + more for more in text_lines[1:])
+    return "\n".join(out)
+
+
+def format_detail(detail: Detail) -> str:
+    """A PR, commit, branch, lane, file, artifact or Linear record as text."""
+    lines = [f"{detail.kind}  {detail.title}"]
+    width = max((len(name) for name, _ in detail.fields), default=0)
+    lines.extend(f"{name + ':':<{width + 1}} {value}" for name, value in detail.fields)
+    if detail.kind == "file":
+        lines.append("")
+        lines.append(_numbered(detail))
+    elif detail.body:
+        lines.append("")
+        lines.append(detail.body.rstrip("\n"))
+    return "\n".join(lines)
+
+
+def _numbered(detail: Detail) -> str:
+    body = detail.body.split("\n") if detail.body else []
+    last = detail.first_line + max(len(body) - 1, 0)
+    width = len(str(last))
+    out = []
+    for index, text in enumerate(body):
+        number = detail.first_line + index
+        gutter = FOCUS_MARK if number == detail.focus_line else "  "
+        out.append(f"{gutter}{number:>{width}}  {text}")
+    return "\n".join(out) or "(empty file)"
