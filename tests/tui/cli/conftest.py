@@ -1,0 +1,43 @@
+"""Fixtures for the `ade search` / `ade open` command-line tests.
+
+``indexed_demo``: one writable copy of the demo per module, indexed once, for read-only queries.
+``demo_copy``: a fresh writable copy per test (for tests that change transcripts or the index).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# Test modules import ``cli_helpers`` by name whatever the pytest import mode.
+sys.path.insert(0, str(Path(__file__).parent))
+
+import pytest
+from cli_helpers import CLEAN_ENV, DEMO_NOW, copy_demo
+
+from tui.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _cli_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in CLEAN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ADE_NOW", DEMO_NOW)
+
+
+@pytest.fixture(scope="module")
+def indexed_demo(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the demo whose index is built (first ``ade search`` run catches up)."""
+    root = copy_demo(demo_project, tmp_path_factory.mktemp("cli") / "demo")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ADE_NOW", DEMO_NOW)
+        for name in CLEAN_ENV:
+            mp.delenv(name, raising=False)
+        assert main(["search", "--project", str(root), "--no-daemon", "--status"]) == 0
+    return root
+
+
+@pytest.fixture
+def demo_copy(demo_project: Path, tmp_path: Path) -> Path:
+    """A fresh writable copy of the demo for one test."""
+    return copy_demo(demo_project, tmp_path / "demo")
