@@ -1,0 +1,168 @@
+"""`ade search` output: golden text/JSON/explain on the demo, colour rules, stdout vs stderr.
+
+Goldens live in ``golden/``; the project folder (a tmp path) is written as ``<project>``. To
+accept a deliberate change: ``ADE_UPDATE_GOLDEN=1 pytest tests/tui/cli/test_search_output.py``,
+then review the diff like code. Queries are limited to indexed kinds so that file and lane
+mtimes (the time the demo was built, not ``ADE_NOW``) cannot make the goldens drift.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import DEMO_NOW, GOLDEN, run_ade, run_main, search_argv
+
+from engine.types import SearchQueryResult, from_json
+
+INDEXED = "chat,terminal,pr,commit,branch"
+
+CASES: dict[str, list[str]] = {
+    "timeout.txt": ["timeout", "--kinds", INDEXED, "--limit", "6"],
+    "timeout.json": ["timeout", "--kinds", INDEXED, "--limit", "6", "--json"],
+    "explain.txt": ["retry", "backoff", "--kinds", INDEXED, "--limit", "4", "--explain"],
+    "explain.json": ["webhook|idempotency", "--kinds", "pr,commit", "--limit", "3", "--explain",
+                     "--json"],
+    "filters.txt": ["kind:terminal", "since:3d", "--limit", "3"],
+    "phrase.txt": ['"exponential backoff"', "--kinds", INDEXED, "--limit", "3"],
+}  # fmt: skip
+"""Golden file → arguments: text and JSON, the explain form, filter-only and phrase queries."""
+
+
+def _normalized(text: str, root: Path) -> str:
+    return text.replace(str(root), "<project>")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden(indexed_demo: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    run = run_main(capsys, search_argv(indexed_demo, *CASES[name]))
+    assert run.code == 0, run.err
+    assert run.err == ""
+    got = _normalized(run.out, indexed_demo)
+    if name.endswith(".json"):
+        got = json.dumps(json.loads(got), indent=2, ensure_ascii=False) + "\n"
+    path = GOLDEN / name
+    if os.environ.get("ADE_UPDATE_GOLDEN"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(got, encoding="utf-8")
+    assert got == path.read_text(encoding="utf-8")
+
+
+def test_json_is_one_document_in_the_wire_form(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = run_main(capsys, search_argv(indexed_demo, "timeout", "--json", "--limit", "3"))
+    assert run.out.count("\n") == 1  # one compact document, one line: easy for jq and pipes
+    data = json.loads(run.out)
+    assert list(data) == ["items", "nextCursor", "total", "resultsTruncated", "warnings"]
+    item = data["items"][0]
+    assert list(item) == [
+        "docId", "kind", "title", "snippet", "matchRanges", "tier", "updatedAt", "deepLink",
+        "sessionId", "laneId", "laneName", "anchor", "projectId", "projectName", "projectRoot",
+    ]  # fmt: skip
+    assert from_json(run.out, SearchQueryResult).items[0].doc_id == item["docId"]
+    again = run_main(capsys, search_argv(indexed_demo, "timeout", "--json", "--limit", "3"))
+    assert again.out == run.out  # stable: same index, same clock, same bytes
+
+
+def test_explain_json_is_parallel_to_items(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = run_main(capsys, search_argv(indexed_demo, "timeout", "--explain", "--json"))
+    data = json.loads(run.out)
+    assert [e["docId"] for e in data["explain"]] == [i["docId"] for i in data["items"]]
+    for why, item in zip(data["explain"], data["items"], strict=True):
+        assert why["tier"] == item["tier"]
+        assert why["sortKey"][3] == -item["updatedAt"]
+        assert why["sortKey"][4] == item["docId"]
+        assert why["terms"][0]["term"] == "timeout"
+        if item["tier"] == "body":
+            assert why["bm25"] is not None
+            assert why["terms"][0]["where"], "a body hit matched the term somewhere"
+    # The sort keys are the ranking's own: they must come out in order.
+    keys = [tuple(e["sortKey"]) for e in data["explain"]]
+    assert keys == sorted(keys)
+
+
+def test_explain_matches_the_cursor_sort_key(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The BM25 shown is the score the query path ranked with, bit for bit."""
+    import base64
+
+    run = run_main(capsys, search_argv(indexed_demo, "timeout", "--limit", "5", "--explain",
+                                       "--json"))  # fmt: skip
+    data = json.loads(run.out)
+    raw = data["nextCursor"] + "=" * (-len(data["nextCursor"]) % 4)
+    payload = json.loads(base64.urlsafe_b64decode(raw)[:-8])
+    assert payload["k"] == data["explain"][-1]["sortKey"]
+
+
+def _run_on_pty(argv: list[str], env: dict[str, str]) -> str:
+    """Run ``ade`` with stdout on a real pseudo-terminal; returns what it wrote there."""
+    main_fd, child_fd = pty.openpty()
+    full = {**os.environ, "ADE_NOW": DEMO_NOW, **env}
+    full.pop("ADE_SESSION_ID", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from tui.cli import main_entry; main_entry()", *argv],
+        stdout=child_fd, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=full,
+    )  # fmt: skip
+    os.close(child_fd)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main_fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=60)
+    os.close(main_fd)
+    assert proc.stderr is not None
+    assert proc.stderr.read() == b""
+    return b"".join(chunks).decode()
+
+
+def test_colour_only_on_a_tty_and_never_with_no_color(indexed_demo: Path) -> None:
+    argv = search_argv(indexed_demo, "timeout", "--limit", "2")
+    on_tty = _run_on_pty(argv, {})
+    assert "\x1b[1;33m" in on_tty  # highlighted match
+    assert "\x1b[" not in _run_on_pty(argv, {"NO_COLOR": "1"})
+    assert "\x1b[" not in _run_on_pty(argv, {"NO_COLOR": ""})  # set at all means no colour
+    piped = run_ade(argv)
+    assert piped.code == 0
+    assert "\x1b[" not in piped.out
+    assert "[timeout]" in piped.out.lower()  # without colour, matches are bracketed
+
+
+def test_status_and_json_formats_through_a_real_process(indexed_demo: Path) -> None:
+    status = run_ade(search_argv(indexed_demo, "--status", "--json"))
+    assert status.code == 0
+    assert json.loads(status.out)["state"] == "ready"
+    assert status.err == ""
+    found = run_ade(search_argv(indexed_demo, "kind:pr", "--json"))
+    assert found.code == 0
+    assert {i["kind"] for i in json.loads(found.out)["items"]} == {"pr"}
+    none = run_ade(search_argv(indexed_demo, "zzqqxxnothing"))
+    assert (none.code, none.err) == (1, "")
+    assert none.out == "0 of 0 results\n"
+    bad = run_ade(search_argv(indexed_demo, "--kind", "nope", "x"))
+    assert (bad.code, bad.out) == (2, "")
+    assert bad.err.startswith("ade search: unknown kind 'nope'")
+    ops = run_ade(search_argv(indexed_demo, "--", 'AND OR NOT NEAR( ) * ^ - : " + { }'))
+    assert ops.code in (0, 1)
+    assert "Traceback" not in ops.err
+
+
+def test_progress_never_reaches_stdout(demo_copy: Path) -> None:
+    """A cold run (whole demo indexed) prints results only; stderr has no bar when not a TTY."""
+    cold = run_ade(search_argv(demo_copy, "ReadTimeoutError", "--json"))
+    assert cold.code == 0
+    json.loads(cold.out)  # stdout is exactly one JSON document
+    assert cold.err == ""
