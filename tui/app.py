@@ -13,7 +13,6 @@ from textual.app import App
 from textual.message import Message
 
 from engine.client import SearchClient
-from engine.deeplinks import build_link
 from engine.errors import AdeError
 from engine.project.model import Lane, SessionMeta
 from styles import style_path
@@ -87,6 +86,9 @@ class PaletteApp(App[str | None]):
         self.debounce_gate = threading.Event()
         """Search threads wait on this for the debounce; set on exit (quitting never waits for
         them) and by ``flush_debounce`` (tests drive the debounce instead of sleeping)."""
+        self.project_id: str | None = None
+        """The active project's id, known once the client answered (the UI thread never waits
+        for the client: it may still be opening on a thread, see ``DeferredClient``)."""
         self.sessions: list[SessionMeta] = []
         self.lanes: list[Lane] = []
         self.local_items: list[LocalItem] = command_items()
@@ -102,19 +104,23 @@ class PaletteApp(App[str | None]):
     def _load_locals(self) -> None:
         """List sessions and lanes off the UI thread, then re-match the current query."""
         try:
+            project_id = self.client.project.id
             sessions = self.client.list_sessions(include_archived=False)
             lanes = self.client.list_lanes()
         except AdeError as err:
             self.call_from_thread(self.notify, str(err), severity="error")
             return
-        self.call_from_thread(self._locals_loaded, sessions, lanes)
+        self.call_from_thread(self._locals_loaded, project_id, sessions, lanes)
 
-    def _locals_loaded(self, sessions: list[SessionMeta], lanes: list[Lane]) -> None:
+    def _locals_loaded(
+        self, project_id: str, sessions: list[SessionMeta], lanes: list[Lane]
+    ) -> None:
+        self.project_id = project_id
         self.sessions = sessions
         self.lanes = lanes
         self.local_items = [
-            *chat_items(sessions, self.client.project.id),
-            *lane_items(lanes, self.client.project.id),
+            *chat_items(sessions, project_id),
+            *lane_items(lanes, project_id),
             *command_items(),
         ]
         screen = self.screen
@@ -185,6 +191,8 @@ def command_items() -> list[LocalItem]:
 
 def chat_items(sessions: Sequence[SessionMeta], project_id: str) -> list[LocalItem]:
     """Chat sessions as matchable items; their key matches the deduped search row of the session."""
+    from engine.deeplinks import build_link
+
     return [
         LocalItem(
             key=f"{project_id}|session:{s.id}",
@@ -202,6 +210,8 @@ def chat_items(sessions: Sequence[SessionMeta], project_id: str) -> list[LocalIt
 
 def lane_items(lanes: Sequence[Lane], project_id: str) -> list[LocalItem]:
     """Lanes as matchable items (their branch is matched too)."""
+    from engine.deeplinks import build_link
+
     return [
         LocalItem(
             key=f"lane:{lane.id}",

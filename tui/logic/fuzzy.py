@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process, utils
-
 from tui.logic.rows import PaletteRow, RowKind, Spans
 
 LOCAL_LIMIT = 40
@@ -63,6 +61,8 @@ def highlight_spans(query: str, text: str) -> Spans:
         query: What was typed (case-insensitive).
         text: The label being painted.
     """
+    from rapidfuzz import fuzz  # imported on first use: first paint never needs it
+
     needle = query.strip().lower()
     haystack = text.lower()
     if not needle:
@@ -104,38 +104,68 @@ def match_local(
 ) -> list[PaletteRow]:
     """Rank ``items`` against ``query``; the empty query gives recent chats, lanes and commands.
 
-    Ties are broken by recency then label so the order is total (deterministic snapshots).
+    Substring matches come first, found with a plain ``in`` scan in precomputed recency order
+    (prefix matches, then word-start, then anywhere); only when they do not fill the list does
+    rapidfuzz's ``partial_ratio`` add fuzzy matches (typos, reordered words). Every tie is broken
+    by recency then label, so the order is total (deterministic snapshots). ``items`` must not be
+    mutated in place (its processed form is cached).
     """
-    text = query.strip()
-    if not text:
+    from rapidfuzz import fuzz, process, utils
+
+    needle = utils.default_process(query)
+    if not needle:
         return _discovery(items, limit)
-    choices = [item.label + (" " + item.detail if item.detail else "") for item in items]
-    found = process.extract(
-        text,
-        choices,
-        scorer=fuzz.partial_ratio,
-        processor=utils.default_process,
-        score_cutoff=SCORE_CUTOFF,
-        limit=limit * 4,
-    )
-    ranked = sorted(
-        found,
-        key=lambda hit: (
-            -round(hit[1]),
-            -_prefix_bonus(text, items[hit[2]].label),
-            -(items[hit[2]].updated_at_ms or 0),
-            items[hit[2]].label,
-        ),
-    )
-    return [items[i].to_row(highlight_spans(text, items[i].label)) for _, _, i in ranked[:limit]]
+    choices, order = _processed(items)
+    spaced = " " + needle
+    # Exact substring matches all score 100: take them in recency order, starts-with first,
+    # then word-start, then anywhere; stop as soon as the first bucket is full.
+    buckets: tuple[list[int], list[int], list[int]] = ([], [], [])
+    for index in order:
+        text = choices[index]
+        if needle not in text:
+            continue
+        level = 0 if text.startswith(needle) else 1 if spaced in text else 2
+        if len(buckets[level]) < limit:
+            buckets[level].append(index)
+            if level == 0 and len(buckets[0]) == limit:
+                break
+    best = [*buckets[0], *buckets[1], *buckets[2]][:limit]
+    if len(best) < limit:
+        taken = set(best)
+        fuzzy = process.extract(
+            needle, choices, scorer=fuzz.partial_ratio, processor=None,
+            score_cutoff=SCORE_CUTOFF, limit=limit * 4,
+        )  # fmt: skip
+        extra = sorted(
+            (hit for hit in fuzzy if hit[2] not in taken),
+            key=lambda hit: (-round(hit[1]), -(items[hit[2]].updated_at_ms or 0),
+                             items[hit[2]].label),
+        )  # fmt: skip
+        best.extend(hit[2] for hit in extra[: limit - len(best)])
+    return [items[i].to_row(highlight_spans(query, items[i].label)) for i in best]
 
 
-def _prefix_bonus(query: str, label: str) -> int:
-    lowered = label.lower()
-    needle = query.lower()
-    if lowered.startswith(needle) or lowered.split(": ", 1)[-1].startswith(needle):
-        return 2
-    return 1 if needle in lowered else 0
+_cache: dict[int, tuple[Sequence[LocalItem], list[str], list[int]]] = {}
+
+
+def _processed(items: Sequence[LocalItem]) -> tuple[list[str], list[int]]:
+    """Lower-cased, punctuation-free label + detail of every item, and the item indices in
+    recency order (newest first, then label): computed once per list."""
+    from rapidfuzz import utils
+
+    cached = _cache.get(id(items))
+    if cached is not None and cached[0] is items and len(cached[1]) == len(items):
+        return cached[1], cached[2]
+    choices = [
+        utils.default_process(item.label + (" " + item.detail if item.detail else ""))
+        for item in items
+    ]
+    order = sorted(
+        range(len(items)), key=lambda i: (-(items[i].updated_at_ms or 0), items[i].label)
+    )
+    _cache.clear()
+    _cache[id(items)] = (items, choices, order)
+    return choices, order
 
 
 def _discovery(items: Sequence[LocalItem], limit: int) -> list[PaletteRow]:

@@ -8,9 +8,12 @@ is not repeated; when the query asks for kinds, rows are grouped in the fixed ki
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from engine.types import SearchResultItem
 from tui.logic.rows import KIND_ORDER, PaletteRow, header_row
+
+if TYPE_CHECKING:
+    from engine.types import SearchResultItem
 
 SESSION_KINDS = frozenset({"chat", "terminal"})
 """Kinds whose hits belong to a session and are deduped by it."""

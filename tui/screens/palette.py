@@ -30,26 +30,13 @@ from tui.logic.kinds import KIND_MODES, cycle, kinds_for
 from tui.logic.merge import merge
 from tui.logic.rows import PaletteRow
 from tui.logic.terms import highlight_terms, terms_pattern
-from tui.navigation import (
-    Gone,
-    OpenChat,
-    OpenScrollback,
-    Target,
-    preview_record,
-    print_form,
-    resolve,
-)
-from tui.screens.chat import ChatScreen
-from tui.screens.detail import DetailScreen
-from tui.screens.file_detail import FileDetailScreen
-from tui.screens.help import HelpScreen
-from tui.screens.scrollback import ScrollbackScreen
 from tui.widgets.preview_pane import PreviewPane
 from tui.widgets.result_list import ResultList
 from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from tui.app import PaletteApp
+    from tui.navigation import Target
 
 SEARCH_LIMIT = 60
 """Hits asked for per query: enough to fill the list after deduping by session."""
@@ -135,7 +122,7 @@ class PaletteScreen(Screen[None]):
 
     def _paint(self, *, keep: bool) -> None:
         hits = self.hits.items if self.hits is not None else ()
-        rows = merge(self.local_rows, hits, active_project_id=self.palette_app.client.project.id)
+        rows = merge(self.local_rows, hits, active_project_id=self.palette_app.project_id)
         self.query_one(ResultList).show_rows(rows, self.palette_app.now(), keep=keep)
         box = self.query_one("#inline-error", Static)
         box.display = self.error is not None
@@ -242,6 +229,8 @@ class PaletteScreen(Screen[None]):
         self._schedule_preview()
 
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
         self.app.push_screen(HelpScreen())
 
     def action_cancel(self) -> None:
@@ -273,12 +262,16 @@ class PaletteScreen(Screen[None]):
             await app.run_action(row.action)
             return
         if app.print_mode:
+            from tui.navigation import print_form
+
             app.finish(print_form(row))
             return
         self._open(row)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
     def _open(self, row: PaletteRow) -> None:
+        from tui.navigation import Gone, resolve
+
         app = self.palette_app
         try:
             target: Target = resolve(app.client, row, app.sessions)
@@ -287,6 +280,14 @@ class PaletteScreen(Screen[None]):
         self.app.call_from_thread(self._navigate, target)
 
     def _navigate(self, target: Target) -> None:
+        # Screens are imported on first use: they pull in pygments and the line window, which
+        # first paint does not need.
+        from tui.navigation import Gone, OpenChat, OpenScrollback
+        from tui.screens.chat import ChatScreen
+        from tui.screens.detail import DetailScreen
+        from tui.screens.file_detail import FileDetailScreen
+        from tui.screens.scrollback import ScrollbackScreen
+
         query = self.query_text
         if isinstance(target, Gone):
             self.notify(target.message, severity="warning", timeout=6)
@@ -314,6 +315,8 @@ class PaletteScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def _preview(self, stamp: int, row: PaletteRow, query: str) -> None:
+        from tui.navigation import preview_record
+
         app = self.palette_app
         pattern = terms_pattern(highlight_terms(query))
         record = preview_record(app.client, row, app.sessions, pattern)

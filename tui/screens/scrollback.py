@@ -96,8 +96,9 @@ class ScrollbackScreen(Screen[None]):
         view = self.query_one(ScrollbackView)
         window = self.window
         where = ""
-        if window is not None and view.focus_line is not None and window.line_count:
-            where = f"byte {window.starts[view.focus_line]} of {window.size()}"
+        focus = view.focus_line
+        if window is not None and focus is not None and 0 <= focus < window.line_count:
+            where = f"byte {window.starts[focus]} of {window.size()}"
         parts = [p for p in (self.note, extra, where, "n/N matches  / search  esc back") if p]
         self.query_one("#scrollback-status", Static).update("  ·  ".join(parts))
 

@@ -4,13 +4,15 @@ commit's message and stat, a PR body, file lines)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from engine.details import Context, Detail
-from tui.screens.detail import fields_content
+if TYPE_CHECKING:
+    from engine.details import Context, Detail
+
 
 MATCH_STYLE = "bold $text-accent"
 
@@ -34,6 +36,8 @@ def context_content(context: Context, pattern: re.Pattern[str] | None) -> Conten
 
 def detail_content(detail: Detail) -> Content:
     """A detail's title, fields and body."""
+    from tui.screens.detail import fields_content
+
     parts = [Content.styled(detail.title, "bold"), fields_content(detail), Content(detail.body)]
     return Content("\n\n").join(part for part in parts if part.plain)
 
@@ -46,6 +50,8 @@ class PreviewPane(VerticalScroll, can_focus=False):
 
     def show(self, record: Context | Detail | str, pattern: re.Pattern[str] | None) -> None:
         """Paint a record returned by ``tui.navigation.preview_record``."""
+        from engine.details import Context, Detail
+
         if isinstance(record, Context):
             content = context_content(record, pattern)
         elif isinstance(record, Detail):

@@ -54,16 +54,28 @@ class ScrollbackView(ScrollView, can_focus=True):
         self.focus_line: int | None = None
         self.pattern: re.Pattern[str] | None = None
         self._width = 0
+        self._known_size = 0
+        self._settled = False
+        """False until the view has scrolled to its focus line (no edge loading before)."""
+        self._grow_pending = False
         self._render = lru_cache(maxsize=LINE_CACHE)(self._render_text)
 
     def attach(self, window: LineWindow, focus_line: int | None) -> None:
         """Show ``window`` (loaded by a worker) with ``focus_line`` centred and marked."""
         self.window = window
         self.focus_line = focus_line
+        self._known_size = window.size()
         self._render.cache_clear()
         self._update_size()
-        if focus_line is not None:
-            self.scroll_to(y=max(0, focus_line - self.size.height // 3), animate=False)
+        self._settled = False
+        # The new virtual size applies on the next layout; scrolling before it would clamp to
+        # the old (empty) size and leave the view at the window's top edge.
+        self.call_after_refresh(self._scroll_to_focus)
+
+    def _scroll_to_focus(self) -> None:
+        if self.focus_line is not None:
+            self.scroll_to(y=max(0, self.focus_line - self.size.height // 3), animate=False)
+        self._settled = True
         self.refresh()
         self.post_message(self.Ready())
 
@@ -113,7 +125,9 @@ class ScrollbackView(ScrollView, can_focus=True):
         window = self.window
         if window is None or index >= window.line_count:
             return Strip.blank(width, base)
-        if index < EDGE_LINES or index > window.line_count - EDGE_LINES:
+        near_edge = index < EDGE_LINES or index > window.line_count - EDGE_LINES
+        if near_edge and self._settled and not self._grow_pending:
+            self._grow_pending = True
             self.call_later(self._grow, index)
         text = self._render(index)
         marker = "▶ " if index == self.focus_line else "  "
@@ -124,6 +138,7 @@ class ScrollbackView(ScrollView, can_focus=True):
 
     def _grow(self, index: int) -> None:
         """Load more of the file when the reader nears an edge of the window."""
+        self._grow_pending = False
         window = self.window
         if window is None:
             return
@@ -143,6 +158,8 @@ class ScrollbackView(ScrollView, can_focus=True):
         """Lines were added (positive) or dropped (negative) at the top: keep the view still."""
         if self.focus_line is not None:
             self.focus_line += lines
+            if self.window is None or not 0 <= self.focus_line < self.window.line_count:
+                self.focus_line = None
         self._render.cache_clear()
         self._update_size()
         self.scroll_to(y=max(0, self.scroll_offset.y + lines), animate=False)
@@ -154,8 +171,13 @@ class ScrollbackView(ScrollView, can_focus=True):
         Returns True when new lines arrived.
         """
         window = self.window
-        if window is None or window.end >= window.size():
+        if window is None:
             return False
+        size = window.size()
+        if window.end < self._known_size or size <= self._known_size:
+            self._known_size = max(self._known_size, size)
+            return False  # not showing the end, or nothing new: nothing to follow
+        self._known_size = size
         at_bottom = self.scroll_offset.y >= self.max_scroll_y - 1
         self._grow(window.line_count)
         if at_bottom:

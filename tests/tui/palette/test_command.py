@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,14 @@ import pytest
 
 from tui import cli
 from tui.app import PaletteApp
+
+
+@pytest.fixture
+def project(demo_project: Path, tmp_path: Path) -> Path:
+    """A private copy: ``ade palette`` starts a backfill that writes the index."""
+    root = tmp_path / "demo"
+    shutil.copytree(demo_project, root, symlinks=True)
+    return root
 
 
 @pytest.fixture
@@ -24,10 +33,10 @@ def fake_run(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
 
 def test_print_outputs_the_chosen_link(
-    fake_run: dict[str, Any], indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+    fake_run: dict[str, Any], project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake_run["result"] = "ade://pr/41?project=acme-payments-demo"
-    argv = ["palette", "--project", str(indexed_demo), "--print", "--query", "retry", "--no-watch"]
+    argv = ["palette", "--project", str(project), "--print", "--query", "retry", "--no-watch"]
     assert cli.main(argv) == 0
     assert capsys.readouterr().out == "ade://pr/41?project=acme-payments-demo\n"
     app = fake_run["app"]
@@ -36,14 +45,14 @@ def test_print_outputs_the_chosen_link(
 
 
 def test_print_cancelled_exits_1_and_prints_nothing(
-    fake_run: dict[str, Any], indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+    fake_run: dict[str, Any], project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert cli.main(["palette", "--project", str(indexed_demo), "--print", "--no-watch"]) == 1
+    assert cli.main(["palette", "--project", str(project), "--print", "--no-watch"]) == 1
     assert capsys.readouterr().out == ""
 
 
-def test_bare_ade_opens_the_palette(fake_run: dict[str, Any], indexed_demo: Path) -> None:
-    assert cli.main(["--project", str(indexed_demo), "--no-daemon", "--no-watch"]) == 0
+def test_bare_ade_opens_the_palette(fake_run: dict[str, Any], project: Path) -> None:
+    assert cli.main(["--project", str(project), "--no-daemon", "--no-watch"]) == 0
     assert not fake_run["app"].print_mode
 
 
