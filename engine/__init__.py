@@ -3,9 +3,17 @@
 Nothing below this package imports textual, rich or tui; a test enforces it.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-try:
-    __version__ = version("ade-search")
-except PackageNotFoundError:  # running from a checkout that was never installed
-    __version__ = "0.0.0+checkout"
+
+def __getattr__(name: str) -> str:
+    # ``__version__`` is looked up lazily: importlib.metadata (and the email package it pulls in)
+    # costs ~25 ms, a sizeable share of `ade search` start-up, and only --version needs it.
+    if name != "__version__":
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ade-search")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "0.0.0+checkout"

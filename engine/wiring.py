@@ -10,14 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.ingest.drain import RECONCILE_INTERVAL_S, RECONCILE_NO_WATCHER_S
 from engine.ingest.records import common_dir, git_dir
 from engine.ingest.timers import TimerFactory
-from engine.ingest.watcher import Watcher
 from engine.project.lanes import list_lanes
 from engine.project.model import Project
 from engine.service import SearchService
+
+if TYPE_CHECKING:
+    from engine.ingest.watcher import Watcher
 
 __all__ = ["TimerFactory", "create_project_service"]
 
@@ -75,6 +78,10 @@ def start_watcher(service: SearchService) -> Watcher:
         service.drainer.reconcile_interval = (
             RECONCILE_INTERVAL_S if state == "watching" else RECONCILE_NO_WATCHER_S
         )
+
+    from engine.ingest.watcher import (
+        Watcher,
+    )  # lazy: watchfiles costs ~25 ms; the CLI never watches
 
     watcher = Watcher(service.project, service, lambda: _git_dirs(service), on_state)
     service.add_closer(watcher.stop)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
 
-from engine import __version__
 from engine.errors import AdeError, UsageError
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -51,6 +51,8 @@ def _top_parser(commands: dict[str, tuple[str, str]]) -> argparse.ArgumentParser
         epilog=f"commands:\n{lines}\n\nRun `ade COMMAND --help` for a command's options.",
         usage="ade [--version] [COMMAND] [ARGS…]",
     )
+    from engine import __version__  # lazy: importlib.metadata is slow to import
+
     parser.add_argument("--version", action="version", version=f"ade {__version__}")
     return parser
 
