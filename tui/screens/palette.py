@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from tui.app import PaletteApp
     from tui.navigation import Target
 
+STATUS_SECONDS = 2.0
+"""How often the footer asks for the index status (docs, pending, indexing, watcher)."""
+
 SEARCH_LIMIT = 60
 """Hits asked for per query: enough to fill the list after deduping by session."""
 
@@ -68,6 +71,7 @@ class PaletteScreen(Screen[None]):
         self.kind_mode = 0
         self.local_rows: list[PaletteRow] = []
         self.hits: SearchQueryResult | None = None
+        self._doc_count: int | None = None
         self.error: str | None = None
 
     @property
@@ -101,6 +105,7 @@ class PaletteScreen(Screen[None]):
         self.refresh_local(keep=False)
         self._start_search()
         self.refresh_status()
+        self.set_interval(STATUS_SECONDS, self.refresh_status)
 
     # --- typing -------------------------------------------------------------------------------
 
@@ -187,9 +192,15 @@ class PaletteScreen(Screen[None]):
     def _show_status(self, status: object) -> None:
         from engine.types import IndexStatus
 
-        bar = self.query_one(StatusBar)
-        bar.show_status(status if isinstance(status, IndexStatus) else None,
-                        KIND_MODES[self.kind_mode].label, None)  # fmt: skip
+        known = status if isinstance(status, IndexStatus) else None
+        self.query_one(StatusBar).show_status(known, KIND_MODES[self.kind_mode].label, None)
+        if known is None:
+            return
+        grew = self._doc_count is not None and known.doc_count != self._doc_count
+        self._doc_count = known.doc_count
+        if grew and self.query_text.strip() and self.app.screen is self:
+            # The in-process watcher indexed something new: ask again, keeping the cursor.
+            self._start_search()
 
     def _update_kind_label(self) -> None:
         self.query_one("#query", Input).border_title = f"kind: {KIND_MODES[self.kind_mode].label}"

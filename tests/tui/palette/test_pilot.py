@@ -350,3 +350,27 @@ async def test_inline_error_for_a_bad_filter(client: EmbeddedClient) -> None:
         box = app.screen.query_one("#inline-error")
         assert box.display
         assert "since" in str(box.render())
+
+
+async def test_new_transcript_lines_show_up_while_open(demo_project: Path, tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(demo_project, root, symlinks=True)
+    opened = EmbeddedClient.open(root, clock=fixed_clock, start_worker=False)
+    opened.service.catch_up()
+    try:
+        app = make_app(opened)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press(*"zebracorn")
+            await settle(pilot)
+            assert search_rows(app) == []
+            log = root / ".ade" / "terminals" / "term-dev-server.log"
+            with log.open("ab") as handle:
+                handle.write(b"WARNING: zebracorn stampede on /v1/charges\n")
+            opened.service.catch_up()  # what the in-process watcher triggers
+            screen = app.screen
+            assert isinstance(screen, PaletteScreen)
+            screen.refresh_status()  # the footer's periodic status poll, driven
+            await settle(pilot)
+            assert [r.session_id for r in search_rows(app)] == ["term-dev-server"]
+    finally:
+        opened.close()
