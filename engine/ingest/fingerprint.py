@@ -66,11 +66,9 @@ def take(
 ) -> Fingerprint:
     """The fingerprint for ``cursor`` given bytes ``data`` starting at ``data_start``.
 
-    ``data`` must hold ``[window_start(cursor), cursor)``; ``head`` is the stored head hash, used
-    when the head is no longer in ``data``.
+    ``data`` must hold ``[window_start(cursor), cursor)``; ``head`` is the hash of the first
+    ``min(cursor, HEAD_BYTES)`` bytes.
     """
-    if data_start == 0:
-        head = digest(data[: min(cursor, HEAD_BYTES)])
     lo = window_start(cursor) - data_start
     return Fingerprint(dev, ino, compressed, head, digest(data[lo : cursor - data_start]))
 

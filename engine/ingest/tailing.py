@@ -131,7 +131,12 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> _Plan:
     if output.consumed == 0 and not at_eof and len(fresh) >= SLICE_BYTES:
         output, data, start = _long_line(path, cursor, start, data, total, builder, state)
     new_cursor = cursor + output.consumed
-    head = "" if reset else fp.Fingerprint.from_json(row.identity).head
+    head = fp.Fingerprint.from_json(row.identity).head
+    if reset or not head or cursor < fp.HEAD_BYTES:
+        # The head hash covers min(cursor, HEAD_BYTES) bytes, so it changes until the cursor
+        # passes HEAD_BYTES; read the head unless the slice in hand starts with it.
+        first = data if start == 0 else read_transcript(path, 0, fp.HEAD_BYTES).data
+        head = fp.digest(first[: min(new_cursor, fp.HEAD_BYTES)])
     ident = fp.take(data, start, new_cursor, st.st_dev, st.st_ino, compressed, head)
     return _Plan(
         row=row,

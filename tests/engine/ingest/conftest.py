@@ -143,3 +143,30 @@ class Index:
 @pytest.fixture
 def idx(service: SearchService) -> Index:
     return Index(service)
+
+
+def source_cursor(service: SearchService, key: str) -> int:
+    """The stored byte cursor of ``key`` (0 when never ingested)."""
+    row = service._reader().execute("SELECT cursor FROM sources WHERE key = ?", (key,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+@pytest.fixture
+def cursor_of(service: SearchService) -> Any:
+    return lambda key: source_cursor(service, key)
+
+
+@pytest.fixture
+def resets(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Source keys reindexed from zero (each call of the tailer's delete-by-source)."""
+    import engine.ingest.tailing as tailing
+
+    seen: list[str] = []
+    real = tailing.delete_docs_by_source
+
+    def spy(conn: Any, key: str) -> None:
+        seen.append(key)
+        real(conn, key)
+
+    monkeypatch.setattr(tailing, "delete_docs_by_source", spy)
+    return seen
