@@ -120,5 +120,6 @@ def test_secrets_are_redacted_before_indexing(service: SearchService, writer, id
     assert idx.doc_ids(token) == []
     assert idx.doc_ids("please") == ["chat:s:u1"]
     snippets = [i.snippet for i in service.query(SearchQueryArgs(query="token")).items]
-    assert snippets and all(token not in s for s in snippets)
+    assert snippets
+    assert all(token not in s for s in snippets)
     assert token in writer.chat_path("s").read_text()
