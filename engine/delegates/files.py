@@ -10,8 +10,13 @@ starts with ``-`` is never read as an option.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +32,13 @@ MAX_LINE_HITS_PER_FILE = 5
 
 MAX_LINE_CHARS = 400
 """Minified files have megabyte lines; a snippet never needs more than this."""
+
+UNTRACKED_MAX_FILES = 5000
+"""Untracked files searched in-process; a tree with more (a build folder not in .gitignore)
+is not a source tree worth reading whole on every keystroke."""
+
+UNTRACKED_MAX_BYTES = 1024 * 1024
+"""Larger untracked files are data dumps or logs, not code; git grep users rarely want them."""
 
 _GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 
@@ -57,54 +69,194 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
 
 def list_lane_files(root: Path) -> list[str]:
     """Tracked and untracked-not-ignored files of the work tree at ``root``, sorted."""
-    done = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    tracked, untracked = list_tracked_untracked(root)
+    return sorted({*tracked, *untracked})
+
+
+def list_tracked_untracked(root: Path) -> tuple[list[str], list[str]]:
+    """``(tracked, untracked-not-ignored)`` files of the work tree at ``root``, from one
+    ``git ls-files -t`` (its ``?`` tag marks an untracked file)."""
+    done = _git(root, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
     if done.returncode != 0:
         raise FileSearchFailed(_first_line(done.stderr) or f"git ls-files failed in {root}")
-    names = {name.decode("utf-8", "replace") for name in done.stdout.split(b"\0") if name}
-    return sorted(names)
+    tracked: dict[str, None] = {}
+    untracked: dict[str, None] = {}
+    for entry in done.stdout.split(b"\0"):
+        if len(entry) > 2:
+            name = entry[2:].decode("utf-8", "replace")
+            (untracked if entry[:1] == b"?" else tracked)[name] = None
+    return list(tracked), list(untracked)
 
 
-def grep_lane_lines(root: Path, terms: list[str]) -> list[FileLineHit]:
-    """Lines containing every term (case-insensitive, fixed strings) in the lane's files.
+def grep_lane_lines(root: Path, terms: list[str], *, untracked: bool = True) -> list[FileLineHit]:
+    """Lines containing every term (case-insensitive, fixed strings) in the lane's files
+    (``untracked=False``: tracked files only).
 
     git grep is asked for the longest term (the most selective); the other terms are checked
     here on the returned lines, which is exact and cheap because few lines survive the first.
+    Its output is read as it streams and the process is stopped once ``MAX_LINE_HITS`` lines
+    qualify: for a common word that is a small fraction of the work a full grep does.
     """
     if not terms:
         return []
     lead = max(terms, key=len)
-    done = _git(
-        root, "grep", "--untracked", "-I", "-i", "-F", "-n", "-z", "--no-color",
-        f"--max-count={MAX_LINE_HITS_PER_FILE}", "-e", lead, "--",
+    args = (
+        "grep", *(("--untracked",) if untracked else ()), "-I", "-i", "-F", "-n", "-z",
+        "--no-color", f"--max-count={MAX_LINE_HITS_PER_FILE}", "-e", lead, "--",
     )  # fmt: skip
-    if done.returncode not in (0, 1):  # 1 means no match
-        raise FileSearchFailed(_first_line(done.stderr) or f"git grep failed in {root}")
     folded = [t.casefold() for t in terms]
     hits: list[FileLineHit] = []
-    for record in done.stdout.split(b"\n"):
-        parts = record.split(b"\0", 2)
-        if len(parts) != 3 or not parts[1].isdigit():
-            continue
-        text = parts[2].decode("utf-8", "replace")
-        if all(term in text.casefold() for term in folded):
-            hits.append(
-                FileLineHit(
-                    path=parts[0].decode("utf-8", "replace"),
-                    line=int(parts[1]),
-                    text=text[:MAX_LINE_CHARS],
-                )
-            )
-            if len(hits) >= MAX_LINE_HITS:
-                break
+    with _Streamed(root, args) as proc:
+        for record in proc.lines():
+            hit = _parse_hit(record, folded)
+            if hit is not None:
+                hits.append(hit)
+                if len(hits) >= MAX_LINE_HITS:
+                    proc.stop()
+                    break
+    if not proc.stopped and proc.returncode not in (0, 1):  # 1 means no match
+        raise FileSearchFailed(proc.error() or f"git grep failed in {root}")
     return hits
 
 
+def _parse_hit(record: bytes, folded: list[str]) -> FileLineHit | None:
+    parts = record.rstrip(b"\n").split(b"\0", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    text = parts[2].decode("utf-8", "replace")
+    lowered = text.casefold()
+    if not all(term in lowered for term in folded):
+        return None
+    return FileLineHit(
+        path=parts[0].decode("utf-8", "replace"), line=int(parts[1]), text=text[:MAX_LINE_CHARS]
+    )
+
+
+class _Streamed:
+    """``git <args>`` whose stdout is read while it runs; killed on ``stop``, on leaving the
+    ``with`` block early, or after ``GIT_TIMEOUT_SECONDS``. stderr goes to a temporary file so a
+    chatty git can never block on a full pipe while we read stdout."""
+
+    def __init__(self, root: Path, args: tuple[str, ...]) -> None:
+        self._root = root
+        # Closed in __exit__: the file outlives this constructor on purpose.
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115
+        try:
+            self._proc = subprocess.Popen(
+                ["git", "-C", str(root), *args],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=self._err,
+                env={**os.environ, **_GIT_ENV},
+            )
+        except OSError as err:
+            self._err.close()
+            raise FileSearchFailed(f"git in {root} failed: {err}") from None
+        self._timer = threading.Timer(GIT_TIMEOUT_SECONDS, self._timeout)
+        self._timer.daemon = True
+        self._timer.start()
+        self.stopped = False
+        self.timed_out = False
+        self.returncode: int | None = None
+        self._stderr_line = ""
+
+    def _timeout(self) -> None:
+        self.timed_out = True
+        self._kill()
+
+    def _kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+
+    def lines(self) -> Iterator[bytes]:
+        assert self._proc.stdout is not None
+        return iter(self._proc.stdout)
+
+    def stop(self) -> None:
+        """Enough output: end the process (its exit status no longer matters)."""
+        self.stopped = True
+        self._kill()
+
+    def error(self) -> str:
+        """The first line git wrote to stderr (read when the process ended)."""
+        return self._stderr_line
+
+    def __enter__(self) -> _Streamed:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        if exc[0] is not None and self._proc.poll() is None:
+            self.stop()  # an exception while reading: do not wait for git to finish
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+        self.returncode = self._proc.wait()
+        self._err.seek(0)
+        self._stderr_line = _first_line(self._err.read(4096))
+        self._err.close()
+        if self.timed_out:
+            raise FileSearchFailed(
+                f"git grep in {self._root} took longer than {GIT_TIMEOUT_SECONDS:g} s"
+            )
+
+
+def grep_untracked(root: Path, paths: list[str], terms: list[str]) -> list[FileLineHit]:
+    """The same line search over untracked files, in this process.
+
+    Untracked-not-ignored files are few in a real work tree (new files not yet added), and
+    ``git ls-files`` has already listed them; reading them here saves ``git grep --untracked``
+    its own walk of the whole directory tree (~15% of a grep on 10,000 files). Like ``git grep``
+    it skips binaries (a NUL in the first 8000 bytes) and does not follow symlinks; files
+    beyond ``UNTRACKED_MAX_FILES`` or ``UNTRACKED_MAX_BYTES`` are skipped.
+    """
+    folded = [t.casefold() for t in terms]
+    hits: list[FileLineHit] = []
+    for relative in paths[:UNTRACKED_MAX_FILES]:
+        data = _read_regular(root / relative)
+        if data is None or b"\0" in data[:8000]:
+            continue
+        found = 0
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            lowered = line.casefold()
+            if all(term in lowered for term in folded):
+                hits.append(FileLineHit(relative, number, line[:MAX_LINE_CHARS]))
+                found += 1
+                if found >= MAX_LINE_HITS_PER_FILE or len(hits) >= MAX_LINE_HITS:
+                    break
+        if len(hits) >= MAX_LINE_HITS:
+            break
+    return hits
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of a regular file (not a symlink, not too big), or None."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > UNTRACKED_MAX_BYTES:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
 def search_lane_files(root: Path, terms: list[str]) -> tuple[list[str], list[FileLineHit]]:
-    """The file list and the line hits for ``terms``, from two concurrent git processes."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        listing = pool.submit(list_lane_files, root)
-        lines = pool.submit(grep_lane_lines, root, terms)
-        return listing.result(), lines.result()
+    """The lane's files that contain any of ``terms`` in their path, and the line hits.
+
+    ``git grep`` over tracked files runs concurrently with ``git ls-files``; untracked files are
+    searched here as soon as the listing is in. Paths are pre-filtered with the cheapest
+    necessary condition (some term occurs in the path, case-insensitively) so the caller's exact
+    matching looks at a handful of paths instead of every file of the repository.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        tracked_lines = pool.submit(grep_lane_lines, root, terms, untracked=False)
+        try:
+            tracked, untracked = list_tracked_untracked(root)
+            extra = grep_untracked(root, untracked, terms) if terms else []
+        finally:
+            lines = tracked_lines.result()
+    folded = [t.casefold() for t in terms]
+    paths = sorted({p for p in (*tracked, *untracked) if any(t in p.casefold() for t in folded)})
+    return paths, (lines + extra)[:MAX_LINE_HITS]
 
 
 def _first_line(stderr: bytes) -> str:
