@@ -1,0 +1,37 @@
+"""A separate ingesting process for the crash and convergence tests (run as a script).
+
+Usage: ``python ingest_worker.py ROOT MODE`` where MODE is ``loop`` (catch up forever),
+``rebuild`` (catch up, rebuilding every third round) or ``once``. Small slices make every pass
+short, so a ``kill -9`` lands mid-ingest often.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import engine.ingest.tailing as tailing
+from engine.project.locate import open_project
+from engine.wiring import create_project_service
+
+tailing.SLICE_BYTES = 8 * 1024
+
+
+def main() -> None:
+    root, mode = Path(sys.argv[1]), sys.argv[2]
+    service = create_project_service(open_project(root), start_worker=False)
+    print("ready", flush=True)
+    rounds = 0
+    while True:
+        if mode == "rebuild" and rounds % 3 == 2:
+            service.rebuild_index()
+        else:
+            service.catch_up()
+        rounds += 1
+        if mode == "once":
+            break
+    service.dispose()
+
+
+if __name__ == "__main__":
+    main()
