@@ -24,16 +24,63 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--no-daemon", action="store_true",
         help="run the search in this process (the default while no daemon runs)",
     )  # fmt: skip
+    parser.add_argument(
+        "--demo", action="store_true",
+        help="open the built-in demo project (built on first use in the user cache folder)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--check", action="store_true",
+        help="load the app and its stylesheets headlessly, then exit (install self-test)",
+    )  # fmt: skip
     parser.add_argument("--no-watch", action="store_true", help=argparse.SUPPRESS)
+
+
+def demo_root() -> Path:
+    """The demo project in the user cache folder, built on first use and reused afterwards."""
+    from platformdirs import user_cache_dir
+
+    from engine.demo import build_demo
+
+    root = Path(user_cache_dir("ade-search")) / "demo"
+    if not (root / ".ade" / "project.json").is_file():
+        print(f"building the demo project in {root} …", file=sys.stderr)
+        build_demo(root, force=root.exists())
+    return root
+
+
+def check_app(project: Path | None) -> int:
+    """Mount the palette headlessly on ``project`` and exit: proves the styles ship and parse."""
+    import asyncio
+
+    from engine.embedded import EmbeddedClient
+    from tui.app import PaletteApp
+
+    client = EmbeddedClient.open(project, start_worker=False)
+
+    async def mount_and_quit() -> int:
+        app = PaletteApp(client, clock=client.clock, cursor_blink=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            return len(app.stylesheet.rules)
+
+    try:
+        rules = asyncio.run(mount_and_quit())
+    finally:
+        client.close()
+    print(f"ok: palette mounted, {rules} style rules loaded")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
     """Open the palette; 0 when a hit was printed or the palette was closed normally, 1 when
     ``--print`` was cancelled."""
+    project = demo_root() if args.demo else args.project
+    if args.check:
+        return check_app(project)
     from engine.embedded import EmbeddedClient
     from tui.app import PaletteApp
 
-    client = EmbeddedClient.open(args.project, watch=not args.no_watch, backfill_delay=0.0)
+    client = EmbeddedClient.open(project, watch=not args.no_watch, backfill_delay=0.0)
     try:
         app = PaletteApp(
             client,
