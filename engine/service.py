@@ -288,6 +288,7 @@ class SearchService:
 
     def catch_up_queued(self, progress: ProgressCallback | None = None) -> None:
         """Drain everything queued, reporting ``progress(done, total)``."""
+        periodic = False
         with self.drainer.lock:
             total = max(len(self.queue), 1)
             done = 0
@@ -295,11 +296,17 @@ class SearchService:
                 entry = self.queue.pop_next(ignore_due=True)
                 if entry is None:
                     break
+                if entry == ("reconcile", "periodic"):
+                    # It re-queues itself when run: running it here would never end. Re-armed below.
+                    periodic = True
+                    continue
                 self.drainer.run(entry)
                 done += 1
                 total = max(total, done + len(self.queue))
                 if progress is not None:
                     progress(done, total)
+        if periodic and not self._closed:
+            self.queue.add("reconcile", "periodic", delay=self.drainer.reconcile_interval)
         self.queue.rearm()
 
     def dispose(self) -> None:
