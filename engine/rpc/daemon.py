@@ -69,6 +69,7 @@ def run_daemon(options: DaemonOptions, factory: ClientFactory | None = None) -> 
     lock = InstanceLock(sock_file.parent)
     lock.acquire(sock_file)
     pool = ServicePool(factory or embedded_factory(options.backfill_delay))
+    server: DaemonServer | None = None
     try:
         token = ensure_cto_token(config)
         sock = bind_socket(sock_file)
@@ -83,8 +84,10 @@ def run_daemon(options: DaemonOptions, factory: ClientFactory | None = None) -> 
         asyncio.run(_serve(server, sock))
         log.info("ade daemon stopping: disposing %d services", len(pool.roots()))
     finally:
-        pool.close_all()
-        remove_socket(sock_file)
+        remove_socket(sock_file)  # first: no client should reach a daemon that is going away
+        pool.close_all()  # in-flight engine calls see their service closed and return
+        if server is not None:
+            server.join()
         lock.release()
     log.info("ade daemon stopped")
     return 0

@@ -94,9 +94,12 @@ class DaemonServer:
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
     async def serve(self, sock: socket.socket, stop: asyncio.Event) -> None:
-        """Accept connections until ``stop`` is set, then close them all."""
-        executor = ThreadPoolExecutor(self.limits.workers, thread_name_prefix="ade-rpc")
-        self._executor = executor
+        """Accept connections until ``stop`` is set, then close them all.
+
+        Engine calls still running are not waited for here: the caller disposes the services
+        (which makes them return) and then calls ``join``.
+        """
+        self._executor = ThreadPoolExecutor(self.limits.workers, thread_name_prefix="ade-rpc")
         server = await asyncio.start_unix_server(self._accept, sock=sock)
         try:
             await stop.wait()
@@ -105,7 +108,13 @@ class DaemonServer:
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
-            executor.shutdown(wait=True, cancel_futures=True)
+            self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def join(self) -> None:
+        """Wait for engine calls that were running at shutdown (after services are disposed)."""
+        executor = getattr(self, "_executor", None)
+        if executor is not None:
+            executor.shutdown(wait=True)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()

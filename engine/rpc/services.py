@@ -35,9 +35,12 @@ def embedded_factory(backfill_delay: float = BACKFILL_DELAY_S) -> ClientFactory:
     def open_client(root: Path) -> SearchClient:
         from engine.embedded import EmbeddedClient  # the engine is heavy; import on first use
 
-        client = EmbeddedClient.open(root, watch=True, backfill_delay=backfill_delay)
+        client = EmbeddedClient.open(root, watch=True)
         try:
+            # Catch up *before* scheduling the backfill: catch_up drains every queued entry
+            # regardless of its due time, and the periodic reconcile re-queues itself.
             client.service.catch_up()
+            client.service.start_backfill(backfill_delay)
         except BaseException:
             client.close()
             raise
@@ -100,6 +103,8 @@ class ServicePool:
             self._closed = True
             clients = list(self._clients.items())
             self._clients.clear()
+        for _root, client in clients:
+            client.interrupt()  # abort running queries so close() does not wait on them
         for root, client in clients:
             try:
                 client.close()

@@ -1,4 +1,9 @@
-"""Fixtures for the daemon tests: a real ``python -m engine.rpc`` subprocess on a real socket."""
+"""Fixtures for the daemon tests: a real ``python -m engine.rpc`` subprocess on a real socket,
+a raw wire client, and real project folders.
+
+Helpers are handed out as fixtures (the suite runs with ``--import-mode=importlib``, where a
+test module cannot import a sibling helper module by name).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,12 +129,51 @@ class Daemon:
         return self.proc.wait(timeout=20)
 
 
+def write_chat_project(
+    root: Path, project_id: str, name: str, messages: int, word: str = "zebra"
+) -> Path:
+    """A real project folder with one chat session of ``messages`` accepted user messages."""
+    ade = root / ".ade"
+    (ade / "sessions").mkdir(parents=True, exist_ok=True)
+    (ade / "chats").mkdir(parents=True, exist_ok=True)
+    (ade / "project.json").write_text(json.dumps({"id": project_id, "name": name}))
+    sid = f"chat-{project_id}"
+    meta = {
+        "id": sid, "kind": "chat", "title": f"{name} planning", "laneId": None,
+        "createdAt": "2026-06-01T10:00:00+00:00", "updatedAt": "2026-06-01T12:00:00+00:00",
+        "endedAt": None, "archived": False, "tool": "claude",
+    }  # fmt: skip
+    (ade / "sessions" / f"{sid}.json").write_text(json.dumps(meta))
+    lines = []
+    for seq in range(1, messages + 1):
+        event = {
+            "seq": seq, "ts": f"2026-06-01T10:{seq // 60 % 60:02d}:{seq % 60:02d}+00:00",
+            "type": "user_message", "id": f"m{seq}", "status": "accepted",
+            "text": f"{word} note {seq} from {name}",
+        }  # fmt: skip
+        lines.append(json.dumps(event))
+    (ade / "chats" / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def wait_indexed(conn: RpcConn, root: Path, timeout: float = 30.0) -> dict[str, Any]:
+    """Poll ``search.indexStatus`` until the project's backfill has completed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = conn.call("search.indexStatus", {"projectRoot": str(root)})["result"]
+        if status["backfillCompletedAt"] is not None and status["pendingSources"] == 0:
+            return status  # type: ignore[no-any-return]
+        time.sleep(0.05)  # the daemon's own writer thread is doing the work
+    raise AssertionError(f"{root} was not indexed in {timeout}s")
+
+
 @pytest.fixture
 def short_dir() -> Iterator[Path]:
     """A short private folder: pytest's tmp_path can push a socket path past 107 bytes."""
     path = Path(tempfile.mkdtemp(prefix="ade-rpc-", dir="/tmp"))
     yield path
-    shutil.rmtree(path, ignore_errors=True)
+    if not os.environ.get("ADE_KEEP_TEST_DIRS"):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture
@@ -152,3 +196,9 @@ def make_daemon(short_dir: Path) -> Iterator[Any]:
 def daemon(make_daemon: Any) -> Daemon:
     """One running daemon with short deadlines so stalled-client tests stay fast."""
     return make_daemon("--frame-deadline", "0.5", "--idle-timeout", "5")  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def chat_project() -> Callable[..., Path]:
+    """``chat_project(root, id, name, messages)``: write a real project folder (see helper)."""
+    return write_chat_project
