@@ -30,6 +30,9 @@ WATCH_DEBOUNCE_MS = 50
 WATCH_STEP_MS = 20
 """Quiet time that ends a group of changes, and how often the stop event is checked."""
 
+WAIT_POLL_MS = 250
+"""How often a watcher waiting for ``.ade/`` to appear looks for it besides inotify events."""
+
 _GIT_PARTS = ("HEAD", "packed-refs", "refs", "logs")
 """Git paths whose change means a commit, checkout or branch change; objects/ is noise."""
 
@@ -150,6 +153,8 @@ class Watcher:
             try:
                 self.on_state("watching" if present else "waiting for .ade/")
                 self._watch(paths, recursive=present)
+            except FileNotFoundError:
+                pass  # a watched folder vanished while arming: re-arm
             except (OSError, RuntimeError) as err:
                 self.on_state(f"degraded: {err}; polling by reconcile")
                 log.warning("file watcher stopped: %s", err)
@@ -169,7 +174,10 @@ class Watcher:
             stop_event=self._stop,
             recursive=recursive,
             raise_interrupt=False,
-            rust_timeout=0,
+            # While waiting for .ade/ also look every WAIT_POLL_MS: it may have been created
+            # between our check and the watch being armed.
+            rust_timeout=0 if recursive else WAIT_POLL_MS,
+            yield_on_timeout=not recursive,
         ):
             if not recursive:
                 if ade.is_dir():
