@@ -103,8 +103,6 @@ class ServicePool:
             self._closed = True
             clients = list(self._clients.items())
             self._clients.clear()
-        for _root, client in clients:
-            client.interrupt()  # abort running queries so close() does not wait on them
         for root, client in clients:
             try:
                 client.close()

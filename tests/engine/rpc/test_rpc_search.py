@@ -183,3 +183,26 @@ def test_ade_projects_commands(
     assert ade_main(["projects", "remove", "alpha"]) == 0
     assert ade_main(["projects", "remove", "alpha"]) == 2
     assert os.path.exists(short_dir / "cfg" / "projects.json")
+
+
+def test_internal_error_is_reported_and_the_daemon_keeps_serving(
+    daemon: Any, project: Path, short_dir: Path
+) -> None:
+    broken = short_dir / "broken"
+    (broken / ".ade").mkdir(parents=True)
+    (broken / ".ade" / "cache").write_text("a file where the cache folder should be")
+    conn = daemon.connect()
+    answer = _query(conn, broken, query="zebra")
+    assert answer["error"] == {"code": -32603, "message": "internal error"}
+    assert "Traceback" in daemon.log_text()  # the detail goes to the log, not to the client
+    assert _query(conn, project, query="zebra")["result"]["total"] == 12
+
+
+def test_sigterm_disposes_open_services(daemon: Any, project: Path) -> None:
+    assert _query(daemon.connect(), project, query="zebra")["result"]["total"] == 12
+    assert daemon.stop() == 0
+    assert "disposing 1 services" in daemon.log_text()
+    assert not daemon.socket.exists()
+    index = project / ".ade" / "cache" / "search-index.db"
+    # Every connection closed: SQLite removes the WAL when the last one goes.
+    assert not index.with_name(index.name + "-wal").exists()
