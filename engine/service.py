@@ -134,7 +134,10 @@ class SearchService:
             self._drain_due()
 
     def _drain_due(self) -> None:
-        self.drainer.drain(everything=False, should_stop=lambda: self._closed)
+        done = self.drainer.drain(everything=False, should_stop=lambda: self._closed)
+        if done and not self.queue.source_count():
+            with self.drainer.lock:
+                self.drainer.checkpoint()
         self.queue.rearm()
 
     def _run(self) -> None:

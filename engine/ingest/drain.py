@@ -16,7 +16,15 @@ from pathlib import Path
 
 import apsw
 
-from engine.index_db import connect, file_identity, immediate, meta_set, open_index
+from engine.index_db import (
+    clear_index,
+    connect,
+    file_identity,
+    health_check,
+    immediate,
+    meta_set,
+    open_index,
+)
 from engine.ingest.queue import IngestQueue
 from engine.ingest.reconcile import (
     changed_sources,
@@ -49,6 +57,10 @@ RECONCILE_INTERVAL_S = 30.0
 RECONCILE_NO_WATCHER_S = 5.0
 """Reconcile period without a watcher: the reconcile is then the only way changes arrive."""
 
+HEALTH_EVERY = 120
+"""Periodic reconciles between health checks: hourly at the 30 s watcher-on period (the FTS5
+integrity check reads the whole index, so it runs rarely and only from the idle writer)."""
+
 Entry = tuple[str, str]
 
 
@@ -71,6 +83,7 @@ class Drainer:
         self.last_ingest_ms: int | None = None
         self.recreated_reason: str | None = None
         self.reconcile_interval = RECONCILE_NO_WATCHER_S
+        self._periodic = 0
         self._conn: apsw.Connection | None = None
         self._identity: tuple[int, int] | None = None
 
@@ -163,11 +176,42 @@ class Drainer:
             sweep_prs(conn, self.project)
         elif kind == "git":
             process_git(conn, self.project, self.tally, now)
-        elif kind in ("backfill", "reconcile"):
-            self.reconcile(conn, everything=kind == "backfill")
+        elif kind == "backfill":
+            self.check_health(conn)
+            self.reconcile(conn, everything=True)
+            self.queue.add("reconcile", "backfill-done", delay=0.0)
+        elif ident == "backfill-done":
+            with immediate(conn):
+                meta_set(conn, "backfill_completed_at", str(now))
+        elif kind == "reconcile":
+            self.reconcile(conn, everything=False)
             if ident == "periodic":
+                self._periodic += 1
+                if self._periodic % HEALTH_EVERY == 0:
+                    self.check_health(conn)
                 self.queue.add("reconcile", "periodic", delay=self.reconcile_interval)
         return False
+
+    def check_health(self, conn: apsw.Connection) -> bool:
+        """Run the index health check; on any complaint clear the index and re-ingest it all
+        (RELIABILITY 10: some corruption only shows up here). Returns True when healthy."""
+        problems = health_check(conn)
+        if not problems:
+            return True
+        log.warning("search index unhealthy, rebuilding: %s", "; ".join(problems[:3]))
+        self.tally.add("index", f"health check failed: {problems[0]}")
+        clear_index(conn)
+        self.reconcile(conn, everything=True)
+        return False
+
+    def checkpoint(self) -> None:
+        """Checkpoint the WAL while idle so it cannot grow without bound (RELIABILITY 14)."""
+        if self._conn is None:
+            return
+        try:
+            self._conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
+        except apsw.Error:
+            log.debug("idle checkpoint failed", exc_info=True)
 
     def _session(self, conn: apsw.Connection, kind: SessionKind, sid: str, now: int) -> bool:
         signature = session_signature(self.project, kind, sid)
@@ -182,7 +226,4 @@ class Drainer:
         remove_gone_sessions(conn, sessions)
         for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)
-        if everything:
-            with immediate(conn):
-                meta_set(conn, "backfill_completed_at", str(self.now_ms()))
         return entries

@@ -50,3 +50,33 @@ def test_rebuild_reingests_everything(service: SearchService, writer, idx) -> No
     assert idx.indexed_ids() == before
     assert result.doc_count == len(before)
     assert service.query(SearchQueryArgs(query="hello")).total == 1
+
+
+def test_backfill_ingests_everything_and_records_completion(
+    service: SearchService, writer, idx, timers
+):
+    writer.session("c1")
+    writer.chat("c1", "user_message", id="m1", text="backfilled words", status="accepted")
+    writer.pr(3, "A pull request")
+    service.start_backfill(10.0)
+    timers.advance(9.9)
+    assert idx.indexed_ids() == set()
+    timers.advance(0.1)
+    assert {"chat:c1:m1", "pr:3"} <= idx.indexed_ids()
+    status = service.index_status()
+    assert status.backfill_completed_at is not None
+    assert status.state == "ready"
+
+
+def test_health_check_complaint_rebuilds_the_index(service: SearchService, writer, idx, timers):
+    writer.session("c1")
+    writer.chat("c1", "user_message", id="m1", text="healthy words", status="accepted")
+    service.catch_up()
+    conn = service._reader()
+    rowid = conn.execute("SELECT id FROM docs WHERE doc_id = 'chat:c1:m1'").fetchone()[0]
+    conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))  # silent drift
+    assert idx.doc_ids("healthy") == []
+    service.start_backfill(0.0)
+    timers.advance(0.0)
+    assert idx.doc_ids("healthy") == ["chat:c1:m1"]
+    assert service.index_status().warnings.get("index", 0) == 1
