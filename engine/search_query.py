@@ -59,8 +59,9 @@ BM25_WINDOW = 1000
 TITLE_WINDOW = 200
 """Title-scoped matches unioned in when the BM25 window fills."""
 
-TOTAL_CAP = 10_000
-"""Counting 125k matches costs more than the page; beyond this, ``total`` says "at least"."""
+TOTAL_CAP = 2_000
+"""Counting every match of a common phrase cost 300+ ms (measured); past this ``total`` is a floor
+and ``resultsTruncated`` is set."""
 
 LinkFor = Callable[[Candidate], str]
 
@@ -224,7 +225,8 @@ def run_query(
     if use_index and parsed.match_all:
         position = None if after is None else (-after[3], after[4])
         indexed = _fetch(conn, match_all_sql(f, position, limit + 1 + len(drop)))
-        total = scalar(conn, *match_all_count_sql(f))
+        total = scalar(conn, *match_all_count_sql(f, TOTAL_CAP))
+        truncated = total >= TOTAL_CAP
         total -= _count_present(conn, drop, f)
     elif use_index:
         indexed, total, truncated = _fts_candidates(conn, parsed, f)
@@ -254,7 +256,7 @@ def run_query(
 def _count_present(conn: apsw.Connection, doc_ids: frozenset[str], f: Filters) -> int:
     if not doc_ids:
         return 0
-    sql, params = match_all_count_sql(f)
+    sql, params = match_all_count_sql(f, None)
     marks = ",".join("?" * len(doc_ids))
     return scalar(conn, f"{sql} AND d.doc_id IN ({marks})", [*params, *sorted(doc_ids)])
 

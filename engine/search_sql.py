@@ -103,7 +103,10 @@ def match_all_sql(f: Filters, after: tuple[int, str] | None, limit: int) -> tupl
     return sql, [*params, limit]
 
 
-def match_all_count_sql(f: Filters) -> tuple[str, list[Any]]:
-    """How many documents the filters allow."""
+def match_all_count_sql(f: Filters, cap: int | None) -> tuple[str, list[Any]]:
+    """How many documents the filters allow, counting at most ``cap`` (None: all)."""
     where, params = filter_sql(f, fts=False)
-    return f"SELECT count(*) FROM docs d WHERE 1{where}", params
+    if cap is None:
+        return f"SELECT count(*) FROM docs d WHERE 1{where}", params
+    inner = f"SELECT 1 FROM docs d WHERE 1{where} LIMIT ?"
+    return f"SELECT count(*) FROM ({inner})", [*params, cap]
