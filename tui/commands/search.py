@@ -29,7 +29,7 @@ examples:
   ade search ReadTimeoutError
   ade search kind:terminal since:7d "FAILED tests"
   ade search --kind pr --kind commit backoff --json
-  ade search --lane primary --limit 5 -- -v
+  ade search --lane primary --limit 5 -- -flaky retry
   ade search --status
 """
 

@@ -166,3 +166,29 @@ def test_progress_never_reaches_stdout(demo_copy: Path) -> None:
     assert cold.code == 0
     json.loads(cold.out)  # stdout is exactly one JSON document
     assert cold.err == ""
+
+
+def test_every_flag_through_a_real_process(demo_copy: Path) -> None:
+    """The console entry point parses and honours each flag the same way `main` does."""
+    first = run_ade(search_argv(demo_copy, "timeout", "--kinds", "pr,commit", "--lane",
+                                "abc-123-retry", "--limit", "1", "--json"))  # fmt: skip
+    assert first.code == 0, first.err
+    page = json.loads(first.out)
+    assert [i["kind"] in ("pr", "commit") for i in page["items"]] == [True]
+    assert page["items"][0]["laneId"] == "abc-123-retry"
+    rest = run_ade(search_argv(demo_copy, "timeout", "--kinds", "pr,commit", "--lane",
+                               "abc-123-retry", "--limit", "1", "--text", "--explain",
+                               "--cursor", page["nextCursor"]))  # fmt: skip
+    assert rest.code == 0
+    assert "why: tier " in rest.out
+    assert page["items"][0]["deepLink"] not in rest.out
+    refused = run_ade(search_argv(demo_copy, "--rebuild"), env={"ADE_SESSION_ID": "chat-x"})
+    assert (refused.code, refused.out) == (2, "")
+    assert "CTO-only" in refused.err
+    rebuilt = run_ade(search_argv(demo_copy, "--rebuild"), env={"ADE_SESSION_ID": "chat-x",
+                                                               "ADE_ROLE": "cto"})  # fmt: skip
+    assert rebuilt.code == 0
+    assert rebuilt.out.startswith("rebuilt: ")
+    dashed = run_ade([*search_argv(demo_copy, "--json"), "--", "-v"])
+    assert dashed.code == 2  # only an exclusion: a clear usage error, not an option
+    assert "-term only excludes" in dashed.err

@@ -52,3 +52,17 @@ def test_the_cli_never_loads_textual_or_rich(indexed_demo: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)  # fmt: skip
     assert "LOADED []" in done.stderr
+
+
+def _help_examples() -> list[list[str]]:
+    from tui.commands.search import EXAMPLES
+
+    lines = [line.strip() for line in EXAMPLES.splitlines() if line.startswith("  ade search")]
+    return [shlex.split(line)[1:] for line in lines]
+
+
+@pytest.mark.parametrize("argv", _help_examples(), ids=" ".join)
+def test_every_help_example_runs_on_the_demo(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    assert main_with_project(indexed_demo, argv, capsys) in (0, 1)
