@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.client import SearchClient
+from engine.errors import AdeError, ProjectError, UsageError
 from engine.types import SearchQueryArgs, SearchResultItem, to_json
 from tui.commands.search import check_rebuild_allowed
 from tui.progress import StderrProgress
@@ -63,29 +64,55 @@ def _daemon_client(root: Path | None) -> SearchClient | None:
 
 
 def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
+    """Answer ``ade search`` once its arguments are valid; returns the exit code.
+
+    A daemon that fails a request for its own reasons (an internal error, a lost connection)
+    must not fail the search: the same request is answered in-process instead, with a warning on
+    stderr. Usage and project errors are the caller's and are never retried.
+    """
     if ns.rebuild:
         check_rebuild_allowed(os.environ)
     client = open_client(ns, catch_up=not ns.rebuild)
     try:
-        if ns.status:
-            status = client.index_status()
-            print(to_json(status).decode() if ns.fmt == "json" else format_status_text(status))
-            return 0
-        if ns.rebuild:
-            bar = StderrProgress("rebuilding")
-            try:
-                outcome = client.rebuild_index(progress=bar)
-            finally:
-                bar.finish()
-            if ns.fmt == "json":
-                print(to_json(outcome).decode())
-            else:
-                print(f"rebuilt: {outcome.doc_count:,} documents in {outcome.duration_ms:,} ms")
-            return 0 if outcome.ok else 1
-        assert args is not None
-        return _query(client, ns, args)
+        return _answer(client, ns, args)
+    except (UsageError, ProjectError):
+        raise
+    except AdeError as err:
+        if ns.no_daemon or _is_embedded(client):
+            raise
+        print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
     finally:
         client.close()
+    ns.no_daemon = True
+    client = open_client(ns, catch_up=not ns.rebuild)
+    try:
+        return _answer(client, ns, args)
+    finally:
+        client.close()
+
+
+def _is_embedded(client: SearchClient) -> bool:
+    return type(client).__name__ == "EmbeddedClient"
+
+
+def _answer(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
+    if ns.status:
+        status = client.index_status()
+        print(to_json(status).decode() if ns.fmt == "json" else format_status_text(status))
+        return 0
+    if ns.rebuild:
+        bar = StderrProgress("rebuilding")
+        try:
+            outcome = client.rebuild_index(progress=bar)
+        finally:
+            bar.finish()
+        if ns.fmt == "json":
+            print(to_json(outcome).decode())
+        else:
+            print(f"rebuilt: {outcome.doc_count:,} documents in {outcome.duration_ms:,} ms")
+        return 0 if outcome.ok else 1
+    assert args is not None
+    return _query(client, ns, args)
 
 
 def _query(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs) -> int:
