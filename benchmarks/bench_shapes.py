@@ -57,7 +57,9 @@ def time_class(conn: apsw.Connection, queries: list[str], runs: int) -> tuple[fl
     for i in range(runs):
         t0 = time.perf_counter()
         try:
-            run_query(conn, SearchQueryArgs(query=queries[i % len(queries)]), project=project, now=NOW)
+            run_query(
+                conn, SearchQueryArgs(query=queries[i % len(queries)]), project=project, now=NOW
+            )
         except apsw.Error:
             return float("nan"), float("nan")  # e.g. phrases under detail=column
         samples.append((time.perf_counter() - t0) * 1000)
@@ -79,15 +81,22 @@ def main() -> None:
         docs = load_docs(sample)
         text = sum(len(d.body.encode()) for d in docs)
         raw_s = build_raw(sample / "raw.db", docs)
-        print(f"slice: {text / 1e6:.0f} MB sanitized, {len(docs)} docs; raw FTS5 {text / 1e6 / raw_s:.1f} MB/s,"
-              f" raw size {(sample / 'raw.db').stat().st_size / text:.2f}x")
+        print(
+            f"slice: {text / 1e6:.0f} MB sanitized, {len(docs)} docs; raw FTS5 {text / 1e6 / raw_s:.1f} MB/s,"
+            f" raw size {(sample / 'raw.db').stat().st_size / text:.2f}x"
+        )
         for name, options in SHAPES.items():
             path = sample / f"{abs(hash(name))}.db"
             secs = build_shape(path, options, docs)
             conn = connect(path)
-            timings = " ".join(f"{k} {'%.1f/%.1f' % time_class(conn, v, args.runs)}" for k, v in QUERIES.items())
+            timings = " ".join(
+                "{} {:.1f}/{:.1f}".format(k, *time_class(conn, v, args.runs))
+                for k, v in QUERIES.items()
+            )
             conn.close()
-            print(f"{name:46} build {raw_s / secs:.2f}x raw, size {path.stat().st_size / text:.2f}x | p50/p95 ms: {timings}")
+            print(
+                f"{name:46} build {raw_s / secs:.2f}x raw, size {path.stat().st_size / text:.2f}x | p50/p95 ms: {timings}"
+            )
     finally:
         shutil.rmtree(sample, ignore_errors=True)
 
