@@ -17,8 +17,10 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import apsw
+import msgspec
 
 from engine.clock import Clock, system_clock
+from engine.delegates.gather import delegated_for_args
 from engine.index_db import (
     SEARCH_INDEX_SCHEMA_VERSION,
     clear_index,
@@ -219,11 +221,16 @@ class SearchService:
         if fresh is not None:
             extras.extend(fresh.candidates)
             replace = fresh.replace_doc_ids
+        delegated, delegate_warnings = delegated_for_args(self.project, args, now, lanes)
+        extras.extend(delegated)
         for delegate in self.delegates:
             with contextlib.suppress(Exception):  # delegates are best-effort (DESIGN §5)
                 extras.extend(delegate(args, now, lanes))
-        return run_query(conn, args, project=self.project, now=now, lanes=lanes,
-                         extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
+        result = run_query(conn, args, project=self.project, now=now, lanes=lanes,
+                           extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
+        if not delegate_warnings:
+            return result
+        return msgspec.structs.replace(result, warnings=(*result.warnings, *delegate_warnings))
 
     def interrupt(self) -> None:
         """Interrupt every in-flight query (quit, superseded search)."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.demo import build_demo
+from engine.demo.copy import copy_demo
 
 
 @pytest.fixture(scope="session")
@@ -20,3 +21,9 @@ def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("demo") / "ade-demo"
     build_demo(root)
     return root
+
+
+@pytest.fixture
+def demo_copy(demo_project: Path, tmp_path: Path) -> Path:
+    """A private, writable copy of the demo whose linked worktrees point at the copy."""
+    return copy_demo(demo_project, tmp_path / "ade-demo")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from engine.deeplinks import Envelope, build_link
@@ -20,13 +21,15 @@ from engine.delegates.linear import LinearUnavailable, linear_api_key, search_li
 from engine.delegates.matching import mark_words, matches, positive_words, required_words
 from engine.errors import AdeError
 from engine.project.artifacts import list_artifacts
-from engine.project.git import origin_slug
+from engine.project.git import GitError, origin_slug, recent_commits
+from engine.project.lanes import LANES_SOURCE, list_lanes
 from engine.project.model import Lane, Project
 from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
-from engine.query_parser import ParsedQuery
+from engine.query_parser import ParsedQuery, parse_query
 from engine.ranking import Candidate, tier_for
-from engine.types import TIER_ORDER
+from engine.search_query import resolve_kinds, resolve_lanes
+from engine.types import TIER_ORDER, SearchQueryArgs
 
 MAX_PATH_HITS = 200
 """Path matches kept per query: enough for several pages, bounded on a 100k-file monorepo."""
@@ -57,6 +60,15 @@ def _mtime_ms(path: Path) -> int:
         return 0
 
 
+def _lane_activity_ms(lane: Lane) -> int:
+    """When the lane last moved: its HEAD commit's time (deterministic, unlike folder mtimes)."""
+    try:
+        commits = recent_commits(lane.path, limit=1)
+    except (GitError, OSError):
+        return _mtime_ms(lane.path)
+    return int(commits[0].committed_at.timestamp() * 1000) if commits else _mtime_ms(lane.path)
+
+
 def _lane_envelope(ctx: DelegateContext, lane: Lane) -> Envelope | None:
     repo = origin_slug(lane.path) if ctx.project.is_git else None
     prs = list_prs(ctx.project, WarningTally())
@@ -84,7 +96,7 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                 title=lane.name,
                 rank_title=lane.name,
                 snippet_marked=mark_words(detail, words),
-                updated_at=_mtime_ms(lane.path),
+                updated_at=_lane_activity_ms(lane),
                 lane_id=lane.id,
                 anchor=lane.id,
                 extra={"deep_link": link, "lane_name": lane.name},
@@ -250,3 +262,33 @@ def delegated_candidates(
         candidates.extend(found)
         warnings.extend(said)
     return candidates, warnings
+
+
+def delegated_for_args(
+    project: Project,
+    args: SearchQueryArgs,
+    now: datetime,
+    lanes: Sequence[Lane],
+    environ: Mapping[str, str] | None = None,
+) -> tuple[list[Candidate], list[str]]:
+    """Delegated candidates for a query as the service receives it.
+
+    Parses and resolves kinds and lanes exactly as ``run_query`` does (so an invalid query raises
+    the same ``UsageError`` before any delegate runs) and consults only the delegated kinds asked.
+    """
+    parsed = parse_query(args.query, now=now)
+    kinds = resolve_kinds(args.kinds, parsed.kinds)
+    if not any(kind in DELEGATES for kind in kinds):
+        return [], []
+    lane_ids = resolve_lanes(args.lane_id, parsed.lanes, lanes)
+    found, warnings = delegated_candidates(project, parsed, kinds, lane_ids, lanes, environ)
+    if "lane" in kinds:
+        warnings = [*_lane_listing_warnings(project), *warnings]
+    return found, warnings
+
+
+def _lane_listing_warnings(project: Project) -> list[str]:
+    """Why worktrees were left out of the lane list (a folder deleted under git's feet…)."""
+    tally = WarningTally()
+    list_lanes(project, tally)
+    return [f"lanes: {reason} ({count}x)" for reason, count in tally.reasons(LANES_SOURCE).items()]

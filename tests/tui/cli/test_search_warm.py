@@ -63,16 +63,9 @@ def test_an_appended_message_is_found_on_the_next_run(
     assert _found(capsys, demo_copy, "flibbertigibbet")
 
 
-def _delegates_wired(capsys: pytest.CaptureFixture[str], root: Path) -> bool:
-    run = run_main(capsys, search_argv(root, "kind:lane", "--json"))
-    return run.code == 0 and bool(json.loads(run.out)["items"])
-
-
 def test_a_deleted_lane_folder_leaves_the_answer_intact_with_a_warning(
     demo_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if not _delegates_wired(capsys, demo_copy):
-        pytest.skip("lane/file delegates are not wired into SearchService.query yet")
 
     def indexed_hits(items: list[dict[str, str]]) -> set[str]:
         # Sessions and PRs; commits follow the lanes' git state, which this test changes.
@@ -94,8 +87,6 @@ def test_a_deleted_lane_folder_leaves_the_answer_intact_with_a_warning(
 def test_a_listed_lane_whose_folder_is_missing_warns_on_stderr(
     demo_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if not _delegates_wired(capsys, demo_copy):
-        pytest.skip("lane/file delegates are not wired into SearchService.query yet")
     lanes = [
         {"id": "primary", "name": "main", "path": str(demo_copy), "branch": "main",
          "primary": True},
@@ -115,8 +106,6 @@ def test_a_listed_lane_whose_folder_is_missing_warns_on_stderr(
 def test_an_unreadable_file_in_the_primary_lane_leaves_the_answer_intact(
     demo_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if not _delegates_wired(capsys, demo_copy):
-        pytest.skip("lane/file delegates are not wired into SearchService.query yet")
     target = demo_copy / "payments_api" / "config.py"
     if os.geteuid() == 0:
         # root reads mode-000 files: make the tracked path unreadable by replacing it with a
