@@ -10,7 +10,6 @@ that does not contain it makes ``pytest one_test.py::x --snapshot-update`` delet
 from __future__ import annotations
 
 import contextlib
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest_textual_snapshot
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from engine.demo import DEMO_NOW
+from engine.demo.copy import copy_demo
 from engine.embedded import EmbeddedClient
 from tui.app import PaletteApp
 
@@ -55,7 +55,7 @@ def fixed_clock() -> Any:
 def indexed_demo(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the demo with its index built once (tests only read it)."""
     root = tmp_path_factory.mktemp("palette") / "demo"
-    shutil.copytree(demo_project, root, symlinks=True)
+    copy_demo(demo_project, root)
     client = EmbeddedClient.open(root, clock=fixed_clock, start_worker=False)
     try:
         client.service.catch_up()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from engine.demo.copy import copy_demo
 from tui import cli
 from tui.app import PaletteApp
 
@@ -16,7 +16,7 @@ from tui.app import PaletteApp
 def project(demo_project: Path, tmp_path: Path) -> Path:
     """A private copy: ``ade palette`` starts a backfill that writes the index."""
     root = tmp_path / "demo"
-    shutil.copytree(demo_project, root, symlinks=True)
+    copy_demo(demo_project, root)
     return root
 
 

@@ -7,7 +7,6 @@ No sleeps: the debounce is driven (``flush_debounce``), background work is await
 from __future__ import annotations
 
 import asyncio
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -17,9 +16,10 @@ import pytest
 from textual.worker import WorkerState
 
 from engine.deeplinks import build_link
+from engine.demo.copy import copy_demo
 from engine.embedded import EmbeddedClient
-from engine.types import SearchQueryArgs, SearchQueryResult
-from tui.logic.rows import PaletteRow
+from engine.types import ALL_KINDS, SearchQueryArgs, SearchQueryResult
+from tui.logic.rows import KIND_LABEL, PaletteRow
 from tui.screens.chat import ChatScreen
 from tui.screens.detail import DetailScreen
 from tui.screens.file_detail import FileDetailScreen
@@ -155,8 +155,11 @@ async def test_kind_switching_groups_rows_in_fixed_order(client: EmbeddedClient)
         kinds = [r.kind for r in results(app).rows if r.kind == "header" or not r.local]
         headers = [r.title for r in results(app).rows if r.kind == "header"]
         assert {"pr", "commit", "branch"} <= set(kinds)
-        order = ["Chats", "Terminals", "Pull requests", "Commits", "Branches"]
-        assert [h.split(" ", 1)[1].rsplit(" (", 1)[0] for h in headers] == order
+        labels = [h.split(" ", 1)[1].rsplit(" (", 1)[0] for h in headers]
+        # Indexed kinds first, then the delegated ones (lanes, files…) — always in ALL_KINDS order.
+        assert labels[:5] == ["Chats", "Terminals", "Pull requests", "Commits", "Branches"]
+        fixed = [KIND_LABEL[kind] for kind in ALL_KINDS]
+        assert labels == sorted(labels, key=fixed.index)
         await pilot.press("tab", "tab", "tab", "tab")  # chat, terminal, pr, then commit
         await settle(pilot)
         assert {r.kind for r in search_rows(app)} == {"commit"}
@@ -295,7 +298,7 @@ async def test_scrollback_offset_past_the_end_lands_at_the_end(client: EmbeddedC
 
 async def test_a_session_deleted_meanwhile_says_so(demo_project: Path, tmp_path: Path) -> None:
     root = tmp_path / "demo"
-    shutil.copytree(demo_project, root, symlinks=True)
+    copy_demo(demo_project, root)
     opened = EmbeddedClient.open(root, clock=fixed_clock, start_worker=False)
     opened.service.catch_up()
     try:
@@ -354,7 +357,7 @@ async def test_inline_error_for_a_bad_filter(client: EmbeddedClient) -> None:
 
 async def test_new_transcript_lines_show_up_while_open(demo_project: Path, tmp_path: Path) -> None:
     root = tmp_path / "demo"
-    shutil.copytree(demo_project, root, symlinks=True)
+    copy_demo(demo_project, root)
     opened = EmbeddedClient.open(root, clock=fixed_clock, start_worker=False)
     opened.service.catch_up()
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.demo.copy import copy_demo
 from engine.embedded import EmbeddedClient
 
 from .conftest import fixed_clock
@@ -53,7 +54,7 @@ def test_palette_in_tmux_jumps_to_the_scrollback_line(
     demo_project: Path, tmp_path: Path, tmux: Callable[..., str]
 ) -> None:
     root = tmp_path / "demo"
-    shutil.copytree(demo_project, root, symlinks=True)
+    copy_demo(demo_project, root)
     with EmbeddedClient.open(root, clock=fixed_clock, start_worker=False) as client:
         client.service.catch_up()
     env = "env -u NO_COLOR TERM=xterm-256color ADE_NOW=2026-06-15T12:00:00Z"
