@@ -7,10 +7,13 @@ line passes neither and calls ``catch_up`` itself; tests pass a manual ``timer``
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import apsw
 
 from engine.ingest.drain import RECONCILE_INTERVAL_S, RECONCILE_NO_WATCHER_S
 from engine.ingest.records import common_dir, git_dir
@@ -21,6 +24,8 @@ from engine.service import SearchService
 
 if TYPE_CHECKING:
     from engine.ingest.watcher import Watcher
+
+log = logging.getLogger(__name__)
 
 __all__ = ["TimerFactory", "create_project_service"]
 
@@ -47,8 +52,13 @@ def create_project_service(
             (``process_pending_now`` / timer callbacks run the drain on the timer's thread).
     """
     service = SearchService(project, clock=clock, timer=timer, start_worker=start_worker)
-    with service.drainer.lock:
-        service.drainer.connection()
+    try:
+        with service.drainer.lock:
+            service.drainer.connection()
+    except apsw.Error as err:
+        # Another process may be creating the file this very moment; the first drain retries
+        # with backoff, and queries answer from delegated sources meanwhile.
+        log.warning("opening the search index failed (%s); retrying on the next drain", err)
     if watch:
         start_watcher(service)
     if backfill_delay is not None:

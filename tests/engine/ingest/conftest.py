@@ -15,7 +15,7 @@ from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
 from engine.project.model import Project
 from engine.service import SearchService
-from engine.types import SearchQueryArgs
+from engine.types import INDEXED_KINDS, SearchQueryArgs
 from engine.wiring import create_project_service
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
@@ -92,6 +92,8 @@ def project_root(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     root.mkdir()
     _git(root, "init", "-q", "-b", "main")
+    # As in a real project: environment state is not source (the files delegate skips it).
+    (root / ".gitignore").write_text(".ade/\n", encoding="utf-8")
     return root
 
 
@@ -128,6 +130,7 @@ class Index:
         out: list[str] = []
         cursor = None
         while True:
+            kw.setdefault("kinds", INDEXED_KINDS)  # delegated kinds (lanes, files) are not ours
             res = self.service.query(SearchQueryArgs(query=query, limit=500, cursor=cursor, **kw))
             out += [item.doc_id for item in res.items]
             cursor = res.next_cursor

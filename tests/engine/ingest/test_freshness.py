@@ -30,7 +30,7 @@ def test_live_title_replaces_stale_indexed_session_doc(service: SearchService, w
     writer.chat("s", "user_message", id="u1", text="hello", status="accepted")
     service.catch_up()
     writer.chat("s", "session_title", title="Renamed live")
-    res = service.query(SearchQueryArgs(query="session:s"))
+    res = service.query(SearchQueryArgs(query="session:s", kinds=("chat",)))
     titles = {i.doc_id: i.title for i in res.items}
     assert titles["chat:s"] == "Renamed live"
     assert res.total == len(res.items) == 2

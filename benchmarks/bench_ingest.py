@@ -1,0 +1,214 @@
+"""Ingestion benchmarks (issue 4): notify hook cost, terminal throughput, freshness, memory.
+
+    /work/venv/bin/python -m benchmarks.bench_ingest [--mb 32] [--memory-mb 1024] [--skip-memory]
+
+- notify: ``notify_terminal_data`` vs a bare ``dict`` assignment over the same keys, same run;
+- throughput: a terminal log ingested end to end (read, chunk, sanitize, redact, insert) vs raw
+  FTS5 insertion of the same pre-sanitized chunk texts into a bare FTS5 table;
+- freshness: a real service with the watcher on; a chat line appended → visible to a query;
+- memory: peak RSS above the idle process while ingesting a big terminal log (own subprocess).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import apsw
+
+from benchmarks.bench_chunking import ansi_log
+from engine.ingest.timers import ManualTimerFactory
+from engine.project.locate import open_project
+from engine.terminal_chunking import ChunkerState, chunk_terminal_bytes
+from engine.types import SearchQueryArgs
+from engine.wiring import create_project_service
+
+SLICE = 4 * 1024 * 1024
+
+
+def _project(root: Path, kind: str, sid: str) -> None:
+    (root / ".ade" / "sessions").mkdir(parents=True, exist_ok=True)
+    meta = {"id": sid, "kind": kind, "title": f"bench {sid}", "createdAt": "2026-06-01T09:00:00+00:00",
+            "endedAt": "2026-06-01T10:00:00+00:00"}  # fmt: skip
+    (root / ".ade" / "sessions" / f"{sid}.json").write_text(json.dumps(meta))
+
+
+def bench_notify(calls: int = 1_000_000, keys: int = 100) -> dict[str, float]:
+    """Per-call cost of a notify hook vs a bare dict assignment (best of 5)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        svc = create_project_service(
+            open_project(Path(tmp)), timer=ManualTimerFactory(), start_worker=False
+        )
+        sids = [f"session-{i}" for i in range(keys)] * (calls // keys)
+        notify = svc.notify_terminal_data
+        bare: dict[str, int] = {}
+        best_ours = best_bare = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for sid in sids:
+                bare[sid] = 1
+            best_bare = min(best_bare, time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            for sid in sids:
+                notify(sid)
+            best_ours = min(best_ours, time.perf_counter() - t0)
+        queued = svc.queue.source_count()
+        svc.dispose()
+    n = len(sids)
+    return {"ours_ns": best_ours / n * 1e9, "bare_ns": best_bare / n * 1e9,
+            "ratio": best_ours / best_bare, "calls_per_s": n / best_ours,
+            "queued": queued, "keys": keys}  # fmt: skip
+
+
+def _chunk_texts(data: bytes) -> list[str]:
+    texts: list[str] = []
+    state, pos = ChunkerState(), 0
+    while pos < len(data):
+        piece = data[pos : pos + SLICE]
+        force = pos + len(piece) >= len(data)
+        result = chunk_terminal_bytes(piece, pos, force=force, state=state)
+        texts += [c.text for c in result.chunks]
+        if not result.consumed:
+            break
+        state, pos = result.state, pos + result.consumed
+    return texts
+
+
+def bench_throughput(mb: int) -> dict[str, float]:
+    """End-to-end terminal ingestion vs raw FTS5 insertion of the same sanitized text."""
+    data = ansi_log(mb * 1024 * 1024)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        _project(root, "terminal", "t1")
+        (root / ".ade" / "terminals").mkdir(parents=True)
+        (root / ".ade" / "terminals" / "t1.log").write_bytes(data)
+        svc = create_project_service(open_project(root), start_worker=False)
+        t0 = time.perf_counter()
+        svc.catch_up()
+        ours = time.perf_counter() - t0
+        docs = svc.index_status().doc_count
+        svc.dispose()
+        texts = _chunk_texts(data)
+        conn = apsw.Connection(str(root / "raw.db"))
+        conn.pragma("journal_mode", "wal")
+        conn.execute("CREATE VIRTUAL TABLE raw USING fts5(body)")
+        t0 = time.perf_counter()
+        with conn:
+            conn.executemany("INSERT INTO raw(body) VALUES (?)", ((t,) for t in texts))
+        raw = time.perf_counter() - t0
+        conn.close()
+    return {"mb": mb, "ours_s": ours, "raw_s": raw, "ours_mb_s": mb / ours,
+            "raw_mb_s": mb / raw, "ratio": raw / ours, "docs": docs}  # fmt: skip
+
+
+def bench_freshness(appends: int = 50) -> dict[str, float]:
+    """Append a chat message, measure until a query sees it (watcher on, real threads)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        _project(root, "chat", "c1")
+        chat = root / ".ade" / "chats" / "c1.jsonl"
+        chat.parent.mkdir(parents=True)
+        chat.write_bytes(b"")
+        svc = create_project_service(open_project(root), watch=True, backfill_delay=0.0)
+        while svc.watcher_state != "watching":
+            time.sleep(0.01)
+        latencies: list[float] = []
+        for i in range(appends):
+            word = f"fresh{i:04d}x"
+            line = {"seq": i, "type": "user_message", "id": f"m{i}", "text": word,
+                    "status": "accepted"}  # fmt: skip
+            t0 = time.perf_counter()
+            with chat.open("ab") as handle:
+                handle.write(json.dumps(line).encode() + b"\n")
+            while svc.query(SearchQueryArgs(query=word, kinds=("chat",))).total == 0:
+                time.sleep(0.002)
+                if time.perf_counter() - t0 > 10:
+                    break
+            latencies.append((time.perf_counter() - t0) * 1000)
+        svc.dispose()
+    return {"median_ms": statistics.median(latencies), "p90_ms": sorted(latencies)[44],
+            "max_ms": max(latencies)}  # fmt: skip
+
+
+MEMORY_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from engine.project.locate import open_project
+from engine.wiring import create_project_service
+root = Path(sys.argv[1])
+svc = create_project_service(open_project(root), start_worker=False)
+idle = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+svc.catch_up()
+took = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"idle_mb": idle / 1024, "peak_mb": peak / 1024, "seconds": took,
+                  "docs": svc.index_status().doc_count}))
+svc.dispose()
+"""
+
+
+def _chat_log(path: Path, mb: int) -> None:
+    """``mb`` MB of chat events, one second apart, ~2 KB of text each."""
+    words = [
+        "retry",
+        "backoff",
+        "ledger",
+        "webhook",
+        "signature",
+        "invoice",
+        "rounding",
+        "canary",
+        "deploy",
+    ]
+    seq = 0
+    with path.open("wb") as handle:
+        while handle.tell() < mb * 1024 * 1024:
+            lines = []
+            for _ in range(256):
+                seq += 1
+                text = " ".join(words[(seq * 7 + k) % len(words)] for k in range(250))
+                ts = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(1_750_000_000 + seq))
+                lines.append(json.dumps({"seq": seq, "ts": ts, "type": "assistant_message",
+                                         "id": f"m{seq}", "text": f"{seq} {text}"}))  # fmt: skip
+            handle.write(("\n".join(lines) + "\n").encode())
+
+
+def bench_memory(mb: int) -> dict[str, float]:
+    """Peak RSS growth of a fresh process ingesting an ``mb`` MB chat transcript."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        _project(root, "chat", "big")
+        (root / ".ade" / "chats").mkdir(parents=True)
+        _chat_log(root / ".ade" / "chats" / "big.jsonl", mb)
+        out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(root)], check=True,
+                             capture_output=True, text=True, cwd=Path(__file__).parents[1],
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})  # fmt: skip
+        result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    result["mb"] = mb
+    result["growth_mb"] = result["peak_mb"] - result["idle_mb"]
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--mb", type=int, default=32, help="terminal log size for throughput")
+    parser.add_argument("--memory-mb", type=int, default=1024, help="log size for peak memory")
+    parser.add_argument("--skip-memory", action="store_true")
+    args = parser.parse_args()
+    print("notify", bench_notify(), flush=True)
+    print("throughput", bench_throughput(args.mb), flush=True)
+    print("freshness", bench_freshness(), flush=True)
+    if not args.skip_memory:
+        print("memory", bench_memory(args.memory_mb), flush=True)
+
+
+if __name__ == "__main__":
+    main()
