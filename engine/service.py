@@ -31,6 +31,7 @@ from engine.index_db import (
     list_sources,
     meta_get,
 )
+from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
 from engine.ingest.freshness import Delegate, session_candidates
 from engine.ingest.queue import IngestQueue
@@ -175,7 +176,9 @@ class SearchService:
         """Enqueue every session, PR and lane once (after ``delay`` seconds), drop gone sessions,
         and start the periodic reconcile."""
         self.queue.add("backfill", "*", delay=delay)
-        self.queue.add("reconcile", "periodic", delay=delay + self.drainer.reconcile_interval)
+        self.queue.add(
+            "reconcile", "periodic", delay=delay + self.drainer.reconcile_interval, retry=True
+        )
 
     # -- queries -------------------------------------------------------------------------------
 
@@ -297,26 +300,24 @@ class SearchService:
         )
 
     def catch_up_queued(self, progress: ProgressCallback | None = None) -> None:
-        """Drain everything queued, reporting ``progress(done, total)``."""
-        periodic = False
+        """Drain everything queued, reporting ``progress(done, total)``.
+
+        The periodic reconcile is queued due-only, so it is left for its time (it re-queues
+        itself when run: taking it here would never end).
+        """
         with self.drainer.lock:
-            total = max(len(self.queue), 1)
+            total = max(self.queue.source_count(), 1)
             done = 0
             while not self._closed:
                 entry = self.queue.pop_next(ignore_due=True)
                 if entry is None:
                     break
-                if entry == ("reconcile", "periodic"):
-                    # It re-queues itself when run: running it here would never end. Re-armed below.
-                    periodic = True
-                    continue
                 self.drainer.run(entry)
                 done += 1
-                total = max(total, done + len(self.queue))
+                total = max(total, done + self.queue.source_count())
                 if progress is not None:
                     progress(done, total)
-        if periodic and not self._closed:
-            self.queue.add("reconcile", "periodic", delay=self.drainer.reconcile_interval)
+            gzcache.release()
         self.queue.rearm()
 
     def dispose(self) -> None:

@@ -25,6 +25,7 @@ from engine.index_db import (
     meta_set,
     open_index,
 )
+from engine.ingest import gzcache
 from engine.ingest.queue import IngestQueue
 from engine.ingest.reconcile import (
     changed_sources,
@@ -129,6 +130,7 @@ class Drainer:
                     break
                 self.run(entry)
                 done += 1
+            gzcache.release()
         return done
 
     def run(self, entry: Entry) -> None:
@@ -189,7 +191,7 @@ class Drainer:
                 self._periodic += 1
                 if self._periodic % HEALTH_EVERY == 0:
                     self.check_health(conn)
-                self.queue.add("reconcile", "periodic", delay=self.reconcile_interval)
+                self.queue.add("reconcile", "periodic", delay=self.reconcile_interval, retry=True)
         return False
 
     def check_health(self, conn: apsw.Connection) -> bool:

@@ -69,7 +69,8 @@ class IngestQueue:
         """Queue ``(kind, ident)`` due after ``delay`` (default: the kind's debounce).
 
         An entry already due no later than the new one is left as it is. A ``retry`` entry (in
-        backoff after a failure) is only taken once due, even by ``pop_next(ignore_due=True)``.
+        backoff after a failure, or the self-rescheduling periodic reconcile) is only taken once
+        due, even by ``pop_next(ignore_due=True)``.
         """
         due = self._timers.monotonic() + (DEBOUNCE_S[kind] if delay is None else delay)
         with self._lock:

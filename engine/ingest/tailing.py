@@ -33,7 +33,7 @@ from engine.index_db import (
 )
 from engine.ingest import fingerprint as fp
 from engine.ingest.docstore import doc_title_lane, existing_doc_ids, retitle_children
-from engine.project.transcripts import read_transcript
+from engine.ingest.gzcache import read_slice
 
 SLICE_BYTES = 4 * 1024 * 1024
 """Bytes read per pass (DESIGN §4): bounds memory and the write transaction's length."""
@@ -99,7 +99,7 @@ def _read_window(
     path: Path, cursor: int, extra: int
 ) -> tuple[bytes, int, int, os.stat_result, bool]:
     start = fp.window_start(cursor)
-    piece = read_transcript(path, start, cursor - start + extra)
+    piece = read_slice(path, start, cursor - start + extra)
     return piece.data, start, piece.total_size, os.stat(piece.source), piece.compressed
 
 
@@ -108,7 +108,7 @@ def _cursor_valid(path: Path, row: SourceRow, data: bytes, start: int, st: os.st
     stored = fp.Fingerprint.from_json(row.identity)
     head = None
     if start > 0:
-        head = read_transcript(path, 0, min(row.cursor, fp.HEAD_BYTES)).data
+        head = read_slice(path, 0, min(row.cursor, fp.HEAD_BYTES)).data
     return fp.matches(stored, row.cursor, data, start, st.st_dev, st.st_ino, compressed, head)
 
 
@@ -135,7 +135,7 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> _Plan:
     if reset or not head or cursor < fp.HEAD_BYTES:
         # The head hash covers min(cursor, HEAD_BYTES) bytes, so it changes until the cursor
         # passes HEAD_BYTES; read the head unless the slice in hand starts with it.
-        first = data if start == 0 else read_transcript(path, 0, fp.HEAD_BYTES).data
+        first = data if start == 0 else read_slice(path, 0, fp.HEAD_BYTES).data
         head = fp.digest(first[: min(new_cursor, fp.HEAD_BYTES)])
     ident = fp.take(data, start, new_cursor, st.st_dev, st.st_ino, compressed, head)
     return _Plan(
@@ -158,7 +158,7 @@ def _long_line(path: Path, cursor: int, start: int, data: bytes, total: int, bui
     scan = max(int(state.get("scan_from", 0)), cursor + SLICE_BYTES)
     end = -1
     while scan < total:
-        piece = read_transcript(path, scan, SLICE_BYTES).data
+        piece = read_slice(path, scan, SLICE_BYTES).data
         if not piece:
             break
         hit = piece.find(b"\n")
@@ -172,16 +172,16 @@ def _long_line(path: Path, cursor: int, start: int, data: bytes, total: int, bui
         return out, data, start
     line_len = end + 1 - cursor
     if line_len <= LONG_LINE_CAP:
-        whole = read_transcript(path, start, cursor - start + line_len).data
+        whole = read_slice(path, start, cursor - start + line_len).data
         out = builder(whole[cursor - start :], cursor, False, state)
         out.state.pop("scan_from", None)
         return out, whole, start
-    head = read_transcript(path, cursor, LONG_LINE_CAP).data + b"\n"
+    head = read_slice(path, cursor, LONG_LINE_CAP).data + b"\n"
     out = builder(head, cursor, False, {**state, "cut_line": True})
     out.consumed = line_len  # skip the rest of the line: it was indexed truncated and marked
     out.state.pop("scan_from", None)
     out.state.pop("cut_line", None)
-    tail = read_transcript(path, fp.window_start(end + 1), end + 1 - fp.window_start(end + 1))
+    tail = read_slice(path, fp.window_start(end + 1), end + 1 - fp.window_start(end + 1))
     return out, tail.data, fp.window_start(end + 1)
 
 

@@ -35,7 +35,7 @@ def test_warm_catch_up_reads_no_transcript(service: SearchService, writer, monke
     import engine.ingest.tailing as tailing
 
     calls: list[object] = []
-    monkeypatch.setattr(tailing, "read_transcript", lambda *a: calls.append(a))
+    monkeypatch.setattr(tailing, "read_slice", lambda *a: calls.append(a))
     service.catch_up()
     assert calls == []
 
@@ -80,3 +80,18 @@ def test_health_check_complaint_rebuilds_the_index(service: SearchService, write
     timers.advance(0.0)
     assert idx.doc_ids("healthy") == ["chat:c1:m1"]
     assert service.index_status().warnings.get("index", 0) == 1
+
+
+def test_drain_everything_leaves_the_periodic_reconcile_for_its_time(
+    service: SearchService, writer, idx, timers
+):
+    writer.session("c1")
+    writer.chat("c1", "user_message", id="m1", text="periodic words", status="accepted")
+    service.start_backfill(0.0)
+    service.process_pending_now()  # must return: the reconcile re-queues itself when run
+    service.catch_up()
+    assert idx.doc_ids("periodic") == ["chat:c1:m1"]
+    assert "periodic" in service.queue.pending["reconcile"]
+    writer.chat("c1", "user_message", id="m2", text="periodic again", status="accepted")
+    timers.advance(service.drainer.reconcile_interval)  # no notify: the reconcile finds it
+    assert sorted(idx.doc_ids("periodic")) == ["chat:c1:m1", "chat:c1:m2"]

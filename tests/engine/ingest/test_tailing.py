@@ -172,10 +172,8 @@ def test_unterminated_huge_tail_waits_without_busy_looping(
     big = _msg(1, "big", "z" * 8000)
     writer.append_raw(writer.chat_path("s"), big[:-1])
     reads: list[int] = []
-    real = tailing.read_transcript
-    monkeypatch.setattr(
-        tailing, "read_transcript", lambda p, o, n: reads.append(o) or real(p, o, n)
-    )
+    real = tailing.read_slice
+    monkeypatch.setattr(tailing, "read_slice", lambda p, o, n: reads.append(o) or real(p, o, n))
     service.catch_up()
     assert not service.queue.pending["chat"], "no re-enqueue while the line is unterminated"
     assert cursor_of("chat:s") == 0
@@ -188,3 +186,21 @@ def test_unterminated_huge_tail_waits_without_busy_looping(
     service.process_pending_now()
     assert _messages(idx) == {"chat:s:big"}
     assert cursor_of("chat:s") == len(big)
+
+
+def test_gz_is_inflated_once_per_drain_not_per_pass(service, writer, idx, monkeypatch):
+    import engine.ingest.gzcache as gzcache
+
+    monkeypatch.setattr(tailing, "SLICE_BYTES", 512)
+    writer.session("s")
+    data = b"".join(_msg(i, f"m{i}", f"w{i}") for i in range(1, 60))
+    writer.chat_path("s").parent.mkdir(parents=True)
+    writer.chat_path("s").with_name("s.jsonl.gz").write_bytes(gzip.compress(data))
+    inflations: list[int] = []
+    real = gzcache.read_transcript
+    monkeypatch.setattr(
+        gzcache, "read_transcript", lambda p, o, n: inflations.append(o) or real(p, o, n)
+    )
+    service.catch_up()
+    assert len(_messages(idx)) == 59
+    assert len(inflations) == 1
