@@ -30,6 +30,7 @@ from typing import Any
 import apsw
 import apsw.bestpractice
 
+from engine import fts_rank
 from engine.identifier_terms import identifier_parts
 from engine.index_schema import (
     BUSY_TIMEOUT_MS,
@@ -143,6 +144,7 @@ def connect(path: Path) -> apsw.Connection:
     apsw.bestpractice.connection_wal(conn)
     apsw.bestpractice.connection_busy_timeout(conn, BUSY_TIMEOUT_MS)
     conn.pragma("synchronous", "NORMAL")
+    fts_rank.register(conn)
     return conn
 
 
@@ -218,83 +220,136 @@ def doc_rowid(updated_at: int) -> int:
 
 
 def _digest(doc: IndexDoc) -> bytes:
-    fields = (doc.kind, doc.title, doc.rank_title, doc.body, doc.updated_at, doc.session_id,
-              doc.lane_id, doc.anchor, doc.source_key)  # fmt: skip
-    return hashlib.blake2b(json.dumps(fields).encode("utf-8"), digest_size=12).digest()
+    # The small fields as JSON (self-delimiting), then the body's bytes: no JSON escaping pass
+    # over the body, which was a visible build cost.
+    fields = (doc.kind, doc.title, doc.rank_title, doc.updated_at, doc.session_id, doc.lane_id,
+              doc.anchor, doc.source_key)  # fmt: skip
+    h = hashlib.blake2b(json.dumps(fields).encode("utf-8"), digest_size=12)
+    h.update(doc.body.encode("utf-8"))
+    return h.digest()
 
 
-def _free_rowid(conn: apsw.Connection, base: int) -> int:
-    # Next slot of the second (one index probe); a second with more than 1024 documents spills
-    # into the following slots, which only blurs recency order by a second.
-    top = scalar(conn, "SELECT max(id) + 1 FROM docs WHERE id >= ? AND id < ?",
-                 (base, base + (1 << SLOT_BITS)))  # fmt: skip
-    rowid = max(base, top)
-    while conn.execute("SELECT 1 FROM docs WHERE id = ?", (rowid,)).fetchone() is not None:
-        rowid += 1
-    return rowid
+_Row = tuple[int, bool]
+"""A stored document as the delete path needs it: row id, and whether it has a title row."""
+
+
+def _existing(conn: apsw.Connection, doc_ids: list[str]) -> dict[str, tuple[_Row, bytes]]:
+    """Row, title flag and digest of the stored documents among ``doc_ids``, in one statement."""
+    rows: Any = conn.execute(
+        "SELECT doc_id, id, rank_title != '', digest FROM docs"
+        " WHERE doc_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(doc_ids),),
+    )
+    return {str(r[0]): ((int(r[1]), bool(r[2])), bytes(r[3])) for r in rows}
+
+
+class _RowidAllocator:
+    """Free row ids for one batch: the next slot of each second, never one taken in the batch."""
+
+    def __init__(self, conn: apsw.Connection) -> None:
+        self._conn = conn
+        self._next: dict[int, int] = {}
+        self._taken: set[int] = set()
+
+    def take(self, base: int) -> int:
+        # Next slot of the second (one index probe the first time a second is seen); a second with
+        # more than 1024 documents spills into the following slots, which only blurs recency order
+        # by a second.
+        rowid = self._next.get(base)
+        if rowid is None:
+            top = scalar(self._conn, "SELECT max(id) + 1 FROM docs WHERE id >= ? AND id < ?",
+                         (base, base + (1 << SLOT_BITS)))  # fmt: skip
+            rowid = max(base, top)
+        while rowid in self._taken or self._exists(rowid):
+            rowid += 1
+        self._taken.add(rowid)
+        self._next[base] = rowid + 1
+        return rowid
+
+    def _exists(self, rowid: int) -> bool:
+        return (
+            self._conn.execute("SELECT 1 FROM docs WHERE id = ?", (rowid,)).fetchone() is not None
+        )
 
 
 def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
     """Insert or replace documents by doc id; unchanged documents are left untouched.
 
-    Runs inside the caller's transaction; the ``docs`` row and its FTS row always change together.
-    New rows are inserted in ascending rowid order: FTS5 flushes its pending-terms buffer whenever
-    a rowid is not above the previous one, and per-document flushes made the index 3x larger and
-    10x slower to build (measured, benchmarks/RESULTS.md).
+    Runs inside the caller's transaction; the ``docs`` row and its FTS rows always change together.
+    The stored digests of the whole batch are read in one statement and the rows are written with
+    ``executemany``. New rows are inserted in ascending rowid order: FTS5 flushes its pending-terms
+    buffer whenever a rowid is not above the previous one, and per-document flushes made the index
+    3x larger and 10x slower to build (measured, benchmarks/RESULTS.md).
     """
     pending: dict[str, tuple[IndexDoc, bytes]] = {}
     for doc in docs:
         pending[doc.doc_id] = (doc, _digest(doc))  # a later version in the batch wins
+    if not pending:
+        return
+    stored = _existing(conn, list(pending))
+    replaced: list[_Row] = []
     inserts: list[tuple[int, IndexDoc, bytes]] = []
-    for doc, digest in pending.values():
-        row = conn.execute("SELECT id, digest FROM docs WHERE doc_id = ?", (doc.doc_id,)).fetchone()
-        if row is not None:
-            if row[1] == digest:
+    for doc_id, (doc, digest) in pending.items():
+        old = stored.get(doc_id)
+        if old is not None:
+            if old[1] == digest:
                 continue
-            _delete_rowids(conn, [row[0]])
+            replaced.append(old[0])
         inserts.append((doc_rowid(doc.updated_at), doc, digest))
+    _delete_rows(conn, replaced)
     inserts.sort(key=lambda item: (item[0], item[1].doc_id))
-    for wanted, doc, digest in inserts:
-        _insert(conn, _free_rowid(conn, wanted), doc, digest)
+    alloc = _RowidAllocator(conn)
+    _insert_rows(conn, [(alloc.take(wanted), doc, digest) for wanted, doc, digest in inserts])
 
 
-def _insert(conn: apsw.Connection, rowid: int, doc: IndexDoc, digest: bytes) -> None:
-    conn.execute(
+def _insert_rows(conn: apsw.Connection, rows: list[tuple[int, IndexDoc, bytes]]) -> None:
+    conn.executemany(
         "INSERT INTO docs(id, doc_id, kind, title, rank_title, title_norm, body, updated_at,"
         " session_id, lane_id, anchor, source_key, digest)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (rowid, doc.doc_id, doc.kind, doc.title, doc.rank_title,
-         normalize_title_query(doc.rank_title),
-         zlib.compress(doc.body.encode("utf-8"), _ZLIB_LEVEL), doc.updated_at,
-         doc.session_id, doc.lane_id, doc.anchor, doc.source_key, digest),
+        [(rowid, doc.doc_id, doc.kind, doc.title, doc.rank_title,
+          normalize_title_query(doc.rank_title) if doc.rank_title else "",
+          zlib.compress(doc.body.encode("utf-8"), _ZLIB_LEVEL), doc.updated_at,
+          doc.session_id, doc.lane_id, doc.anchor, doc.source_key, digest)
+         for rowid, doc, digest in rows],
     )  # fmt: skip
-    conn.execute(
+    conn.executemany(
         "INSERT INTO docs_fts(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
-        (rowid, doc.rank_title, doc.body, identifier_parts(doc.rank_title, doc.body)),
-    )
+        [(rowid, doc.rank_title, doc.body, identifier_parts(doc.rank_title, doc.body))
+         for rowid, doc, _ in rows],
+    )  # fmt: skip
+    titled = [(rowid, doc.rank_title, identifier_parts(doc.rank_title))
+              for rowid, doc, _ in rows if doc.rank_title]  # fmt: skip
+    if titled:
+        conn.executemany("INSERT INTO docs_title(rowid, rank_title, parts) VALUES (?,?,?)", titled)
 
 
-def _delete_rowids(conn: apsw.Connection, rowids: Iterable[int]) -> int:
+def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:
     count = 0
-    for rowid in rowids:
+    for rowid, titled in rows:
         conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))
+        if titled:
+            conn.execute("DELETE FROM docs_title WHERE rowid = ?", (rowid,))
         conn.execute("DELETE FROM docs WHERE id = ?", (rowid,))
         count += 1
     return count
 
 
+def _rows(conn: apsw.Connection, sql: str, params: Any) -> list[_Row]:
+    return [(int(r[0]), bool(r[1])) for r in conn.execute(sql, params)]
+
+
 def delete_docs(conn: apsw.Connection, doc_ids: Iterable[str]) -> None:
     """Delete documents by doc id (missing ids are ignored). Inside the caller's transaction."""
     for doc_id in doc_ids:
-        row = conn.execute("SELECT id FROM docs WHERE doc_id = ?", (doc_id,)).fetchone()
-        if row is not None:
-            _delete_rowids(conn, [row[0]])
+        _delete_rows(conn, _rows(conn, "SELECT id, rank_title != '' FROM docs WHERE doc_id = ?",
+                                 (doc_id,)))  # fmt: skip
 
 
 def delete_docs_by_source(conn: apsw.Connection, source_key: str) -> None:
     """Delete every document one source produced (a reindex from zero, a vanished PR)."""
-    rows: Any = conn.execute("SELECT id FROM docs WHERE source_key = ?", (source_key,)).fetchall()
-    _delete_rowids(conn, [int(r[0]) for r in rows])
+    _delete_rows(conn, _rows(conn, "SELECT id, rank_title != '' FROM docs WHERE source_key = ?",
+                             (source_key,)))  # fmt: skip
 
 
 def delete_docs_where_session_not_in(
@@ -305,12 +360,13 @@ def delete_docs_where_session_not_in(
     Returns:
         How many documents were deleted.
     """
-    rows: Any = conn.execute(
-        "SELECT id FROM docs WHERE kind = ? AND session_id IS NOT NULL"
+    rows = _rows(
+        conn,
+        "SELECT id, rank_title != '' FROM docs WHERE kind = ? AND session_id IS NOT NULL"
         " AND session_id NOT IN (SELECT value FROM json_each(?))",
         (kind, json.dumps(sorted(set(session_ids)))),
-    ).fetchall()
-    return _delete_rowids(conn, [int(r[0]) for r in rows])
+    )
+    return _delete_rows(conn, rows)
 
 
 def fetch_bodies(conn: apsw.Connection, rowids: Iterable[int]) -> dict[int, str]:
@@ -386,6 +442,7 @@ def clear_index(conn: apsw.Connection) -> None:
     with immediate(conn):
         conn.execute("DELETE FROM docs")
         conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
+        conn.execute("INSERT INTO docs_title(docs_title) VALUES ('delete-all')")
         conn.execute("DELETE FROM sources")
         conn.execute("DELETE FROM meta")
 
@@ -402,10 +459,15 @@ def health_check(conn: apsw.Connection) -> list[str]:
         if rows != ["ok"]:
             problems.extend(f"quick_check: {r}" for r in rows)
         conn.execute("INSERT INTO docs_fts(docs_fts, rank) VALUES ('integrity-check', 1)")
+        conn.execute("INSERT INTO docs_title(docs_title, rank) VALUES ('integrity-check', 1)")
         docs = scalar(conn, "SELECT count(*) FROM docs")
         fts = scalar(conn, "SELECT count(*) FROM docs_fts")
         if docs != fts:
             problems.append(f"row count drift: {docs} docs, {fts} FTS rows")
+        titled = scalar(conn, "SELECT count(*) FROM docs WHERE rank_title != ''")
+        titles = scalar(conn, "SELECT count(*) FROM docs_title")
+        if titled != titles:
+            problems.append(f"title row drift: {titled} titled docs, {titles} title rows")
     except apsw.Error as err:
         problems.append(f"{type(err).__name__}: {err}")
     return problems

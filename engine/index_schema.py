@@ -6,6 +6,8 @@ without the write functions.
 
 from __future__ import annotations
 
+import functools
+
 import apsw
 
 SEARCH_INDEX_SCHEMA_VERSION = 4
@@ -18,13 +20,18 @@ FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """``unicode61`` splits on ``_ . : - /`` (identifiers, paths, ``ABC-123``); diacritics folded."""
 
 FTS_PREFIX = "2 3"
-"""Prefix indexes for 2- and 3-character prefixes: the palette's second and third keystrokes read
-one stored doclist instead of expanding thousands of terms (measured in benchmarks/RESULTS.md)."""
+"""A prefix index for 2-character prefixes: the palette's second keystroke reads one stored doclist
+instead of expanding thousands of terms. A ``3`` index cost +0.45x of the text in size for no
+latency the goals need (measured in benchmarks/RESULTS.md)."""
 
 FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}', prefix='{FTS_PREFIX}'"
 """Contentless-delete: the text is stored once (compressed, in ``docs``), never twice."""
 
-EXPECTED_TABLES = frozenset({"docs", "docs_fts", "sources", "meta"})
+TITLE_FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}'"
+"""The title table holds only titled documents (sessions, PRs, commits, branches): tiny, so no
+prefix index is worth its writes."""
+
+EXPECTED_TABLES = frozenset({"docs", "docs_fts", "docs_title", "sources", "meta"})
 
 SCHEMA_SQL = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -48,6 +55,7 @@ CREATE INDEX docs_by_session ON docs(session_id, kind) WHERE session_id IS NOT N
 CREATE INDEX docs_by_recency ON docs(updated_at DESC, doc_id);
 CREATE INDEX docs_by_title ON docs(title_norm) WHERE title_norm != '';
 CREATE VIRTUAL TABLE docs_fts USING fts5(body, rank_title, parts, {FTS_OPTIONS});
+CREATE VIRTUAL TABLE docs_title USING fts5(rank_title, parts, {TITLE_FTS_OPTIONS});
 CREATE TABLE sources(
     key TEXT PRIMARY KEY,
     cursor INTEGER NOT NULL,
@@ -59,6 +67,32 @@ CREATE TABLE sources(
 PRAGMA user_version = {SEARCH_INDEX_SCHEMA_VERSION};
 """
 """The whole schema; ``PRAGMA user_version`` records its version."""
+
+
+def _schema_objects(conn: apsw.Connection) -> set[tuple[str, str, str]]:
+    """``(type, name, sql)`` of every object we create; FTS5 shadow tables are left out (they
+    follow from their virtual table's DDL and may differ between SQLite versions)."""
+    rows = conn.execute(
+        "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL"
+        " AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'docs\\_fts\\_%' ESCAPE '\\'"
+        " AND name NOT LIKE 'docs\\_title\\_%' ESCAPE '\\'"
+    )
+    return {(str(t), str(n), str(q)) for t, n, q in rows}
+
+
+@functools.cache
+def expected_schema() -> frozenset[tuple[str, str, str]]:
+    """The objects ``SCHEMA_SQL`` creates, read back from an in-memory database (once a process).
+
+    The open check compares a file's schema with this, so any DDL change (a column, an FTS5
+    option, an index) recreates an old index even when ``user_version`` was not bumped.
+    """
+    mem = apsw.Connection(":memory:")
+    try:
+        mem.execute(SCHEMA_SQL)
+        return frozenset(_schema_objects(mem))
+    finally:
+        mem.close()
 
 
 def _user_tables(conn: apsw.Connection) -> set[str]:
@@ -95,6 +129,10 @@ def check_open(conn: apsw.Connection) -> tuple[str | None, bool]:
         missing = EXPECTED_TABLES - tables
         if missing:
             return f"missing tables: {', '.join(sorted(missing))}", True
+        changed = expected_schema() ^ _schema_objects(conn)
+        if changed:
+            names = sorted({name for _, name, _ in changed})
+            return f"schema changed: {', '.join(names)}", True
         conn.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH '\"ade\"' LIMIT 1").fetchall()
         conn.execute("SELECT id, body FROM docs ORDER BY id DESC LIMIT 1").fetchall()
     except (apsw.NotADBError, apsw.CorruptError) as err:

@@ -313,3 +313,17 @@ def build_match(parsed: ParsedQuery, *, title_only: bool = False) -> str | None:
         return positive
     negative = " OR ".join(fts_string(t) for t in parsed.excluded)
     return f"({positive}) NOT ({negative})"
+
+
+def build_positive(parsed: ParsedQuery) -> str | None:
+    """The positive terms alone (no exclusion): what the title table is searched with."""
+    if not parsed.terms:
+        return None
+    return " AND ".join(_node(n) for n in parsed.terms)
+
+
+def build_excluded(parsed: ParsedQuery) -> str | None:
+    """Any excluded term, as one MATCH (None without ``-term``): a hit means the doc is out."""
+    if not parsed.excluded:
+        return None
+    return " OR ".join(fts_string(t) for t in parsed.excluded)

@@ -6,9 +6,9 @@ Candidates come from one of two SQL paths:
   ``docs_by_recency`` index; FTS never runs.
 * **full text**: the newest ``BM25_WINDOW`` matches (FTS5 doclists are in recency order, so this
   stops early instead of scoring every match), each with its exact-token and split-token BM25.
-  When the window fills, title-scoped matches (``{rank_title}:``) are unioned in so a title match is
-  never buried; ``total`` is then counted up to ``TOTAL_CAP`` and ``resultsTruncated`` says not
-  every match is reachable by paging. When the window does not fill, the ranking is exact BM25 over
+  When the window fills, the newest title matches (from the small ``docs_title`` table) that rank
+  in a title tier are unioned in so a title match is never buried; ``total`` is then counted up
+  to ``TOTAL_CAP`` and ``resultsTruncated`` says not every match is reachable by paging. When the window does not fill, the ranking is exact BM25 over
   every match.
 
 Delegated and live candidates (``extra_candidates``) join through the same comparator; indexed rows
@@ -28,15 +28,24 @@ from engine.deeplinks import build_link
 from engine.errors import AdeError, UsageError
 from engine.index_db import fetch_bodies, scalar
 from engine.project.model import Lane, Project
-from engine.query_parser import ParsedQuery, build_match, parse_query
-from engine.ranking import Candidate, SortKey, extract_snippet_ranges, rank, sort_key
+from engine.query_parser import (
+    ParsedQuery,
+    Term,
+    build_excluded,
+    build_match,
+    build_positive,
+    parse_query,
+)
+from engine.ranking import Candidate, SortKey, extract_snippet_ranges, rank, sort_key, tier_for
 from engine.search_cursor import decode_cursor, encode_cursor, query_fingerprint
 from engine.search_sql import (
     Filters,
     count_sql,
+    is_match_sql,
     match_all_count_sql,
     match_all_sql,
     title_scan_sql,
+    title_window_sql,
     window_sql,
 )
 from engine.snippets import make_snippet
@@ -126,12 +135,13 @@ def _fts_candidates(
 ) -> tuple[list[tuple[int, Candidate]], int, bool]:
     match = build_match(parsed)
     assert match is not None
-    found = _fetch(conn, window_sql(match, f, BM25_WINDOW))
+    one_phrase = (
+        len(parsed.terms) == 1 and isinstance(parsed.terms[0], Term) and not parsed.excluded
+    )
+    found = _fetch(conn, window_sql(match, f, BM25_WINDOW, one_phrase=one_phrase))
     total, truncated = len(found), False
     if len(found) == BM25_WINDOW:
-        title_match = build_match(parsed, title_only=True)
-        assert title_match is not None
-        found += _fetch(conn, window_sql(title_match, f, TITLE_WINDOW))
+        found += _title_candidates(conn, parsed, f, {rowid for rowid, _ in found})
         total = scalar(conn, *count_sql(match, f, TOTAL_CAP))
         truncated = True
     if parsed.title_prefix_scan:
@@ -142,6 +152,27 @@ def _fts_candidates(
         found += scanned
         total += len(scanned)
     return found, total, truncated
+
+
+def _title_candidates(
+    conn: apsw.Connection, parsed: ParsedQuery, f: Filters, seen: set[int]
+) -> list[tuple[int, Candidate]]:
+    """Titled matches outside the full window that rank in a title tier (never buried).
+
+    Only title-tier documents are kept: their sort key ignores BM25, so they need no score, and a
+    body-tier document beyond the window is cut like any other (``resultsTruncated``).
+    """
+    positive = build_positive(parsed)
+    assert positive is not None
+    excluded = build_excluded(parsed)
+    out = []
+    for rowid, cand in _fetch(conn, title_window_sql(positive, f, TITLE_WINDOW)):
+        if rowid in seen or tier_for(cand, parsed.title_text) == "body":
+            continue
+        if excluded is not None and conn.execute(*is_match_sql(excluded, rowid)).fetchone():
+            continue
+        out.append((rowid, cand))
+    return out
 
 
 def _filters(

@@ -1,0 +1,53 @@
+"""``ade_bm25_1``: FTS5's ``bm25()`` without its IDF factor, for queries of a single phrase.
+
+FTS5's ``bm25()`` computes, before the first row, the IDF of every phrase by walking *every* row
+that matches it (``xQueryPhrase``). For a common phrase such as ``"of the"`` that walk checks
+positions in ~all documents and cost ~75 ms of a 90 ms query, although the query only scores the
+newest window of matches (benchmarks/RESULTS.md). With one phrase the IDF is one positive constant
+that multiplies every score, so the order is the same without it: this function returns the rest of
+the BM25 formula (same ``k1``, ``b``, column weights and document length as FTS5), and costs only
+the rows it is called on. Queries with more than one phrase keep ``bm25()``: there the relative
+IDFs matter.
+"""
+
+from __future__ import annotations
+
+import apsw
+
+FUNCTION_NAME = "ade_bm25_1"
+"""The SQL name the query path calls (registered on every connection by ``index_db.connect``)."""
+
+K1 = 1.2
+"""FTS5's ``bm25()`` constant (fts5_aux.c); kept equal so the order is exactly FTS5's."""
+
+B = 0.75
+"""FTS5's ``bm25()`` length-normalization constant (fts5_aux.c)."""
+
+
+def bm25_one_phrase(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) -> apsw.SQLiteValue:
+    """BM25 of the current row for the query's only phrase, IDF left out (lower is better).
+
+    Args:
+        api: the FTS5 extension API positioned on the row.
+        weights: one weight per column, as for ``bm25()``.
+
+    Raises:
+        ValueError: the query has more than one phrase (use ``bm25()`` there).
+    """
+    if api.phrase_count != 1:
+        raise ValueError(f"{FUNCTION_NAME} scores one-phrase queries only")
+    freq = 0.0
+    for column, offsets in enumerate(api.phrase_locations(0)):
+        if offsets:
+            weight = weights[column] if column < len(weights) else 1.0
+            freq += float(weight) * len(offsets)  # type: ignore[arg-type]
+    if not freq:
+        return -0.0
+    avgdl = api.column_total_size(-1) / max(api.row_count, 1)
+    norm = 1 - B + B * api.column_size(-1) / avgdl
+    return -(freq * (K1 + 1) / (freq + K1 * norm))
+
+
+def register(conn: apsw.Connection) -> None:
+    """Make ``ade_bm25_1(docs_fts, w…)`` callable on ``conn``."""
+    conn.register_fts5_function(FUNCTION_NAME, bm25_one_phrase)

@@ -1,0 +1,124 @@
+"""The index's speed-ups keep the contract: IDF-free BM25 orders as ``bm25()``, the title table
+stays in step with ``docs``, the identifier pre-filter finds what the plain regex finds, and a
+changed DDL is detected on open."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import apsw
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from index_helpers import NOW, NOW_MS, doc, insert
+
+from engine.identifier_terms import identifier_parts, split_identifier
+from engine.index_db import connect, delete_docs, delete_docs_by_source, health_check, open_index
+from engine.index_schema import FTS_OPTIONS, SCHEMA_SQL
+from engine.project.model import Project
+from engine.search_query import BM25_WINDOW, run_query
+from engine.types import SearchQueryArgs
+
+WORDS = ["alpha", "beta", "gamma", "delta", "of", "the", "TypeError", "readTimeout", "x"]
+
+
+def _random_docs(n: int) -> list:
+    rnd = random.Random(7)
+    return [
+        doc(f"chat:s:{i}", " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(1, 60))),
+            session_id="s", updated_at=NOW_MS - i * 1000)
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def test_one_phrase_score_orders_exactly_as_fts5_bm25(conn: apsw.Connection) -> None:
+    insert(conn, _random_docs(400))
+    for match in ['"of the"', '"alpha"*', '"error"*', '"beta"', '"the alpha"']:
+        rows = {}
+        for fn in ("bm25", "ade_bm25_1"):
+            sql = (f"SELECT rowid, {fn}(docs_fts, 1.0, 2.0, 0.0), {fn}(docs_fts, 0.0, 0.0, 1.0)"
+                   " FROM docs_fts WHERE docs_fts MATCH ?")  # fmt: skip
+            rows[fn] = conn.execute(sql, (match,)).fetchall()
+        assert rows["bm25"], match
+        pairs = [
+            (a[k], b[k])
+            for a, b in zip(rows["bm25"], rows["ade_bm25_1"], strict=True)
+            for k in (1, 2)
+        ]
+        assert all((x == 0) == (y == 0) for x, y in pairs), match
+        ratios = {round(x / y, 9) for x, y in pairs if y}
+        assert len(ratios) == 1, match  # one positive constant: the phrase's IDF
+        order = {fn: [r[0] for r in sorted(v, key=lambda r: (r[1], r[2], -r[0]))]
+                 for fn, v in rows.items()}  # fmt: skip
+        assert order["bm25"] == order["ade_bm25_1"], match
+
+
+def test_one_phrase_score_refuses_two_phrases(conn: apsw.Connection) -> None:
+    insert(conn, [doc("chat:s:1", "alpha beta", session_id="s")])
+    sql = 'SELECT ade_bm25_1(docs_fts) FROM docs_fts WHERE docs_fts MATCH \'"alpha" "beta"\''
+    with pytest.raises(ValueError, match="one-phrase"):
+        conn.execute(sql).fetchall()
+
+
+def test_title_table_follows_upserts_and_deletes(conn: apsw.Connection) -> None:
+    insert(conn, [doc("pr:1", "b", title="Fix login", source_key="k"),
+                  doc("pr:2", "b", title="Other", source_key="k"),
+                  doc("chat:s:1", "body only", session_id="s")])  # fmt: skip
+    insert(conn, [doc("pr:1", "b", title="Renamed")])  # replaced: old title row gone
+    assert (
+        conn.execute("SELECT rowid FROM docs_title WHERE docs_title MATCH 'login'").fetchall() == []
+    )
+    assert health_check(conn) == []
+    delete_docs(conn, ["chat:s:1"])
+    delete_docs_by_source(conn, "k")
+    assert health_check(conn) == []
+    assert conn.execute("SELECT count(*) FROM docs_title").fetchone()[0] == 1
+    conn.execute("DELETE FROM docs_title")
+    assert any("title row drift" in p for p in health_check(conn))
+
+
+def test_title_candidate_beyond_window_honours_exclusions(conn: apsw.Connection,
+                                                          project: Project) -> None:  # fmt: skip
+    docs = [doc(f"terminal:s@{i}", f"deploy step {i}", session_id="s", updated_at=NOW_MS - i)
+            for i in range(BM25_WINDOW + 5)]  # fmt: skip
+    docs.append(doc("pr:1", "rollback notes", title="Deploy", updated_at=NOW_MS - 10**9))
+    docs.append(doc("pr:2", "plain", title="Deploy now", updated_at=NOW_MS - 10**9))
+    insert(conn, docs)
+
+    def top(text: str) -> list[str]:
+        res = run_query(conn, SearchQueryArgs(query=text, limit=3), project=project, now=NOW)
+        return [i.doc_id for i in res.items]
+
+    assert top("deploy")[:2] == ["pr:1", "pr:2"]
+    assert top("deploy -rollback")[:1] == ["pr:2"]
+
+
+_PLAIN_IDENT = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z0-9]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9]*"
+)
+
+
+def _plain_parts(text: str) -> str:
+    seen: dict[str, str] = {}
+    for m in _PLAIN_IDENT.finditer(text):
+        for part in split_identifier(m.group()):
+            seen.setdefault(part.lower(), part)
+    return " ".join(seen.values())
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aAbZ19 _.-:(\n\téÉǅİ")), max_size=40))
+def test_identifier_prefilter_finds_what_the_plain_regex_finds(text: str) -> None:
+    assert identifier_parts(text) == _plain_parts(text)
+
+
+def test_changed_ddl_is_detected_on_open(index_path: Path) -> None:
+    index_path.parent.mkdir(parents=True)
+    c = connect(index_path)
+    c.execute(SCHEMA_SQL.replace(FTS_OPTIONS, FTS_OPTIONS.replace("prefix='2 3'", "prefix='2'")))
+    c.close()
+    report = open_index(index_path)
+    assert report.recreated_reason == "schema changed: docs_fts"
+    assert open_index(index_path).recreated_reason is None
