@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from benchmarks.corpus import CORPUS_DIR, Vocabulary
+from benchmarks.results import replace_section
 
 ADE_NOW = "2026-06-15T12:00:00+00:00"
 RUNS = 21
@@ -292,13 +293,7 @@ def main() -> None:
     text = report(args)
     print(text)
     if args.append:
-        results = Path(__file__).with_name("RESULTS.md")
-        existing = results.read_text() if results.exists() else "# Benchmark results\n\n"
-        start = existing.find("## CLI and delegates (issue 5)")
-        if start >= 0:
-            end = existing.find("\n## ", start + 1)
-            existing = existing[:start] + existing[end + 1 if end >= 0 else len(existing) :]
-        results.write_text(existing.rstrip("\n") + "\n\n" + text)
+        replace_section("## CLI and delegates (issue 5)", text)
 
 
 if __name__ == "__main__":

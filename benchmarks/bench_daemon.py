@@ -28,6 +28,7 @@ import threading
 import time
 from pathlib import Path
 
+from benchmarks.results import replace_section
 from engine.demo import build_demo
 from engine.embedded import EmbeddedClient
 from engine.rpc.client import DaemonClient, connect_daemon
@@ -209,13 +210,7 @@ def main() -> None:
     text = report(args)
     print(text)
     if args.append:
-        results = Path(__file__).with_name("RESULTS.md")
-        existing = results.read_text() if results.exists() else "# Benchmark results\n\n"
-        start = existing.find("## Daemon (issue 7)")
-        if start >= 0:
-            end = existing.find("\n## ", start + 1)
-            existing = existing[:start] + existing[end + 1 if end >= 0 else len(existing) :]
-        results.write_text(existing.rstrip("\n") + "\n\n" + text)
+        replace_section("## Daemon (issue 7)", text)
 
 
 if __name__ == "__main__":

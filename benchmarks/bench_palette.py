@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.results import replace_section
+
 RUNS = 5
 """Repetitions per measurement; the median is reported (a shared 2-core box is noisy)."""
 
@@ -248,13 +250,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.append:
-        results = Path(__file__).with_name("RESULTS.md")
-        existing = results.read_text() if results.exists() else "# Benchmark results\n\n"
-        start = existing.find("## Palette (issue 6)")
-        if start >= 0:
-            end = existing.find("\n## ", start + 1)
-            existing = existing[:start] + existing[end + 1 if end >= 0 else len(existing) :]
-        results.write_text(existing.rstrip("\n") + "\n\n" + text)
+        replace_section("## Palette (issue 6)", text)
 
 
 if __name__ == "__main__":
