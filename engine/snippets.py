@@ -28,6 +28,8 @@ _WORD_RE = re.compile(r"[^\W_]+")
 
 def fold(text: str) -> str:
     """Casefold and remove diacritics, as ``unicode61 remove_diacritics 2`` does."""
+    if text.isascii():
+        return text.lower()  # the same result for ASCII, without the per-character pass
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
