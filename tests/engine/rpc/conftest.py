@@ -202,3 +202,9 @@ def daemon(make_daemon: Any) -> Daemon:
 def chat_project() -> Callable[..., Path]:
     """``chat_project(root, id, name, messages)``: write a real project folder (see helper)."""
     return write_chat_project
+
+
+@pytest.fixture
+def rpc_wait_indexed() -> Callable[..., dict[str, Any]]:
+    """``rpc_wait_indexed(conn, root)``: poll until the backfill is done and nothing is pending."""
+    return wait_indexed

@@ -7,9 +7,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
 
 from engine.errors import CursorError, UsageError
+from engine.index_db import IndexDoc, connect, immediate, upsert_docs
 from engine.rpc.client import DaemonError, connect_daemon
 from engine.types import SearchQueryArgs
 from tui.cli import main as ade_main
@@ -81,11 +83,52 @@ def test_index_status_and_cto_rebuild(daemon: Any, project: Path) -> None:
     assert f"rebuild of {project} by role=cto" in daemon.log_text()
 
 
-def test_agent_rebuild_is_refused_without_side_effects(daemon: Any, project: Path) -> None:
+def _index_facts(index: Path) -> tuple[list[str], list[tuple[str, int, str]], str | None]:
+    """What a rebuild would change: every doc id, every source cursor, the backfill stamp.
+
+    Read from the file itself (a second, read-only connection), not through the daemon.
+    """
+    conn = apsw.Connection(str(index), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        docs = [str(r[0]) for r in conn.execute("SELECT doc_id FROM docs ORDER BY doc_id")]
+        sources = [
+            (str(k), int(c), str(i))
+            for k, c, i in conn.execute("SELECT key, cursor, identity FROM sources ORDER BY key")
+        ]
+        row = conn.execute("SELECT value FROM meta WHERE key = 'backfill_completed_at'").fetchone()
+    finally:
+        conn.close()
+    return docs, sources, None if row is None else str(row[0])
+
+
+SENTINEL = "sentinel:planted-by-test"
+
+
+def _plant_sentinel(index: Path) -> None:
+    conn = connect(index)
+    try:
+        doc = IndexDoc(SENTINEL, "chat", "sentinel", "sentinel", "sentinel body", 1_700_000_000_000)
+        with immediate(conn):
+            upsert_docs(conn, [doc])
+    finally:
+        conn.close()
+
+
+def test_agent_rebuild_is_refused_without_side_effects(
+    daemon: Any, project: Path, rpc_wait_indexed: Any
+) -> None:
     conn = daemon.connect()  # no hello: an agent
-    before = conn.call("search.indexStatus", {"projectRoot": str(project)})["result"]
+    # Quiescent first: the backfill and the watcher's passes are done, so anything that changes
+    # below could only be the refused rebuild. (The file's mtime is no witness: an idle WAL
+    # checkpoint or a periodic reconcile touches it without changing a row.)
+    rpc_wait_indexed(conn, project)
     index = project / ".ade" / "cache" / "search-index.db"
-    mtime = index.stat().st_mtime_ns
+    _plant_sentinel(index)  # no source produces it: only a clear of the rows removes it
+    facts = _index_facts(index)
+    before = conn.call("search.indexStatus", {"projectRoot": str(project)})["result"]
+    assert SENTINEL in facts[0]  # the comparison below is not vacuous
+    assert facts[1]
+    assert facts[2] is not None
     refused = conn.call("search.rebuildIndex", {"projectRoot": str(project)})
     assert refused["error"]["code"] == -32001
     assert "CTO-only" in refused["error"]["message"]
@@ -97,7 +140,9 @@ def test_agent_rebuild_is_refused_without_side_effects(daemon: Any, project: Pat
     after = conn.call("search.indexStatus", {"projectRoot": str(project)})["result"]
     assert after["docCount"] == before["docCount"]
     assert after["lastIngestAt"] == before["lastIngestAt"]
-    assert index.stat().st_mtime_ns == mtime
+    assert after["backfillCompletedAt"] == before["backfillCompletedAt"]  # clear_index drops it
+    assert after["state"] != "rebuilding"
+    assert _index_facts(index) == facts  # same rows, same cursors: nothing cleared or re-read
     log = daemon.log_text()
     assert "refused search.rebuildIndex for role=agent" in log
     assert "wrong CTO token" in log
