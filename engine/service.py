@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from pathlib import Path
 
 import apsw
 import msgspec
@@ -31,6 +32,7 @@ from engine.index_db import (
     list_sources,
     meta_get,
 )
+from engine.index_schema import recreate_in_place
 from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
 from engine.ingest.freshness import Delegate, session_candidates
@@ -169,7 +171,16 @@ class SearchService:
         A warm run where nothing changed stats files and reads no transcript.
         """
         with self.drainer.lock:
-            self.drainer.reconcile(self.drainer.connection(), everything=False)
+            try:
+                conn = self.drainer.connection()
+            except (apsw.Error, OSError):
+                # The index cannot be opened (reported by wiring and in every answer's
+                # warnings); queries answer from delegated sources, the writer retries.
+                import logging
+
+                logging.getLogger(__name__).debug("catch-up skipped", exc_info=True)
+                return
+            self.drainer.reconcile(conn, everything=False)
             self.catch_up_queued(progress)
 
     def start_backfill(self, delay: float = 0.0) -> None:
@@ -205,6 +216,25 @@ class SearchService:
         with contextlib.suppress(apsw.Error):
             conn.close()
 
+    def _reader_or_empty(self) -> tuple[apsw.Connection, str | None]:
+        """This thread's read connection, or an empty in-memory index and the reason why.
+
+        When the index file cannot be opened at all (read-only cache folder, a directory where
+        the file should be), queries still answer from delegated sources (lanes, files,
+        artifacts, live transcripts) instead of failing (RELIABILITY 9); the writer keeps
+        retrying with backoff, so the index comes back by itself once the cause is fixed.
+        """
+        try:
+            return self._reader(), None
+        except (apsw.Error, OSError) as err:
+            reason = f"search index unavailable ({type(err).__name__}: {err})"
+        empty: apsw.Connection | None = getattr(self._local, "empty", None)
+        if empty is None:
+            empty = connect(Path(":memory:"))
+            recreate_in_place(empty)
+            self._local.empty = empty
+        return empty, reason
+
     def lanes(self) -> list[Lane]:
         """The project's lanes (fresh listing)."""
         return list_lanes(self.project, self.tally)
@@ -215,7 +245,7 @@ class SearchService:
         Raises:
             UsageError: bad input (unknown kind, bad cursor, bad filter…).
         """
-        conn = self._reader()
+        conn, unavailable = self._reader_or_empty()
         now = self.clock()
         lanes = self.lanes()
         extras: list[Candidate] = []
@@ -231,6 +261,8 @@ class SearchService:
                 extras.extend(delegate(args, now, lanes))
         result = run_query(conn, args, project=self.project, now=now, lanes=lanes,
                            extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
+        if unavailable is not None:
+            delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
         if not delegate_warnings:
             return result
         return msgspec.structs.replace(result, warnings=(*result.warnings, *delegate_warnings))
@@ -256,16 +288,20 @@ class SearchService:
         return "indexing" if pending else "ready"
 
     def index_status(self) -> IndexStatus:
-        """Live state of the index and the ingester."""
-        conn = self._reader()
+        """Live state of the index and the ingester (``degraded`` with the reason in ``warnings``
+        when the index file cannot be opened)."""
+        conn, unavailable = self._reader_or_empty()
         sources = list_sources(conn)
         backfill = meta_get(conn, "backfill_completed_at")
         try:
             size = os.stat(self.project.index_path).st_size
         except OSError:
             size = 0
+        warnings = self.tally.snapshot()
+        if unavailable is not None:
+            warnings = {unavailable: 1, **warnings}
         return IndexStatus(
-            state=self._state(),
+            state="degraded" if unavailable is not None and not self._closed else self._state(),
             schema_version=SEARCH_INDEX_SCHEMA_VERSION,
             db_path=str(self.project.index_path),
             db_bytes=size,
@@ -277,7 +313,7 @@ class SearchService:
             backfill_completed_at=int(backfill) if backfill and backfill.isdigit() else None,
             watcher_state=self.watcher_state,
             recreated_reason=self.drainer.recreated_reason,
-            warnings=self.tally.snapshot(),
+            warnings=warnings,
         )
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:

@@ -55,9 +55,10 @@ def create_project_service(
     try:
         with service.drainer.lock:
             service.drainer.connection()
-    except apsw.Error as err:
+    except (apsw.Error, OSError) as err:
         # Another process may be creating the file this very moment; the first drain retries
-        # with backoff, and queries answer from delegated sources meanwhile.
+        # with backoff, and queries answer from delegated sources meanwhile. OSError: the cache
+        # folder cannot be made (a file in its place) or written (read-only): same story.
         log.warning("opening the search index failed (%s); retrying on the next drain", err)
     if watch:
         start_watcher(service)
