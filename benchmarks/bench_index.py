@@ -113,7 +113,7 @@ def query_classes(conn: apsw.Connection, vocab: list[str]) -> dict[str, list[str
         row = conn.execute(
             "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?", (f'"{term}"',)
         ).fetchone()
-        return int(row[0])
+        return int(row[0]) if row else 0
 
     tail = sorted((df(w), w) for w in vocab[-300:])
     rare = [w for n, w in tail if n > 0][:10]

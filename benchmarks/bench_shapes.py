@@ -1,8 +1,10 @@
-"""FTS5 table-shape comparison on a slice of the corpus (how ``engine.index_schema`` was chosen).
+"""FTS5 table-shape and build-option comparison on a slice of the corpus (how
+``engine.index_schema`` and ``engine.index_db`` were chosen).
 
-Run: ``/work/venv/bin/python -m benchmarks.bench_shapes [--files 40]``. For each shape: build time
-relative to raw FTS5 insertion, size relative to the sanitized text, and query p50/p95 of the
-expensive classes, all in this run.
+Run: ``/work/venv/bin/python -m benchmarks.bench_shapes [--files 30] [NAME ...]``. For each shape:
+build time relative to raw FTS5 insertion, file size and FTS data size relative to the sanitized
+text, and query p50/p95 of the expensive classes, all in this run. Sizes are exact; build ratios
+on a shared machine vary by +-0.05 between runs.
 """
 
 from __future__ import annotations
@@ -12,24 +14,40 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import apsw
+import apsw.bestpractice
 
+import engine.index_db as index_db
 from benchmarks.bench_index import NOW, build_raw, load_docs, pct
 from benchmarks.corpus import generate
-from engine import index_schema
-from engine.index_db import IndexDoc, connect, immediate, upsert_docs
+from engine import fts_rank, index_schema
+from engine.index_db import IndexDoc, immediate, upsert_docs
 from engine.project.model import Project
 from engine.search_query import run_query
 from engine.types import SearchQueryArgs
 
 BASE = index_schema.FTS_OPTIONS
-SHAPES = {
-    "contentless-delete, detail=full, prefix 2 3": BASE,
-    "contentless-delete, detail=full, no prefix": BASE.replace(f", prefix='{index_schema.FTS_PREFIX}'", ""),
-    "contentless-delete, detail=full, prefix 2": BASE.replace(f"prefix='{index_schema.FTS_PREFIX}'", "prefix='2'"),
-    "contentless-delete, detail=column, no prefix": BASE.replace(f", prefix='{index_schema.FTS_PREFIX}'", ", detail=column"),
-}  # fmt: skip
+PREFIX = f"prefix='{index_schema.FTS_PREFIX}'"
+SHAPES: dict[str, dict[str, Any]] = {
+    "current (prefix 2 3, detail=full)": {},
+    "no prefix index": {"opts": BASE.replace(f", {PREFIX}", "")},
+    "prefix 2": {"opts": BASE.replace(PREFIX, "prefix='2'")},
+    "prefix 3": {"opts": BASE.replace(PREFIX, "prefix='3'")},
+    "detail=column, no prefix": {"opts": BASE.replace(f", {PREFIX}", ", detail=column")},
+    "detail=none, no prefix": {"opts": BASE.replace(f", {PREFIX}", ", detail=none")},
+    "automerge 8": {"pre": ["INSERT INTO docs_fts(docs_fts, rank) VALUES ('automerge', 8)"]},
+    "optimize after the load": {"post": ["INSERT INTO docs_fts(docs_fts) VALUES ('optimize')"]},
+    "page size 4096": {"page": 4096},
+    "page size 32768": {"page": 32768},
+    "zlib level 6": {"zlib": 6},
+    "5000-doc transactions": {"batch": 5000},
+    "no identifier parts (cost of the feature)": {"parts": False},
+}
+"""Each shape overrides the FTS5 options, adds statements before/after the load, or changes the
+page size, the body's zlib level, the transaction size, or leaves the identifier parts out."""
+
 QUERIES = {
     "very common": ["the", "of", "and"],
     "2-char prefix": ["co", "re", "ma", "pa"],
@@ -38,14 +56,31 @@ QUERIES = {
 }
 
 
-def build_shape(path: Path, options: str, docs: list[IndexDoc]) -> float:
-    conn = connect(path)
-    conn.execute(index_schema.SCHEMA_SQL.replace(BASE, options))
-    t0 = time.perf_counter()
-    for i in range(0, len(docs), 1000):
-        with immediate(conn):
-            upsert_docs(conn, docs[i : i + 1000])
-    elapsed = time.perf_counter() - t0
+def build_shape(path: Path, shape: dict[str, Any], docs: list[IndexDoc]) -> float:
+    conn = apsw.Connection(str(path))
+    conn.pragma("page_size", shape.get("page", index_db.PAGE_SIZE))
+    apsw.bestpractice.connection_wal(conn)
+    conn.pragma("synchronous", "NORMAL")
+    fts_rank.register(conn)
+    conn.execute(index_schema.SCHEMA_SQL.replace(BASE, shape.get("opts", BASE)))
+    for sql in shape.get("pre", []):
+        conn.execute(sql)
+    level, index_db._ZLIB_LEVEL = index_db._ZLIB_LEVEL, shape.get("zlib", index_db._ZLIB_LEVEL)
+    parts = getattr(index_db, "identifier_parts")  # noqa: B009 - patched below, restored after
+    if not shape.get("parts", True):
+        setattr(index_db, "identifier_parts", lambda *_texts: "")  # noqa: B010
+    batch = shape.get("batch", 1000)
+    try:
+        t0 = time.perf_counter()
+        for i in range(0, len(docs), batch):
+            with immediate(conn):
+                upsert_docs(conn, docs[i : i + batch])
+        for sql in shape.get("post", []):
+            conn.execute(sql)
+        elapsed = time.perf_counter() - t0
+    finally:
+        index_db._ZLIB_LEVEL = level
+        setattr(index_db, "identifier_parts", parts)  # noqa: B010
     conn.pragma("wal_checkpoint", "TRUNCATE")
     conn.close()
     return elapsed
@@ -68,8 +103,9 @@ def time_class(conn: apsw.Connection, queries: list[str], runs: int) -> tuple[fl
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--files", type=int, default=40)
+    parser.add_argument("--files", type=int, default=30)
     parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("shapes", nargs="*", help="shape names to run (default: all)")
     args = parser.parse_args()
     corpus = generate()
     sample = Path(tempfile.mkdtemp(prefix="ade-shapes-"))
@@ -85,17 +121,25 @@ def main() -> None:
             f"slice: {text / 1e6:.0f} MB sanitized, {len(docs)} docs; raw FTS5 {text / 1e6 / raw_s:.1f} MB/s,"
             f" raw size {(sample / 'raw.db').stat().st_size / text:.2f}x"
         )
-        for name, options in SHAPES.items():
-            path = sample / f"{abs(hash(name))}.db"
-            secs = build_shape(path, options, docs)
-            conn = connect(path)
+        for n, (name, shape) in enumerate(SHAPES.items()):
+            if args.shapes and name not in args.shapes:
+                continue
+            path = sample / f"shape{n}.db"
+            secs = build_shape(path, shape, docs)
+            conn = index_db.connect(path)
+            fts = conn.execute(
+                "SELECT sum(pgsize) FROM dbstat WHERE name = 'docs_fts_data'"
+            ).fetchone()
+            fts = fts[0] if fts else 0
             timings = " ".join(
                 "{} {:.1f}/{:.1f}".format(k, *time_class(conn, v, args.runs))
                 for k, v in QUERIES.items()
             )
             conn.close()
             print(
-                f"{name:46} build {raw_s / secs:.2f}x raw, size {path.stat().st_size / text:.2f}x | p50/p95 ms: {timings}"
+                f"{name:36} build {raw_s / secs:.2f}x raw, size {path.stat().st_size / text:.2f}x"
+                f" (fts data {fts / text:.2f}x) | p50/p95 ms: {timings}",
+                flush=True,
             )
     finally:
         shutil.rmtree(sample, ignore_errors=True)

@@ -179,9 +179,19 @@ def _display(raw: bytes, keep_ansi: bool) -> str:
 def read_chat_events(path: Path) -> list[ChatEvent]:
     """Every parseable event of a chat transcript (plain or ``.gz``); bad lines are skipped.
 
+    A Claude Code or Codex transcript is read with its own parser (subagent files included).
+
     Raises:
         DetailError: the transcript is missing or unreadable.
     """
+    from engine.external.view import external_format, read_external_events
+
+    tool = external_format(path)
+    if tool is not None:
+        try:
+            return read_external_events(path, tool)
+        except OSError as err:
+            raise DetailError(f"cannot read the chat: {err.strerror or err}") from None
     try:
         piece = read_transcript(path, 0, CHAT_READ_LIMIT)
     except TranscriptError as err:

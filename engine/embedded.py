@@ -12,10 +12,10 @@ from pathlib import Path
 
 from engine.client import ProgressCallback
 from engine.clock import Clock, clock_from_env
+from engine.external.catalog import project_sessions
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
-from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
 from engine.project.transcripts import transcript_file
 from engine.service import SearchService
@@ -80,7 +80,7 @@ class EmbeddedClient:
         return self._service.rebuild_index(progress)
 
     def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
-        sessions = list_sessions(self.project, self._tally)
+        sessions = project_sessions(self.project, self._tally)
         return [s for s in sessions if include_archived or not s.archived]
 
     def list_lanes(self) -> list[Lane]:

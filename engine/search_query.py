@@ -141,8 +141,9 @@ def _fts_candidates(
     found = _fetch(conn, window_sql(match, f, BM25_WINDOW, one_phrase=one_phrase))
     total, truncated = len(found), False
     if len(found) == BM25_WINDOW:
+        beyond = count_sql(match, f, TOTAL_CAP - BM25_WINDOW, below=found[-1][0])
+        total = BM25_WINDOW + scalar(conn, *beyond)  # the window is the newest BM25_WINDOW
         found += _title_candidates(conn, parsed, f, {rowid for rowid, _ in found})
-        total = scalar(conn, *count_sql(match, f, TOTAL_CAP))
         truncated = True
     if parsed.title_prefix_scan:
         # First keystroke: the FTS term is exact-token only, so titles are scanned by prefix.

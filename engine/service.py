@@ -22,6 +22,7 @@ import msgspec
 
 from engine.clock import Clock, system_clock
 from engine.delegates.gather import delegated_for_args
+from engine.external.catalog import FOREIGN
 from engine.index_db import (
     SEARCH_INDEX_SCHEMA_VERSION,
     clear_index,
@@ -83,6 +84,7 @@ class SearchService:
         self.drainer = Drainer(project, self.queue, self.tally, self.clock)
         self._worker: threading.Thread | None = None
         self._chat = self.queue.pending["chat"]
+        self._external = self.queue.pending["external"]
         self._terminal = self.queue.pending["terminal"]
         self._session = self.queue.pending["session"]
         self._pr = self.queue.pending["pr"]
@@ -120,6 +122,15 @@ class SearchService:
         del lane_id  # every lane is re-derived together: commit attribution spans lanes
         if "*" not in self._git:
             self.queue.add("git", "*")
+
+    def notify_external_file(self, path: Path) -> None:
+        """A file under the Claude Code / Codex transcript folders changed: queue the session
+        owning it, list sessions again for a new or deleted file, ignore another project's."""
+        sid = self.drainer.external.owner(path)
+        if sid is None or (sid != FOREIGN and not path.exists()):
+            self.request_reconcile()  # a new file, or a deleted one: its docs go
+        elif sid != FOREIGN and sid not in self._external:
+            self.queue.add("external", sid)
 
     def request_reconcile(self) -> None:
         """Stat every source soon (the watcher re-armed, or saw a folder-level change)."""

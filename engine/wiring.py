@@ -78,7 +78,8 @@ def _git_dirs(service: SearchService) -> list[Path]:
 
 
 def start_watcher(service: SearchService) -> Watcher:
-    """Watch ``.ade/`` and the lanes' git folders for ``service``; stopped by ``dispose``.
+    """Watch ``.ade/``, the lanes' git folders and the Claude Code / Codex transcript folders
+    (where they exist) for ``service``; stopped by ``dispose``.
 
     While it watches, the periodic reconcile slows to ``RECONCILE_INTERVAL_S``; a watcher that
     fails falls back to the fast reconcile and reports ``degraded: …`` in the status.
@@ -94,7 +95,8 @@ def start_watcher(service: SearchService) -> Watcher:
         Watcher,
     )  # lazy: watchfiles costs ~25 ms; the CLI never watches
 
-    watcher = Watcher(service.project, service, lambda: _git_dirs(service), on_state)
+    watcher = Watcher(service.project, service, lambda: _git_dirs(service), on_state,
+                      service.drainer.external.watch_roots)  # fmt: skip
     service.add_closer(watcher.stop)
     watcher.start()
     return watcher

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.external.claude_code import ClaudeHead, parse_claude
 from engine.external.codex import CodexHead, parse_codex
+from engine.external.heads import Head, HeadCache
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
 from engine.project.model import Lane, Project, SessionMeta, is_valid_session_id
@@ -52,6 +54,30 @@ def _home(environ: Mapping[str, str]) -> str:
     return environ.get("HOME") or os.path.expanduser("~")
 
 
+SUBAGENT_SEQ_STRIDE = 10**12
+"""Offsets stay below 1 TB, so ``file number * 10**12 + offset`` reads back as both."""
+
+
+def transcript_sources(meta: SessionMeta) -> list[tuple[str, Path, int]]:
+    """``(source key, file, seq base)`` of every transcript file of an external session."""
+    if meta.transcript_path is None:
+        return []
+    out = [(f"chat:{meta.id}", meta.transcript_path, 0)]
+    if meta.source == "claude":
+        for path, seq_base in subagent_sources(meta.transcript_path):
+            out.append((f"chat:{meta.id}/{path.stem}", path, seq_base))
+    return out
+
+
+def subagent_sources(transcript: Path) -> list[tuple[Path, int]]:
+    """``(file, seq base)`` of each subagent file of a Claude session: the base is a stable file
+    number times ``SUBAGENT_SEQ_STRIDE``, so anchors never collide with the main file's."""
+    return [
+        (path, (zlib.crc32(path.stem.encode()) % 4096 + 1) * SUBAGENT_SEQ_STRIDE)
+        for path in claude_subagent_files(transcript)
+    ]
+
+
 def claude_subagent_files(transcript: Path) -> list[Path]:
     """``<folder>/<session>/subagents/agent-*.jsonl`` of a Claude session, sorted."""
     folder = transcript.with_suffix("") / "subagents"
@@ -63,28 +89,40 @@ def claude_subagent_files(transcript: Path) -> list[Path]:
 
 def external_sessions(
     project: Project, lanes: list[Lane], tally: WarningTally,
-    environ: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] | None = None, heads: HeadCache | None = None,
 ) -> list[SessionMeta]:  # fmt: skip
-    """Every Claude Code and Codex session whose cwd is in the project or one of its lanes."""
+    """Every Claude Code and Codex session whose cwd is in the project or one of its lanes.
+
+    ``heads`` remembers what each file's head said, so a warm listing stats files and reads none.
+    """
     env = os.environ if environ is None else environ
+    cache = heads if heads is not None else HeadCache(None)
     roots = lanes or [Lane("primary", project.name, project.root, None, True)]
-    return sorted([*_claude(roots, tally, env), *_codex(roots, tally, env)], key=lambda m: m.id)
+    found = [*_claude(roots, tally, env, cache), *_codex(roots, tally, env, cache)]
+    return sorted(found, key=lambda m: m.id)
 
 
-def _claude(lanes: list[Lane], tally: WarningTally, env: Mapping[str, str]) -> list[SessionMeta]:
-    base = claude_projects_dir(env)
-    folders = {base / claude_slug(p) for lane in lanes for p in {lane.path, _real(lane.path)}}
+def claude_folders(lanes: list[Lane], environ: Mapping[str, str]) -> set[Path]:
+    """The Claude Code project folders that may hold sessions of ``lanes``."""
+    base = claude_projects_dir(environ)
+    return {base / claude_slug(p) for lane in lanes for p in {lane.path, _real(lane.path)}}
+
+
+def _claude(
+    lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
+) -> list[SessionMeta]:
     found: list[SessionMeta] = []
-    for folder in sorted(folders):
+    for folder in sorted(claude_folders(lanes, env)):
         try:
             files = sorted(folder.glob("*.jsonl"))
         except OSError:
             continue
         for path in files:
-            head = ClaudeHead()
-            parse_claude(_head(path), 0, f"chat:claude-{path.stem}", WarningTally(), head=head)
-            meta = _meta(f"claude-{path.stem}", "claude", path, head.cwd, head.title,
-                         head.first_ts, lanes)  # fmt: skip
+            scanned = _scan(path, "claude", heads)
+            if scanned is None:
+                continue
+            head, st = scanned
+            meta = _meta(f"claude-{path.stem}", "claude", path, head, st, lanes)
             if meta is not None:
                 found.append(meta)
             elif head.cwd is None:
@@ -92,18 +130,21 @@ def _claude(lanes: list[Lane], tally: WarningTally, env: Mapping[str, str]) -> l
     return found
 
 
-def _codex(lanes: list[Lane], tally: WarningTally, env: Mapping[str, str]) -> list[SessionMeta]:
+def _codex(
+    lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
+) -> list[SessionMeta]:
     try:
         files = sorted(codex_sessions_dir(env).glob("*/*/*/rollout-*.jsonl"))
     except OSError:
         return []
     found: list[SessionMeta] = []
     for path in files:
-        head = CodexHead()
-        parse_codex(_head(path), 0, "codex", WarningTally(), {}, head=head)
-        ident = head.session_id or path.stem.removeprefix("rollout-")
-        meta = _meta(f"codex-{ident}", "codex", path, head.cwd, head.first_user, head.first_ts,
-                     lanes)  # fmt: skip
+        scanned = _scan(path, "codex", heads)
+        if scanned is None:
+            continue
+        head, st = scanned
+        ident = head.ident or path.stem.removeprefix("rollout-")
+        meta = _meta(f"codex-{ident}", "codex", path, head, st, lanes)
         if meta is not None:
             found.append(meta)
         elif head.cwd is None:
@@ -111,20 +152,44 @@ def _codex(lanes: list[Lane], tally: WarningTally, env: Mapping[str, str]) -> li
     return found
 
 
-def _meta(sid: str, tool: str, path: Path, cwd: str | None, title: str | None,
-          first_ts: str | None, lanes: list[Lane]) -> SessionMeta | None:  # fmt: skip
-    if cwd is None or not is_valid_session_id(sid):
-        return None
-    lane = lane_containing(lanes, Path(cwd))
-    if lane is None:
-        return None  # the folder name matched but the cwd is elsewhere (lossy slug)
+def _scan(path: Path, tool: str, heads: HeadCache) -> tuple[Head, os.stat_result] | None:
+    """The head of ``path`` (from the cache while the file is the same) and its stat."""
     try:
-        mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+        st = path.stat()
     except OSError:
         return None
-    created = parse_aware_time(first_ts) or mtime
+    cached = heads.get(path, st)
+    if cached is not None:
+        return cached, st
+    data = _head(path)
+    complete = len(data) >= HEAD_BYTES
+    if tool == "claude":
+        claude = ClaudeHead()
+        parse_claude(data, 0, f"chat:claude-{path.stem}", WarningTally(), head=claude)
+        head = Head(st.st_ino, len(data) if complete else st.st_size, complete, claude.cwd,
+                    None, claude.title, claude.first_ts)  # fmt: skip
+    else:
+        codex = CodexHead()
+        parse_codex(data, 0, "codex", WarningTally(), {}, head=codex)
+        head = Head(st.st_ino, len(data) if complete else st.st_size, complete, codex.cwd,
+                    codex.session_id, codex.first_user, codex.first_ts)  # fmt: skip
+    if complete or len(data) == st.st_size:
+        heads.put(path, head)  # a file growing while read is read again next time
+    return head, st
+
+
+def _meta(
+    sid: str, tool: str, path: Path, head: Head, st: os.stat_result, lanes: list[Lane]
+) -> SessionMeta | None:
+    if head.cwd is None or not is_valid_session_id(sid):
+        return None
+    lane = lane_containing(lanes, Path(head.cwd))
+    if lane is None:
+        return None  # the folder name matched but the cwd is elsewhere (lossy slug)
+    mtime = datetime.fromtimestamp(st.st_mtime, UTC)
+    created = parse_aware_time(head.first_ts) or mtime
     return SessionMeta(
-        id=sid, kind="chat", title=title or sid, lane_id=lane.id, created_at=created,
+        id=sid, kind="chat", title=head.title or sid, lane_id=lane.id, created_at=created,
         updated_at=max(created, mtime), tool=tool, source=tool, transcript_path=path,
     )  # fmt: skip
 

@@ -10,35 +10,20 @@ number, so anchors never collide with the main file's.
 from __future__ import annotations
 
 import dataclasses
-import zlib
-from pathlib import Path
 from typing import Any
 
 import apsw
 
 from engine.external.claude_code import ClaudeHead, parse_claude
 from engine.external.codex import parse_codex
-from engine.external.discover import claude_subagent_files
+from engine.external.discover import SUBAGENT_SEQ_STRIDE, transcript_sources
 from engine.index_db import IndexDoc
 from engine.ingest.docs import message_doc, ms, session_doc
 from engine.ingest.tailing import Builder, PassOutput, PassResult, run_pass
 from engine.project.model import ChatEvent, SessionMeta
 from engine.project.tally import WarningTally
 
-SUBAGENT_SEQ_STRIDE = 10**12
-"""Offsets stay below 1 TB, so ``file number * 10**12 + offset`` reads back as both."""
-
-
-def transcript_sources(meta: SessionMeta) -> list[tuple[str, Path, int]]:
-    """``(source key, file, seq base)`` of every transcript file of an external session."""
-    if meta.transcript_path is None:
-        return []
-    out = [(f"chat:{meta.id}", meta.transcript_path, 0)]
-    if meta.source == "claude":
-        for path in claude_subagent_files(meta.transcript_path):
-            number = zlib.crc32(path.stem.encode()) % 4096 + 1
-            out.append((f"chat:{meta.id}/{path.stem}", path, number * SUBAGENT_SEQ_STRIDE))
-    return out
+__all__ = ["SUBAGENT_SEQ_STRIDE", "external_builder", "process_external", "transcript_sources"]
 
 
 def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningTally) -> Builder:
@@ -48,9 +33,13 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
         events, consumed, new_state = _parse(meta, data, base, key, seq_base, tally, state)
         latest = int(state.get("latest", 0))
         docs: list[IndexDoc] = []
+        seen: set[str] = set()
         for event in events:
             doc = message_doc(meta.id, event, meta.title, meta.lane_id, ms(meta.updated_at))
-            if doc is not None:
+            # The first copy of a message wins, within a pass as across passes (a Codex
+            # message is written twice): its seq is the anchor the chat view lands on.
+            if doc is not None and doc.doc_id not in seen:
+                seen.add(doc.doc_id)
                 docs.append(dataclasses.replace(doc, source_key=key))
                 latest = max(latest, doc.updated_at)
         if state.get("cut_line") and consumed:

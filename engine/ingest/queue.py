@@ -20,6 +20,7 @@ Kind = str
 
 DEBOUNCE_S: dict[Kind, float] = {
     "chat": 0.3,
+    "external": 0.3,
     "terminal": 1.2,
     "session": 0.3,
     "pr": 0.5,
@@ -29,13 +30,15 @@ DEBOUNCE_S: dict[Kind, float] = {
     "reconcile": 0.0,
 }
 """Seconds between a notify and the drain (DESIGN §4): chat 300 ms, terminal 1200 ms (PTY output
-comes in bursts; one pass per burst), PR 500 ms, lane-git 1000 ms. Session metadata follows chat."""
+comes in bursts; one pass per burst), PR 500 ms, lane-git 1000 ms. Session metadata and external
+(Claude Code / Codex) transcripts follow chat."""
 
 KINDS: tuple[Kind, ...] = tuple(DEBOUNCE_S)
 
 DRAIN_ORDER: dict[Kind, int] = {
     "session": 0,
     "chat": 1,
+    "external": 1,
     "terminal": 2,
     "pr": 3,
     "prs": 4,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import apsw
 
+from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index_db import (
     SourceRow,
     delete_docs_where_session_not_in,
@@ -19,7 +20,7 @@ from engine.index_db import (
 )
 from engine.ingest.records import GIT_SOURCE, git_signature, pr_path, stat_signature
 from engine.project.lanes import list_lanes
-from engine.project.model import Project, SessionKind, SessionMeta
+from engine.project.model import Lane, Project, SessionKind, SessionMeta
 from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
 
@@ -65,8 +66,12 @@ def changed_sources(
     tally: WarningTally,
     *,
     everything: bool = False,
+    external: ExternalCatalog | None = None,
 ) -> tuple[list[tuple[str, str]], list[SessionMeta]]:
     """Queue entries ``(kind, ident)`` for every source whose files changed since its last pass.
+
+    With ``external``, Claude Code and Codex sessions are listed (and refreshed in it) too:
+    ``("external", sid)`` entries, and the sessions returned so their docs are kept.
 
     Returns:
         The entries (sessions first, then PRs, the PR sweep and git) and the sessions listed.
@@ -74,6 +79,16 @@ def changed_sources(
     rows = {row.key: row for row in list_sources(conn)}
     sessions = list_sessions(project, tally)
     out: list[tuple[str, str]] = []
+    lanes: list[Lane] | None = None
+    if external is not None:
+        lanes = list_lanes(project, tally)
+        own = {m.id for m in sessions}
+        found = [m for m in external.refresh(lanes, tally) if m.id not in own]
+        for meta in found:
+            stored = rows.get(f"{STAT_PREFIX}chat:{meta.id}")
+            if everything or stored is None or stored.identity != external_signature(meta):
+                out.append(("external", meta.id))
+        sessions = [*sessions, *found]
     for meta in sessions:
         stored = rows.get(f"{STAT_PREFIX}{meta.kind}:{meta.id}")
         if (
@@ -96,7 +111,7 @@ def changed_sources(
         if (
             everything
             or stored is None
-            or stored.identity != git_signature(list_lanes(project, tally))
+            or stored.identity != git_signature(lanes or list_lanes(project, tally))
         ):
             out.append(("git", "*"))
     return out, sessions
@@ -116,6 +131,7 @@ def remove_gone_sessions(conn: apsw.Connection, sessions: list[SessionMeta]) -> 
         for row in list_sources(conn):
             key = row.key.removeprefix(STAT_PREFIX)
             kind, _, sid = key.partition(":")
-            if kind in alive and sid not in alive[kind]:
+            # ``chat:<sid>/agent-…``: a Claude subagent file, kept while its session lives.
+            if kind in alive and sid.partition("/")[0] not in alive[kind]:
                 delete_source(conn, row.key)
     return deleted

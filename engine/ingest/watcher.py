@@ -46,6 +46,7 @@ class Notifiable(Protocol):
     def notify_pr_changed(self, number: int) -> None: ...
     def notify_lane_activity(self, lane_id: str) -> None: ...
     def request_reconcile(self) -> None: ...
+    def notify_external_file(self, path: Path) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,14 @@ def _session_file(name: str, suffixes: tuple[str, ...]) -> str | None:
     return None
 
 
-def classify(ade_dir: Path, path: Path) -> Notice | None:
-    """Map a changed path to the notify hook it calls (None: not ours, or our own cache)."""
+def classify(ade_dir: Path, path: Path, external_roots: Iterable[Path] = ()) -> Notice | None:
+    """Map a changed path to the notify hook it calls (None: not ours, or our own cache).
+
+    A path under one of ``external_roots`` (the Claude Code projects folder, the Codex sessions
+    folder) is handed over whole: the service knows which session, if any, owns that file.
+    """
+    if any(root in path.parents for root in external_roots):
+        return Notice("external", str(path))
     if ade_dir in path.parents or path == ade_dir:
         rel = path.relative_to(ade_dir).parts
         if not rel:
@@ -109,6 +116,8 @@ def dispatch(target: Notifiable, notices: Iterable[Notice]) -> None:
             target.notify_pr_changed(int(notice.arg))
         elif notice.hook == "lane":
             target.notify_lane_activity(notice.arg)
+        elif notice.hook == "external":
+            target.notify_external_file(Path(notice.arg))
         else:
             target.request_reconcile()
 
@@ -127,10 +136,12 @@ class Watcher:
         target: Notifiable,
         git_dirs: Callable[[], list[Path]],
         on_state: Callable[[str], None],
+        external_dirs: Callable[[], list[Path]] = list,
     ) -> None:
         self.project = project
         self.target = target
         self.git_dirs = git_dirs
+        self.external_dirs = external_dirs
         self.on_state = on_state
         self.rearms = 0
         self._stop = threading.Event()
@@ -149,10 +160,11 @@ class Watcher:
         ade = self.project.ade_dir
         while not self._stop.is_set():
             present = ade.is_dir()
-            paths = [ade, *self.git_dirs()] if present else [self.project.root]
+            external = self.external_dirs() if present else []
+            paths = [ade, *self.git_dirs(), *external] if present else [self.project.root]
             try:
                 self.on_state("watching" if present else "waiting for .ade/")
-                self._watch(paths, recursive=present)
+                self._watch(paths, recursive=present, external=external)
             except FileNotFoundError:
                 pass  # a watched folder vanished while arming: re-arm
             except (OSError, RuntimeError) as err:
@@ -163,7 +175,7 @@ class Watcher:
                 self.rearms += 1
                 self.target.request_reconcile()  # what happened while we were re-arming
 
-    def _watch(self, paths: list[Path], *, recursive: bool) -> None:
+    def _watch(self, paths: list[Path], *, recursive: bool, external: list[Path]) -> None:
         ade = self.project.ade_dir
         existing = [p for p in paths if p.exists()]
         for changes in watchfiles.watch(
@@ -183,7 +195,7 @@ class Watcher:
                 if ade.is_dir():
                     return  # .ade/ appeared: re-arm on it
                 continue
-            notices = [classify(ade, Path(p)) for _, p in changes]
+            notices = [classify(ade, Path(p), external) for _, p in changes]
             dispatch(self.target, (n for n in notices if n is not None))
             deleted = any(c == watchfiles.Change.deleted and Path(p) == ade for c, p in changes)
             if deleted or not ade.is_dir():

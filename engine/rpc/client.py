@@ -20,10 +20,10 @@ import msgspec
 
 from engine.client import ProgressCallback
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
+from engine.external.catalog import project_sessions
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
-from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
 from engine.project.transcripts import transcript_file
 from engine.rpc.framing import encode_frame
@@ -205,7 +205,7 @@ class DaemonClient:
         return result
 
     def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
-        sessions = list_sessions(self._project, self._tally)
+        sessions = project_sessions(self._project, self._tally)
         return [s for s in sessions if include_archived or not s.archived]
 
     def list_lanes(self) -> list[Lane]:

@@ -33,11 +33,11 @@ from engine.details import (
     scrollback_context,
 )
 from engine.errors import ProjectError, UsageError
+from engine.external.catalog import project_sessions
 from engine.project.git import GitError, run_git
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
-from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
 from engine.project.transcripts import transcript_file
 from tui.open_format import format_context, format_detail
@@ -132,7 +132,7 @@ def _with_header(header: str, found: Context, *, numbered: bool) -> str:
 
 
 def _session(project: Project, link: DeepLink) -> tuple[SessionMeta, Path]:
-    sessions = list_sessions(project, WarningTally())
+    sessions = project_sessions(project, WarningTally())
     session = next((s for s in sessions if s.id == link.target and s.kind == link.kind), None)
     if session is None:
         raise TargetGone(f"{link.kind} session {link.target!r} is gone (no metadata)")
@@ -182,7 +182,7 @@ def _lane_detail(project: Project, lane_id: str) -> Detail:
         log = run_git(lane.path, "log", "-n", "8", "--format=%h %s", "--")
     except GitError:
         log = ""
-    return lane_detail(lane, list_sessions(project, WarningTally()), log, project.root)
+    return lane_detail(lane, project_sessions(project, WarningTally()), log, project.root)
 
 
 def _artifact(project: Project, artifact_id: str) -> Detail:

@@ -122,3 +122,18 @@ def test_changed_ddl_is_detected_on_open(index_path: Path) -> None:
     report = open_index(index_path)
     assert report.recreated_reason == "schema changed: docs_fts"
     assert open_index(index_path).recreated_reason is None
+
+
+def test_total_counts_beyond_the_window_exactly(conn: apsw.Connection, project: Project) -> None:
+    docs = [doc(f"terminal:s@{i}", f"deploy step {i}", session_id="s", updated_at=NOW_MS - i * 7)
+            for i in range(BM25_WINDOW + 234)]  # fmt: skip
+    docs += [doc(f"chat:c:{i}", "deploy chat", session_id="c", updated_at=NOW_MS - i * 5)
+             for i in range(40)]  # fmt: skip
+    insert(conn, docs)
+    for text, expected in (
+        ("deploy", BM25_WINDOW + 274),
+        ("deploy kind:terminal", BM25_WINDOW + 234),
+    ):
+        res = run_query(conn, SearchQueryArgs(query=text), project=project, now=NOW)
+        assert res.total == expected, text
+        assert res.results_truncated
