@@ -80,7 +80,9 @@ def _live_docs(
 ) -> list[IndexDoc]:
     meta = read_session(project, sid, tally)
     if meta is None:
-        return []
+        from engine.external.live import external_live_docs  # Claude Code / Codex sessions
+
+        return external_live_docs(conn, project, sid, tally)
     key = f"{meta.kind}:{sid}"
     row = get_source(conn, key) or SourceRow(key=key)
     path = transcript_file(project, meta.kind, sid)
