@@ -1,15 +1,21 @@
 """The disposable search index: schema, open check, recreate, connections (DESIGN §3).
 
 ``.ade/cache/search-index.db`` holds ``docs`` (one row a document, body zlib-compressed),
-``docs_fts`` (a contentless-delete FTS5 table over ``rank_title``, ``body`` and the camelCase
-``parts`` of identifiers), ``sources`` (ingestion cursors) and ``meta``. The table shape was chosen
-by measurement (benchmarks/RESULTS.md): contentless-delete keeps the index under the size of the
-text it indexes while storing the body once, compressed, for snippets.
+``docs_fts`` (a contentless-delete FTS5 table over ``body``, ``rank_title`` and the camelCase
+``parts`` of identifiers), ``docs_title`` (the same over titled documents only, so title matches
+never walk the body doclists), ``sources`` (ingestion cursors) and ``meta``. The table shape was
+chosen by measurement (benchmarks/RESULTS.md): contentless-delete stores the body once,
+compressed, for snippets.
+
+The open check (``engine.index_schema.check_open``) compares the file's DDL with what
+``SCHEMA_SQL`` creates, so any schema change recreates an old file without a version bump.
+Every connection from ``connect`` has ``ade_bm25_1`` (``engine.fts_rank``) registered.
 
 Row ids are not arbitrary: ``doc_rowid`` packs ``updated_at`` (seconds) above a 10-bit slot, so
 the FTS5 doclist order *is* recency order (to the second). The query path relies on
 that for its bounded candidate window (``ORDER BY rowid DESC LIMIT n`` stops early) and for
-``since:`` (a rowid range).
+``since:`` (a rowid range). Changing that layout needs a DDL change or a version bump, since the
+open check cannot see it.
 
 Write functions (``upsert_docs`` …) run inside a transaction the caller owns (``immediate``), so a
 batch of documents and its source cursor commit together (RELIABILITY 2, 10, 12).
