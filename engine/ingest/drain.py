@@ -16,10 +16,10 @@ from pathlib import Path
 
 import apsw
 
+from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index_db import (
     clear_index,
     connect,
-from engine.external.catalog import ExternalCatalog, external_signature
     file_identity,
     health_check,
     immediate,
@@ -235,6 +235,7 @@ class Drainer:
         for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)
         return entries
+
     def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
         """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
         from engine.external.ingest import process_external  # deferred like the other builders
@@ -247,4 +248,3 @@ class Drainer:
         if not result.more:
             store_session_signature(conn, "chat", sid, signature, now)
         return result.more
-
