@@ -16,6 +16,7 @@ from pathlib import Path
 
 import apsw
 
+from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index_db import (
     clear_index,
     connect,
@@ -86,6 +87,7 @@ class Drainer:
         self.reconcile_interval = RECONCILE_NO_WATCHER_S
         self._periodic = 0
         self._conn: apsw.Connection | None = None
+        self.external = ExternalCatalog(project)
         self._identity: tuple[int, int] | None = None
 
     @property
@@ -177,6 +179,8 @@ class Drainer:
                 return False
             self.queue.add(meta.kind, ident, delay=0.0)
             return False
+        if kind == "external":
+            return self._external(conn, ident, now)
         if kind == "pr":
             lanes = list_lanes(self.project, self.tally)
             process_pr(conn, self.project, int(ident), lanes, self.tally, now)
@@ -230,8 +234,23 @@ class Drainer:
 
     def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]:
         """Enqueue every changed source (every source with ``everything``); drop gone sessions."""
-        entries, sessions = changed_sources(conn, self.project, self.tally, everything=everything)
+        entries, sessions = changed_sources(
+            conn, self.project, self.tally, everything=everything, external=self.external
+        )
         remove_gone_sessions(conn, sessions)
         for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)
         return entries
+
+    def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
+        """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
+        from engine.external.ingest import process_external  # deferred like the other builders
+
+        meta = self.external.get(sid)
+        if meta is None:
+            return False  # not listed (any more): the next reconcile lists it or drops its docs
+        signature = external_signature(meta)
+        result = process_external(conn, meta, self.tally, now)
+        if not result.more:
+            store_session_signature(conn, "chat", sid, signature, now)
+        return result.more
