@@ -10,13 +10,14 @@ main worktree (duplicate ``event_msg`` copies, reasoning).
 from __future__ import annotations
 
 import json
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engine.external.catalog import FOREIGN, project_sessions
+from engine.external.catalog import FOREIGN, ExternalCatalog, project_sessions
 from engine.external.discover import claude_slug
 from engine.index_db import connect, list_sources
 from engine.ingest.timers import ManualTimerFactory
@@ -152,3 +153,51 @@ def test_listing_and_session_freshness(repo: Path, env: dict[str, str]) -> None:
         ]
     finally:
         service.dispose()
+
+
+class Calls:
+    """A watcher target recording external-file notices."""
+
+    def __init__(self) -> None:
+        self.paths: list[Path] = []
+        self.changed = threading.Condition()
+
+    def notify_external_file(self, path: Path) -> None:
+        with self.changed:
+            self.paths.append(path)
+            self.changed.notify_all()
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args: None  # the .ade/ and git hooks: not under test here
+
+    def poke_until(self, path: Path, deadline_s: float = 10.0) -> bool:
+        """Append to ``path`` until its notice arrives ("watching" is reported just before the
+        watch is armed, so the first append may land in between)."""
+        for _ in range(int(deadline_s / 0.2)):
+            with path.open("ab") as handle:
+                handle.write(b"\n")
+            with self.changed:
+                if self.changed.wait_for(lambda: path in self.paths, 0.2):
+                    return True
+        return False
+
+
+def test_watcher_hands_claude_and_codex_file_changes_to_the_service(
+    repo: Path, env: dict[str, str]
+) -> None:
+    from engine.ingest.watcher import Watcher
+
+    project = open_project(repo)
+    project.ade_dir.mkdir()
+    catalog = ExternalCatalog(project)
+    assert len(catalog.watch_roots()) == 2
+    target, states = Calls(), []
+    watcher = Watcher(project, target, list, states.append, catalog.watch_roots)  # type: ignore[arg-type]
+    watcher.start()
+    try:
+        claude = next((Path(env["CLAUDE_CONFIG_DIR"]) / "projects").glob("*/abc-123/subagents/*"))
+        codex = next((Path(env["CODEX_HOME"]) / "sessions").glob("*/*/*/rollout-*abc.jsonl"))
+        assert target.poke_until(claude)  # a subagent file, two folders down
+        assert target.poke_until(codex)
+    finally:
+        watcher.stop()
