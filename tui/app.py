@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual import work
@@ -17,6 +18,7 @@ from engine.errors import AdeError
 from engine.project.model import Lane, SessionMeta
 from styles import style_path
 from tui.logic.fuzzy import LocalItem
+from tui.palette_client import ClientSlot, Opener
 from tui.screens.palette import PaletteScreen
 
 DEBOUNCE_SECONDS = 0.2
@@ -33,6 +35,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("index: status", "index_status", "documents, sources, pending work"),
     ("view: toggle preview", "screen.toggle_preview", "show or hide the preview pane"),
     ("link: copy", "screen.copy_link", "copy the highlighted hit's ade:// link"),
+    ("project: switch", "switch_project", "open another registered project"),
     ("help: keys", "screen.help", "keys and query syntax"),
     ("app: quit", "screen.quit", "close the palette"),
 )
@@ -51,6 +54,14 @@ class IndexProgress(Message):
         return isinstance(message, IndexProgress)
 
 
+class ClientOpened(Message):
+    """The slot's opener thread finished: ``error`` is None when the client is there."""
+
+    def __init__(self, error: str | None) -> None:
+        super().__init__()
+        self.error = error
+
+
 class PaletteApp(App[str | None]):
     """``ade palette``: the app's result is the printed link in ``--print`` mode, else None."""
 
@@ -64,8 +75,10 @@ class PaletteApp(App[str | None]):
 
     def __init__(
         self,
-        client: SearchClient,
+        client: SearchClient | None = None,
         *,
+        opener: Opener | None = None,
+        root: Path | None = None,
         clock: Callable[[], datetime] | None = None,
         initial_query: str = "",
         print_mode: bool = False,
@@ -74,7 +87,14 @@ class PaletteApp(App[str | None]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
-        self.client = client
+        if client is None and opener is None:
+            raise ValueError("PaletteApp needs a client or an opener")
+        self.clients = ClientSlot(client, opener)
+        """The current client. Without ``client`` it is opened by ``opener`` on a thread after
+        the first paint; ``project: switch`` reopens it. Closing is the caller's
+        (``clients.close()`` after the app ended)."""
+        self.root = root
+        """The project being shown (``None``: as ``open_project`` finds it from the cwd)."""
         self.now: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.initial_query = initial_query
         self.print_mode = print_mode
@@ -88,7 +108,7 @@ class PaletteApp(App[str | None]):
         them) and by ``flush_debounce`` (tests drive the debounce instead of sleeping)."""
         self.project_id: str | None = None
         """The active project's id, known once the client answered (the UI thread never waits
-        for the client: it may still be opening on a thread, see ``DeferredClient``)."""
+        for the client: it may still be opening on a thread, see ``ClientSlot``)."""
         self.sessions: list[SessionMeta] = []
         self.lanes: list[Lane] = []
         self.local_items: list[LocalItem] = command_items()
@@ -98,23 +118,76 @@ class PaletteApp(App[str | None]):
         if self._preview_choice is None:
             self.preview_enabled = self.size.width >= PREVIEW_MIN_WIDTH
         self.push_screen(PaletteScreen(self.initial_query))
-        self._load_locals()
+        if self.clients.ready.is_set():
+            self._load_locals()
+        else:
+            # Open the engine only once the palette is on screen: importing and opening it is
+            # most of the start-up time, and the input works meanwhile (typed queries wait).
+            self.call_after_refresh(self._open_project, self.root)
+
+    def _open_project(self, root: Path | None) -> None:
+        self.clients.open_async(root, self._opened_on_thread)
+
+    def _opened_on_thread(self, error: str | None) -> None:
+        with contextlib.suppress(RuntimeError):  # the app may have ended meanwhile
+            self.post_message(ClientOpened(error))
+
+    def on_client_opened(self, message: ClientOpened) -> None:
+        if message.error is not None:
+            self.notify(message.error, title="cannot open the project", severity="error")
+        else:
+            self._load_locals()
+        if isinstance(self.screen, PaletteScreen):
+            self.screen.refresh_status()
+
+    def action_switch_project(self) -> None:
+        """Pick a registered project; the palette then shows that one with an empty query."""
+        from tui.screens.project_switch import (
+            ProjectSwitchScreen,
+            project_items,
+            registered_projects,
+        )
+
+        if not self.clients.can_open:
+            self.notify("this palette cannot switch projects", severity="warning")
+            return
+        client = self.clients.current()
+        current = (client.project.name, client.project.root) if client is not None else None
+        registered, warnings = registered_projects()
+        items = project_items(current, registered)
+        self.push_screen(ProjectSwitchScreen(items, self.now(), warnings), self.switch_project)
+
+    def switch_project(self, root: Path | None) -> None:
+        """Close the current project's client, open ``root``'s, and start over with no query."""
+        if root is None:
+            return
+        self.root = root
+        self.project_id = None
+        self.sessions, self.lanes = [], []
+        self.local_items = command_items()
+        self.clients.open_async(root, self._opened_on_thread)
+        for screen in self.screen_stack:
+            if isinstance(screen, PaletteScreen):
+                screen.reset_query()
 
     @work(thread=True, exclusive=True, group="locals", exit_on_error=False)
     def _load_locals(self) -> None:
         """List sessions and lanes off the UI thread, then re-match the current query."""
         try:
-            project_id = self.client.project.id
-            sessions = self.client.list_sessions(include_archived=False)
-            lanes = self.client.list_lanes()
+            client = self.clients.wait()
+            project_id = client.project.id
+            sessions = client.list_sessions(include_archived=False)
+            lanes = client.list_lanes()
         except AdeError as err:
             self.call_from_thread(self.notify, str(err), severity="error")
             return
-        self.call_from_thread(self._locals_loaded, project_id, sessions, lanes)
+        self.call_from_thread(self._locals_loaded, client, project_id, sessions, lanes)
 
     def _locals_loaded(
-        self, project_id: str, sessions: list[SessionMeta], lanes: list[Lane]
+        self, client: SearchClient, project_id: str, sessions: list[SessionMeta], lanes: list[Lane]
     ) -> None:
+        if self.clients.current() is not client:
+            return  # listed for a project switched away from meanwhile
         self.project_id = project_id
         self.sessions = sessions
         self.lanes = lanes
@@ -134,7 +207,7 @@ class PaletteApp(App[str | None]):
     def finish(self, result: str | None) -> None:
         """Leave the app with ``result`` (printed by ``--print``), interrupting any query."""
         self.debounce_gate.set()
-        self.client.interrupt()
+        self.clients.shut()
         self.exit(result)
 
     def action_rebuild_index(self) -> None:
@@ -147,7 +220,7 @@ class PaletteApp(App[str | None]):
             self.post_message(IndexProgress(done, total))
 
         try:
-            result = self.client.rebuild_index(progress)
+            result = self.clients.wait().rebuild_index(progress)
         except AdeError as err:
             self.call_from_thread(self.notify, f"rebuild failed: {err}", severity="error")
         else:
@@ -168,7 +241,11 @@ class PaletteApp(App[str | None]):
 
     @work(thread=True, exclusive=True, group="status-note", exit_on_error=False)
     def _show_index_status(self) -> None:
-        status = self.client.index_status()
+        try:
+            status = self.clients.wait().index_status()
+        except AdeError as err:
+            self.call_from_thread(self.notify, str(err), severity="error")
+            return
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(status.docs_by_kind.items()))
         text = (
             f"{status.state}: {status.doc_count} docs ({kinds}); {status.source_count} sources, "
@@ -178,7 +255,7 @@ class PaletteApp(App[str | None]):
 
     def on_unmount(self) -> None:
         self.debounce_gate.set()
-        self.client.interrupt()
+        self.clients.shut()
 
 
 def command_items() -> list[LocalItem]:

@@ -73,26 +73,52 @@ def check_app(project: Path | None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Open the palette; 0 when a hit was printed or the palette was closed normally, 1 when
-    ``--print`` was cancelled."""
+    ``--print`` was cancelled.
+
+    Only Textual and the app are imported before the first paint; the search client (the
+    daemon's when one runs, else the in-process service with its watcher) is opened by the app
+    on a thread once the palette is on screen.
+    """
     project = demo_root() if args.demo else args.project
     if args.check:
         return check_app(project)
-    from engine.embedded import EmbeddedClient
-    from tui.app import PaletteApp
+    if project is not None:
+        check_folder(project)
+    from functools import partial
 
-    client = EmbeddedClient.open(project, watch=not args.no_watch, backfill_delay=0.0)
+    from engine.clock import clock_from_env
+    from tui.app import PaletteApp
+    from tui.palette_client import open_palette_client
+
+    opener = partial(open_palette_client, use_daemon=not args.no_daemon, watch=not args.no_watch)
+    app = PaletteApp(
+        opener=opener,
+        root=project,
+        clock=clock_from_env(),
+        initial_query=args.query,
+        print_mode=args.print_link,
+    )
     try:
-        app = PaletteApp(
-            client,
-            clock=client.clock,
-            initial_query=args.query,
-            print_mode=args.print_link,
-        )
         result = app.run()
     finally:
-        client.close()
+        app.clients.close()
     if args.print_link:
         if result is None:
             return 1
         sys.stdout.write(result + "\n")
     return 0
+
+
+def check_folder(path: Path) -> None:
+    """Fail before the screen is taken over when ``--project`` names no folder (exit 2).
+
+    Raises:
+        ProjectError: ``path`` is missing or not a folder.
+    """
+    from engine.errors import ProjectError
+
+    folder = path.expanduser()
+    if not folder.exists():
+        raise ProjectError(f"project folder not found: {path}")
+    if not folder.is_dir():
+        raise ProjectError(f"project path is not a folder: {path}")

@@ -174,5 +174,5 @@ def _discovery(items: Sequence[LocalItem], limit: int) -> list[PaletteRow]:
         key=lambda item: (-(item.updated_at_ms or 0), item.label),
     )[:EMPTY_QUERY_CHATS]
     lanes = [item for item in items if item.kind == "lane"]
-    commands = [item for item in items if item.kind == "command"]
+    commands = [item for item in items if item.kind in {"command", "project"}]
     return [item.to_row() for item in (*chats, *lanes, *commands)][: max(limit, len(commands))]

@@ -20,6 +20,7 @@ RowKind = Literal[
     "file",
     "artifact",
     "linear",
+    "project",
 ]
 
 KIND_LABEL: dict[str, str] = {
@@ -33,6 +34,7 @@ KIND_LABEL: dict[str, str] = {
     "file": "Files",
     "artifact": "Artifacts",
     "linear": "Linear issues",
+    "project": "Projects",
 }
 """Group headers in the fixed kind order of ``engine.types.ALL_KINDS`` (seed ENTITY_KIND_LABEL)."""
 
@@ -47,6 +49,7 @@ KIND_ICON: dict[str, str] = {
     "file": "≡",
     "artifact": "◈",
     "linear": "◎",
+    "project": "⌂",
 }
 """One single-cell glyph per kind: emoji are two cells wide in some terminals and break columns."""
 

@@ -44,6 +44,9 @@ STATUS_SECONDS = 2.0
 SEARCH_LIMIT = 60
 """Hits asked for per query: enough to fill the list after deduping by session."""
 
+OPENING = "opening…"
+"""Footer note while the project's client is being opened (after the first paint)."""
+
 
 @dataclass
 class SearchDone(Message):
@@ -73,6 +76,10 @@ class PaletteScreen(Screen[None]):
         self.hits: SearchQueryResult | None = None
         self._doc_count: int | None = None
         self.error: str | None = None
+        self.cursor_moved = False
+        """Whether the user moved the cursor since the query changed: only then does a late
+        merge (search hits, local items of a project that just opened) keep its row; otherwise
+        the cursor stays on the first row, where the user expects the best match."""
 
     @property
     def palette_app(self) -> PaletteApp:
@@ -115,10 +122,21 @@ class PaletteScreen(Screen[None]):
 
     @on(Input.Changed, "#query")
     def _query_changed(self) -> None:
+        self.cursor_moved = False
         self.hits = None
         self.error = None
         self.refresh_local(keep=False)
         self._start_search()
+
+    def reset_query(self) -> None:
+        """Start over with an empty query (another project was opened)."""
+        self.hits, self.error, self._doc_count = None, None, None
+        box = self.query_one("#query", Input)
+        if box.value:
+            box.value = ""  # Input.Changed repaints and cancels the search
+        else:
+            self.refresh_local(keep=False)
+        self.refresh_status()
 
     def refresh_local(self, *, keep: bool) -> None:
         """Recompute local matches and repaint (synchronous: this is the per-keystroke path)."""
@@ -128,6 +146,7 @@ class PaletteScreen(Screen[None]):
     def _paint(self, *, keep: bool) -> None:
         hits = self.hits.items if self.hits is not None else ()
         rows = merge(self.local_rows, hits, active_project_id=self.palette_app.project_id)
+        keep = keep and self.cursor_moved
         self.query_one(ResultList).show_rows(rows, self.palette_app.now(), keep=keep)
         box = self.query_one("#inline-error", Static)
         box.display = self.error is not None
@@ -140,7 +159,7 @@ class PaletteScreen(Screen[None]):
         stamp = self.generation.advance()
         query = self.query_text.strip()
         self.palette_app.debounce_gate.clear()
-        self.palette_app.client.interrupt()
+        self.palette_app.clients.interrupt()
         if not query:
             self.workers.cancel_group(self, "search")
             return
@@ -152,13 +171,21 @@ class PaletteScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, stamp: int, args: SearchQueryArgs) -> None:
         """Debounce, then query; always posts its answer (the handler decides if it is stale)."""
-        delay = self.palette_app.debounce_seconds
-        if delay > 0:
-            self.palette_app.debounce_gate.wait(delay)
-        if get_current_worker().is_cancelled or not self.generation.is_current(stamp):
+        app = self.palette_app
+        worker = get_current_worker()
+        if app.debounce_seconds > 0:
+            app.debounce_gate.wait(app.debounce_seconds)
+
+        def superseded() -> bool:
+            return worker.is_cancelled or not self.generation.is_current(stamp)
+
+        if superseded():
             return
         try:
-            result = self.palette_app.client.query(args)
+            client = app.clients.wait(superseded)  # typed before the project opened: wait
+            if superseded():
+                return
+            result = client.query(args)
         except AdeError as err:
             self.post_message(SearchDone(stamp, args.query, None, str(err)))
             return
@@ -183,17 +210,25 @@ class PaletteScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="status", exit_on_error=False)
     def _status(self) -> None:
+        clients = self.palette_app.clients
+        client = clients.current()
+        if client is None:  # still opening, or the opening failed: say which, never wait
+            self.app.call_from_thread(self._show_status, None, OPENING, clients.error)
+            return
         try:
-            status = self.palette_app.client.index_status()
+            status = client.index_status()
         except Exception:
             status = None
         self.app.call_from_thread(self._show_status, status)
 
-    def _show_status(self, status: object) -> None:
+    def _show_status(
+        self, status: object, note: str | None = None, error: str | None = None
+    ) -> None:
         from engine.types import IndexStatus
 
         known = status if isinstance(status, IndexStatus) else None
-        self.query_one(StatusBar).show_status(known, KIND_MODES[self.kind_mode].label, None)
+        label = KIND_MODES[self.kind_mode].label
+        self.query_one(StatusBar).show_status(known, label, error, note=note)
         if known is None:
             return
         grew = self._doc_count is not None and known.doc_count != self._doc_count
@@ -208,15 +243,19 @@ class PaletteScreen(Screen[None]):
     # --- keys ---------------------------------------------------------------------------------
 
     def action_cursor_down(self) -> None:
+        self.cursor_moved = True
         self.query_one(ResultList).action_cursor_down()
 
     def action_cursor_up(self) -> None:
+        self.cursor_moved = True
         self.query_one(ResultList).action_cursor_up()
 
     def action_page_down(self) -> None:
+        self.cursor_moved = True
         self.query_one(ResultList).action_page_down()
 
     def action_page_up(self) -> None:
+        self.cursor_moved = True
         self.query_one(ResultList).action_page_up()
 
     def action_next_kind(self) -> None:
@@ -227,6 +266,7 @@ class PaletteScreen(Screen[None]):
 
     def _switch_kind(self, step: int) -> None:
         self.kind_mode = cycle(self.kind_mode, step)
+        self.cursor_moved = False
         self._update_kind_label()
         self.hits = None
         self._paint(keep=False)
@@ -285,7 +325,7 @@ class PaletteScreen(Screen[None]):
 
         app = self.palette_app
         try:
-            target: Target = resolve(app.client, row, app.sessions)
+            target: Target = resolve(app.clients.wait(), row, app.sessions)
         except Exception as err:  # a broken link or listing must not end the palette
             target = Gone(f"cannot open {row.title!r}: {err}")
         self.app.call_from_thread(self._navigate, target)
@@ -330,7 +370,12 @@ class PaletteScreen(Screen[None]):
 
         app = self.palette_app
         pattern = terms_pattern(highlight_terms(query))
-        record = preview_record(app.client, row, app.sessions, pattern)
+        try:
+            client = app.clients.wait()
+        except AdeError as err:
+            self.app.call_from_thread(self._show_preview, stamp, str(err), pattern)
+            return
+        record = preview_record(client, row, app.sessions, pattern)
         self.app.call_from_thread(self._show_preview, stamp, record, pattern)
 
     def _show_preview(self, stamp: int, record: Any, pattern: Any) -> None:

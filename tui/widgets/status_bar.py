@@ -23,15 +23,16 @@ def hints_content() -> Content:
 
 
 def status_content(
-    status: IndexStatus | None, kind_label: str, error: str | None = None
+    status: IndexStatus | None, kind_label: str, error: str | None = None, note: str | None = None
 ) -> Content:
-    """The right-hand status: kind mode, docs, pending sources, indexing / degraded markers."""
+    """The right-hand status: kind mode, docs, pending sources, indexing / degraded markers;
+    ``note`` (``opening…``) stands in for the status while there is none."""
     parts: list[tuple[str, str] | str] = [(f"[{kind_label}] ", "$text-muted")]
     if error:
         parts.append((f"⚠ {error}", "bold $text-error"))
         return Content.assemble(*parts)
     if status is None:
-        parts.append(("index …", "$text-muted"))
+        parts.append((note or "index …", "$text-muted"))
         return Content.assemble(*parts)
     parts.append(f"{status.doc_count} docs")
     if status.pending_sources:
@@ -53,9 +54,17 @@ class StatusBar(Horizontal):
         yield ProgressBar(total=None, show_eta=False, id="rebuild-progress")
         yield Static("", id="status")
 
-    def show_status(self, status: IndexStatus | None, kind_label: str, error: str | None) -> None:
+    def show_status(
+        self,
+        status: IndexStatus | None,
+        kind_label: str,
+        error: str | None,
+        *,
+        note: str | None = None,
+    ) -> None:
         """Repaint the status text."""
-        self.query_one("#status", Static).update(status_content(status, kind_label, error))
+        content = status_content(status, kind_label, error, note)
+        self.query_one("#status", Static).update(content)
 
     def show_progress(self, done: int, total: int | None) -> None:
         """Show (or with ``total`` None after completion, hide) the rebuild progress bar."""

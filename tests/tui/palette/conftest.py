@@ -9,6 +9,7 @@ that does not contain it makes ``pytest one_test.py::x --snapshot-update`` delet
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,10 +42,13 @@ pytest_textual_snapshot.SVGImageExtension = TopLevelSVGExtension  # type: ignore
 
 
 @pytest.fixture(autouse=True)
-def _deterministic_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Colour and theme must not leak in from the developer's shell."""
+def _deterministic_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Colour and theme must not leak in from the developer's shell, nor a daemon or a project
+    registry from the user's own folders (a palette would route through that daemon)."""
     for name in ("NO_COLOR", "TEXTUAL_THEME", "ADE_NOW", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ADE_RUNTIME_DIR", str(tmp_path / "no-daemon"))
+    monkeypatch.setenv("ADE_CONFIG_DIR", str(tmp_path / "config"))
 
 
 def fixed_clock() -> Any:
@@ -70,6 +74,12 @@ def client(indexed_demo: Path) -> Iterator[EmbeddedClient]:
     opened = EmbeddedClient.open(indexed_demo, clock=fixed_clock, start_worker=False)
     yield opened
     opened.close()
+
+
+async def opened(pilot: Any) -> None:
+    """Wait until the app's client has been opened (on the slot's own thread), then settle."""
+    assert await asyncio.to_thread(pilot.app.clients.ready.wait, 30), "the project never opened"
+    await settle(pilot)
 
 
 async def settle(pilot: Any) -> None:

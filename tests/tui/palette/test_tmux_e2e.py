@@ -57,7 +57,10 @@ def test_palette_in_tmux_jumps_to_the_scrollback_line(
     copy_demo(demo_project, root)
     with EmbeddedClient.open(root, clock=fixed_clock, start_worker=False) as client:
         client.service.catch_up()
-    env = "env -u NO_COLOR TERM=xterm-256color ADE_NOW=2026-06-15T12:00:00Z"
+    env = (
+        f"env -u NO_COLOR TERM=xterm-256color ADE_NOW=2026-06-15T12:00:00Z "
+        f"ADE_RUNTIME_DIR={tmp_path / 'run'} ADE_CONFIG_DIR={tmp_path / 'cfg'}"
+    )
     command = f"{env} {ADE} palette --project {root} --no-watch"
     tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", command)
 
