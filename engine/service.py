@@ -39,7 +39,7 @@ from engine.ingest.drain import Drainer
 from engine.ingest.freshness import Delegate, session_candidates
 from engine.ingest.queue import IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
-from engine.project.lanes import list_lanes
+from engine.lane_memo import list_lanes, one_listing
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 from engine.ranking import Candidate
@@ -247,7 +247,7 @@ class SearchService:
         return empty, reason
 
     def lanes(self) -> list[Lane]:
-        """The project's lanes (fresh listing)."""
+        """The project's lanes (fresh, or the listing of the enclosing ``one_listing`` block)."""
         return list_lanes(self.project, self.tally)
 
     def query(self, args: SearchQueryArgs) -> SearchQueryResult:
@@ -256,6 +256,10 @@ class SearchService:
         Raises:
             UsageError: bad input (unknown kind, bad cursor, bad filter…).
         """
+        with one_listing():  # the lane filter and the lane delegate share one `git worktree list`
+            return self._query(args)
+
+    def _query(self, args: SearchQueryArgs) -> SearchQueryResult:
         conn, unavailable = self._reader_or_empty()
         now = self.clock()
         lanes = self.lanes()

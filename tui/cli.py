@@ -104,3 +104,7 @@ def main_entry() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 0
     sys.exit(code)
+
+
+if __name__ == "__main__":  # `python -m tui.cli …` (profiling with -X importtime)
+    main_entry()

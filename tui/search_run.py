@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from engine.client import SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
+from engine.lane_memo import one_listing
 from engine.types import SearchQueryArgs, SearchResultItem, to_json
 from tui.commands.search import check_rebuild_allowed
 from tui.progress import StderrProgress
@@ -72,6 +73,12 @@ def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     """
     if ns.rebuild:
         check_rebuild_allowed(os.environ)
+    # One command, one lane listing: the catch-up and the query share one `git worktree list`.
+    with one_listing():
+        return _run_search(ns, args)
+
+
+def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     client = open_client(ns, catch_up=not ns.rebuild)
     try:
         return _answer(client, ns, args)

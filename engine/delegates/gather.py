@@ -4,6 +4,7 @@ Each delegate is best-effort: a failure yields no candidates and one warning lin
 query. Their candidates go through the same comparator as indexed ones (``run_query`` merges them
 via ``extra_candidates``), so a file named exactly like the query outranks a body hit the same way
 a PR titled like it does. Files and Linear need positive query text; a filter-only query skips them.
+Linear is imported only when asked for: its HTTP client (urllib.request, ssl, email) costs ~15 ms.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from pathlib import Path
 from engine.deeplinks import Envelope, build_link
 from engine.deeplinks_resolve import envelope_for_lane
 from engine.delegates.files import FileSearchFailed, search_lane_files
-from engine.delegates.linear import LinearUnavailable, linear_api_key, search_linear
 from engine.delegates.matching import mark_words, matches, positive_words, required_words
 from engine.errors import AdeError
+from engine.lane_memo import list_lanes
 from engine.project.artifacts import list_artifacts
 from engine.project.git import GitError, origin_slug, recent_commits
-from engine.project.lanes import LANES_SOURCE, list_lanes
+from engine.project.lanes import LANES_SOURCE
 from engine.project.model import Lane, Project
 from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
@@ -199,6 +200,12 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
 
 
 def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
+    from engine.delegates.linear import (  # deferred: see module docstring
+        LinearUnavailable,
+        linear_api_key,
+        search_linear,
+    )
+
     words = positive_words(ctx.parsed)
     key = linear_api_key(dict(ctx.environ))
     if not words:

@@ -61,6 +61,21 @@ def parse_codex(
     return events, consumed
 
 
+def codex_head(data: bytes) -> CodexHead:
+    """What the complete lines of ``data`` (a rollout's first bytes) say about the session,
+    reading only until the id, cwd and first user message are known (discovery needs no more)."""
+    head = CodexHead()
+    lines, _ = json_lines(data, 0, "codex", WarningTally())
+    for _offset, obj in lines:
+        kind, payload = obj.get("type"), obj.get("payload")
+        if not isinstance(payload, dict):
+            kind, payload = "response_item", obj
+        _learn(head, kind, payload, obj)
+        if head.cwd is not None and head.session_id is not None and head.first_user is not None:
+            break
+    return head
+
+
 def _item(
     kind: Any, payload: dict[str, Any], counters: dict[str, int]
 ) -> tuple[ChatEventType, dict[str, Any]] | None:

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.external.claude_code import ClaudeHead, parse_claude
-from engine.external.codex import CodexHead, parse_codex
+from engine.external.codex import codex_head
 from engine.external.heads import Head, HeadCache
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
@@ -169,8 +169,7 @@ def _scan(path: Path, tool: str, heads: HeadCache) -> tuple[Head, os.stat_result
         head = Head(st.st_ino, len(data) if complete else st.st_size, complete, claude.cwd,
                     None, claude.title, claude.first_ts)  # fmt: skip
     else:
-        codex = CodexHead()
-        parse_codex(data, 0, "codex", WarningTally(), {}, head=codex)
+        codex = codex_head(data)
         head = Head(st.st_ino, len(data) if complete else st.st_size, complete, codex.cwd,
                     codex.session_id, codex.first_user, codex.first_ts)  # fmt: skip
     if complete or len(data) == st.st_size:
@@ -183,7 +182,7 @@ def _meta(
 ) -> SessionMeta | None:
     if head.cwd is None or not is_valid_session_id(sid):
         return None
-    lane = lane_containing(lanes, Path(head.cwd))
+    lane = _lane_of(lanes, head.cwd)
     if lane is None:
         return None  # the folder name matched but the cwd is elsewhere (lossy slug)
     mtime = datetime.fromtimestamp(st.st_mtime, UTC)
@@ -192,6 +191,23 @@ def _meta(
         id=sid, kind="chat", title=head.title or sid, lane_id=lane.id, created_at=created,
         updated_at=max(created, mtime), tool=tool, source=tool, transcript_path=path,
     )  # fmt: skip
+
+
+_LANE_MEMO: dict[tuple[tuple[tuple[str, Path], ...], str], Lane | None] = {}
+"""``lane_containing`` resolves both paths (a few syscalls): every rollout of the machine is
+checked on each listing, and most share a handful of working folders."""
+
+LANE_MEMO_MAX = 4096
+"""Distinct (lanes, cwd) pairs remembered; cleared when full."""
+
+
+def _lane_of(lanes: list[Lane], cwd: str) -> Lane | None:
+    key = (tuple((lane.id, lane.path) for lane in lanes), cwd)
+    if key not in _LANE_MEMO:
+        if len(_LANE_MEMO) >= LANE_MEMO_MAX:
+            _LANE_MEMO.clear()
+        _LANE_MEMO[key] = lane_containing(lanes, Path(cwd))
+    return _LANE_MEMO[key]
 
 
 def _head(path: Path) -> bytes:

@@ -4,6 +4,9 @@ Only one drain runs at a time (the writer thread, or a caller of ``process_pendi
 writer connection. Before each entry it checks that the index file is still the one it opened
 (RELIABILITY 13) and reopens if not. A failing entry (disk full, I/O error, a lock held through
 every retry) leaves its cursor where it was and is re-enqueued with exponential backoff.
+
+The processors (and the document builders, redaction and chunking behind them) are imported
+when an entry runs: a warm CLI search where nothing changed never needs them.
 """
 
 from __future__ import annotations
@@ -34,8 +37,6 @@ from engine.ingest.reconcile import (
     session_signature,
     store_session_signature,
 )
-from engine.ingest.records import process_git, process_pr, sweep_prs
-from engine.ingest.transcripts import process_session
 from engine.project.lanes import list_lanes
 from engine.project.model import Project, SessionKind
 from engine.project.sessions import read_session
@@ -181,6 +182,8 @@ class Drainer:
             return False
         if kind == "external":
             return self._external(conn, ident, now)
+        from engine.ingest.records import process_git, process_pr, sweep_prs  # deferred: see top
+
         if kind == "pr":
             lanes = list_lanes(self.project, self.tally)
             process_pr(conn, self.project, int(ident), lanes, self.tally, now)
@@ -226,6 +229,8 @@ class Drainer:
             log.debug("idle checkpoint failed", exc_info=True)
 
     def _session(self, conn: apsw.Connection, kind: SessionKind, sid: str, now: int) -> bool:
+        from engine.ingest.transcripts import process_session  # deferred: see module docstring
+
         signature = session_signature(self.project, kind, sid)
         result = process_session(conn, self.project, kind, sid, self.tally, now)
         if not result.more:

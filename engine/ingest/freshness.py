@@ -3,7 +3,8 @@
 The query reads the owning session directly from its cursor to the end, builds the documents the
 next ingestion pass would write, matches them against the query in Python, and hands them to
 ``run_query`` as extra candidates that replace indexed rows of the same doc id. A message accepted
-a moment ago therefore appears exactly once, before the debounce has run.
+a moment ago therefore appears exactly once, before the debounce has run. The transcript builders
+are imported only when a query names a session (most queries never do).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import apsw
 
 from engine.index_db import IndexDoc, SourceRow, get_source
 from engine.ingest.docstore import existing_doc_ids
-from engine.ingest.transcripts import chat_builder, terminal_builder
 from engine.project.model import Lane, Project, is_valid_session_id
 from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
@@ -78,6 +78,8 @@ def matches(parsed: ParsedQuery, text: str) -> bool:
 def _live_docs(
     conn: apsw.Connection, project: Project, sid: str, tally: WarningTally
 ) -> list[IndexDoc]:
+    from engine.ingest.transcripts import chat_builder, terminal_builder  # deferred: see top
+
     meta = read_session(project, sid, tally)
     if meta is None:
         from engine.external.live import external_live_docs  # Claude Code / Codex sessions

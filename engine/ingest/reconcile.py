@@ -19,7 +19,7 @@ from engine.index_db import (
     put_source,
 )
 from engine.ingest.records import GIT_SOURCE, git_signature, pr_path, stat_signature
-from engine.project.lanes import list_lanes
+from engine.lane_memo import list_lanes
 from engine.project.model import Lane, Project, SessionKind, SessionMeta
 from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally

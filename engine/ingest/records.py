@@ -2,7 +2,8 @@
 
 Each reads its records, computes the full doc set, and in one ``BEGIN IMMEDIATE`` transaction
 upserts it, deletes what vanished, and stores the stat signature that ``catch_up`` compares so a
-warm CLI run skips unchanged sources without reading them.
+warm CLI run skips unchanged sources without reading them. The document builders are imported
+by the processors: ``catch_up`` needs only the signatures here, not redaction and chunking.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from engine.index_db import (
     put_source,
     upsert_docs,
 )
-from engine.ingest.docs import branch_doc, commit_doc, pr_doc
 from engine.project.git import GitError, list_branches
 from engine.project.lanes import commits_per_lane, list_lanes
 from engine.project.model import Lane, Project
@@ -65,6 +65,8 @@ def process_pr(
     """Index PR ``number`` (or delete its doc when the snapshot is gone). Returns docs written."""
     key = f"pr:{number}"
     signature = stat_signature([pr_path(project, number)])
+    from engine.ingest.docs import pr_doc  # deferred: see module docstring
+
     pr = read_pr(project, number, tally)
     with immediate(conn):
         if pr is None:
@@ -139,6 +141,8 @@ def _ref_dirs(heads: Path) -> list[Path]:
 
 def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
     """Commits (100 per lane, first lane holding a sha owns it) and the primary lane's branches."""
+    from engine.ingest.docs import branch_doc, commit_doc  # deferred: see module docstring
+
     docs: dict[str, IndexDoc] = {}
     for lane, commits in commits_per_lane(lanes, tally):
         for commit in commits:

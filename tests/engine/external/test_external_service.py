@@ -21,6 +21,7 @@ from engine.external.catalog import FOREIGN, ExternalCatalog, project_sessions
 from engine.external.discover import claude_slug
 from engine.index_db import connect, list_sources
 from engine.ingest.timers import ManualTimerFactory
+from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.tally import WarningTally
 from engine.types import SearchQueryArgs
@@ -201,3 +202,27 @@ def test_watcher_hands_claude_and_codex_file_changes_to_the_service(
         assert target.poke_until(codex)
     finally:
         watcher.stop()
+
+
+def test_head_cache_lets_a_warm_listing_read_no_transcript(
+    repo: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import engine.external.discover as discover
+
+    project = open_project(repo)
+    first = ExternalCatalog(project).refresh(list_lanes(project, WarningTally()), WarningTally())
+    reads: list[Path] = []
+    real_head = discover._head
+    monkeypatch.setattr(discover, "_head", lambda p: reads.append(p) or real_head(p))
+    again = ExternalCatalog(project)  # a new process: the cache comes from .ade/cache
+    assert again.refresh(list_lanes(project, WarningTally()), WarningTally()) == first
+    assert reads == []
+    # A file replaced by another (new inode) is read again; its new cwd decides.
+    codex = next(m.transcript_path for m in first if m.source == "codex")
+    assert codex is not None
+    data = codex.read_bytes().replace(str(repo / "src").encode(), b"/elsewhere")
+    codex.unlink()
+    codex.write_bytes(data)
+    listed = again.refresh(list_lanes(project, WarningTally()), WarningTally())
+    assert reads == [codex]
+    assert [m.id for m in listed] == ["claude-abc-123"]

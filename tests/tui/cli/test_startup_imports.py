@@ -1,0 +1,112 @@
+"""A warm `ade search` imports only what it uses and spawns each git command once (issue 5).
+
+Start-up time is a feature of the command line: every module a warm, nothing-changed search
+imports is paid on every run. Each check runs a fresh interpreter (nothing pytest imported hides
+a leak) on a copy of the demo whose index is already built, and a positive control shows the
+deferred modules are the ones actually used when something does change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import CLEAN_ENV, DEMO_NOW, run_main, search_argv
+
+ROOT = Path(__file__).resolve().parents[3]
+
+NOT_ON_A_WARM_SEARCH = (
+    "textual",
+    "rich",
+    "watchfiles",
+    "urllib.request",
+    "http.client",
+    "ssl",
+    "apsw.ext",
+    "apsw.bestpractice",
+    "importlib.metadata",
+    "engine.delegates.linear",
+    "engine.ingest.watcher",
+    "engine.ingest.transcripts",
+    "engine.ingest.tailing",
+    "engine.ingest.docs",
+    "engine.redaction",
+    "engine.terminal_chunking",
+)
+"""UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, and the ingestion processors."""
+
+INGESTION = ("engine.ingest.docs", "engine.ingest.transcripts", "engine.redaction")
+"""What a changed transcript needs (sorted, as ``_loaded`` returns them)."""
+
+PROBE = """
+import json, sys
+from tui.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _modules(argv: list[str], env: dict[str, str] | None = None) -> set[str]:
+    full = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
+    full.update(ADE_NOW=DEMO_NOW, **(env or {}))
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=60,
+        check=False,
+    )
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["code"] in (0, 1), done.stderr
+    return set(report["modules"])
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if any(m == n or m.startswith(f"{n}.") for m in modules))
+
+
+@pytest.fixture
+def warm_demo(demo_copy: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    assert run_main(capsys, search_argv(demo_copy, "--status")).code == 0  # builds the index
+    return demo_copy
+
+
+def test_a_warm_search_imports_no_ui_watcher_linear_or_ingestion(warm_demo: Path) -> None:
+    modules = _modules(search_argv(warm_demo, "timeout", "--json"))
+    assert _loaded(modules, NOT_ON_A_WARM_SEARCH) == []
+    assert "engine.delegates.files" in modules  # the default kinds do run the file delegate
+
+
+def test_linear_is_imported_when_asked_for(warm_demo: Path) -> None:
+    modules = _modules(search_argv(warm_demo, "--kind", "linear", "timeout", "--json"))
+    assert "engine.delegates.linear" in modules
+
+
+def test_a_changed_transcript_brings_in_the_ingestion_processors(warm_demo: Path) -> None:
+    chat = next((warm_demo / ".ade" / "chats").glob("*.jsonl"))
+    st = chat.stat()
+    os.utime(chat, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    modules = _modules(search_argv(warm_demo, "timeout", "--json"))
+    assert _loaded(modules, INGESTION) == list(INGESTION)
+
+
+def test_a_warm_search_spawns_each_git_command_once(warm_demo: Path, tmp_path: Path) -> None:
+    """A real git behind a logging shim on PATH: the lane list is taken once per command."""
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    log = tmp_path / "git.log"
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True)
+    shim = shims / "git"
+    shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {real.stdout.strip()} "$@"\n')
+    shim.chmod(0o755)
+    path = f"{shims}{os.pathsep}{os.environ['PATH']}"
+    _modules(search_argv(warm_demo, "timeout", "--json"), env={"PATH": path})
+    calls = log.read_text().splitlines()
+    assert sum("worktree list" in call for call in calls) == 1, calls
+    assert len(calls) <= 4, calls  # rev-parse --show-toplevel, worktree list, ls-files, grep
