@@ -275,7 +275,8 @@ def chat_items(sessions: Sequence[SessionMeta], project_id: str) -> list[LocalIt
             key=f"{project_id}|session:{s.id}",
             kind="chat",
             label=s.title or s.id,
-            detail=s.tool or "",  # "claude", "codex": where the transcript comes from
+            # Claude Code / Codex transcripts say which tool wrote them (.ade chats do not).
+            detail=(s.tool or s.source) if s.source != "ade" else "",
             lane=s.lane_id,
             updated_at_ms=int(s.updated_at.timestamp() * 1000),
             session_id=s.id,
