@@ -290,6 +290,15 @@ class SearchService:
             with contextlib.suppress(apsw.Error):
                 conn.interrupt()
 
+    def interrupt_thread(self, thread_id: int) -> None:
+        """Interrupt the query running on ``thread_id``'s read connection only (the daemon
+        cancelling one request while other threads' queries go on)."""
+        with self._readers_lock:
+            conn = self._readers.get(thread_id)
+        if conn is not None:
+            with contextlib.suppress(apsw.Error):
+                conn.interrupt()
+
     # -- status and rebuild --------------------------------------------------------------------
 
     def _state(self) -> IndexState:

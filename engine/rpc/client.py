@@ -77,6 +77,7 @@ class DaemonConnection:
         self._buffer = b""
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._interrupted = False
         self.hello: dict[str, Any] = {}
 
     def open(self) -> None:
@@ -100,6 +101,7 @@ class DaemonConnection:
             AdeError: the daemon is gone.
         """
         with self._lock:
+            self._interrupted = False
             for attempt in (1, 2):
                 try:
                     if self._sock is None:
@@ -107,6 +109,8 @@ class DaemonConnection:
                     return self._exchange(method, params, timeout)
                 except (OSError, EOFError) as err:
                     self._drop()
+                    if self._interrupted:  # not a lost daemon: never re-send the request
+                        raise AdeError("search interrupted") from None
                     if attempt == 2:
                         raise AdeError(f"lost the ade daemon at {self.path}: {err}") from None
         raise AssertionError("unreachable")
@@ -135,7 +139,11 @@ class DaemonConnection:
         self._sock, self._buffer = None, b""
 
     def interrupt(self) -> None:
-        """Abort a call blocked on the socket (it raises; the next call reconnects)."""
+        """Abort a call blocked on the socket (it raises; the next call reconnects).
+
+        The daemon sees the hang-up and interrupts the query it was running for this call.
+        """
+        self._interrupted = True
         sock = self._sock
         if sock is not None:
             with contextlib.suppress(OSError):

@@ -79,7 +79,13 @@ def run_daemon(options: DaemonOptions, factory: ClientFactory | None = None) -> 
         def status() -> dict[str, Any]:
             return {"socket": str(sock_file), "projects": [str(r) for r in pool.roots()]}
 
-        server = DaemonServer(domain, token, status=status, limits=options.limits)
+        server = DaemonServer(
+            domain,
+            token,
+            status=status,
+            limits=options.limits,
+            interrupt_thread=pool.interrupt_thread,
+        )
         log.info("ade daemon listening on %s", sock_file)
         asyncio.run(_serve(server, sock))
         log.info("ade daemon stopping: disposing %d services", len(pool.roots()))

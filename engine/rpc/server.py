@@ -5,6 +5,10 @@ mid-frame or sits idle is cut off so it cannot pin a slot), and answered in orde
 are synchronous (apsw), so they run on a thread pool; apsw releases the GIL, so they overlap.
 Nothing a client sends can stop the daemon serving others: every failure becomes an error
 response or, for abuse of the framing, a closed connection.
+
+Each connection is read by one task and answered, in order, by another, so the reader still
+sees an ``rpc.cancel`` notification or the client hanging up while a request runs, and then
+interrupts that request's read connection (``engine.rpc.cancel``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import msgspec
 from engine import __version__
 from engine.actions import Role, SearchDomain
 from engine.errors import AdeError, ProjectError, UsageError
+from engine.rpc.cancel import CallCancelled, EngineCall, ThreadInterrupt, cancel_target, hung_up
 from engine.rpc.framing import FrameDecoder, FrameTooLarge, encode_frame
 from engine.rpc.lifecycle import PeerCredentials, peer_allowed, peer_credentials
 from engine.rpc.roles import role_for
@@ -31,6 +36,7 @@ from engine.rpc.validation import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    REQUEST_CANCELLED,
     SERVER_BUSY,
     Request,
     RpcError,
@@ -60,12 +66,16 @@ class ServerLimits:
     """Concurrent connections: more than any palette + CLI + agents need, bounded for safety."""
     workers: int = 8
     """Engine calls in flight at once; apsw releases the GIL, so these overlap for real."""
+    pipeline: int = 16
+    """Requests a client may send ahead of their answers before the daemon stops reading."""
 
 
 @dataclass(slots=True)
 class _Connection:
     peer: PeerCredentials
     role: Role = "agent"
+    inflight: dict[Any, EngineCall] = field(default_factory=dict)
+    busy: bool = False
 
     @property
     def label(self) -> str:
@@ -82,6 +92,7 @@ class DaemonServer:
         status: extra fields for ``rpc.status`` (open projects, socket path…).
         limits: deadlines and caps.
         own_uid: the uid peers must have (the daemon's own, unless a test says otherwise).
+        interrupt_thread: interrupts the read connections of a worker thread (cancellation).
     """
 
     domain: SearchDomain
@@ -89,6 +100,7 @@ class DaemonServer:
     status: Callable[[], dict[str, Any]] = dict
     limits: ServerLimits = field(default_factory=ServerLimits)
     own_uid: int = field(default_factory=os.getuid)
+    interrupt_thread: ThreadInterrupt = field(default=lambda _thread_id: None)
     _active: int = 0
     _started: float = field(default_factory=time.time)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
@@ -141,26 +153,100 @@ class DaemonServer:
             busy = RpcError(SERVER_BUSY, "server busy: too many connections, retry later")
             await self._send(writer, error_object(None, busy))
             return
+        frames: asyncio.Queue[bytes | None] = asyncio.Queue(self.limits.pipeline)
+        answering = asyncio.create_task(self._answer(frames, conn, writer))
+        waiting = await self._read(reader, writer, conn, frames, answering)
+        if waiting:  # the client half-closed: it still waits for what it asked
+            await frames.put(None)
+            await answering
+            return
+        for call in list(conn.inflight.values()):  # nobody waits: stop the engine work
+            self._spawn(call.cancel(self.interrupt_thread))
+        answering.cancel()
+        await asyncio.gather(answering, return_exceptions=True)
+
+    async def _read(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        conn: _Connection,
+        frames: asyncio.Queue[bytes | None],
+        answering: asyncio.Task[None],
+    ) -> bool:
+        """Read frames until the client stops; True when it half-closed and awaits answers."""
         decoder = FrameDecoder()
         while True:
             deadline = self.limits.frame_deadline if decoder.pending else self.limits.idle_timeout
             try:
                 data = await asyncio.wait_for(reader.read(65536), deadline)
             except TimeoutError:
+                if not decoder.pending and (conn.busy or not frames.empty()):
+                    continue  # a long request is running: the client is waiting, not idle
                 log.info("cut off %s: no complete request within %.1fs", conn.label, deadline)
-                return
+                return False
             if not data:
-                return
+                gone = answering.done() or hung_up(writer.get_extra_info("socket"))
+                if gone and (conn.inflight or conn.busy):
+                    log.info("%s hung up: cancelling its request", conn.label)
+                return not gone
             try:
-                frames = decoder.feed(data)
+                received = decoder.feed(data)
             except FrameTooLarge as err:
                 log.warning("cut off %s: %s", conn.label, err)
                 await self._send(writer, error_object(None, RpcError(INVALID_REQUEST, str(err))))
-                return
-            for frame in frames:
+                return False
+            for frame in received:
+                if not await self._cancel_now(frame, conn, writer):
+                    await frames.put(frame)
+
+    async def _answer(
+        self, frames: asyncio.Queue[bytes | None], conn: _Connection, writer: asyncio.StreamWriter
+    ) -> None:
+        """Answer queued frames in order; a client that cannot take its answer is dropped."""
+        while (frame := await frames.get()) is not None:
+            conn.busy = True
+            try:
                 response = await self._frame(frame, conn)
                 if response is not None:
                     await self._send(writer, response)
+            except (ConnectionError, TimeoutError):
+                writer.close()  # the reader then sees the end of the stream
+                return
+            finally:
+                conn.busy = False
+
+    async def _cancel_now(
+        self, frame: bytes, conn: _Connection, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Handle an ``rpc.cancel`` on arrival (not in turn); False for any other frame."""
+        if b"rpc.cancel" not in frame:
+            return False
+        try:
+            message = decode_frame(frame)
+            if not isinstance(message, dict) or message.get("method") != "rpc.cancel":
+                return False
+            request = parse_request(message)
+            target = cancel_target(request.params)
+        except RpcError:
+            return False  # answered in turn, with the usual error
+        except ValueError as err:
+            if not request.is_notification:
+                await self._send(
+                    writer, error_object(request.id, RpcError(INVALID_PARAMS, str(err)))
+                )
+            return True
+        call = conn.inflight.get(target)
+        if call is not None:
+            log.info("%s cancelled request %r", conn.label, target)
+            self._spawn(call.cancel(self.interrupt_thread))
+        if not request.is_notification:
+            await self._send(writer, result_object(request.id, {"cancelled": call is not None}))
+        return True
+
+    def _spawn(self, work: Any) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _send(self, writer: asyncio.StreamWriter, message: Any) -> None:
         writer.write(encode_frame(msgspec.json.encode(message)))
@@ -208,9 +294,22 @@ class DaemonServer:
         if request.method == "rpc.status":
             return self._status()
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, self.domain.call, request.method, request.params, conn.role, conn.label
-        )
+        call = EngineCall()
+        if not request.is_notification:
+            conn.inflight[request.id] = call
+
+        def work() -> Any:
+            return self.domain.call(request.method, request.params, conn.role, conn.label)
+
+        try:
+            return await loop.run_in_executor(self._executor, call.run, work)
+        except (Exception, CallCancelled):
+            if call.cancelled:  # an interrupted statement surfaces as any engine error
+                raise RpcError(REQUEST_CANCELLED, "request cancelled") from None
+            raise
+        finally:
+            if conn.inflight.get(request.id) is call:
+                del conn.inflight[request.id]
 
     def _hello(self, params: dict[str, Any], conn: _Connection) -> dict[str, Any]:
         """Bind a role to the connection: ``cto`` only with the right token."""

@@ -92,6 +92,16 @@ class ServicePool:
                 self._clients[key] = client
             return client
 
+    def interrupt_thread(self, thread_id: int) -> None:
+        """Interrupt the query ``thread_id`` runs in any open service (a cancelled request)."""
+        with self._lock:
+            clients = list(self._clients.values())
+        for client in clients:
+            service = getattr(client, "service", None)  # EmbeddedClient; other hosts: no-op
+            interrupt = getattr(service, "interrupt_thread", None)
+            if interrupt is not None:
+                interrupt(thread_id)
+
     def roots(self) -> list[Path]:
         """Roots of the open services (for ``ade daemon status``)."""
         with self._lock:

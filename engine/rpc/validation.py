@@ -22,6 +22,8 @@ FORBIDDEN = -32001
 """Server-defined code (JSON-RPC reserves -32000..-32099): the caller's role may not do this."""
 SERVER_BUSY = -32002
 """Server-defined code: the connection cap is reached; retry later."""
+REQUEST_CANCELLED = -32800
+"""The request was cancelled by ``rpc.cancel`` (the code LSP uses for the same thing)."""
 
 MAX_DEPTH = 16
 """Deepest nesting accepted; real requests are 2 deep (envelope → params → kinds list)."""
