@@ -60,36 +60,76 @@ def _child(kind: str, root: str) -> None:
 
         app: Any = Minimal()
     else:
-        from engine.demo import DEMO_NOW
-        from engine.embedded import EmbeddedClient
-        from tui.app import PaletteApp
+        # Exactly what `ade palette --project ROOT --no-daemon --no-watch` builds: only Textual
+        # and the app are imported here; the engine is imported and the index opened by the
+        # app on a thread once the palette is on screen.
+        from tui.commands import palette as command
 
-        client = EmbeddedClient.open(Path(root), clock=lambda: DEMO_NOW, start_worker=False)
-        app = PaletteApp(client, clock=lambda: DEMO_NOW, preview=False)
+        parser = argparse.ArgumentParser()
+        command.configure(parser)
+        app = command.build_app(parser.parse_args(["--project", root, "--no-daemon",
+                                                   "--no-watch"]))  # fmt: skip
+
+    painted: list[float] = []
+    original = App._display
+
+    def display(self: Any, screen: Any, renderable: Any) -> None:
+        # First paint = the first frame composited with the query input (and, for the palette,
+        # the footer) laid out on screen: what a user sees first.
+        if not painted and renderable is not None and _shows_input(screen, kind):
+            painted.append((time.perf_counter() - started) * 1000)
+        original(self, screen, renderable)
+
+    App._display = display  # type: ignore[method-assign]
 
     async def first_paint(pilot: Any) -> None:
-        await pilot.pause()
-        print(f"{(time.perf_counter() - started) * 1000:.1f}", flush=True)
+        while not painted:
+            await pilot.pause(0.001)
+        if kind == "minimal":
+            print(f"{painted[0]:.1f}", flush=True)
+        else:  # then the time until the project is open and its local items are painted
+            while pilot.app.project_id is None:
+                await pilot.pause(0.005)
+            await pilot.pause()
+            print(f"{painted[0]:.1f} {(time.perf_counter() - started) * 1000:.1f}", flush=True)
         pilot.app.exit()
 
     app.run(headless=True, size=(120, 40), auto_pilot=first_paint)
+    if kind != "minimal":
+        app.clients.close()
 
 
-def first_paint(root: Path) -> tuple[float, float]:
+def _shows_input(screen: Any, kind: str) -> bool:
+    from textual.widgets import Input
+
+    inputs = screen.query(Input)
+    if not inputs or inputs.first().region.area == 0:
+        return False
+    return kind == "minimal" or screen.query_one("#status-bar").region.area > 0
+
+
+def first_paint(root: Path) -> tuple[float, float, float]:
     """Median ms from the child's first line (before any import of ours or Textual's) to its
-    first frame: (palette, minimal). Interpreter start-up and exit are the same for both and
-    left out."""
+    first frame: (palette, minimal, palette with the project open and local items painted).
+    Interpreter start-up and exit are the same for both and left out. Runs are interleaved so
+    load on the shared machine hits both alike."""
 
-    def once(kind: str) -> float:
+    def once(kind: str) -> list[float]:
         done = subprocess.run(
             [sys.executable, "-m", "benchmarks.bench_palette", "--child", kind, str(root)],
             check=True, capture_output=True, text=True,
         )  # fmt: skip
-        return float(done.stdout.split()[-1])
+        return [float(x) for x in done.stdout.split()[-2 if kind == "palette" else -1 :]]
 
-    palette = statistics.median(once("palette") for _ in range(RUNS))
-    minimal = statistics.median(once("minimal") for _ in range(RUNS))
-    return palette, minimal
+    palette: list[float] = []
+    ready: list[float] = []
+    minimal: list[float] = []
+    for _ in range(RUNS):
+        paint, opened = once("palette")
+        palette.append(paint)
+        ready.append(opened)
+        minimal.extend(once("minimal"))
+    return statistics.median(palette), statistics.median(minimal), statistics.median(ready)
 
 
 # --- keystroke with 10,000 local items ------------------------------------------------------
@@ -220,7 +260,7 @@ def main() -> None:
         build_demo(root)
         with EmbeddedClient.open(root, clock=lambda: DEMO_NOW, start_worker=False) as client:
             client.service.catch_up()
-        paint, minimal = first_paint(root)
+        paint, minimal, ready = first_paint(root)
         key, static, match_ms = asyncio.run(_keystrokes(root))
         big = _big_transcript(Path(temp))
         mid, zero, grew, rss = asyncio.run(_scrollback(big, big.stat().st_size, root))
@@ -241,6 +281,9 @@ def main() -> None:
         "|---|---:|---:|---:|---:|",
         *(f"| {n} | {a:.1f} | {b:.1f} | {a / b:.2f}x | <= {g}x |" for n, a, b, g in rows),
         "",
+        f"- first paint is the query input and footer on screen (footer: `opening…`); the "
+        f"project is opened after it, on a thread: local items painted at {ready:.1f} ms "
+        f"median ({ready / minimal:.2f}x the minimal app's first paint).",
         f"- local fuzzy matching alone over {ITEMS:,} items: {match_ms:.2f} ms median per "
         f"keystroke (one 60 Hz frame is {FRAME_MS:.1f} ms).",
         f"- scrollback memory: max RSS grew {grew:.0f} MB while opening a 200 MB transcript "

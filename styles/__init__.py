@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib.resources import as_file, files
 from pathlib import Path
 
 
@@ -11,7 +10,14 @@ def style_path(name: str) -> Path:
 
     Works from a checkout and from an installed wheel (where package data sits beside the module
     on disk; a zipped install is extracted by ``as_file``, which keeps the file for the process).
+    ``importlib.resources`` is imported only for that zipped case: it costs the palette's first
+    paint a few milliseconds.
     """
+    beside = Path(__file__).with_name(name)
+    if beside.is_file():
+        return beside
+    from importlib.resources import as_file, files
+
     resource = files(__name__) / name
     with as_file(resource) as path:
         return Path(path)

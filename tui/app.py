@@ -7,19 +7,22 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.message import Message
 
-from engine.client import SearchClient
 from engine.errors import AdeError
-from engine.project.model import Lane, SessionMeta
 from styles import style_path
 from tui.logic.fuzzy import LocalItem
-from tui.palette_client import ClientSlot, Opener
+from tui.palette_client import ClientSlot
 from tui.screens.palette import PaletteScreen
+
+if TYPE_CHECKING:  # the engine's modules are imported after the first paint, by the opener
+    from engine.client import SearchClient
+    from engine.project.model import Lane, SessionMeta
+    from tui.palette_client import Opener
 
 DEBOUNCE_SECONDS = 0.2
 """Wait after the last keystroke before searching: typing speed is ~5-8 keys a second."""
@@ -109,6 +112,7 @@ class PaletteApp(App[str | None]):
         self.project_id: str | None = None
         """The active project's id, known once the client answered (the UI thread never waits
         for the client: it may still be opening on a thread, see ``ClientSlot``)."""
+        self._opening_started = False
         self.sessions: list[SessionMeta] = []
         self.lanes: list[Lane] = []
         self.local_items: list[LocalItem] = command_items()
@@ -120,13 +124,15 @@ class PaletteApp(App[str | None]):
         self.push_screen(PaletteScreen(self.initial_query))
         if self.clients.ready.is_set():
             self._load_locals()
-        else:
-            # Open the engine only once the palette is on screen: importing and opening it is
-            # most of the start-up time, and the input works meanwhile (typed queries wait).
-            self.call_after_refresh(self._open_project, self.root)
 
-    def _open_project(self, root: Path | None) -> None:
-        self.clients.open_async(root, self._opened_on_thread)
+    def open_first_project(self) -> None:
+        """Open the project's client unless there is one: called by the palette screen after
+        its first paint. Importing the engine and opening the index is most of the start-up
+        time and, on a thread, still competes for the interpreter: it must not delay the
+        first frame. The input works meanwhile (typed queries wait for the client)."""
+        if not self.clients.ready.is_set() and not self._opening_started:
+            self._opening_started = True
+            self.clients.open_async(self.root, self._opened_on_thread)
 
     def _opened_on_thread(self, error: str | None) -> None:
         with contextlib.suppress(RuntimeError):  # the app may have ended meanwhile

@@ -13,11 +13,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
-from engine.client import SearchClient
 from engine.errors import AdeError
 
-Opener = Callable[[Path | None], SearchClient]
+if TYPE_CHECKING:  # the palette imports no engine module before its first paint
+    from engine.client import SearchClient
+
+Opener: TypeAlias = "Callable[[Path | None], SearchClient]"
 """Opens the client of the project at a root (``None``: as ``open_project`` finds it)."""
 
 WAIT_SLICE_S = 0.05

@@ -10,6 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.app import PaletteApp
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -73,31 +77,10 @@ def check_app(project: Path | None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Open the palette; 0 when a hit was printed or the palette was closed normally, 1 when
-    ``--print`` was cancelled.
-
-    Only Textual and the app are imported before the first paint; the search client (the
-    daemon's when one runs, else the in-process service with its watcher) is opened by the app
-    on a thread once the palette is on screen.
-    """
-    project = demo_root() if args.demo else args.project
+    ``--print`` was cancelled."""
     if args.check:
-        return check_app(project)
-    if project is not None:
-        check_folder(project)
-    from functools import partial
-
-    from engine.clock import clock_from_env
-    from tui.app import PaletteApp
-    from tui.palette_client import open_palette_client
-
-    opener = partial(open_palette_client, use_daemon=not args.no_daemon, watch=not args.no_watch)
-    app = PaletteApp(
-        opener=opener,
-        root=project,
-        clock=clock_from_env(),
-        initial_query=args.query,
-        print_mode=args.print_link,
-    )
+        return check_app(demo_root() if args.demo else args.project)
+    app = build_app(args)
     try:
         result = app.run()
     finally:
@@ -107,6 +90,36 @@ def run(args: argparse.Namespace) -> int:
             return 1
         sys.stdout.write(result + "\n")
     return 0
+
+
+def build_app(args: argparse.Namespace) -> PaletteApp:
+    """The palette for ``args``, not yet running.
+
+    Only Textual and the app are imported before the first paint; the search client (the
+    daemon's when one runs, else the in-process service with its watcher) is opened by the app
+    on a thread once the palette is on screen.
+
+    Raises:
+        ProjectError: ``--project`` names no folder (checked before the screen is taken over).
+        UsageError: ``ADE_NOW`` is malformed.
+    """
+    project = demo_root() if args.demo else args.project
+    if project is not None:
+        check_folder(project)
+    from functools import partial
+
+    from engine.clock import clock_from_env
+    from tui.app import PaletteApp
+    from tui.palette_client import open_palette_client
+
+    opener = partial(open_palette_client, use_daemon=not args.no_daemon, watch=not args.no_watch)
+    return PaletteApp(
+        opener=opener,
+        root=project,
+        clock=clock_from_env(),
+        initial_query=args.query,
+        print_mode=args.print_link,
+    )
 
 
 def check_folder(path: Path) -> None:

@@ -103,7 +103,6 @@ class PaletteScreen(Screen[None]):
     def on_mount(self) -> None:
         app = self.palette_app
         self.query_one("#inline-error", Static).display = False
-        self.query_one("#rebuild-progress").display = False
         self.query_one(PreviewPane).display = app.preview_enabled
         box = self.query_one("#query", Input)
         box.cursor_blink = app.cursor_blink
@@ -113,6 +112,7 @@ class PaletteScreen(Screen[None]):
         self._start_search()
         self.refresh_status()
         self.set_interval(STATUS_SECONDS, self.refresh_status)
+        self.call_after_refresh(app.open_first_project)  # after this screen's first frame
 
     # --- typing -------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import ProgressBar, Static
+from textual.widgets import Static
 
 from engine.types import IndexStatus
 from tui.logic.keys import footer_hints
@@ -47,11 +47,11 @@ def status_content(
 
 
 class StatusBar(Horizontal):
-    """Footer row; shows a progress bar while the index is being rebuilt."""
+    """Footer row; shows a progress bar while the index is being rebuilt (mounted on first use:
+    the progress bar's widgets and styles cost the palette's first paint)."""
 
     def compose(self) -> ComposeResult:
         yield Static(hints_content(), id="hints")
-        yield ProgressBar(total=None, show_eta=False, id="rebuild-progress")
         yield Static("", id="status")
 
     def show_status(
@@ -68,9 +68,16 @@ class StatusBar(Horizontal):
 
     def show_progress(self, done: int, total: int | None) -> None:
         """Show (or with ``total`` None after completion, hide) the rebuild progress bar."""
-        bar = self.query_one("#rebuild-progress", ProgressBar)
+        from textual.widgets import ProgressBar
+
+        bars = self.query("#rebuild-progress").results(ProgressBar)
+        bar = next(bars, None)
         if total is None:
-            bar.display = False
+            if bar is not None:
+                bar.display = False
             return
+        if bar is None:
+            bar = ProgressBar(total=None, show_eta=False, id="rebuild-progress")
+            self.mount(bar, before="#status")
         bar.display = True
         bar.update(total=max(total, 1), progress=done)
