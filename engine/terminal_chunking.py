@@ -25,6 +25,7 @@ import bisect
 import json
 from dataclasses import dataclass
 
+from engine.terminal_block import chunk_block
 from engine.terminal_sanitize import ESC_BYTES_RE, clean_text, sanitize_lines
 
 DEFAULT_TARGET_CHARS = 4096
@@ -138,6 +139,18 @@ def chunk_terminal_bytes(
     if target_chars < 1:
         raise ValueError("target_chars must be positive")
     end = len(data) if force else data.rfind(b"\n") + 1
+    cap = target_chars * LINE_CAP_FACTOR
+    fast = chunk_block(data, end, base_offset, state.alt_screen, target_chars, cap)
+    if fast is not None:
+        chunks = [TerminalChunk(offset, text) for offset, text in fast[0]]
+        return ChunkResult(chunks=chunks, consumed=end, state=ChunkerState(fast[1]))
+    return _chunk_by_lines(data, end, base_offset, state, target_chars)
+
+
+def _chunk_by_lines(
+    data: bytes, end: int, base_offset: int, state: ChunkerState, target_chars: int
+) -> ChunkResult:
+    """The general path: line by line, cutting over-long lines (and any bytes, valid or not)."""
     starts, texts, alt_screen = _units(data, end, state.alt_screen, target_chars * LINE_CAP_FACTOR)
     chunks = _assemble(starts, texts, base_offset, target_chars)
     return ChunkResult(chunks=chunks, consumed=end, state=ChunkerState(alt_screen))

@@ -53,11 +53,14 @@ _CURSOR_RE = re.compile(r"[\r\b]|\x1b\[[0-9;]*[KGCD`]")
 _ALT_RE = re.compile(r"\x1b\[\?([0-9;]*)([hl])")
 """DEC private mode set/reset; the alternate screen is modes 1049, 1047 and 47."""
 
-_ALT_MODES = frozenset({"1049", "1047", "47"})
+ALT_MODES = frozenset({"1049", "1047", "47"})
 """The three private modes that switch to (``h``) or from (``l``) the alternate screen."""
 
-_OTHER_ESC_RE = re.compile(r"\x1b(?!\[[0-9;]*[KGCD`])" + ESC_SEQ_PATTERN.removeprefix(r"\x1b"))
-"""Every escape sequence except the cursor CSIs the cell model obeys."""
+OTHER_ESC_PATTERN = r"\x1b(?!\[[0-9;]*[KGCD`])" + ESC_SEQ_PATTERN.removeprefix(r"\x1b")
+"""Every escape sequence except the cursor CSIs the cell model obeys (ASCII: bytes or text)."""
+
+_OTHER_ESC_RE = re.compile(OTHER_ESC_PATTERN)
+"""Escapes the cell model ignores, in decoded text."""
 
 _OTHER_CONTROL_RE = re.compile(r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]+")
 """Controls the cell model ignores: all but ``\\b``, ``\\t``, ``\\r`` and ESC."""
@@ -99,7 +102,7 @@ def sanitize_lines(raw: bytes, alt_screen: bool) -> tuple[list[str | None], bool
 def _find_alt_toggle(text: str, start: int = 0) -> re.Match[str] | None:
     """The next private-mode CSI at or after ``start`` that switches the alternate screen."""
     for match in _ALT_RE.finditer(text, start):
-        if not _ALT_MODES.isdisjoint(match.group(1).split(";")):
+        if not ALT_MODES.isdisjoint(match.group(1).split(";")):
             return match
     return None
 
@@ -137,13 +140,22 @@ def resolve_line(line: str) -> str:
     ``10%\\r20%\\r100%`` gives ``100%``; ``hello\\rHe`` gives ``Hello`` (a shorter rewrite leaves
     the tail visible, as on a real terminal); ``ab\\bc`` gives ``ac``; ``ESC[K`` erases.
     """
-    line = _OTHER_CONTROL_RE.sub("", _OTHER_ESC_RE.sub("", line))
-    if "\x1b" not in line and "\b" not in line:
-        # Only carriage returns: overlay the frames, each written from column 0.
-        visible = ""
-        for frame in line.split("\r"):
-            visible = frame + visible[len(frame) :]
-        return visible
+    return resolve_stripped_line(_OTHER_CONTROL_RE.sub("", _OTHER_ESC_RE.sub("", line)))
+
+
+def resolve_stripped_line(line: str) -> str:
+    """:func:`resolve_line` for a line whose only escapes and controls are the ones it obeys.
+
+    That is a line already passed through ``OTHER_ESC_PATTERN`` and the ignored controls (the
+    block sanitizer in :mod:`engine.terminal_block` strips a whole slice at once).
+    """
+    if "\b" not in line:
+        if "\x1b" not in line:
+            return _overlay_frames(line.split("\r"))
+        if line.count("\x1b") == 1 and line.endswith(("\x1b[K", "\x1b[0K")):
+            # A progress line: frames, then erase to the end. Only the last frame stays.
+            body = line[: line.rindex("\x1b")]
+            return body[body.rfind("\r") + 1 :]
     cells: list[str] = []
     col = 0
     for token in _LINE_TOKEN_RE.findall(line):
@@ -160,6 +172,15 @@ def resolve_line(line: str) -> str:
             cells[col : col + len(token)] = token
             col += len(token)
     return "".join(cells).rstrip(_BLANK).replace(_BLANK, " ")
+
+
+def _overlay_frames(frames: list[str]) -> str:
+    """Frames each written from column 0: the last one, plus what longer earlier ones leave."""
+    visible = frames[-1]
+    for frame in reversed(frames[:-1]):
+        if len(frame) > len(visible):
+            visible += frame[len(visible) :]
+    return visible
 
 
 def _apply_cursor_csi(token: str, cells: list[str], col: int) -> int:
