@@ -14,6 +14,7 @@ in two) break apart are not recognised.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _KEY = r"(?:[Kk]ey|KEY)"
@@ -87,6 +88,37 @@ _LABEL_BY_GROUP = {f"r{i}": label for i, (label, _) in enumerate(_RULES)}
 _ASSIGNMENT_KINDS = frozenset({"password", "token", "secret", "api-key"})
 """Rules that match ``key<sep>value``: only the value is redacted, and only when plausible."""
 
+_NEEDLE_RE = re.compile(r"[A-Za-z0-9_:/-]+")
+"""The literal a rule pattern starts with (up to its first regex syntax)."""
+
+
+_GATES = {
+    **dict.fromkeys(_ASSIGNMENT_KINDS, (b":", b"=")),
+    "github-token": (b"_",),
+    "slack-token": (b"-",),
+    "jwt": (b".",),
+}
+"""Punctuation a rule's match always holds beyond its literal (``ghp_``, ``xoxb-``, a JWT's dots)."""
+
+
+def _prefilter() -> list[tuple[bytes, tuple[bytes, ...], tuple[int, ...]]]:
+    """``(needle, gate, rules)``: ``rules`` can match only where the lowercased text holds
+    ``needle`` and at least one byte of ``gate`` (a ``memchr``-fast test tried first)."""
+    table: dict[tuple[bytes, tuple[bytes, ...]], tuple[int, ...]] = {}
+    for index, (label, rule) in enumerate(_RULES):
+        needle = _NEEDLE_RE.match(rule).group().lower().encode()  # type: ignore[union-attr]
+        punctuation = [bytes([b]) for b in needle if not chr(b).isalnum()]
+        # An assignment needs its ``:`` or ``=``; a needle with punctuation needs that byte.
+        gate = _GATES.get(label) or tuple(punctuation[:1])
+        table[needle, gate] = (*table.get((needle, gate), ()), index)
+    return [(needle, gate, rules) for (needle, gate), rules in table.items()]
+
+
+_PREFILTER = _prefilter()
+"""One entry per distinct rule literal. Checking ~18 literals with ``in`` costs about what one
+pass of :data:`SECRET_RE` does, but the gates skip most of them in text without ``:``, ``=``,
+``-`` or ``_``, and a chunk that holds none runs no regex at all (benchmarks/RESULTS.md)."""
+
 _ASSIGNMENT_RE = re.compile(r"""(?P<key>[^:="']*)(?P<sep>["']?[ \t]*[:=][ \t]*)(?P<value>.*)""")
 """Split an assignment match into key, separator and value (keys hold no ``:=`` or quotes)."""
 
@@ -152,7 +184,25 @@ def redact_secrets(text: str) -> str:
     tail = _PEM_TAIL_RE.match(text)
     if tail is not None and ("-----END" in tail.group() or _NOT_HEX_RE.search(tail.group())):
         text = marker("private-key") + text[tail.end() :]
-    return SECRET_RE.sub(_replace, text)
+    haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps
+    present = [
+        rules
+        for needle, gate, rules in _PREFILTER
+        if (not gate or any(b in haystack for b in gate)) and needle in haystack
+    ]
+    if not present:
+        return text
+    return _secret_re_for(tuple(sorted(i for rules in present for i in rules))).sub(_replace, text)
+
+
+@functools.lru_cache(maxsize=64)
+def _secret_re_for(rules: tuple[int, ...]) -> re.Pattern[str]:
+    """:data:`SECRET_RE` with only ``rules``: a rule whose literal is absent cannot match, so the
+    matches are the same, and the scan skips to fewer candidate characters (``://`` alone in a
+    chunk with a URL instead of every ``a``, ``p``, ``s`` and ``t``)."""
+    if len(rules) == len(_RULES):
+        return SECRET_RE
+    return re.compile("|".join(f"{_RULES[i][1]}(?P<r{i}>)" for i in rules))
 
 
 def _replace(match: re.Match[str]) -> str:
