@@ -87,8 +87,8 @@ class Drainer:
         self.recreated_reason: str | None = None
         self.reconcile_interval = RECONCILE_NO_WATCHER_S
         self._periodic = 0
-        self._conn: apsw.Connection | None = None
         self.external = ExternalCatalog(project)
+        self._conn: apsw.Connection | None = None
         self._identity: tuple[int, int] | None = None
 
     @property
@@ -173,6 +173,8 @@ class Drainer:
         now = self.now_ms()
         if kind in ("chat", "terminal"):
             return self._session(conn, kind, ident, now)  # type: ignore[arg-type]
+        if kind == "external":
+            return self._external(conn, ident, now)
         if kind == "session":
             meta = read_session(self.project, ident, self.tally)
             if meta is None:
@@ -180,8 +182,6 @@ class Drainer:
                 return False
             self.queue.add(meta.kind, ident, delay=0.0)
             return False
-        if kind == "external":
-            return self._external(conn, ident, now)
         from engine.ingest.records import process_git, process_pr, sweep_prs  # deferred: see top
 
         if kind == "pr":
@@ -237,16 +237,6 @@ class Drainer:
             store_session_signature(conn, kind, sid, signature, now)
         return result.more
 
-    def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]:
-        """Enqueue every changed source (every source with ``everything``); drop gone sessions."""
-        entries, sessions = changed_sources(
-            conn, self.project, self.tally, everything=everything, external=self.external
-        )
-        remove_gone_sessions(conn, sessions)
-        for kind, ident in entries:
-            self.queue.add(kind, ident, delay=0.0)
-        return entries
-
     def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
         """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
         from engine.external.ingest import process_external  # deferred like the other builders
@@ -259,3 +249,13 @@ class Drainer:
         if not result.more:
             store_session_signature(conn, "chat", sid, signature, now)
         return result.more
+
+    def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]:
+        """Enqueue every changed source (every source with ``everything``); drop gone sessions."""
+        entries, sessions = changed_sources(
+            conn, self.project, self.tally, everything=everything, external=self.external
+        )
+        remove_gone_sessions(conn, sessions)
+        for kind, ident in entries:
+            self.queue.add(kind, ident, delay=0.0)
+        return entries
