@@ -17,6 +17,7 @@ from engine.external.discover import (
     claude_projects_dir,
     codex_sessions_dir,
     external_sessions,
+    project_lane,
     transcript_sources,
 )
 from engine.external.heads import HEADS_FILE, HeadCache
@@ -58,7 +59,7 @@ class ExternalCatalog:
         with self._lock:
             self._sessions = {m.id: m for m in sessions}
             self._owners = owners
-            self._folders = claude_folders(lanes, env) if lanes else self._folders
+            self._folders = claude_folders(lanes or [project_lane(self.project)], env)
         return sessions
 
     def get(self, sid: str) -> SessionMeta | None:

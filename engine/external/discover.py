@@ -97,9 +97,14 @@ def external_sessions(
     """
     env = os.environ if environ is None else environ
     cache = heads if heads is not None else HeadCache(None)
-    roots = lanes or [Lane("primary", project.name, project.root, None, True)]
+    roots = lanes or [project_lane(project)]
     found = [*_claude(roots, tally, env, cache), *_codex(roots, tally, env, cache)]
     return sorted(found, key=lambda m: m.id)
+
+
+def project_lane(project: Project) -> Lane:
+    """The project folder as its one lane, for a project without lanes (not a git repository)."""
+    return Lane("primary", project.name, project.root, None, True)
 
 
 def claude_folders(lanes: list[Lane], environ: Mapping[str, str]) -> set[Path]:

@@ -226,3 +226,33 @@ def test_head_cache_lets_a_warm_listing_read_no_transcript(
     listed = again.refresh(list_lanes(project, WarningTally()), WarningTally())
     assert reads == [codex]
     assert [m.id for m in listed] == ["claude-abc-123"]
+
+
+def test_plain_folder_project_and_a_deleted_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    folder = tmp_path / "claude" / "projects" / claude_slug(root)
+    folder.mkdir(parents=True)
+    transcript = folder / "n1.jsonl"
+    transcript.write_bytes(claude_msg("u1", "user", "the snorkel budget", str(root)))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    hits = search(capsys, root, "snorkel")  # the session (titled by it) and the message
+    assert {(h["docId"], h["laneId"]) for h in hits} == {
+        ("chat:claude-n1", "primary"),
+        ("chat:claude-n1:u1", "primary"),
+    }
+    project = open_project(root)
+    service = create_project_service(project, clock=lambda: NOW, timer=ManualTimerFactory(),
+                                     start_worker=False)  # fmt: skip
+    try:
+        service.catch_up()
+        assert service.drainer.external.owner(transcript) == "claude-n1"  # watched as ours
+        transcript.unlink()
+        service.notify_external_file(transcript)
+        assert "watch" in service.queue.pending["reconcile"]  # gone: re-list, docs dropped
+    finally:
+        service.dispose()
+    assert search(capsys, root, "snorkel") == []
