@@ -15,16 +15,19 @@ if TYPE_CHECKING:
 
 
 MATCH_STYLE = "bold $text-accent"
+"""Matches in the preview, as in the result list (see ``result_list.match_style``)."""
 
 
-def context_content(context: Context, pattern: re.Pattern[str] | None) -> Content:
-    """Lines of ``context``, the focus line marked with ``▶`` and matches highlighted."""
+def context_content(
+    context: Context, pattern: re.Pattern[str] | None, style: str = MATCH_STYLE
+) -> Content:
+    """Lines of ``context``, the focus line marked with ``▶`` and matches in ``style``."""
     lines: list[Content] = []
     for index, line in enumerate(context.lines):
         body = Content(line.text)
         if pattern is not None:
             for match in pattern.finditer(line.text):
-                body = body.stylize(MATCH_STYLE, match.start(), match.end())
+                body = body.stylize(style, match.start(), match.end())
         focused = index == context.focus
         marker = ("▶ ", "bold $text-accent") if focused else "  "
         row = Content.assemble(marker, body)
@@ -51,9 +54,10 @@ class PreviewPane(VerticalScroll, can_focus=False):
     def show(self, record: Context | Detail | str, pattern: re.Pattern[str] | None) -> None:
         """Paint a record returned by ``tui.navigation.preview_record``."""
         from engine.details import Context, Detail
+        from tui.widgets.result_list import match_style
 
         if isinstance(record, Context):
-            content = context_content(record, pattern)
+            content = context_content(record, pattern, match_style(self.app.no_color))
         elif isinstance(record, Detail):
             content = detail_content(record)
         else:

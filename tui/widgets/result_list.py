@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from rich.style import Style
 from textual.content import Content
+from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -16,16 +18,31 @@ SNIPPET_CHARS = 240
 """Snippet text kept per row: wider than any terminal line; the rest is cut by CSS ellipsis."""
 
 MATCH_STYLE = "bold $text-accent"
-"""Matched characters: the theme's accent text colour, so it follows themes and NO_COLOR."""
+"""Matched characters: the theme's accent text colour, so it follows themes."""
+
+NO_COLOR_MATCH_STYLE = "bold underline"
+"""Matched characters under ``NO_COLOR``: colour is gone and hit titles are bold already, so
+the underline is what sets a match apart."""
 
 
-def highlighted(text: str, spans: Spans, base: str = "") -> Content:
-    """``text`` with ``spans`` in the match style over an optional ``base`` style."""
+NO_COLOR_CURSOR = Style(reverse=True)
+"""The cursor row under ``NO_COLOR``: its background is a grey at best (Textual's monochrome
+filter) or nothing (ANSI themes); reverse video shows on every terminal. Applied per line because
+CSS ``text-style: reverse`` does not reach option prompts (Textual's visual styles drop it)."""
+
+
+def match_style(no_color: bool) -> str:
+    """The style of matched characters for an app with or without colour."""
+    return NO_COLOR_MATCH_STYLE if no_color else MATCH_STYLE
+
+
+def highlighted(text: str, spans: Spans, base: str = "", style: str = MATCH_STYLE) -> Content:
+    """``text`` with ``spans`` in the match ``style`` over an optional ``base`` style."""
     content = Content(text)
     if base:
         content = content.stylize(base)
     for start, end in spans:
-        content = content.stylize(MATCH_STYLE, start, end)
+        content = content.stylize(style, start, end)
     return content
 
 
@@ -37,15 +54,16 @@ def _one_line(text: str, spans: Spans) -> tuple[str, Spans]:
     return flat[:SNIPPET_CHARS] + "…", kept
 
 
-def row_prompt(row: PaletteRow, now: datetime) -> Content:
-    """Two lines for a hit (title line, snippet line), one for a command or a header."""
+def row_prompt(row: PaletteRow, now: datetime, style: str = MATCH_STYLE) -> Content:
+    """Two lines for a hit (title line, snippet line), one for a command or a header; matches
+    in ``style``."""
     if row.kind == "header":
         return Content(row.title).stylize("bold $text-muted")
     icon = KIND_ICON.get(row.kind, " ")
     title, title_spans = _one_line(row.title, row.title_spans)
     parts: list[Content | tuple[str, str] | str] = [
         (f"{icon} ", "$text-muted"),
-        highlighted(title, title_spans, "bold" if not row.local else ""),
+        highlighted(title, title_spans, "bold" if not row.local else "", style),
     ]
     if row.more:
         parts.append((f"  +{row.more} more", "$text-muted"))
@@ -58,7 +76,7 @@ def row_prompt(row: PaletteRow, now: datetime) -> Content:
     if not row.snippet or row.kind == "command":
         return first
     snippet, spans = _one_line(row.snippet, row.snippet_spans)
-    return Content.assemble(first, "\n  ", highlighted(snippet, spans, "$text-muted"))
+    return Content.assemble(first, "\n  ", highlighted(snippet, spans, "$text-muted", style))
 
 
 class ResultList(OptionList):
@@ -80,13 +98,28 @@ class ResultList(OptionList):
         previous = self.current_row() if keep else None
         previous_index = self.highlighted if keep else None
         self.rows = list(rows)
+        style = match_style(self.app.no_color)
         options = [
-            Option(row_prompt(row, now), id=f"r{i}", disabled=not row.selectable)
+            Option(row_prompt(row, now, style), id=f"r{i}", disabled=not row.selectable)
             for i, row in enumerate(self.rows)
         ]
         self.set_options(options)
         index = stable_index(self.rows, previous.key if previous else None, previous_index)
         self.highlighted = index
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if self.app.no_color and self._line_is_highlighted(y):
+            strip = strip.apply_style(NO_COLOR_CURSOR)
+        return strip
+
+    def _line_is_highlighted(self, y: int) -> bool:
+        # ``_lines`` maps rendered lines to options (OptionList's own bookkeeping, read only).
+        try:
+            option_index, _ = self._lines[self.scroll_offset.y + y]
+        except IndexError:
+            return False
+        return option_index == self.highlighted
 
     def current_row(self) -> PaletteRow | None:
         """The highlighted row, or None for an empty list."""

@@ -32,6 +32,10 @@ EDGE_LINES = 50
 """Distance from the window's edge at which the next slice of the file is loaded."""
 
 
+_PLAIN = Style()
+"""The style of unstyled text (a null style rather than ``None``)."""
+
+
 class ScrollbackView(ScrollView, can_focus=True):
     """Scrollback of one terminal session."""
 
@@ -134,7 +138,10 @@ class ScrollbackView(ScrollView, can_focus=True):
         gutter = Segment(marker, self.get_component_rich_style("scrollback--gutter"))
         body = Strip(list(text.render(self.app.console)), text.cell_len)
         body = body.crop_extend(scroll_x, scroll_x + width - GUTTER, base)
-        return Strip([gutter, *body], width).apply_style(Style()).simplify()
+        # Every segment needs a style object: plain text from ``Text.render`` has ``None``,
+        # which Textual's NO_COLOR (monochrome) filter cannot handle.
+        segments = [Segment(t, s if s is not None else _PLAIN, c) for t, s, c in [gutter, *body]]
+        return Strip(segments, width).simplify()
 
     def _grow(self, index: int) -> None:
         """Load more of the file when the reader nears an edge of the window."""
