@@ -34,12 +34,18 @@ _TRANSCRIPTS: dict[str, tuple[str, str]] = {
 
 
 def session_signature(project: Project, kind: SessionKind, sid: str) -> str:
-    """Stat signature of a session's metadata, plain transcript and ``.gz`` sibling."""
+    """Stat signature of a session's metadata, plain transcript, ``.gz`` sibling (and, for a
+    terminal, its commands sidecar)."""
     folder, suffix = _TRANSCRIPTS[kind]
     plain = project.ade_dir / folder / f"{sid}{suffix}"
-    return stat_signature(
-        [project.ade_dir / "sessions" / f"{sid}.json", plain, plain.with_name(plain.name + ".gz")]
-    )
+    paths = [
+        project.ade_dir / "sessions" / f"{sid}.json",
+        plain,
+        plain.with_name(plain.name + ".gz"),
+    ]
+    if kind == "terminal":  # the OSC 133 sidecar of `ade term`: one doc per command
+        paths.append(project.ade_dir / folder / f"{sid}.commands.jsonl")
+    return stat_signature(paths)
 
 
 def store_session_signature(

@@ -105,7 +105,12 @@ def process_session(
     path = transcript_file(project, kind, sid)
     if path is None:
         return _session_only(conn, builder)
-    return run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms)
+    result = run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms)
+    if kind == "terminal":
+        from engine.ingest.commands import index_commands  # OSC 133: one doc per command
+
+        index_commands(conn, project, sid, meta, path, now_ms)
+    return result
 
 
 def _session_only(conn: apsw.Connection, builder: Builder) -> PassResult:

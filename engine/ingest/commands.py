@@ -1,0 +1,229 @@
+"""One terminal document per shell command, from the OSC 133 sidecar ``ade term`` writes.
+
+``.ade/terminals/<id>.commands.jsonl`` holds, for each finished command, its line, exit status
+and byte range in the log (``engine.recorder``). After each pass over the log, every command the
+log cursor has passed becomes the document ``terminal:<id>@<outputStart>!cmd``: titled with the
+command line and exit status, its body the command's sanitized output, anchored at the output so
+the link opens the scrollback there. Each of the log's size-based chunks overlapping a newly finished
+command is then re-derived from its raw bytes outside every command (prompt, typed line, output),
+or dropped when nothing is left, so a line is found once, under its command; text outside any
+command (a login banner, a command still running) stays in the chunks.
+
+The whole sidecar is re-read when it or the log cursor changed (a line is ~150 bytes: a
+thousand commands is a 150 KB read), so a log reindexed from zero gets its commands again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import apsw
+
+from engine.index_db import (
+    IndexDoc,
+    SourceRow,
+    delete_docs,
+    delete_docs_by_source,
+    get_source,
+    immediate,
+    put_source,
+    upsert_docs,
+)
+from engine.ingest.docstore import existing_doc_ids
+from engine.ingest.records import stat_signature
+from engine.project.model import Project, SessionMeta
+from engine.project.transcripts import TranscriptError, read_transcript
+from engine.terminal_chunking import chunk_terminal_bytes
+
+COMMAND_OUTPUT_BYTES = 256 * 1024
+"""Raw output bytes indexed per command (like a chat message's cap); chunks past it are kept."""
+
+SIDECAR_MAX_BYTES = 16 * 1024 * 1024
+"""Largest sidecar read (about 100,000 commands); a longer one is read up to here."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One finished command of the sidecar."""
+
+    command: str
+    exit_code: int | None
+    prompt_start: int
+    output_start: int
+    end: int
+
+
+def commands_file(project: Project, sid: str) -> Path:
+    """Where ``ade term`` writes the OSC 133 sidecar of terminal ``sid``."""
+    return project.ade_dir / "terminals" / f"{sid}.commands.jsonl"
+
+
+def commands_source(sid: str) -> str:
+    """Source key of the command docs; ``chat/terminal:<sid>/…`` keys live while the session does."""
+    return f"terminal:{sid}/commands"
+
+
+def read_commands(path: Path) -> list[Command]:
+    """The well-formed, complete lines of a sidecar (a torn last line is left for later)."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(SIDECAR_MAX_BYTES)
+    except OSError:
+        return []
+    found: list[Command] = []
+    for raw in data[: data.rfind(b"\n") + 1].splitlines():
+        try:
+            obj = json.loads(raw)
+            spans = [int(obj[k]) for k in ("promptStart", "outputStart", "end")]
+            code = obj.get("exitCode")
+            command = str(obj.get("command") or "").strip()
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+        if spans[0] <= spans[1] <= spans[2]:
+            exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
+            found.append(Command(command, exit_code, *spans))
+    return found
+
+
+def command_title(command: Command) -> str:
+    """``$ pytest -x  (exit 1)``: what a hit says about the command that printed it."""
+    status = "running" if command.exit_code is None else f"exit {command.exit_code}"
+    return f"$ {command.command or '(command)'}  ({status})"
+
+
+def index_commands(
+    conn: apsw.Connection, project: Project, sid: str, meta: SessionMeta, log: Path, now_ms: int
+) -> int:
+    """Write the docs of the commands the log cursor passed; take their text out of the chunks.
+
+    Returns:
+        How many command docs were written.
+    """
+    sidecar = commands_file(project, sid)
+    key = commands_source(sid)
+    log_row = get_source(conn, f"terminal:{sid}")
+    if log_row is None:
+        return 0
+    identity = f"{stat_signature([sidecar])}@{log_row.cursor}@{log_row.identity}"
+    stored = get_source(conn, key)
+    if (stored is not None and stored.identity == identity) or (
+        stored is None and not sidecar.exists()
+    ):
+        return 0  # unchanged, or a shell without OSC 133 marks
+    reset = stored is not None and not identity.endswith(f"@{log_row.identity}")
+    done = [c for c in read_commands(sidecar) if c.end <= log_row.cursor]
+    with immediate(conn):
+        if reset:
+            delete_docs_by_source(conn, key)  # the log was reindexed: chunks are whole again
+        docs = [_doc(sid, meta, c) for c in done]
+        have = existing_doc_ids(conn, [d.doc_id for d in docs])
+        new = [c for c, d in zip(done, docs, strict=True) if d.doc_id not in have]
+        fresh = [_doc(sid, meta, c, _output(log, c)) for c in new]
+        upsert_docs(conn, fresh)
+        _trim_chunks(conn, sid, log, _merged([_region(c) for c in done]), new, log_row.cursor)
+        put_source(conn, SourceRow(key=key, identity=identity, last_run=now_ms))
+    return len(fresh)
+
+
+def _region(command: Command) -> tuple[int, int]:
+    """Bytes the command's doc stands for: prompt, typed line and (capped) output."""
+    return command.prompt_start, min(command.end, command.output_start + COMMAND_OUTPUT_BYTES)
+
+
+def _output(log: Path, command: Command) -> str:
+    size = min(command.end - command.output_start, COMMAND_OUTPUT_BYTES)
+    return _text(log, [(command.output_start, command.output_start + size)])
+
+
+def _text(log: Path, spans: list[tuple[int, int]]) -> str:
+    """Sanitized text of the raw log bytes in ``spans``."""
+    out: list[str] = []
+    for lo, hi in spans:
+        try:
+            data = read_transcript(log, lo, hi - lo).data
+        except TranscriptError:
+            continue
+        out += [chunk.text for chunk in chunk_terminal_bytes(data, lo, force=True).chunks]
+    return "".join(out).strip("\n")
+
+
+def _doc(sid: str, meta: SessionMeta, command: Command, output: str = "") -> IndexDoc:
+    from engine.ingest.docs import ms  # deferred like the other document builders
+    from engine.redaction import redact_secrets
+
+    return IndexDoc(
+        doc_id=f"terminal:{sid}@{command.output_start}!cmd",
+        kind="terminal",
+        title=command_title(command),
+        rank_title=command.command,
+        body=redact_secrets(output),
+        updated_at=ms(meta.updated_at),
+        session_id=sid,
+        lane_id=meta.lane_id,
+        anchor=str(command.output_start),
+        source_key=commands_source(sid),
+    )
+
+
+def _trim_chunks(
+    conn: apsw.Connection, sid: str, log: Path, regions: list[tuple[int, int]],
+    new: list[Command], cursor: int,
+) -> None:  # fmt: skip
+    """Re-derive each chunk overlapping a new command from its raw bytes outside every command
+    region (a chunk left empty is deleted), so each line is indexed once."""
+    from engine.redaction import redact_secrets
+
+    if not new:
+        return
+    rows = conn.execute(
+        "SELECT doc_id, anchor, title, lane_id, updated_at FROM docs WHERE source_key = ?",
+        (f"terminal:{sid}",),
+    ).fetchall()
+    chunks = sorted((int(r[1]), r) for r in rows if r[1] is not None and str(r[1]).isdigit())
+    touched = _merged([_region(c) for c in new])
+    gone: list[str] = []
+    rewritten: list[IndexDoc] = []
+    for index, (start, row) in enumerate(chunks):
+        end = chunks[index + 1][0] if index + 1 < len(chunks) else cursor
+        if not any(lo < end and start < hi for lo, hi in touched):
+            continue
+        text = _text(log, _outside(start, end, regions))
+        if not text.strip():
+            gone.append(str(row[0]))
+            continue
+        rewritten.append(IndexDoc(
+            doc_id=str(row[0]), kind="terminal", title=str(row[2]), rank_title="",
+            body=redact_secrets(text), updated_at=int(str(row[4])), session_id=sid,
+            lane_id=None if row[3] is None else str(row[3]), anchor=str(start),
+            source_key=f"terminal:{sid}",
+        ))  # fmt: skip
+    delete_docs(conn, gone)
+    upsert_docs(conn, rewritten)
+
+
+def _outside(start: int, end: int, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``[start, end)`` outside every (sorted, merged) region."""
+    out: list[tuple[int, int]] = []
+    pos = start
+    for lo, hi in regions:
+        if hi <= pos or lo >= end:
+            continue
+        if lo > pos:
+            out.append((pos, lo))
+        pos = max(pos, hi)
+    if pos < end:
+        out.append((pos, end))
+    return out
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans, overlapping or touching ones joined."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
