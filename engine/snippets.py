@@ -48,6 +48,7 @@ def _query_units(parsed: ParsedQuery) -> list[tuple[list[str], bool]]:
 
 def _spans(text: str, units: Iterable[tuple[list[str], bool]]) -> list[tuple[int, int]]:
     words = [(m.start(), m.end(), fold(m.group())) for m in _WORD_RE.finditer(text)]
+    parts: list[tuple[int, str]] | None = None
     spans: list[tuple[int, int]] = []
     for tokens, prefix in units:
         n = len(tokens)
@@ -57,24 +58,27 @@ def _spans(text: str, units: Iterable[tuple[list[str], bool]]) -> list[tuple[int
             if ok_last and all(words[i + k][2] == tokens[k] for k in range(n - 1)):
                 spans.append((words[i][0], words[i + n - 1][1]))
         if n == 1:
-            spans.extend(_part_spans(text, words, tokens[0], prefix))
+            parts = _identifier_parts(text, words) if parts is None else parts
+            token = tokens[0]
+            spans.extend((at, at + len(part)) for at, part in parts
+                         if part == token or (prefix and part.startswith(token)))  # fmt: skip
     return spans
 
 
-def _part_spans(
-    text: str, words: list[tuple[int, int, str]], token: str, prefix: bool
-) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
+def _identifier_parts(text: str, words: list[tuple[int, int, str]]) -> list[tuple[int, str]]:
+    """``(offset, folded part)`` of every camelCase part of every word (once per window)."""
+    out: list[tuple[int, str]] = []
     for start, end, _ in words:
-        parts = split_identifier(text[start:end])
+        word = text[start:end]
+        if word.isalpha() and word.islower():
+            continue  # one part only: nothing to highlight inside it
+        parts = split_identifier(word)
         if len(parts) < 2:
             continue
         pos = start
         for part in parts:
             at = text.index(part, pos, end)
-            folded = fold(part)
-            if folded == token or (prefix and folded.startswith(token)):
-                out.append((at, at + len(part)))
+            out.append((at, fold(part)))
             pos = at + len(part)
     return out
 
