@@ -110,6 +110,8 @@ class PaletteScreen(Screen[None]):
         self._update_kind_label()
         self.refresh_local(keep=False)
         self._start_search()
+        if app.clients.current() is None:  # in the first frame already, not one poll later
+            self._show_status(None, OPENING)
         self.refresh_status()
         self.set_interval(STATUS_SECONDS, self.refresh_status)
         self.call_after_refresh(app.open_first_project)  # after this screen's first frame
