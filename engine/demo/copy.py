@@ -14,8 +14,17 @@ from pathlib import Path
 
 
 def copy_demo(source: Path, target: Path) -> Path:
-    """Copy ``source`` to ``target`` (which must not exist) and re-point worktrees at the copy."""
-    shutil.copytree(source, target, symlinks=True)
+    """Copy ``source`` to ``target`` (which must not exist) and re-point worktrees at the copy.
+
+    The source's search index (``.ade/cache``) is left behind: a copy starts as a fresh demo.
+    """
+    cache = source / ".ade" / "cache"
+    shutil.copytree(
+        source,
+        target,
+        symlinks=True,
+        ignore=lambda folder, _names: ["cache"] if Path(folder) == cache.parent else [],
+    )
     old, new = str(source), str(target)
     pointers = [*target.glob(".worktrees/*/.git"), *target.glob(".git/worktrees/*/gitdir")]
     for pointer in pointers:

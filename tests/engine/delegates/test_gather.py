@@ -90,8 +90,8 @@ def test_a_missing_worktree_folder_is_a_warning_and_the_rest_stays(demo_copy: Pa
     assert any("missing worktree" in w for w in result.warnings)
 
 
-def test_the_best_of_path_and_basename_decides_the_file_tier(demo_project: Path) -> None:
-    with EmbeddedClient.open(demo_project, start_worker=False) as client:
+def test_the_best_of_path_and_basename_decides_the_file_tier(demo_copy: Path) -> None:
+    with EmbeddedClient.open(demo_copy, start_worker=False) as client:
         result = client.query(SearchQueryArgs(query="gateway.py", kinds=("file",), limit=3))
     first = result.items[0]
     assert first.doc_id == "file:payments_api/gateway.py"

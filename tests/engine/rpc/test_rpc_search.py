@@ -190,8 +190,9 @@ def test_client_reconnects_after_an_idle_cut_off(make_daemon: Any, project: Path
 def test_connect_daemon_is_fast_and_none_without_a_daemon(short_dir: Path, project: Path) -> None:
     env = {"ADE_RUNTIME_DIR": str(short_dir / "nothing"), "ADE_CONFIG_DIR": str(short_dir)}
     started = time.perf_counter()
-    assert connect_daemon(project, env=env) is None
-    assert time.perf_counter() - started < 0.05
+    assert connect_daemon(project, env=env, timeout=30) is None
+    # No socket file means no wait at all: far below the 30 s connect timeout even on a busy box.
+    assert time.perf_counter() - started < 5
 
 
 def test_ade_daemon_status_and_stop(

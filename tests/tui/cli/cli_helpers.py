@@ -9,7 +9,6 @@ into the session-scoped original.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.demo.copy import copy_demo as copy_demo
 from tui.cli import main
 
 DEMO_NOW = "2026-06-15T12:00:00+00:00"
@@ -27,16 +27,6 @@ GOLDEN = Path(__file__).parent / "golden"
 
 CLEAN_ENV = ("ADE_SESSION_ID", "ADE_ROLE", "NO_COLOR", "LINEAR_API_KEY", "ADE_LINEAR_API_URL")
 """Variables of the developer's shell that change what `ade` does; removed in every test."""
-
-
-def copy_demo(source: Path, target: Path) -> Path:
-    """Copy the demo to ``target`` and re-point its linked worktrees at the copy."""
-    shutil.copytree(source, target, symlinks=True)
-    old, new = str(source), str(target)
-    for pointer in [*target.glob(".worktrees/*/.git"), *target.glob(".git/worktrees/*/gitdir")]:
-        if pointer.is_file():
-            pointer.write_text(pointer.read_text().replace(old, new))
-    return target
 
 
 @dataclass(frozen=True)

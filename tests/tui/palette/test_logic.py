@@ -71,14 +71,12 @@ def test_local_match_ranks_and_highlights() -> None:
     assert match_local("rebuild", ITEMS)[0].action == "rebuild_index"
 
 
-def test_local_matching_10k_items_is_under_a_frame() -> None:
-    import time
-
+def test_local_matching_over_10k_items_finds_the_right_ones() -> None:
+    # Its speed (under one 60 Hz frame) is measured by benchmarks/bench_palette.py, not here.
     many = [LocalItem(f"k{i}", "chat", f"session {i} about topic {i % 97}") for i in range(10_000)]
-    started = time.perf_counter()
     rows = match_local("topic 42", many)
     assert rows
-    assert time.perf_counter() - started < 0.1  # generous for a shared 2-core box
+    assert all("topic 42" in row.item.title for row in rows[:5] if row.item is not None)
 
 
 def test_search_rows_dedupe_by_session_with_more_count() -> None:
