@@ -63,10 +63,10 @@ def process_pr(
     tally: WarningTally, now_ms: int,
 ) -> int:  # fmt: skip
     """Index PR ``number`` (or delete its doc when the snapshot is gone). Returns docs written."""
-    key = f"pr:{number}"
-    signature = stat_signature([pr_path(project, number)])
     from engine.ingest.docs import pr_doc  # deferred: see module docstring
 
+    key = f"pr:{number}"
+    signature = stat_signature([pr_path(project, number)])
     pr = read_pr(project, number, tally)
     with immediate(conn):
         if pr is None:
