@@ -254,11 +254,11 @@ class PaletteScreen(Screen[None]):
 
     def action_page_down(self) -> None:
         self.cursor_moved = True
-        self.query_one(ResultList).action_page_down()
+        self.query_one(ResultList).action_page_down()  # type: ignore[no-untyped-call]
 
     def action_page_up(self) -> None:
         self.cursor_moved = True
-        self.query_one(ResultList).action_page_up()
+        self.query_one(ResultList).action_page_up()  # type: ignore[no-untyped-call]
 
     def action_next_kind(self) -> None:
         self._switch_kind(1)
