@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from index_helpers import NOW, NOW_MS, doc, insert
 
-from engine.identifier_terms import identifier_parts, split_identifier
+from engine.identifier_terms import identifier_parts, identifiers, split_identifier
 from engine.index_db import connect, delete_docs, delete_docs_by_source, health_check, open_index
 from engine.index_schema import FTS_OPTIONS, SCHEMA_SQL
 from engine.project.model import Project
@@ -109,9 +109,19 @@ def _plain_parts(text: str) -> str:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("aAbZ19 _.-:(\n\téÉǅİ")), max_size=40))
-def test_identifier_prefilter_finds_what_the_plain_regex_finds(text: str) -> None:
+@given(st.text(alphabet=st.sampled_from(list("aAbBZz109 _.-:(\n\téÉǅİ€")), max_size=40))
+def test_identifier_scan_finds_what_the_regex_finds(text: str) -> None:
+    assert identifiers(text) == _PLAIN_IDENT.findall(text)
     assert identifier_parts(text) == _plain_parts(text)
+
+
+def test_identifier_scan_on_odd_text() -> None:
+    text = "\ud800TypeError é HTTPServer2x 02T10:00Z a\u00e9B ABc"
+    assert (
+        identifiers(text)
+        == _PLAIN_IDENT.findall(text)
+        == ["TypeError", "HTTPServer2x", "02T10", "00Z", "ABc"]
+    )
 
 
 def test_changed_ddl_is_detected_on_open(index_path: Path) -> None:
