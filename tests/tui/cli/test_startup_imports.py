@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -101,9 +102,10 @@ def test_a_warm_search_spawns_each_git_command_once(warm_demo: Path, tmp_path: P
     shims = tmp_path / "bin"
     shims.mkdir()
     log = tmp_path / "git.log"
-    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True)
+    real = shutil.which("git")
+    assert real is not None
     shim = shims / "git"
-    shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {real.stdout.strip()} "$@"\n')
+    shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {real} "$@"\n')
     shim.chmod(0o755)
     path = f"{shims}{os.pathsep}{os.environ['PATH']}"
     _modules(search_argv(warm_demo, "timeout", "--json"), env={"PATH": path})
