@@ -81,6 +81,11 @@ class ParsedQuery:
         """Filter-only (or empty): list everything the filters allow, never run FTS."""
         return not self.terms and not self.match_none
 
+    @property
+    def one_phrase(self) -> bool:
+        """The MATCH holds exactly one FTS5 phrase (one term, no ``|``, no exclusion)."""
+        return len(self.terms) == 1 and isinstance(self.terms[0], Term) and not self.excluded
+
 
 def is_token_char(ch: str) -> bool:
     """Whether FTS5 ``unicode61`` keeps ``ch`` in a token (categories L*, N*, Co)."""

@@ -22,7 +22,7 @@ import apsw
 
 from engine.query_parser import AnyOf, ParsedQuery, Term, build_match, fts_string, parse_query
 from engine.ranking import Candidate, sort_key
-from engine.search_sql import EXACT_WEIGHTS, SPLIT_WEIGHTS
+from engine.search_sql import score_columns
 from engine.types import SearchResultItem, Tier
 
 FTS_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -71,11 +71,10 @@ def _rowid(conn: apsw.Connection, doc_id: str) -> int | None:
     return None
 
 
-def _scores(conn: apsw.Connection, match: str, rowid: int) -> tuple[float | None, float | None]:
-    sql = (
-        f"SELECT bm25(docs_fts, {EXACT_WEIGHTS}), bm25(docs_fts, {SPLIT_WEIGHTS})"
-        " FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
-    )
+def _scores(
+    conn: apsw.Connection, match: str, rowid: int, one_phrase: bool
+) -> tuple[float | None, float | None]:
+    sql = f"SELECT {score_columns(one_phrase)} FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
     for exact, split in conn.execute(sql, (match, rowid)):
         return float(exact), float(split)
     return None, None
@@ -124,7 +123,7 @@ def explain_item(
         source, matched = "index", _indexed_terms(conn, terms, rowid)
         match = build_match(parsed)
         if match is not None and item.tier == "body":
-            exact, split = _scores(conn, match, rowid)
+            exact, split = _scores(conn, match, rowid, parsed.one_phrase)
     probe = Candidate(doc_id=item.doc_id, kind=item.kind, title=item.title, rank_title="",
                       snippet_marked="", updated_at=item.updated_at,
                       bm25=exact, bm25_split=split)  # fmt: skip

@@ -30,7 +30,6 @@ from engine.index_db import fetch_bodies, scalar
 from engine.project.model import Lane, Project
 from engine.query_parser import (
     ParsedQuery,
-    Term,
     build_excluded,
     build_match,
     build_positive,
@@ -135,10 +134,7 @@ def _fts_candidates(
 ) -> tuple[list[tuple[int, Candidate]], int, bool]:
     match = build_match(parsed)
     assert match is not None
-    one_phrase = (
-        len(parsed.terms) == 1 and isinstance(parsed.terms[0], Term) and not parsed.excluded
-    )
-    found = _fetch(conn, window_sql(match, f, BM25_WINDOW, one_phrase=one_phrase))
+    found = _fetch(conn, window_sql(match, f, BM25_WINDOW, one_phrase=parsed.one_phrase))
     total, truncated = len(found), False
     if len(found) == BM25_WINDOW:
         beyond = count_sql(match, f, TOTAL_CAP - BM25_WINDOW, below=found[-1][0])

@@ -60,6 +60,16 @@ def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
     return sql, params
 
 
+def score_columns(one_phrase: bool) -> str:
+    """The two BM25 score expressions (exact-token, split-identifier) of the ranking.
+
+    ``one_phrase`` uses ``ade_bm25_1``, which orders exactly as ``bm25()`` without its walk over
+    every match (``engine.fts_rank``); ``--explain`` calls this too, so it shows the same numbers.
+    """
+    fn = FUNCTION_NAME if one_phrase else "bm25"
+    return f"{fn}(docs_fts, {EXACT_WEIGHTS}), {fn}(docs_fts, {SPLIT_WEIGHTS})"
+
+
 def window_sql(
     match: str, f: Filters, limit: int, *, one_phrase: bool = False
 ) -> tuple[str, list[Any]]:
@@ -69,9 +79,8 @@ def window_sql(
     exactly as ``bm25()`` without its walk over every match (``engine.fts_rank``).
     """
     where, params = filter_sql(f, fts=True)
-    fn = FUNCTION_NAME if one_phrase else "bm25"
     sql = (
-        f"SELECT {COLUMNS}, {fn}(docs_fts, {EXACT_WEIGHTS}), {fn}(docs_fts, {SPLIT_WEIGHTS})"
+        f"SELECT {COLUMNS}, {score_columns(one_phrase)}"
         " FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid"
         f" WHERE docs_fts MATCH ?{where} ORDER BY docs_fts.rowid DESC LIMIT ?"
     )

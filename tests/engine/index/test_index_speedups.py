@@ -18,7 +18,10 @@ from engine.identifier_terms import identifier_parts, identifiers, split_identif
 from engine.index_db import connect, delete_docs, delete_docs_by_source, health_check, open_index
 from engine.index_schema import FTS_OPTIONS, SCHEMA_SQL
 from engine.project.model import Project
-from engine.search_query import BM25_WINDOW, run_query
+from engine.query_parser import parse_query
+from engine.search_cursor import decode_cursor, query_fingerprint
+from engine.search_explain import explain_item
+from engine.search_query import BM25_WINDOW, resolve_kinds, run_query
 from engine.types import SearchQueryArgs
 
 WORDS = ["alpha", "beta", "gamma", "delta", "of", "the", "TypeError", "readTimeout", "x"]
@@ -147,3 +150,14 @@ def test_total_counts_beyond_the_window_exactly(conn: apsw.Connection, project: 
         res = run_query(conn, SearchQueryArgs(query=text), project=project, now=NOW)
         assert res.total == expected, text
         assert res.results_truncated
+
+
+def test_explain_shows_the_rankings_own_scores(conn: apsw.Connection, project: Project) -> None:
+    insert(conn, _random_docs(60))
+    for text in ("alpha", '"of the"', "alpha beta"):
+        res = run_query(conn, SearchQueryArgs(query=text, limit=5), project=project, now=NOW)
+        assert res.next_cursor is not None, text
+        kinds = resolve_kinds(None, None)
+        last = decode_cursor(res.next_cursor, query_fingerprint(text, kinds, ()))
+        explained = explain_item(conn, parse_query(text, now=NOW), res.items[-1])
+        assert explained.sort_key == last, text
