@@ -41,6 +41,7 @@ from engine.index_schema import (
     BUSY_TIMEOUT_MS,
     SCHEMA_SQL,
     SEARCH_INDEX_SCHEMA_VERSION,
+    TRANSIENT_ERRORS,
     check_open,
     recreate_in_place,
 )
@@ -145,13 +146,15 @@ of the text, measured); 16 KB pages hold them inline. Applies when the file is c
 def connect(path: Path) -> apsw.Connection:
     """A new connection for the calling thread: WAL, busy timeout, ``synchronous=NORMAL``."""
     conn = apsw.Connection(str(path))
+    # The busy timeout comes first: switching a new file to WAL takes a lock, and without a
+    # timeout a second process doing the same fails at once (and used to look like damage).
+    conn.set_busy_timeout(BUSY_TIMEOUT_MS)
     conn.pragma("page_size", PAGE_SIZE)  # a no-op on an existing database
     # What apsw.bestpractice's connection_wal/connection_busy_timeout do, without importing it:
     # it pulls in apsw.ext (~12 ms of every CLI start-up).
     with contextlib.suppress(apsw.ReadOnlyError):
         if not conn.readonly("main"):
             conn.pragma("journal_mode", "wal")
-    conn.set_busy_timeout(BUSY_TIMEOUT_MS)
     conn.pragma("synchronous", "NORMAL")
     fts_rank.register(conn)
     return conn
@@ -184,6 +187,8 @@ def open_index(path: Path) -> OpenReport:
     problem = None
     try:
         conn = connect(path)
+    except TRANSIENT_ERRORS:
+        raise  # another process holds a lock: retry later, never delete what it is using
     except apsw.Error as err:
         problem, sound = f"cannot open: {type(err).__name__}", False
     else:
@@ -191,6 +196,8 @@ def open_index(path: Path) -> OpenReport:
             problem, sound = check_open(conn)
             if problem is not None and sound:
                 recreate_in_place(conn)
+        except TRANSIENT_ERRORS:
+            raise  # busy is not damage: the caller retries later (never delete a live index)
         except apsw.Error as err:
             problem, sound = problem or f"recreate failed: {type(err).__name__}", False
         finally:

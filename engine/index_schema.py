@@ -102,10 +102,17 @@ def _user_tables(conn: apsw.Connection) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
+TRANSIENT_ERRORS = (apsw.BusyError, apsw.LockedError)
+"""Another process holds a lock: says nothing about the file. Treating it as damage would delete
+an index that a second writer is creating or using (seen as "no such table" in the other one)."""
+
+
 def _is_sound(conn: apsw.Connection) -> bool:
     """Whether SQLite can read the file as a database at all (so it may be rebuilt in place)."""
     try:
         rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
+    except TRANSIENT_ERRORS:
+        raise
     except apsw.Error:
         return False
     return rows == ["ok"]
@@ -135,6 +142,8 @@ def check_open(conn: apsw.Connection) -> tuple[str | None, bool]:
             return f"schema changed: {', '.join(names)}", True
         conn.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH '\"ade\"' LIMIT 1").fetchall()
         conn.execute("SELECT id, body FROM docs ORDER BY id DESC LIMIT 1").fetchall()
+    except TRANSIENT_ERRORS:
+        raise
     except (apsw.NotADBError, apsw.CorruptError) as err:
         return f"unreadable index ({type(err).__name__})", _is_sound(conn)
     except apsw.Error as err:
@@ -150,6 +159,11 @@ def recreate_in_place(conn: apsw.Connection) -> None:
     """
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if check_open(conn)[0] is None:
+            # Another process created (or repaired) the schema while we waited for the write
+            # lock: dropping its fresh tables now would pull them from under its statements.
+            conn.execute("COMMIT")
+            return
         virtual = conn.execute(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'"
         ).fetchall()
