@@ -55,6 +55,10 @@ from engine.types import (
 ProgressCallback = Callable[[int, int], None]
 
 
+NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
+"""The one note a plain folder gets (issue 2): it works, with .ade/ sources only."""
+
+
 class SearchService:
     """The search service of one project (see the module docstring for the threading model)."""
 
@@ -278,6 +282,8 @@ class SearchService:
                            extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
         if unavailable is not None:
             delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
+        if not self.project.is_git:
+            delegate_warnings = [NOT_GIT_NOTE, *delegate_warnings]
         if not delegate_warnings:
             return result
         return msgspec.structs.replace(result, warnings=(*result.warnings, *delegate_warnings))

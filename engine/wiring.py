@@ -59,7 +59,9 @@ def create_project_service(
         # Another process may be creating the file this very moment; the first drain retries
         # with backoff, and queries answer from delegated sources meanwhile. OSError: the cache
         # folder cannot be made (a file in its place) or written (read-only): same story.
-        log.warning("opening the search index failed (%s); retrying on the next drain", err)
+        # Debug, not warning: every answer already carries "search index unavailable (…)" and
+        # the status says degraded; a log line on stderr would say it twice in the CLI.
+        log.debug("opening the search index failed (%s); retrying on the next drain", err)
     if watch:
         start_watcher(service)
     if backfill_delay is not None:

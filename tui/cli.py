@@ -89,6 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdeError as err:
         print(f"ade {name}: {err}", file=sys.stderr)
         return 2
+    except OSError as err:
+        # A folder that cannot be created or written (a file in its place, read-only, /proc…):
+        # the user's input, said in one line like any other usage error.
+        where = f" ({err.filename})" if err.filename else ""
+        print(f"ade {name}: {err.strerror or err}{where}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 
