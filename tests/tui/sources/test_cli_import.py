@@ -120,3 +120,28 @@ def test_script_with_timing(repo: Path, tmp_path: Path, capsys: pytest.CaptureFi
     assert record["endedAt"] == "2026-05-28T10:00:02Z"
     assert (repo / ".ade" / "terminals" / f"{sid}.log").read_bytes() == b"1 failed\r\n"
     assert os.listdir(repo / ".ade" / "sessions") == [f"{sid}.json"]
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("build.cast", CAST),
+        ("run.log", b"Script started on 2026-06-01 10:00:00+00:00 [COMMAND=\"make\"]\n"
+                    b"error: zorblax undefined\r\nScript done on 2026-06-01 10:00:05+00:00\n"),
+        ("pane.log", b"\x1b[31merror: zorblax undefined\x1b[0m\r\n"),
+    ],
+    ids=["asciicast", "script", "tmux"],
+)  # fmt: skip
+def test_an_imported_recording_is_found_and_its_link_opens_the_line(
+    name: str, data: bytes, repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = tmp_path / name
+    rec.write_bytes(data)
+    assert main(["import", str(rec), "--project", str(repo)]) == 0
+    capsys.readouterr()
+    argv = ["search", "--no-daemon", "--project", str(repo), "--json", "kind:terminal", "zorblax"]
+    assert main(argv) == 0
+    items = json.loads(capsys.readouterr().out)["items"]
+    link = next(i["deepLink"] for i in items if i["docId"].startswith("terminal:import-"))
+    assert main(["open", link, "--project", str(repo)]) == 0
+    assert "error: zorblax undefined" in capsys.readouterr().out
