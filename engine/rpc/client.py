@@ -27,7 +27,7 @@ from engine.project.model import Lane, Project, SessionMeta
 from engine.project.tally import WarningTally
 from engine.project.transcripts import transcript_file
 from engine.rpc.framing import encode_frame
-from engine.rpc.paths import config_dir, socket_path
+from engine.rpc.paths import check_socket_path, config_dir, socket_path
 from engine.rpc.roles import client_token
 from engine.types import (
     IndexStatus,
@@ -235,11 +235,21 @@ class DaemonClient:
 
 
 def open_connection(
-    *, timeout: float = CONNECT_TIMEOUT_S, env: dict[str, str] | None = None
+    *,
+    timeout: float = CONNECT_TIMEOUT_S,
+    env: dict[str, str] | None = None,
+    socket: Path | None = None,
 ) -> DaemonConnection | None:
-    """A connected, greeted ``DaemonConnection``, or ``None`` when no daemon answers."""
+    """A connected, greeted ``DaemonConnection``, or ``None`` when no daemon answers.
+
+    Args:
+        timeout: connect and greeting timeout in seconds.
+        env: environment to resolve the socket and config folders from (default: ours).
+        socket: the daemon's socket path (``ade daemon --socket``); default: the runtime folder.
+    """
     try:
-        path = socket_path(env)
+        path = socket if socket is not None else socket_path(env)
+        check_socket_path(path)
     except AdeError:
         return None
     if not path.exists():

@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 from engine.rpc.cli_args import add_run_arguments, serve_from_args
 from engine.rpc.client import open_connection
@@ -39,16 +40,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Dispatch the action; exit 0 ok, 1 no daemon running, 2 usage error."""
     if args.action == "status":
-        return _status(as_json=args.json)
+        return _status(as_json=args.json, socket=args.socket)
     if args.action == "stop":
-        return _stop()
+        return _stop(socket=args.socket)
     return serve_from_args(args)
 
 
-def _status(*, as_json: bool) -> int:
-    connection = open_connection()
+def _status(*, as_json: bool, socket: Path | None = None) -> int:
+    connection = open_connection(socket=socket)
     if connection is None:
-        print(f"no ade daemon is running (socket {socket_path()})", file=sys.stderr)
+        print(f"no ade daemon is running (socket {socket or socket_path()})", file=sys.stderr)
         return 1
     try:
         status = connection.call("rpc.status", {}, 5.0)
@@ -83,10 +84,10 @@ def _alive(pid: int) -> bool:
         return True
 
 
-def _stop() -> int:
-    connection = open_connection()
+def _stop(*, socket: Path | None = None) -> int:
+    connection = open_connection(socket=socket)
     if connection is None:
-        print(f"no ade daemon is running (socket {socket_path()})", file=sys.stderr)
+        print(f"no ade daemon is running (socket {socket or socket_path()})", file=sys.stderr)
         return 1
     pid = connection.peer_pid()
     connection.close()

@@ -26,6 +26,7 @@ from engine.rpc.lifecycle import (
 )
 from engine.rpc.paths import SUN_PATH_MAX, check_socket_path, runtime_dir, socket_path
 from engine.rpc.server import DaemonServer
+from tui.cli import main as ade_main
 
 
 def test_socket_is_private_and_in_a_private_folder(daemon: Any) -> None:
@@ -61,6 +62,33 @@ def test_second_daemon_is_refused_with_a_clear_message(daemon: Any) -> None:
     assert "ade daemon stop" in second.stderr
     # The first daemon is untouched and still serving on its socket.
     assert daemon.connect().call("rpc.status")["result"]["pid"] == daemon.proc.pid
+
+
+def test_daemon_status_and_stop_honour_socket(
+    make_daemon: Any,
+    short_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``ade daemon status|stop --socket PATH`` talk to the daemon on PATH, not the default one."""
+    custom = short_dir / "alt" / "custom.sock"
+    daemon = make_daemon("--socket", str(custom))
+    assert custom.exists()
+    assert not daemon.socket.exists()  # nothing at the default path
+    monkeypatch.setenv("ADE_RUNTIME_DIR", str(daemon.runtime))
+    monkeypatch.setenv("ADE_CONFIG_DIR", str(daemon.config))
+    monkeypatch.delenv("ADE_SESSION_ID", raising=False)
+    assert ade_main(["daemon", "status"]) == 1  # the default socket: no daemon there
+    capsys.readouterr()
+    assert ade_main(["daemon", "status", "--socket", str(custom)]) == 0
+    out = capsys.readouterr().out
+    assert f"pid {daemon.proc.pid}" in out
+    assert f"socket:      {custom}" in out
+    assert ade_main(["daemon", "stop", "--socket", str(custom)]) == 0
+    assert daemon.proc.wait(timeout=20) == 0
+    assert not custom.exists()
+    assert ade_main(["daemon", "status", "--socket", str(custom)]) == 1
+    assert str(custom) in capsys.readouterr().err
 
 
 def test_stale_socket_file_is_replaced(make_daemon: Any) -> None:
