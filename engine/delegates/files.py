@@ -16,8 +16,7 @@ import stat
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -247,16 +246,42 @@ def search_lane_files(root: Path, terms: list[str]) -> tuple[list[str], list[Fil
     necessary condition (some term occurs in the path, case-insensitively) so the caller's exact
     matching looks at a handful of paths instead of every file of the repository.
     """
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        tracked_lines = pool.submit(grep_lane_lines, root, terms, untracked=False)
-        try:
-            tracked, untracked = list_tracked_untracked(root)
-            extra = grep_untracked(root, untracked, terms) if terms else []
-        finally:
-            lines = tracked_lines.result()
+    tracked_lines = _Background(lambda: grep_lane_lines(root, terms, untracked=False))
+    try:
+        tracked, untracked = list_tracked_untracked(root)
+        extra = grep_untracked(root, untracked, terms) if terms else []
+    finally:
+        lines = tracked_lines.result()
     folded = [t.casefold() for t in terms]
     paths = sorted({p for p in (*tracked, *untracked) if any(t in p.casefold() for t in folded)})
     return paths, (lines + extra)[:MAX_LINE_HITS]
+
+
+class _Background:
+    """One call on its own thread; ``result`` waits for it and returns or re-raises.
+
+    A plain thread rather than ``concurrent.futures``: that package imports ``logging``, a few ms
+    of every ``ade search`` start-up for one background call (issue 5).
+    """
+
+    def __init__(self, call: Callable[[], list[FileLineHit]]) -> None:
+        self._call = call
+        self._value: list[FileLineHit] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="ade-file-grep", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._call()
+        except BaseException as err:  # handed to the caller by result()
+            self._error = err
+
+    def result(self) -> list[FileLineHit]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def _first_line(stderr: bytes) -> str:

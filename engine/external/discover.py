@@ -18,8 +18,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.external.claude_code import ClaudeHead, parse_claude
-from engine.external.codex import codex_head
 from engine.external.heads import Head, HeadCache
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
@@ -166,6 +164,11 @@ def _scan(path: Path, tool: str, heads: HeadCache) -> tuple[Head, os.stat_result
     cached = heads.get(path, st)
     if cached is not None:
         return cached, st
+    # The parsers are imported here, not at the top: a warm run whose heads are all cached (the
+    # usual case) never parses a transcript, and they cost a few ms of start-up (issue 5).
+    from engine.external.claude_code import ClaudeHead, parse_claude
+    from engine.external.codex import codex_head
+
     data = _head(path)
     complete = len(data) >= HEAD_BYTES
     if tool == "claude":

@@ -37,8 +37,12 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.ingest.docs",
     "engine.redaction",
     "engine.terminal_chunking",
+    "engine.external.claude_code",
+    "engine.external.codex",
+    "concurrent.futures",
 )
-"""UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, and the ingestion processors."""
+"""UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
+Claude Code / Codex parsers (every session head is cached) and the thread pool (and its logging)."""
 
 INGESTION = ("engine.ingest.docs", "engine.ingest.transcripts", "engine.redaction")
 """What a changed transcript needs (sorted, as ``_loaded`` returns them)."""
