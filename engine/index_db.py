@@ -53,6 +53,7 @@ __all__ = [
     "SEARCH_INDEX_SCHEMA_VERSION",
     "IndexDoc",
     "OpenReport",
+    "PreparedDocs",
     "SourceRow",
     "clear_index",
     "connect",
@@ -276,7 +277,10 @@ class _RowidAllocator:
             top = scalar(self._conn, "SELECT max(id) + 1 FROM docs WHERE id >= ? AND id < ?",
                          (base, base + (1 << SLOT_BITS)))  # fmt: skip
             rowid = max(base, top)
-        while rowid in self._taken or self._exists(rowid):
+        # Below the second's end nothing is stored at or above ``top`` (the batch's own rows are
+        # in ``_taken``), so only a slot spilled into a later second needs an index probe.
+        limit = base + (1 << SLOT_BITS)
+        while rowid in self._taken or (rowid >= limit and self._exists(rowid)):
             rowid += 1
         self._taken.add(rowid)
         self._next[base] = rowid + 1
@@ -288,6 +292,55 @@ class _RowidAllocator:
         )
 
 
+@dataclass(frozen=True)
+class _Derived:
+    """A document's computed column values: digest, compressed body, identifier parts."""
+
+    digest: bytes
+    body_z: bytes
+    parts: str
+    title_norm: str
+    title_parts: str
+
+
+def _derive(doc: IndexDoc, digest: bytes | None = None) -> _Derived:
+    return _Derived(
+        digest=_digest(doc) if digest is None else digest,
+        body_z=zlib.compress(doc.body.encode("utf-8"), _ZLIB_LEVEL),
+        parts=identifier_parts(doc.rank_title, doc.body),
+        title_norm=normalize_title_query(doc.rank_title) if doc.rank_title else "",
+        title_parts=identifier_parts(doc.rank_title) if doc.rank_title else "",
+    )
+
+
+class PreparedDocs(list[IndexDoc]):
+    """Documents whose derived column values (digest, zlib body, identifier parts) are computed
+    when the batch is built, so ``upsert_docs`` holds the write lock only for SQLite work and the
+    computing can run on another thread while an earlier batch commits (benchmarks/RESULTS.md).
+
+    ``upsert_docs`` accepts it wherever it accepts documents; a document missing from it (or a
+    plain list) is derived on the spot, so the index content is the same either way.
+    """
+
+    def __init__(
+        self,
+        docs: Iterable[IndexDoc] = (),
+        derived: dict[int, tuple[IndexDoc, _Derived]] | None = None,
+    ) -> None:
+        super().__init__(docs)
+        # Keyed by object id; the document itself is kept alongside so the id stays its own.
+        self.derived = derived if derived is not None else {id(d): (d, _derive(d)) for d in self}
+
+    def subset(self, docs: Iterable[IndexDoc]) -> PreparedDocs:
+        """The given documents (of this batch or not), sharing what was already derived."""
+        return PreparedDocs(docs, self.derived)
+
+    def derive(self, doc: IndexDoc) -> _Derived:
+        """The derived values of ``doc``: precomputed when it is the same object, else now."""
+        hit = self.derived.get(id(doc))
+        return hit[1] if hit is not None and hit[0] is doc else _derive(doc)
+
+
 def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
     """Insert or replace documents by doc id; unchanged documents are left untouched.
 
@@ -295,47 +348,51 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
     The stored digests of the whole batch are read in one statement and the rows are written with
     ``executemany``. New rows are inserted in ascending rowid order: FTS5 flushes its pending-terms
     buffer whenever a rowid is not above the previous one, and per-document flushes made the index
-    3x larger and 10x slower to build (measured, benchmarks/RESULTS.md).
+    3x larger and 10x slower to build (measured, benchmarks/RESULTS.md). A ``PreparedDocs`` batch
+    brings its digests, compressed bodies and identifier parts already computed.
     """
-    pending: dict[str, tuple[IndexDoc, bytes]] = {}
+    prepared = docs if isinstance(docs, PreparedDocs) else None
+    pending: dict[str, tuple[IndexDoc, _Derived | bytes]] = {}
     for doc in docs:
-        pending[doc.doc_id] = (doc, _digest(doc))  # a later version in the batch wins
+        # A later version in the batch wins.
+        pending[doc.doc_id] = (doc, prepared.derive(doc) if prepared is not None else _digest(doc))
     if not pending:
         return
     stored = _existing(conn, list(pending))
     replaced: list[_Row] = []
-    inserts: list[tuple[int, IndexDoc, bytes]] = []
-    for doc_id, (doc, digest) in pending.items():
+    inserts: list[tuple[int, IndexDoc, _Derived | bytes]] = []
+    for doc_id, (doc, derived) in pending.items():
         old = stored.get(doc_id)
         if old is not None:
+            digest = derived.digest if isinstance(derived, _Derived) else derived
             if old[1] == digest:
                 continue
             replaced.append(old[0])
-        inserts.append((doc_rowid(doc.updated_at), doc, digest))
+        inserts.append((doc_rowid(doc.updated_at), doc, derived))
     _delete_rows(conn, replaced)
     inserts.sort(key=lambda item: (item[0], item[1].doc_id))
     alloc = _RowidAllocator(conn)
-    _insert_rows(conn, [(alloc.take(wanted), doc, digest) for wanted, doc, digest in inserts])
+    _insert_rows(
+        conn,
+        [(alloc.take(wanted), doc, derived if isinstance(derived, _Derived) else _derive(doc, derived))
+         for wanted, doc, derived in inserts],
+    )  # fmt: skip
 
 
-def _insert_rows(conn: apsw.Connection, rows: list[tuple[int, IndexDoc, bytes]]) -> None:
+def _insert_rows(conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived]]) -> None:
     conn.executemany(
         "INSERT INTO docs(id, doc_id, kind, title, rank_title, title_norm, body, updated_at,"
         " session_id, lane_id, anchor, source_key, digest)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [(rowid, doc.doc_id, doc.kind, doc.title, doc.rank_title,
-          normalize_title_query(doc.rank_title) if doc.rank_title else "",
-          zlib.compress(doc.body.encode("utf-8"), _ZLIB_LEVEL), doc.updated_at,
-          doc.session_id, doc.lane_id, doc.anchor, doc.source_key, digest)
-         for rowid, doc, digest in rows],
+        [(rowid, doc.doc_id, doc.kind, doc.title, doc.rank_title, d.title_norm, d.body_z,
+          doc.updated_at, doc.session_id, doc.lane_id, doc.anchor, doc.source_key, d.digest)
+         for rowid, doc, d in rows],
     )  # fmt: skip
     conn.executemany(
         "INSERT INTO docs_fts(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
-        [(rowid, doc.rank_title, doc.body, identifier_parts(doc.rank_title, doc.body))
-         for rowid, doc, _ in rows],
-    )  # fmt: skip
-    titled = [(rowid, doc.rank_title, identifier_parts(doc.rank_title))
-              for rowid, doc, _ in rows if doc.rank_title]  # fmt: skip
+        [(rowid, doc.rank_title, doc.body, d.parts) for rowid, doc, d in rows],
+    )
+    titled = [(rowid, doc.rank_title, d.title_parts) for rowid, doc, d in rows if doc.rank_title]
     if titled:
         conn.executemany("INSERT INTO docs_title(rowid, rank_title, parts) VALUES (?,?,?)", titled)
 

@@ -8,7 +8,9 @@ The rules (DESIGN §4, RELIABILITY 1-5, 12):
   checks that nobody (another process) moved the cursor meanwhile; if someone did, the pass is
   redone from the new cursor, so two ingesters never index a line twice or skip one;
 - a line longer than a slice is read on up to ``LONG_LINE_CAP``; past that it is cut (and
-  marked by the builder) so the cursor never stalls; an unterminated huge tail just waits.
+  marked by the builder) so the cursor never stalls; an unterminated huge tail just waits;
+- a plan carries its docs' derived column values (``PreparedDocs``: digest, zlib body,
+  identifier parts), so the write transaction holds the lock only for SQLite work.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import apsw
 
 from engine.index_db import (
     IndexDoc,
+    PreparedDocs,
     SourceRow,
     delete_docs_by_source,
     get_source,
@@ -85,6 +88,7 @@ class _Plan:
     reset: bool
     more: bool
     state: dict[str, Any]
+    prepared: PreparedDocs
 
 
 def _load_state(row: SourceRow) -> dict[str, Any]:
@@ -138,6 +142,9 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> _Plan:
         first = data if start == 0 else read_slice(path, 0, fp.HEAD_BYTES).data
         head = fp.digest(first[: min(new_cursor, fp.HEAD_BYTES)])
     ident = fp.take(data, start, new_cursor, st.st_dev, st.st_ino, compressed, head)
+    # Derived column values (digest, zlib body, identifier parts) are computed here, before the
+    # write transaction: the lock is then held ~half as long (benchmarks/RESULTS.md, issue 4).
+    prepared = PreparedDocs([output.session, *output.new_docs, *output.upserts])
     return _Plan(
         row=row,
         output=output,
@@ -147,6 +154,7 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> _Plan:
         reset=reset,
         more=output.consumed > 0 and new_cursor < total,
         state=output.state,
+        prepared=prepared,
     )
 
 
@@ -206,7 +214,7 @@ def commit_pass(conn: apsw.Connection, plan: _Plan, kind: str, now_ms: int) -> i
         before = doc_title_lane(conn, out.session.doc_id)
         have = existing_doc_ids(conn, (d.doc_id for d in out.new_docs))
         fresh = [d for d in out.new_docs if d.doc_id not in have]
-        upsert_docs(conn, [out.session, *fresh, *out.upserts])
+        upsert_docs(conn, plan.prepared.subset([out.session, *fresh, *out.upserts]))
         if before is not None and before != (out.session.title, out.session.lane_id):
             retitle_children(conn, kind, out.session.session_id or "", out.session.title,
                              out.session.lane_id)  # fmt: skip
