@@ -75,6 +75,8 @@ class PaletteScreen(Screen[None]):
         self.local_rows: list[PaletteRow] = []
         self.hits: SearchQueryResult | None = None
         self._doc_count: int | None = None
+        self._last_link: str | None = None
+        """The link of the last hit the user moved to: what `link: copy` copies from its own row."""
         self.error: str | None = None
         self.cursor_moved = False
         """Whether the user moved the cursor since the query changed: only then does a late
@@ -293,12 +295,15 @@ class PaletteScreen(Screen[None]):
         self.palette_app.finish(None)
 
     def action_copy_link(self) -> None:
+        # Choosing the `link: copy` command row highlights that row, which has no link: copy the
+        # hit that was highlighted last instead, which is what the user pointed at.
         row = self.query_one(ResultList).current_row()
-        if row is None or not row.deep_link:
+        link = row.deep_link if row is not None and row.deep_link else self._last_link
+        if not link:
             self.notify("nothing to copy", severity="warning")
             return
-        self.app.copy_to_clipboard(row.deep_link)
-        self.notify(f"copied {row.deep_link}")
+        self.app.copy_to_clipboard(link)
+        self.notify(f"copied {link}")
 
     # --- activation ---------------------------------------------------------------------------
 
@@ -357,6 +362,10 @@ class PaletteScreen(Screen[None]):
 
     @on(OptionList.OptionHighlighted, "#results")
     def _highlighted(self) -> None:
+        row = self.query_one(ResultList).current_row()
+        if self.cursor_moved and row is not None and row.deep_link:
+            # Only a row the user moved to: rows highlighted while typing a command do not count.
+            self._last_link = row.deep_link
         self._schedule_preview()
 
     def _schedule_preview(self) -> None:

@@ -11,8 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from engine.embedded import EmbeddedClient
 from tui.logic.rows import PaletteRow
 from tui.screens.chat import ChatScreen
@@ -120,17 +118,17 @@ async def test_copy_link_action_copies_the_highlighted_hits_link(client: Embedde
         assert app.clipboard == row.deep_link
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: choosing the 'link: copy' row highlights that row, which has no link, so "
-    "copy_link says 'nothing to copy'; the hit highlighted before is not remembered",
-)
 async def test_link_copy_command_row_copies_the_hit_highlighted_before(
     client: EmbeddedClient,
 ) -> None:
     app = make_app(client)
     async with app.run_test(size=(120, 40)) as pilot:
-        row = await highlight_first_hit(pilot, "retry")
+        await pilot.press(*"retry")
+        await settle(pilot)
+        results = app.screen.query_one(ResultList)
+        row = search_rows(app)[0]
+        while results.current_row() != row:  # move there with the keys, as a person would
+            await pilot.press("down")
         await pilot.press(*["backspace"] * len("retry"), *"link: copy")
         await settle(pilot)
         current = app.screen.query_one(ResultList).current_row()
