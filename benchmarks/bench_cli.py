@@ -56,7 +56,9 @@ def _ms(fn: Callable[[], object]) -> float:
 
 
 def _run(cmd: Sequence[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
-    subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    """Run ``cmd`` and read its stdout, as a caller would: GNU grep stops at the first match of
+    each file when its stdout is /dev/null (10x faster than a real search on the corpus)."""
+    subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                    check=False)  # fmt: skip
 
 
@@ -102,6 +104,14 @@ def demo_project(folder: Path) -> Path:
 def corpus_project() -> Path:
     """The generated corpus as an ade project: transcripts symlinked, one session file each."""
     root = CORPUS_DIR / "project"
+    if not (root / ".git").exists():
+        # The corpus lives inside this checkout: as a repository of its own (``.ade`` excluded) the
+        # project does not take the checkout as its git root, whose files and history would
+        # otherwise be grepped and ingested by every run (the engine's git drops
+        # GIT_CEILING_DIRECTORIES, so a ceiling cannot stop it).
+        root.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        (root / ".git" / "info" / "exclude").write_text(".ade/\n")
     if (root / ".ade" / "sessions").is_dir():
         return root
     if not (CORPUS_DIR / "corpus.json").exists():
@@ -267,6 +277,7 @@ def report(args: argparse.Namespace) -> str:
             root, term, label = corpus_project(), "timeout", "generated corpus (>= 300 MB)"
         else:
             root, term, label = demo_project(folder), "timeout", "demo project"
+        built = (root / ".ade" / "cache" / "search-index.db").exists()
         cold = index_once(root)
         transcripts = [root / ".ade" / "chats", root / ".ade" / "terminals"]
         size_mb = sum(p.stat().st_size for d in transcripts for p in d.iterdir()) / 2**20
@@ -297,7 +308,7 @@ def report(args: argparse.Namespace) -> str:
         f"{sys.version.split()[0]}.",
         "",
         f"Warm `ade search {term} --json` on the {label} ({size_mb:,.1f} MB of transcripts, "
-        f"first index {cold:.1f} s):",
+        f"{'index already built, catch-up' if built else 'first index'} {cold:.1f} s):",
         "",
         "| measurement | wall ms | CPU ms |",
         "|---|---:|---:|",
