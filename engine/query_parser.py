@@ -21,7 +21,6 @@ from datetime import datetime, time, timedelta
 
 from engine.errors import UsageError
 from engine.project.model import is_valid_session_id
-from engine.project.record import FrozenRecord, set_field
 from engine.ranking import normalize_title_query
 from engine.types import ALL_KINDS
 
@@ -43,18 +42,13 @@ _SINCE_HELP = (
 )
 
 
-class Term(FrozenRecord):
+@dataclass(frozen=True)
+class Term:
     """One user term: ``prefix`` for bare words (``"x"*``), False for phrases and 1-char words."""
 
-    __slots__ = ("text", "prefix", "phrase")  # noqa: RUF023
     text: str
     prefix: bool
-    phrase: bool
-
-    def __init__(self, text: str, prefix: bool, phrase: bool = False) -> None:
-        set_field(self, "text", text)
-        set_field(self, "prefix", prefix)
-        set_field(self, "phrase", phrase)
+    phrase: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,55 +61,20 @@ class AnyOf:
 Node = Term | AnyOf
 
 
-class ParsedQuery(FrozenRecord):
+@dataclass(frozen=True)
+class ParsedQuery:
     """A parsed query: the text tree, the filters, and how to run it."""
 
-    __slots__ = (  # noqa: RUF023
-        "terms",
-        "excluded",
-        "kinds",
-        "lanes",
-        "sessions",
-        "since_ms",
-        "title_text",
-        "match_none",
-        "title_prefix_scan",
-        "warnings",
-    )
-    terms: tuple[Node, ...]
-    excluded: tuple[Term, ...]
-    kinds: frozenset[str] | None
-    lanes: tuple[str, ...]
-    sessions: tuple[str, ...]
-    since_ms: int | None
-    title_text: str
-    match_none: bool
-    title_prefix_scan: str | None
-    warnings: tuple[str, ...]
-
-    def __init__(
-        self,
-        terms: tuple[Node, ...] = (),
-        excluded: tuple[Term, ...] = (),
-        kinds: frozenset[str] | None = None,
-        lanes: tuple[str, ...] = (),
-        sessions: tuple[str, ...] = (),
-        since_ms: int | None = None,
-        title_text: str = "",
-        match_none: bool = False,
-        title_prefix_scan: str | None = None,
-        warnings: tuple[str, ...] = (),
-    ) -> None:
-        set_field(self, "terms", terms)
-        set_field(self, "excluded", excluded)
-        set_field(self, "kinds", kinds)
-        set_field(self, "lanes", lanes)
-        set_field(self, "sessions", sessions)
-        set_field(self, "since_ms", since_ms)
-        set_field(self, "title_text", title_text)
-        set_field(self, "match_none", match_none)
-        set_field(self, "title_prefix_scan", title_prefix_scan)
-        set_field(self, "warnings", warnings)
+    terms: tuple[Node, ...] = ()
+    excluded: tuple[Term, ...] = ()
+    kinds: frozenset[str] | None = None
+    lanes: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
+    since_ms: int | None = None
+    title_text: str = ""
+    match_none: bool = False
+    title_prefix_scan: str | None = None
+    warnings: tuple[str, ...] = field(default=())
 
     @property
     def match_all(self) -> bool:

@@ -17,9 +17,8 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-
-from engine.project.record import FrozenRecord, set_field
 
 GIT_TIMEOUT_SECONDS = 5.0
 """A grep over a huge tree must not hold the whole answer hostage."""
@@ -43,16 +42,11 @@ UNTRACKED_MAX_BYTES = 1024 * 1024
 _GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 
 
-class FileLineHit(FrozenRecord):
-    __slots__ = ("path", "line", "text")  # noqa: RUF023
+@dataclass(frozen=True, slots=True)
+class FileLineHit:
     path: str
     line: int
     text: str
-
-    def __init__(self, path: str, line: int, text: str) -> None:
-        set_field(self, "path", path)
-        set_field(self, "line", line)
-        set_field(self, "text", text)
 
 
 class FileSearchFailed(Exception):

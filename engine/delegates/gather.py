@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -25,7 +26,6 @@ from engine.project.git import GitError, origin_slug, recent_commits
 from engine.project.lanes import LANES_SOURCE
 from engine.project.model import Lane, Project
 from engine.project.prs import list_prs
-from engine.project.record import FrozenRecord, set_field
 from engine.project.tally import WarningTally
 from engine.query_parser import ParsedQuery, parse_query
 from engine.ranking import Candidate, tier_for
@@ -36,32 +36,16 @@ MAX_PATH_HITS = 200
 """Path matches kept per query: enough for several pages, bounded on a 100k-file monorepo."""
 
 
-class DelegateContext(FrozenRecord):
+@dataclass(frozen=True)
+class DelegateContext:
     """What every delegate gets: the parsed query and the project's lanes, already filtered."""
 
-    __slots__ = ("project", "parsed", "kinds", "lane_ids", "lanes", "environ")  # noqa: RUF023
     project: Project
     parsed: ParsedQuery
     kinds: tuple[str, ...]
     lane_ids: tuple[str, ...] | None
     lanes: Sequence[Lane]
     environ: Mapping[str, str]
-
-    def __init__(
-        self,
-        project: Project,
-        parsed: ParsedQuery,
-        kinds: tuple[str, ...],
-        lane_ids: tuple[str, ...] | None,
-        lanes: Sequence[Lane],
-        environ: Mapping[str, str],
-    ) -> None:
-        set_field(self, "project", project)
-        set_field(self, "parsed", parsed)
-        set_field(self, "kinds", kinds)
-        set_field(self, "lane_ids", lane_ids)
-        set_field(self, "lanes", lanes)
-        set_field(self, "environ", environ)
 
     def lane_allowed(self, lane_id: str | None) -> bool:
         return self.lane_ids is None or lane_id in self.lane_ids

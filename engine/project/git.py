@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from engine.errors import AdeError
 from engine.project.model import Branch, Commit
-from engine.project.record import FrozenRecord, set_field
 
 GIT_TIMEOUT_S = 10.0
 """Per-call ceiling: a log of 100 commits takes milliseconds; a hung git (NFS, lock) must not hang us."""
@@ -56,35 +56,17 @@ class GitError(AdeError):
     """A git command failed, timed out, or git is not installed."""
 
 
-class Worktree(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Worktree:
     """One entry of ``git worktree list --porcelain``."""
 
-    __slots__ = ("path", "head", "branch", "is_main", "bare", "detached", "prunable")  # noqa: RUF023
     path: Path
     head: str | None
     branch: str | None
     is_main: bool
-    bare: bool
-    detached: bool
-    prunable: bool
-
-    def __init__(
-        self,
-        path: Path,
-        head: str | None,
-        branch: str | None,
-        is_main: bool,
-        bare: bool = False,
-        detached: bool = False,
-        prunable: bool = False,
-    ) -> None:
-        set_field(self, "path", path)
-        set_field(self, "head", head)
-        set_field(self, "branch", branch)
-        set_field(self, "is_main", is_main)
-        set_field(self, "bare", bare)
-        set_field(self, "detached", detached)
-        set_field(self, "prunable", prunable)
+    bare: bool = False
+    detached: bool = False
+    prunable: bool = False
 
 
 def _env() -> dict[str, str]:

@@ -7,11 +7,11 @@ All datetimes are timezone-aware; the reader refuses naive ones.
 from __future__ import annotations
 
 import re
+from dataclasses import FrozenInstanceError
 from datetime import datetime
+from operator import attrgetter
 from pathlib import Path
-from typing import Any, Literal
-
-from engine.project.record import FrozenRecord, set_field
+from typing import Any, ClassVar, Literal
 
 SESSION_ID_RE = re.compile(r"[A-Za-z0-9._-]{1,128}")
 """Session ids that may become file names; anything else is rejected (no traversal, no NUL)."""
@@ -31,7 +31,58 @@ def is_valid_session_id(value: str) -> bool:
     return bool(SESSION_ID_RE.fullmatch(value)) and value not in {".", ".."}
 
 
-class Project(FrozenRecord):
+_set = object.__setattr__
+"""How the records' ``__init__`` stores a field past the frozen ``__setattr__``."""
+
+
+class _Record:
+    """What ``@dataclass(frozen=True, slots=True)`` generates, written once for every record.
+
+    ``dataclass`` compiles six methods from source per class at import, ~0.7 ms a class: nine
+    records cost every ``ade search`` ~6 ms of start-up (issue 5). Each record lists its fields in
+    ``__slots__`` and writes its own ``__init__``; equality, hashing, ``repr``, immutability,
+    ``__match_args__`` and pickling/copying behave as the dataclass versions did. ``__slots__``
+    is in field order (it is the order of ``repr``, equality and the constructor), not sorted.
+    """
+
+    __slots__ = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+    _fields: ClassVar[tuple[str, ...]]
+    _values: ClassVar[attrgetter[tuple[Any, ...]]]
+
+    def __init_subclass__(cls) -> None:
+        fields: tuple[str, ...] = cls.__dict__["__slots__"]
+        cls._fields = fields
+        cls._values = attrgetter(*fields)
+        setattr(cls, "__match_args__", fields)  # noqa: B010 (mypy refuses a plain assignment)
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__qualname__}({parts})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values(self) == self._values(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values(self))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return self._values(self)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for name, value in zip(self._fields, state, strict=True):
+            _set(self, name, value)
+
+
+class Project(_Record):
     """A project directory and its identity.
 
     ``ade_dir`` is ``root / ".ade"`` whether or not it exists; ``is_git`` says whether ``root`` is
@@ -45,10 +96,10 @@ class Project(FrozenRecord):
     is_git: bool
 
     def __init__(self, root: Path, id: str, name: str, is_git: bool) -> None:
-        set_field(self, "root", root)
-        set_field(self, "id", id)
-        set_field(self, "name", name)
-        set_field(self, "is_git", is_git)
+        _set(self, "root", root)
+        _set(self, "id", id)
+        _set(self, "name", name)
+        _set(self, "is_git", is_git)
 
     @property
     def ade_dir(self) -> Path:
@@ -63,7 +114,7 @@ class Project(FrozenRecord):
         return self.cache_dir / "search-index.db"
 
 
-class SessionMeta(FrozenRecord):
+class SessionMeta(_Record):
     """One chat or terminal session (``.ade/sessions/<id>.json``)."""
 
     __slots__ = (  # noqa: RUF023
@@ -113,22 +164,22 @@ class SessionMeta(FrozenRecord):
         source: str = "ade",
         transcript_path: Path | None = None,
     ) -> None:
-        set_field(self, "id", id)
-        set_field(self, "kind", kind)
-        set_field(self, "title", title)
-        set_field(self, "lane_id", lane_id)
-        set_field(self, "created_at", created_at)
-        set_field(self, "updated_at", updated_at)
-        set_field(self, "ended_at", ended_at)
-        set_field(self, "archived", archived)
-        set_field(self, "tool", tool)
-        set_field(self, "command", command)
-        set_field(self, "exit_code", exit_code)
-        set_field(self, "source", source)
-        set_field(self, "transcript_path", transcript_path)
+        _set(self, "id", id)
+        _set(self, "kind", kind)
+        _set(self, "title", title)
+        _set(self, "lane_id", lane_id)
+        _set(self, "created_at", created_at)
+        _set(self, "updated_at", updated_at)
+        _set(self, "ended_at", ended_at)
+        _set(self, "archived", archived)
+        _set(self, "tool", tool)
+        _set(self, "command", command)
+        _set(self, "exit_code", exit_code)
+        _set(self, "source", source)
+        _set(self, "transcript_path", transcript_path)
 
 
-class ChatEvent(FrozenRecord):
+class ChatEvent(_Record):
     """One parsed line of a chat transcript.
 
     ``offset`` is the byte offset of the line's first byte in the (decompressed) transcript, so a
@@ -151,11 +202,11 @@ class ChatEvent(FrozenRecord):
         offset: int,
         data: dict[str, Any] | None = None,
     ) -> None:
-        set_field(self, "seq", seq)
-        set_field(self, "ts", ts)
-        set_field(self, "type", type)
-        set_field(self, "offset", offset)
-        set_field(self, "data", {} if data is None else data)
+        _set(self, "seq", seq)
+        _set(self, "ts", ts)
+        _set(self, "type", type)
+        _set(self, "offset", offset)
+        _set(self, "data", {} if data is None else data)
 
     @property
     def event_id(self) -> str | None:
@@ -163,19 +214,19 @@ class ChatEvent(FrozenRecord):
         return value if isinstance(value, str) and value else None
 
 
-class PrComment(FrozenRecord):
+class PrComment(_Record):
     __slots__ = ("author", "body", "created_at")
     author: str
     body: str
     created_at: datetime | None
 
     def __init__(self, author: str, body: str, created_at: datetime | None) -> None:
-        set_field(self, "author", author)
-        set_field(self, "body", body)
-        set_field(self, "created_at", created_at)
+        _set(self, "author", author)
+        _set(self, "body", body)
+        _set(self, "created_at", created_at)
 
 
-class PrSnapshot(FrozenRecord):
+class PrSnapshot(_Record):
     """``.ade/prs/<number>.json`` — the shape of ``gh pr view --json``."""
 
     __slots__ = (  # noqa: RUF023
@@ -214,19 +265,19 @@ class PrSnapshot(FrozenRecord):
         updated_at: datetime,
         comments: tuple[PrComment, ...] = (),
     ) -> None:
-        set_field(self, "number", number)
-        set_field(self, "title", title)
-        set_field(self, "body", body)
-        set_field(self, "state", state)
-        set_field(self, "author", author)
-        set_field(self, "head_branch", head_branch)
-        set_field(self, "base_branch", base_branch)
-        set_field(self, "url", url)
-        set_field(self, "updated_at", updated_at)
-        set_field(self, "comments", comments)
+        _set(self, "number", number)
+        _set(self, "title", title)
+        _set(self, "body", body)
+        _set(self, "state", state)
+        _set(self, "author", author)
+        _set(self, "head_branch", head_branch)
+        _set(self, "base_branch", base_branch)
+        _set(self, "url", url)
+        _set(self, "updated_at", updated_at)
+        _set(self, "comments", comments)
 
 
-class Lane(FrozenRecord):
+class Lane(_Record):
     """An isolated working copy. The primary lane is the main worktree (id ``primary``)."""
 
     __slots__ = ("id", "name", "path", "branch", "primary")  # noqa: RUF023
@@ -237,14 +288,14 @@ class Lane(FrozenRecord):
     primary: bool
 
     def __init__(self, id: str, name: str, path: Path, branch: str | None, primary: bool) -> None:
-        set_field(self, "id", id)
-        set_field(self, "name", name)
-        set_field(self, "path", path)
-        set_field(self, "branch", branch)
-        set_field(self, "primary", primary)
+        _set(self, "id", id)
+        _set(self, "name", name)
+        _set(self, "path", path)
+        _set(self, "branch", branch)
+        _set(self, "primary", primary)
 
 
-class Artifact(FrozenRecord):
+class Artifact(_Record):
     """``.ade/artifacts/<id>.json``; ``path`` is resolved relative to the artifacts folder."""
 
     __slots__ = ("id", "title", "kind", "path", "lane_id", "session_id", "created_at")  # noqa: RUF023
@@ -266,16 +317,16 @@ class Artifact(FrozenRecord):
         session_id: str | None,
         created_at: datetime,
     ) -> None:
-        set_field(self, "id", id)
-        set_field(self, "title", title)
-        set_field(self, "kind", kind)
-        set_field(self, "path", path)
-        set_field(self, "lane_id", lane_id)
-        set_field(self, "session_id", session_id)
-        set_field(self, "created_at", created_at)
+        _set(self, "id", id)
+        _set(self, "title", title)
+        _set(self, "kind", kind)
+        _set(self, "path", path)
+        _set(self, "lane_id", lane_id)
+        _set(self, "session_id", session_id)
+        _set(self, "created_at", created_at)
 
 
-class Commit(FrozenRecord):
+class Commit(_Record):
     __slots__ = ("sha", "subject", "body", "author", "committed_at")  # noqa: RUF023
     sha: str
     subject: str
@@ -286,14 +337,14 @@ class Commit(FrozenRecord):
     def __init__(
         self, sha: str, subject: str, body: str, author: str, committed_at: datetime
     ) -> None:
-        set_field(self, "sha", sha)
-        set_field(self, "subject", subject)
-        set_field(self, "body", body)
-        set_field(self, "author", author)
-        set_field(self, "committed_at", committed_at)
+        _set(self, "sha", sha)
+        _set(self, "subject", subject)
+        _set(self, "body", body)
+        _set(self, "author", author)
+        _set(self, "committed_at", committed_at)
 
 
-class Branch(FrozenRecord):
+class Branch(_Record):
     __slots__ = ("name", "tip_sha", "tip_subject", "updated_at")
     name: str
     tip_sha: str
@@ -301,7 +352,7 @@ class Branch(FrozenRecord):
     updated_at: datetime
 
     def __init__(self, name: str, tip_sha: str, tip_subject: str, updated_at: datetime) -> None:
-        set_field(self, "name", name)
-        set_field(self, "tip_sha", tip_sha)
-        set_field(self, "tip_subject", tip_subject)
-        set_field(self, "updated_at", updated_at)
+        _set(self, "name", name)
+        _set(self, "tip_sha", tip_sha)
+        _set(self, "tip_subject", tip_subject)
+        _set(self, "updated_at", updated_at)

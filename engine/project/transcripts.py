@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -23,7 +24,6 @@ from engine.project.model import (
     SessionKind,
     is_valid_session_id,
 )
-from engine.project.record import FrozenRecord, set_field
 from engine.project.tally import WarningTally
 
 MAX_DECOMPRESSED_BYTES = 1 << 30
@@ -54,24 +54,15 @@ class TranscriptMissing(TranscriptUnreadable):
     """Neither the plain file nor its ``.gz`` sibling exists."""
 
 
-class TranscriptSlice(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class TranscriptSlice:
     """Bytes ``[start, start + len(data))`` of a transcript whose full length is ``total_size``."""
 
-    __slots__ = ("data", "start", "total_size", "source", "compressed")  # noqa: RUF023
     data: bytes
     start: int
     total_size: int
     source: Path
     compressed: bool
-
-    def __init__(
-        self, data: bytes, start: int, total_size: int, source: Path, compressed: bool
-    ) -> None:
-        set_field(self, "data", data)
-        set_field(self, "start", start)
-        set_field(self, "total_size", total_size)
-        set_field(self, "source", source)
-        set_field(self, "compressed", compressed)
 
     @property
     def end(self) -> int:

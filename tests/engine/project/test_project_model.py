@@ -1,4 +1,4 @@
-"""The project records (``FrozenRecord``) behave as the frozen dataclasses they replace (issue 5).
+"""The project records behave as the frozen slotted dataclasses they replace (issue 5).
 
 They are hand-written to keep ``dataclass`` code generation out of start-up; these checks pin
 what callers rely on: value equality and hashing, an evaluable-looking ``repr``, immutability,
@@ -74,13 +74,3 @@ def test_match_copy_and_pickle() -> None:
     assert copy.copy(lane) == lane
     assert copy.deepcopy(lane) == lane
     assert pickle.loads(pickle.dumps(lane)) == lane
-
-
-def test_a_one_field_record_is_refused() -> None:
-    """``attrgetter`` of one name returns the bare value, which would break equality and pickling."""
-    from engine.project.record import FrozenRecord
-
-    with pytest.raises(TypeError, match="two or more fields"):
-
-        class Single(FrozenRecord):
-            __slots__ = ("only",)
