@@ -7,7 +7,6 @@ offsets into that stream, so a cursor stays valid across compaction (DESIGN §4,
 
 from __future__ import annotations
 
-import gzip
 import os
 import zlib
 from dataclasses import dataclass
@@ -130,6 +129,8 @@ def read_transcript(path: Path, offset: int, max_bytes: int) -> TranscriptSlice:
 
 
 def _decompress(gz: Path) -> bytes:
+    import gzip  # deferred: most transcripts are plain, and gzip costs start-up (issue 5)
+
     try:
         with gz.open("rb") as raw:
             if os.fstat(raw.fileno()).st_size == 0:
