@@ -10,13 +10,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from engine.deeplinks_resolve import resolve_file_target
 from engine.errors import AdeError, DeepLinkError
+from engine.project.artifacts import list_artifacts
 from engine.project.git import GitError, run_git
-from engine.project.model import ChatEvent, Lane, Project, SessionMeta
+from engine.project.model import ChatEvent, Lane, Project, SessionMeta, is_valid_session_id
+from engine.project.prs import read_pr
 from engine.project.tally import WarningTally
 from engine.project.transcripts import (
     TranscriptError,
@@ -267,29 +270,27 @@ def _role(event: ChatEvent) -> str:
     }.get(event.type, event.type)
 
 
+def _when(moment: datetime | None) -> str:
+    return moment.isoformat(timespec="minutes") if moment is not None else ""
+
+
 def pr_detail(project: Project, number: int) -> Detail:
-    """The PR snapshot ``.ade/prs/<number>.json``: title, state, branches, body and comments."""
-    path = project.ade_dir / "prs" / f"{int(number)}.json"
-    try:
-        record = json.loads(path.read_bytes())
-    except (OSError, ValueError) as err:
-        raise DetailError(f"PR #{number} is not available: {err}") from None
-    if not isinstance(record, dict):
-        raise DetailError(f"PR #{number}: the snapshot is not an object")
-    comments = [c for c in record.get("comments") or [] if isinstance(c, dict)]
-    body = str(record.get("body") or "")
-    for comment in comments:
-        body += f"\n\n— {comment.get('author', '?')} ({comment.get('createdAt', '')}):\n"
-        body += str(comment.get("body") or "")
+    """The PR snapshot ``.ade/prs/<number>.json``, read and validated by the project reader."""
+    pr = read_pr(project, int(number))
+    if pr is None:
+        raise DetailError(f"PR #{number} is not available (missing or malformed snapshot)")
+    body = pr.body
+    for comment in pr.comments:
+        body += f"\n\n— {comment.author} ({_when(comment.created_at)}):\n{comment.body}"
     return Detail(
         kind="pr",
-        title=f"#{number} {record.get('title', '')}",
+        title=f"#{pr.number} {pr.title}",
         fields=(
-            ("state", str(record.get("state", ""))),
-            ("author", str(record.get("author", ""))),
-            ("branch", f"{record.get('headBranch', '')} → {record.get('baseBranch', '')}"),
-            ("url", str(record.get("url", ""))),
-            ("updated", str(record.get("updatedAt", ""))),
+            ("state", pr.state),
+            ("author", pr.author),
+            ("branch", f"{pr.head_branch} → {pr.base_branch}"),
+            ("url", pr.url),
+            ("updated", _when(pr.updated_at)),
         ),
         body=body,
     )
@@ -403,21 +404,21 @@ def _language(relative: str) -> str | None:
 
 
 def artifact_detail(project: Project, artifact_id: str) -> Detail:
-    """``.ade/artifacts/<id>.json``: title, kind, lane, session and the file it points at."""
-    if not re.fullmatch(r"[A-Za-z0-9._-]{1,128}", artifact_id) or artifact_id in {".", ".."}:
+    """``.ade/artifacts/<id>.json`` through the project reader (which refuses escaping paths)."""
+    if not is_valid_session_id(artifact_id):
         raise DeepLinkError(f"not an artifact id: {artifact_id!r}")
-    path = project.ade_dir / "artifacts" / f"{artifact_id}.json"
-    try:
-        record = json.loads(path.read_bytes())
-    except (OSError, ValueError) as err:
-        raise DetailError(f"artifact {artifact_id} is not available: {err}") from None
-    if not isinstance(record, dict):
-        raise DetailError(f"artifact {artifact_id}: the record is not an object")
-    fields = tuple(
-        (key, str(record.get(key) or ""))
-        for key in ("kind", "path", "laneId", "sessionId", "createdAt")
+    found = [a for a in list_artifacts(project, WarningTally()) if a.id == artifact_id]
+    if not found:
+        raise DetailError(f"artifact {artifact_id} is not available (missing or malformed record)")
+    art = found[0]
+    fields = (
+        ("kind", art.kind),
+        ("path", art.path),
+        ("laneId", art.lane_id or ""),
+        ("sessionId", art.session_id or ""),
+        ("createdAt", _when(art.created_at)),
     )
-    return Detail(kind="artifact", title=str(record.get("title") or artifact_id), fields=fields)
+    return Detail(kind="artifact", title=art.title or artifact_id, fields=fields)
 
 
 def linear_detail(identifier: str, title: str = "", snippet: str = "") -> Detail:
