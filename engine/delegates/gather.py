@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from engine.deeplinks import Envelope, build_link
+from engine.deeplinks import build_link
 from engine.deeplinks_resolve import envelope_for_lane
 from engine.delegates.files import FileSearchFailed, search_lane_files
 from engine.delegates.matching import mark_words, matches, positive_words, required_words
@@ -24,7 +24,7 @@ from engine.lane_memo import list_lanes
 from engine.project.artifacts import list_artifacts
 from engine.project.git import GitError, origin_slug, recent_commits
 from engine.project.lanes import LANES_SOURCE
-from engine.project.model import Lane, Project
+from engine.project.model import Lane, Project, PrSnapshot
 from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
 from engine.query_parser import ParsedQuery, parse_query
@@ -70,15 +70,12 @@ def _lane_activity_ms(lane: Lane) -> int:
     return int(commits[0].committed_at.timestamp() * 1000) if commits else _mtime_ms(lane.path)
 
 
-def _lane_envelope(ctx: DelegateContext, lane: Lane) -> Envelope | None:
-    repo = origin_slug(lane.path) if ctx.project.is_git else None
-    prs = list_prs(ctx.project, WarningTally())
-    return envelope_for_lane(repo=repo, branch=lane.branch, prs=prs)
-
-
 def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     out, warnings = [], []
     words = positive_words(ctx.parsed)
+    # Every lane is a worktree of one repository: one origin remote and one PR list serve all
+    # lanes' envelopes (asked lazily, once per query, and only when some lane matches).
+    shared: tuple[str | None, list[PrSnapshot]] | None = None
     for lane in ctx.lanes:
         if not ctx.lane_allowed(lane.id):
             continue
@@ -87,7 +84,10 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
             continue
         if not lane.path.is_dir():
             warnings.append(f"lane {lane.id}: its folder {lane.path} is missing")
-        envelope = _lane_envelope(ctx, lane)
+        if shared is None:
+            repo = origin_slug(ctx.project.root) if ctx.project.is_git else None
+            shared = (repo, list_prs(ctx.project, WarningTally()))
+        envelope = envelope_for_lane(repo=shared[0], branch=lane.branch, prs=shared[1])
         link = build_link("lane", lane.id, project_id=ctx.project.id, envelope=envelope)
         detail = f"{lane.branch or '(detached)'} · {lane.path}"
         out.append(
