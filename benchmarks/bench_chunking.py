@@ -15,7 +15,7 @@ import time
 import apsw
 
 from engine.redaction import redact_secrets
-from engine.terminal_chunking import ChunkerState, chunk_terminal_bytes
+from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 
 SLICE = 4 * 1024 * 1024
 """The ingestion reads at most 4 MiB a pass; chunk in the same slices."""

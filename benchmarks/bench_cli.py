@@ -239,7 +239,7 @@ def file_delegate(
     from engine.delegates.gather import DelegateContext, file_candidates
     from engine.project.locate import open_project
     from engine.project.model import Lane
-    from engine.query_parser import parse_query
+    from engine.query.parser import parse_query
 
     project = open_project(root)
     lane = Lane(id="primary", name=root.name, path=root, branch="main", primary=True)

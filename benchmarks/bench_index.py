@@ -26,9 +26,9 @@ from pathlib import Path
 import apsw
 
 from benchmarks.corpus import generate
-from engine.index_db import IndexDoc, connect, immediate, open_index, upsert_docs
+from engine.index.db import IndexDoc, connect, immediate, open_index, upsert_docs
 from engine.project.model import Project
-from engine.search_query import run_query
+from engine.query.run import run_query
 from engine.types import SearchQueryArgs
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

@@ -29,14 +29,14 @@ from typing import Any
 import apsw
 
 from benchmarks.bench_chunking import ansi_log
-from engine import index_db
-from engine.identifier_terms import identifier_parts
+from engine.index import db as index_db
+from engine.index.identifiers import identifier_parts
 from engine.ingest import tailing
 from engine.ingest.docs import chunk_doc
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
 from engine.redaction import redact_secrets
-from engine.terminal_chunking import ChunkerState, chunk_terminal_bytes
+from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 from engine.types import SearchQueryArgs
 from engine.wiring import create_project_service
 

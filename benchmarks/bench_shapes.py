@@ -1,5 +1,5 @@
 """FTS5 table-shape and build-option comparison on a slice of the corpus (how
-``engine.index_schema`` and ``engine.index_db`` were chosen).
+``engine.index.schema`` and ``engine.index.db`` were chosen).
 
 Run: ``/work/venv/bin/python -m benchmarks.bench_shapes [--files 30] [NAME ...]``. For each shape:
 build time relative to raw FTS5 insertion, file size and FTS data size relative to the sanitized
@@ -19,13 +19,14 @@ from typing import Any
 import apsw
 import apsw.bestpractice
 
-import engine.index_db as index_db
+import engine.index.db as index_db
 from benchmarks.bench_index import NOW, build_raw, load_docs, pct
 from benchmarks.corpus import generate
-from engine import fts_rank, index_schema
-from engine.index_db import IndexDoc, immediate, upsert_docs
+from engine.index import fts_rank
+from engine.index import schema as index_schema
+from engine.index.db import IndexDoc, immediate, upsert_docs
 from engine.project.model import Project
-from engine.search_query import run_query
+from engine.query.run import run_query
 from engine.types import SearchQueryArgs
 
 BASE = index_schema.FTS_OPTIONS

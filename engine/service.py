@@ -23,7 +23,7 @@ import msgspec
 from engine.clock import Clock, system_clock
 from engine.delegates.gather import delegated_for_args
 from engine.external.catalog import FOREIGN
-from engine.index_db import (
+from engine.index.db import (
     SEARCH_INDEX_SCHEMA_VERSION,
     clear_index,
     connect,
@@ -33,17 +33,17 @@ from engine.index_db import (
     list_sources,
     meta_get,
 )
-from engine.index_schema import recreate_in_place
+from engine.index.schema import recreate_in_place
 from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
 from engine.ingest.freshness import Delegate, session_candidates
 from engine.ingest.queue import IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
-from engine.lane_memo import list_lanes, one_listing
+from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
-from engine.ranking import Candidate
-from engine.search_query import run_query
+from engine.query.ranking import Candidate
+from engine.query.run import run_query
 from engine.types import (
     IndexState,
     IndexStatus,

@@ -274,7 +274,7 @@ def command_items() -> list[LocalItem]:
 
 def chat_items(sessions: Sequence[SessionMeta], project_id: str) -> list[LocalItem]:
     """Chat sessions as matchable items; their key matches the deduped search row of the session."""
-    from engine.deeplinks import build_link
+    from engine.links.deeplink import build_link
 
     return [
         LocalItem(
@@ -295,7 +295,7 @@ def chat_items(sessions: Sequence[SessionMeta], project_id: str) -> list[LocalIt
 
 def lane_items(lanes: Sequence[Lane], project_id: str) -> list[LocalItem]:
     """Lanes as matchable items (their branch is matched too)."""
-    from engine.deeplinks import build_link
+    from engine.links.deeplink import build_link
 
     return [
         LocalItem(

@@ -14,8 +14,9 @@ from functools import partial
 from pathlib import Path
 
 from engine.client import SearchClient
-from engine.deeplinks import DeepLink, parse_deep_link
-from engine.details import (
+from engine.errors import AdeError
+from engine.links.deeplink import DeepLink, parse_deep_link
+from engine.links.details import (
     Context,
     Detail,
     artifact_detail,
@@ -28,7 +29,6 @@ from engine.details import (
     pr_detail,
     scrollback_context,
 )
-from engine.errors import AdeError
 from engine.project.git import GitError, run_git
 from engine.project.model import SessionMeta
 from tui.logic.rows import PaletteRow

@@ -6,7 +6,7 @@ colour. Headless-friendly: no rich, no Textual.
 
 from __future__ import annotations
 
-from engine.details import Context, Detail
+from engine.links.details import Context, Detail
 
 FOCUS_MARK = "> "
 """Gutter of the target line; every other line gets the same width of spaces."""

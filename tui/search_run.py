@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from engine.client import SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
-from engine.lane_memo import one_listing
+from engine.project.lane_memo import one_listing
 from engine.types import SearchQueryArgs, SearchResultItem, to_json
 from tui.commands.search import check_rebuild_allowed
 from tui.progress import StderrProgress
@@ -29,7 +29,7 @@ from tui.search_format import (
 )
 
 if TYPE_CHECKING:
-    from engine.search_explain import HitExplanation
+    from engine.query.explain import HitExplanation
 
 
 def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClient:
@@ -146,8 +146,8 @@ def _explain(
     now: datetime,
 ) -> list[HitExplanation]:
     """Explanations from a read connection of our own (works with the daemon's index too)."""
-    from engine.index_db import connect
-    from engine.search_explain import explain_page
+    from engine.index.db import connect
+    from engine.query.explain import explain_page
 
     conn = connect(client.project.index_path)
     try:

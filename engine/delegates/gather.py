@@ -15,21 +15,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from engine.deeplinks import build_link
-from engine.deeplinks_resolve import envelope_for_lane
 from engine.delegates.files import FileSearchFailed, search_lane_files
 from engine.delegates.matching import mark_words, matches, positive_words, required_words
 from engine.errors import AdeError
-from engine.lane_memo import list_lanes
+from engine.links.deeplink import build_link
+from engine.links.targets import envelope_for_lane
 from engine.project.artifacts import list_artifacts
 from engine.project.git import GitError, origin_slug, recent_commits
+from engine.project.lane_memo import list_lanes
 from engine.project.lanes import LANES_SOURCE
 from engine.project.model import Lane, Project, PrSnapshot
 from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
-from engine.query_parser import ParsedQuery, parse_query
-from engine.ranking import Candidate, tier_for
-from engine.search_query import resolve_kinds, resolve_lanes
+from engine.query.parser import ParsedQuery, parse_query
+from engine.query.ranking import Candidate, tier_for
+from engine.query.run import resolve_kinds, resolve_lanes
 from engine.types import TIER_ORDER, SearchQueryArgs
 
 MAX_PATH_HITS = 200

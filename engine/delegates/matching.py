@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from engine.query_parser import AnyOf, ParsedQuery, Term
-from engine.ranking import MARK_END, MARK_START
+from engine.query.parser import AnyOf, ParsedQuery, Term
+from engine.query.ranking import MARK_END, MARK_START
 
 
 def positive_words(parsed: ParsedQuery) -> list[str]:

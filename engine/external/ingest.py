@@ -17,7 +17,7 @@ import apsw
 from engine.external.claude_code import ClaudeHead, parse_claude
 from engine.external.codex import parse_codex
 from engine.external.discover import SUBAGENT_SEQ_STRIDE, transcript_sources
-from engine.index_db import IndexDoc
+from engine.index.db import IndexDoc
 from engine.ingest.docs import message_doc, ms, session_doc
 from engine.ingest.tailing import Builder, PassOutput, PassResult, run_pass
 from engine.project.model import ChatEvent, SessionMeta

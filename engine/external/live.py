@@ -13,7 +13,7 @@ import apsw
 
 from engine.external.catalog import project_sessions
 from engine.external.ingest import external_builder, transcript_sources
-from engine.index_db import IndexDoc, SourceRow, get_source
+from engine.index.db import IndexDoc, SourceRow, get_source
 from engine.ingest.docstore import existing_doc_ids
 from engine.project.model import Project
 from engine.project.tally import WarningTally

@@ -1,7 +1,7 @@
 """One terminal document per shell command, from the OSC 133 sidecar ``ade term`` writes.
 
 ``.ade/terminals/<id>.commands.jsonl`` holds, for each finished command, its line, exit status
-and byte range in the log (``engine.recorder``). After each pass over the log, every command the
+and byte range in the log (``engine.terminal.recorder``). After each pass over the log, every command the
 log cursor has passed becomes the document ``terminal:<id>@<outputStart>!cmd``: titled with the
 command line and exit status, its body the command's sanitized output, anchored at the output so
 the link opens the scrollback there. Each of the log's size-based chunks overlapping a newly finished
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import apsw
 
-from engine.index_db import (
+from engine.index.db import (
     IndexDoc,
     SourceRow,
     delete_docs,
@@ -35,7 +35,7 @@ from engine.ingest.docstore import existing_doc_ids
 from engine.ingest.records import stat_signature
 from engine.project.model import Project, SessionMeta
 from engine.project.transcripts import TranscriptError, read_transcript
-from engine.terminal_chunking import chunk_terminal_bytes
+from engine.terminal.chunking import chunk_terminal_bytes
 
 COMMAND_OUTPUT_BYTES = 256 * 1024
 """Raw output bytes indexed per command (like a chat message's cap); chunks past it are kept."""

@@ -11,7 +11,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from engine.index_db import IndexDoc
+from engine.index.db import IndexDoc
 from engine.project.model import Branch, ChatEvent, Commit, PrSnapshot, SessionMeta
 
 try:
@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover - until engine/redaction.py lands
         return text
 
 
-from engine.terminal_chunking import sanitize_indexed_text
+from engine.terminal.chunking import sanitize_indexed_text
 
 MAX_MESSAGE_CHARS = 256 * 1024
 """Longest message body indexed (a pasted base64 image is megabytes of noise): the rest is cut."""

@@ -20,7 +20,7 @@ from pathlib import Path
 import apsw
 
 from engine.external.catalog import ExternalCatalog, external_signature
-from engine.index_db import (
+from engine.index.db import (
     clear_index,
     connect,
     file_identity,

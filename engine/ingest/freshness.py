@@ -17,15 +17,15 @@ from datetime import datetime
 
 import apsw
 
-from engine.index_db import IndexDoc, SourceRow, get_source
+from engine.index.db import IndexDoc, SourceRow, get_source
 from engine.ingest.docstore import existing_doc_ids
 from engine.project.model import Lane, Project, is_valid_session_id
 from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
 from engine.project.transcripts import TranscriptError, read_transcript, transcript_file
-from engine.query_parser import AnyOf, ParsedQuery, Term, parse_query
-from engine.ranking import Candidate
-from engine.snippets import fold, make_snippet
+from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
+from engine.query.ranking import Candidate
+from engine.query.snippets import fold, make_snippet
 from engine.types import SearchQueryArgs
 
 Delegate = Callable[[SearchQueryArgs, datetime, Sequence[Lane]], Sequence[Candidate]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import apsw
 
 from engine.external.catalog import ExternalCatalog, external_signature
-from engine.index_db import (
+from engine.index.db import (
     SourceRow,
     delete_docs_where_session_not_in,
     delete_source,
@@ -19,7 +19,7 @@ from engine.index_db import (
     put_source,
 )
 from engine.ingest.records import GIT_SOURCE, git_signature, pr_path, stat_signature
-from engine.lane_memo import list_lanes
+from engine.project.lane_memo import list_lanes
 from engine.project.model import Lane, Project, SessionKind, SessionMeta
 from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally

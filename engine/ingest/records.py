@@ -14,7 +14,7 @@ from pathlib import Path
 
 import apsw
 
-from engine.index_db import (
+from engine.index.db import (
     IndexDoc,
     SourceRow,
     delete_docs,

@@ -24,7 +24,7 @@ from typing import Any
 
 import apsw
 
-from engine.index_db import (
+from engine.index.db import (
     IndexDoc,
     PreparedDocs,
     SourceRow,

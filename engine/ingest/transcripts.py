@@ -11,14 +11,14 @@ from typing import Any
 
 import apsw
 
-from engine.index_db import IndexDoc, immediate, upsert_docs
+from engine.index.db import IndexDoc, immediate, upsert_docs
 from engine.ingest.docs import chunk_doc, message_doc, ms, session_doc, session_title
 from engine.ingest.tailing import Builder, PassOutput, PassResult, run_pass
 from engine.project.model import Project, SessionKind, SessionMeta
 from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
 from engine.project.transcripts import parse_chat_lines, transcript_file
-from engine.terminal_chunking import ChunkerState, chunk_terminal_bytes
+from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 
 
 def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Builder:

@@ -53,7 +53,7 @@ ClientFor = Callable[[Path], SearchClient]
 def sort_key(item: SearchResultItem) -> tuple[int, int, str, str]:
     """The one comparator on wire items (DESIGN §5): tier, newest first, doc id, project id.
 
-    ``engine.ranking.sort_key`` also orders the body tier by BM25, which is not on the wire and
+    ``engine.query.ranking.sort_key`` also orders the body tier by BM25, which is not on the wire and
     not comparable across two indexes anyway; so projects are *merged* with this key (each
     project's own order, BM25 included, is kept) rather than re-sorted.
     """

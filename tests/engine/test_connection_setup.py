@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import index_db
-from engine.index_schema import BUSY_TIMEOUT_MS
+from engine.index import db as index_db
+from engine.index.schema import BUSY_TIMEOUT_MS
 
 
 def test_connect_turns_on_wal_and_the_busy_timeout(tmp_path: Path) -> None:

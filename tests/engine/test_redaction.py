@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine import redaction
 from engine.redaction import redact_secrets
-from engine.terminal_chunking import chunk_terminal_bytes
+from engine.terminal.chunking import chunk_terminal_bytes
 
 GHP = "ghp_" + "A1b2C3d4E5" * 3 + "f6G7h8"
 PAT = "github_pat_11ABCDEFG0" + "x9Y8z7W6v5" * 6

@@ -12,11 +12,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.deeplinks import build_link
 from engine.errors import UsageError
 from engine.importers.lane_choice import choose_lane
 from engine.importers.recording import RecordingError
 from engine.importers.terminal_import import FORMATS, load_recording, write_import
+from engine.links.deeplink import build_link
 from engine.project.locate import open_project
 
 EXAMPLES = """\

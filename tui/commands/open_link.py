@@ -17,8 +17,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from engine.deeplinks import DeepLink, parse_deep_link
-from engine.details import (
+from engine.errors import ProjectError, UsageError
+from engine.external.catalog import project_sessions
+from engine.links.deeplink import DeepLink, parse_deep_link
+from engine.links.details import (
     Context,
     Detail,
     DetailError,
@@ -32,8 +34,6 @@ from engine.details import (
     pr_detail,
     scrollback_context,
 )
-from engine.errors import ProjectError, UsageError
-from engine.external.catalog import project_sessions
 from engine.project.git import GitError, run_git
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project

@@ -17,7 +17,7 @@ from pathlib import Path
 from engine.importers.lane_choice import choose_lane
 from engine.importers.recording import program_name
 from engine.project.locate import open_project
-from engine.recorder import TerminalRecorder
+from engine.terminal.recorder import TerminalRecorder
 from tui.term_recorder import run_on_pty
 
 EXAMPLES = """\

@@ -13,7 +13,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from engine.details import DetailError, chat_focus, chat_text, message_events, read_chat_events
+from engine.links.details import (
+    DetailError,
+    chat_focus,
+    chat_text,
+    message_events,
+    read_chat_events,
+)
 from engine.project.model import ChatEvent
 from tui.logic.terms import highlight_terms, terms_pattern
 

@@ -1,6 +1,6 @@
 """Detail screens for PRs, commits, branches, lanes, artifacts and Linear issues.
 
-Each kind gets its content from one headless function of ``engine.details`` (run on a worker
+Each kind gets its content from one headless function of ``engine.links.details`` (run on a worker
 thread: git and file reads stay off the UI thread); the screen paints the ``Detail`` record.
 """
 
@@ -17,8 +17,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from engine.details import Detail
 from engine.errors import AdeError
+from engine.links.details import Detail
 from tui.logic.rows import KIND_ICON, KIND_LABEL
 
 DetailLoader = Callable[[], Detail]

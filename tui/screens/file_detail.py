@@ -11,7 +11,7 @@ from rich.syntax import Syntax
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from engine.details import Detail
+from engine.links.details import Detail
 from tui.screens.detail import DetailScreen
 
 

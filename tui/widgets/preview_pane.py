@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from engine.details import Context, Detail
+    from engine.links.details import Context, Detail
 
 
 MATCH_STYLE = "bold $text-accent"
@@ -53,7 +53,7 @@ class PreviewPane(VerticalScroll, can_focus=False):
 
     def show(self, record: Context | Detail | str, pattern: re.Pattern[str] | None) -> None:
         """Paint a record returned by ``tui.navigation.preview_record``."""
-        from engine.details import Context, Detail
+        from engine.links.details import Context, Detail
         from tui.widgets.result_list import match_style
 
         if isinstance(record, Context):

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.details import final_frame
+from engine.links.details import final_frame
 from tui.logic.line_window import LineWindow
 
 GUTTER = 2

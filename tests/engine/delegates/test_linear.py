@@ -18,7 +18,7 @@ import pytest
 from engine.delegates.gather import delegated_candidates
 from engine.delegates.linear import LinearUnavailable, search_linear
 from engine.project.model import Project
-from engine.query_parser import parse_query
+from engine.query.parser import parse_query
 
 NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
 

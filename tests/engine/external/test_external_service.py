@@ -19,7 +19,7 @@ import pytest
 
 from engine.external.catalog import FOREIGN, ExternalCatalog, project_sessions
 from engine.external.discover import claude_slug
-from engine.index_db import connect, list_sources
+from engine.index.db import connect, list_sources
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import apsw
 import pytest
 
-from engine.index_db import connect, open_index
+from engine.index.db import connect, open_index
 from engine.project.model import Project
 
 

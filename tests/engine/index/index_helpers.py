@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import apsw
 
-from engine.index_db import IndexDoc, immediate, upsert_docs
+from engine.index.db import IndexDoc, immediate, upsert_docs
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 NOW_MS = int(NOW.timestamp() * 1000)

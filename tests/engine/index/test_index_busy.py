@@ -12,8 +12,8 @@ from pathlib import Path
 import apsw
 import pytest
 
-from engine import index_db
-from engine.index_db import open_index
+from engine.index import db as index_db
+from engine.index.db import open_index
 
 
 def test_a_locked_index_is_never_deleted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,7 @@ import apsw
 import pytest
 from index_helpers import doc, insert
 
-from engine.index_db import (
+from engine.index.db import (
     SEARCH_INDEX_SCHEMA_VERSION,
     SourceRow,
     clear_index,
@@ -281,7 +281,7 @@ def test_sources_round_trip(conn: apsw.Connection) -> None:
         put_source(conn, row)
     assert get_source(conn, "chat:s1") == row
     assert list_sources(conn) == [row]
-    from engine.index_db import delete_source
+    from engine.index.db import delete_source
 
     with immediate(conn):
         delete_source(conn, "chat:s1")

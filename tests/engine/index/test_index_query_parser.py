@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from index_helpers import NOW
 
 from engine.errors import UsageError
-from engine.index_schema import SCHEMA_SQL
-from engine.query_parser import AnyOf, Term, build_match, parse_query
+from engine.index.schema import SCHEMA_SQL
+from engine.query.parser import AnyOf, Term, build_match, parse_query
 
 
 def parse(text: str):

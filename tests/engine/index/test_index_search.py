@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from index_helpers import NOW, NOW_MS, doc, insert
 
 from engine.errors import CursorError, UsageError
-from engine.index_db import IndexDoc, connect, open_index
+from engine.index.db import IndexDoc, connect, open_index
 from engine.project.model import Lane, Project
-from engine.ranking import Candidate
-from engine.search_query import BM25_WINDOW, TOTAL_CAP, run_query
+from engine.query.ranking import Candidate
+from engine.query.run import BM25_WINDOW, TOTAL_CAP, run_query
 from engine.types import SearchQueryArgs, SearchQueryResult
 
 

@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from index_helpers import NOW, NOW_MS, doc, insert
 
-from engine.identifier_terms import identifier_parts, identifiers, split_identifier
-from engine.index_db import connect, delete_docs, delete_docs_by_source, health_check, open_index
-from engine.index_schema import FTS_OPTIONS, SCHEMA_SQL
+from engine.index.db import connect, delete_docs, delete_docs_by_source, health_check, open_index
+from engine.index.identifiers import identifier_parts, identifiers, split_identifier
+from engine.index.schema import FTS_OPTIONS, SCHEMA_SQL
 from engine.project.model import Project
-from engine.query_parser import parse_query
-from engine.search_cursor import decode_cursor, query_fingerprint
-from engine.search_explain import explain_item
-from engine.search_query import BM25_WINDOW, resolve_kinds, run_query
+from engine.query.cursor import decode_cursor, query_fingerprint
+from engine.query.explain import explain_item
+from engine.query.parser import parse_query
+from engine.query.run import BM25_WINDOW, resolve_kinds, run_query
 from engine.types import SearchQueryArgs
 
 WORDS = ["alpha", "beta", "gamma", "delta", "of", "the", "TypeError", "readTimeout", "x"]

@@ -8,8 +8,8 @@ from pathlib import Path
 import apsw
 import pytest
 
-import engine.index_db as index_db
-from engine.index_db import PreparedDocs, connect, health_check, immediate, open_index, upsert_docs
+import engine.index.db as index_db
+from engine.index.db import PreparedDocs, connect, health_check, immediate, open_index, upsert_docs
 from tests.engine.index.index_helpers import NOW_MS, doc
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from engine.ingest.commands import read_commands
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
-from engine.recorder import TerminalRecorder, commands_path
+from engine.terminal.recorder import TerminalRecorder, commands_path
 from engine.types import SearchQueryArgs
 from engine.wiring import create_project_service
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.index_db import connect
+from engine.index.db import connect
 from engine.project.locate import open_project
 from engine.wiring import create_project_service
 

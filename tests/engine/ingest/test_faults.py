@@ -8,9 +8,9 @@ import os
 import apsw
 import pytest
 
-import engine.index_db as index_db
+import engine.index.db as index_db
 import engine.ingest.tailing as tailing
-from engine.index_db import connect
+from engine.index.db import connect
 from engine.ingest.drain import BACKOFF_BASE_S
 from engine.service import SearchService
 from engine.types import SearchQueryArgs

@@ -21,7 +21,7 @@ import pytest
 
 from engine.demo.copy import copy_demo
 from engine.embedded import EmbeddedClient
-from engine.index_db import connect
+from engine.index.db import connect
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
 from engine.types import SearchQueryArgs, to_json

@@ -11,7 +11,7 @@ import apsw
 import pytest
 
 from engine.errors import CursorError, UsageError
-from engine.index_db import IndexDoc, connect, immediate, upsert_docs
+from engine.index.db import IndexDoc, connect, immediate, upsert_docs
 from engine.rpc.client import DaemonError, connect_daemon
 from engine.types import SearchQueryArgs
 from tui.cli import main as ade_main

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run_ade, run_main, search_argv
 
-from engine.deeplinks import build_link
+from engine.links.deeplink import build_link
 
 PROJECT = "acme-payments-demo"
 

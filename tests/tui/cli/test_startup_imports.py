@@ -36,7 +36,7 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.ingest.tailing",
     "engine.ingest.docs",
     "engine.redaction",
-    "engine.terminal_chunking",
+    "engine.terminal.chunking",
     "engine.external.claude_code",
     "engine.external.codex",
     "concurrent.futures",

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from textual.worker import WorkerState
 
-from engine.deeplinks import build_link
 from engine.demo.copy import copy_demo
 from engine.embedded import EmbeddedClient
+from engine.links.deeplink import build_link
 from engine.types import ALL_KINDS, SearchQueryArgs, SearchQueryResult
 from tui.logic.rows import KIND_LABEL, PaletteRow
 from tui.screens.chat import ChatScreen

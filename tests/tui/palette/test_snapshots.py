@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from engine.deeplinks import build_link
 from engine.embedded import EmbeddedClient
+from engine.links.deeplink import build_link
 from tui.logic.rows import PaletteRow
 from tui.widgets.result_list import ResultList
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.project.locate import open_project
-from engine.recorder import TerminalRecorder, commands_path
+from engine.terminal.recorder import TerminalRecorder, commands_path
 
 ADE = Path(sys.executable).with_name("ade")
 DEADLINE_S = 20.0
@@ -158,7 +158,7 @@ def test_osc133_marks_become_a_commands_sidecar(repo: Path) -> None:
 
 @pytest.mark.parametrize("cut", range(1, 12))
 def test_osc133_tracker_is_independent_of_read_boundaries(cut: int) -> None:
-    from engine.osc133 import Osc133Tracker
+    from engine.terminal.osc133 import Osc133Tracker
 
     stream = b"x\x1b]133;A\x1b\\p\x1b]133;B\x07ls\x1b]133;C\x07out\n\x1b]133;D;2\x07"
     whole = Osc133Tracker().feed(stream, 0)

@@ -5,7 +5,7 @@ UTF-8; ``branch`` and ``file`` targets keep their ``/`` separators, every other 
 component. Parsing follows RELIABILITY item 24: the text is decoded exactly once, anything
 unknown, repeated, out of range or still percent-encoded after that one decode is refused with a
 ``DeepLinkError`` whose message is one readable line. Whether a file link stays inside its lane
-is checked against the disk by ``engine.deeplinks_resolve``.
+is checked against the disk by ``engine.links.targets``.
 
 Building validates with the same rules as parsing, so ``parse_deep_link(build_deep_link(x)) == x``
 for every link that builds.

@@ -1,6 +1,6 @@
 """DDL of the search index, its open check, and in-place recreation (RELIABILITY 9, 13).
 
-Kept apart from ``engine.index_db`` so the schema can be read (and measured by the benchmarks)
+Kept apart from ``engine.index.db`` so the schema can be read (and measured by the benchmarks)
 without the write functions.
 """
 

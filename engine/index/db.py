@@ -7,9 +7,9 @@ never walk the body doclists), ``sources`` (ingestion cursors) and ``meta``. The
 chosen by measurement (benchmarks/RESULTS.md): contentless-delete stores the body once,
 compressed, for snippets.
 
-The open check (``engine.index_schema.check_open``) compares the file's DDL with what
+The open check (``engine.index.schema.check_open``) compares the file's DDL with what
 ``SCHEMA_SQL`` creates, so any schema change recreates an old file without a version bump.
-Every connection from ``connect`` has ``ade_bm25_1`` (``engine.fts_rank``) registered.
+Every connection from ``connect`` has ``ade_bm25_1`` (``engine.index.fts_rank``) registered.
 
 Row ids are not arbitrary: ``doc_rowid`` packs ``updated_at`` (seconds) above a 10-bit slot, so
 the FTS5 doclist order *is* recency order (to the second). The query path relies on
@@ -35,9 +35,9 @@ from typing import Any
 
 import apsw
 
-from engine import fts_rank
-from engine.identifier_terms import identifier_parts
-from engine.index_schema import (
+from engine.index import fts_rank
+from engine.index.identifiers import identifier_parts
+from engine.index.schema import (
     BUSY_TIMEOUT_MS,
     SCHEMA_SQL,
     SEARCH_INDEX_SCHEMA_VERSION,
@@ -45,7 +45,7 @@ from engine.index_schema import (
     check_open,
     recreate_in_place,
 )
-from engine.ranking import normalize_title_query
+from engine.query.ranking import normalize_title_query
 
 __all__ = [
     "BUSY_TIMEOUT_MS",

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.deeplinks import Envelope, build_link, parse_deep_link
-from engine.deeplinks_resolve import (
+from engine.errors import DeepLinkError
+from engine.links.deeplink import Envelope, build_link, parse_deep_link
+from engine.links.targets import (
     envelope_for_lane,
     linear_identifier_in,
     repo_slug_from_remote,
     resolve_file_target,
 )
-from engine.errors import DeepLinkError
 from engine.project.model import PrSnapshot
 
 

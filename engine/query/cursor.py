@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 
 from engine.errors import CursorError
-from engine.ranking import SortKey
+from engine.query.ranking import SortKey
 
 CURSOR_VERSION = 1
 """Bumped when the sort key changes shape; older cursors are then refused clearly."""

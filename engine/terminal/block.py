@@ -1,6 +1,6 @@
 """Sanitize a whole slice of terminal bytes at once: the chunker's fast path.
 
-:func:`engine.terminal_sanitize.sanitize_lines` works on decoded text, line list out. This module
+:func:`engine.terminal.sanitize.sanitize_lines` works on decoded text, line list out. This module
 gives the same text for a whole slice with a handful of C-level passes over the raw bytes:
 
 * CR LF folding, escape stripping and control stripping run as ``bytes`` operations — a byte
@@ -21,7 +21,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from engine.terminal_sanitize import ALT_MODES, OTHER_ESC_PATTERN, resolve_stripped_line
+from engine.terminal.sanitize import ALT_MODES, OTHER_ESC_PATTERN, resolve_stripped_line
 
 _OTHER_ESC_BYTES_RE = re.compile(OTHER_ESC_PATTERN.encode("ascii"))
 """Escapes the cell model ignores, over raw bytes."""
@@ -40,7 +40,7 @@ _ALT_BYTES_RE = re.compile(
     % b"|".join(sorted((mode.encode("ascii") for mode in ALT_MODES), reverse=True))
 )
 """A DEC private mode set/reset with an alternate-screen mode among its parameters: the span of
-``_ALT_RE`` in ``engine.terminal_sanitize`` whose split parameters meet ``ALT_MODES``, found
+``_ALT_RE`` in ``engine.terminal.sanitize`` whose split parameters meet ``ALT_MODES``, found
 without visiting the cursor show/hide sequences (``ESC[?25l``) one by one in Python."""
 
 
@@ -194,7 +194,7 @@ def _long_line_re(cap: int) -> re.Pattern[bytes]:
 def chunk_block(
     data: bytes, end: int, base_offset: int, alt_screen: bool, target_chars: int, cap: int
 ) -> tuple[list[tuple[int, str]], bool] | None:
-    """Chunk ``data[:end]`` as ``engine.terminal_chunking`` does, or ``None`` to fall back.
+    """Chunk ``data[:end]`` as ``engine.terminal.chunking`` does, or ``None`` to fall back.
 
     Falls back (``None``) when a line is longer than ``cap`` bytes (it must be cut, which the
     line-by-line path does) or the bytes are not UTF-8.

@@ -12,9 +12,9 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from engine.identifier_terms import split_identifier
-from engine.query_parser import AnyOf, ParsedQuery, Term
-from engine.ranking import MARK_END, MARK_START
+from engine.index.identifiers import split_identifier
+from engine.query.parser import AnyOf, ParsedQuery, Term
+from engine.query.ranking import MARK_END, MARK_START
 
 SNIPPET_CHARS = 160
 """One line of a wide terminal; the palette and the CLI both show one snippet line."""

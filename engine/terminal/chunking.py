@@ -25,8 +25,8 @@ import bisect
 import json
 from dataclasses import dataclass
 
-from engine.terminal_block import chunk_block
-from engine.terminal_sanitize import ESC_BYTES_RE, clean_text, sanitize_lines
+from engine.terminal.block import chunk_block
+from engine.terminal.sanitize import ESC_BYTES_RE, clean_text, sanitize_lines
 
 DEFAULT_TARGET_CHARS = 4096
 """About 4 KiB of text a chunk: snippet() re-tokenizes the whole chunk for every hit, so its cost
@@ -90,7 +90,7 @@ class ChunkResult:
 def sanitize_terminal_text(
     raw: bytes, state: ChunkerState = ChunkerState()
 ) -> tuple[str, ChunkerState]:
-    """Sanitize raw terminal bytes as a reader saw them (see :mod:`engine.terminal_sanitize`).
+    """Sanitize raw terminal bytes as a reader saw them (see :mod:`engine.terminal.sanitize`).
 
     Args:
         raw: Raw bytes; a trailing incomplete escape or UTF-8 sequence is treated as complete.

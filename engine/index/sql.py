@@ -1,7 +1,7 @@
 """SQL of the query path, as pure functions returning ``(sql, params)`` (run elsewhere).
 
 Each filter contributes its own clause and parameters; the FTS statements always put the FTS table
-first (``CROSS JOIN``) and order by its rowid, which ``engine.index_db.doc_rowid`` makes recency
+first (``CROSS JOIN``) and order by its rowid, which ``engine.index.db.doc_rowid`` makes recency
 order, so SQLite stops after the window instead of scoring every match.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.fts_rank import FUNCTION_NAME
+from engine.index.fts_rank import FUNCTION_NAME
 
 SLOT_BITS = 10
-"""Must equal ``engine.index_db.SLOT_BITS``: ``rowid >> 10`` is ``updated_at`` in seconds."""
+"""Must equal ``engine.index.db.SLOT_BITS``: ``rowid >> 10`` is ``updated_at`` in seconds."""
 
 EXACT_WEIGHTS = "1.0, 2.0, 0.0"
 """BM25 weights (body, rank_title, parts) for exact-token relevance: title twice the body."""
@@ -24,7 +24,7 @@ SPLIT_WEIGHTS = "0.0, 0.0, 1.0"
 COLUMNS = (
     "d.id, d.doc_id, d.kind, d.title, d.rank_title, d.updated_at, d.session_id, d.lane_id, d.anchor"
 )
-"""Row shape shared by every candidate query (see ``engine.search_query._row_candidate``)."""
+"""Row shape shared by every candidate query (see ``engine.query.run._row_candidate``)."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def score_columns(one_phrase: bool) -> str:
     """The two BM25 score expressions (exact-token, split-identifier) of the ranking.
 
     ``one_phrase`` uses ``ade_bm25_1``, which orders exactly as ``bm25()`` without its walk over
-    every match (``engine.fts_rank``); ``--explain`` calls this too, so it shows the same numbers.
+    every match (``engine.index.fts_rank``); ``--explain`` calls this too, so it shows the same numbers.
     """
     fn = FUNCTION_NAME if one_phrase else "bm25"
     return f"{fn}(docs_fts, {EXACT_WEIGHTS}), {fn}(docs_fts, {SPLIT_WEIGHTS})"
@@ -76,7 +76,7 @@ def window_sql(
     """The newest ``limit`` FTS matches with both BM25 scores, newest first.
 
     ``one_phrase`` (the MATCH holds a single phrase) scores with ``ade_bm25_1``, which orders
-    exactly as ``bm25()`` without its walk over every match (``engine.fts_rank``).
+    exactly as ``bm25()`` without its walk over every match (``engine.index.fts_rank``).
     """
     where, params = filter_sql(f, fts=True)
     sql = (

@@ -7,7 +7,7 @@ prefix query) never reaches it. We therefore index, in a third FTS column ``part
 camelCase parts of every identifier that has an internal case boundary (``Type Error``,
 ``Read Timeout Error``, ``connect Timeout``, ``HTTP Server``). The column is weighted apart from
 the body so a document with the exact token ranks above one that only has it inside an identifier
-(see ``engine.search_query``).
+(see ``engine.query.run``).
 
 Measured cost (benchmarks/RESULTS.md): a class-mapping pass over the text at insert time and a
 small column (each part stored once per document).

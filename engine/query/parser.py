@@ -21,7 +21,7 @@ from datetime import datetime, time, timedelta
 
 from engine.errors import UsageError
 from engine.project.model import is_valid_session_id
-from engine.ranking import normalize_title_query
+from engine.query.ranking import normalize_title_query
 from engine.types import ALL_KINDS
 
 MAX_QUERY_LENGTH = 1000

@@ -1,11 +1,11 @@
-"""``engine.lane_memo``: one lane listing per block, warnings replayed, fresh outside a block."""
+"""``engine.project.lane_memo``: one lane listing per block, warnings replayed, fresh outside a block."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from engine.lane_memo import list_lanes, one_listing
+from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.lanes import LANES_SOURCE
 from engine.project.locate import open_project
 from engine.project.model import Project

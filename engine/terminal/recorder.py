@@ -23,8 +23,8 @@ from engine.importers.store import (
     terminal_log_path,
     write_atomic,
 )
-from engine.osc133 import CommandMark, Osc133Tracker
 from engine.project.model import Project
+from engine.terminal.osc133 import CommandMark, Osc133Tracker
 
 
 def new_terminal_id(now: datetime) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.terminal_sanitize import sanitize_lines
+from engine.terminal.sanitize import sanitize_lines
 
 _MARK_RE = re.compile(rb"\x1b\](133|633);([A-Z])((?:;[^\x07\x1b]*)?)(?:\x07|\x1b\\)")
 _PARTIAL_RE = re.compile(rb"\x1b(?:\][0-9]{0,3}(?:;[^\x07\x1b]*)?\x1b?)?\Z")

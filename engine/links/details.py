@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.deeplinks_resolve import resolve_file_target
 from engine.errors import AdeError, DeepLinkError
+from engine.links.targets import resolve_file_target
 from engine.project.artifacts import list_artifacts
 from engine.project.git import GitError, run_git
 from engine.project.model import ChatEvent, Lane, Project, SessionMeta, is_valid_session_id

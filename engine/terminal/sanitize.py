@@ -147,7 +147,7 @@ def resolve_stripped_line(line: str) -> str:
     """:func:`resolve_line` for a line whose only escapes and controls are the ones it obeys.
 
     That is a line already passed through ``OTHER_ESC_PATTERN`` and the ignored controls (the
-    block sanitizer in :mod:`engine.terminal_block` strips a whole slice at once).
+    block sanitizer in :mod:`engine.terminal.block` strips a whole slice at once).
     """
     if "\b" not in line:
         if "\x1b" not in line:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.terminal_block import chunk_block, clean_bytes, sanitize_block
-from engine.terminal_chunking import ChunkerState, _chunk_by_lines, chunk_terminal_bytes
-from engine.terminal_sanitize import _clean_block, resolve_line
+from engine.terminal.block import chunk_block, clean_bytes, sanitize_block
+from engine.terminal.chunking import ChunkerState, _chunk_by_lines, chunk_terminal_bytes
+from engine.terminal.sanitize import _clean_block, resolve_line
 
 ESC = b"\x1b"
 

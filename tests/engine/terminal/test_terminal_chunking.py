@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.terminal_chunking import (
+from engine.terminal.chunking import (
     DEFAULT_TARGET_CHARS,
     LINE_CAP_FACTOR,
     ChunkerState,

@@ -1,7 +1,7 @@
 """Resolving deep links against a project: file targets on disk, and the portable envelope.
 
 ``resolve_file_target`` is the only function here that touches the disk. It never decodes: the
-path it gets was decoded exactly once by ``engine.deeplinks.parse_deep_link``, so an escape that
+path it gets was decoded exactly once by ``engine.links.deeplink.parse_deep_link``, so an escape that
 is still there (``%2e%2e``) is refused as double encoding rather than decoded a second time.
 Containment is decided on fully resolved paths with ``Path.is_relative_to`` — a string
 ``startswith`` would accept the sibling ``<root>-evil/…`` (RELIABILITY item 24).
@@ -17,14 +17,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from engine.deeplinks import (
+from engine.errors import DeepLinkError
+from engine.links.deeplink import (
     Envelope,
     is_valid_branch_name,
     is_valid_linear_identifier,
     is_valid_repo_slug,
     validate_relative_path,
 )
-from engine.errors import DeepLinkError
 from engine.project.model import PrSnapshot
 
 __all__ = [

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.deeplinks import (
+from engine.errors import DeepLinkError, UsageError
+from engine.links.deeplink import (
     DEEP_LINK_KINDS,
     DeepLink,
     Envelope,
@@ -16,7 +17,6 @@ from engine.deeplinks import (
     is_valid_branch_name,
     parse_deep_link,
 )
-from engine.errors import DeepLinkError, UsageError
 from engine.project.model import SESSION_ID_RE, is_valid_session_id
 
 # --- strategies --------------------------------------------------------------------------------

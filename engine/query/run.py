@@ -24,20 +24,9 @@ from typing import Any
 
 import apsw
 
-from engine.deeplinks import build_link
 from engine.errors import AdeError, UsageError
-from engine.index_db import fetch_bodies, scalar
-from engine.project.model import Lane, Project
-from engine.query_parser import (
-    ParsedQuery,
-    build_excluded,
-    build_match,
-    build_positive,
-    parse_query,
-)
-from engine.ranking import Candidate, SortKey, extract_snippet_ranges, rank, sort_key, tier_for
-from engine.search_cursor import decode_cursor, encode_cursor, query_fingerprint
-from engine.search_sql import (
+from engine.index.db import fetch_bodies, scalar
+from engine.index.sql import (
     Filters,
     count_sql,
     is_match_sql,
@@ -47,7 +36,25 @@ from engine.search_sql import (
     title_window_sql,
     window_sql,
 )
-from engine.snippets import make_snippet
+from engine.links.deeplink import build_link
+from engine.project.model import Lane, Project
+from engine.query.cursor import decode_cursor, encode_cursor, query_fingerprint
+from engine.query.parser import (
+    ParsedQuery,
+    build_excluded,
+    build_match,
+    build_positive,
+    parse_query,
+)
+from engine.query.ranking import (
+    Candidate,
+    SortKey,
+    extract_snippet_ranges,
+    rank,
+    sort_key,
+    tier_for,
+)
+from engine.query.snippets import make_snippet
 from engine.types import (
     ALL_KINDS,
     DEFAULT_KINDS,

@@ -1,4 +1,4 @@
-"""engine.details: the context behind a link, headless (real files, real git)."""
+"""engine.links.details: the context behind a link, headless (real files, real git)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.details import (
+from engine.errors import DeepLinkError
+from engine.links.details import (
     DetailError,
     chat_context,
     commit_detail,
@@ -19,7 +20,6 @@ from engine.details import (
     scrollback_context,
     strip_ansi,
 )
-from engine.errors import DeepLinkError
 
 
 @pytest.mark.parametrize(

@@ -20,9 +20,9 @@ from datetime import datetime
 
 import apsw
 
-from engine.query_parser import AnyOf, ParsedQuery, Term, build_match, fts_string, parse_query
-from engine.ranking import Candidate, sort_key
-from engine.search_sql import score_columns
+from engine.index.sql import score_columns
+from engine.query.parser import AnyOf, ParsedQuery, Term, build_match, fts_string, parse_query
+from engine.query.ranking import Candidate, sort_key
 from engine.types import SearchResultItem, Tier
 
 FTS_COLUMNS: tuple[tuple[str, str], ...] = (

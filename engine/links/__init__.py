@@ -1,0 +1,1 @@
+"""The links room: ``ade://`` deep links (building, parsing), their targets, and detail context."""

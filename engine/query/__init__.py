@@ -1,0 +1,2 @@
+"""The query room: the query language, the plan every source reads, ranking, snippets, cursors,
+and the query path that runs a plan against the index and the delegated sources."""

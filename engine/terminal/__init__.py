@@ -1,0 +1,1 @@
+"""The terminal-text room: sanitizing raw PTY bytes, chunking, blocks, OSC 133 marks, recording."""
