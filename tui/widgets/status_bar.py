@@ -23,11 +23,19 @@ def hints_content() -> Content:
 
 
 def status_content(
-    status: IndexStatus | None, kind_label: str, error: str | None = None, note: str | None = None
+    status: IndexStatus | None,
+    kind_label: str,
+    error: str | None = None,
+    note: str | None = None,
+    lane: str | None = None,
 ) -> Content:
     """The right-hand status: kind mode, docs, pending sources, indexing / degraded markers;
-    ``note`` (``opening…``) stands in for the status while there is none."""
-    parts: list[tuple[str, str] | str] = [(f"[{kind_label}] ", "$text-muted")]
+    ``note`` (``opening…``) stands in for the status while there is none; ``lane`` (the lane the
+    palette was started in) is a badge naming the key that filters to it."""
+    parts: list[tuple[str, str] | str] = []
+    if lane is not None:
+        parts += [("^l", "bold $text-accent"), (f" lane:{lane} ", "$text-muted")]
+    parts.append((f"[{kind_label}] ", "$text-muted"))
     if error:
         parts.append((f"⚠ {error}", "bold $text-error"))
         return Content.assemble(*parts)
@@ -61,9 +69,10 @@ class StatusBar(Horizontal):
         error: str | None,
         *,
         note: str | None = None,
+        lane: str | None = None,
     ) -> None:
         """Repaint the status text."""
-        content = status_content(status, kind_label, error, note)
+        content = status_content(status, kind_label, error, note, lane)
         self.query_one("#status", Static).update(content)
 
     def show_progress(self, done: int, total: int | None) -> None:
