@@ -106,9 +106,27 @@ def project_lane(project: Project) -> Lane:
 
 
 def claude_folders(lanes: list[Lane], environ: Mapping[str, str]) -> set[Path]:
-    """The Claude Code project folders that may hold sessions of ``lanes``."""
+    """The Claude Code project folders that may hold sessions of ``lanes``: each lane's own and
+    those of its subfolders (a session started in ``lane/src`` has the folder ``<slug>-src``;
+    the slug is lossy, so the cwd in each file decides, as for the lane's own folder)."""
     base = claude_projects_dir(environ)
-    return {base / claude_slug(p) for lane in lanes for p in {lane.path, _real(lane.path)}}
+    slugs = claude_lane_slugs(lanes)
+    found = {base / slug for slug in slugs}
+    try:
+        names = [entry.name for entry in os.scandir(base) if entry.is_dir()]
+    except OSError:
+        return found
+    return found | {base / name for name in names if claude_folder_matches(name, slugs)}
+
+
+def claude_lane_slugs(lanes: list[Lane]) -> set[str]:
+    """The Claude folder names of the lanes' own folders (as given and resolved)."""
+    return {claude_slug(p) for lane in lanes for p in {lane.path, _real(lane.path)}}
+
+
+def claude_folder_matches(name: str, slugs: set[str]) -> bool:
+    """Whether a Claude folder name may be a lane's folder or a subfolder of one."""
+    return name in slugs or any(name.startswith(f"{slug}-") for slug in slugs)
 
 
 def _claude(
