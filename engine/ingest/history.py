@@ -120,8 +120,8 @@ def _plan(
     state: HistoryState, project: Project, lanes: list[Lane], repo: Path, depth: int | None
 ) -> HistoryState:
     notes: list[str] = []
-    if not project.is_git and not lanes:
-        return HistoryState()
+    if not project.is_git:
+        return HistoryState()  # lanes.json without git: no history to read, nothing to warn
     groups = tip_groups(lanes, repo, notes)
     shallow = shallow_note(repo)
     if shallow is not None:

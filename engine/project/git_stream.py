@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import subprocess
 import tempfile
 from collections.abc import Iterable
@@ -25,6 +26,10 @@ SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 READ_BYTES = 256 * 1024
 """Bytes read from the pipe at a time."""
+
+STALL_TIMEOUT_S = 60.0
+"""Longest wait for the next piece of output (git prints its first commit of a big walk within
+a second or two; minutes of silence mean it hangs)."""
 
 _FORMAT = "%H%x00%s%x00%b%x00%an%x00%cI"
 _FIELDS = 5
@@ -176,7 +181,13 @@ class CommitStream:
         """Read one piece of the pipe into complete fields; False at the end of the output."""
         assert self._proc is not None
         assert self._proc.stdout is not None
-        data = os.read(self._proc.stdout.fileno(), READ_BYTES)
+        fd = self._proc.stdout.fileno()
+        ready, _, _ = select.select([fd], [], [], STALL_TIMEOUT_S)
+        if not ready:  # a hung git (a lock, a dead NFS mount) must not hang the writer
+            self.close()
+            self.finished = True
+            raise GitError(f"git log stalled for {STALL_TIMEOUT_S:g}s")
+        data = os.read(fd, READ_BYTES)
         if not data:
             return False
         parts = (self._buffer + data).split(b"\0")

@@ -252,3 +252,16 @@ def test_a_repository_with_no_commits(tmp_path: Path) -> None:
         assert (result.total, result.warnings) == (0, ("lane primary: no commits yet",))
     finally:
         svc.dispose()
+
+
+def test_the_demo_indexes_every_branch_and_each_lane_owns_its_own_commits(demo_copy: Path) -> None:
+    svc = open_service(demo_copy)
+    try:
+        svc.catch_up()
+        indexed = commits(svc)
+        assert set(indexed) == shas(demo_copy, "--branches")  # 43, not the 38 the lanes reach
+        retry = git(demo_copy / ".worktrees" / "abc-123-retry", "rev-parse", "HEAD").strip()
+        assert {indexed[d] for d in shas(demo_copy, retry, "^main")} == {"abc-123-retry"}
+        assert {indexed[d] for d in shas(demo_copy, "main")} == {"primary"}
+    finally:
+        svc.dispose()
