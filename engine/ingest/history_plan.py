@@ -154,6 +154,7 @@ def tip_groups(lanes: list[Lane], repo: Path, notes: list[str]) -> list[TipGroup
                 f"lane {lane.id}: detached HEAD at {sha[:12]}; history indexed from that commit"
             )
         groups.append(TipGroup(f"lane:{lane.id}", lane.id, [sha]))
+    groups = _in_repository(groups, repo, notes)
     notes.extend(_gone_worktrees(repo, {lane.path for lane in lanes}))
     primary = ordered[0].id if ordered else None
     try:
@@ -165,6 +166,20 @@ def tip_groups(lanes: list[Lane], repo: Path, notes: list[str]) -> list[TipGroup
     if branch_tips:
         groups.append(TipGroup(BRANCHES_GROUP, primary, branch_tips))
     return groups
+
+
+def _in_repository(groups: list[TipGroup], repo: Path, notes: list[str]) -> list[TipGroup]:
+    """The groups whose HEAD the shared repository holds (a lanes.json lane may be a checkout of
+    another repository: its history is not this one's)."""
+    try:
+        known = existing_commits(repo, [sha for g in groups for sha in g.tips])
+    except GitError:
+        return groups
+    kept = [g for g in groups if set(g.tips) <= known]
+    for group in groups:
+        if group not in kept:
+            notes.append(f"{group.group.replace(':', ' ')}: its HEAD is not in {repo}; not indexed")
+    return kept
 
 
 def _gone_worktrees(repo: Path, lane_paths: set[Path]) -> list[str]:

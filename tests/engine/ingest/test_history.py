@@ -5,6 +5,7 @@ Real repositories of hundreds of commits (fast-import), real worktrees, a real s
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -263,5 +264,25 @@ def test_the_demo_indexes_every_branch_and_each_lane_owns_its_own_commits(demo_c
         retry = git(demo_copy / ".worktrees" / "abc-123-retry", "rev-parse", "HEAD").strip()
         assert {indexed[d] for d in shas(demo_copy, retry, "^main")} == {"abc-123-retry"}
         assert {indexed[d] for d in shas(demo_copy, "main")} == {"primary"}
+    finally:
+        svc.dispose()
+
+
+def test_a_lanes_json_lane_from_another_repository_is_named_not_walked(
+    repo: History, tmp_path: Path
+) -> None:
+    other = History(tmp_path / "other")
+    other.numbered("main", "foreign", 3)
+    lanes = [{"id": "primary", "path": ".", "branch": "main", "primary": True},
+             {"id": "foreign", "path": str(other.root), "branch": "main"}]  # fmt: skip
+    (repo.root / ".ade").mkdir()
+    (repo.root / ".ade" / "lanes.json").write_text(json.dumps(lanes))
+    svc = open_service(repo.root)
+    try:
+        svc.catch_up()
+        assert len(commits(svc)) == 670
+        warnings = search(svc, "work").warnings
+        assert len(warnings) == 1
+        assert warnings[0].startswith("lane foreign: its HEAD is not in")
     finally:
         svc.dispose()
