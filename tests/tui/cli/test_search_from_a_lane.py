@@ -17,7 +17,6 @@ def test_search_in_a_lane_subfolder_uses_the_main_worktree_index_unfiltered(
 ) -> None:  # fmt: skip
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     sub = demo_copy / ".worktrees" / "webhooks" / "payments_api"
-    sub.mkdir(parents=True, exist_ok=True)
     monkeypatch.chdir(sub)
     status = run_main(capsys, ["search", "--no-daemon", "--status", "--json"])
     assert status.code == 0, status.err

@@ -23,9 +23,7 @@ def test_toggle_adds_replaces_and_removes_the_lane_filter() -> None:
 async def test_started_in_a_lane_subfolder_the_badge_names_it_and_ctrl_l_filters(
     client: EmbeddedClient, indexed_demo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sub = indexed_demo / ".worktrees" / "webhooks" / "src"
-    sub.mkdir(parents=True, exist_ok=True)
-    monkeypatch.chdir(sub)
+    monkeypatch.chdir(indexed_demo / ".worktrees" / "webhooks" / "payments_api")  # a subfolder
     app = make_app(client)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
