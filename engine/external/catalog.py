@@ -110,7 +110,7 @@ class ExternalCatalog:
         project's transcript, or not a transcript), None when unknown (a new file: re-list)."""
         with self._lock:
             sid = self._owners.get(path)
-            folders = self._folders
+            folders, slugs = self._folders, self._slugs
         if sid is not None:
             return sid
         if path.suffix != ".jsonl":
@@ -119,7 +119,7 @@ class ExternalCatalog:
         claude = claude_projects_dir(env)
         if claude in path.parents:
             name = path.relative_to(claude).parts[0]
-            ours = claude / name in folders or claude_folder_matches(name, self._slugs)
+            ours = claude / name in folders or claude_folder_matches(name, slugs)
             return None if ours and self._unseen(path) else FOREIGN
         if codex_sessions_dir(env) in path.parents:
             return None if self._unseen(path) else FOREIGN
