@@ -6,7 +6,13 @@ Real repositories of hundreds of commits (fast-import), real worktrees, a real s
 from __future__ import annotations
 
 import json
+import os
+import random
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -286,3 +292,36 @@ def test_a_lanes_json_lane_from_another_repository_is_named_not_walked(
         assert warnings[0].startswith("lane foreign: its HEAD is not in")
     finally:
         svc.dispose()
+
+
+WORKER = Path(__file__).with_name("ingest_worker.py")
+CHECKOUT = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.slow
+def test_kill_9_during_the_first_pass_loses_and_duplicates_nothing(repo: History) -> None:
+    """A real process killed at random moments of a sliced pass; the next run completes it."""
+    env = {**os.environ, "PYTHONPATH": str(CHECKOUT), "HOME": str(repo.root.parent)}
+    rng = random.Random(5)
+    progress: list[int] = []
+    for _ in range(4):
+        proc = subprocess.Popen([sys.executable, str(WORKER), str(repo.root), "loop"],
+                                cwd=CHECKOUT, env=env, stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert proc.stdout is not None
+        proc.stdout.readline()  # "ready": imports done, the index is open
+        time.sleep(rng.uniform(0.1, 0.5))  # let it write some slices, then kill it mid-pass
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(60)
+        svc = open_service(repo.root)
+        progress.append(len(commits(svc)))
+        svc.dispose()
+    final = subprocess.run([sys.executable, str(WORKER), str(repo.root), "once"], cwd=CHECKOUT,
+                           env=env, capture_output=True, timeout=120, check=False)  # fmt: skip
+    assert final.returncode == 0, final.stderr
+    svc = open_service(repo.root)
+    try:
+        assert set(commits(svc)) == shas(repo.root, "main", "side", "old")
+        assert svc.index_status().commit_history.indexing is False  # type: ignore[union-attr]
+    finally:
+        svc.dispose()
+    assert progress == sorted(progress), progress  # each killed run kept its committed slices
