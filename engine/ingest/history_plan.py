@@ -226,7 +226,12 @@ def plan_pass(
 
 
 def shallow_note(repo: Path) -> str | None:
-    """The note of a shallow clone, whose history stops at the clone's depth."""
-    if repo_is_shallow(repo):
+    """The note of a shallow clone, whose history stops at the clone's depth (git keeps the
+    grafts in ``<common dir>/shallow``: a stat, no git process, in the usual layout)."""
+    from engine.ingest.records import common_dir, git_dir
+
+    gitdir = git_dir(repo)
+    shallow = (common_dir(gitdir) / "shallow").exists() if gitdir is not None else None
+    if shallow if shallow is not None else repo_is_shallow(repo):
         return "shallow clone: older history is not in the repository (git fetch --unshallow)"
     return None
