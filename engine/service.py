@@ -25,6 +25,7 @@ from engine.delegates.gather import delegated_for_args
 from engine.external.catalog import FOREIGN
 from engine.index.db import (
     SEARCH_INDEX_SCHEMA_VERSION,
+    SourceRow,
     clear_index,
     connect,
     doc_count,
@@ -38,8 +39,10 @@ from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
 from engine.ingest.freshness import Delegate, session_candidates
 from engine.ingest.queue import IngestQueue
+from engine.ingest.tailing import persisted_skips
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.project.lane_memo import list_lanes, one_listing
+from engine.project.locate import identity_warnings
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 from engine.query.ranking import Candidate
@@ -327,7 +330,7 @@ class SearchService:
             size = os.stat(self.project.index_path).st_size
         except OSError:
             size = 0
-        warnings = self.tally.snapshot()
+        warnings = self._warnings(sources)
         if unavailable is not None:
             warnings = {unavailable: 1, **warnings}
         return IndexStatus(
@@ -345,6 +348,18 @@ class SearchService:
             recreated_reason=self.drainer.recreated_reason,
             warnings=warnings,
         )
+
+    def _warnings(self, sources: list[SourceRow]) -> dict[str, int]:
+        """This process's counts, the skipped-line counts stored with the cursors (they outlive
+        the run that saw the lines: a later ``--status`` still shows them) and project.json's."""
+        counts = self.tally.snapshot()
+        for key, stored in persisted_skips(sources).items():
+            counts[key] = max(counts.get(key, 0), stored)  # this run's lines are in both
+        identity = WarningTally()
+        identity_warnings(self.project.root, identity)
+        for key, found in identity.snapshot().items():
+            counts[key] = max(counts.get(key, 0), found)
+        return dict(sorted(counts.items()))
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
         """Clear every row in one transaction (never delete the file) and re-ingest everything."""

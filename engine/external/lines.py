@@ -6,11 +6,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
-
+from engine.project.safe_io import JsonRejected, loads_json
 from engine.project.tally import WarningTally
-
-_decoder = msgspec.json.Decoder()
 
 DIGEST_VALUE_CHARS = 2000
 """Longest single value shown in a tool-call digest: enough for a command or a path and an
@@ -35,12 +32,9 @@ def json_lines(
             line = data[pos:end]
             if line.strip():
                 try:
-                    obj = _decoder.decode(line)
-                except msgspec.DecodeError:
-                    try:
-                        obj = _decoder.decode(line.decode("utf-8", errors="replace"))
-                    except msgspec.DecodeError:
-                        obj = None
+                    obj = loads_json(line)
+                except JsonRejected:  # nested too deep included: never a RecursionError
+                    obj = None
                 if isinstance(obj, dict):
                     yield base + pos, obj
                 else:
