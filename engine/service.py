@@ -44,7 +44,9 @@ from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.locate import identity_warnings
 from engine.project.model import Lane, Project
+from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
+from engine.project.transcripts import refused_transcript
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
 from engine.types import (
@@ -355,10 +357,14 @@ class SearchService:
         counts = self.tally.snapshot()
         for key, stored in persisted_skips(sources).items():
             counts[key] = max(counts.get(key, 0), stored)  # this run's lines are in both
-        identity = WarningTally()
-        identity_warnings(self.project.root, identity)
-        for key, found in identity.snapshot().items():
-            counts[key] = max(counts.get(key, 0), found)
+        found = WarningTally()
+        identity_warnings(self.project.root, found)
+        for meta in list_sessions(self.project, WarningTally()):  # a FIFO or a link out stays
+            refused = refused_transcript(self.project, meta.kind, meta.id)  # one warning
+            if refused is not None:
+                found.add(f"{meta.kind}:{meta.id}", refused)
+        for key, count in found.snapshot().items():
+            counts[key] = max(counts.get(key, 0), count)
         return dict(sorted(counts.items()))
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
