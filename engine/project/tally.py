@@ -51,11 +51,17 @@ class WarningTally:
         self.add(source, reason)
 
     def merge(self, other: WarningTally) -> None:
-        """Add every count of ``other`` (its reasons too) to this tally."""
+        """Add every count of ``other`` (its reasons too) to this tally; what ``other`` counted
+        with ``add_once`` is counted once here too, however often it is merged."""
+        with other._lock:
+            once = set(other._once)
         for source, count in other.snapshot().items():
             reasons = other.reasons(source)
             for reason, n in reasons.items():
-                self.add(source, reason, n)
+                if (source, reason) in once:
+                    self.add_once(source, reason)
+                else:
+                    self.add(source, reason, n)
             self.add(source, "other reasons", count - sum(reasons.values()))
 
     def snapshot(self) -> dict[str, int]:
