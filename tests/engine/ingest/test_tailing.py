@@ -153,9 +153,7 @@ def test_long_line_is_read_whole_and_indexed_capped(service, writer, idx, monkey
     assert cursor_of("chat:s") == len(data)
 
 
-def test_line_past_the_hard_cap_is_indexed_truncated_and_counted(
-    service, writer, idx, monkeypatch
-):
+def test_line_past_the_hard_cap_is_indexed_truncated_and_counted(service, writer, idx, monkeypatch):
     monkeypatch.setattr(tailing, "SLICE_BYTES", 1024)
     monkeypatch.setattr(tailing, "LONG_LINE_CAP", 4096)
     writer.session("s")
