@@ -39,7 +39,6 @@ from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
 from engine.ingest.freshness import Delegate, session_candidates
 from engine.ingest.queue import IngestQueue
-from engine.ingest.tailing import persisted_skips
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.locate import identity_warnings
@@ -354,6 +353,8 @@ class SearchService:
     def _warnings(self, sources: list[SourceRow]) -> dict[str, int]:
         """This process's counts, the skipped-line counts stored with the cursors (they outlive
         the run that saw the lines: a later ``--status`` still shows them) and project.json's."""
+        from engine.ingest.tailing import persisted_skips  # deferred: a warm search never asks
+
         counts = self.tally.snapshot()
         for key, stored in persisted_skips(sources).items():
             counts[key] = max(counts.get(key, 0), stored)  # this run's lines are in both
