@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
-from engine.project.safe_io import JsonRejected, loads_json
+from engine.project.safe_io import JsonRejected, dumps_json, loads_json
 from engine.project.tally import WarningTally
 
 DIGEST_VALUE_CHARS = 2000
@@ -52,12 +51,12 @@ def digest(value: Any) -> str:
         parts = []
         for key, item in value.items():
             shown = " ".join(str(x) for x in item) if _is_argv(item) else item
-            text = shown if isinstance(shown, str) else json.dumps(shown, ensure_ascii=False)
+            text = shown if isinstance(shown, str) else dumps_json(shown)
             parts.append(f"{key}: {_cut(text)}")
         return "\n".join(parts)
     if _is_argv(value):
         return _cut(" ".join(value))
-    return _cut(json.dumps(value, ensure_ascii=False))
+    return _cut(dumps_json(value))
 
 
 def _is_argv(value: Any) -> bool:

@@ -7,7 +7,6 @@ offset past the end, a chat event that is gone) and says so in ``note`` (RELIABI
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,7 +19,7 @@ from engine.project.artifacts import list_artifacts
 from engine.project.git import GitError, run_git
 from engine.project.model import ChatEvent, Lane, Project, SessionMeta, is_valid_session_id
 from engine.project.prs import read_pr
-from engine.project.safe_io import read_regular
+from engine.project.safe_io import dumps_json, read_regular
 from engine.project.tally import WarningTally
 from engine.project.transcripts import (
     TranscriptError,
@@ -212,7 +211,7 @@ def chat_text(event: ChatEvent) -> str:
         if isinstance(value, str):
             return value
     if event.type == "tool_call":
-        return f"{data.get('name', 'tool')}({json.dumps(data.get('input'), ensure_ascii=False)})"
+        return f"{data.get('name', 'tool')}({dumps_json(data.get('input'))})"
     return ""
 
 

@@ -17,6 +17,7 @@ traceback (issue 13, points 4-6):
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import time
@@ -143,6 +144,24 @@ def loads_json(data: bytes | str) -> Any:
 
 
 _DECODER = msgspec.json.Decoder()
+
+NESTED_TOO_DEEP = "[nested too deep]"
+"""What ``dumps_json`` shows for a value too deep to render (it parsed a few frames higher)."""
+
+
+def dumps_json(value: Any, *, sort_keys: bool = False) -> str:
+    """``json.dumps(value, ensure_ascii=False)`` for display and indexing, never raising: a value
+    that parsed just under the recursion limit can still be too deep to render from a deeper
+    stack, and a non-JSON value falls back to ``str``."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)
+    except RecursionError:
+        return NESTED_TOO_DEEP
+    except (TypeError, ValueError):
+        try:
+            return str(value)
+        except RecursionError:
+            return NESTED_TOO_DEEP
 
 
 def is_inside(path: Path, root: Path) -> bool:

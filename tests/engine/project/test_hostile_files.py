@@ -25,7 +25,14 @@ from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.model import Project
 from engine.project.prs import list_prs
-from engine.project.safe_io import JsonRejected, UnsafeFile, loads_json, open_regular
+from engine.project.safe_io import (
+    NESTED_TOO_DEEP,
+    JsonRejected,
+    UnsafeFile,
+    dumps_json,
+    loads_json,
+    open_regular,
+)
 from engine.project.sessions import list_sessions, read_session
 from engine.project.tally import WarningTally
 from engine.project.transcripts import (
@@ -123,6 +130,18 @@ def test_deep_lanes_json_falls_back_and_deep_project_json_keeps_the_default_iden
     assert project.name == repo.root.name  # the default identity
     assert [lane.id for lane in list_lanes(project, tally)] == ["primary"]  # git's worktrees
     assert tally.snapshot() == {"project": 1, "lanes": 1}
+
+
+def test_a_value_that_parsed_is_rendered_even_from_a_deeper_stack() -> None:
+    value = loads_json("[" * 900 + "]" * 900)
+
+    def from_depth(n: int) -> str:
+        return dumps_json(value) if n == 0 else from_depth(n - 1)
+
+    # json.dumps alone raises RecursionError here (Python 3.11 counts its C recursion against
+    # the limit); a newer interpreter may render it whole. Never an exception either way.
+    assert from_depth(200) in (NESTED_TOO_DEEP, "[" * 900 + "]" * 900)
+    assert dumps_json({"a": [1]}) == '{"a": [1]}'
 
 
 def test_deep_chat_line_is_one_counted_line_between_good_ones(tally: WarningTally) -> None:

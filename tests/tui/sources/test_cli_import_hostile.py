@@ -67,9 +67,10 @@ def test_gzip_log_is_stored_inflated_and_found(
         ("shot.log", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, "not a terminal recording"),
         ("blob.log", bytes(range(256)) * 64, "not a terminal recording"),
         ("cut.log.gz", gzip.compress(PANE * 50)[:-12], "truncated gzip"),
+        ("deep.cast", b"[" * 100_000 + b"]" * 100_000 + b"\n", "deep.cast"),
     ],
     ids=["garbage-cast", "gzipped-garbage-cast", "timing", "advanced-timing", "png", "binary",
-         "truncated-gz"],
+         "truncated-gz", "deep-cast"],
 )  # fmt: skip
 def test_what_is_not_a_recording_is_refused_with_one_line_and_exit_2(
     repo: Path,
