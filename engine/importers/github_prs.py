@@ -20,7 +20,7 @@ from engine.importers.store import json_bytes, write_atomic
 from engine.project.fields import parse_aware_time
 from engine.project.model import Project
 from engine.project.prs import MAX_PR_NUMBER, author_login
-from engine.project.safe_io import JsonRejected, loads_json
+from engine.project.safe_io import JsonRejected, loads_json, read_regular
 
 GH_FIELDS = "number,title,body,state,author,headRefName,baseRefName,url,updatedAt,comments"
 """What ``gh pr list --json`` is asked for: everything a snapshot holds, comments included."""
@@ -132,7 +132,7 @@ def write_snapshots(project: Project, snapshots: list[dict[str, Any]]) -> SyncRe
         path = project.ade_dir / "prs" / f"{snapshot['number']}.json"
         data = json_bytes(snapshot)
         try:
-            same = path.read_bytes() == data
+            same = read_regular(path, len(data) + 1) == data  # a FIFO there: differs
         except OSError:
             same = False
         if same:

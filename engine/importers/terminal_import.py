@@ -225,6 +225,6 @@ def _read(path: Path) -> bytes:
 
 def _differs(path: Path, data: bytes) -> bool:
     try:
-        return path.read_bytes() != data
+        return read_regular(path, len(data) + 1) != data  # a FIFO there: differs, replaced
     except OSError:
         return True

@@ -224,19 +224,25 @@ class Bounds:
         return self._more_roots
 
 
-_PROJECT_BOUNDS: dict[Path, Bounds] = {}
+_PROJECT_BOUNDS: dict[Path, tuple[float, Bounds]] = {}
+
+BOUNDS_TTL_S = 30.0
+"""A long-running service re-resolves a project's bounds this often (``.ade`` moved, worktrees
+added): fresh enough, and a file read costs a dict lookup, not a ``realpath`` of the root."""
 
 
 def project_bounds(root: Path) -> Bounds:
     """Where a symlink under ``root/.ade`` may point: the project folder, the ``.ade`` folder's
     real location (a user may keep it elsewhere on purpose), and every worktree that
     ``git worktree list`` names (asked only when a target is outside the first two)."""
-    bounds = _PROJECT_BOUNDS.get(root)
-    if bounds is None:
-        if len(_PROJECT_BOUNDS) > 64:
-            _PROJECT_BOUNDS.clear()
-        bounds = Bounds([root, root / ".ade"], lambda: _worktree_paths(root))
-        _PROJECT_BOUNDS[root] = bounds
+    now = time.monotonic()
+    cached = _PROJECT_BOUNDS.get(root)
+    if cached is not None and now - cached[0] < BOUNDS_TTL_S:
+        return cached[1]
+    if len(_PROJECT_BOUNDS) > 64:
+        _PROJECT_BOUNDS.clear()
+    bounds = Bounds([root, root / ".ade"], lambda: _worktree_paths(root), more_ttl=BOUNDS_TTL_S)
+    _PROJECT_BOUNDS[root] = (now, bounds)
     return bounds
 
 
