@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +75,14 @@ def _read(project: Project, path: Path, sid: str, tally: WarningTally) -> Sessio
     except FieldError as err:
         tally.add(SESSIONS_SOURCE, f"{path.name}: {err}")
         return None
-    if meta.transcript_path is not None and not bounds.allows(project.root / meta.transcript_path):
-        # A session file may name its transcript, but never one outside the project.
-        tally.add(SESSIONS_SOURCE, f"{path.name}: transcriptPath: outside the project")
-        return None
+    if meta.transcript_path is not None:
+        # A session file may name its transcript, but never one outside the project; a
+        # relative name is relative to the project, not to wherever `ade` runs.
+        transcript = project.root / meta.transcript_path
+        if not bounds.allows(transcript):
+            tally.add(SESSIONS_SOURCE, f"{path.name}: transcriptPath: outside the project")
+            return None
+        meta = replace(meta, transcript_path=transcript)
     return meta
 
 

@@ -298,6 +298,16 @@ def test_session_naming_a_transcript_outside_is_refused(
     assert tally.reasons("sessions") == {"evil.json: transcriptPath: outside the project": 1}
 
 
+def test_relative_transcript_path_is_relative_to_the_project(
+    project: Project, ade: Path, write_json: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    write_json(ade / "sessions" / "rel.json", _session("rel", transcriptPath="logs/rel.jsonl"))
+    monkeypatch.chdir(tmp_path)  # never resolved against the working folder
+    meta = read_session(project, "rel")
+    assert meta is not None
+    assert meta.transcript_path == project.root / "logs" / "rel.jsonl"
+
+
 def test_record_linked_out_of_the_project_is_refused(
     project: Project, ade: Path, tmp_path: Path, tally: WarningTally
 ) -> None:
