@@ -170,8 +170,15 @@ def bound_socket() -> Iterator[Callable[[Path], None]]:
 
     def bind(path: Path) -> None:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.bind(str(path))
         socks.append(sock)
+        # Bound by a relative name from its folder: a deep tmp path can pass the 107-byte
+        # AF_UNIX limit.
+        here = os.getcwd()
+        os.chdir(path.parent)
+        try:
+            sock.bind(path.name)
+        finally:
+            os.chdir(here)
 
     yield bind
     for sock in socks:
