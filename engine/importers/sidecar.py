@@ -24,8 +24,12 @@ class Sidecar:
 
 
 def sidecar_path(recording: Path) -> Path:
-    """``run.log`` → ``run.log.meta.json`` (``run.log.gz`` → ``run.log.gz.meta.json`` too)."""
-    return recording.with_name(recording.name + SIDECAR_SUFFIX)
+    """``run.log`` → ``run.log.meta.json``; ``run.log.gz`` → ``run.log.gz.meta.json`` when
+    there is one, else ``run.log.meta.json`` (the sidecar written before compressing)."""
+    own = recording.with_name(recording.name + SIDECAR_SUFFIX)
+    if recording.name.endswith(".gz") and not own.exists():
+        return recording.with_name(recording.name.removesuffix(".gz") + SIDECAR_SUFFIX)
+    return own
 
 
 def read_sidecar(recording: Path) -> Sidecar:

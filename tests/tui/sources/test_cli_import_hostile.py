@@ -50,11 +50,15 @@ def test_gzip_log_is_stored_inflated_and_found(
     sid = _sid(out)
     assert (repo / ".ade" / "terminals" / f"{sid}.log").read_bytes() == PANE
     assert any(d.startswith(f"terminal:{sid}") for d in _found(capsys, repo, "zorblax"))
+    assert _record(repo, sid)["title"] == "pane.log"
     plain = tmp_path / "pane.log"
     plain.write_bytes(PANE)
+    (tmp_path / "pane.log.meta.json").write_text('{"title": "Pane"}')  # serves both files
     code, out, _ = _import(capsys, repo, str(plain))
     assert (code, _sid(out)) == (0, sid)  # the same recording, compressed or not
-    assert _record(repo, sid)["title"] == "pane.log"
+    assert _record(repo, sid)["title"] == "Pane"
+    code, out, _ = _import(capsys, repo, str(packed))
+    assert _record(repo, sid)["title"] == "Pane"
 
 
 @pytest.mark.parametrize(
