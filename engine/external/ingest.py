@@ -35,7 +35,9 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
         docs: list[IndexDoc] = []
         seen: set[str] = set()
         for event in events:
-            doc = message_doc(meta.id, event, meta.title, meta.lane_id, ms(meta.updated_at))
+            doc = message_doc(
+                meta.id, event, meta.title, meta.lane_id, ms(meta.updated_at), meta.tool
+            )
             # The first copy of a message wins, within a pass as across passes (a Codex
             # message is written twice): its seq is the anchor the chat view lands on.
             if doc is not None and doc.doc_id not in seen:
