@@ -178,7 +178,13 @@ def _gemini_head(
             return None
         record = replay_gemini(data, f"gemini:{path.name}", tally, document=path.suffix == ".json")
         if record is None or record.session_id is None:
-            return None  # half-written or not a session: counted, listed again when it changes
+            # Half-written (or not a session): counted; a session listed before stays listed, its
+            # docs kept, until the file parses again.
+            known = heads.peek(path)
+            if known is None or known.ident is None:
+                return None
+            heads.put(path, known)
+            return known, st
         head = Head(st.st_ino, st.st_size, False, root, record.session_id, gemini_title(record),
                     record.start_time)  # fmt: skip
         heads.put(path, head)

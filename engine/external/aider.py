@@ -5,7 +5,8 @@ Format (Aider-AI/aider ``aider/io.py``: ``InputOutput.__init__``, ``user_input``
 ``default_chat_history_file``: the git working tree root, else the current folder): an append-only
 Markdown log. Each run starts with ``# aider chat started at YYYY-MM-DD HH:MM:SS`` (local time);
 a user input is ``#### `` lines (``<blank>`` for an empty one), aider's own notices and command
-output are ``> `` block-quote lines, anything else is the model's reply. One history file is one
+output are ``> `` block-quote lines, anything else is the model's reply (inside a reply's code
+fence every line is reply: edit blocks hold ``>>>>>>> REPLACE``). One history file is one
 session here (its runs are the file's sections); a block is a run of lines of one kind, keyed by
 the byte offset of its first line, so a later append never renumbers it. No tool calls exist in
 this format (edits are part of the reply text) and no reasoning is written, so nothing is hidden.
@@ -50,7 +51,7 @@ def _kind(line: bytes) -> str:
         return "start"
     if line.startswith(_USER) or line.rstrip() == b"####":
         return "user"
-    if line.startswith(b">"):
+    if line.startswith(b"> ") or line.rstrip() == b">":
         return "tool"
     return "blank" if not line.strip() else "reply"
 
@@ -76,11 +77,13 @@ def parse_aider(
                     head.first_user = " ".join(str(event.data["text"]).split())[:120]
         block.clear()
 
-    pos = 0
+    pos, fenced = 0, False
     while pos < consumed:
         end = data.index(b"\n", pos) + 1
         line = data[pos:end].rstrip(b"\r\n")
-        line_kind = _kind(line)
+        line_kind = "reply" if fenced and kind == "reply" else _kind(line)
+        if line_kind == "reply" and line.lstrip().startswith(b"```"):
+            fenced = not fenced  # inside a code fence every line is reply (edit blocks)
         if line_kind == "blank":
             if kind == "reply":
                 block.append(line)  # a blank line inside a reply is part of it

@@ -66,6 +66,13 @@ def external_format(path: Path, environ: Mapping[str, str] | None = None) -> str
     return None
 
 
+def transcript_exists(path: Path) -> bool:
+    """True when the transcript is there: a file, or an OpenCode session inside its database."""
+    if path.exists():
+        return True
+    return path.parent.suffix == ".db" and path.parent.is_file()
+
+
 def read_external_events(path: Path, tool: str) -> list[ChatEvent]:
     """Every message event of the transcript (``tool`` as from ``external_format``).
 
