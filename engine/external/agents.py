@@ -22,7 +22,13 @@ from engine.external.aider import HISTORY_FILE, AiderHead, aider_session_id, par
 from engine.external.copilot import EVENTS_FILE, copilot_head, copilot_state_dir
 from engine.external.gemini import PROJECT_ROOT_FILE, gemini_title, gemini_tmp_dir, replay_gemini
 from engine.external.heads import Head, HeadCache
-from engine.external.opencode import list_opencode_sessions, opencode_data_dir, opencode_databases
+from engine.external.opencode import (
+    SIGNATURES,
+    list_opencode_sessions,
+    opencode_data_dir,
+    opencode_databases,
+    session_signatures,
+)
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
 from engine.project.model import Lane, SessionMeta, is_valid_session_id
@@ -202,7 +208,10 @@ def _opencode(
         except apsw.Error as err:
             tally.add("opencode", f"{db.name}: not readable ({type(err).__name__})")
             continue
-        for s in sessions:
+        ours = [s for s in sessions if _lane_of(lanes, s.directory) is not None]
+        for raw, signature in session_signatures(db, [s.id for s in ours]).items():
+            SIGNATURES[str(db / raw)] = signature
+        for s in ours:
             lane = _lane_of(lanes, s.directory)
             sid = f"opencode-{s.id}"
             if lane is None or not is_valid_session_id(sid):

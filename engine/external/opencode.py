@@ -93,26 +93,40 @@ def list_opencode_sessions(db: Path) -> list[OpenCodeSession]:
     ]
 
 
-def session_signature(db: Path, sid: str) -> str:
-    """What changes whenever the session, one of its messages or parts changes."""
+SIGNATURES: dict[str, str] = {}
+"""Signatures by transcript path (``<database>/<id>``) from the latest listing: a reconcile then
+costs one query per database, not one connection per session. One taken before a change only
+makes the next reconcile derive that session once more."""
+
+
+def session_signatures(db: Path, sids: list[str]) -> dict[str, str]:
+    """What changes whenever a session, one of its messages or parts changes, for ``sids``."""
     try:
         conn = read_only(db)
     except apsw.Error:
-        return "unreadable"
+        return dict.fromkeys(sids, "unreadable")
     try:
-        row = conn.execute(
-            "SELECT (SELECT time_updated FROM session WHERE id = ?1),"
+        rows = conn.execute(
+            "SELECT s.id, s.time_updated,"
             " (SELECT count(*) || ':' || ifnull(max(time_updated), 0) FROM message"
-            "  WHERE session_id = ?1),"
+            "  WHERE session_id = s.id),"
             " (SELECT count(*) || ':' || ifnull(max(time_updated), 0) FROM part"
-            "  WHERE session_id = ?1)",
-            (sid,),
-        ).fetchone()
+            "  WHERE session_id = s.id)"
+            " FROM session s WHERE s.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sids),),
+        ).fetchall()
     except apsw.Error:
-        return "unreadable"
+        return dict.fromkeys(sids, "unreadable")
     finally:
         conn.close()
-    return json.dumps(list(row) if row else None)
+    found = {str(r[0]): json.dumps(list(r[1:])) for r in rows}
+    return {sid: found.get(sid, "gone") for sid in sids}
+
+
+def session_signature(db: Path, sid: str) -> str:
+    """The signature of one session: the latest listing's, else read now."""
+    known = SIGNATURES.get(str(db / sid))
+    return known if known is not None else session_signatures(db, [sid])[sid]
 
 
 def opencode_events(db: Path, sid: str) -> list[ChatEvent]:

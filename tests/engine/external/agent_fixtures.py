@@ -99,6 +99,11 @@ CREATE TABLE message(id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created
   time_updated INTEGER NOT NULL, data TEXT NOT NULL);
 CREATE TABLE part(id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL,
   time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE INDEX session_project_idx ON session(project_id);
+CREATE INDEX session_parent_idx ON session(parent_id);
+CREATE INDEX message_session_time_created_id_idx ON message(session_id, time_created, id);
+CREATE INDEX part_message_id_id_idx ON part(message_id, id);
+CREATE INDEX part_session_idx ON part(session_id);
 """
 
 T0 = 1780308000000  # 2026-06-01T10:00:00Z
