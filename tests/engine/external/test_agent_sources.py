@@ -288,11 +288,19 @@ def test_session_filter_matches_unindexed_writes_live_and_the_watcher_routes_the
             (1780309000000, 1780309000000, json.dumps({"type": "text", "text": "fresh axolotl"})),
         )
         conn.close()
-        for sid, word in ((f"copilot-{COPILOT_SID}", "capybara"), ("opencode-ses_main", "axolotl")):
-            live = service.query(SearchQueryArgs(query=f"session:{sid} {word}")).items
+        with (repo / ".aider.chat.history.md").open("ab") as handle:
+            handle.write(b"  \n\n#### fresh tapir question  \n")  # ends the torn input first
+        gemini = next(Path(agent_env["GEMINI_CLI_HOME"]).glob(".gemini/tmp/proj/chats/*.jsonl"))
+        with gemini.open("ab") as handle:
+            handle.write(b"\n" + json.dumps({"id": "m9", "timestamp": "2026-06-01T12:00:00Z",
+                         "type": "gemini", "content": "fresh okapi"}).encode() + b"\n")  # fmt: skip
+        fresh = {f"copilot-{COPILOT_SID}": "capybara", "opencode-ses_main": "axolotl",
+                 "aider-primary": "tapir", f"gemini-{GEMINI_SID}": "okapi"}  # fmt: skip
+        for sid, word in fresh.items():
+            live = service.query(SearchQueryArgs(query=f"session:{sid} {word} kind:chat")).items
             assert [i.session_id for i in live] == [sid], word
             assert live[0].tool == sid.split("-")[0]
-            assert service.query(SearchQueryArgs(query=word)).items == ()  # not indexed yet
+            assert service.query(SearchQueryArgs(query=f"{word} kind:chat")).items == ()  # not yet
         catalog = service.drainer.external
         service.notify_external_file(copilot)
         assert f"copilot-{COPILOT_SID}" in service.queue.pending["external"]
@@ -304,7 +312,7 @@ def test_session_filter_matches_unindexed_writes_live_and_the_watcher_routes_the
         assert catalog.owner(new) is None
         service.request_reconcile()
         service.process_pending_now()
-        for word in ("capybara", "axolotl"):
-            assert len(service.query(SearchQueryArgs(query=word)).items) == 1, word
+        for word in fresh.values():
+            assert len(service.query(SearchQueryArgs(query=f"{word} kind:chat")).items) == 1, word
     finally:
         service.dispose()
