@@ -144,7 +144,11 @@ class PaletteScreen(Screen[None]):
 
     def refresh_local(self, *, keep: bool) -> None:
         """Recompute local matches and repaint (synchronous: this is the per-keystroke path)."""
-        self.local_rows = match_local(self.query_text, self.palette_app.local_items)
+        items = self.palette_app.local_items
+        tool = KIND_MODES[self.kind_mode].tool
+        if tool is not None:  # a "chat: <tool>" stop: that agent's chats only
+            items = [i for i in items if i.kind == "chat" and i.detail == tool]
+        self.local_rows = match_local(self.query_text, items)
         self._paint(keep=keep)
 
     def _paint(self, *, keep: bool) -> None:
@@ -275,7 +279,7 @@ class PaletteScreen(Screen[None]):
         self.cursor_moved = False
         self._update_kind_label()
         self.hits = None
-        self._paint(keep=False)
+        self.refresh_local(keep=False)
         self._start_search()
         self.refresh_status()
 

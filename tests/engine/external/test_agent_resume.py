@@ -21,7 +21,7 @@ from tui.cli import main
 from tui.logic.kinds import KIND_MODES
 from tui.widgets.result_list import ResultList, row_prompt
 
-from .agent_fixtures import COPILOT_SID, GEMINI_SID
+from .agent_fixtures import COPILOT_SID, GEMINI_SID, GEMINI_WT_SID
 from .test_agent_sources import agent_env
 from .test_external_sources import homes
 
@@ -132,6 +132,12 @@ async def test_palette_shows_the_agent_narrows_to_one_and_resumes_with_ctrl_r(
         assert app.screen.query_one("#query").border_title == "kind: chat: gemini"
         assert not [r for r in listing.rows if not r.local and r.kind == "chat"]
         for _ in range(len("applied edit")):
+            await pilot.press("backspace")
+        await pilot.press("e")  # every title has an e: only Gemini's chats in this stop
+        await settle(pilot)
+        local = {r.session_id for r in listing.rows if r.local}
+        assert local == {f"gemini-{GEMINI_SID}", f"gemini-{GEMINI_WT_SID}"}
+        for _ in range(len("e")):
             await pilot.press("backspace")
         await pilot.press(*"built ok")  # the Gemini tool result
         await settle(pilot)
