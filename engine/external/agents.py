@@ -78,8 +78,9 @@ def agent_owner_hint(path: Path, environ: Mapping[str, str], folders: set[Path])
         wal = path.name.endswith("-wal")
         return "relist" if path.suffix == ".db" or wal else "foreign"
     if gemini_tmp_dir(environ) in path.parents:
-        mine = path.parent in folders and path.name.startswith("session-")
-        return "relist" if mine and path.suffix in (".json", ".jsonl") else "foreign"
+        main = path.parent in folders and path.name.startswith("session-")
+        sub = path.parent.parent in folders and path.suffix == ".jsonl"  # a subagent's file
+        return "relist" if (main or sub) and path.suffix in (".json", ".jsonl") else "foreign"
     if copilot_state_dir(environ) in path.parents:
         return "relist" if path.name == EVENTS_FILE else "foreign"
     return None

@@ -32,8 +32,8 @@ FOREIGN = "-"
 
 def external_signature(meta: SessionMeta) -> str:
     """Stat signature of every transcript file of ``meta`` (a new subagent file changes it);
-    an OpenCode session's is its database rows' (``engine.external.derive``)."""
-    if meta.source == "opencode":
+    Gemini's and OpenCode's come from ``engine.external.derive``."""
+    if meta.source in ("opencode", "gemini"):  # a database's rows; a file and its subagents'
         from engine.external.derive import derived_signature
 
         return derived_signature(meta)

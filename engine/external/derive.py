@@ -16,7 +16,13 @@ from pathlib import Path
 import apsw
 
 from engine.external.agents import READ_LIMIT
-from engine.external.gemini import gemini_events, replay_gemini
+from engine.external.gemini import (
+    SUBAGENT_STRIDE,
+    GeminiRecord,
+    gemini_events,
+    replay_gemini,
+    subagent_files,
+)
 from engine.external.opencode import opencode_events, session_signature
 from engine.index.db import IndexDoc, delete_docs, immediate, upsert_docs
 from engine.ingest.docs import message_doc, ms, session_doc
@@ -34,7 +40,7 @@ def derived_signature(meta: SessionMeta) -> str:
         return "null"
     if meta.source == "opencode":
         return session_signature(path.parent, path.name)
-    return stat_signature([path])
+    return stat_signature([path, *subagent_files(path, meta.id.removeprefix("gemini-"))])
 
 
 def read_derived_events(
@@ -54,7 +60,20 @@ def read_derived_events(
         tally.add(source, "session file not readable")
         return None
     record = replay_gemini(data, source, tally, document=path.suffix == ".json")
-    return None if record is None else gemini_events(record)
+    if record is None:
+        return None
+    events = gemini_events(record)
+    for number, sub in enumerate(subagent_files(path, record.session_id or "")):
+        try:
+            sub_record = replay_gemini(sub.read_bytes()[:READ_LIMIT], f"{source}/{sub.stem}", tally)
+        except OSError:
+            continue  # gone meanwhile: the next signature change re-derives
+        base = (number + 1) * SUBAGENT_STRIDE
+        events += [
+            dataclasses.replace(e, seq=base + e.seq, offset=base + e.offset)
+            for e in gemini_events(sub_record or GeminiRecord())
+        ]
+    return events
 
 
 def derived_docs(meta: SessionMeta, tally: WarningTally) -> tuple[IndexDoc, list[IndexDoc]] | None:

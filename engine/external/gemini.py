@@ -20,13 +20,16 @@ message id, the tool call id), and seq = message position * 1000 + part. Indexed
 (``displayContent`` when present: what the user saw), the model's text parts (not ``thought``
 parts), tool calls (name + args digest) and results (``resultDisplay`` when it is text, else the
 function response). Left out: ``thoughts``, ``info``/``error``/``warning`` notices, injected
-``<session_context>``/``<hook_context>`` user turns. Resume: ``gemini --resume <sessionId>`` in the
+``<session_context>``/``<hook_context>`` user turns. A subagent's file
+(``chats/<parent id>/<id>.jsonl``) belongs to its parent session, after the parent's messages.
+Resume: ``gemini --resume <sessionId>`` in the
 project folder.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +46,9 @@ PROJECT_ROOT_FILE = ".project_root"
 INJECTED_PREFIXES = ("<session_context>", "<hook_context>")
 PART_STRIDE = 1000
 """seq = message position * PART_STRIDE + part number (a message has far fewer parts)."""
+
+SUBAGENT_STRIDE = 10**9
+"""A subagent file's seqs start at (its number + 1) * SUBAGENT_STRIDE: after the parent's."""
 
 
 def gemini_tmp_dir(environ: Mapping[str, str]) -> Path:
@@ -188,6 +194,16 @@ def _response_text(result: Any) -> str:
         elif isinstance(part, dict) and isinstance(part.get("text"), str):
             texts.append(part["text"])
     return "\n".join(t for t in texts if t)
+
+
+def subagent_files(path: Path, session_id: str) -> list[Path]:
+    """A session's subagent files: ``chats/<sanitized parent id>/<id>.jsonl``
+    (``chatRecordingService.ts`` ``initialize``; ``fileUtils.ts`` ``sanitizeFilenamePart``)."""
+    folder = path.parent / re.sub(r"[^a-zA-Z0-9_-]", "_", session_id)
+    try:
+        return sorted(folder.glob("*.jsonl"))
+    except OSError:
+        return []
 
 
 def gemini_title(record: GeminiRecord) -> str | None:

@@ -75,6 +75,14 @@ def write_gemini(home: Path, repo: Path, worktree: Path) -> Path:
     (slug / "chats" / "session-2026-06-01T10-00-5f0c2d1e.jsonl").write_bytes(
         gemini_jsonl(str(repo / "src"))
     )
+    sub = slug / "chats" / GEMINI_SID  # a subagent's file, nested under its parent's id
+    sub.mkdir()
+    (sub / "a9e1-sub.jsonl").write_bytes(b"".join([
+        _line({"sessionId": "a9e1-sub", "projectHash": "x", "kind": "subagent",
+               "startTime": "2026-06-01T10:00:02Z"}),
+        _line({"id": "s1", "timestamp": "2026-06-01T10:00:03Z", "type": "gemini",
+               "content": [{"text": "subagent found gizzards"}]}),
+    ]))  # fmt: skip
     hashed = tmp / hashlib.sha256(str(worktree).encode()).hexdigest()  # an older release
     (hashed / "chats").mkdir(parents=True)
     (hashed / "chats" / "session-2026-05-01T09-00-5f0c2d1e.json").write_bytes(

@@ -107,6 +107,7 @@ EXPECTED = {
     "make zizzle": f"gemini-{GEMINI_SID}",
     "zizzle built ok": f"gemini-{GEMINI_SID}",
     "quokka answer": f"gemini-{GEMINI_WT_SID}",  # the legacy one-document file
+    "gizzards": f"gemini-{GEMINI_SID}",  # a subagent's file, under its parent session
     # OpenCode: user part, assistant part, tool input and output
     "wombatuser": "opencode-ses_main",
     "wombatreply": "opencode-ses_main",
@@ -172,7 +173,7 @@ def test_torn_tails_are_indexed_once_when_completed(
     assert search(capsys, repo, "torn tail") == []
     worktree = str(tmp_path / "proj-wt" / "feature-x")
     copilot = Path(agent_env["COPILOT_HOME"]) / "session-state" / COPILOT_SID / "events.jsonl"
-    gemini = next((Path(agent_env["GEMINI_CLI_HOME"]) / ".gemini/tmp/proj/chats").iterdir())
+    gemini = next(Path(agent_env["GEMINI_CLI_HOME"]).glob(".gemini/tmp/proj/chats/session-*.jsonl"))
     for path, whole in (
         (copilot, copilot_events(COPILOT_SID, worktree, torn=False)),
         (gemini, gemini_jsonl(str(repo / "src"), torn=False)),
@@ -191,7 +192,7 @@ def test_torn_tails_are_indexed_once_when_completed(
 def test_gemini_rewrites_and_rewinds_never_duplicate(
     repo: Path, agent_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = next((Path(agent_env["GEMINI_CLI_HOME"]) / ".gemini/tmp/proj/chats").iterdir())
+    path = next(Path(agent_env["GEMINI_CLI_HOME"]).glob(".gemini/tmp/proj/chats/session-*.jsonl"))
     before = {h["docId"] for h in search(capsys, repo, "zizzle")}
     assert len(before) == 5  # session, user, reply, tool call, tool result
     lines = [
@@ -250,6 +251,7 @@ def test_links_open_the_exact_message(
     cases = {
         "zizzle built ok": "zizzle built ok",
         "quokka answer": "legacy quokka answer",
+        "gizzards": "subagent found gizzards",
         "wombatoutput": "src/x.py: wombatoutput",
         "kumquatprofile": "kumquatprofile hot loop",
         "marmotcommit": "Applied edit to config.py",  # the first line of aider's output block
