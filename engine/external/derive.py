@@ -49,7 +49,7 @@ def read_derived_events(
     """Every visible event of the session at ``path``; None when it cannot be parsed now."""
     if tool == "opencode":
         try:
-            return opencode_events(path.parent, path.name)
+            return opencode_events(path.parent, path.name, tally)
         except apsw.Error as err:
             tally.add(source, f"database not readable ({type(err).__name__})")
             return None

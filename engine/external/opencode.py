@@ -38,6 +38,7 @@ import apsw
 
 from engine.external.lines import digest
 from engine.project.model import ChatEvent, ChatEventType
+from engine.project.tally import WarningTally
 
 PART_STRIDE = 1000
 
@@ -129,8 +130,9 @@ def session_signature(db: Path, sid: str) -> str:
     return known if known is not None else session_signatures(db, [sid])[sid]
 
 
-def opencode_events(db: Path, sid: str) -> list[ChatEvent]:
-    """The session's visible parts in order (raises apsw.Error when the database is unreadable)."""
+def opencode_events(db: Path, sid: str, tally: WarningTally | None = None) -> list[ChatEvent]:
+    """The session's visible parts in order; a row whose JSON does not decode is counted under
+    ``chat:opencode-<sid>`` and skipped (raises apsw.Error when the database is unreadable)."""
     conn = read_only(db)
     try:
         messages = conn.execute(
@@ -149,6 +151,8 @@ def opencode_events(db: Path, sid: str) -> list[ChatEvent]:
         data = _json(raw)
         if data is not None:
             by_message.setdefault(str(mid), []).append((str(pid), int(created or 0), data))
+        elif tally is not None:
+            tally.add(f"chat:opencode-{sid}", "malformed part row")
     events: list[ChatEvent] = []
     for position, (mid, created, raw) in enumerate(messages):
         info = _json(raw) or {}

@@ -236,6 +236,22 @@ def test_half_written_legacy_file_is_skipped_and_counted_and_keeps_its_docs(
     assert len(search(capsys, repo, "quokka reply")) == 1
 
 
+def test_corrupt_lines_and_rows_are_skipped_and_counted(
+    repo: Path, agent_env: dict[str, str]
+) -> None:
+    service = create_project_service(
+        open_project(repo), clock=lambda: NOW, timer=ManualTimerFactory(), start_worker=False
+    )
+    try:
+        service.catch_up()
+        skipped = service.drainer.tally.snapshot()
+    finally:
+        service.dispose()
+    assert skipped[f"chat:gemini-{GEMINI_SID}"] == 1  # its corrupt line
+    assert skipped["chat:opencode-ses_main"] == 1  # the part row whose JSON does not decode
+    assert skipped[f"chat:copilot-{COPILOT_SID}"] == 1  # its corrupt line
+
+
 def test_a_corrupt_opencode_database_is_counted_not_fatal(
     repo: Path, agent_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
