@@ -115,6 +115,7 @@ CREATE INDEX part_session_idx ON part(session_id);
 """
 
 T0 = 1780308000000  # 2026-06-01T10:00:00Z
+TOKEN = "ghp_" + "Zq7" * 12  # a GitHub token pasted into a reply: redacted in the index
 
 
 def opencode_rows(
@@ -147,7 +148,7 @@ def opencode_rows(
          (f"prt_{sid}_5", f"msg_{sid}_2", sid, T0 + 3, T0 + 3, json.dumps(tool))),
         ("INSERT INTO part VALUES (?,?,?,?,?,?)",
          (f"prt_{sid}_6", f"msg_{sid}_2", sid, T0 + 4, T0 + 4,
-          json.dumps({"type": "text", "text": f"assistant says {word}reply"}))),
+          json.dumps({"type": "text", "text": f"assistant says {word}reply with {TOKEN}"}))),
         ("INSERT INTO part VALUES (?,?,?,?,?,?)",
          (f"prt_{sid}_7", f"msg_{sid}_2", sid, T0 + 4, T0 + 4, "{not json")),  # corrupt row
     ]  # fmt: skip

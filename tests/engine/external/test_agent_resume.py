@@ -19,6 +19,7 @@ from engine.embedded import EmbeddedClient
 from tui.app import PaletteApp
 from tui.cli import main
 from tui.logic.kinds import KIND_MODES
+from tui.screens.chat import ChatMessage, ChatScreen
 from tui.widgets.result_list import ResultList, row_prompt
 
 from .agent_fixtures import COPILOT_SID, GEMINI_SID, GEMINI_WT_SID
@@ -144,6 +145,16 @@ async def test_palette_shows_the_agent_narrows_to_one_and_resumes_with_ctrl_r(
         hits = [r for r in listing.rows if not r.local and r.kind == "chat"]
         assert {r.session_id for r in hits} == {f"gemini-{GEMINI_SID}"}
         listing.highlighted = listing.rows.index(hits[0])
+        await pilot.press("enter")  # opens the transcript at that tool result
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+        target = screen.query(ChatMessage).filter(".-target")
+        assert len(target) == 1
+        assert "zizzle built ok" in str(target.first().render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen.query_one(ResultList).current_row() == hits[0]
         await pilot.press("ctrl+r")
         await settle(pilot)
     plan = app.resume_plan

@@ -27,6 +27,7 @@ from .agent_fixtures import (
     COPILOT_SID,
     GEMINI_SID,
     GEMINI_WT_SID,
+    TOKEN,
     copilot_events,
     gemini_jsonl,
     write_aider,
@@ -143,6 +144,9 @@ def test_search_finds_every_visible_part_and_nothing_hidden(
         assert {(h["laneId"], h["tool"]) for h in hits} == {(lane, tool)}, query
     for word in HIDDEN:
         assert search(capsys, repo, word) == [], word
+    (reply,) = search(capsys, repo, "wombatreply")
+    assert reply["snippet"].endswith("[REDACTED:github-token]")  # the index holds no secret
+    assert search(capsys, repo, TOKEN) == []
     # The Gemini reply was written three times under one id: indexed once.
     assert len(search(capsys, repo, "Building zizzle")) == 1
 
@@ -320,6 +324,11 @@ def test_session_filter_matches_unindexed_writes_live_and_the_watcher_routes_the
             assert live[0].tool == sid.split("-")[0]
             assert service.query(SearchQueryArgs(query=f"{word} kind:chat")).items == ()  # not yet
         catalog = service.drainer.external
+        assert set(catalog.watch_roots()) >= {  # the watcher follows each tool's store
+            Path(agent_env["GEMINI_CLI_HOME"]) / ".gemini" / "tmp",
+            Path(agent_env["XDG_DATA_HOME"]) / "opencode",
+            Path(agent_env["COPILOT_HOME"]) / "session-state",
+        }
         service.notify_external_file(copilot)
         assert f"copilot-{COPILOT_SID}" in service.queue.pending["external"]
         assert catalog.owner(db) is None  # a database write: re-list, signatures decide
