@@ -1,4 +1,4 @@
-"""The project's external (Claude Code / Codex) sessions as of the last listing.
+"""The project's external (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI, Aider) sessions as of the last listing.
 
 The ingestion service keeps one: each reconcile refreshes it, the drain looks sessions up in it,
 and the watcher asks it which session a changed file belongs to, so a write to a known transcript
@@ -12,6 +12,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from engine.external.agents import agent_owner_hint, agent_watch_roots, gemini_folders
 from engine.external.discover import (
     claude_folder_matches,
     claude_folders,
@@ -34,7 +35,12 @@ FOREIGN = "-"
 
 
 def external_signature(meta: SessionMeta) -> str:
-    """Stat signature of every transcript file of ``meta`` (a new subagent file changes it)."""
+    """Stat signature of every transcript file of ``meta`` (a new subagent file changes it);
+    Gemini's and OpenCode's come from ``engine.external.derive``."""
+    if meta.source in ("opencode", "gemini"):  # a database's rows; a file and its subagents'
+        from engine.external.derive import derived_signature
+
+        return derived_signature(meta)
     return stat_signature([path for _, path, _ in transcript_sources(meta)])
 
 
@@ -51,6 +57,7 @@ class ExternalCatalog:
         self._folders: set[Path] = set()
         self._slugs: set[str] = set()
         self._found_under: list[Remembered] = []
+        self._agent_folders: set[Path] = set()
 
     def env(self) -> Mapping[str, str]:
         """The environment naming the Claude and Codex homes (read at each use)."""
@@ -64,7 +71,7 @@ class ExternalCatalog:
         self.heads.save()
         roots = discovery_roots_of(env)
         kept = still_there(load_memory(self.project), {m.id for m in discovered}, roots)
-        fresh = [Remembered(m, str(roots.get(m.source, ""))) for m in discovered]
+        fresh = [Remembered(m, str(roots[m.source])) for m in discovered if m.source in roots]
         save_memory(self.project, [*fresh, *kept])
         sessions = sorted([*discovered, *(e.meta for e in kept)], key=lambda m: m.id)
         owners = {path: m.id for m in sessions for _, path, _ in transcript_sources(m)}
@@ -74,6 +81,8 @@ class ExternalCatalog:
             self._folders = claude_folders(lanes or [project_lane(self.project)], env)
             self._slugs = claude_lane_slugs(lanes or [project_lane(self.project)])
             self._found_under = [*fresh, *kept]
+            self._agent_folders = gemini_folders(lanes or [project_lane(self.project)], env,
+                                                 self.heads)  # fmt: skip
         return sessions
 
     def discovery_roots(self) -> tuple[DiscoveryRoots, ...]:
@@ -113,9 +122,14 @@ class ExternalCatalog:
             folders, slugs = self._folders, self._slugs
         if sid is not None:
             return sid
+        env = self.env()
+        with self._lock:
+            agent_folders = self._agent_folders
+        hint = agent_owner_hint(path, env, agent_folders)
+        if hint is not None:  # Gemini, OpenCode, Copilot: a new file or a database write
+            return None if hint == "relist" and self._relist(path) else FOREIGN
         if path.suffix != ".jsonl":
             return FOREIGN
-        env = self.env()
         claude = claude_projects_dir(env)
         if claude in path.parents:
             name = path.relative_to(claude).parts[0]
@@ -124,6 +138,10 @@ class ExternalCatalog:
         if codex_sessions_dir(env) in path.parents:
             return None if self._unseen(path) else FOREIGN
         return FOREIGN
+
+    def _relist(self, path: Path) -> bool:
+        """A Copilot file whose head named a cwd is known not to be ours; other hints re-list."""
+        return path.name != "events.jsonl" or self._unseen(path)
 
     def _unseen(self, path: Path) -> bool:
         """True unless the file's head was read already and named a working folder: a file's
@@ -138,7 +156,8 @@ class ExternalCatalog:
     def watch_roots(self) -> list[Path]:
         """The Claude projects folder and the Codex sessions folder, where they exist."""
         env = self.env()
-        return [p for p in (claude_projects_dir(env), codex_sessions_dir(env)) if p.is_dir()]
+        roots = [p for p in (claude_projects_dir(env), codex_sessions_dir(env)) if p.is_dir()]
+        return [*roots, *agent_watch_roots(env)]
 
 
 def project_sessions(
@@ -161,5 +180,7 @@ def project_sessions(
 
 
 def discovery_roots_of(environ: Mapping[str, str]) -> dict[str, Path]:
-    """The folder each external source is discovered under in ``environ``."""
+    """The folder each remembered source (one transcript file per session: Claude Code, Codex)
+    is discovered under in ``environ``. Sources read from a shared store (an OpenCode database,
+    Gemini's chats) are not remembered: their file outlives any one session."""
     return {"claude": claude_projects_dir(environ), "codex": codex_sessions_dir(environ)}

@@ -86,8 +86,8 @@ def still_there(
     for entry in remembered:
         path = entry.meta.transcript_path
         root = searched.get(entry.meta.source)
-        if entry.meta.id in known or path is None or (root is not None and entry.root == str(root)):
-            continue
+        if entry.meta.id in known or path is None or root is None or entry.root == str(root):
+            continue  # listed, or discovery searched where it was found, or not a remembered source
         try:
             mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
         except OSError:
