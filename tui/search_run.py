@@ -19,7 +19,6 @@ from engine.client import SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.project.lane_memo import one_listing
 from engine.types import SearchQueryArgs, SearchResultItem, to_json
-from tui.commands.search import check_rebuild_allowed
 from tui.progress import StderrProgress
 from tui.search_format import (
     format_results_json,
@@ -62,6 +61,15 @@ def _daemon_client(root: Path | None) -> SearchClient | None:
 
     project = open_project(root)
     return connect_daemon(project_root=project.root)
+
+
+def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:
+    """Rebuilding is the CTO's: an agent's shell (``ADE_SESSION_ID`` set) needs ``ADE_ROLE=cto``."""
+    if environ.get("ADE_SESSION_ID") and environ.get("ADE_ROLE", "").lower() != "cto":
+        raise UsageError(
+            "--rebuild is CTO-only: this shell belongs to agent session "
+            f"{environ['ADE_SESSION_ID']!r} (set ADE_ROLE=cto only in the CTO's shell)"
+        )
 
 
 def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:

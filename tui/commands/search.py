@@ -8,7 +8,6 @@ Exit 0 with results, 1 with none, 2 on a usage error. stdout carries results onl
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 
 from engine.errors import UsageError
@@ -71,15 +70,6 @@ def parse_kinds(flags: Sequence[str], joined: str | None) -> tuple[DocKind, ...]
         if name not in kinds:
             kinds.append(name)
     return tuple(kinds) or None
-
-
-def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:
-    """Rebuilding is the CTO's: an agent's shell (``ADE_SESSION_ID`` set) needs ``ADE_ROLE=cto``."""
-    if environ.get("ADE_SESSION_ID") and environ.get("ADE_ROLE", "").lower() != "cto":
-        raise UsageError(
-            "--rebuild is CTO-only: this shell belongs to agent session "
-            f"{environ['ADE_SESSION_ID']!r} (set ADE_ROLE=cto only in the CTO's shell)"
-        )
 
 
 def build_args(ns: argparse.Namespace) -> SearchQueryArgs:

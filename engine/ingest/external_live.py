@@ -12,9 +12,9 @@ import json
 import apsw
 
 from engine.external.catalog import project_sessions
-from engine.external.ingest import external_builder, transcript_sources
 from engine.index.db import IndexDoc, SourceRow, get_source
 from engine.ingest.docstore import existing_doc_ids
+from engine.ingest.external_pass import external_builder, transcript_sources
 from engine.project.model import Project
 from engine.project.tally import WarningTally
 from engine.project.transcripts import TranscriptError, read_transcript
