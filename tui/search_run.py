@@ -13,12 +13,11 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from engine.client import SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.project.lane_memo import one_listing
-from engine.types import SearchQueryArgs, SearchResultItem, to_json
+from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, to_json
 from tui.progress import StderrProgress
 from tui.search_format import (
     format_results_json,
@@ -26,9 +25,6 @@ from tui.search_format import (
     format_status_text,
     format_warnings,
 )
-
-if TYPE_CHECKING:
-    from engine.query.explain import HitExplanation
 
 
 def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClient:
@@ -153,12 +149,5 @@ def _explain(
     items: Sequence[SearchResultItem],
     now: datetime,
 ) -> list[HitExplanation]:
-    """Explanations from a read connection of our own (works with the daemon's index too)."""
-    from engine.index.db import connect
-    from engine.query.explain import explain_page
-
-    conn = connect(client.project.index_path)
-    try:
-        return explain_page(conn, args.query, items, now=now)
-    finally:
-        conn.close()
+    """Explanations asked of the client (it reads the index; the front end never opens it)."""
+    return client.explain(args, items, now=now)

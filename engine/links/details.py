@@ -203,6 +203,19 @@ def read_chat_events(path: Path) -> list[ChatEvent]:
     return events
 
 
+def transcript_bytes(path: Path) -> bytes:
+    """The whole transcript at ``path``, inflated when it is a ``.gz`` compaction (the scrollback
+    view of a compacted terminal slices it in memory).
+
+    Raises:
+        DetailError: the transcript is missing or unreadable.
+    """
+    try:
+        return read_transcript(path, 0, 1 << 62).data
+    except TranscriptError as err:
+        raise DetailError(f"cannot read the scrollback: {err}") from None
+
+
 def chat_text(event: ChatEvent) -> str:
     """The readable body of an event: message text, tool call input or tool output."""
     data = event.data

@@ -17,7 +17,7 @@ import threading
 from bisect import bisect_right
 from pathlib import Path
 
-from engine.project.transcripts import read_transcript
+from engine.links.details import transcript_bytes
 
 WINDOW_BYTES = 2 * 1024 * 1024
 """Bytes loaded on each side of the target: tens of thousands of lines, ~10 ms to index."""
@@ -36,8 +36,7 @@ class _Source:
         self._buffer: bytes | None = None
         self._fd: int | None = None
         if path.name.endswith(".gz"):
-            whole = read_transcript(path, 0, 1 << 62)
-            self._buffer = whole.data
+            self._buffer = transcript_bytes(path)
         else:
             self._fd = os.open(path, os.O_RDONLY)
 
