@@ -8,7 +8,6 @@ target gone meanwhile gives a ``Gone`` record with the message to show (RELIABIL
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -102,7 +101,6 @@ def preview_record(
     client: SearchClient,
     row: PaletteRow,
     known: Sequence[SessionMeta],
-    pattern: re.Pattern[str] | None = None,
 ) -> Context | Detail | str:
     """What the preview pane shows for ``row``: context lines, a detail, or a one-line message."""
     if row.kind == "command":
@@ -112,9 +110,7 @@ def preview_record(
         if isinstance(target, Gone):
             return target.message
         if isinstance(target, OpenScrollback):
-            return scrollback_context(
-                target.path, target.offset, before=3, after=30, focus_pattern=pattern
-            )
+            return scrollback_context(target.path, target.offset, before=3, after=30)
         if isinstance(target, OpenChat):
             return chat_context(target.path, target.seq, radius=2)
         return target.loader()

@@ -105,13 +105,11 @@ def scrollback_context(
     before: int = 5,
     after: int = 15,
     keep_ansi: bool = False,
-    focus_pattern: re.Pattern[str] | None = None,
 ) -> Context:
     """Scrollback lines around byte ``offset`` of a terminal transcript (plain or ``.gz``).
 
-    The line containing ``offset`` is the focus, or with ``focus_pattern`` the first line at or
-    after it that matches (a hit's offset is the start of a ~4 KiB chunk, the match is inside
-    it). An offset past the end lands on the last line with a note.
+    The line containing ``offset`` is the focus (a hit's link offset is its matching line, see
+    ``engine.links.places``). An offset past the end lands on the last line with a note.
 
     Raises:
         DetailError: the transcript is missing or unreadable.
@@ -129,8 +127,6 @@ def scrollback_context(
         offset = max(0, piece.total_size - 1)
     lines = _split_lines(piece.data, piece.start, skip_partial_head=piece.start > 0)
     focus = _line_at(lines, offset)
-    if focus_pattern is not None:
-        focus = _first_match(lines, focus, focus_pattern)
     shown = lines[max(0, focus - before) : focus + after + 1]
     records = tuple(
         TextLine(text=_display(raw, keep_ansi), offset=line_offset) for line_offset, raw in shown
@@ -160,17 +156,6 @@ def _line_at(lines: list[tuple[int, bytes]], offset: int) -> int:
         else:
             break
     return found
-
-
-FOCUS_SEARCH_LINES = 400
-"""How far below a chunk's first line the matching line is looked for."""
-
-
-def _first_match(lines: list[tuple[int, bytes]], start: int, pattern: re.Pattern[str]) -> int:
-    for index in range(start, min(len(lines), start + FOCUS_SEARCH_LINES)):
-        if pattern.search(_display(lines[index][1], keep_ansi=False)):
-            return index
-    return start
 
 
 def _display(raw: bytes, keep_ansi: bool) -> str:

@@ -16,13 +16,22 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from engine.project import lanes
-from engine.project.model import Lane, Project
+from engine.project.git import origin_slug
+from engine.project.model import Lane, Project, PrSnapshot
+from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
 
 _Listing = tuple[list[Lane], dict[str, dict[str, int]]]
 """The lanes and the warnings (source → reason → count) their listing added."""
 
 _MEMO: ContextVar[dict[Path, _Listing] | None] = ContextVar("ade_lane_memo", default=None)
+
+_EnvelopeInputs = tuple[str | None, list[PrSnapshot]]
+"""The ``origin`` slug and the PR snapshots: what every lane's portable envelope is made from."""
+
+_ENVELOPE_MEMO: ContextVar[dict[Path, _EnvelopeInputs] | None] = ContextVar(
+    "ade_envelope_memo", default=None
+)
 
 
 @contextlib.contextmanager
@@ -32,9 +41,11 @@ def one_listing() -> Iterator[None]:
         yield
         return
     token = _MEMO.set({})
+    envelope_token = _ENVELOPE_MEMO.set({})
     try:
         yield
     finally:
+        _ENVELOPE_MEMO.reset(envelope_token)
         _MEMO.reset(token)
 
 
@@ -52,3 +63,17 @@ def list_lanes(project: Project, tally: WarningTally) -> list[Lane]:
         for reason, count in reasons.items():
             tally.add(source, reason, count)
     return list(listing[0])
+
+
+def envelope_inputs(project: Project) -> _EnvelopeInputs:
+    """The origin remote's ``owner/name`` (one ``git remote get-url``) and the PR snapshots,
+    read once per ``one_listing`` block: every lane is a worktree of one repository, so the lane
+    delegate and the links of chat, terminal and commit hits share them."""
+    memo = _ENVELOPE_MEMO.get()
+    found = memo.get(project.root) if memo is not None else None
+    if found is None:
+        repo = origin_slug(project.root) if project.is_git else None
+        found = (repo, list_prs(project, WarningTally()))
+        if memo is not None:
+            memo[project.root] = found
+    return found

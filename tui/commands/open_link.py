@@ -30,6 +30,7 @@ a screenful for a terminal or a file, a short exchange for a chat."""
 MAX_CONTEXT = 10_000
 """More context than this is a dump; the whole transcript is one `cat` away."""
 
+
 class TargetGone(Exception):
     """The link is well-formed but what it points at no longer exists (exit 1)."""
 

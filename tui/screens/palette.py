@@ -385,7 +385,7 @@ class PaletteScreen(Screen[None]):
         except AdeError as err:
             self.app.call_from_thread(self._show_preview, stamp, str(err), pattern)
             return
-        record = preview_record(client, row, app.sessions, pattern)
+        record = preview_record(client, row, app.sessions)
         self.app.call_from_thread(self._show_preview, stamp, record, pattern)
 
     def _show_preview(self, stamp: int, record: Any, pattern: Any) -> None:
