@@ -16,18 +16,15 @@ import threading
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from engine.client import ProgressCallback
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
-from engine.links.deeplink import DeepLink
 from engine.links.listings import ProjectListings
-from engine.links.resolve import LinkTarget, resolve_link
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
-from engine.query.explain import explain_from_index
 from engine.rpc.framing import encode_frame
 from engine.rpc.paths import check_socket_path, config_dir, socket_path
 from engine.rpc.roles import client_token
@@ -41,6 +38,10 @@ from engine.types import (
     from_wire,
     to_wire,
 )
+
+if TYPE_CHECKING:
+    from engine.links.deeplink import DeepLink
+    from engine.links.resolve import LinkTarget
 
 CONNECT_TIMEOUT_S = 0.5
 """A live daemon answers ``rpc.hello`` in about a millisecond; slower means wedged: run locally."""
@@ -235,13 +236,17 @@ class DaemonClient:
         title: str = "",
         snippet: str = "",
     ) -> LinkTarget:
+        from engine.links.resolve import resolve_link  # on first open: the palette starts lighter
+
         return resolve_link(link, self._reads, known=known, lane_hint=lane_hint,
                             project_root=project_root, title=title, snippet=snippet)  # fmt: skip
 
     def explain(
         self, args: SearchQueryArgs, items: Sequence[SearchResultItem], *, now: datetime
     ) -> list[HitExplanation]:
-        # A read connection of its own: works on the daemon's index file too.
+        # A read connection of its own on the daemon's index file (only `--explain` needs it).
+        from engine.query.explain import explain_from_index
+
         return explain_from_index(self._project.index_path, args.query, items, now=now)
 
     def interrupt(self) -> None:
