@@ -18,7 +18,7 @@ from dataclasses import replace
 import msgspec
 
 from engine.errors import AdeError
-from engine.links.deeplink import Envelope, build_deep_link, parse_deep_link
+from engine.links.deeplink import build_deep_link, build_link, parse_deep_link
 from engine.links.targets import envelope_for_lane
 from engine.project.lane_memo import envelope_inputs
 from engine.project.model import Lane, Project
@@ -26,9 +26,9 @@ from engine.project.transcripts import TranscriptError, read_transcript, transcr
 from engine.terminal.lines import first_matching_line
 from engine.types import SearchQueryResult, SearchResultItem
 
-LINE_SEARCH_BYTES = 64 * 1024
-"""Raw bytes read from a chunk's start to find its matching line: a ~4 KiB chunk of text with
-its escape sequences fits many times over; a match beyond it keeps the chunk's own offset."""
+LINE_SEARCH_BYTES = 16 * 1024
+"""Raw bytes read (and sanitized) from a chunk's start to find its matching line: a ~4 KiB chunk
+of text with its escape sequences fits; a match beyond it keeps the chunk's own offset."""
 
 ENVELOPE_KINDS = frozenset({"chat", "terminal", "commit"})
 """Hit kinds whose links carry their lane's envelope here (lane links get theirs from the lane
@@ -47,20 +47,25 @@ def place_links(
 
 
 class _LaneEnvelopes:
-    """Each lane's envelope, computed on first use (at most once per lane per query)."""
+    """Each lane's envelope as link parameters, made on first use (once per lane per query)."""
 
     def __init__(self, project: Project, lanes: Sequence[Lane]) -> None:
         self._project = project
         self._lanes = {lane.id: lane for lane in lanes}
-        self._memo: dict[str, Envelope | None] = {}
+        self._memo: dict[str, str] = {}
 
-    def of(self, lane_id: str | None) -> Envelope | None:
+    def params(self, lane_id: str | None) -> str:
+        """``repo=…&branch=…&pr=…&linear=…`` of the lane (encoded, canonical order), or ""."""
         if lane_id is None or lane_id not in self._lanes:
-            return None
+            return ""
         if lane_id not in self._memo:
             repo, prs = envelope_inputs(self._project)
             branch = self._lanes[lane_id].branch
-            self._memo[lane_id] = envelope_for_lane(repo=repo, branch=branch, prs=prs)
+            envelope = envelope_for_lane(repo=repo, branch=branch, prs=prs)
+            # The envelope's parameters come last in every link (PARAM_ORDER), so they are
+            # built once and appended to each hit's link as they are.
+            built = build_link("lane", lane_id, envelope=envelope) if envelope else ""
+            self._memo[lane_id] = built.partition("?")[2]
         return self._memo[lane_id]
 
 
@@ -69,24 +74,38 @@ def _placed(
 ) -> SearchResultItem:
     if item.kind not in ENVELOPE_KINDS or not item.deep_link:
         return item
+    text = item.deep_link
+    if item.kind == "terminal" and "@" in item.doc_id:
+        text = _at_matching_line(text, item, project)
+    params = envelopes.params(item.lane_id)
+    if params and not _has_envelope(text):
+        text += ("&" if "?" in text else "?") + params
+    return item if text == item.deep_link else msgspec.structs.replace(item, deep_link=text)
+
+
+def _has_envelope(link: str) -> bool:
+    query = link.partition("?")[2]
+    return any(part.split("=", 1)[0] in _ENVELOPE_NAMES for part in query.split("&"))
+
+
+_ENVELOPE_NAMES = frozenset({"repo", "branch", "pr", "linear"})
+
+
+def _at_matching_line(text: str, item: SearchResultItem, project: Project) -> str:
+    """``text`` with its offset moved to the chunk's first line that holds a highlighted word."""
     try:
-        link = parse_deep_link(item.deep_link)
+        link = parse_deep_link(text)
     except AdeError:
-        return item
-    placed = link
-    if item.kind == "terminal" and link.offset is not None and "@" in item.doc_id:
-        offset = _matching_line(project, link.target, link.offset, _highlighted(item))
-        if offset is not None:
-            placed = replace(placed, offset=offset)
-    if placed.envelope is None:
-        placed = replace(placed, envelope=envelopes.of(item.lane_id))
-    if placed == link:
-        return item
+        return text
+    if link.offset is None:
+        return text
+    offset = _matching_line(project, link.target, link.offset, _highlighted(item))
+    if offset is None or offset == link.offset:
+        return text
     try:
-        text = build_deep_link(placed)
+        return build_deep_link(replace(link, offset=offset))
     except AdeError:
-        return item
-    return msgspec.structs.replace(item, deep_link=text)
+        return text
 
 
 def _highlighted(item: SearchResultItem) -> list[str]:

@@ -187,12 +187,13 @@ def _session_target(
     link: DeepLink, listings: ProjectListings, known: Sequence[SessionMeta]
 ) -> LinkTarget:
     kind, sid = link.kind, link.target
-    session = listings.find_session(sid, known)
-    if session is None or session.kind != kind:
+    # One fresh listing decides whether the session still exists (its metadata may have been
+    # deleted since the front end listed it); the front end's own record of it is preferred.
+    current = next((s for s in listings.list_sessions() if s.id == sid), None)
+    session = next((s for s in known if s.id == sid), current)
+    if current is None or session is None or session.kind != kind:
         return Gone(f"{kind} session {sid!r} is gone (deleted since it was indexed)")
-    # The transcript is looked up in a fresh listing even when ``known`` had the session: one
-    # whose metadata was deleted since the front end listed it is gone.
-    path = listings.transcript_path(sid)
+    path = listings.session_transcript(current)
     if path is None:
         return Gone(f"{kind} session {sid!r} is gone: it has no transcript any more")
     if kind == "chat":

@@ -72,8 +72,28 @@ def envelope_inputs(project: Project) -> _EnvelopeInputs:
     memo = _ENVELOPE_MEMO.get()
     found = memo.get(project.root) if memo is not None else None
     if found is None:
-        repo = origin_slug(project.root) if project.is_git else None
+        repo = _origin(project) if project.is_git else None
         found = (repo, list_prs(project, WarningTally()))
         if memo is not None:
             memo[project.root] = found
     return found
+
+
+_ORIGINS: dict[Path, tuple[tuple[int, int, int], str | None]] = {}
+"""Origin slug per repository, with the stat of the ``.git/config`` it was read under: a
+long-running palette or daemon spawns ``git remote get-url`` again only when that file changed."""
+
+
+def _origin(project: Project) -> str | None:
+    config = project.root / ".git" / "config"
+    try:
+        st = config.stat()
+    except OSError:
+        return origin_slug(project.root)  # a linked worktree's .git is a file: ask every time
+    identity = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _ORIGINS.get(project.root)
+    if cached is not None and cached[0] == identity:
+        return cached[1]
+    slug = origin_slug(project.root)
+    _ORIGINS[project.root] = (identity, slug)
+    return slug
