@@ -2,7 +2,9 @@
 
 Two implementations: ``EmbeddedClient`` (in-process; the default when no daemon runs) and the
 daemon's socket client (``engine.rpc.client``). The palette, the CLI and the daemon never reach
-past this interface into the index or the ingester.
+past this interface into the index or the ingester (``tests/architecture/test_tui_imports.py``
+lists what ``tui/`` may import). Listings, link resolution and ``explain`` are answered in the
+caller's process by both implementations alike (``engine.links.listings``, ``.resolve``).
 """
 
 from __future__ import annotations
