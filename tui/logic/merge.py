@@ -48,7 +48,7 @@ def search_rows(
         if sid is not None:
             by_session[sid] = len(rows)
         row = _row_for(item, sid, active_project_id)
-        message = best.get((item.project_id, sid)) if item.kind == "chat" else None
+        message = best.get((item.project_id, sid)) if item.kind == "chat" and sid else None
         if message is not None and not _is_message(item):
             row = replace(row, deep_link=message)  # the title matched: open at a matching message
         rows.append(row)
@@ -141,13 +141,16 @@ def merge(
     shown = frozenset(row.session_id for row in local if row.kind == "chat" and row.session_id)
     found = search_rows(hits, shown_sessions=shown, active_project_id=active_project_id)
     best = best_messages(hits)
-    placed = [
-        replace(row, deep_link=best[(active_project_id, row.session_id)])
-        if row.kind == "chat" and (active_project_id, row.session_id) in best
-        else row
-        for row in local
-    ]
-    return [*placed, *group_by_kind(found)]
+    return [*(_at_best_message(row, best, active_project_id) for row in local),
+            *group_by_kind(found)]  # fmt: skip
+
+
+def _at_best_message(
+    row: PaletteRow, best: dict[tuple[str | None, str], str], project_id: str | None
+) -> PaletteRow:
+    """A local chat row whose session also has message hits opens at the best of them."""
+    link = best.get((project_id, row.session_id)) if row.kind == "chat" and row.session_id else None
+    return row if link is None else replace(row, deep_link=link)
 
 
 def stable_index(
