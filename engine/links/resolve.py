@@ -32,6 +32,7 @@ from engine.links.listings import ProjectListings
 from engine.project.git import GitError, run_git
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
+from engine.project.safe_io import read_regular
 
 ARTIFACT_PREVIEW_BYTES = 64 * 1024
 """A text artifact (log, report) up to this size is shown below its record."""
@@ -260,7 +261,7 @@ def _with_artifact_text(project: Project, detail: Detail) -> Detail:
     if not target.is_relative_to(folder) or not target.is_file():
         return detail
     try:
-        data = target.read_bytes()[: ARTIFACT_PREVIEW_BYTES + 1]
+        data = read_regular(target, ARTIFACT_PREVIEW_BYTES + 1)  # a FIFO would block a read
     except OSError:
         return detail
     if b"\0" in data[:8192] or len(data) > ARTIFACT_PREVIEW_BYTES:

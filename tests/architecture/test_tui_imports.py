@@ -42,6 +42,8 @@ ALLOWED: dict[str, str] = {
     "engine.importers.lane_choice": "`ade import` / `ade term`: which lane a recording joins",
     "engine.importers.recording": "`ade import` / `ade term`: the recording formats' errors/names",
     "engine.importers.terminal_import": "`ade import`: reading and writing a recording",
+    "engine.importers.removal": "`ade import --remove`: deleting what an import wrote",
+    "engine.importers.sidecar": "`ade import`: a recording's <file>.meta.json sidecar",
     "engine.terminal.recorder": "`ade term`: the PTY recorder",
     "engine.rpc.cli_args": "`ade daemon run`: the daemon's own options and entry point",
     "engine.rpc.paths": "`ade daemon` / project switch: where the socket and config live",

@@ -17,7 +17,7 @@ import threading
 from bisect import bisect_right
 from pathlib import Path
 
-from engine.links.details import transcript_bytes
+from engine.links.details import plain_transcript_fd, transcript_bytes
 
 WINDOW_BYTES = 2 * 1024 * 1024
 """Bytes loaded on each side of the target: tens of thousands of lines, ~10 ms to index."""
@@ -38,7 +38,7 @@ class _Source:
         if path.name.endswith(".gz"):
             self._buffer = transcript_bytes(path)
         else:
-            self._fd = os.open(path, os.O_RDONLY)
+            self._fd = plain_transcript_fd(path)
 
     def size(self) -> int:
         if self._buffer is not None:
