@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
-from engine.rpc.validation import FORBIDDEN, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
+from engine.errors import FORBIDDEN, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from engine.types import (
     ALL_KINDS,
     IndexStatus,

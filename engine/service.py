@@ -40,6 +40,7 @@ from engine.ingest.drain import Drainer
 from engine.ingest.freshness import Delegate, session_candidates
 from engine.ingest.queue import IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
+from engine.links.places import place_links
 from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.locate import identity_warnings
 from engine.project.model import Lane, Project
@@ -265,7 +266,8 @@ class SearchService:
             UsageError: bad input (unknown kind, bad cursor, bad filter…).
         """
         with one_listing():  # the lane filter and the lane delegate share one `git worktree list`
-            return self._query(args)
+            # Links land on the exact place: a terminal hit's matching line, its lane's envelope.
+            return place_links(self._query(args), self.project, self.lanes())
 
     def _query(self, args: SearchQueryArgs) -> SearchQueryResult:
         conn, unavailable = self._reader_or_empty()

@@ -11,6 +11,7 @@ code base spells a camelCase key.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_args
 
 import msgspec
@@ -151,3 +152,43 @@ def to_wire(value: msgspec.Struct) -> dict[str, Any]:
 def from_wire(data: Any, type_: type[_T]) -> _T:
     """Convert plain camelCase builtins (a decoded JSON object) into a wire type, strictly."""
     return msgspec.convert(data, type=type_, strict=True)
+
+
+# --- ranking explanations (``ade search --explain``, ``SearchClient.explain``) -------------------
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    """One positive query term and where it matched (empty: it did not match this hit)."""
+
+    term: str
+    where: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HitExplanation:
+    """Why one hit is where it is. ``bm25``/``bm25_split`` are None outside the body tier's
+    full-text matches (filter-only queries, title tiers, delegated hits)."""
+
+    doc_id: str
+    tier: Tier
+    source: str
+    bm25: float | None
+    bm25_split: float | None
+    updated_at: int
+    sort_key: tuple[int, float, float, int, str]
+    terms: tuple[TermMatch, ...]
+
+
+def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
+    """camelCase builtins for ``--json --explain`` (the same naming as the DESIGN §6 wire form)."""
+    return {
+        "docId": explanation.doc_id,
+        "tier": explanation.tier,
+        "source": explanation.source,
+        "bm25": explanation.bm25,
+        "bm25Split": explanation.bm25_split,
+        "updatedAt": explanation.updated_at,
+        "sortKey": list(explanation.sort_key),
+        "terms": [{"term": t.term, "where": list(t.where)} for t in explanation.terms],
+    }

@@ -22,7 +22,7 @@ from engine.types import (
 )
 
 if TYPE_CHECKING:
-    from engine.query.explain import HitExplanation
+    from engine.types import HitExplanation
 
 INDENT = " " * 9
 """Continuation lines line up under the title (after the 8-wide kind column and a space)."""
@@ -136,7 +136,7 @@ def format_results_json(
         return to_json(result).decode()
     import msgspec
 
-    from engine.query.explain import explanation_to_wire
+    from engine.types import explanation_to_wire
 
     document = {**to_wire(result), "explain": [explanation_to_wire(e) for e in explain]}
     return msgspec.json.encode(document).decode()

@@ -13,13 +13,11 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from engine.client import SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.project.lane_memo import one_listing
-from engine.types import SearchQueryArgs, SearchResultItem, to_json
-from tui.commands.search import check_rebuild_allowed
+from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, to_json
 from tui.progress import StderrProgress
 from tui.search_format import (
     format_results_json,
@@ -27,9 +25,6 @@ from tui.search_format import (
     format_status_text,
     format_warnings,
 )
-
-if TYPE_CHECKING:
-    from engine.query.explain import HitExplanation
 
 
 def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClient:
@@ -54,14 +49,18 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
 
 
 def _daemon_client(root: Path | None) -> SearchClient | None:
-    try:
-        from engine.rpc.client import connect_daemon
-    except ImportError:  # a build without the daemon
-        return None
-    from engine.project.locate import open_project
+    from engine.rpc.client import connect_daemon
 
-    project = open_project(root)
-    return connect_daemon(project_root=project.root)
+    return connect_daemon(project_root=root)  # None fast when no daemon runs
+
+
+def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:
+    """Rebuilding is the CTO's: an agent's shell (``ADE_SESSION_ID`` set) needs ``ADE_ROLE=cto``."""
+    if environ.get("ADE_SESSION_ID") and environ.get("ADE_ROLE", "").lower() != "cto":
+        raise UsageError(
+            "--rebuild is CTO-only: this shell belongs to agent session "
+            f"{environ['ADE_SESSION_ID']!r} (set ADE_ROLE=cto only in the CTO's shell)"
+        )
 
 
 def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
@@ -145,12 +144,5 @@ def _explain(
     items: Sequence[SearchResultItem],
     now: datetime,
 ) -> list[HitExplanation]:
-    """Explanations from a read connection of our own (works with the daemon's index too)."""
-    from engine.index.db import connect
-    from engine.query.explain import explain_page
-
-    conn = connect(client.project.index_path)
-    try:
-        return explain_page(conn, args.query, items, now=now)
-    finally:
-        conn.close()
+    """Explanations asked of the client (it reads the index; the front end never opens it)."""
+    return client.explain(args, items, now=now)

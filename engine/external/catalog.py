@@ -22,8 +22,8 @@ from engine.external.discover import (
     transcript_sources,
 )
 from engine.external.heads import HEADS_FILE, HeadCache
-from engine.ingest.records import stat_signature
 from engine.project.model import Lane, Project, SessionMeta
+from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 
 FOREIGN = "-"

@@ -37,6 +37,7 @@ import apsw
 
 from engine.index import fts_rank
 from engine.index.identifiers import identifier_parts
+from engine.index.normalize import normalize_title_query
 from engine.index.schema import (
     BUSY_TIMEOUT_MS,
     SCHEMA_SQL,
@@ -45,7 +46,6 @@ from engine.index.schema import (
     check_open,
     recreate_in_place,
 )
-from engine.query.ranking import normalize_title_query
 
 __all__ = [
     "BUSY_TIMEOUT_MS",

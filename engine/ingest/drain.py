@@ -239,7 +239,7 @@ class Drainer:
 
     def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
         """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
-        from engine.external.ingest import process_external  # deferred like the other builders
+        from engine.ingest.external_pass import process_external  # deferred like the other builders
 
         meta = self.external.get(sid)
         if meta is None:

@@ -82,7 +82,7 @@ def _live_docs(
 
     meta = read_session(project, sid, tally)
     if meta is None:
-        from engine.external.live import external_live_docs  # Claude Code / Codex sessions
+        from engine.ingest.external_live import external_live_docs  # Claude Code / Codex sessions
 
         return external_live_docs(conn, project, sid, tally)
     key = f"{meta.kind}:{sid}"

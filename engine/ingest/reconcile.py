@@ -18,10 +18,11 @@ from engine.index.db import (
     list_sources,
     put_source,
 )
-from engine.ingest.records import GIT_SOURCE, git_signature, pr_path, stat_signature
+from engine.ingest.records import GIT_SOURCE, git_signature, pr_path
 from engine.project.lane_memo import list_lanes
 from engine.project.model import Lane, Project, SessionKind, SessionMeta
 from engine.project.sessions import list_sessions
+from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 
 STAT_PREFIX = "stat:"

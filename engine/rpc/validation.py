@@ -13,17 +13,17 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-FORBIDDEN = -32001
-"""Server-defined code (JSON-RPC reserves -32000..-32099): the caller's role may not do this."""
-SERVER_BUSY = -32002
-"""Server-defined code: the connection cap is reached; retry later."""
-REQUEST_CANCELLED = -32800
-"""The request was cancelled by ``rpc.cancel`` (the code LSP uses for the same thing)."""
+from engine.errors import (  # below rpc and actions alike: both raise them
+    FORBIDDEN,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    REQUEST_CANCELLED,
+    SERVER_BUSY,
+    RpcError,
+)
 
 MAX_DEPTH = 16
 """Deepest nesting accepted; real requests are 2 deep (envelope → params → kinds list)."""
@@ -36,22 +36,6 @@ MAX_INT = 2**53
 
 MAX_ID_CHARS = 128
 """Longest string request id; ids are echoed back, so they must stay small."""
-
-
-class RpcError(Exception):
-    """A failure that becomes a JSON-RPC error object.
-
-    Args:
-        code: the JSON-RPC error code.
-        message: one readable line.
-        data: optional structured detail (``{"type": "CursorError"}``).
-    """
-
-    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
 
 
 RequestId = str | int | None
@@ -214,3 +198,16 @@ def error_object(request_id: RequestId, error: RpcError) -> dict[str, Any]:
 def result_object(request_id: RequestId, result: Any) -> dict[str, Any]:
     """The JSON-RPC response carrying ``result``."""
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+__all__ = [
+    "FORBIDDEN",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "REQUEST_CANCELLED",
+    "SERVER_BUSY",
+    "RpcError",
+]

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from engine.types import MatchRange, SearchResultItem
 from tui.logic.fuzzy import LocalItem, highlight_spans, match_local
@@ -180,3 +181,20 @@ def test_highlight_terms_drop_filters() -> None:
     assert pattern.search("xA.By")
     assert not pattern.search("axb")
     assert terms_pattern([]) is None
+
+
+def test_a_chat_that_matched_by_title_opens_at_its_best_matching_message() -> None:
+    """Issue 12.4: the session's own (title) hit ranks first, but its row — search or local —
+    links to the first message hit of that session in rank order, not to its last message."""
+    session_doc = hit("chat:s1", sid="s1")  # the title doc: no anchor, no event in its link
+    first = replace(hit("chat:s1:m5", sid="s1"), anchor="5", deep_link="ade://chat/s1?event=5")
+    later = replace(hit("chat:s1:m7", sid="s1"), anchor="7", deep_link="ade://chat/s1?event=7")
+    other = hit("chat:s2", sid="s2")  # no message hits: its link stays
+    (row, row2) = search_rows([session_doc, first, later, other], active_project_id="p")
+    assert (row.deep_link, row.more) == ("ade://chat/s1?event=5", 2)
+    assert row2.deep_link == "ade://chat/s2"
+    local = PaletteRow(key="p|session:s1", kind="chat", title="t", session_id="s1",
+                       deep_link="ade://chat/s1", local=True)  # fmt: skip
+    merged = merge([local], [session_doc, first, later], active_project_id="p")
+    assert merged[0].deep_link == "ade://chat/s1?event=5"
+    assert merge([local], [first], active_project_id="q")[0].deep_link == "ade://chat/s1"

@@ -13,10 +13,10 @@ import apsw
 
 from engine.external.agents import AGENT_TOOLS, DERIVED_TOOLS
 from engine.external.catalog import project_sessions
-from engine.external.derive import derived_live_docs
-from engine.external.ingest import external_builder, transcript_sources
 from engine.index.db import IndexDoc, SourceRow, get_source
 from engine.ingest.docstore import existing_doc_ids
+from engine.ingest.external_derive import derived_live_docs
+from engine.ingest.external_pass import external_builder, transcript_sources
 from engine.project.model import Project
 from engine.project.tally import WarningTally
 from engine.project.transcripts import TranscriptError, read_transcript
