@@ -54,11 +54,8 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
 
 
 def _daemon_client(root: Path | None) -> SearchClient | None:
-    try:
-        from engine.rpc.client import connect_daemon
-    except ImportError:  # a build without the daemon
-        return None
     from engine.project.locate import open_project
+    from engine.rpc.client import connect_daemon
 
     project = open_project(root)
     return connect_daemon(project_root=project.root)

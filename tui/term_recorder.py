@@ -33,15 +33,12 @@ def run_on_pty(
     argv: Sequence[str],
     on_output: Callable[[bytes], None],
     env: Mapping[str, str],
-    stdin_fd: int | None = None,
-    stdout_fd: int | None = None,
 ) -> int:
     """Run ``argv`` on a new PTY until it exits; return its exit status (128+N for signal N).
 
     A program that cannot be started exits 127 with a one-line message on the PTY, like a shell.
     """
-    in_fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
-    out_fd = sys.stdout.fileno() if stdout_fd is None else stdout_fd
+    in_fd, out_fd = sys.stdin.fileno(), sys.stdout.fileno()
     pid, master = pty.fork()
     if pid == 0:  # child: the PTY is its controlling terminal and stdio
         _exec(argv, env)

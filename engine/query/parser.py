@@ -243,15 +243,15 @@ class _Builder:
             self.title_words.append(text)
 
 
-def parse_query(text: str, *, now: datetime, max_length: int = MAX_QUERY_LENGTH) -> ParsedQuery:
+def parse_query(text: str, *, now: datetime) -> ParsedQuery:
     """Parse user query text. Never raises for odd text; raises only for invalid filters/length.
 
     Raises:
         UsageError: too long, too many terms, a bad ``kind:``/``since:``/``session:``, an empty
             ``lane:``, or only exclusions.
     """
-    if len(text) > max_length:
-        raise UsageError(f"query is {len(text)} characters; the limit is {max_length}")
+    if len(text) > MAX_QUERY_LENGTH:
+        raise UsageError(f"query is {len(text)} characters; the limit is {MAX_QUERY_LENGTH}")
     b = _Builder()
     for negated, quoted, word in _tokenize(_strip_controls(text)):
         key, sep, value = word.partition(":")
