@@ -7,15 +7,20 @@ past this interface into the index or the ingester.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from engine.project.model import Lane, Project, SessionMeta
-from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQueryResult
+from engine.types import (
+    IndexStatus,
+    ProgressCallback,
+    RebuildResult,
+    SearchQueryArgs,
+    SearchQueryResult,
+)
 
-ProgressCallback = Callable[[int, int], None]
-"""``progress(done, total)``: called from the ingesting thread; must be cheap and thread-safe."""
+__all__ = ["ProgressCallback", "SearchClient"]
+# ProgressCallback is re-exported: it is part of the client interface (rebuild_index).
 
 
 class SearchClient(Protocol):

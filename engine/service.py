@@ -47,13 +47,11 @@ from engine.query.run import run_query
 from engine.types import (
     IndexState,
     IndexStatus,
+    ProgressCallback,
     RebuildResult,
     SearchQueryArgs,
     SearchQueryResult,
 )
-
-ProgressCallback = Callable[[int, int], None]
-
 
 NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
 """The one note a plain folder gets (issue 2): it works, with .ade/ sources only."""

@@ -22,16 +22,13 @@ from datetime import datetime, time, timedelta
 from engine.errors import UsageError
 from engine.project.model import is_valid_session_id
 from engine.query.ranking import normalize_title_query
-from engine.types import ALL_KINDS
+from engine.types import ALL_KINDS, KIND_ALIASES
 
 MAX_QUERY_LENGTH = 1000
 """Longer input is a paste accident, not a query; FTS5 cost grows with every term."""
 
 MAX_TERMS = 32
 """Each term is one more doclist to intersect; beyond this the query is refused, not truncated."""
-
-KIND_ALIASES = {"issue": "linear"}
-"""``kind:issue`` is what people type for Linear issues."""
 
 FILTER_KEYS = ("kind", "lane", "session", "since")
 

@@ -59,14 +59,11 @@ from engine.types import (
     ALL_KINDS,
     DEFAULT_KINDS,
     INDEXED_KINDS,
+    MAX_LIMIT,
     SearchQueryArgs,
     SearchQueryResult,
     SearchResultItem,
 )
-
-DEFAULT_LIMIT = 50
-MAX_LIMIT = 500
-"""A page larger than this is a dump, not a search; the CLI pages with ``--cursor``."""
 
 BM25_WINDOW = 1000
 """Newest matches scored per query: 20 pages of 50, and a bounded cost on any corpus."""
@@ -315,4 +312,4 @@ def _item(
     )
 
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SortKey", "default_link", "run_query"]
+__all__ = ["SortKey", "default_link", "run_query"]
