@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
@@ -14,7 +14,7 @@ from tui.logic.generation import Generation
 from tui.logic.keys import PALETTE_KEYS, footer_hints
 from tui.logic.kinds import KIND_MODES, cycle, kinds_for
 from tui.logic.merge import group_by_kind, merge, search_rows, stable_index
-from tui.logic.rows import PaletteRow, relative_time
+from tui.logic.rows import PaletteRow
 from tui.logic.terms import highlight_terms, terms_pattern
 
 NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
@@ -160,17 +160,6 @@ def test_generation_drops_stale() -> None:
     second = generation.advance()
     assert not generation.is_current(first)
     assert generation.is_current(second)
-
-
-@pytest.mark.parametrize(
-    ("delta", "text"),
-    [(timedelta(seconds=5), "now"), (timedelta(minutes=5), "5m"), (timedelta(hours=3), "3h"),
-     (timedelta(days=2), "2d"), (timedelta(days=15), "2w"), (timedelta(days=400), "2025-05-11"),
-     (-timedelta(minutes=1), "now")],
-)  # fmt: skip
-def test_relative_time(delta: timedelta, text: str) -> None:
-    assert relative_time(int((NOW - delta).timestamp() * 1000), NOW) == text
-    assert relative_time(None, NOW) == ""
 
 
 def test_highlight_terms_drop_filters() -> None:
