@@ -19,6 +19,9 @@ SHARED = {
     "ProgressCallback": "engine/types.py",
     "KIND_ALIASES": "engine/types.py",
     "SLOT_BITS": "engine/index/schema.py",
+    "LIVE_TAIL_BYTES": "engine/project/transcripts.py",
+    "MATCH_STYLE": "tui/widgets/result_list.py",
+    "RECORDINGS": "engine/demo/terminals.py",
 }
 
 

@@ -17,10 +17,7 @@ from engine.index.db import IndexDoc, SourceRow, get_source
 from engine.ingest.docstore import existing_doc_ids
 from engine.project.model import Project
 from engine.project.tally import WarningTally
-from engine.project.transcripts import TranscriptError, read_transcript
-
-LIVE_TAIL_BYTES = 8 * 1024 * 1024
-"""Most bytes read live per file and query (as for ``.ade`` chats): a bounded query cost."""
+from engine.project.transcripts import LIVE_TAIL_BYTES, TranscriptError, read_transcript
 
 
 def external_live_docs(
