@@ -18,8 +18,10 @@ from engine.external.claude_code import ClaudeHead, parse_claude
 from engine.external.codex import parse_codex
 from engine.external.discover import SUBAGENT_SEQ_STRIDE, transcript_sources
 from engine.index.db import IndexDoc
-from engine.ingest.docs import message_doc, ms, session_doc
-from engine.ingest.tailing import Builder, PassOutput, PassResult, run_pass
+from engine.ingest.docs import TRUNCATED_MARK, message_doc, ms, session_doc
+from engine.ingest.tailing import Builder, PassOutput, PassResult, carried_skips, run_pass
+from engine.ingest.transcripts import truncated_count
+from engine.project.json_salvage import salvage_cut_line
 from engine.project.model import ChatEvent, SessionMeta
 from engine.project.tally import WarningTally
 
@@ -30,7 +32,10 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
     """A tailing builder parsing the session's own format into chat docs keyed by ``key``."""
 
     def build(data: bytes, base: int, _at_eof: bool, state: dict[str, Any]) -> PassOutput:
-        events, consumed, new_state = _parse(meta, data, base, key, seq_base, tally, state)
+        skipped = WarningTally()  # this pass's count, stored with the cursor (carried_skips)
+        if state.get("cut_line"):
+            data = salvage_cut_line(data, TRUNCATED_MARK)
+        events, consumed, new_state = _parse(meta, data, base, key, seq_base, skipped, state)
         latest = int(state.get("latest", 0))
         docs: list[IndexDoc] = []
         seen: set[str] = set()
@@ -42,9 +47,9 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
                 seen.add(doc.doc_id)
                 docs.append(dataclasses.replace(doc, source_key=key))
                 latest = max(latest, doc.updated_at)
-        if state.get("cut_line") and consumed:
-            tally.add(key, "line longer than the read cap skipped")
-        new_state["latest"] = latest
+        skipped.add(key, "message indexed truncated", truncated_count(docs, events, state))
+        tally.merge(skipped)
+        new_state.update(latest=latest, **carried_skips(state, skipped.total()))
         session = session_doc("chat", meta.id, meta, meta.title, latest)
         return PassOutput(consumed=consumed, session=session, new_docs=docs, state=new_state)
 

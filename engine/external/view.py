@@ -12,12 +12,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import msgspec
-
 from engine.external.claude_code import parse_claude
 from engine.external.codex import parse_codex
 from engine.external.discover import claude_projects_dir, codex_sessions_dir, subagent_sources
 from engine.project.model import ChatEvent
+from engine.project.safe_io import JsonRejected, loads_json, read_regular
 from engine.project.tally import WarningTally
 
 SNIFF_BYTES = 64 * 1024
@@ -38,14 +37,13 @@ def external_format(path: Path, environ: Mapping[str, str] | None = None) -> str
     if codex_sessions_dir(env) in path.parents:
         return "codex"
     try:
-        with path.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES)
+        head = read_regular(path, SNIFF_BYTES)
     except OSError:
         return None
     for raw in head.split(b"\n")[:-1][:20]:
         try:
-            obj = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
+            obj = loads_json(raw)
+        except JsonRejected:
             continue
         if not isinstance(obj, dict):
             continue
@@ -91,6 +89,5 @@ def read_external_events(path: Path, tool: str) -> list[ChatEvent]:
 
 
 def _read(path: Path) -> bytes:
-    with path.open("rb") as handle:
-        data = handle.read(READ_LIMIT)
+    data = read_regular(path, READ_LIMIT)
     return data if data.endswith(b"\n") else data + b"\n"  # show a torn last line too

@@ -7,12 +7,12 @@ never occur in indexed text) and token-shaped secrets replaced by a marker.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
 from engine.index.db import IndexDoc
 from engine.project.model import Branch, ChatEvent, Commit, PrSnapshot, SessionMeta
+from engine.project.safe_io import dumps_json
 from engine.redaction import redact_secrets
 from engine.terminal.chunking import sanitize_indexed_text
 
@@ -81,10 +81,7 @@ def _event_text(event: ChatEvent) -> str | None:
 def _dump(value: Any) -> str:
     if value is None:
         return ""
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        return str(value)
+    return dumps_json(value, sort_keys=True)
 
 
 def message_id(event: ChatEvent) -> str | None:

@@ -38,6 +38,7 @@ from engine.project.git import GitError, run_git
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
+from engine.project.safe_io import read_regular
 from engine.project.tally import WarningTally
 from engine.project.transcripts import transcript_file
 from tui.open_format import format_context, format_detail
@@ -196,7 +197,7 @@ def _artifact(project: Project, artifact_id: str) -> Detail:
     if not target.is_relative_to(folder) or not target.is_file():
         return detail
     try:
-        data = target.read_bytes()[: ARTIFACT_PREVIEW_BYTES + 1]
+        data = read_regular(target, ARTIFACT_PREVIEW_BYTES + 1)
     except OSError:
         return detail
     if b"\0" in data[:8192] or len(data) > ARTIFACT_PREVIEW_BYTES:
