@@ -18,6 +18,7 @@ SHARED = {
     "DEFAULT_LIMIT": "engine/types.py",
     "ProgressCallback": "engine/types.py",
     "KIND_ALIASES": "engine/types.py",
+    "AGENT_TOOLS": "engine/types.py",
     "SLOT_BITS": "engine/index/schema.py",
     "LIVE_TAIL_BYTES": "engine/project/transcripts.py",
     "MATCH_STYLE": "tui/widgets/result_list.py",

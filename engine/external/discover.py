@@ -93,7 +93,8 @@ def external_sessions(
     project: Project, lanes: list[Lane], tally: WarningTally,
     environ: Mapping[str, str] | None = None, heads: HeadCache | None = None,
 ) -> list[SessionMeta]:  # fmt: skip
-    """Every Claude Code and Codex session whose cwd is in the project or one of its lanes.
+    """Every Claude Code and Codex session (and, through ``engine.external.agents``, Gemini CLI,
+    OpenCode, Copilot CLI and Aider session) whose cwd is in the project or one of its lanes.
 
     ``heads`` remembers what each file's head said, so a warm listing stats files and reads none.
     """
@@ -101,6 +102,9 @@ def external_sessions(
     cache = heads if heads is not None else HeadCache(None)
     roots = lanes or [project_lane(project)]
     found = [*_claude(roots, tally, env, cache), *_codex(roots, tally, env, cache)]
+    from engine.external.agents import agent_sessions  # Gemini, OpenCode, Copilot, Aider
+
+    found += agent_sessions(roots, tally, env, cache)
     return sorted(found, key=lambda m: m.id)
 
 

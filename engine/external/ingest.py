@@ -1,4 +1,5 @@
-"""Indexing an external (Claude Code / Codex) session in place, through the common tailing pass.
+"""Indexing an external session in place: Claude Code, Codex, Copilot CLI and Aider through the
+common tailing pass, Gemini CLI and OpenCode by re-deriving the session (``engine.external.derive``).
 
 Each transcript file is its own source with its own byte cursor: the main file is
 ``chat:<sid>``, a Claude subagent file ``chat:<sid>/<agent-stem>``; all of them index into the one
@@ -14,8 +15,12 @@ from typing import Any
 
 import apsw
 
+from engine.external.agents import DERIVED_TOOLS
+from engine.external.aider import parse_aider
 from engine.external.claude_code import ClaudeHead, parse_claude
 from engine.external.codex import parse_codex
+from engine.external.copilot import parse_copilot
+from engine.external.derive import process_derived
 from engine.external.discover import SUBAGENT_SEQ_STRIDE, transcript_sources
 from engine.index.db import IndexDoc
 from engine.ingest.docs import TRUNCATED_MARK, message_doc, ms, session_doc
@@ -40,7 +45,9 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
         docs: list[IndexDoc] = []
         seen: set[str] = set()
         for event in events:
-            doc = message_doc(meta.id, event, meta.title, meta.lane_id, ms(meta.updated_at))
+            doc = message_doc(
+                meta.id, event, meta.title, meta.lane_id, ms(meta.updated_at), meta.tool
+            )
             # The first copy of a message wins, within a pass as across passes (a Codex
             # message is written twice): its seq is the anchor the chat view lands on.
             if doc is not None and doc.doc_id not in seen:
@@ -59,6 +66,12 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
 def _parse(meta: SessionMeta, data: bytes, base: int, key: str, seq_base: int,
            tally: WarningTally, state: dict[str, Any]
            ) -> tuple[list[ChatEvent], int, dict[str, Any]]:  # fmt: skip
+    if meta.source == "copilot":
+        return (*parse_copilot(data, base, key, tally), {})
+    if meta.source == "aider":
+        carried = {"started": state.get("started")}
+        events, consumed = parse_aider(data, base, carried)
+        return events, consumed, carried
     if meta.source == "codex":
         raw = state.get("counters")
         counters = dict(raw) if isinstance(raw, dict) else {}
@@ -76,6 +89,8 @@ def process_external(
     Raises:
         TranscriptNotReady / TranscriptUnreadable: from reading; that file wrote nothing.
     """
+    if meta.source in DERIVED_TOOLS:  # Gemini, OpenCode: the whole session, when it changed
+        return process_derived(conn, meta, tally, now_ms)
     more, written = False, 0
     for key, path, seq_base in transcript_sources(meta):
         result = run_pass(conn, path, key, "chat", external_builder(meta, key, seq_base, tally),

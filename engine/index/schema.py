@@ -10,8 +10,9 @@ import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 4
-"""Bumped whenever the DDL changes; a mismatch recreates the index (never migrated)."""
+SEARCH_INDEX_SCHEMA_VERSION = 5
+"""Bumped whenever the DDL changes; a mismatch recreates the index (never migrated).
+5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``)."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
@@ -53,7 +54,8 @@ CREATE TABLE docs(
     lane_id TEXT,
     anchor TEXT,
     source_key TEXT,
-    digest BLOB NOT NULL
+    digest BLOB NOT NULL,
+    tool TEXT
 );
 CREATE INDEX docs_by_source ON docs(source_key) WHERE source_key IS NOT NULL;
 CREATE INDEX docs_by_session ON docs(session_id, kind) WHERE session_id IS NOT NULL;

@@ -59,6 +59,7 @@ def session_doc(
         lane_id=meta.lane_id if meta else None,
         anchor=None,
         source_key=f"{kind}:{sid}",
+        tool=meta.tool if meta is not None and kind == "chat" else None,
     )
 
 
@@ -102,8 +103,9 @@ def message_id(event: ChatEvent) -> str | None:
 
 
 def message_doc(
-    sid: str, event: ChatEvent, title: str, lane_id: str | None, fallback_ms: int
-) -> IndexDoc | None:
+    sid: str, event: ChatEvent, title: str, lane_id: str | None, fallback_ms: int,
+    tool: str | None = None,
+) -> IndexDoc | None:  # fmt: skip
     """The ``chat:<sid>:<messageId>`` document of one event, or None when it owns no body."""
     mid = message_id(event)
     text = _event_text(event)
@@ -120,6 +122,7 @@ def message_doc(
         lane_id=lane_id,
         anchor=str(event.seq),
         source_key=f"chat:{sid}",
+        tool=tool,
     )
 
 

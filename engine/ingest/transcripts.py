@@ -50,7 +50,7 @@ def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Bui
         docs: list[IndexDoc] = []
         seen: set[str] = set()
         for event in events:
-            doc = message_doc(sid, event, title, lane, fallback)
+            doc = message_doc(sid, event, title, lane, fallback, meta.tool if meta else None)
             if doc is not None and doc.doc_id not in seen:
                 seen.add(doc.doc_id)
                 docs.append(doc)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from engine.errors import ProjectError, UsageError
 from engine.external.catalog import project_sessions
+from engine.external.view import transcript_exists
 from engine.links.deeplink import DeepLink, parse_deep_link
 from engine.links.details import (
     Context,
@@ -138,7 +139,7 @@ def _session(project: Project, link: DeepLink) -> tuple[SessionMeta, Path]:
     if session is None:
         raise TargetGone(f"{link.kind} session {link.target!r} is gone (no metadata)")
     path = session.transcript_path or transcript_file(project, session.kind, session.id)
-    if path is None or not path.exists():
+    if path is None or not transcript_exists(path):
         raise TargetGone(f"{link.kind} session {link.target!r} has no transcript any more")
     return session, path
 
