@@ -9,7 +9,7 @@ caller's process by both implementations alike (``engine.links.listings``, ``.re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -18,6 +18,7 @@ from engine.project.model import Lane, Project, SessionMeta
 from engine.types import (
     HitExplanation,
     IndexStatus,
+    ProgressCallback,
     RebuildResult,
     SearchQueryArgs,
     SearchQueryResult,
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
     from engine.links.deeplink import DeepLink
     from engine.links.resolve import LinkTarget
 
-ProgressCallback = Callable[[int, int], None]
-"""``progress(done, total)``: called from the ingesting thread; must be cheap and thread-safe."""
+__all__ = ["ProgressCallback", "SearchClient"]
+# ProgressCallback is re-exported: it is part of the client interface (rebuild_index).
 
 
 class SearchClient(Protocol):

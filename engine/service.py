@@ -13,7 +13,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -37,7 +37,7 @@ from engine.index.db import (
 from engine.index.schema import recreate_in_place
 from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
-from engine.ingest.freshness import Delegate, session_candidates
+from engine.ingest.freshness import session_candidates
 from engine.ingest.queue import IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.links.places import place_links
@@ -52,13 +52,11 @@ from engine.query.run import run_query
 from engine.types import (
     IndexState,
     IndexStatus,
+    ProgressCallback,
     RebuildResult,
     SearchQueryArgs,
     SearchQueryResult,
 )
-
-ProgressCallback = Callable[[int, int], None]
-
 
 NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
 """The one note a plain folder gets (issue 2): it works, with .ade/ sources only."""
@@ -74,13 +72,11 @@ class SearchService:
         clock: Clock | None = None,
         timer: TimerFactory | None = None,
         start_worker: bool = True,
-        delegates: Sequence[Delegate] = (),
     ) -> None:
         self.project = project
         self.clock: Clock = clock or system_clock
         self.timers: TimerFactory = timer or ThreadTimerFactory()
         self.tally = WarningTally()
-        self.delegates = list(delegates)
         self.watcher_state = "off"
         self._closers: list[Callable[[], None]] = []
         self._wake = threading.Event()
@@ -281,9 +277,6 @@ class SearchService:
             replace = fresh.replace_doc_ids
         delegated, delegate_warnings = delegated_for_args(self.project, args, now, lanes)
         extras.extend(delegated)
-        for delegate in self.delegates:
-            with contextlib.suppress(Exception):  # delegates are best-effort (DESIGN §5)
-                extras.extend(delegate(args, now, lanes))
         result = run_query(conn, args, project=self.project, now=now, lanes=lanes,
                            extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
         if unavailable is not None:

@@ -11,6 +11,7 @@ code base spells a camelCase key.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_args
 
@@ -20,6 +21,9 @@ DocKind = Literal[
     "chat", "terminal", "pr", "commit", "branch", "lane", "file", "artifact", "linear"
 ]
 """Every kind a result can have. ``kind:issue`` is an alias of ``linear`` handled by the parser."""
+
+KIND_ALIASES: dict[str, DocKind] = {"issue": "linear"}
+"""``kind:issue`` is what people type for Linear issues (the query's ``kind:`` and ``--kind``)."""
 
 ALL_KINDS: tuple[DocKind, ...] = get_args(DocKind)
 """Fixed kind order: used for grouping in the palette and for listing valid values in errors."""
@@ -39,6 +43,16 @@ Tier = Literal["exact_title", "title_prefix", "title_substring", "body"]
 """Ranking tiers, best first (DESIGN §5)."""
 
 TIER_ORDER: dict[str, int] = {"exact_title": 0, "title_prefix": 1, "title_substring": 2, "body": 3}
+
+DEFAULT_LIMIT = 50
+"""Hits per page when the caller does not say (the CLI asks for fewer, see ``ade search``)."""
+
+MAX_LIMIT = 500
+"""A page larger than this is a dump, not a search; the CLI pages with ``--cursor``."""
+
+ProgressCallback = Callable[[int, int], None]
+"""``progress(done, total)`` while catching up or rebuilding: called from the ingesting thread, so
+it must be cheap and thread-safe."""
 
 IndexState = Literal["ready", "indexing", "rebuilding", "recreated", "degraded", "closed"]
 
@@ -82,7 +96,7 @@ class SearchQueryArgs(_Wire, frozen=True):
     query: str = ""
     kinds: tuple[DocKind, ...] | None = None
     lane_id: str | None = None
-    limit: int = 50
+    limit: int = DEFAULT_LIMIT
     cursor: str | None = None
 
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from engine.external.resume import ResumePlan
     from engine.project.model import SessionMeta
     from tui.logic.fuzzy import LocalItem
     from tui.palette_client import ClientSlot
@@ -56,5 +57,9 @@ class PaletteHost(Protocol):
     def open_first_project(self) -> None: ...
 
     def finish(self, result: str | None) -> None: ...
+
+    def finish_with_resume(self, plan: ResumePlan) -> None:
+        """Exit the app so that ``plan`` runs once the terminal is restored (Ctrl+R)."""
+        ...
 
     async def run_action(self, action: str) -> object: ...

@@ -42,6 +42,7 @@ from engine.index.schema import (
     BUSY_TIMEOUT_MS,
     SCHEMA_SQL,
     SEARCH_INDEX_SCHEMA_VERSION,
+    SLOT_BITS,
     TRANSIENT_ERRORS,
     check_open,
     recreate_in_place,
@@ -77,10 +78,6 @@ __all__ = [
     "scalar",
     "upsert_docs",
 ]
-
-SLOT_BITS = 10
-"""Low rowid bits: 1024 slots per second of ``updated_at``. Small on purpose: FTS5 stores rowid
-deltas as varints in every doclist entry, and ms << 20 rowids doubled the inverted index."""
 
 _MAX_S = (1 << 52) - 1
 """``updated_at`` seconds are clamped so the packed rowid stays a positive int64."""

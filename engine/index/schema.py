@@ -14,6 +14,11 @@ SEARCH_INDEX_SCHEMA_VERSION = 5
 """Bumped whenever the DDL changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``)."""
 
+SLOT_BITS = 10
+"""Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
+purpose: FTS5 stores rowid deltas as varints in every doclist entry, and ms << 20 rowids doubled
+the inverted index."""
+
 BUSY_TIMEOUT_MS = 5000
 """Two processes (CLI and daemon) may write one file; 5 s rides out a long drain slice."""
 

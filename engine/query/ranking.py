@@ -75,12 +75,6 @@ def sort_key(candidate: Candidate, tier: Tier) -> SortKey:
     return (TIER_ORDER[tier], exact, split, -candidate.updated_at, candidate.doc_id)
 
 
-def compare_ranked(a: tuple[Candidate, Tier], b: tuple[Candidate, Tier]) -> int:
-    """``cmp``-style comparator over ``(candidate, tier)`` pairs, for ``functools.cmp_to_key``."""
-    ka, kb = sort_key(*a), sort_key(*b)
-    return (ka > kb) - (ka < kb)
-
-
 def rank(candidates: list[Candidate], normalized_query: str) -> list[tuple[Candidate, Tier]]:
     """Tier and sort candidates into the one total order (duplicate doc ids must be removed first)."""
     tiered = [(c, tier_for(c, normalized_query)) for c in candidates]

@@ -19,7 +19,6 @@ from engine.rpc.router import MachineRouter
 from engine.rpc.server import DaemonServer, ServerLimits
 from engine.rpc.services import (
     BACKFILL_DELAY_S,
-    ClientFactory,
     DaemonHost,
     ServicePool,
     embedded_factory,
@@ -57,7 +56,7 @@ def configure_logging(options: DaemonOptions) -> None:
         root.addHandler(handler)
 
 
-def run_daemon(options: DaemonOptions, factory: ClientFactory | None = None) -> int:
+def run_daemon(options: DaemonOptions) -> int:
     """Serve until SIGTERM/SIGINT; return the exit code.
 
     Raises:
@@ -68,7 +67,7 @@ def run_daemon(options: DaemonOptions, factory: ClientFactory | None = None) -> 
     ensure_private_dir(sock_file.parent)
     lock = InstanceLock(sock_file.parent)
     lock.acquire(sock_file)
-    pool = ServicePool(factory or embedded_factory(options.backfill_delay))
+    pool = ServicePool(embedded_factory(options.backfill_delay))
     server: DaemonServer | None = None
     try:
         token = ensure_cto_token(config)

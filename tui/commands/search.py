@@ -11,9 +11,7 @@ import argparse
 from collections.abc import Sequence
 
 from engine.errors import UsageError
-from engine.types import ALL_KINDS, DocKind, SearchQueryArgs
-
-MAX_LIMIT = 500
+from engine.types import ALL_KINDS, KIND_ALIASES, MAX_LIMIT, DocKind, SearchQueryArgs
 
 EXAMPLES = """\
 query syntax:
@@ -68,9 +66,9 @@ def parse_kinds(flags: Sequence[str], joined: str | None) -> tuple[DocKind, ...]
     kinds: list[DocKind] = []
     for raw in names:
         name = raw.strip().lower()
-        name = "linear" if name == "issue" else name
+        name = KIND_ALIASES.get(name, name)
         if name not in ALL_KINDS:
-            valid = ", ".join([*ALL_KINDS, "issue"])
+            valid = ", ".join([*ALL_KINDS, *KIND_ALIASES])
             raise UsageError(f"unknown kind {raw!r}; valid kinds: {valid}")
         if name not in kinds:
             kinds.append(name)
