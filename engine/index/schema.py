@@ -178,6 +178,7 @@ def recreate_in_place(conn: apsw.Connection) -> None:
                 conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
         conn.execute(SCHEMA_SQL)
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")

@@ -21,6 +21,7 @@ import apsw
 
 from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index.db import (
+    DAMAGE_ERRORS,
     clear_index,
     connect,
     file_identity,
@@ -28,6 +29,8 @@ from engine.index.db import (
     immediate,
     meta_set,
     open_index,
+    recreate_damaged,
+    write_fault,
 )
 from engine.ingest import gzcache
 from engine.ingest.queue import IngestQueue
@@ -85,6 +88,10 @@ class Drainer:
         self.failures: dict[Entry, int] = {}
         self.last_ingest_ms: int | None = None
         self.recreated_reason: str | None = None
+        self.write_fault: str | None = None
+        """Why the last write failed for the disk's sake ("disk full"); None once one succeeds."""
+        self.busy = False
+        """The last entry waited out the busy timeout: another process holds the write lock."""
         self.reconcile_interval = RECONCILE_NO_WATCHER_S
         self._periodic = 0
         self.external = ExternalCatalog(project)
@@ -147,26 +154,53 @@ class Drainer:
         except TranscriptUnreadable as err:
             self.tally.add(f"{kind}:{ident}", str(err))
             return
+        except DAMAGE_ERRORS as err:
+            if self._recovered(err):
+                return  # every source is queued again: this entry included
+            self._back_off(entry, err)
+            return
         except (apsw.Error, OSError) as err:
-            count = self.failures.get(entry, 0) + 1
-            self.failures[entry] = count
-            delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (count - 1))
-            if isinstance(err, apsw.BusyError):
-                # Another host (the daemon, a palette, the CLI) held the write lock through the
-                # busy timeout: routine with two hosts on one file and retried, so it is logged
-                # for debugging only and never reaches a user's warnings (issue 7, dual host).
-                log.debug("ingesting %s:%s: index busy; retry in %.1fs", kind, ident, delay)
-            else:
-                log.warning("ingesting %s:%s failed (%s); retry in %.1fs", kind, ident, err, delay)
-                self.tally.add(f"{kind}:{ident}", f"ingest failed: {type(err).__name__}")
-            if isinstance(err, apsw.Error) and not isinstance(err, apsw.BusyError):
-                self.close()  # a fresh connection after I/O or corruption errors
-            self.queue.add(kind, ident, delay=delay, retry=True)
+            self._back_off(entry, err)
             return
         self.failures.pop(entry, None)
+        self.write_fault, self.busy = None, False
         self.last_ingest_ms = self.now_ms()
         if more:
             self.queue.add(kind, ident, delay=0.0)
+
+    def _recovered(self, err: BaseException) -> bool:
+        try:
+            self.recover_damage(err)
+        except (apsw.Error, OSError):
+            log.debug("recreating the damaged index failed; retrying", exc_info=True)
+            return False
+        return True
+
+    def _back_off(self, entry: Entry, err: BaseException) -> None:
+        """Leave the entry's cursor where it was and retry it later (doubling delays)."""
+        kind, ident = entry
+        self.busy = isinstance(err, apsw.BusyError)
+        fault = write_fault(err, self.path)
+        if fault is not None:
+            self.write_fault = fault
+        count = self.failures.get(entry, 0) + 1
+        self.failures[entry] = count
+        delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (count - 1))
+        if isinstance(err, apsw.BusyError):
+            # Another host (the daemon, a palette, the CLI) held the write lock through the
+            # busy timeout: routine with two hosts on one file and retried, so it is logged
+            # for debugging only and never reaches a user's warnings (issue 7, dual host).
+            log.debug("ingesting %s:%s: index busy; retry in %.1fs", kind, ident, delay)
+        elif fault is not None:
+            # Said once, as the status's "degraded" state and every answer's warning, not
+            # once per source; nothing was written (rolled back), the cursor stays put.
+            log.debug("ingesting %s:%s: %s; retry in %.1fs", kind, ident, fault, delay)
+        else:
+            log.warning("ingesting %s:%s failed (%s); retry in %.1fs", kind, ident, err, delay)
+            self.tally.add(f"{kind}:{ident}", f"ingest failed: {type(err).__name__}")
+        if isinstance(err, apsw.Error) and not isinstance(err, apsw.BusyError):
+            self.close()  # a fresh connection after I/O or corruption errors
+        self.queue.add(kind, ident, delay=delay, retry=True)
 
     def _dispatch(self, kind: str, ident: str) -> bool:
         conn = self.connection()
@@ -192,7 +226,8 @@ class Drainer:
         elif kind == "git":
             process_git(conn, self.project, self.tally, now)
         elif kind == "backfill":
-            self.check_health(conn)
+            if not self.check_health(conn) and self._conn is not conn:
+                return False  # the file was recreated: it queued a new backfill
             self.reconcile(conn, everything=True)
             self.queue.add("reconcile", "backfill-done", delay=0.0)
         elif ident == "backfill-done":
@@ -215,9 +250,32 @@ class Drainer:
             return True
         log.warning("search index unhealthy, rebuilding: %s", "; ".join(problems[:3]))
         self.tally.add("index", f"health check failed: {problems[0]}")
-        clear_index(conn)
+        if any(p.startswith(("quick_check", "CorruptError", "NotADBError")) for p in problems):
+            # Damaged pages: clearing rows would walk them (and fail, forever: issue 13.9).
+            self.recover_damage(problems[0])
+            return False
+        try:
+            clear_index(conn)
+        except DAMAGE_ERRORS as err:
+            self.recover_damage(err)
+            return False
         self.reconcile(conn, everything=True)
         return False
+
+    def recover_damage(self, cause: BaseException | str) -> None:
+        """Recreate a damaged index file and queue every source again (issue 13.9).
+
+        Raises:
+            apsw.BusyError: another process holds the write lock (retried with backoff).
+        """
+        reason = cause if isinstance(cause, str) else type(cause).__name__
+        # Info, not warning: the answer that tripped over it says so (the CLI would print both).
+        log.info("search index damaged (%s): recreating it and re-indexing", reason)
+        with self.lock:
+            self.close()
+            recreate_damaged(self.path)
+            self.recreated_reason = f"damaged index ({reason})"
+            self.queue.add("backfill", "*", delay=0.0)
 
     def checkpoint(self) -> None:
         """Checkpoint the WAL while idle so it cannot grow without bound (RELIABILITY 14)."""
