@@ -520,8 +520,10 @@ class SearchService:
                 if entry is None:
                     break
                 self.drainer.run(entry)
-                if self.drainer.busy:
-                    break  # another process holds the write lock: answer from the index as is
+                if self.drainer.busy or self.drainer.write_fault is not None:
+                    # Another process holds the write lock, or the disk refuses writes: every
+                    # further entry would wait or fail the same way; answer from the index.
+                    break
                 done += 1
                 total = max(total, done + self.queue.source_count())
                 if progress is not None:
