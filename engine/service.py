@@ -279,8 +279,8 @@ class SearchService:
         conn: apsw.Connection | None = getattr(self._local, "conn", None)
         identity = file_identity(self.project.index_path)
         snapshot = getattr(self._local, "snapshot", False)
-        same = conn is not None and identity == getattr(self._local, "identity", None)
-        if same and not (snapshot and self.drainer.write_fault is None):
+        same = identity == getattr(self._local, "identity", None)
+        if conn is not None and same and not (snapshot and self.drainer.write_fault is None):
             return conn
         if conn is not None:
             self._drop_reader(conn)
