@@ -52,6 +52,7 @@ from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
+from engine.text import replace_surrogates
 from engine.types import (
     IndexState,
     IndexStatus,
@@ -342,6 +343,7 @@ class SearchService:
         Raises:
             UsageError: bad input (unknown kind, bad cursor, bad filter…).
         """
+        args = _encodable(args)
         with one_listing():  # the lane filter and the lane delegate share one `git worktree list`
             try:
                 result = self._query(args)
@@ -550,6 +552,16 @@ class SearchService:
         for conn in readers:
             with contextlib.suppress(apsw.Error):
                 conn.close()
+
+
+def _encodable(args: SearchQueryArgs) -> SearchQueryArgs:
+    """The query with lone surrogates (argv bytes that are not UTF-8, a JSON ``"\\ud800"``)
+    as U+FFFD: SQLite cannot take them (issue 13.13), every host goes through here."""
+    fields = {"query": args.query, "lane_id": args.lane_id, "cursor": args.cursor}
+    clean = {k: replace_surrogates(v) for k, v in fields.items() if v is not None}
+    if all(clean[k] is fields[k] for k in clean):
+        return args
+    return msgspec.structs.replace(args, **clean)
 
 
 def now_ms(clock: Callable[[], datetime]) -> int:

@@ -47,6 +47,7 @@ from engine.rpc.validation import (
     result_object,
     split_batch,
 )
+from engine.text import replace_surrogates_in
 
 log = logging.getLogger("ade.daemon")
 audit = logging.getLogger("ade.daemon.audit")
@@ -249,7 +250,13 @@ class DaemonServer:
         task.add_done_callback(self._tasks.discard)
 
     async def _send(self, writer: asyncio.StreamWriter, message: Any) -> None:
-        writer.write(encode_frame(msgspec.json.encode(message)))
+        try:
+            data = msgspec.json.encode(message)
+        except UnicodeEncodeError:
+            # A file name that is not UTF-8 (surrogate-escaped by Python) in a hit or an error
+            # message: answer with U+FFFD in its place instead of dropping the connection.
+            data = msgspec.json.encode(replace_surrogates_in(msgspec.to_builtins(message)))
+        writer.write(encode_frame(data))
         await asyncio.wait_for(writer.drain(), self.limits.write_timeout)
 
     async def _frame(self, frame: bytes, conn: _Connection) -> Any:

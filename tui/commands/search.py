@@ -87,12 +87,15 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {ns.limit}")
     if ns.lane is not None and not ns.lane.strip():
         raise UsageError("--lane needs a lane id or name")
+    from engine.text import replace_surrogates
+
+    # argv bytes that are not UTF-8 arrive as lone surrogates: text, with U+FFFD (issue 13.13).
     return SearchQueryArgs(
-        query=" ".join(ns.query),
+        query=replace_surrogates(" ".join(ns.query)),
         kinds=parse_kinds(ns.kind, ns.kinds),
-        lane_id=ns.lane,
+        lane_id=None if ns.lane is None else replace_surrogates(ns.lane),
         limit=ns.limit,
-        cursor=ns.cursor,
+        cursor=None if ns.cursor is None else replace_surrogates(ns.cursor),
     )
 
 
