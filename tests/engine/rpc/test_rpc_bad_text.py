@@ -71,7 +71,9 @@ def test_replace_surrogates_leaves_good_text_alone() -> None:
 
 
 @pytest.mark.parametrize(
-    "term", ["\udcff", "zeb\udcffra", "\ud800"], ids=["argv-byte", "inside-a-word", "lone"]
+    "term",
+    [chr(0xDCFF), f"zeb{chr(0xDCFF)}ra", chr(0xD800)],
+    ids=["argv-byte", "inside-a-word", "lone"],
 )
 def test_cli_query_with_undecodable_argv_is_text(
     project: Path, term: str, capsys: pytest.CaptureFixture[str]
