@@ -65,6 +65,11 @@ ProgressCallback = Callable[[int, int], None]
 _T = TypeVar("_T")
 
 
+BUSY_NOTE = (
+    "search index busy: another process holds its write lock; the newest changes may be missing"
+)
+"""Said by the answer after a catch-up that gave up waiting for the write lock (issue 13.12)."""
+
 NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
 """The one note a plain folder gets (issue 2): it works, with .ade/ sources only."""
 
@@ -91,7 +96,7 @@ class SearchService:
         self._wake = threading.Event()
         self._closed = False
         self._rebuilding = False
-        self._damage_note: str | None = None
+        self._once_note: str | None = None
         self._readers_lock = threading.Lock()
         self._readers: dict[int, apsw.Connection] = {}
         self._local = threading.local()
@@ -205,13 +210,18 @@ class SearchService:
                 # The index cannot be opened (reported by wiring and in every answer's
                 # warnings), another process holds the write lock, or the disk is full:
                 # queries answer from the index as it is (with a warning), the writer retries.
-                self.drainer.busy = isinstance(err, TRANSIENT_ERRORS)
+                if isinstance(err, TRANSIENT_ERRORS):
+                    self._once_note = BUSY_NOTE
                 self.drainer.write_fault = (
                     write_fault(err, self.project.index_path) or self.drainer.write_fault
                 )
                 logging.getLogger(__name__).debug("catch-up skipped", exc_info=True)
                 return
             self.catch_up_queued(progress)
+            if self.drainer.busy and self._once_note is None:
+                # The lock was held through the whole busy timeout: this answer misses what
+                # was not ingested, so it says so (a daemon's routine retries never do).
+                self._once_note = BUSY_NOTE
 
     def _reconcile_checked(self, conn: apsw.Connection) -> None:
         """Queue what changed; when documents and FTS rows disagree (the cheap count check of
@@ -222,7 +232,7 @@ class SearchService:
             return
         logging.getLogger(__name__).info("search index drift (%s): re-indexing", drift)
         self.tally.add("index", f"re-indexed after {drift}")
-        self._damage_note = f"search index had lost rows ({drift}) and was re-indexed"
+        self._once_note = f"search index had lost rows ({drift}) and was re-indexed"
         clear_index(conn)
         self.drainer.reconcile(conn, everything=True)
 
@@ -236,13 +246,13 @@ class SearchService:
                 self.drainer.recover_damage(err)
         except (apsw.Error, OSError):
             logging.getLogger(__name__).warning("recreating the index failed", exc_info=True)
-            self._damage_note = f"search index damaged ({cause}); it could not be recreated yet"
+            self._once_note = f"search index damaged ({cause}); it could not be recreated yet"
             return False
-        self._damage_note = f"search index was damaged ({cause}) and has been recreated"
+        self._once_note = f"search index was damaged ({cause}) and has been recreated"
         if self._worker is None and not self._closed:
             self.catch_up_queued()
         else:
-            self._damage_note += "; re-indexing in the background"
+            self._once_note += "; re-indexing in the background"
         return True
 
     def _drop_local_reader(self) -> None:
@@ -258,11 +268,6 @@ class SearchService:
             notes.append(
                 f"search index degraded: {self.drainer.write_fault}; answering from the index"
                 " as it is, new changes are indexed once writes succeed again"
-            )
-        if self.drainer.busy:
-            notes.append(
-                "search index busy: another process holds its write lock; the newest changes"
-                " may be missing"
             )
         return notes
 
@@ -353,9 +358,9 @@ class SearchService:
                 self._recover(err)
                 result = self._damaged_retry(lambda: self._query(args))
         notes = self._index_notes()
-        if self._damage_note is not None:  # said once, by the answer that tripped over it
-            notes.insert(0, self._damage_note)
-            self._damage_note = None
+        if self._once_note is not None:  # said once, by the answer after what happened
+            notes.insert(0, self._once_note)
+            self._once_note = None
         if not notes:
             return result
         return msgspec.structs.replace(result, warnings=(*result.warnings, *notes))

@@ -29,20 +29,25 @@ from tui.search_format import (
 )
 
 if TYPE_CHECKING:
+    from engine.project.model import Project
     from engine.query.explain import HitExplanation
 
 
 def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClient:
     """The daemon's client when one serves this machine, else the embedded service, caught up
     (``catch_up=False`` for ``--rebuild``, which re-ingests everything anyway)."""
+    from engine.project.locate import open_project
+
     root = Path(ns.project).expanduser() if ns.project else None
+    project = open_project(root)
+    _require_project(project)
     if not ns.no_daemon:
-        daemon = _daemon_client(root)
+        daemon = _daemon_client(project)
         if daemon is not None:
             return daemon
     from engine.embedded import EmbeddedClient
 
-    client = EmbeddedClient.open(root, start_worker=False)
+    client = EmbeddedClient.open(project.root, start_worker=False, project=project)
     if not catch_up:
         return client
     bar = StderrProgress("indexing")
@@ -53,14 +58,24 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
     return client
 
 
-def _daemon_client(root: Path | None) -> SearchClient | None:
+def _require_project(project: Project) -> None:
+    """`ade search` in a folder that is no project says so (exit 2) instead of creating an
+    ``.ade/cache`` there and indexing it (issue 13.15)."""
+    from engine.project.marker import is_project, is_registered, require_project
+
+    if is_project(project.root, is_git=project.is_git):
+        return
+    from engine.rpc.registry import registry_path
+
+    registered = is_registered(project.root, registry_path())
+    require_project(project.root, is_git=False, registered=registered)
+
+
+def _daemon_client(project: Project) -> SearchClient | None:
     try:
         from engine.rpc.client import connect_daemon
     except ImportError:  # a build without the daemon
         return None
-    from engine.project.locate import open_project
-
-    project = open_project(root)
     return connect_daemon(project_root=project.root)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.actions import SearchDomain
+from engine.project.marker import is_project, is_registered, require_project
 from engine.rpc.lifecycle import BoundSocket, InstanceLock, bind_socket
 from engine.rpc.paths import config_dir, prepare_socket_dir, socket_path
 from engine.rpc.registry import registry_path
@@ -71,14 +72,22 @@ def run_daemon(options: DaemonOptions, factory: ClientFactory | None = None) -> 
     prepare_socket_dir(sock_file.parent, private=default)
     lock = InstanceLock.beside(sock_file)
     lock.acquire(sock_file)
-    pool = ServicePool(factory or embedded_factory(options.backfill_delay))
+    registry = registry_path(config)
+
+    def allow(root: Path) -> None:
+        # Only a project (.ade/ or a git work tree) or a registered root is served: any other
+        # folder (/, /etc) would get an .ade/cache and be indexed (issue 13.15).
+        if not is_project(root):
+            require_project(root, is_git=False, registered=is_registered(root, registry))
+
+    pool = ServicePool(factory or embedded_factory(options.backfill_delay), allow)
     server: DaemonServer | None = None
     bound: BoundSocket | None = None
     try:
         token = ensure_cto_token(config)
         bound = bind_socket(sock_file, private_dir=default)
         sock = bound.sock
-        router = MachineRouter(pool.client_for, registry_path(config))
+        router = MachineRouter(pool.client_for, registry)
         domain = SearchDomain(DaemonHost(pool, router.query))
 
         def status() -> dict[str, Any]:
