@@ -27,21 +27,22 @@ from engine.delegates.gather import delegated_for_args
 from engine.errors import AdeError
 from engine.external.catalog import FOREIGN
 from engine.index.db import (
-    DAMAGE_ERRORS,
     SEARCH_INDEX_SCHEMA_VERSION,
-    WRITE_FAULT_ERRORS,
     clear_index,
     connect,
-    connect_snapshot,
-    count_drift,
     doc_count,
     docs_by_kind,
     file_identity,
     list_sources,
     meta_get,
-    write_fault,
 )
-from engine.index.schema import TRANSIENT_ERRORS, recreate_in_place
+from engine.index.faults import connect_snapshot, count_drift, write_fault
+from engine.index.schema import (
+    DAMAGE_ERRORS,
+    TRANSIENT_ERRORS,
+    WRITE_FAULT_ERRORS,
+    recreate_in_place,
+)
 from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
 from engine.ingest.freshness import Delegate, session_candidates
@@ -52,7 +53,7 @@ from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
-from engine.text import replace_surrogates
+from engine.text import encodable_args
 from engine.types import (
     IndexState,
     IndexStatus,
@@ -348,7 +349,7 @@ class SearchService:
         Raises:
             UsageError: bad input (unknown kind, bad cursor, bad filter…).
         """
-        args = _encodable(args)
+        args = encodable_args(args)
         with one_listing():  # the lane filter and the lane delegate share one `git worktree list`
             try:
                 result = self._query(args)
@@ -477,7 +478,7 @@ class SearchService:
         self._rebuilding = True
         try:
             with self.drainer.lock:
-                self._clear_for_rebuild()
+                self.drainer.clear_for_rebuild()
             self.catch_up_queued(progress)
         finally:
             self._rebuilding = False
@@ -487,31 +488,6 @@ class SearchService:
             doc_count=doc_count(conn),
             duration_ms=int((time.monotonic() - started) * 1000),
         )
-
-    def _clear_for_rebuild(self) -> None:
-        """Clear every row and queue every source; a damaged file is recreated instead (its
-        ``DELETE`` would fail on the damaged pages, issue 13.9).
-
-        Raises:
-            AdeError: another process holds the write lock, or the disk refused the write
-                (the index is left as it was).
-        """
-        try:
-            conn = self.drainer.connection()
-            clear_index(conn)
-        except DAMAGE_ERRORS as err:
-            self._drop_local_reader()
-            self.drainer.recover_damage(err)
-            conn = self.drainer.connection()
-        except TRANSIENT_ERRORS:
-            raise AdeError(
-                "cannot rebuild now: another process holds the search index's write lock;"
-                " retry in a moment"
-            ) from None
-        except (apsw.Error, OSError) as err:
-            fault = write_fault(err, self.project.index_path) or type(err).__name__
-            raise AdeError(f"cannot rebuild: {fault}; the index was left as it was") from None
-        self.drainer.reconcile(conn, everything=True)
 
     def catch_up_queued(self, progress: ProgressCallback | None = None) -> None:
         """Drain everything queued, reporting ``progress(done, total)``.
@@ -557,16 +533,6 @@ class SearchService:
         for conn in readers:
             with contextlib.suppress(apsw.Error):
                 conn.close()
-
-
-def _encodable(args: SearchQueryArgs) -> SearchQueryArgs:
-    """The query with lone surrogates (argv bytes that are not UTF-8, a JSON ``"\\ud800"``)
-    as U+FFFD: SQLite cannot take them (issue 13.13), every host goes through here."""
-    fields = {"query": args.query, "lane_id": args.lane_id, "cursor": args.cursor}
-    clean = {k: replace_surrogates(v) for k, v in fields.items() if v is not None}
-    if all(clean[k] is fields[k] for k in clean):
-        return args
-    return msgspec.structs.replace(args, **clean)
 
 
 def now_ms(clock: Callable[[], datetime]) -> int:

@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import msgspec
+
+from engine.types import SearchQueryArgs
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
@@ -29,3 +33,13 @@ def replace_surrogates_in(value: Any) -> Any:
     if isinstance(value, dict):
         return {replace_surrogates(k): replace_surrogates_in(v) for k, v in value.items()}
     return value
+
+
+def encodable_args(args: SearchQueryArgs) -> SearchQueryArgs:
+    """The query's text fields with lone surrogates as U+FFFD (``args`` itself when clean):
+    SQLite cannot take them, and every host's query goes through ``SearchService.query``."""
+    fields = {"query": args.query, "lane_id": args.lane_id, "cursor": args.cursor}
+    clean = {k: replace_surrogates(v) for k, v in fields.items() if v is not None}
+    if all(clean[k] is fields[k] for k in clean):
+        return args
+    return msgspec.structs.replace(args, **clean)

@@ -24,11 +24,9 @@ batch of documents and its source cursor commit together (RELIABILITY 2, 10, 12)
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import json
 import os
-import urllib.parse
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -41,9 +39,11 @@ from engine.index import fts_rank
 from engine.index.identifiers import identifier_parts
 from engine.index.schema import (
     BUSY_TIMEOUT_MS,
+    DAMAGE_ERRORS,
     SCHEMA_SQL,
     SEARCH_INDEX_SCHEMA_VERSION,
     TRANSIENT_ERRORS,
+    WRITE_FAULT_ERRORS,
     check_open,
     recreate_in_place,
 )
@@ -51,18 +51,14 @@ from engine.query.ranking import normalize_title_query
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
-    "DAMAGE_ERRORS",
     "SCHEMA_SQL",
     "SEARCH_INDEX_SCHEMA_VERSION",
-    "WRITE_FAULT_ERRORS",
     "IndexDoc",
     "OpenReport",
     "PreparedDocs",
     "SourceRow",
     "clear_index",
     "connect",
-    "connect_snapshot",
-    "count_drift",
     "delete_docs",
     "delete_docs_by_source",
     "delete_docs_where_session_not_in",
@@ -83,7 +79,6 @@ __all__ = [
     "recreate_damaged",
     "scalar",
     "upsert_docs",
-    "write_fault",
 ]
 
 SLOT_BITS = 10
@@ -169,25 +164,6 @@ def connect(path: Path) -> apsw.Connection:
     return conn
 
 
-def connect_snapshot(path: Path) -> apsw.Connection:
-    """A read-only connection that needs no ``-shm`` and takes no lock (``immutable=1``).
-
-    For when a WAL connection cannot be had because of the disk: a full disk cannot create the
-    ``-shm`` (every WAL reader needs one), a read-only ``-shm`` was left behind (issue 13.11,
-    13.12). It reads the main file only, so it misses what sits uncheckpointed in a ``-wal``
-    and what others write meanwhile; the caller says so and retries a real connection later.
-    """
-    uri = f"file:{urllib.parse.quote(os.fspath(path))}?immutable=1"
-    conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
-    try:
-        fts_rank.register(conn)
-        conn.execute("SELECT 1 FROM docs LIMIT 1").fetchall()
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
 def _ensure_cache_dir(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     ignore = path.parent / ".gitignore"
@@ -199,39 +175,6 @@ def _delete_files(path: Path) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(f"{path}{suffix}")
-
-
-DAMAGE_ERRORS = (apsw.CorruptError, apsw.NotADBError)
-"""SQLite read the file and found it inconsistent: the only errors that justify deleting it."""
-
-WRITE_FAULT_ERRORS = (apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError)
-"""The disk, not the file: full, an I/O error, a read-only ``-shm`` or folder. Deleting the index
-for these lost everything it held (a full disk then rebuilt it smaller, issue 13.11); the caller
-rolls back, keeps answering from what is there and retries."""
-
-
-LOW_SPACE_BYTES = 1 << 20
-"""Free space under which an I/O error is reported as what it almost surely is: a full disk
-(creating a ``-shm`` on a full disk fails as ``IOError``, not ``FullError``)."""
-
-
-def write_fault(err: BaseException, path: Path | None = None) -> str | None:
-    """A short reason for a write that failed because of the disk (None for anything else);
-    ``path`` (the index) lets an I/O error on a full filesystem say ``disk full``."""
-    if isinstance(err, apsw.FullError) or (isinstance(err, OSError) and err.errno == errno.ENOSPC):
-        return "disk full"
-    if path is not None and isinstance(err, (*WRITE_FAULT_ERRORS, OSError)):
-        with contextlib.suppress(OSError):
-            info = os.statvfs(path.parent)
-            if info.f_bavail * info.f_frsize < LOW_SPACE_BYTES:
-                return "disk full"
-    if isinstance(err, apsw.ReadOnlyError):
-        return "index is read-only"
-    if isinstance(err, (apsw.IOError, apsw.CantOpenError)):
-        return f"I/O error ({err})"
-    if isinstance(err, OSError):
-        return f"I/O error ({err.strerror or err})"
-    return None
 
 
 def open_index(path: Path) -> OpenReport:
@@ -641,24 +584,6 @@ def health_check(conn: apsw.Connection) -> list[str]:
     except apsw.Error as err:
         problems.append(f"{type(err).__name__}: {err}")
     return problems
-
-
-def count_drift(conn: apsw.Connection) -> str | None:
-    """A cheap check that every document has its FTS row (issue 13.10), for every CLI run.
-
-    Both counts come from one statement, so one read snapshot: documents and their FTS rows
-    commit together, so any difference is drift, never a writer caught halfway. ``count(*)``
-    walks the b-trees' pages only (~0.2 ms for 100k documents, benchmarks/RESULTS.md).
-    ``docs_fts_docsize`` is FTS5's own one-row-a-document shadow table.
-
-    Returns:
-        None when the counts agree, else one line naming them.
-    """
-    row: Any = conn.execute(
-        "SELECT (SELECT count(*) FROM docs), (SELECT count(*) FROM docs_fts_docsize)"
-    ).fetchone()
-    docs, fts = int(row[0]), int(row[1])
-    return None if docs == fts else f"row count drift: {docs} docs, {fts} FTS rows"
 
 
 def doc_count(conn: apsw.Connection) -> int:

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import apsw
 
+from engine.errors import AdeError
 from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index.db import (
-    DAMAGE_ERRORS,
     clear_index,
     connect,
     file_identity,
@@ -30,8 +30,9 @@ from engine.index.db import (
     meta_set,
     open_index,
     recreate_damaged,
-    write_fault,
 )
+from engine.index.faults import write_fault
+from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest import gzcache
 from engine.ingest.queue import IngestQueue
 from engine.ingest.reconcile import (
@@ -276,6 +277,30 @@ class Drainer:
             recreate_damaged(self.path)
             self.recreated_reason = f"damaged index ({reason})"
             self.queue.add("backfill", "*", delay=0.0)
+
+    def clear_for_rebuild(self) -> None:
+        """Clear every row and queue every source; a damaged file is recreated instead (its
+        ``DELETE`` would fail on the damaged pages, issue 13.9).
+
+        Raises:
+            AdeError: another process holds the write lock, or the disk refused the write
+                (the index is left as it was).
+        """
+        try:
+            conn = self.connection()
+            clear_index(conn)
+        except DAMAGE_ERRORS as err:
+            self.recover_damage(err)  # readers see the new inode and reopen
+            conn = self.connection()
+        except TRANSIENT_ERRORS:
+            raise AdeError(
+                "cannot rebuild now: another process holds the search index's write lock;"
+                " retry in a moment"
+            ) from None
+        except (apsw.Error, OSError) as err:
+            fault = write_fault(err, self.path) or type(err).__name__
+            raise AdeError(f"cannot rebuild: {fault}; the index was left as it was") from None
+        self.reconcile(conn, everything=True)
 
     def checkpoint(self) -> None:
         """Checkpoint the WAL while idle so it cannot grow without bound (RELIABILITY 14)."""

@@ -14,7 +14,9 @@ import apsw
 import pytest
 
 from engine.embedded import EmbeddedClient
-from engine.index.db import DAMAGE_ERRORS, PAGE_SIZE, connect, count_drift, recreate_damaged
+from engine.index.db import PAGE_SIZE, connect, recreate_damaged
+from engine.index.faults import count_drift
+from engine.index.schema import DAMAGE_ERRORS
 from engine.types import SearchQueryArgs
 from tui.cli import main as ade_main
 
