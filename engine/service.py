@@ -240,11 +240,12 @@ class SearchService:
     def _recover(self, err: BaseException) -> bool:
         """Recreate a damaged index file and, without a writer thread (the CLI), re-ingest it
         now (issue 13.9). False when even that failed (the file stays, retried later)."""
+        damaged = getattr(self._local, "identity", None)  # the file this thread read
         self._drop_local_reader()
         cause = type(err).__name__
         try:
             with self.drainer.lock:
-                self.drainer.recover_damage(err)
+                self.drainer.recover_damage(err, damaged)
         except (apsw.Error, OSError):
             logging.getLogger(__name__).warning("recreating the index failed", exc_info=True)
             self._once_note = f"search index damaged ({cause}); it could not be recreated yet"
@@ -330,6 +331,8 @@ class SearchService:
             if unusable is not None:
                 raise AdeError(unusable)
             return self._reader(), None
+        except DAMAGE_ERRORS:
+            raise  # the callers recreate the file (issue 13.9), then ask again
         except (apsw.Error, OSError, AdeError) as err:
             reason = f"search index unavailable ({type(err).__name__}: {err})"
         empty: apsw.Connection | None = getattr(self._local, "empty", None)

@@ -218,7 +218,7 @@ def open_index(path: Path) -> OpenReport:
     return OpenReport(path=path, recreated_reason=problem, identity=file_identity(path))
 
 
-def recreate_damaged(path: Path) -> OpenReport:
+def recreate_damaged(path: Path, damaged: tuple[int, int] | None = None) -> OpenReport:
     """Delete a damaged index (db, ``-wal``, ``-shm``) and create it empty (issue 13.9).
 
     Page damage deep in a table passes the open check (its tiny MATCH never reads that page), so
@@ -226,8 +226,13 @@ def recreate_damaged(path: Path) -> OpenReport:
     a lock held by another process is not damage, so the write lock is taken first and a busy
     file raises instead of being deleted under its writer. Another process that still has the
     old file open sees its inode change on its next drain or query and reopens.
+
+    ``damaged``: the ``file_identity`` of the file found damaged. When the path holds another
+    file by now (a second process recreated it first), that one is kept.
     """
     _ensure_cache_dir(path)
+    if damaged is not None and file_identity(path) not in (damaged, None):
+        return OpenReport(path=path, recreated_reason=None, identity=file_identity(path))
     try:
         conn = connect(path)
     except DAMAGE_ERRORS:
@@ -236,6 +241,9 @@ def recreate_damaged(path: Path) -> OpenReport:
         try:
             with contextlib.suppress(*DAMAGE_ERRORS):
                 conn.execute("BEGIN IMMEDIATE")  # raises BusyError while another process writes
+            if damaged is not None and file_identity(path) != damaged:
+                # Replaced while we waited for the lock: ours is a ghost, the new file is fine.
+                return OpenReport(path=path, recreated_reason=None, identity=file_identity(path))
             _delete_files(path)  # under the lock: no writer is halfway through a transaction
         finally:
             conn.close()  # before the new file exists: closing may unlink the old -wal by name

@@ -263,8 +263,12 @@ class Drainer:
         self.reconcile(conn, everything=True)
         return False
 
-    def recover_damage(self, cause: BaseException | str) -> None:
+    def recover_damage(
+        self, cause: BaseException | str, damaged: tuple[int, int] | None = None
+    ) -> None:
         """Recreate a damaged index file and queue every source again (issue 13.9).
+
+        ``damaged``: identity of the file found damaged (default: the writer's own file).
 
         Raises:
             apsw.BusyError: another process holds the write lock (retried with backoff).
@@ -273,8 +277,9 @@ class Drainer:
         # Info, not warning: the answer that tripped over it says so (the CLI would print both).
         log.info("search index damaged (%s): recreating it and re-indexing", reason)
         with self.lock:
+            damaged = damaged or self._identity or file_identity(self.path)
             self.close()
-            recreate_damaged(self.path)
+            recreate_damaged(self.path, damaged)
             self.recreated_reason = f"damaged index ({reason})"
             self.queue.add("backfill", "*", delay=0.0)
 

@@ -219,3 +219,16 @@ def test_cli_catch_up_repairs_lost_fts_rows(demo_copy: Path) -> None:
         assert any("re-index" in w for w in result.warnings)
         assert "index" in client.index_status().warnings
         assert any("row count drift" in r for r in client.service.tally.reasons("index"))
+
+
+def test_recreate_damaged_keeps_a_file_another_process_already_recreated(demo_copy: Path) -> None:
+    """Two processes trip over the same damage: the second must not delete the first's new
+    file (it would pull it from under the first's connections)."""
+    _build(demo_copy)
+    index = _index(demo_copy)
+    damaged = (index.stat().st_dev, index.stat().st_ino)
+    first = recreate_damaged(index, damaged)  # the first process
+    assert first.identity != damaged
+    second = recreate_damaged(index, damaged)  # the second, late, with the old identity
+    assert second.identity == first.identity
+    assert second.recreated_reason is None
