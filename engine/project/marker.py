@@ -1,7 +1,7 @@
 """Whether a folder is a project at all (issue 13.15), kept apart from locating one.
 
-A project is a folder with an ``.ade/`` folder, a git work tree, or a root registered with
-``ade projects add``. Anything else (``/``, ``/etc``, a home folder) is refused: serving it
+A project is a folder with an ``.ade/`` folder, a git work tree, a folder Claude Code keeps
+sessions for, or a root registered with ``ade projects add``. Anything else (``/``, ``/etc``, a home folder) is refused: serving it
 would create ``.ade/cache`` there and index whatever it holds.
 """
 
@@ -15,10 +15,16 @@ from engine.project.git import git_toplevel
 
 
 def is_project(root: Path, *, is_git: bool | None = None) -> bool:
-    """True for a folder with ``.ade/`` or inside a git work tree (``is_git`` when known)."""
+    """True for a folder with ``.ade/``, inside a git work tree (``is_git`` when known), or
+    one Claude Code keeps sessions for (``~/.claude/projects/<slug>``: an agent worked there,
+    and its chats are what ade searches)."""
     if (root / ".ade").is_dir():
         return True
-    return git_toplevel(root) is not None if is_git is None else is_git
+    if git_toplevel(root) is not None if is_git is None else is_git:
+        return True
+    from engine.external.discover import claude_projects_dir, claude_slug  # the rare path
+
+    return (claude_projects_dir(os.environ) / claude_slug(root)).is_dir()
 
 
 def require_project(root: Path, *, is_git: bool | None = None, registered: bool = False) -> None:

@@ -10,10 +10,20 @@ from typing import Any
 
 import pytest
 
+from engine.external.discover import claude_slug
 from engine.project.marker import is_project
 from engine.rpc.registry import RegisteredProject, save_registry
 from engine.rpc.validation import INVALID_PARAMS
 from tui.cli import main as ade_main
+
+
+@pytest.fixture(autouse=True)
+def agent_homes(short_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Claude Code and Codex folders of our own (never this machine's; the daemons inherit)."""
+    claude = short_dir / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.setenv("CODEX_HOME", str(short_dir / "codex"))
+    return claude
 
 
 @pytest.fixture
@@ -63,10 +73,14 @@ def test_daemon_serves_an_ade_folder_a_git_work_tree_and_a_registered_root(
     assert "result" in _query(conn, plain)
 
 
-def test_is_project_is_the_marker_check(plain: Path) -> None:
+def test_is_project_is_the_marker_check(plain: Path, agent_homes: Path) -> None:
     assert not is_project(plain)
-    (plain / ".ade").mkdir()
-    assert is_project(plain)
+    (agent_homes / "projects" / claude_slug(plain)).mkdir(parents=True)
+    assert is_project(plain)  # Claude Code keeps sessions for it: its chats are searchable
+    other = plain.parent / "other"
+    other.mkdir()
+    (other / ".ade").mkdir()
+    assert is_project(other)
 
 
 def test_cli_search_in_a_plain_folder_says_so(
