@@ -227,8 +227,12 @@ def test_recreate_damaged_keeps_a_file_another_process_already_recreated(demo_co
     _build(demo_copy)
     index = _index(demo_copy)
     damaged = (index.stat().st_dev, index.stat().st_ino)
-    first = recreate_damaged(index, damaged)  # the first process
-    assert first.identity != damaged
-    second = recreate_damaged(index, damaged)  # the second, late, with the old identity
-    assert second.identity == first.identity
-    assert second.recreated_reason is None
+    late = connect(index)  # the second process still has the damaged file open (as in life:
+    try:  # that also keeps its inode number from being reused for the new file)
+        first = recreate_damaged(index, damaged)  # the first process
+        assert first.identity != damaged
+        second = recreate_damaged(index, damaged)  # the second, late, with the old identity
+        assert second.identity == first.identity
+        assert second.recreated_reason is None
+    finally:
+        late.close()
