@@ -236,3 +236,18 @@ def test_recreate_damaged_keeps_a_file_another_process_already_recreated(demo_co
         assert second.recreated_reason is None
     finally:
         late.close()
+
+
+def test_daemon_periodic_reconcile_repairs_lost_fts_rows(demo_copy: Path) -> None:
+    """The daemon's writer runs the count check every reconcile period (not only hourly)."""
+    _build(demo_copy)
+    with EmbeddedClient.open(demo_copy, start_worker=False) as client:
+        args = SearchQueryArgs(query="kind:pr logging", limit=50)
+        expected = {item.doc_id for item in client.query(args).items}
+    _drop_fts_rows(demo_copy, "pr")
+    with EmbeddedClient.open(demo_copy, start_worker=False) as client:
+        service = client.service
+        assert {item.doc_id for item in service.query(args).items} != expected  # the fault
+        service.queue.add("reconcile", "periodic", delay=0.0)
+        service.process_pending_now()
+        assert {item.doc_id for item in service.query(args).items} == expected
