@@ -245,8 +245,8 @@ class DaemonServer:
             except TimeoutError:
                 if not decoder.pending and (conn.busy or not frames.empty()):
                     continue  # a long request is running: the client is waiting, not idle
-                limit = self.limits.idle_timeout if frame_started is None else (
-                    self.limits.frame_deadline)  # fmt: skip
+                limits = self.limits
+                limit = limits.idle_timeout if frame_started is None else limits.frame_deadline
                 log.info("cut off %s: no complete request within %.1fs", conn.label, limit)
                 return False
             if conn.evicted:
