@@ -128,6 +128,8 @@ def session_candidates(
                 continue
             if not matches(parsed, f"{doc.rank_title}\n{doc.body}"):
                 continue
+            if parsed.tools is not None and doc.tool not in parsed.tools:
+                continue
             candidates.append(
                 Candidate(
                     doc_id=doc.doc_id,
@@ -139,6 +141,7 @@ def session_candidates(
                     session_id=doc.session_id,
                     lane_id=doc.lane_id,
                     anchor=doc.anchor,
+                    extra={"tool": doc.tool} if doc.tool else {},
                 )
             )
     return Fresh(candidates=candidates, replace_doc_ids=frozenset(replace))

@@ -2,7 +2,7 @@
 
 Syntax: bare terms are AND-ed prefix tokens; ``"quoted phrases"`` match exactly; ``-term`` excludes;
 ``a|b`` means either; filters ``kind:`` (``issue`` = ``linear``), ``lane:``, ``session:``,
-``since:`` (``30m``, ``24h``, ``7d``, ``2w``, or an ISO date/datetime, against an injected clock).
+``tool:`` (``claude,codex``: chats of those agents), ``since:`` (``30m``, ``24h``, ``7d``, ``2w``, or an ISO date/datetime, against an injected clock).
 Everything else is data: ``AND``, ``NEAR(``, ``*``, ``foo:bar`` are searched as words, never passed
 to FTS5 raw. The parser yields a small tree (``Term``, ``AnyOf``); ``build_match`` renders it, every
 user term as an FTS5 string with ``"`` doubled.
@@ -22,7 +22,7 @@ from datetime import datetime, time, timedelta
 from engine.errors import UsageError
 from engine.project.model import is_valid_session_id
 from engine.query.ranking import normalize_title_query
-from engine.types import ALL_KINDS
+from engine.types import AGENT_TOOLS, ALL_KINDS
 
 MAX_QUERY_LENGTH = 1000
 """Longer input is a paste accident, not a query; FTS5 cost grows with every term."""
@@ -33,7 +33,7 @@ MAX_TERMS = 32
 KIND_ALIASES = {"issue": "linear"}
 """``kind:issue`` is what people type for Linear issues."""
 
-FILTER_KEYS = ("kind", "lane", "session", "since")
+FILTER_KEYS = ("kind", "lane", "session", "since", "tool")
 
 _DURATION_RE = re.compile(r"(\d{1,7})([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -71,6 +71,8 @@ class ParsedQuery:
     lanes: tuple[str, ...] = ()
     sessions: tuple[str, ...] = ()
     since_ms: int | None = None
+    tools: frozenset[str] | None = None
+    """``tool:`` (issue 16): only chats written by these agents; None means any."""
     title_text: str = ""
     match_none: bool = False
     title_prefix_scan: str | None = None
@@ -182,6 +184,24 @@ def _parse_kinds(value: str) -> set[str]:
     return kinds
 
 
+# --- tool: filter (issue 16) ------------------------------------------------------------------
+def parse_tools(value: str) -> set[str]:
+    """The agents named by a ``tool:`` value (``claude,codex``).
+
+    Raises:
+        UsageError: an unknown or empty tool name (the message lists the known ones).
+    """
+    tools: set[str] = set()
+    for raw in value.lower().split(","):
+        if raw not in AGENT_TOOLS:
+            raise UsageError(f"unknown tool:{raw!r}; known tools: {', '.join(AGENT_TOOLS)}")
+        tools.add(raw)
+    return tools
+
+
+# --- end tool: filter ---------------------------------------------------------------------------
+
+
 def _make_term(text: str, phrase: bool) -> Term | None:
     if not any(is_token_char(ch) for ch in text):
         return None  # punctuation/emoji only: FTS5 would see an empty phrase
@@ -197,6 +217,7 @@ class _Builder:
     lanes: list[str] = field(default_factory=list)
     sessions: list[str] = field(default_factory=list)
     since_ms: int | None = None
+    tools: set[str] | None = None
     title_words: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
 
@@ -213,6 +234,8 @@ class _Builder:
                     f"invalid session:{value!r}; session ids are [A-Za-z0-9._-]{{1,128}}"
                 )
             self.sessions.append(value)
+        elif key == "tool":
+            self.tools = (self.tools or set()) | parse_tools(value)
         else:
             ms = parse_since(value, now)
             self.since_ms = ms if self.since_ms is None else max(self.since_ms, ms)
@@ -283,6 +306,7 @@ def parse_query(text: str, *, now: datetime, max_length: int = MAX_QUERY_LENGTH)
         lanes=tuple(b.lanes),
         sessions=tuple(b.sessions),
         since_ms=b.since_ms,
+        tools=frozenset(b.tools) if b.tools is not None else None,
         title_text=title_text,
         match_none=bool(b.dropped) and not b.terms,
         title_prefix_scan=scan,

@@ -125,10 +125,11 @@ def resolve_lanes(
 
 
 def _row_candidate(row: Sequence[Any]) -> tuple[int, Candidate]:
-    rowid, doc_id, kind, title, rank_title, updated_at, sid, lane, anchor, b1, b2 = row
+    rowid, doc_id, kind, title, rank_title, updated_at, sid, lane, anchor, tool, b1, b2 = row
     cand = Candidate(doc_id=doc_id, kind=kind, title=title, rank_title=rank_title,
                      snippet_marked="", updated_at=updated_at, session_id=sid, lane_id=lane,
-                     anchor=anchor, bm25=b1, bm25_split=b2)  # fmt: skip
+                     anchor=anchor, bm25=b1, bm25_split=b2,
+                     extra={"tool": tool} if tool else {})  # fmt: skip
     return rowid, cand
 
 
@@ -188,6 +189,7 @@ def _filters(
         lane_ids=lane_ids,
         session_ids=parsed.sessions or None,
         since_ms=parsed.since_ms,
+        tools=tuple(sorted(parsed.tools)) if parsed.tools is not None else None,
     )
 
 
@@ -246,6 +248,8 @@ def run_query(
     limit = _check_limit(args.limit)
     parsed = parse_query(args.query, now=now)
     kinds = resolve_kinds(args.kinds, parsed.kinds)
+    if parsed.tools is not None:  # only chats have an agent (issue 16)
+        kinds = tuple(k for k in kinds if k == "chat")
     lane_ids = resolve_lanes(args.lane_id, parsed.lanes, lanes)
     fingerprint = query_fingerprint(args.query, kinds, lane_ids or ())
     after = decode_cursor(args.cursor, fingerprint) if args.cursor else None
@@ -316,6 +320,7 @@ def _item(
         project_id=project.id,
         project_name=project.name,
         project_root=str(project.root),
+        tool=cand.extra.get("tool") if cand.kind == "chat" else None,
     )
 
 

@@ -1,6 +1,6 @@
 """`ade search`: the scriptable search (DESIGN §7, issue 5).
 
-Inline filters (``kind:``, ``lane:``, ``session:``, ``since:``) and flags mix; flags are the
+Inline filters (``kind:``, ``lane:``, ``session:``, ``since:``, ``tool:``) and flags mix; flags are the
 validated form for scripts. ``--`` ends the options so a query may start with ``-``.
 Exit 0 with results, 1 with none, 2 on a usage error. stdout carries results only.
 """
@@ -23,6 +23,7 @@ query syntax:
   -flaky                   exclude a term            retry|backoff    either term
   kind:terminal            chat terminal pr commit branch lane file artifact linear (issue)
   lane:primary             a lane id or name          session:<id>     one session, live
+  tool:gemini              chats of claude codex gemini opencode copilot aider (tool:a,b)
   since:24h                30m 24h 7d 2w or 2026-06-01
 
 examples:
@@ -44,6 +45,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--kinds", metavar="A,B", help="comma-separated kinds to include")
     parser.add_argument("--lane", metavar="LANE", help="only hits from this lane (id or name)")
+    parser.add_argument(
+        "--tool", action="append", default=[], metavar="T",
+        help="only chats of this agent: claude codex gemini opencode copilot aider (repeatable, a,b)",
+    )  # fmt: skip
     parser.add_argument("--limit", type=int, default=20, help="hits per page (1-500, default 20)")
     parser.add_argument("--cursor", help="continue from a previous page's next-page cursor")
     out = parser.add_mutually_exclusive_group()
@@ -90,8 +95,14 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
     from engine.text import replace_surrogates
 
     # argv bytes that are not UTF-8 arrive as lone surrogates: text, with U+FFFD (issue 13.13).
+    query = replace_surrogates(" ".join(ns.query))
+    if ns.tool:  # the validated form of tool: (issue 16); an unknown name is a usage error
+        from engine.query.parser import parse_tools
+
+        tools = sorted(set().union(*(parse_tools(t.strip()) for t in ns.tool)))
+        query = f"{query} tool:{','.join(tools)}".strip()
     return SearchQueryArgs(
-        query=replace_surrogates(" ".join(ns.query)),
+        query=query,
         kinds=parse_kinds(ns.kind, ns.kinds),
         lane_id=None if ns.lane is None else replace_surrogates(ns.lane),
         limit=ns.limit,
