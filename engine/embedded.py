@@ -47,13 +47,15 @@ class EmbeddedClient:
         watch: bool = False,
         backfill_delay: float | None = None,
         start_worker: bool = True,
+        project: Project | None = None,
     ) -> EmbeddedClient:
-        """Open ``root`` (default: the git top level of the cwd, else the cwd).
+        """Open ``root`` (default: the git top level of the cwd, else the cwd); ``project``
+        when the caller has opened it already (saves a `git rev-parse`).
 
         Raises:
             ProjectError: the folder does not exist or cannot be read.
         """
-        project = open_project(root)
+        project = project if project is not None else open_project(root)
         the_clock = clock or clock_from_env()
         service = create_project_service(
             project,

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.client import SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
@@ -26,18 +27,25 @@ from tui.search_format import (
     format_warnings,
 )
 
+if TYPE_CHECKING:
+    from engine.project.model import Project
+
 
 def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClient:
     """The daemon's client when one serves this machine, else the embedded service, caught up
     (``catch_up=False`` for ``--rebuild``, which re-ingests everything anyway)."""
+    from engine.project.locate import open_project
+
     root = Path(ns.project).expanduser() if ns.project else None
+    project = open_project(root)
+    _require_project(project)
     if not ns.no_daemon:
-        daemon = _daemon_client(root)
+        daemon = _daemon_client(project)
         if daemon is not None:
             return daemon
     from engine.embedded import EmbeddedClient
 
-    client = EmbeddedClient.open(root, start_worker=False)
+    client = EmbeddedClient.open(project.root, start_worker=False, project=project)
     if not catch_up:
         return client
     bar = StderrProgress("indexing")
@@ -48,10 +56,23 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
     return client
 
 
-def _daemon_client(root: Path | None) -> SearchClient | None:
+def _require_project(project: Project) -> None:
+    """`ade search` in a folder that is no project says so (exit 2) instead of creating an
+    ``.ade/cache`` there and indexing it (issue 13.15)."""
+    from engine.rpc.project_marker import is_project, is_registered, require_project
+
+    if is_project(project.root, is_git=project.is_git):
+        return
+    from engine.rpc.registry import registry_path
+
+    registered = is_registered(project.root, registry_path())
+    require_project(project.root, is_git=False, registered=registered)
+
+
+def _daemon_client(project: Project) -> SearchClient | None:
     from engine.rpc.client import connect_daemon
 
-    return connect_daemon(project_root=root)  # None fast when no daemon runs
+    return connect_daemon(project_root=project.root)  # None fast when no daemon runs
 
 
 def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from engine.errors import (  # below rpc and actions alike: both raise them
     SERVER_BUSY,
     RpcError,
 )
+from engine.text import replace_surrogates_in
 
 MAX_DEPTH = 16
 """Deepest nesting accepted; real requests are 2 deep (envelope → params → kinds list)."""
@@ -33,6 +35,10 @@ MAX_BATCH = 32
 
 MAX_INT = 2**53
 """Largest integer magnitude: beyond this JSON numbers stop being exact in other languages."""
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A ``\\uD800``-``\\uDFFF`` escape: the only way JSON text spells a surrogate (a pair is fine,
+a lone one is not; the value is scanned only when this matches)."""
 
 MAX_ID_CHARS = 128
 """Longest string request id; ids are echoed back, so they must stay small."""
@@ -122,6 +128,10 @@ def decode_frame(frame: bytes) -> Any:
         raise RpcError(PARSE_ERROR, f"parse error: {err}") from None
     if _depth(value) > MAX_DEPTH:
         raise RpcError(PARSE_ERROR, f"parse error: nesting deeper than {MAX_DEPTH}")
+    if _ESCAPED_SURROGATE.search(text):
+        # ``"\ud800"`` parses to a lone surrogate that nothing can encode (not SQLite, not the
+        # answer echoing it): text, with U+FFFD (issue 13.13).
+        value = replace_surrogates_in(value)
     return value
 
 

@@ -27,6 +27,10 @@ ALLOWED: dict[str, str] = {
     "level): a front end decides what it opens",
     "engine.project.lane_memo": "one lane listing per command: the CLI marks where one command "
     "(catch-up + query) starts and ends",
+    "engine.rpc.project_marker": "whether a folder is a project at all: `ade search` refuses / or "
+    "/etc before opening anything (exit 2)",
+    "engine.text": "pure text hygiene: argv's undecodable bytes become U+FFFD before they are a "
+    "query",
     "engine.clock": "the ADE_NOW clock, so ages are formatted with the service's own clock",
     # Links: parse, resolve, show.
     "engine.links.deeplink": "building and parsing ade:// links (pure)",

@@ -80,7 +80,10 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {ns.limit}")
     if ns.lane is not None and not ns.lane.strip():
         raise UsageError("--lane needs a lane id or name")
-    query = " ".join(ns.query)
+    from engine.text import replace_surrogates
+
+    # argv bytes that are not UTF-8 arrive as lone surrogates: text, with U+FFFD (issue 13.13).
+    query = replace_surrogates(" ".join(ns.query))
     if ns.tool:  # --tool is tool: in the query (issue 16); the engine names the known tools
         tools = [t.strip() for t in ns.tool]
         if any(not t or any(ch.isspace() for ch in t) for t in tools):
@@ -89,9 +92,9 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
     return SearchQueryArgs(
         query=query,
         kinds=parse_kinds(ns.kind, ns.kinds),
-        lane_id=ns.lane,
+        lane_id=None if ns.lane is None else replace_surrogates(ns.lane),
         limit=ns.limit,
-        cursor=ns.cursor,
+        cursor=None if ns.cursor is None else replace_surrogates(ns.cursor),
     )
 
 
