@@ -1,6 +1,6 @@
 """Discovery cost of the Gemini CLI, OpenCode, Copilot CLI and Aider sources (issue 16).
 
-Run: ``.venv/bin/python -m benchmarks.bench_agents [--runs N] [--append]``.
+Run: ``python -m benchmarks.bench_agents [--runs N] [--append]``.
 
 A git project with a linked worktree holds two sessions of each tool; beside them each tool's
 store holds 500 sessions of other projects (Gemini: 50 other project folders of 10 sessions;
@@ -8,8 +8,9 @@ OpenCode: 500 other sessions of 12 parts in the one database; Copilot: 500 other
 ``session-state`` folders of 20 events; Aider keeps its history inside each repository, so no
 other project's file is ever looked at). Timed per tool, as ``ade search`` lists them on each
 call: **cold** (no ``external-heads.json`` yet: every head of ours is read) and **warm** (the
-heads cache written by the previous call is loaded from disk, as a new process does). Medians of
-``--runs`` runs, wall clock, on the shared machine; the OS page cache is warm in both.
+heads cache written by the previous call is loaded from disk, as a new process does), one of
+each per round. Medians of ``--runs`` rounds, wall clock, on the shared machine; the OS page cache
+is warm in both.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import json
 import statistics
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from benchmarks.results import replace_section
-from engine.external.agents import FINDERS
+from benchmarks.timing import Stopwatch, rounds
+from engine.external.agents import FINDERS, Finder
 from engine.external.heads import HeadCache
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
@@ -81,24 +82,33 @@ def measure(repo: Path, env: dict[str, str], runs: int) -> dict[str, tuple[float
     cache_file = project.cache_dir / "bench-heads.json"
     out: dict[str, tuple[float, float, int]] = {}
     for tool, finder in FINDERS.items():
-        cold, warm, found = [], [], 0
-        for _ in range(runs):
+        found = [0]
+
+        def cold(finder: Finder = finder, found: list[int] = found) -> float:
             cache_file.unlink(missing_ok=True)
             heads = HeadCache(cache_file)
-            start = time.perf_counter()
-            found = len(finder(lanes, WarningTally(), env, heads))
-            cold.append((time.perf_counter() - start) * 1000)
-            heads.save()
+            with Stopwatch() as watch:
+                found[0] = len(finder(lanes, WarningTally(), env, heads))
+            heads.save()  # for the warm call of the same round
+            return watch.ms
+
+        def warm(finder: Finder = finder) -> float:
             heads = HeadCache(cache_file)  # a new process: the cache is read from disk
-            start = time.perf_counter()
-            finder(lanes, WarningTally(), env, heads)
-            warm.append((time.perf_counter() - start) * 1000)
-        out[tool] = (statistics.median(cold), statistics.median(warm), found)
+            with Stopwatch() as watch:
+                finder(lanes, WarningTally(), env, heads)
+            return watch.ms
+
+        samples = rounds({"cold": cold, "warm": warm}, runs)
+        out[tool] = (
+            statistics.median(samples["cold"]),
+            statistics.median(samples["warm"]),
+            found[0],
+        )
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--append", action="store_true", help="write the RESULTS.md section")
     args = parser.parse_args()
@@ -111,7 +121,7 @@ def main() -> None:
     )
     text = (
         "## Agent sources discovery (issue 16)\n\n"
-        f"`.venv/bin/python -m benchmarks.bench_agents --runs {args.runs} --append`: "
+        f"`python -m benchmarks.bench_agents --runs {args.runs} --append`: "
         f"{FOREIGN} other projects' sessions per tool beside 2 of ours; medians in ms.\n\n"
         "| tool | ours found | cold ms | warm ms |\n|---|---:|---:|---:|\n"
         f"{rows}\n"

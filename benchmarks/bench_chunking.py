@@ -1,9 +1,10 @@
 """Terminal chunking throughput, snippet cost by chunk size, and redaction throughput.
 
-Times are CPU time of this process (the machine is shared). Self-contained: generates a realistic ANSI log (colours, cursor hide/show, \\r progress bars, OSC
-titles and hyperlinks, an occasional alternate-screen session, UTF-8 text) and measures.
+Times are CPU time of this process (the machine is shared). Self-contained: generates a
+realistic ANSI log (colours, cursor hide/show, \\r progress bars, OSC titles and hyperlinks, an
+occasional alternate-screen session, UTF-8 text) and measures.
 
-    /work/venv/bin/python benchmarks/bench_chunking.py [--mb 50]
+    python -m benchmarks.bench_chunking [--mb 50]
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from functools import partial
 
 import apsw
 
+from benchmarks.timing import timed
 from engine.redaction import redact_secrets
-from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
+from engine.terminal.chunking import ChunkerState, TerminalChunk, chunk_terminal_bytes
 
 SLICE = 4 * 1024 * 1024
 """The ingestion reads at most 4 MiB a pass; chunk in the same slices."""
@@ -69,20 +72,40 @@ def ansi_log(size: int, seed: int = 7) -> bytes:
 
 def bench_chunking(data: bytes) -> None:
     """Chunk ``data`` in 4 MiB slices the way the ingestion does; print MB/s."""
-    start = time.process_time()
-    cursor, state, chunks, chars = 0, ChunkerState(), 0, 0
-    while cursor < len(data):
-        piece = data[cursor : cursor + SLICE]
-        force = cursor + SLICE >= len(data)
-        result = chunk_terminal_bytes(piece, cursor, force=force, state=state)
-        cursor, state = cursor + result.consumed, result.state
-        chunks += len(result.chunks)
-        chars += sum(len(chunk.text) for chunk in result.chunks)
-    elapsed = time.process_time() - start
+
+    def chunk_all() -> tuple[int, int]:
+        cursor, state, chunks, chars = 0, ChunkerState(), 0, 0
+        while cursor < len(data):
+            piece = data[cursor : cursor + SLICE]
+            force = cursor + SLICE >= len(data)
+            result = chunk_terminal_bytes(piece, cursor, force=force, state=state)
+            cursor, state = cursor + result.consumed, result.state
+            chunks += len(result.chunks)
+            chars += sum(len(chunk.text) for chunk in result.chunks)
+        return chunks, chars
+
+    elapsed, (chunks, chars) = timed(chunk_all, clock=time.process_time)
     print(
         f"chunking: {len(data) / 1e6:.1f} MB raw -> {chunks} chunks, {chars / 1e6:.1f} M chars "
         f"in {elapsed:.2f} s = {len(data) / 1e6 / elapsed:.1f} MB/s"
     )
+
+
+SNIPPET_QUERY = (
+    "SELECT snippet(docs, 0, char(1), char(2), '…', 16) FROM docs "
+    "WHERE docs MATCH 'failed' ORDER BY rank LIMIT 50"
+)
+QUERY_REPEATS = 5
+
+
+def _insert(connection: apsw.Connection, chunks: list[TerminalChunk]) -> None:
+    with connection:
+        connection.executemany("INSERT INTO docs(body) VALUES (?)", ((c.text,) for c in chunks))
+
+
+def _snippet_hits(connection: apsw.Connection) -> int:
+    """Run the snippet query ``QUERY_REPEATS`` times; the number of hits it returns."""
+    return [len(list(connection.execute(SNIPPET_QUERY))) for _ in range(QUERY_REPEATS)][-1]
 
 
 def bench_snippet_cost(data: bytes) -> None:
@@ -94,18 +117,10 @@ def bench_snippet_cost(data: bytes) -> None:
         connection = apsw.Connection(":memory:")
         connection.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
         size = sum(len(c.text) for c in chunks)
-        start = time.process_time()
-        with connection:
-            connection.executemany("INSERT INTO docs(body) VALUES (?)", ((c.text,) for c in chunks))
-        insert = size / 1e6 / (time.process_time() - start)
-        query = (
-            "SELECT snippet(docs, 0, char(1), char(2), '…', 16) FROM docs "
-            "WHERE docs MATCH 'failed' ORDER BY rank LIMIT 50"
-        )
-        start = time.process_time()
-        for _ in range(5):
-            hits = len(list(connection.execute(query)))
-        per_query = (time.process_time() - start) / 5 * 1000
+        inserting, _ = timed(partial(_insert, connection, chunks), clock=time.process_time)
+        insert = size / 1e6 / inserting
+        took, hits = timed(partial(_snippet_hits, connection), clock=time.process_time)
+        per_query = took / QUERY_REPEATS * 1000
         print(
             f"{target:>12}  {len(chunks):>6}  {insert:>11.1f}  {per_query / hits:>20.3f}  {per_query:>14.1f}"
         )
@@ -145,9 +160,7 @@ def bench_redaction(size: int = 10_000_000) -> None:
         lines.append(line)
         total += len(line) + 1
     text = "\n".join(lines)[:size]
-    start = time.process_time()
-    redacted = redact_secrets(text)
-    elapsed = time.process_time() - start
+    elapsed, redacted = timed(lambda: redact_secrets(text), clock=time.process_time)
     print(
         f"redaction: {len(text) / 1e6:.1f} MB in {elapsed:.2f} s = {len(text) / 1e6 / elapsed:.1f} MB/s, "
         f"{redacted.count('[REDACTED:')} markers"

@@ -1,6 +1,6 @@
 """CLI and file-delegate benchmark (issue 5): every figure is a ratio measured in this same run.
 
-Run: ``/work/venv/bin/python -m benchmarks.bench_cli [--corpus] [--append]``.
+Run: ``python -m benchmarks.bench_cli [--corpus] [--append]``.
 
 * **start-up overhead** of a warm ``ade search <term> --json`` as a whole process: its wall time
   minus the in-process time of the same ``main(argv)`` call (open the index, stat-only catch-up,
@@ -28,18 +28,16 @@ import io
 import json
 import os
 import random
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from benchmarks.corpus import CORPUS_DIR, Vocabulary
 from benchmarks.results import replace_section
+from benchmarks.timing import Timing, interleaved, timed
 
 ADE_NOW = "2026-06-15T12:00:00+00:00"
 RUNS = 21
@@ -49,45 +47,11 @@ FILE_COUNT = 10_000
 FILE_RUNS = 31
 
 
-def _ms(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    fn()
-    return (time.perf_counter() - start) * 1000
-
-
 def _run(cmd: Sequence[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
     """Run ``cmd`` and read its stdout, as a caller would: GNU grep stops at the first match of
     each file when its stdout is /dev/null (10x faster than a real search on the corpus)."""
     subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                    check=False)  # fmt: skip
-
-
-def _cpu_ms() -> float:
-    """CPU time (user + sys) of this process and of its waited-for children, in ms."""
-    own, kids = (
-        resource.getrusage(resource.RUSAGE_SELF),
-        resource.getrusage(resource.RUSAGE_CHILDREN),
-    )
-    return (own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime) * 1000
-
-
-def interleaved(
-    jobs: dict[str, Callable[[], object]], runs: int, cpu: dict[str, float] | None = None
-) -> dict[str, float]:
-    """Median ms of each job, run round-robin ``runs`` times after one warm-up each; with ``cpu``,
-    the median CPU ms of each job (itself and its processes) is stored there too."""
-    for job in jobs.values():
-        job()
-    samples: dict[str, list[float]] = {name: [] for name in jobs}
-    cpu_samples: dict[str, list[float]] = {name: [] for name in jobs}
-    for _ in range(runs):
-        for name, job in jobs.items():
-            start = _cpu_ms()
-            samples[name].append(_ms(job))
-            cpu_samples[name].append(_cpu_ms() - start)
-    if cpu is not None:
-        cpu.update({name: statistics.median(values) for name, values in cpu_samples.items()})
-    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 # --- projects --------------------------------------------------------------------------------
@@ -136,10 +100,11 @@ def index_once(root: Path) -> float:
     """Build (or catch up) the index; seconds taken."""
     from engine.embedded import EmbeddedClient
 
-    start = time.perf_counter()
-    with EmbeddedClient.open(root, start_worker=False) as client:
-        client.service.catch_up()
-    return time.perf_counter() - start
+    def build() -> None:
+        with EmbeddedClient.open(root, start_worker=False) as client:
+            client.service.catch_up()
+
+    return timed(build)[0]
 
 
 # --- start-up --------------------------------------------------------------------------------
@@ -154,13 +119,8 @@ def cached_bytecode_env(env: dict[str, str], folder: Path) -> dict[str, str]:
 
 
 def startup(
-    root: Path,
-    term: str,
-    transcripts: list[Path],
-    runs: int,
-    folder: Path,
-    cpu: dict[str, float] | None = None,
-) -> dict[str, float]:
+    root: Path, term: str, transcripts: list[Path], runs: int, folder: Path
+) -> dict[str, Timing]:
     from tui.cli import main
 
     argv = ["search", term, "--json", "--project", str(root), "--no-daemon"]
@@ -185,7 +145,7 @@ def startup(
     }
     if shutil.which("rg") is None:
         del jobs["rg"]
-    return interleaved(jobs, runs, cpu)
+    return interleaved(jobs, runs)
 
 
 def import_profile(root: Path, term: str) -> tuple[list[tuple[str, int]], bool]:
@@ -250,14 +210,14 @@ def file_delegate(
         found = len(file_candidates(ctx)[0])
         grep = ["git", "-C", str(root), "grep", "-I", "-i", "-F", "-n", "-e", term, "--"]
         # The baseline's output is read, as ours is: git may shortcut a grep into /dev/null.
-        medians = interleaved(
+        timings = interleaved(
             {
                 "delegate": lambda ctx=ctx: file_candidates(ctx),
                 "git grep": lambda g=grep: subprocess.run(g, capture_output=True, check=False),
             },
             runs,
         )
-        rows.append((term, found, medians["delegate"], medians["git grep"]))
+        rows.append((term, found, timings["delegate"].median, timings["git grep"].median))
     return rows
 
 
@@ -281,8 +241,9 @@ def report(args: argparse.Namespace) -> str:
         cold = index_once(root)
         transcripts = [root / ".ade" / "chats", root / ".ade" / "terminals"]
         size_mb = sum(p.stat().st_size for d in transcripts for p in d.iterdir()) / 2**20
-        cpu: dict[str, float] = {}
-        t = startup(root, term, transcripts, args.runs, folder, cpu)
+        timings = startup(root, term, transcripts, args.runs, folder)
+        t = {name: timing.median for name, timing in timings.items()}
+        cpu = {name: timing.cpu_median for name, timing in timings.items()}
         overhead = t["ade search (process)"] - t["ade search (in-process)"]
         ratio = overhead / t["python -c pass"]
         cached = t["ade search (process), bytecode cached"] - t["ade search (in-process)"]

@@ -1,6 +1,6 @@
 """Daemon benchmark (issue 7): every figure measured in this same run, on the demo project.
 
-Run: ``/work/venv/bin/python -m benchmarks.bench_daemon [--seconds 30] [--clients 50] [--append]``.
+Run: ``python -m benchmarks.bench_daemon [--seconds 30] [--clients 50] [--append]``.
 
 * **RPC round trip**: median of ``search.query`` through a ``DaemonClient`` (socket, JSON, the
   daemon's thread pool) against the same ``SearchQueryArgs`` on an in-process ``EmbeddedClient``
@@ -16,11 +16,11 @@ what the daemon itself costs; the machine has 2 shared cores.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from benchmarks.results import replace_section
+from benchmarks.timing import Stopwatch, interleaved, percentile
 from engine.demo import build_demo
 from engine.embedded import EmbeddedClient
 from engine.rpc.client import DaemonClient, connect_daemon
@@ -67,20 +68,23 @@ def round_trip(root: Path, env: dict[str, str], runs: int) -> dict[str, float]:
     local.service.catch_up()
     remote = connect_daemon(root, env=env)
     assert remote is not None
-    samples: dict[str, list[float]] = {"local": [], "daemon": []}
     args = [SearchQueryArgs(query=q, limit=20) for q in QUERIES]
     for client in (local, remote):  # warm both (reader connections, page cache)
         for a in args:
             client.query(a)
-    for i in range(runs):
-        a = args[i % len(args)]
-        for name, client in (("local", local), ("daemon", remote)):
-            started = time.perf_counter()
-            client.query(a)
-            samples[name].append((time.perf_counter() - started) * 1000)
+    # Both clients ask the same query in the same round, cycling through QUERIES.
+    local_args, remote_args = itertools.cycle(args), itertools.cycle(args)
+    timings = interleaved(
+        {
+            "local": lambda: local.query(next(local_args)),
+            "daemon": lambda: remote.query(next(remote_args)),
+        },
+        runs,
+        warmup=False,
+    )
     local.close()
     remote.close()
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return {name: timing.median for name, timing in timings.items()}
 
 
 def _writer(root: Path, stop: threading.Event, counter: list[int]) -> None:
@@ -121,25 +125,25 @@ def load(
     def worker(index: int) -> None:
         client, mine, i = connections[index], latencies[index], index
         while not stop.is_set():
-            started = time.perf_counter()
-            try:
-                client.query(SearchQueryArgs(query=QUERIES[i % len(QUERIES)], limit=20))
-            except Exception:
-                errors[index] += 1
-            mine.append((time.perf_counter() - started) * 1000)
+            with Stopwatch() as watch:
+                try:
+                    client.query(SearchQueryArgs(query=QUERIES[i % len(QUERIES)], limit=20))
+                except Exception:
+                    errors[index] += 1
+            mine.append(watch.ms)
             i += 1
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(clients)]
     writer = threading.Thread(target=_writer, args=(root, stop, written))
-    started = time.perf_counter()
-    writer.start()
-    for thread in threads:
-        thread.start()
-    time.sleep(seconds)  # the measurement window itself
-    stop.set()
-    for thread in [*threads, writer]:
-        thread.join()
-    elapsed = time.perf_counter() - started
+    with Stopwatch() as window:
+        writer.start()
+        for thread in threads:
+            thread.start()
+        time.sleep(seconds)  # the measurement window itself
+        stop.set()
+        for thread in [*threads, writer]:
+            thread.join()
+    elapsed = window.ms / 1000
     rss_after = _rss_kb(pid)
     indexed, deadline = 0, time.monotonic() + 15
     while indexed < written[0] and time.monotonic() < deadline:  # the watcher's debounce
@@ -148,10 +152,10 @@ def load(
         time.sleep(0.2)
     for client in connections:
         client.close()
-    flat = sorted(v for per in latencies for v in per)
+    flat = [v for per in latencies for v in per]
     return {
         "requests": len(flat), "throughput": len(flat) / elapsed, "errors": sum(errors),
-        "p50": flat[len(flat) // 2], "p99": flat[int(len(flat) * 0.99)],
+        "p50": percentile(flat, 0.5), "p99": percentile(flat, 0.99),
         "rss_before_mb": rss_before / 1024, "rss_after_mb": rss_after / 1024,
         "events_written": written[0], "events_indexed": indexed,
     }  # fmt: skip

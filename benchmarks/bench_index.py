@@ -1,6 +1,6 @@
 """Index and query benchmark (issue 3): every figure is a ratio measured in this same run.
 
-Run: ``/work/venv/bin/python -m benchmarks.bench_index`` (generates ``benchmarks/.corpus`` first).
+Run: ``python -m benchmarks.bench_index`` (generates ``benchmarks/.corpus`` first).
 
 * build throughput: our ``upsert_docs`` vs raw FTS5 insertion of the same pre-sanitized text;
 * index size / sanitized text size;
@@ -18,7 +18,6 @@ import shutil
 import statistics
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 import apsw
 
 from benchmarks.corpus import generate
+from benchmarks.timing import Stopwatch, percentile, timed
 from engine.index.db import IndexDoc, connect, immediate, open_index, upsert_docs
 from engine.project.model import Project
 from engine.query.run import run_query
@@ -80,13 +80,15 @@ def build_raw(path: Path, docs: list[IndexDoc]) -> float:
     """Seconds to insert every body into a plain ``fts5(body)`` table (the baseline)."""
     conn = connect(path)
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(body)")
-    t0 = time.perf_counter()
-    for i in range(0, len(docs), 1000):
-        with immediate(conn):
-            conn.executemany(
-                "INSERT INTO t(body) VALUES (?)", [(d.body,) for d in docs[i : i + 1000]]
-            )
-    elapsed = time.perf_counter() - t0
+
+    def insert() -> None:
+        for i in range(0, len(docs), 1000):
+            with immediate(conn):
+                conn.executemany(
+                    "INSERT INTO t(body) VALUES (?)", [(d.body,) for d in docs[i : i + 1000]]
+                )
+
+    elapsed, _ = timed(insert)
     conn.pragma("wal_checkpoint", "TRUNCATE")
     conn.close()
     return elapsed
@@ -96,11 +98,13 @@ def build_ours(path: Path, docs: list[IndexDoc]) -> float:
     """Seconds to build our index through ``upsert_docs`` in 1000-doc transactions."""
     open_index(path)
     conn = connect(path)
-    t0 = time.perf_counter()
-    for i in range(0, len(docs), 1000):
-        with immediate(conn):
-            upsert_docs(conn, docs[i : i + 1000])
-    elapsed = time.perf_counter() - t0
+
+    def upsert() -> None:
+        for i in range(0, len(docs), 1000):
+            with immediate(conn):
+                upsert_docs(conn, docs[i : i + 1000])
+
+    elapsed, _ = timed(upsert)
     conn.pragma("wal_checkpoint", "TRUNCATE")
     conn.close()
     return elapsed
@@ -131,20 +135,15 @@ def query_classes(conn: apsw.Connection, vocab: list[str]) -> dict[str, list[str
     }
 
 
-def pct(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def time_queries(
     conn: apsw.Connection, project: Project, queries: list[str], runs: int
 ) -> tuple[list[float], list[int]]:
     samples, totals = [], []
     for i in range(runs):
         q = queries[i % len(queries)]
-        t0 = time.perf_counter()
-        result = run_query(conn, SearchQueryArgs(query=q, limit=50), project=project, now=NOW)
-        samples.append((time.perf_counter() - t0) * 1000)
+        with Stopwatch() as watch:
+            result = run_query(conn, SearchQueryArgs(query=q, limit=50), project=project, now=NOW)
+        samples.append(watch.ms)
         if i < len(queries):
             totals.append(result.total)
     return samples, totals
@@ -161,9 +160,9 @@ def time_scan(queries: list[str], corpus: Path, runs: int) -> list[float]:
     samples = []
     for i in range(runs):
         cmd = scan_cmd(queries[i % len(queries)], corpus)
-        t0 = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        samples.append((time.perf_counter() - t0) * 1000)
+        with Stopwatch() as watch:
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        samples.append(watch.ms)
     return samples
 
 
@@ -217,8 +216,8 @@ def main() -> None:
             samples, totals = time_queries(conn, project, queries, args.runs)
             scan = time_scan(queries, corpus, args.scan_runs)
             print(
-                f"{name:32} {pct(samples, 0.5):8.1f} {pct(samples, 0.95):8.1f} {pct(scan, 0.5):9.1f}"
-                f" {pct(scan, 0.95):9.1f} {pct(samples, 0.95) / pct(scan, 0.95):9.2f}  {totals[:4]}"
+                f"{name:32} {percentile(samples, 0.5):8.1f} {percentile(samples, 0.95):8.1f} {percentile(scan, 0.5):9.1f}"
+                f" {percentile(scan, 0.95):9.1f} {percentile(samples, 0.95) / percentile(scan, 0.95):9.2f}  {totals[:4]}"
             )
         conn.close()
         print(

@@ -1,6 +1,6 @@
 """Ingestion benchmarks (issue 4): notify hook cost, terminal throughput, freshness, memory.
 
-    /work/venv/bin/python -m benchmarks.bench_ingest [--mb 32] [--memory-mb 1024] [--skip-memory]
+    python -m benchmarks.bench_ingest [--mb 32] [--memory-mb 1024] [--skip-memory]
 
 - notify: ``notify_terminal_data`` vs a bare ``dict`` assignment over the same keys, same run;
 - throughput: a terminal log ingested end to end (read, chunk, sanitize, redact, insert) vs raw
@@ -24,11 +24,12 @@ import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import apsw
 
 from benchmarks.bench_chunking import ansi_log
+from benchmarks.timing import Stopwatch, best_of, interleaved, percentile, timed
 from engine.index import db as index_db
 from engine.index.identifiers import identifier_parts
 from engine.ingest import tailing
@@ -41,6 +42,7 @@ from engine.types import SearchQueryArgs
 from engine.wiring import create_project_service
 
 SLICE = 4 * 1024 * 1024
+T = TypeVar("T")
 
 
 def _project(root: Path, kind: str, sid: str) -> None:
@@ -59,16 +61,17 @@ def bench_notify(calls: int = 1_000_000, keys: int = 100) -> dict[str, float]:
         sids = [f"session-{i}" for i in range(keys)] * (calls // keys)
         notify = svc.notify_terminal_data
         bare: dict[str, int] = {}
-        best_ours = best_bare = float("inf")
-        for _ in range(5):
-            t0 = time.perf_counter()
+
+        def assign() -> None:
             for sid in sids:
                 bare[sid] = 1
-            best_bare = min(best_bare, time.perf_counter() - t0)
-            t0 = time.perf_counter()
+
+        def notify_all() -> None:
             for sid in sids:
                 notify(sid)
-            best_ours = min(best_ours, time.perf_counter() - t0)
+
+        timings = interleaved({"bare": assign, "ours": notify_all}, 5, warmup=False)
+        best_bare, best_ours = timings["bare"].best / 1000, timings["ours"].best / 1000
         queued = svc.queue.source_count()
         svc.dispose()
     n = len(sids)
@@ -100,32 +103,27 @@ def bench_throughput(mb: int) -> dict[str, float]:
         (root / ".ade" / "terminals").mkdir(parents=True)
         (root / ".ade" / "terminals" / "t1.log").write_bytes(data)
         svc = create_project_service(open_project(root), start_worker=False)
-        t0 = time.perf_counter()
-        svc.catch_up()
-        ours = time.perf_counter() - t0
+        ours, _ = timed(svc.catch_up)
         docs = svc.index_status().doc_count
         svc.dispose()
         texts = _chunk_texts(data)
         conn = apsw.Connection(str(root / "raw.db"))
         conn.pragma("journal_mode", "wal")
         conn.execute("CREATE VIRTUAL TABLE raw USING fts5(body)")
-        t0 = time.perf_counter()
-        with conn:
-            conn.executemany("INSERT INTO raw(body) VALUES (?)", ((t,) for t in texts))
-        raw = time.perf_counter() - t0
+
+        def insert() -> None:
+            with conn:
+                conn.executemany("INSERT INTO raw(body) VALUES (?)", ((t,) for t in texts))
+
+        raw, _ = timed(insert)
         conn.close()
     return {"mb": mb, "ours_s": ours, "raw_s": raw, "ours_mb_s": mb / ours,
             "raw_mb_s": mb / raw, "ratio": raw / ours, "docs": docs}  # fmt: skip
 
 
-def _cpu(fn: Callable[[], Any]) -> tuple[float, Any]:
+def _cpu(fn: Callable[[], T]) -> tuple[float, T]:
     """Best-of-3 CPU seconds of ``fn`` and its last result."""
-    best, out = float("inf"), None
-    for _ in range(3):
-        t0 = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - t0)
-    return best, out
+    return best_of(fn, 3, clock=time.process_time)
 
 
 def bench_stages(mb: int) -> dict[str, float]:
@@ -141,11 +139,12 @@ def bench_stages(mb: int) -> dict[str, float]:
     real_commit = tailing.commit_pass
 
     def timed_commit(*args: Any) -> int:
-        t0 = time.perf_counter()
+        watch = Stopwatch()
         try:
-            return real_commit(*args)
+            with watch:
+                return real_commit(*args)
         finally:
-            held[0] += time.perf_counter() - t0
+            held[0] += watch.ms / 1000
 
     tailing.commit_pass = timed_commit  # type: ignore[assignment]
     try:
@@ -189,7 +188,7 @@ def bench_freshness(appends: int = 50) -> dict[str, float]:
                     break
             latencies.append((time.perf_counter() - t0) * 1000)
         svc.dispose()
-    return {"median_ms": statistics.median(latencies), "p90_ms": sorted(latencies)[44],
+    return {"median_ms": statistics.median(latencies), "p90_ms": percentile(latencies, 0.9),
             "max_ms": max(latencies)}  # fmt: skip
 
 

@@ -9,7 +9,7 @@
 3. Opening the scrollback screen in the middle of a 200 MB transcript vs at offset 0, with the
    peak memory of each. Goal <= 1.5x, memory bounded.
 
-Run: ``/work/venv/bin/python -m benchmarks.bench_palette [--append]`` (``--append`` adds the
+Run: ``python -m benchmarks.bench_palette [--append]`` (``--append`` adds the
 table to ``benchmarks/RESULTS.md`` under ``## Palette (issue 6)``).
 """
 
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.results import replace_section
+from benchmarks.timing import Stopwatch, rounds, timed
 
 RUNS = 5
 """Repetitions per measurement; the median is reported (a shared 2-core box is noisy)."""
@@ -124,15 +125,19 @@ def first_paint(root: Path) -> tuple[float, float, float]:
         )  # fmt: skip
         return [float(x) for x in done.stdout.split()[-2 if kind == "palette" else -1 :]]
 
-    palette: list[float] = []
     ready: list[float] = []
-    minimal: list[float] = []
-    for _ in range(RUNS):
+
+    def palette() -> float:
         paint, opened = once("palette")
-        palette.append(paint)
         ready.append(opened)
-        minimal.extend(once("minimal"))
-    return statistics.median(palette), statistics.median(minimal), statistics.median(ready)
+        return paint
+
+    samples = rounds({"palette": palette, "minimal": lambda: once("minimal")[0]}, RUNS)
+    return (
+        statistics.median(samples["palette"]),
+        statistics.median(samples["minimal"]),
+        statistics.median(ready),
+    )
 
 
 # --- keystroke with 10,000 local items ------------------------------------------------------
@@ -154,7 +159,7 @@ async def _keystrokes(root: Path) -> tuple[float, float, float]:
     ]  # fmt: skip
     queries = ["t", "to", "top", "topi", "topic", "topic 4", "topic 42"]
     match_ms = statistics.median(
-        _timed(lambda q=q: match_local(q, items)) for q in queries for _ in range(RUNS)
+        timed(lambda q=q: match_local(q, items))[0] * 1000 for q in queries for _ in range(RUNS)
     )
 
     client = EmbeddedClient.open(root, clock=lambda: DEMO_NOW, start_worker=False)
@@ -166,10 +171,10 @@ async def _keystrokes(root: Path) -> tuple[float, float, float]:
         app.local_items = items
         for _ in range(RUNS):
             for char in "topic 42":
-                started = time.perf_counter()
-                await pilot.press(char)
-                await pilot.pause()
-                per_key.append((time.perf_counter() - started) * 1000)
+                with Stopwatch() as watch:
+                    await pilot.press(char)
+                    await pilot.pause()
+                per_key.append(watch.ms)
             await pilot.press(*["backspace"] * 8)
         app.finish(None)
     client.close()
@@ -182,17 +187,11 @@ async def _keystrokes(root: Path) -> tuple[float, float, float]:
     async with Static().run_test(size=(120, 40)) as pilot:
         options = [f"session {i} about topic {i % 97}" for i in range(ITEMS)]
         for _ in range(RUNS):
-            started = time.perf_counter()
-            pilot.app.query_one(OptionList).set_options(options)
-            await pilot.pause()
-            static.append((time.perf_counter() - started) * 1000)
+            with Stopwatch() as watch:
+                pilot.app.query_one(OptionList).set_options(options)
+                await pilot.pause()
+            static.append(watch.ms)
     return statistics.median(per_key), statistics.median(static), match_ms
-
-
-def _timed(fn: Any) -> float:
-    started = time.perf_counter()
-    fn()
-    return (time.perf_counter() - started) * 1000
 
 
 # --- scrollback in a 200 MB transcript ------------------------------------------------------
@@ -226,11 +225,11 @@ async def _scrollback(path: Path, size: int, root: Path) -> tuple[float, float, 
         for offset in times:
             before = _rss_mb()
             for _ in range(RUNS):
-                started = time.perf_counter()
-                await app.push_screen(ScrollbackScreen(path, offset, "payments", "big"))
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-                times[offset].append((time.perf_counter() - started) * 1000)
+                with Stopwatch() as watch:
+                    await app.push_screen(ScrollbackScreen(path, offset, "payments", "big"))
+                    await app.workers.wait_for_complete()
+                    await pilot.pause()
+                times[offset].append(watch.ms)
                 app.pop_screen()
                 await pilot.pause()
             peaks[offset] = _rss_mb() - before
@@ -248,9 +247,9 @@ def _rss_mb() -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--child", nargs=2, metavar=("KIND", "ROOT"))
-    parser.add_argument("--append", action="store_true")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--child", nargs=2, metavar=("KIND", "ROOT"), help=argparse.SUPPRESS)
+    parser.add_argument("--append", action="store_true", help="write into benchmarks/RESULTS.md")
     args = parser.parse_args()
     if args.child:
         _child(*args.child)

@@ -1,7 +1,7 @@
 """FTS5 table-shape and build-option comparison on a slice of the corpus (how
 ``engine.index.schema`` and ``engine.index.db`` were chosen).
 
-Run: ``/work/venv/bin/python -m benchmarks.bench_shapes [--files 30] [NAME ...]``. For each shape:
+Run: ``python -m benchmarks.bench_shapes [--files 30] [NAME ...]``. For each shape:
 build time relative to raw FTS5 insertion, file size and FTS data size relative to the sanitized
 text, and query p50/p95 of the expensive classes, all in this run. Sizes are exact; build ratios
 on a shared machine vary by +-0.05 between runs.
@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,9 @@ import apsw
 import apsw.bestpractice
 
 import engine.index.db as index_db
-from benchmarks.bench_index import NOW, build_raw, load_docs, pct
+from benchmarks.bench_index import NOW, build_raw, load_docs
 from benchmarks.corpus import generate
+from benchmarks.timing import Stopwatch, percentile, timed
 from engine.index import fts_rank
 from engine.index import schema as index_schema
 from engine.index.db import IndexDoc, immediate, upsert_docs
@@ -72,13 +72,15 @@ def build_shape(path: Path, shape: dict[str, Any], docs: list[IndexDoc]) -> floa
         setattr(index_db, "identifier_parts", lambda *_texts: "")  # noqa: B010
     batch = shape.get("batch", 1000)
     try:
-        t0 = time.perf_counter()
-        for i in range(0, len(docs), batch):
-            with immediate(conn):
-                upsert_docs(conn, docs[i : i + batch])
-        for sql in shape.get("post", []):
-            conn.execute(sql)
-        elapsed = time.perf_counter() - t0
+
+        def load() -> None:
+            for i in range(0, len(docs), batch):
+                with immediate(conn):
+                    upsert_docs(conn, docs[i : i + batch])
+            for sql in shape.get("post", []):
+                conn.execute(sql)
+
+        elapsed, _ = timed(load)
     finally:
         index_db._ZLIB_LEVEL = level
         setattr(index_db, "identifier_parts", parts)  # noqa: B010
@@ -91,15 +93,15 @@ def time_class(conn: apsw.Connection, queries: list[str], runs: int) -> tuple[fl
     project = Project(root=Path("/bench"), id="b", name="b", is_git=False)
     samples = []
     for i in range(runs):
-        t0 = time.perf_counter()
         try:
-            run_query(
-                conn, SearchQueryArgs(query=queries[i % len(queries)]), project=project, now=NOW
-            )
+            with Stopwatch() as watch:
+                run_query(
+                    conn, SearchQueryArgs(query=queries[i % len(queries)]), project=project, now=NOW
+                )
         except apsw.Error:
             return float("nan"), float("nan")  # e.g. phrases under detail=column
-        samples.append((time.perf_counter() - t0) * 1000)
-    return pct(samples, 0.5), pct(samples, 0.95)
+        samples.append(watch.ms)
+    return percentile(samples, 0.5), percentile(samples, 0.95)
 
 
 def main() -> None:

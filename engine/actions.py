@@ -16,9 +16,11 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
-from engine.rpc.validation import FORBIDDEN, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
+from engine.errors import FORBIDDEN, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from engine.types import (
     ALL_KINDS,
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
     IndexStatus,
     RebuildResult,
     SearchQueryArgs,
@@ -44,7 +46,6 @@ MAX_QUERY_CHARS = 4096
 MAX_TEXT_CHARS = 4096
 """Cap for cursors, lane ids and project paths (a path past PATH_MAX cannot exist anyway)."""
 
-MAX_LIMIT = 500
 """Largest page a caller may ask for; the router's per-project ceilings are separate."""
 
 _QUERY_KEYS = frozenset({"query", "kinds", "laneId", "limit", "cursor", "projectRoot"})
@@ -129,7 +130,7 @@ def query_args_param(params: dict[str, Any]) -> SearchQueryArgs:
         bad = [k for k in kinds if k not in ALL_KINDS]
         if bad:
             raise _invalid(f"unknown kind {bad[0]!r} (valid: {', '.join(ALL_KINDS)})")
-    limit = params.get("limit", 50)
+    limit = params.get("limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise _invalid(f"limit must be an integer from 1 to {MAX_LIMIT}")
     _optional_text(params, "laneId", MAX_TEXT_CHARS)

@@ -2,20 +2,35 @@
 
 Two implementations: ``EmbeddedClient`` (in-process; the default when no daemon runs) and the
 daemon's socket client (``engine.rpc.client``). The palette, the CLI and the daemon never reach
-past this interface into the index or the ingester.
+past this interface into the index or the ingester (``tests/architecture/test_tui_imports.py``
+lists what ``tui/`` may import). Listings, link resolution and ``explain`` are answered in the
+caller's process by both implementations alike (``engine.links.listings``, ``.resolve``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine.project.model import Lane, Project, SessionMeta
-from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQueryResult
+from engine.types import (
+    HitExplanation,
+    IndexStatus,
+    ProgressCallback,
+    RebuildResult,
+    SearchQueryArgs,
+    SearchQueryResult,
+    SearchResultItem,
+)
 
-ProgressCallback = Callable[[int, int], None]
-"""``progress(done, total)``: called from the ingesting thread; must be cheap and thread-safe."""
+if TYPE_CHECKING:
+    from engine.links.deeplink import DeepLink
+    from engine.links.resolve import LinkTarget
+
+__all__ = ["ProgressCallback", "SearchClient"]
+# ProgressCallback is re-exported: it is part of the client interface (rebuild_index).
 
 
 class SearchClient(Protocol):
@@ -40,6 +55,26 @@ class SearchClient(Protocol):
 
     def transcript_path(self, session_id: str) -> Path | None:
         """Where the session's transcript is (plain or ``.gz``), for the scrollback screen."""
+        ...
+
+    def resolve_link(
+        self,
+        link: DeepLink,
+        *,
+        known: Sequence[SessionMeta] = (),
+        lane_hint: str | None = None,
+        project_root: Path | None = None,
+        title: str = "",
+        snippet: str = "",
+    ) -> LinkTarget:
+        """What ``link`` points at (``engine.links.resolve.resolve_link``); never raises for a
+        target that is gone (gives ``Gone``)."""
+        ...
+
+    def explain(
+        self, args: SearchQueryArgs, items: Sequence[SearchResultItem], *, now: datetime
+    ) -> list[HitExplanation]:
+        """Why each of ``items`` (the page ``args`` produced) ranks where it does."""
         ...
 
     def interrupt(self) -> None:

@@ -6,20 +6,27 @@ protocol, so the palette and the CLI cannot tell it from the daemon's socket cli
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
 from engine.client import ProgressCallback
 from engine.clock import Clock, clock_from_env
-from engine.external.catalog import project_sessions
-from engine.project.lanes import list_lanes
+from engine.links.deeplink import DeepLink
+from engine.links.listings import ProjectListings
+from engine.links.resolve import LinkTarget, resolve_link
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
-from engine.project.tally import WarningTally
-from engine.project.transcripts import transcript_file
+from engine.query.explain import explain_from_index
 from engine.service import SearchService
-from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQueryResult
+from engine.types import (
+    HitExplanation,
+    IndexStatus,
+    RebuildResult,
+    SearchQueryArgs,
+    SearchQueryResult,
+    SearchResultItem,
+)
 from engine.wiring import create_project_service
 
 
@@ -29,7 +36,7 @@ class EmbeddedClient:
     def __init__(self, service: SearchService, clock: Clock) -> None:
         self._service = service
         self._clock = clock
-        self._tally = WarningTally()
+        self._reads = ProjectListings(service.project)
 
     @classmethod
     def open(
@@ -40,13 +47,15 @@ class EmbeddedClient:
         watch: bool = False,
         backfill_delay: float | None = None,
         start_worker: bool = True,
+        project: Project | None = None,
     ) -> EmbeddedClient:
-        """Open ``root`` (default: the git top level of the cwd, else the cwd).
+        """Open ``root`` (default: the git top level of the cwd, else the cwd); ``project``
+        when the caller has opened it already (saves a `git rev-parse`).
 
         Raises:
             ProjectError: the folder does not exist or cannot be read.
         """
-        project = open_project(root)
+        project = project if project is not None else open_project(root)
         the_clock = clock or clock_from_env()
         service = create_project_service(
             project,
@@ -80,19 +89,32 @@ class EmbeddedClient:
         return self._service.rebuild_index(progress)
 
     def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
-        sessions = project_sessions(self.project, self._tally)
-        return [s for s in sessions if include_archived or not s.archived]
+        return self._reads.list_sessions(include_archived=include_archived)
 
     def list_lanes(self) -> list[Lane]:
-        return list_lanes(self.project, self._tally)
+        return self._reads.list_lanes()
 
     def transcript_path(self, session_id: str) -> Path | None:
-        for session in self.list_sessions():
-            if session.id == session_id:
-                if session.transcript_path is not None:
-                    return session.transcript_path
-                return transcript_file(self.project, session.kind, session_id)
-        return None
+        return self._reads.transcript_path(session_id)
+
+    def resolve_link(
+        self,
+        link: DeepLink,
+        *,
+        known: Sequence[SessionMeta] = (),
+        lane_hint: str | None = None,
+        project_root: Path | None = None,
+        title: str = "",
+        snippet: str = "",
+    ) -> LinkTarget:
+        return resolve_link(link, self._reads, known=known, lane_hint=lane_hint,
+                            project_root=project_root, title=title, snippet=snippet)  # fmt: skip
+
+    def explain(
+        self, args: SearchQueryArgs, items: Sequence[SearchResultItem], *, now: datetime
+    ) -> list[HitExplanation]:
+        # A read connection of its own: works on the daemon's index file too.
+        return explain_from_index(self.project.index_path, args.query, items, now=now)
 
     def interrupt(self) -> None:
         self._service.interrupt()

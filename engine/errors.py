@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class AdeError(Exception):
     """Base of every error the engine raises on purpose; ``str(err)`` is one readable line."""
@@ -21,3 +23,36 @@ class DeepLinkError(UsageError):
 
 class CursorError(UsageError):
     """A pagination cursor is garbage, tampered with, or belongs to another query."""
+
+
+# JSON-RPC 2.0 error codes and the error that carries one. They live here, below both the
+# daemon (engine.rpc) and the action domain it serves (engine.actions), so neither imports the
+# other for them.
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+FORBIDDEN = -32001
+"""Server-defined code (JSON-RPC reserves -32000..-32099): the caller's role may not do this."""
+SERVER_BUSY = -32002
+"""Server-defined code: the connection cap is reached; retry later."""
+REQUEST_CANCELLED = -32800
+"""The request was cancelled by ``rpc.cancel`` (the code LSP uses for the same thing)."""
+
+
+class RpcError(Exception):
+    """A failure that becomes a JSON-RPC error object.
+
+    Args:
+        code: the JSON-RPC error code.
+        message: one readable line.
+        data: optional structured detail (``{"type": "CursorError"}``).
+    """
+
+    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data

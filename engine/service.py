@@ -10,18 +10,21 @@ owned by the calling thread (RELIABILITY 14), so a long query never waits for th
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import apsw
 import msgspec
 
 from engine.clock import Clock, system_clock
 from engine.delegates.gather import delegated_for_args
+from engine.errors import AdeError
 from engine.external.catalog import FOREIGN
 from engine.index.db import (
     SEARCH_INDEX_SCHEMA_VERSION,
@@ -34,13 +37,20 @@ from engine.index.db import (
     list_sources,
     meta_get,
 )
-from engine.index.schema import recreate_in_place
+from engine.index.faults import connect_snapshot, count_drift, write_fault
+from engine.index.schema import (
+    DAMAGE_ERRORS,
+    TRANSIENT_ERRORS,
+    WRITE_FAULT_ERRORS,
+    recreate_in_place,
+)
 from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
-from engine.ingest.freshness import Delegate, session_candidates
+from engine.ingest.freshness import session_candidates
 from engine.ingest.history import history_status, history_warnings_for
 from engine.ingest.queue import IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
+from engine.links.places import place_links
 from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.locate import identity_warnings
 from engine.project.model import Lane, Project
@@ -49,16 +59,23 @@ from engine.project.tally import WarningTally
 from engine.project.transcripts import refused_transcript
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
+from engine.text import encodable_args
 from engine.types import (
     IndexState,
     IndexStatus,
+    ProgressCallback,
     RebuildResult,
     SearchQueryArgs,
     SearchQueryResult,
 )
 
-ProgressCallback = Callable[[int, int], None]
+_T = TypeVar("_T")
 
+
+BUSY_NOTE = (
+    "search index busy: another process holds its write lock; the newest changes may be missing"
+)
+"""Said by the answer after a catch-up that gave up waiting for the write lock (issue 13.12)."""
 
 NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
 """The one note a plain folder gets (issue 2): it works, with .ade/ sources only."""
@@ -74,18 +91,17 @@ class SearchService:
         clock: Clock | None = None,
         timer: TimerFactory | None = None,
         start_worker: bool = True,
-        delegates: Sequence[Delegate] = (),
     ) -> None:
         self.project = project
         self.clock: Clock = clock or system_clock
         self.timers: TimerFactory = timer or ThreadTimerFactory()
         self.tally = WarningTally()
-        self.delegates = list(delegates)
         self.watcher_state = "off"
         self._closers: list[Callable[[], None]] = []
         self._wake = threading.Event()
         self._closed = False
         self._rebuilding = False
+        self._once_note: str | None = None
         self._readers_lock = threading.Lock()
         self._readers: dict[int, apsw.Connection] = {}
         self._local = threading.local()
@@ -174,8 +190,6 @@ class SearchService:
             try:
                 self._drain_due()
             except Exception:  # the writer thread must survive anything a source throws
-                import logging
-
                 logging.getLogger(__name__).exception("ingestion drain failed")
         with self.drainer.lock:
             self.drainer.close()
@@ -206,15 +220,75 @@ class SearchService:
         with self.drainer.lock:
             try:
                 conn = self.drainer.connection()
-            except (apsw.Error, OSError):
+                self._reconcile_checked(conn)
+            except DAMAGE_ERRORS as err:
+                if not self._recover(err):
+                    return
+            except (apsw.Error, OSError) as err:
                 # The index cannot be opened (reported by wiring and in every answer's
-                # warnings); queries answer from delegated sources, the writer retries.
-                import logging
-
+                # warnings), another process holds the write lock, or the disk is full:
+                # queries answer from the index as it is (with a warning), the writer retries.
+                if isinstance(err, TRANSIENT_ERRORS):
+                    self._once_note = BUSY_NOTE
+                self.drainer.write_fault = (
+                    write_fault(err, self.project.index_path) or self.drainer.write_fault
+                )
                 logging.getLogger(__name__).debug("catch-up skipped", exc_info=True)
                 return
-            self.drainer.reconcile(conn, everything=False)
             self.catch_up_queued(progress)
+            if self.drainer.busy and self._once_note is None:
+                # The lock was held through the whole busy timeout: this answer misses what
+                # was not ingested, so it says so (a daemon's routine retries never do).
+                self._once_note = BUSY_NOTE
+
+    def _reconcile_checked(self, conn: apsw.Connection) -> None:
+        """Queue what changed; when documents and FTS rows disagree (the cheap count check of
+        issue 13.10) clear the index and queue everything, as the daemon's health check does."""
+        drift = count_drift(conn)
+        if drift is None:
+            self.drainer.reconcile(conn, everything=False)
+            return
+        logging.getLogger(__name__).info("search index drift (%s): re-indexing", drift)
+        self.tally.add("index", f"re-indexed after {drift}")
+        self._once_note = f"search index had lost rows ({drift}) and was re-indexed"
+        clear_index(conn)
+        self.drainer.reconcile(conn, everything=True)
+
+    def _recover(self, err: BaseException) -> bool:
+        """Recreate a damaged index file and, without a writer thread (the CLI), re-ingest it
+        now (issue 13.9). False when even that failed (the file stays, retried later)."""
+        damaged = getattr(self._local, "identity", None)  # the file this thread read
+        self._drop_local_reader()
+        cause = type(err).__name__
+        try:
+            with self.drainer.lock:
+                self.drainer.recover_damage(err, damaged)
+        except (apsw.Error, OSError):
+            logging.getLogger(__name__).warning("recreating the index failed", exc_info=True)
+            self._once_note = f"search index damaged ({cause}); it could not be recreated yet"
+            return False
+        self._once_note = f"search index was damaged ({cause}) and has been recreated"
+        if self._worker is None and not self._closed:
+            self.catch_up_queued()
+        else:
+            self._once_note += "; re-indexing in the background"
+        return True
+
+    def _drop_local_reader(self) -> None:
+        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
+            self._drop_reader(conn)
+
+    def _index_notes(self) -> list[str]:
+        """Warnings about the index's health that every answer and the status carry."""
+        notes: list[str] = []
+        if self.drainer.write_fault is not None:
+            notes.append(
+                f"search index degraded: {self.drainer.write_fault}; answering from the index"
+                " as it is, new changes are indexed once writes succeed again"
+            )
+        return notes
 
     def start_backfill(self, delay: float = 0.0) -> None:
         """Enqueue every session, PR and lane once (after ``delay`` seconds), drop gone sessions,
@@ -229,7 +303,9 @@ class SearchService:
     def _reader(self) -> apsw.Connection:
         conn: apsw.Connection | None = getattr(self._local, "conn", None)
         identity = file_identity(self.project.index_path)
-        if conn is not None and identity == getattr(self._local, "identity", None):
+        snapshot = getattr(self._local, "snapshot", False)
+        same = identity == getattr(self._local, "identity", None)
+        if conn is not None and same and not (snapshot and self.drainer.write_fault is None):
             return conn
         if conn is not None:
             self._drop_reader(conn)
@@ -237,8 +313,18 @@ class SearchService:
             with self.drainer.lock:
                 self.drainer.connection()  # creates the index file
             identity = file_identity(self.project.index_path)
-        conn = connect(self.project.index_path)
+        snapshot = False
+        try:
+            conn = connect(self.project.index_path)
+        except WRITE_FAULT_ERRORS as err:
+            # No -shm can be made (disk full) or written (read-only): read the main file as it
+            # is rather than nothing (issue 13.11, 13.12); a real reader once writes work again.
+            conn = connect_snapshot(self.project.index_path)
+            snapshot = True
+            fault = write_fault(err, self.project.index_path)
+            self.drainer.write_fault = fault or self.drainer.write_fault
         self._local.conn, self._local.identity = conn, identity
+        self._local.snapshot = snapshot
         with self._readers_lock:
             self._readers[threading.get_ident()] = conn
         return conn
@@ -257,9 +343,14 @@ class SearchService:
         artifacts, live transcripts) instead of failing (RELIABILITY 9); the writer keeps
         retrying with backoff, so the index comes back by itself once the cause is fixed.
         """
+        unusable: str | None = getattr(self._local, "unusable", None)
         try:
+            if unusable is not None:
+                raise AdeError(unusable)
             return self._reader(), None
-        except (apsw.Error, OSError) as err:
+        except DAMAGE_ERRORS:
+            raise  # the callers recreate the file (issue 13.9), then ask again
+        except (apsw.Error, OSError, AdeError) as err:
             reason = f"search index unavailable ({type(err).__name__}: {err})"
         empty: apsw.Connection | None = getattr(self._local, "empty", None)
         if empty is None:
@@ -278,8 +369,36 @@ class SearchService:
         Raises:
             UsageError: bad input (unknown kind, bad cursor, bad filter…).
         """
+        args = encodable_args(args)
         with one_listing():  # the lane filter and the lane delegate share one `git worktree list`
-            return self._query(args)
+            try:
+                result = self._query(args)
+            except DAMAGE_ERRORS as err:
+                # Page damage the open check could not see (issue 13.9): recreate, re-ingest
+                # (the CLI now, the daemon's writer meanwhile) and answer from the new file.
+                self._recover(err)
+                result = self._damaged_retry(lambda: self._query(args))
+            # Links land on the exact place: a terminal hit's matching line, its lane's envelope.
+            result = place_links(result, self.project, self.lanes())
+        notes = self._index_notes()
+        if self._once_note is not None:  # said once, by the answer after what happened
+            notes.insert(0, self._once_note)
+            self._once_note = None
+        if not notes:
+            return result
+        return msgspec.structs.replace(result, warnings=(*result.warnings, *notes))
+
+    def _damaged_retry(self, call: Callable[[], _T]) -> _T:
+        """``call`` once more; should the file still be damaged, on an empty index."""
+        try:
+            return call()
+        except DAMAGE_ERRORS as err:
+            self._drop_local_reader()
+            self._local.unusable = f"search index damaged ({type(err).__name__})"
+            try:
+                return call()
+            finally:
+                self._local.unusable = None
 
     def _query(self, args: SearchQueryArgs) -> SearchQueryResult:
         conn, unavailable = self._reader_or_empty()
@@ -293,9 +412,6 @@ class SearchService:
             replace = fresh.replace_doc_ids
         delegated, delegate_warnings = delegated_for_args(self.project, args, now, lanes)
         extras.extend(delegated)
-        for delegate in self.delegates:
-            with contextlib.suppress(Exception):  # delegates are best-effort (DESIGN §5)
-                extras.extend(delegate(args, now, lanes))
         result = run_query(conn, args, project=self.project, now=now, lanes=lanes,
                            extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
         if unavailable is not None:
@@ -338,7 +454,14 @@ class SearchService:
 
     def index_status(self) -> IndexStatus:
         """Live state of the index and the ingester (``degraded`` with the reason in ``warnings``
-        when the index file cannot be opened)."""
+        when the index file cannot be opened or written: a full disk)."""
+        try:
+            return self._index_status()
+        except DAMAGE_ERRORS as err:
+            self._recover(err)
+            return self._damaged_retry(self._index_status)
+
+    def _index_status(self) -> IndexStatus:
         conn, unavailable = self._reader_or_empty()
         sources = list_sources(conn)
         backfill = meta_get(conn, "backfill_completed_at")
@@ -347,10 +470,14 @@ class SearchService:
         except OSError:
             size = 0
         warnings = self._warnings(sources)
+        notes = self._index_notes()
         if unavailable is not None:
-            warnings = {unavailable: 1, **warnings}
+            notes.insert(0, unavailable)
+        if notes:
+            warnings = {**dict.fromkeys(notes, 1), **warnings}
+        degraded = unavailable is not None or self.drainer.write_fault is not None
         return IndexStatus(
-            state="degraded" if unavailable is not None and not self._closed else self._state(),
+            state="degraded" if degraded and not self._closed else self._state(),
             schema_version=SEARCH_INDEX_SCHEMA_VERSION,
             db_path=str(self.project.index_path),
             db_bytes=size,
@@ -391,9 +518,7 @@ class SearchService:
         self._rebuilding = True
         try:
             with self.drainer.lock:
-                conn = self.drainer.connection()
-                clear_index(conn)
-                self.drainer.reconcile(conn, everything=True)
+                self.drainer.clear_for_rebuild()
             self.catch_up_queued(progress)
         finally:
             self._rebuilding = False
@@ -418,6 +543,10 @@ class SearchService:
                 if entry is None:
                     break
                 self.drainer.run(entry)
+                if self.drainer.busy or self.drainer.write_fault is not None:
+                    # Another process holds the write lock, or the disk refuses writes: every
+                    # further entry would wait or fail the same way; answer from the index.
+                    break
                 done += 1
                 total = max(total, done + self.queue.source_count())
                 if progress is not None:

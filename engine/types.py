@@ -11,6 +11,8 @@ code base spells a camelCase key.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_args
 
 import msgspec
@@ -19,6 +21,9 @@ DocKind = Literal[
     "chat", "terminal", "pr", "commit", "branch", "lane", "file", "artifact", "linear"
 ]
 """Every kind a result can have. ``kind:issue`` is an alias of ``linear`` handled by the parser."""
+
+KIND_ALIASES: dict[str, DocKind] = {"issue": "linear"}
+"""``kind:issue`` is what people type for Linear issues (the query's ``kind:`` and ``--kind``)."""
 
 ALL_KINDS: tuple[DocKind, ...] = get_args(DocKind)
 """Fixed kind order: used for grouping in the palette and for listing valid values in errors."""
@@ -38,6 +43,16 @@ Tier = Literal["exact_title", "title_prefix", "title_substring", "body"]
 """Ranking tiers, best first (DESIGN §5)."""
 
 TIER_ORDER: dict[str, int] = {"exact_title": 0, "title_prefix": 1, "title_substring": 2, "body": 3}
+
+DEFAULT_LIMIT = 50
+"""Hits per page when the caller does not say (the CLI asks for fewer, see ``ade search``)."""
+
+MAX_LIMIT = 500
+"""A page larger than this is a dump, not a search; the CLI pages with ``--cursor``."""
+
+ProgressCallback = Callable[[int, int], None]
+"""``progress(done, total)`` while catching up or rebuilding: called from the ingesting thread, so
+it must be cheap and thread-safe."""
 
 IndexState = Literal["ready", "indexing", "rebuilding", "recreated", "degraded", "closed"]
 
@@ -81,7 +96,7 @@ class SearchQueryArgs(_Wire, frozen=True):
     query: str = ""
     kinds: tuple[DocKind, ...] | None = None
     lane_id: str | None = None
-    limit: int = 50
+    limit: int = DEFAULT_LIMIT
     cursor: str | None = None
 
 
@@ -177,3 +192,43 @@ def to_wire(value: msgspec.Struct) -> dict[str, Any]:
 def from_wire(data: Any, type_: type[_T]) -> _T:
     """Convert plain camelCase builtins (a decoded JSON object) into a wire type, strictly."""
     return msgspec.convert(data, type=type_, strict=True)
+
+
+# --- ranking explanations (``ade search --explain``, ``SearchClient.explain``) -------------------
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    """One positive query term and where it matched (empty: it did not match this hit)."""
+
+    term: str
+    where: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HitExplanation:
+    """Why one hit is where it is. ``bm25``/``bm25_split`` are None outside the body tier's
+    full-text matches (filter-only queries, title tiers, delegated hits)."""
+
+    doc_id: str
+    tier: Tier
+    source: str
+    bm25: float | None
+    bm25_split: float | None
+    updated_at: int
+    sort_key: tuple[int, float, float, int, str]
+    terms: tuple[TermMatch, ...]
+
+
+def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
+    """camelCase builtins for ``--json --explain`` (the same naming as the DESIGN §6 wire form)."""
+    return {
+        "docId": explanation.doc_id,
+        "tier": explanation.tier,
+        "source": explanation.source,
+        "bm25": explanation.bm25,
+        "bm25Split": explanation.bm25_split,
+        "updatedAt": explanation.updated_at,
+        "sortKey": list(explanation.sort_key),
+        "terms": [{"term": t.term, "where": list(t.where)} for t in explanation.terms],
+    }

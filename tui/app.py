@@ -128,7 +128,7 @@ class PaletteApp(App[str | None]):
     def on_mount(self) -> None:
         if self._preview_choice is None:
             self.preview_enabled = self.size.width >= PREVIEW_MIN_WIDTH
-        self.push_screen(PaletteScreen(self.initial_query))
+        self.push_screen(PaletteScreen(self, self.initial_query))
         if self.clients.ready.is_set():
             self._load_locals()
 

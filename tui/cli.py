@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import os
 import sys
 from collections.abc import Sequence
@@ -32,19 +31,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("tui.commands.import_recording", "import asciicast/script/tmux recordings"),
     "prs": ("tui.commands.prs", "sync pull requests from gh into .ade/prs"),
 }
-"""Command name → (module, one-line help). A module that does not exist yet is not offered."""
+"""Command name → (module, one-line help); a module is imported only when its command runs."""
 
 
-def _available() -> dict[str, tuple[str, str]]:
-    return {
-        name: spec
-        for name, spec in COMMANDS.items()
-        if importlib.util.find_spec(spec[0]) is not None
-    }
-
-
-def _top_parser(commands: dict[str, tuple[str, str]]) -> argparse.ArgumentParser:
-    lines = "\n".join(f"  {name:<10} {help_}" for name, (_, help_) in commands.items())
+def _top_parser() -> argparse.ArgumentParser:
+    lines = "\n".join(f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items())
     parser = argparse.ArgumentParser(
         prog="ade",
         description="Find anything that happened in your project and jump to it.",
@@ -61,22 +52,18 @@ def _top_parser(commands: dict[str, tuple[str, str]]) -> argparse.ArgumentParser
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (tests call this directly)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = _available()
     if args and args[0] in {"-h", "--help", "--version"}:
         try:
-            _top_parser(commands).parse_args(args[:1])
+            _top_parser().parse_args(args[:1])
         except SystemExit as exit_:
             return int(exit_.code or 0)
-    name = args[0] if args and args[0] in commands else "palette"
-    rest = args[1:] if args and args[0] in commands else args
-    if args and not args[0].startswith("-") and args[0] not in commands:
+    name = args[0] if args and args[0] in COMMANDS else "palette"
+    rest = args[1:] if args and args[0] in COMMANDS else args
+    if args and not args[0].startswith("-") and args[0] not in COMMANDS:
         print(f"ade: unknown command {args[0]!r} (try `ade --help`)", file=sys.stderr)
         return 2
-    if name not in commands:
-        print(f"ade: the {name} command is not available in this build", file=sys.stderr)
-        return 2
-    module = importlib.import_module(commands[name][0])
-    parser = argparse.ArgumentParser(prog=f"ade {name}", description=commands[name][1])
+    module = importlib.import_module(COMMANDS[name][0])
+    parser = argparse.ArgumentParser(prog=f"ade {name}", description=COMMANDS[name][1])
     module.configure(parser)
     try:
         namespace = parser.parse_args(rest)

@@ -20,9 +20,10 @@ from engine.types import (
     to_json,
     to_wire,
 )
+from tui.logic.ages import relative_time
 
 if TYPE_CHECKING:
-    from engine.query.explain import HitExplanation
+    from engine.types import HitExplanation
 
 INDENT = " " * 9
 """Continuation lines line up under the title (after the 8-wide kind column and a space)."""
@@ -40,17 +41,6 @@ KIND_LABEL: dict[str, str] = {
 }
 
 _BOLD, _DIM, _MATCH, _KIND, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[1;33m", "\x1b[36m", "\x1b[0m"
-
-
-def relative_time(updated_at_ms: int, now: datetime) -> str:
-    """``5m ago``, ``3h ago``, ``2d ago``, else the date — against the injected clock."""
-    seconds = max(0, int(now.timestamp()) - updated_at_ms // 1000)
-    if seconds < 60:
-        return "just now"
-    for unit, size in (("m", 60), ("h", 3600), ("d", 86400)):
-        if seconds < size * (60 if unit == "m" else 24 if unit == "h" else 30):
-            return f"{seconds // size}{unit} ago"
-    return datetime.fromtimestamp(updated_at_ms / 1000, now.tzinfo).strftime("%Y-%m-%d")
 
 
 def highlight(text: str, ranges: Sequence[MatchRange], *, color: bool) -> str:
@@ -83,7 +73,7 @@ def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
         for part in (
             item.tool,
             item.lane_name or item.lane_id,
-            relative_time(item.updated_at, now),
+            relative_time(item.updated_at, now, ago=True),
             item.project_name if item.project_name else None,
         )
         if part
@@ -136,7 +126,7 @@ def format_results_json(
         return to_json(result).decode()
     import msgspec
 
-    from engine.query.explain import explanation_to_wire
+    from engine.types import explanation_to_wire
 
     document = {**to_wire(result), "explain": [explanation_to_wire(e) for e in explain]}
     return msgspec.json.encode(document).decode()

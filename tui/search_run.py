@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 from engine.client import SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.project.lane_memo import one_listing
-from engine.types import SearchQueryArgs, SearchResultItem, to_json
-from tui.commands.search import check_rebuild_allowed
+from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, to_json
 from tui.progress import StderrProgress
 from tui.search_format import (
     format_results_json,
@@ -29,7 +28,7 @@ from tui.search_format import (
 )
 
 if TYPE_CHECKING:
-    from engine.query.explain import HitExplanation
+    from engine.project.model import Project
 
 
 CLI_HISTORY_SECONDS = 10.0
@@ -41,14 +40,18 @@ palette) goes on from where this one stopped."""
 def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClient:
     """The daemon's client when one serves this machine, else the embedded service, caught up
     (``catch_up=False`` for ``--rebuild``, which re-ingests everything anyway)."""
+    from engine.project.locate import open_project
+
     root = Path(ns.project).expanduser() if ns.project else None
+    project = open_project(root)
+    _require_project(project)
     if not ns.no_daemon:
-        daemon = _daemon_client(root)
+        daemon = _daemon_client(project)
         if daemon is not None:
             return daemon
     from engine.embedded import EmbeddedClient
 
-    client = EmbeddedClient.open(root, start_worker=False)
+    client = EmbeddedClient.open(project.root, start_worker=False, project=project)
     if not catch_up:
         return client
     bar = StderrProgress("indexing")
@@ -59,15 +62,32 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
     return client
 
 
-def _daemon_client(root: Path | None) -> SearchClient | None:
-    try:
-        from engine.rpc.client import connect_daemon
-    except ImportError:  # a build without the daemon
-        return None
-    from engine.project.locate import open_project
+def _require_project(project: Project) -> None:
+    """`ade search` in a folder that is no project says so (exit 2) instead of creating an
+    ``.ade/cache`` there and indexing it (issue 13.15)."""
+    from engine.rpc.project_marker import is_project, is_registered, require_project
 
-    project = open_project(root)
-    return connect_daemon(project_root=project.root)
+    if is_project(project.root, is_git=project.is_git):
+        return
+    from engine.rpc.registry import registry_path
+
+    registered = is_registered(project.root, registry_path())
+    require_project(project.root, is_git=False, registered=registered)
+
+
+def _daemon_client(project: Project) -> SearchClient | None:
+    from engine.rpc.client import connect_daemon
+
+    return connect_daemon(project_root=project.root)  # None fast when no daemon runs
+
+
+def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:
+    """Rebuilding is the CTO's: an agent's shell (``ADE_SESSION_ID`` set) needs ``ADE_ROLE=cto``."""
+    if environ.get("ADE_SESSION_ID") and environ.get("ADE_ROLE", "").lower() != "cto":
+        raise UsageError(
+            "--rebuild is CTO-only: this shell belongs to agent session "
+            f"{environ['ADE_SESSION_ID']!r} (set ADE_ROLE=cto only in the CTO's shell)"
+        )
 
 
 def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
@@ -151,12 +171,5 @@ def _explain(
     items: Sequence[SearchResultItem],
     now: datetime,
 ) -> list[HitExplanation]:
-    """Explanations from a read connection of our own (works with the daemon's index too)."""
-    from engine.index.db import connect
-    from engine.query.explain import explain_page
-
-    conn = connect(client.project.index_path)
-    try:
-        return explain_page(conn, args.query, items, now=now)
-    finally:
-        conn.close()
+    """Explanations asked of the client (it reads the index; the front end never opens it)."""
+    return client.explain(args, items, now=now)

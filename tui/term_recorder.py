@@ -31,17 +31,14 @@ still holds the PTY open; output and keys are handled as they arrive, never afte
 
 def run_on_pty(
     argv: Sequence[str],
-    on_output: Callable[[bytes], None],
+    on_output: Callable[[bytes], object],
     env: Mapping[str, str],
-    stdin_fd: int | None = None,
-    stdout_fd: int | None = None,
 ) -> int:
     """Run ``argv`` on a new PTY until it exits; return its exit status (128+N for signal N).
 
     A program that cannot be started exits 127 with a one-line message on the PTY, like a shell.
     """
-    in_fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
-    out_fd = sys.stdout.fileno() if stdout_fd is None else stdout_fd
+    in_fd, out_fd = sys.stdin.fileno(), sys.stdout.fileno()
     pid, master = pty.fork()
     if pid == 0:  # child: the PTY is its controlling terminal and stdio
         _exec(argv, env)
@@ -93,7 +90,7 @@ def _forward_winch(in_fd: int, master: int) -> Iterator[None]:
 
 
 def _pump(pid: int, master: int, in_fd: int, out_fd: int,
-          on_output: Callable[[bytes], None]) -> int:  # fmt: skip
+          on_output: Callable[[bytes], object]) -> int:  # fmt: skip
     """Copy bytes both ways until the PTY closes or the child is gone; return its wait status."""
     watch = [master, in_fd]
     status = -1
@@ -125,7 +122,7 @@ def _pump(pid: int, master: int, in_fd: int, out_fd: int,
     return status
 
 
-def _drain(master: int, out_fd: int, on_output: Callable[[bytes], None]) -> None:
+def _drain(master: int, out_fd: int, on_output: Callable[[bytes], object]) -> None:
     """The child exited but something still holds the PTY: take what is buffered now."""
     while select.select([master], [], [], 0)[0]:
         try:

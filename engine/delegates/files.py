@@ -66,12 +66,6 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         raise FileSearchFailed(f"git in {root} failed: {err}") from None
 
 
-def list_lane_files(root: Path) -> list[str]:
-    """Tracked and untracked-not-ignored files of the work tree at ``root``, sorted."""
-    tracked, untracked = list_tracked_untracked(root)
-    return sorted({*tracked, *untracked})
-
-
 def list_tracked_untracked(root: Path) -> tuple[list[str], list[str]]:
     """``(tracked, untracked-not-ignored)`` files of the work tree at ``root``, from one
     ``git ls-files -t`` (its ``?`` tag marks an untracked file)."""

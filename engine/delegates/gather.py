@@ -21,11 +21,10 @@ from engine.errors import AdeError
 from engine.links.deeplink import build_link
 from engine.links.targets import envelope_for_lane
 from engine.project.artifacts import list_artifacts
-from engine.project.git import GitError, origin_slug, recent_commits
-from engine.project.lane_memo import list_lanes
+from engine.project.git import GitError, recent_commits
+from engine.project.lane_memo import envelope_inputs, list_lanes
 from engine.project.lanes import LANES_SOURCE
 from engine.project.model import Lane, Project, PrSnapshot
-from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
 from engine.query.parser import ParsedQuery, parse_query
 from engine.query.ranking import Candidate, tier_for
@@ -85,8 +84,7 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         if not lane.path.is_dir():
             warnings.append(f"lane {lane.id}: its folder {lane.path} is missing")
         if shared is None:
-            repo = origin_slug(ctx.project.root) if ctx.project.is_git else None
-            shared = (repo, list_prs(ctx.project, WarningTally()))
+            shared = envelope_inputs(ctx.project)
         envelope = envelope_for_lane(repo=shared[0], branch=lane.branch, prs=shared[1])
         link = build_link("lane", lane.id, project_id=ctx.project.id, envelope=envelope)
         detail = f"{lane.branch or '(detached)'} · {lane.path}"

@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from engine.demo.pty_capture import capture, capture_env
+from engine.demo.terminals import RECORDINGS
 
-RECORDINGS = Path(__file__).with_name("recordings")
 """Where the shipped recordings live (package data)."""
 
 FIXED_ROOT = b"/home/dev/payments-api"

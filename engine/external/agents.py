@@ -34,12 +34,6 @@ from engine.project.fields import parse_aware_time
 from engine.project.model import Lane, SessionMeta, is_valid_session_id
 from engine.project.tally import WarningTally
 
-AGENT_TOOLS = ("gemini", "opencode", "copilot", "aider")
-"""The tools of this module, in listing order."""
-
-TAILED_TOOLS = frozenset({"copilot", "aider"})
-"""Append-only transcripts: byte cursors and the torn-tail rule, like Claude and Codex."""
-
 DERIVED_TOOLS = frozenset({"gemini", "opencode"})
 """Rewritten stores (a JSON-lines file with in-place updates and rewinds, a database): a session
 is re-derived whole when its signature changes (``engine.external.derive``)."""

@@ -25,8 +25,8 @@ from engine.external.discover import (
 )
 from engine.external.heads import HEADS_FILE, HeadCache
 from engine.external.memory import Remembered, load_memory, save_memory, still_there
-from engine.ingest.records import stat_signature
 from engine.project.model import Lane, Project, SessionMeta
+from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 from engine.types import DiscoveryRoots
 

@@ -23,9 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import UsageError
+from engine.external.catalog import project_sessions
 from engine.external.copilot import copilot_head
 from engine.external.gemini import PROJECT_ROOT_FILE
+from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project, SessionMeta
+from engine.project.tally import WarningTally
 
 RESUMABLE = ("claude", "codex", "gemini", "opencode", "copilot")
 """Tools whose CLI resumes a session by id."""
@@ -125,3 +128,16 @@ def _head(path: Path) -> bytes:
 def installed(argv0: str) -> bool:
     """True when ``argv0`` is on PATH."""
     return shutil.which(argv0, path=os.environ.get("PATH")) is not None
+
+
+def plan_for_session(project: Project, session_id: str) -> ResumePlan:
+    """The resume plan of chat session ``session_id`` of ``project``.
+
+    Raises:
+        UsageError: the session is gone, or its tool cannot resume it by id.
+    """
+    tally = WarningTally()
+    meta = next((m for m in project_sessions(project, tally) if m.id == session_id), None)
+    if meta is None:
+        raise UsageError(f"chat session {session_id!r} is not in this project any more")
+    return resume_plan(project, meta, list_lanes(project, tally))

@@ -44,16 +44,14 @@ class SyncResult:
     unchanged: int
 
 
-def fetch_prs(
-    cwd: Path, limit: int, env: Mapping[str, str] | None = None, gh: str = "gh"
-) -> list[Any]:
+def fetch_prs(cwd: Path, limit: int, env: Mapping[str, str] | None = None) -> list[Any]:
     """Run ``gh pr list --state all`` in ``cwd`` and return its decoded JSON list.
 
     Raises:
         GhUnavailable: gh missing, unauthenticated, failing, or printing something else.
     """
     path = None if env is None else env.get("PATH")
-    exe = shutil.which(gh, path=path)
+    exe = shutil.which("gh", path=path)
     if exe is None:
         raise GhUnavailable("the GitHub CLI `gh` is not installed (https://cli.github.com)")
     argv = [exe, "pr", "list", "--state", "all", "--limit", str(limit), "--json", GH_FIELDS]
@@ -143,13 +141,11 @@ def write_snapshots(project: Project, snapshots: list[dict[str, Any]]) -> SyncRe
     return SyncResult(written, unchanged)
 
 
-def sync_prs(
-    project: Project, limit: int, env: Mapping[str, str] | None = None, gh: str = "gh"
-) -> SyncResult:
+def sync_prs(project: Project, limit: int, env: Mapping[str, str] | None = None) -> SyncResult:
     """Fetch, validate all, then write.
 
     Raises:
         GhUnavailable: nothing was written.
     """
-    snapshots = [snapshot_from_gh(item) for item in fetch_prs(project.root, limit, env, gh)]
+    snapshots = [snapshot_from_gh(item) for item in fetch_prs(project.root, limit, env)]
     return write_snapshots(project, snapshots)

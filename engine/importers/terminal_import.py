@@ -171,22 +171,6 @@ def write_import(
     return ImportResult(sid, loaded.format, log_path, session_path, written, recording.warnings)
 
 
-def import_recording(
-    project: Project,
-    path: Path,
-    *,
-    fmt: str | None = None,
-    timing_path: Path | None = None,
-    lane_id: str | None = None,
-) -> ImportResult:
-    """Load and write one recording (see ``load_recording`` and ``write_import``).
-
-    Raises:
-        RecordingError: the file cannot be imported; nothing was written.
-    """
-    return write_import(project, load_recording(path, fmt=fmt, timing_path=timing_path), lane_id)
-
-
 CONTINUE_SCAN_LIMIT = 256
 """Unended imports compared against a new one (each costs one log read)."""
 

@@ -37,15 +37,18 @@ import apsw
 
 from engine.index import fts_rank
 from engine.index.identifiers import identifier_parts
+from engine.index.normalize import normalize_title_query
 from engine.index.schema import (
     BUSY_TIMEOUT_MS,
+    DAMAGE_ERRORS,
     SCHEMA_SQL,
     SEARCH_INDEX_SCHEMA_VERSION,
+    SLOT_BITS,
     TRANSIENT_ERRORS,
+    WRITE_FAULT_ERRORS,
     check_open,
     recreate_in_place,
 )
-from engine.query.ranking import normalize_title_query
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -74,13 +77,10 @@ __all__ = [
     "meta_set",
     "open_index",
     "put_source",
+    "recreate_damaged",
     "scalar",
     "upsert_docs",
 ]
-
-SLOT_BITS = 10
-"""Low rowid bits: 1024 slots per second of ``updated_at``. Small on purpose: FTS5 stores rowid
-deltas as varints in every doclist entry, and ms << 20 rowids doubled the inverted index."""
 
 _MAX_S = (1 << 52) - 1
 """``updated_at`` seconds are clamped so the packed rowid stays a positive int64."""
@@ -190,8 +190,8 @@ def open_index(path: Path) -> OpenReport:
     problem = None
     try:
         conn = connect(path)
-    except TRANSIENT_ERRORS:
-        raise  # another process holds a lock: retry later, never delete what it is using
+    except TRANSIENT_ERRORS + WRITE_FAULT_ERRORS:
+        raise  # a lock or the disk: retry later, never delete what it holds (issue 13.11)
     except apsw.Error as err:
         problem, sound = f"cannot open: {type(err).__name__}", False
     else:
@@ -199,8 +199,8 @@ def open_index(path: Path) -> OpenReport:
             problem, sound = check_open(conn)
             if problem is not None and sound:
                 recreate_in_place(conn)
-        except TRANSIENT_ERRORS:
-            raise  # busy is not damage: the caller retries later (never delete a live index)
+        except TRANSIENT_ERRORS + WRITE_FAULT_ERRORS:
+            raise  # busy or a full disk is not damage: retry later (never delete a live index)
         except apsw.Error as err:
             problem, sound = problem or f"recreate failed: {type(err).__name__}", False
         finally:
@@ -217,6 +217,44 @@ def open_index(path: Path) -> OpenReport:
     return OpenReport(path=path, recreated_reason=problem, identity=file_identity(path))
 
 
+def recreate_damaged(path: Path, damaged: tuple[int, int] | None = None) -> OpenReport:
+    """Delete a damaged index (db, ``-wal``, ``-shm``) and create it empty (issue 13.9).
+
+    Page damage deep in a table passes the open check (its tiny MATCH never reads that page), so
+    whoever trips over ``CorruptError`` later calls this. Same guard as for an unreadable file:
+    a lock held by another process is not damage, so the write lock is taken first and a busy
+    file raises instead of being deleted under its writer. Another process that still has the
+    old file open sees its inode change on its next drain or query and reopens.
+
+    ``damaged``: the ``file_identity`` of the file found damaged. When the path holds another
+    file by now (a second process recreated it first), that one is kept.
+    """
+    _ensure_cache_dir(path)
+    if damaged is not None and file_identity(path) not in (damaged, None):
+        return OpenReport(path=path, recreated_reason=None, identity=file_identity(path))
+    try:
+        conn = connect(path)
+    except DAMAGE_ERRORS:
+        conn = None
+    if conn is not None:
+        try:
+            with contextlib.suppress(*DAMAGE_ERRORS):
+                conn.execute("BEGIN IMMEDIATE")  # raises BusyError while another process writes
+            if damaged is not None and file_identity(path) != damaged:
+                # Replaced while we waited for the lock: ours is a ghost, the new file is fine.
+                return OpenReport(path=path, recreated_reason=None, identity=file_identity(path))
+            _delete_files(path)  # under the lock: no writer is halfway through a transaction
+        finally:
+            conn.close()  # before the new file exists: closing may unlink the old -wal by name
+    _delete_files(path)
+    conn = connect(path)
+    try:
+        recreate_in_place(conn)
+    finally:
+        conn.close()
+    return OpenReport(path=path, recreated_reason="damaged", identity=file_identity(path))
+
+
 @contextlib.contextmanager
 def immediate(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error): a write lock taken up front.
@@ -228,9 +266,17 @@ def immediate(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        # SQLITE_FULL and some I/O errors roll the transaction back themselves; a ROLLBACK then
+        # fails with "no transaction is active" and hides the real error (a full disk).
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")  # a failed COMMIT (disk full) leaves the transaction open
+        raise
 
 
 def doc_rowid(updated_at: int) -> int:

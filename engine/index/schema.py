@@ -14,6 +14,11 @@ SEARCH_INDEX_SCHEMA_VERSION = 5
 """Bumped whenever the DDL changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``)."""
 
+SLOT_BITS = 10
+"""Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
+purpose: FTS5 stores rowid deltas as varints in every doclist entry, and ms << 20 rowids doubled
+the inverted index."""
+
 BUSY_TIMEOUT_MS = 5000
 """Two processes (CLI and daemon) may write one file; 5 s rides out a long drain slice."""
 
@@ -109,6 +114,15 @@ TRANSIENT_ERRORS = (apsw.BusyError, apsw.LockedError)
 an index that a second writer is creating or using (seen as "no such table" in the other one)."""
 
 
+DAMAGE_ERRORS = (apsw.CorruptError, apsw.NotADBError)
+"""SQLite read the file and found it inconsistent: the only errors that justify deleting it."""
+
+WRITE_FAULT_ERRORS = (apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError)
+"""The disk, not the file: full, an I/O error, a read-only ``-shm`` or folder. Deleting the index
+for these lost everything it held (a full disk then rebuilt it smaller, issue 13.11); the caller
+rolls back, keeps answering from what is there and retries."""
+
+
 def _is_sound(conn: apsw.Connection) -> bool:
     """Whether SQLite can read the file as a database at all (so it may be rebuilt in place)."""
     try:
@@ -180,6 +194,7 @@ def recreate_in_place(conn: apsw.Connection) -> None:
                 conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
         conn.execute(SCHEMA_SQL)
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")

@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.index.fts_rank import FUNCTION_NAME
-
-SLOT_BITS = 10
-"""Must equal ``engine.index.db.SLOT_BITS``: ``rowid >> 10`` is ``updated_at`` in seconds."""
+from engine.index.schema import SLOT_BITS
 
 EXACT_WEIGHTS = "1.0, 2.0, 0.0"
 """BM25 weights (body, rank_title, parts) for exact-token relevance: title twice the body."""

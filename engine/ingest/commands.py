@@ -31,9 +31,9 @@ from engine.index.db import (
     upsert_docs,
 )
 from engine.ingest.docstore import existing_doc_ids
-from engine.ingest.records import stat_signature
 from engine.project.model import Project, SessionMeta
 from engine.project.safe_io import loads_json, read_regular
+from engine.project.stat import stat_signature
 from engine.project.transcripts import TranscriptError, read_transcript
 from engine.terminal.chunking import chunk_terminal_bytes
 

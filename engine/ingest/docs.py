@@ -13,15 +13,7 @@ from typing import Any
 from engine.index.db import IndexDoc
 from engine.project.model import Branch, ChatEvent, Commit, PrSnapshot, SessionMeta
 from engine.project.safe_io import dumps_json
-
-try:
-    from engine.redaction import redact_secrets
-except ImportError:  # pragma: no cover - until engine/redaction.py lands
-
-    def redact_secrets(text: str) -> str:
-        return text
-
-
+from engine.redaction import redact_secrets
 from engine.terminal.chunking import sanitize_indexed_text
 
 MAX_MESSAGE_CHARS = 256 * 1024

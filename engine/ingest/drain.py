@@ -20,6 +20,7 @@ from pathlib import Path
 
 import apsw
 
+from engine.errors import AdeError
 from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index.db import (
     clear_index,
@@ -29,7 +30,10 @@ from engine.index.db import (
     immediate,
     meta_set,
     open_index,
+    recreate_damaged,
 )
+from engine.index.faults import count_drift, write_fault
+from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest import gzcache
 from engine.ingest.history import HistoryWalker
 from engine.ingest.queue import IngestQueue
@@ -90,6 +94,10 @@ class Drainer:
         self.failures: dict[Entry, int] = {}
         self.last_ingest_ms: int | None = None
         self.recreated_reason: str | None = None
+        self.write_fault: str | None = None
+        """Why the last write failed for the disk's sake ("disk full"); None once one succeeds."""
+        self.busy = False
+        """The last entry waited out the busy timeout: another process holds the write lock."""
         self.reconcile_interval = RECONCILE_NO_WATCHER_S
         self._periodic = 0
         self.external = ExternalCatalog(project)
@@ -157,23 +165,16 @@ class Drainer:
         except TranscriptUnreadable as err:
             self.tally.add(f"{kind}:{ident}", str(err))
             return
+        except DAMAGE_ERRORS as err:
+            if self._recovered(err):
+                return  # every source is queued again: this entry included
+            self._back_off(entry, err)
+            return
         except (apsw.Error, OSError) as err:
-            count = self.failures.get(entry, 0) + 1
-            self.failures[entry] = count
-            delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (count - 1))
-            if isinstance(err, apsw.BusyError):
-                # Another host (the daemon, a palette, the CLI) held the write lock through the
-                # busy timeout: routine with two hosts on one file and retried, so it is logged
-                # for debugging only and never reaches a user's warnings (issue 7, dual host).
-                log.debug("ingesting %s:%s: index busy; retry in %.1fs", kind, ident, delay)
-            else:
-                log.warning("ingesting %s:%s failed (%s); retry in %.1fs", kind, ident, err, delay)
-                self.tally.add(f"{kind}:{ident}", f"ingest failed: {type(err).__name__}")
-            if isinstance(err, apsw.Error) and not isinstance(err, apsw.BusyError):
-                self.close()  # a fresh connection after I/O or corruption errors
-            self.queue.add(kind, ident, delay=delay, retry=True)
+            self._back_off(entry, err)
             return
         self.failures.pop(entry, None)
+        self.write_fault, self.busy = None, False
         self.last_ingest_ms = self.now_ms()
         if more and kind == "history" and self._past_history_deadline():
             self.queue.add(kind, ident, delay=HISTORY_WAIT_S, retry=True)
@@ -182,6 +183,40 @@ class Drainer:
 
     def _past_history_deadline(self) -> bool:
         return self.history_deadline is not None and time.monotonic() >= self.history_deadline
+
+    def _recovered(self, err: BaseException) -> bool:
+        try:
+            self.recover_damage(err)
+        except (apsw.Error, OSError):
+            log.debug("recreating the damaged index failed; retrying", exc_info=True)
+            return False
+        return True
+
+    def _back_off(self, entry: Entry, err: BaseException) -> None:
+        """Leave the entry's cursor where it was and retry it later (doubling delays)."""
+        kind, ident = entry
+        self.busy = isinstance(err, apsw.BusyError)
+        fault = write_fault(err, self.path)
+        if fault is not None:
+            self.write_fault = fault
+        count = self.failures.get(entry, 0) + 1
+        self.failures[entry] = count
+        delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (count - 1))
+        if isinstance(err, apsw.BusyError):
+            # Another host (the daemon, a palette, the CLI) held the write lock through the
+            # busy timeout: routine with two hosts on one file and retried, so it is logged
+            # for debugging only and never reaches a user's warnings (issue 7, dual host).
+            log.debug("ingesting %s:%s: index busy; retry in %.1fs", kind, ident, delay)
+        elif fault is not None:
+            # Said once, as the status's "degraded" state and every answer's warning, not
+            # once per source; nothing was written (rolled back), the cursor stays put.
+            log.debug("ingesting %s:%s: %s; retry in %.1fs", kind, ident, fault, delay)
+        else:
+            log.warning("ingesting %s:%s failed (%s); retry in %.1fs", kind, ident, err, delay)
+            self.tally.add(f"{kind}:{ident}", f"ingest failed: {type(err).__name__}")
+        if isinstance(err, apsw.Error) and not isinstance(err, apsw.BusyError):
+            self.close()  # a fresh connection after I/O or corruption errors
+        self.queue.add(kind, ident, delay=delay, retry=True)
 
     def _dispatch(self, kind: str, ident: str) -> bool:
         conn = self.connection()
@@ -212,7 +247,8 @@ class Drainer:
 
             return process_history(conn, self.project, self.tally, now, self.history)
         elif kind == "backfill":
-            self.check_health(conn)
+            if not self.check_health(conn) and self._conn is not conn:
+                return False  # the file was recreated: it queued a new backfill
             self.reconcile(conn, everything=True)
             self.queue.add("reconcile", "backfill-done", delay=0.0)
         elif ident == "backfill-done":
@@ -222,7 +258,9 @@ class Drainer:
             self.reconcile(conn, everything=False)
             if ident == "periodic":
                 self._periodic += 1
-                if self._periodic % HEALTH_EVERY == 0:
+                # The count check costs ~1 ms (issue 13.10): every period, not hourly, so lost
+                # FTS rows are repaired within a reconcile period, not after the health check.
+                if self._periodic % HEALTH_EVERY == 0 or count_drift(conn) is not None:
                     self.check_health(conn)
                 self.queue.add("reconcile", "periodic", delay=self.reconcile_interval, retry=True)
         return False
@@ -235,9 +273,61 @@ class Drainer:
             return True
         log.warning("search index unhealthy, rebuilding: %s", "; ".join(problems[:3]))
         self.tally.add("index", f"health check failed: {problems[0]}")
-        clear_index(conn)
+        if any(p.startswith(("quick_check", "CorruptError", "NotADBError")) for p in problems):
+            # Damaged pages: clearing rows would walk them (and fail, forever: issue 13.9).
+            self.recover_damage(problems[0])
+            return False
+        try:
+            clear_index(conn)
+        except DAMAGE_ERRORS as err:
+            self.recover_damage(err)
+            return False
         self.reconcile(conn, everything=True)
         return False
+
+    def recover_damage(
+        self, cause: BaseException | str, damaged: tuple[int, int] | None = None
+    ) -> None:
+        """Recreate a damaged index file and queue every source again (issue 13.9).
+
+        ``damaged``: identity of the file found damaged (default: the writer's own file).
+
+        Raises:
+            apsw.BusyError: another process holds the write lock (retried with backoff).
+        """
+        reason = cause if isinstance(cause, str) else type(cause).__name__
+        # Info, not warning: the answer that tripped over it says so (the CLI would print both).
+        log.info("search index damaged (%s): recreating it and re-indexing", reason)
+        with self.lock:
+            damaged = damaged or self._identity or file_identity(self.path)
+            self.close()
+            recreate_damaged(self.path, damaged)
+            self.recreated_reason = f"damaged index ({reason})"
+            self.queue.add("backfill", "*", delay=0.0)
+
+    def clear_for_rebuild(self) -> None:
+        """Clear every row and queue every source; a damaged file is recreated instead (its
+        ``DELETE`` would fail on the damaged pages, issue 13.9).
+
+        Raises:
+            AdeError: another process holds the write lock, or the disk refused the write
+                (the index is left as it was).
+        """
+        try:
+            conn = self.connection()
+            clear_index(conn)
+        except DAMAGE_ERRORS as err:
+            self.recover_damage(err)  # readers see the new inode and reopen
+            conn = self.connection()
+        except TRANSIENT_ERRORS:
+            raise AdeError(
+                "cannot rebuild now: another process holds the search index's write lock;"
+                " retry in a moment"
+            ) from None
+        except (apsw.Error, OSError) as err:
+            fault = write_fault(err, self.path) or type(err).__name__
+            raise AdeError(f"cannot rebuild: {fault}; the index was left as it was") from None
+        self.reconcile(conn, everything=True)
 
     def checkpoint(self) -> None:
         """Checkpoint the WAL while idle so it cannot grow without bound (RELIABILITY 14)."""
@@ -259,7 +349,7 @@ class Drainer:
 
     def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
         """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
-        from engine.external.ingest import process_external  # deferred like the other builders
+        from engine.ingest.external_pass import process_external  # deferred like the other builders
 
         meta = self.external.get(sid)
         if meta is None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,20 +18,19 @@ import apsw
 
 from engine.index.db import IndexDoc, SourceRow, get_source
 from engine.ingest.docstore import existing_doc_ids
-from engine.project.model import Lane, Project, is_valid_session_id
+from engine.project.model import Project, is_valid_session_id
 from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
-from engine.project.transcripts import TranscriptError, read_transcript, transcript_file
+from engine.project.transcripts import (
+    LIVE_TAIL_BYTES,
+    TranscriptError,
+    read_transcript,
+    transcript_file,
+)
 from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
 from engine.query.ranking import Candidate
 from engine.query.snippets import fold, make_snippet
 from engine.types import SearchQueryArgs
-
-Delegate = Callable[[SearchQueryArgs, datetime, Sequence[Lane]], Sequence[Candidate]]
-"""A query-time source (lanes, files, artifacts, Linear): returns candidates, may raise."""
-
-LIVE_TAIL_BYTES = 8 * 1024 * 1024
-"""Most bytes read live per session and query: two ingestion slices, bounded query cost."""
 
 _WORD_RE = re.compile(r"[^\W_]+")
 
@@ -82,7 +80,7 @@ def _live_docs(
 
     meta = read_session(project, sid, tally)
     if meta is None:
-        from engine.external.live import external_live_docs  # Claude Code / Codex sessions
+        from engine.ingest.external_live import external_live_docs  # Claude Code / Codex sessions
 
         return external_live_docs(conn, project, sid, tally)
     key = f"{meta.kind}:{sid}"

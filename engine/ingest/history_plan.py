@@ -1,7 +1,7 @@
 """What a commit-history pass must walk (issue 12.2, DESIGN §3): the plan and its stored state.
 
 Tips are grouped in attribution order: each lane's HEAD (primary first), then every local branch
-(attributed to the primary lane, like the branch documents). A commit belongs to the first group
+(a commit only such a branch reaches is in no lane's history: it gets no lane). A commit belongs to the first group
 whose history holds it. For group ``k`` the pass walks
 
     ``G_k --not <G_k as last indexed> G_1 … G_(k-1)``
@@ -23,8 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from engine.project.fields import read_json_object
-from engine.project.git import GitError, current_branch, list_branches, worktrees
-from engine.project.git_stream import SHA_RE, count_commits, existing_commits, head_commit
+from engine.project.git import GitError, list_branches, worktrees
+from engine.project.git_stream import (
+    SHA_RE,
+    checked_out_branch,
+    count_commits,
+    existing_commits,
+    head_commit,
+)
 from engine.project.git_stream import is_shallow as repo_is_shallow
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
@@ -40,7 +46,8 @@ BRANCHES_GROUP = "branches"
 
 @dataclass
 class Walk:
-    """One ``git log`` of a pass: ``include`` minus ``exclude``; ``lane_id`` None deletes."""
+    """One ``git log`` of a pass: ``include`` minus ``exclude``, written with ``lane_id`` (None:
+    local branches no lane has checked out), or deleted with ``delete``."""
 
     group: str
     lane_id: str | None
@@ -149,14 +156,13 @@ def tip_groups(lanes: list[Lane], repo: Path, notes: list[str]) -> list[TipGroup
             else:
                 notes.append(f"lane {lane.id}: no commits yet")
             continue
-        if lane.branch is None and current_branch(lane.path) is None:
+        if lane.branch is None and checked_out_branch(lane.path) is None:
             notes.append(
                 f"lane {lane.id}: detached HEAD at {sha[:12]}; history indexed from that commit"
             )
         groups.append(TipGroup(f"lane:{lane.id}", lane.id, [sha]))
     groups = _in_repository(groups, repo, notes)
     notes.extend(_gone_worktrees(repo, {lane.path for lane in lanes}))
-    primary = ordered[0].id if ordered else None
     try:
         branch_tips = sorted(
             {b.tip_sha for b in list_branches(repo) if SHA_RE.fullmatch(b.tip_sha)}
@@ -164,7 +170,7 @@ def tip_groups(lanes: list[Lane], repo: Path, notes: list[str]) -> list[TipGroup
     except GitError:
         branch_tips = []
     if branch_tips:
-        groups.append(TipGroup(BRANCHES_GROUP, primary, branch_tips))
+        groups.append(TipGroup(BRANCHES_GROUP, None, branch_tips))  # no lane holds them
     return groups
 
 

@@ -7,6 +7,8 @@ transcript. With ``everything=True`` (backfill) every source is listed regardles
 
 from __future__ import annotations
 
+import json
+
 import apsw
 
 from engine.external.catalog import ExternalCatalog, external_signature
@@ -19,10 +21,11 @@ from engine.index.db import (
     put_source,
 )
 from engine.ingest.history import history_pending
-from engine.ingest.records import GIT_SOURCE, git_signature, pr_path, stat_signature
+from engine.ingest.records import GIT_SOURCE, git_signature, pr_path
 from engine.project.lane_memo import list_lanes
 from engine.project.model import Lane, Project, SessionKind, SessionMeta
 from engine.project.sessions import list_sessions
+from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 
 STAT_PREFIX = "stat:"
@@ -133,14 +136,36 @@ def remove_gone_sessions(conn: apsw.Connection, sessions: list[SessionMeta]) -> 
         How many documents were deleted.
     """
     alive = {kind: {m.id for m in sessions if m.kind == kind} for kind in ("chat", "terminal")}
+    if not _anything_gone(conn, alive):
+        # A warm run where nothing was deleted takes no write lock at all: another process
+        # holding it (a long drain) must not make a read-only search wait (issue 13.12).
+        return 0
     deleted = 0
     with immediate(conn):
         for kind, ids in alive.items():
             deleted += delete_docs_where_session_not_in(conn, kind, ids)
         for row in list_sources(conn):
-            key = row.key.removeprefix(STAT_PREFIX)
-            kind, _, sid = key.partition(":")
-            # ``chat:<sid>/agent-…``: a Claude subagent file, kept while its session lives.
-            if kind in alive and sid.partition("/")[0] not in alive[kind]:
+            if _gone_source(row.key, alive):
                 delete_source(conn, row.key)
     return deleted
+
+
+def _gone_source(key: str, alive: dict[str, set[str]]) -> bool:
+    kind, _, sid = key.removeprefix(STAT_PREFIX).partition(":")
+    # ``chat:<sid>/agent-…``: a Claude subagent file, kept while its session lives.
+    return kind in alive and sid.partition("/")[0] not in alive[kind]
+
+
+def _anything_gone(conn: apsw.Connection, alive: dict[str, set[str]]) -> bool:
+    """Whether a document or source row of a deleted session exists (reads only)."""
+    if any(_gone_source(row.key, alive) for row in list_sources(conn)):
+        return True
+    for kind, ids in alive.items():
+        row = conn.execute(
+            "SELECT 1 FROM docs WHERE kind = ? AND session_id IS NOT NULL"
+            " AND session_id NOT IN (SELECT value FROM json_each(?)) LIMIT 1",
+            (kind, json.dumps(sorted(ids))),
+        ).fetchone()
+        if row is not None:
+            return True
+    return False

@@ -8,7 +8,6 @@ by the processors: ``catch_up`` needs only the signatures here, not redaction an
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project
 from engine.project.prs import read_pr
 from engine.project.safe_io import read_regular
+from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 
 GIT_SOURCE = "git"
@@ -40,19 +40,6 @@ have a source of their own."""
 
 GIT_POINTER_BYTES = 64 * 1024
 """A ``.git`` file or ``commondir`` holds one path; read no more than this (and never a FIFO)."""
-
-
-def stat_signature(paths: list[Path]) -> str:
-    """``(mtime_ns, size, inode)`` of each path as JSON (missing paths included as null)."""
-    parts: list[list[int] | None] = []
-    for path in paths:
-        try:
-            st = os.stat(path)
-        except OSError:
-            parts.append(None)
-            continue
-        parts.append([st.st_mtime_ns, st.st_size, st.st_ino])
-    return json.dumps(parts, separators=(",", ":"))
 
 
 def pr_path(project: Project, number: int) -> Path:

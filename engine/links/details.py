@@ -7,6 +7,7 @@ offset past the end, a chat event that is gone) and says so in ``note`` (RELIABI
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,7 +20,7 @@ from engine.project.artifacts import list_artifacts
 from engine.project.git import GitError, run_git
 from engine.project.model import ChatEvent, Lane, Project, SessionMeta, is_valid_session_id
 from engine.project.prs import read_pr
-from engine.project.safe_io import dumps_json, read_regular
+from engine.project.safe_io import dumps_json, open_regular, read_regular
 from engine.project.tally import WarningTally
 from engine.project.transcripts import (
     TranscriptError,
@@ -105,13 +106,11 @@ def scrollback_context(
     before: int = 5,
     after: int = 15,
     keep_ansi: bool = False,
-    focus_pattern: re.Pattern[str] | None = None,
 ) -> Context:
     """Scrollback lines around byte ``offset`` of a terminal transcript (plain or ``.gz``).
 
-    The line containing ``offset`` is the focus, or with ``focus_pattern`` the first line at or
-    after it that matches (a hit's offset is the start of a ~4 KiB chunk, the match is inside
-    it). An offset past the end lands on the last line with a note.
+    The line containing ``offset`` is the focus (a hit's link offset is its matching line, see
+    ``engine.links.places``). An offset past the end lands on the last line with a note.
 
     Raises:
         DetailError: the transcript is missing or unreadable.
@@ -129,8 +128,6 @@ def scrollback_context(
         offset = max(0, piece.total_size - 1)
     lines = _split_lines(piece.data, piece.start, skip_partial_head=piece.start > 0)
     focus = _line_at(lines, offset)
-    if focus_pattern is not None:
-        focus = _first_match(lines, focus, focus_pattern)
     shown = lines[max(0, focus - before) : focus + after + 1]
     records = tuple(
         TextLine(text=_display(raw, keep_ansi), offset=line_offset) for line_offset, raw in shown
@@ -162,17 +159,6 @@ def _line_at(lines: list[tuple[int, bytes]], offset: int) -> int:
     return found
 
 
-FOCUS_SEARCH_LINES = 400
-"""How far below a chunk's first line the matching line is looked for."""
-
-
-def _first_match(lines: list[tuple[int, bytes]], start: int, pattern: re.Pattern[str]) -> int:
-    for index in range(start, min(len(lines), start + FOCUS_SEARCH_LINES)):
-        if pattern.search(_display(lines[index][1], keep_ansi=False)):
-            return index
-    return start
-
-
 def _display(raw: bytes, keep_ansi: bool) -> str:
     frame = final_frame(raw)
     text = frame if keep_ansi else strip_ansi(frame)
@@ -201,6 +187,30 @@ def read_chat_events(path: Path) -> list[ChatEvent]:
         raise DetailError(f"cannot read the chat: {err}") from None
     events, _ = parse_chat_lines(piece.data, 0, "details", WarningTally())
     return events
+
+
+def transcript_bytes(path: Path) -> bytes:
+    """The whole transcript at ``path``, inflated when it is a ``.gz`` compaction (the scrollback
+    view of a compacted terminal slices it in memory).
+
+    Raises:
+        DetailError: the transcript is missing or unreadable.
+    """
+    try:
+        return read_transcript(path, 0, 1 << 62).data
+    except TranscriptError as err:
+        raise DetailError(f"cannot read the scrollback: {err}") from None
+
+
+def plain_transcript_fd(path: Path) -> int:
+    """A read-only descriptor of the plain transcript at ``path`` (the caller closes it), opened
+    only when it is a regular file: a FIFO swapped in never blocks the scrollback.
+
+    Raises:
+        OSError: missing, unreadable, or not a regular file (``UnsafeFile``).
+    """
+    with open_regular(path) as handle:
+        return os.dup(handle.fileno())
 
 
 def chat_text(event: ChatEvent) -> str:

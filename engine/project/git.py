@@ -120,16 +120,6 @@ def git_toplevel(path: Path) -> Path | None:
     return Path(top) if top else None
 
 
-def current_branch(path: Path) -> str | None:
-    """The branch checked out at ``path``; ``None`` when detached or not a repository."""
-    try:
-        out = run_git(path, "symbolic-ref", "--quiet", "--short", "HEAD")
-    except GitError:
-        return None
-    name = out.strip()
-    return name or None
-
-
 def _has_head(repo_path: Path) -> bool:
     try:
         run_git(repo_path, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")

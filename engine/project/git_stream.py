@@ -106,6 +106,15 @@ def head_commit(path: Path) -> str | None:
     return sha if SHA_RE.fullmatch(sha) else None
 
 
+def checked_out_branch(path: Path) -> str | None:
+    """The branch checked out at ``path``; ``None`` when its HEAD is detached (or no repo)."""
+    try:
+        out = run_git(path, "symbolic-ref", "--quiet", "--short", "HEAD")
+    except GitError:
+        return None
+    return out.strip() or None
+
+
 def is_shallow(path: Path) -> bool:
     """True for a shallow clone: its history stops at grafted commits."""
     try:

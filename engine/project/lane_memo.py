@@ -16,13 +16,22 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from engine.project import lanes
-from engine.project.model import Lane, Project
+from engine.project.git import origin_slug
+from engine.project.model import Lane, Project, PrSnapshot
+from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
 
 _Listing = tuple[list[Lane], WarningTally]
 """The lanes and the warnings their listing added."""
 
 _MEMO: ContextVar[dict[Path, _Listing] | None] = ContextVar("ade_lane_memo", default=None)
+
+_EnvelopeInputs = tuple[str | None, list[PrSnapshot]]
+"""The ``origin`` slug and the PR snapshots: what every lane's portable envelope is made from."""
+
+_ENVELOPE_MEMO: ContextVar[dict[Path, _EnvelopeInputs] | None] = ContextVar(
+    "ade_envelope_memo", default=None
+)
 
 
 @contextlib.contextmanager
@@ -32,9 +41,11 @@ def one_listing() -> Iterator[None]:
         yield
         return
     token = _MEMO.set({})
+    envelope_token = _ENVELOPE_MEMO.set({})
     try:
         yield
     finally:
+        _ENVELOPE_MEMO.reset(envelope_token)
         _MEMO.reset(token)
 
 
@@ -50,3 +61,37 @@ def list_lanes(project: Project, tally: WarningTally) -> list[Lane]:
         listing = memo[project.root] = (found, own)
     tally.merge(listing[1])
     return list(listing[0])
+
+
+def envelope_inputs(project: Project) -> _EnvelopeInputs:
+    """The origin remote's ``owner/name`` (one ``git remote get-url``) and the PR snapshots,
+    read once per ``one_listing`` block: every lane is a worktree of one repository, so the lane
+    delegate and the links of chat, terminal and commit hits share them."""
+    memo = _ENVELOPE_MEMO.get()
+    found = memo.get(project.root) if memo is not None else None
+    if found is None:
+        repo = _origin(project) if project.is_git else None
+        found = (repo, list_prs(project, WarningTally()))
+        if memo is not None:
+            memo[project.root] = found
+    return found
+
+
+_ORIGINS: dict[Path, tuple[tuple[int, int, int], str | None]] = {}
+"""Origin slug per repository, with the stat of the ``.git/config`` it was read under: a
+long-running palette or daemon spawns ``git remote get-url`` again only when that file changed."""
+
+
+def _origin(project: Project) -> str | None:
+    config = project.root / ".git" / "config"
+    try:
+        st = config.stat()
+    except OSError:
+        return origin_slug(project.root)  # a linked worktree's .git is a file: ask every time
+    identity = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _ORIGINS.get(project.root)
+    if cached is not None and cached[0] == identity:
+        return cached[1]
+    slug = origin_slug(project.root)
+    _ORIGINS[project.root] = (identity, slug)
+    return slug

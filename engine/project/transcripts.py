@@ -37,6 +37,10 @@ from engine.project.tally import WarningTally
 MAX_DECOMPRESSED_BYTES = 1 << 30
 """Refuse a ``.gz`` that inflates past 1 GiB: far beyond any real transcript, stops a gzip bomb."""
 
+LIVE_TAIL_BYTES = 8 * 1024 * 1024
+"""Most bytes read live per session and query (a session's unindexed tail, ``.ade`` or external):
+two ingestion slices, a bounded query cost."""
+
 _GZ_CHUNK = 1 << 20
 """Decompress in 1 MiB steps so the size ceiling is checked as we go."""
 

@@ -15,15 +15,17 @@ without changing them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 import apsw
 
+from engine.index.db import connect
 from engine.index.sql import score_columns
 from engine.query.parser import AnyOf, ParsedQuery, Term, build_match, fts_string, parse_query
 from engine.query.ranking import Candidate, sort_key
-from engine.types import SearchResultItem, Tier
+from engine.types import HitExplanation, SearchResultItem, TermMatch
+from engine.types import explanation_to_wire as explanation_to_wire
 
 FTS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("rank_title", "title"),
@@ -32,29 +34,6 @@ FTS_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """FTS5 column → the name shown to people. ``parts`` holds split identifiers (``ReadTimeoutError``
 → ``read timeout error``), which is how ``timeout`` finds ``ReadTimeoutError``."""
-
-
-@dataclass(frozen=True)
-class TermMatch:
-    """One positive query term and where it matched (empty: it did not match this hit)."""
-
-    term: str
-    where: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class HitExplanation:
-    """Why one hit is where it is. ``bm25``/``bm25_split`` are None outside the body tier's
-    full-text matches (filter-only queries, title tiers, delegated hits)."""
-
-    doc_id: str
-    tier: Tier
-    source: str
-    bm25: float | None
-    bm25_split: float | None
-    updated_at: int
-    sort_key: tuple[int, float, float, int, str]
-    terms: tuple[TermMatch, ...]
 
 
 def positive_terms(parsed: ParsedQuery) -> list[Term]:
@@ -151,15 +130,13 @@ def explain_page(
     return [explain_item(conn, parsed, item) for item in items]
 
 
-def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
-    """camelCase builtins for ``--json --explain`` (the same naming as the DESIGN §6 wire form)."""
-    return {
-        "docId": explanation.doc_id,
-        "tier": explanation.tier,
-        "source": explanation.source,
-        "bm25": explanation.bm25,
-        "bm25Split": explanation.bm25_split,
-        "updatedAt": explanation.updated_at,
-        "sortKey": list(explanation.sort_key),
-        "terms": [{"term": t.term, "where": list(t.where)} for t in explanation.terms],
-    }
+def explain_from_index(
+    index_path: Path, query: str, items: Sequence[SearchResultItem], *, now: datetime
+) -> list[HitExplanation]:
+    """``explain_page`` on a read connection of its own to the index at ``index_path``: what both
+    clients answer ``explain`` with (the daemon's index is the same file, read in this process)."""
+    conn = connect(index_path)
+    try:
+        return explain_page(conn, query, items, now=now)
+    finally:
+        conn.close()

@@ -22,16 +22,13 @@ from datetime import datetime, time, timedelta
 from engine.errors import UsageError
 from engine.project.model import is_valid_session_id
 from engine.query.ranking import normalize_title_query
-from engine.types import AGENT_TOOLS, ALL_KINDS
+from engine.types import AGENT_TOOLS, ALL_KINDS, KIND_ALIASES
 
 MAX_QUERY_LENGTH = 1000
 """Longer input is a paste accident, not a query; FTS5 cost grows with every term."""
 
 MAX_TERMS = 32
 """Each term is one more doclist to intersect; beyond this the query is refused, not truncated."""
-
-KIND_ALIASES = {"issue": "linear"}
-"""``kind:issue`` is what people type for Linear issues."""
 
 FILTER_KEYS = ("kind", "lane", "session", "since", "tool")
 
@@ -266,15 +263,15 @@ class _Builder:
             self.title_words.append(text)
 
 
-def parse_query(text: str, *, now: datetime, max_length: int = MAX_QUERY_LENGTH) -> ParsedQuery:
+def parse_query(text: str, *, now: datetime) -> ParsedQuery:
     """Parse user query text. Never raises for odd text; raises only for invalid filters/length.
 
     Raises:
         UsageError: too long, too many terms, a bad ``kind:``/``since:``/``session:``, an empty
             ``lane:``, or only exclusions.
     """
-    if len(text) > max_length:
-        raise UsageError(f"query is {len(text)} characters; the limit is {max_length}")
+    if len(text) > MAX_QUERY_LENGTH:
+        raise UsageError(f"query is {len(text)} characters; the limit is {MAX_QUERY_LENGTH}")
     b = _Builder()
     for negated, quoted, word in _tokenize(_strip_controls(text)):
         key, sep, value = word.partition(":")

@@ -10,10 +10,10 @@ order, so paging and repeated queries are stable.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.index.normalize import normalize_title_query as normalize_title_query
 from engine.types import TIER_ORDER, MatchRange, Tier
 
 MARK_START = "\x01"
@@ -23,11 +23,6 @@ MARK_END = "\x02"
 """Closes a highlighted span."""
 
 SortKey = tuple[int, float, float, int, str]
-
-
-def normalize_title_query(text: str) -> str:
-    """NFKC, casefold, whitespace collapsed to single spaces and trimmed."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 @dataclass(frozen=True)
@@ -78,12 +73,6 @@ def sort_key(candidate: Candidate, tier: Tier) -> SortKey:
     else:
         exact = split = 0.0
     return (TIER_ORDER[tier], exact, split, -candidate.updated_at, candidate.doc_id)
-
-
-def compare_ranked(a: tuple[Candidate, Tier], b: tuple[Candidate, Tier]) -> int:
-    """``cmp``-style comparator over ``(candidate, tier)`` pairs, for ``functools.cmp_to_key``."""
-    ka, kb = sort_key(*a), sort_key(*b)
-    return (ka > kb) - (ka < kb)
 
 
 def rank(candidates: list[Candidate], normalized_query: str) -> list[tuple[Candidate, Tier]]:

@@ -17,7 +17,7 @@ whose id is in ``replace_doc_ids`` are dropped first (the ``session:`` freshness
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -59,14 +59,11 @@ from engine.types import (
     ALL_KINDS,
     DEFAULT_KINDS,
     INDEXED_KINDS,
+    MAX_LIMIT,
     SearchQueryArgs,
     SearchQueryResult,
     SearchResultItem,
 )
-
-DEFAULT_LIMIT = 50
-MAX_LIMIT = 500
-"""A page larger than this is a dump, not a search; the CLI pages with ``--cursor``."""
 
 BM25_WINDOW = 1000
 """Newest matches scored per query: 20 pages of 50, and a bounded cost on any corpus."""
@@ -77,8 +74,6 @@ TITLE_WINDOW = 200
 TOTAL_CAP = 2_000
 """Counting every match of a common phrase cost 300+ ms (measured); past this ``total`` is a floor
 and ``resultsTruncated`` is set."""
-
-LinkFor = Callable[[Candidate], str]
 
 
 def _check_limit(limit: int) -> int:
@@ -237,7 +232,6 @@ def run_query(
     lanes: Sequence[Lane] = (),
     extra_candidates: Sequence[Candidate] = (),
     replace_doc_ids: frozenset[str] = frozenset(),
-    link_for: LinkFor | None = None,
 ) -> SearchQueryResult:
     """Answer one query synchronously on ``conn`` (a read connection of the calling thread).
 
@@ -277,7 +271,6 @@ def run_query(
         ranked = [pair for pair in ranked if sort_key(*pair) > after]
     page, more = ranked[:limit], len(ranked) > limit
     bodies = fetch_bodies(conn, [rowids[c.doc_id] for c, _ in page if c.doc_id in rowids])
-    link = link_for or (lambda c: default_link(c, project.id))
     lane_names = {lane.id: lane.name for lane in lanes}
     items = []
     for cand, tier in page:
@@ -285,7 +278,7 @@ def run_query(
         if cand.doc_id in rowids:
             marked = make_snippet(bodies.get(rowids[cand.doc_id], ""), parsed)
             cand = replace(cand, snippet_marked=marked)
-        items.append(_item(cand, tier, link(cand), lane_names, project))
+        items.append(_item(cand, tier, default_link(cand, project.id), lane_names, project))
     next_cursor = encode_cursor(fingerprint, sort_key(*page[-1])) if more and page else None
     return SearchQueryResult(items=tuple(items), next_cursor=next_cursor,
                              total=total,
@@ -324,4 +317,4 @@ def _item(
     )
 
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SortKey", "default_link", "run_query"]
+__all__ = ["SortKey", "default_link", "run_query"]

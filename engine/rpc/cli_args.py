@@ -45,6 +45,13 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         default=defaults.max_connections,
         help="concurrent connections (default %(default)d)",
     )
+    parser.add_argument(
+        "--idle-per-uid",
+        type=int,
+        default=defaults.idle_per_uid,
+        help="idle connections one user may keep open; the oldest beyond it are closed"
+        " (default %(default)d)",
+    )
     parser.add_argument("--verbose", action="store_true", help="log at debug level")
 
 
@@ -54,6 +61,7 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
         frame_deadline=args.frame_deadline,
         idle_timeout=args.idle_timeout,
         max_connections=args.max_connections,
+        idle_per_uid=args.idle_per_uid,
     )
     return DaemonOptions(
         socket=args.socket,

@@ -13,30 +13,35 @@ import itertools
 import os
 import socket
 import threading
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from engine.client import ProgressCallback
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
-from engine.external.catalog import project_sessions
-from engine.project.lanes import list_lanes
+from engine.links.listings import ProjectListings
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
-from engine.project.tally import WarningTally
-from engine.project.transcripts import transcript_file
 from engine.rpc.framing import encode_frame
 from engine.rpc.paths import check_socket_path, config_dir, socket_path
 from engine.rpc.roles import client_token
 from engine.types import (
+    HitExplanation,
     IndexStatus,
     RebuildResult,
     SearchQueryArgs,
     SearchQueryResult,
+    SearchResultItem,
     from_wire,
     to_wire,
 )
+
+if TYPE_CHECKING:
+    from engine.links.deeplink import DeepLink
+    from engine.links.resolve import LinkTarget
 
 CONNECT_TIMEOUT_S = 0.5
 """A live daemon answers ``rpc.hello`` in about a millisecond; slower means wedged: run locally."""
@@ -180,7 +185,7 @@ class DaemonClient:
     def __init__(self, connection: DaemonConnection, project: Project) -> None:
         self._conn = connection
         self._project = project
-        self._tally = WarningTally()
+        self._reads = ProjectListings(project)
 
     @property
     def project(self) -> Project:
@@ -213,19 +218,36 @@ class DaemonClient:
         return result
 
     def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
-        sessions = project_sessions(self._project, self._tally)
-        return [s for s in sessions if include_archived or not s.archived]
+        return self._reads.list_sessions(include_archived=include_archived)
 
     def list_lanes(self) -> list[Lane]:
-        return list_lanes(self._project, self._tally)
+        return self._reads.list_lanes()
 
     def transcript_path(self, session_id: str) -> Path | None:
-        for session in self.list_sessions():
-            if session.id == session_id:
-                if session.transcript_path is not None:
-                    return session.transcript_path
-                return transcript_file(self._project, session.kind, session_id)
-        return None
+        return self._reads.transcript_path(session_id)
+
+    def resolve_link(
+        self,
+        link: DeepLink,
+        *,
+        known: Sequence[SessionMeta] = (),
+        lane_hint: str | None = None,
+        project_root: Path | None = None,
+        title: str = "",
+        snippet: str = "",
+    ) -> LinkTarget:
+        from engine.links.resolve import resolve_link  # on first open: the palette starts lighter
+
+        return resolve_link(link, self._reads, known=known, lane_hint=lane_hint,
+                            project_root=project_root, title=title, snippet=snippet)  # fmt: skip
+
+    def explain(
+        self, args: SearchQueryArgs, items: Sequence[SearchResultItem], *, now: datetime
+    ) -> list[HitExplanation]:
+        # A read connection of its own on the daemon's index file (only `--explain` needs it).
+        from engine.query.explain import explain_from_index
+
+        return explain_from_index(self._project.index_path, args.query, items, now=now)
 
     def interrupt(self) -> None:
         self._conn.interrupt()

@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from engine.actions import SearchDomain
-from engine.rpc.lifecycle import InstanceLock, bind_socket, remove_socket
-from engine.rpc.paths import config_dir, ensure_private_dir, socket_path
+from engine.rpc.lifecycle import BoundSocket, InstanceLock, bind_socket
+from engine.rpc.paths import config_dir, prepare_socket_dir, socket_path
+from engine.rpc.project_marker import is_project, is_registered, require_project
 from engine.rpc.registry import registry_path
 from engine.rpc.roles import ensure_cto_token
 from engine.rpc.router import MachineRouter
 from engine.rpc.server import DaemonServer, ServerLimits
 from engine.rpc.services import (
     BACKFILL_DELAY_S,
-    ClientFactory,
     DaemonHost,
     ServicePool,
     embedded_factory,
@@ -57,23 +57,36 @@ def configure_logging(options: DaemonOptions) -> None:
         root.addHandler(handler)
 
 
-def run_daemon(options: DaemonOptions, factory: ClientFactory | None = None) -> int:
+def run_daemon(options: DaemonOptions) -> int:
     """Serve until SIGTERM/SIGINT; return the exit code.
 
     Raises:
         AdeError: another daemon is running, or the socket path is unusable.
     """
-    sock_file = options.socket if options.socket is not None else socket_path()
+    default = options.socket is None
+    sock_file = socket_path() if options.socket is None else options.socket
     config = options.config if options.config is not None else config_dir()
-    ensure_private_dir(sock_file.parent)
-    lock = InstanceLock(sock_file.parent)
+    # The default runtime folder is ours and made private; a --socket folder that exists (a
+    # shared /tmp) keeps its mode: only the 0600 socket and the peer uid check guard it.
+    prepare_socket_dir(sock_file.parent, private=default)
+    lock = InstanceLock.beside(sock_file)
     lock.acquire(sock_file)
-    pool = ServicePool(factory or embedded_factory(options.backfill_delay))
+    registry = registry_path(config)
+
+    def allow(root: Path) -> None:
+        # Only a project (.ade/ or a git work tree) or a registered root is served: any other
+        # folder (/, /etc) would get an .ade/cache and be indexed (issue 13.15).
+        if not is_project(root):
+            require_project(root, is_git=False, registered=is_registered(root, registry))
+
+    pool = ServicePool(embedded_factory(options.backfill_delay), allow)
     server: DaemonServer | None = None
+    bound: BoundSocket | None = None
     try:
         token = ensure_cto_token(config)
-        sock = bind_socket(sock_file)
-        router = MachineRouter(pool.client_for, registry_path(config))
+        bound = bind_socket(sock_file, private_dir=default)
+        sock = bound.sock
+        router = MachineRouter(pool.client_for, registry)
         domain = SearchDomain(DaemonHost(pool, router.query))
 
         def status() -> dict[str, Any]:
@@ -90,7 +103,8 @@ def run_daemon(options: DaemonOptions, factory: ClientFactory | None = None) -> 
         asyncio.run(_serve(server, sock))
         log.info("ade daemon stopping: disposing %d services", len(pool.roots()))
     finally:
-        remove_socket(sock_file)  # first: no client should reach a daemon that is going away
+        if bound is not None:  # first: no client should reach a daemon that is going away
+            bound.remove()  # only the socket we made: never what sat at the path before
         pool.close_all()  # in-flight engine calls see their service closed and return
         if server is not None:
             server.join()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import AdeError
-from engine.rpc.paths import LOCK_NAME, check_socket_path, ensure_private_dir
+from engine.rpc.paths import LOCK_NAME, SOCKET_NAME, check_socket_path, prepare_socket_dir
 
 LISTEN_BACKLOG = 128
 """Pending connections the kernel queues; the connection cap is enforced after accept."""
@@ -52,9 +52,17 @@ class InstanceLock:
         runtime: the private runtime folder.
     """
 
-    def __init__(self, runtime: Path) -> None:
-        self.path = runtime / LOCK_NAME
+    def __init__(self, runtime: Path, name: str = LOCK_NAME) -> None:
+        self.path = runtime / name
         self._fd: int | None = None
+
+    @classmethod
+    def beside(cls, socket_file: Path) -> InstanceLock:
+        """The lock of the daemon serving ``socket_file``: ``daemon.lock`` beside the default
+        socket, ``<name>.lock`` beside any other (``--socket /tmp/x.sock`` in a shared folder
+        must not contend for, or truncate, a ``daemon.lock`` someone else keeps there)."""
+        name = LOCK_NAME if socket_file.name == SOCKET_NAME else f"{socket_file.name}.lock"
+        return cls(socket_file.parent, name)
 
     def acquire(self, socket_file: Path) -> None:
         """Take the lock or refuse with a clear message naming the live daemon.
@@ -62,7 +70,16 @@ class InstanceLock:
         Raises:
             AdeError: another daemon holds the lock.
         """
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            # No symlink (a shared folder could hold one pointing at a file of ours) and no
+            # other user's file: the lock is truncated and rewritten below.
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError as err:
+            raise AdeError(f"cannot use the lock file {self.path}: {err.strerror}") from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+            os.close(fd)
+            raise AdeError(f"{self.path} is not our lock file: move it away and retry")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -85,17 +102,40 @@ class InstanceLock:
             self._fd = None
 
 
-def bind_socket(path: Path) -> socket.socket:
+@dataclass
+class BoundSocket:
+    """The listening socket and the identity of the file it made, so shutdown removes that
+    file and nothing else (a file put there meanwhile, or before a failed bind, stays)."""
+
+    sock: socket.socket
+    path: Path
+    identity: tuple[int, int]
+
+    def remove(self) -> None:
+        """Unlink the socket file if it is still the one we bound."""
+        try:
+            info = self.path.lstat()
+        except FileNotFoundError:
+            return
+        if stat.S_ISSOCK(info.st_mode) and (info.st_dev, info.st_ino) == self.identity:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+
+
+def bind_socket(path: Path, *, private_dir: bool = True) -> BoundSocket:
     """Create the listening socket at ``path`` (lock already held), replacing a stale one.
 
     Created under umask 077 so it is never, even for an instant, reachable by others; a
     filesystem path (never the abstract namespace, which has no permissions at all).
+    ``private_dir=False`` (a ``--socket`` path): the folder's mode is left alone unless we
+    create it (``prepare_socket_dir``).
 
     Raises:
-        AdeError: the path is too long, or something that is not a socket sits there.
+        AdeError: the path is too long, something that is not our stale socket sits there, or
+            a daemon answers on it.
     """
     check_socket_path(path)
-    ensure_private_dir(path.parent)
+    prepare_socket_dir(path.parent, private=private_dir)
     _remove_stale(path)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o077)
@@ -106,23 +146,35 @@ def bind_socket(path: Path) -> socket.socket:
         raise
     finally:
         os.umask(old)
+    info = path.lstat()
     os.chmod(path, 0o600)
     sock.listen(LISTEN_BACKLOG)
     sock.setblocking(False)
-    return sock
+    return BoundSocket(sock=sock, path=path, identity=(info.st_dev, info.st_ino))
 
 
 def _remove_stale(path: Path) -> None:
+    """Unlink a socket left by a daemon that died: ours, and nobody answers on it."""
     try:
         info = path.lstat()
     except FileNotFoundError:
         return
     if not stat.S_ISSOCK(info.st_mode):
         raise AdeError(f"{path} exists and is not a socket: move it away and retry")
+    if info.st_uid != os.getuid():
+        raise AdeError(f"{path} is another user's socket (uid {info.st_uid}): choose another path")
+    if _answers(path):
+        raise AdeError(f"something is listening on {path}: stop it or choose another path")
     path.unlink()
 
 
-def remove_socket(path: Path) -> None:
-    """Remove our socket file on shutdown (missing is fine)."""
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+def _answers(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(os.fsencode(path))
+    except OSError:
+        return False  # ECONNREFUSED: a socket file with no listener behind it
+    finally:
+        probe.close()
+    return True

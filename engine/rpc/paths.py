@@ -73,6 +73,26 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
+def prepare_socket_dir(path: Path, *, private: bool) -> Path:
+    """Make sure the socket's folder exists; tighten it only when it is ours to tighten.
+
+    ``private`` (the default runtime folder): created 0700 and checked as ``ensure_private_dir``
+    does. A folder named by ``--socket``: created 0700 when missing (then it is ours), else used
+    as it is — ``/tmp`` or any shared folder keeps its mode (issue 13.14); the socket file itself
+    is created 0600 and every peer's uid is checked, which is what keeps others out.
+
+    Raises:
+        AdeError: the path is not a directory, or a private folder is not ours.
+    """
+    if private:
+        return ensure_private_dir(path)
+    if not os.path.lexists(path):
+        return ensure_private_dir(path)
+    if not path.is_dir():
+        raise AdeError(f"{path} is not a directory")
+    return path
+
+
 def config_dir(env: dict[str, str] | None = None) -> Path:
     """The user's ade config folder (registry, CTO token); ``ADE_CONFIG_DIR`` overrides it."""
     env = dict(os.environ) if env is None else env

@@ -47,6 +47,7 @@ from engine.rpc.validation import (
     result_object,
     split_batch,
 )
+from engine.text import replace_surrogates_in
 
 log = logging.getLogger("ade.daemon")
 audit = logging.getLogger("ade.daemon.audit")
@@ -63,23 +64,44 @@ class ServerLimits:
     write_timeout: float = 10.0
     """Seconds a client may take to read its answer before it is dropped."""
     max_connections: int = 64
-    """Concurrent connections: more than any palette + CLI + agents need, bounded for safety."""
+    """Concurrent connections: more than any palette + CLI + agents need, bounded for safety.
+    At the cap the oldest idle connection is closed for a new one; only when every connection
+    is working is a new one refused."""
+    idle_per_uid: int = 16
+    """Idle connections one uid may hold open; beyond it the oldest idle ones are closed, so a
+    client that opens and abandons connections cannot lock others out (issue 13.16)."""
     workers: int = 8
     """Engine calls in flight at once; apsw releases the GIL, so these overlap for real."""
     pipeline: int = 16
     """Requests a client may send ahead of their answers before the daemon stops reading."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Connection:
     peer: PeerCredentials
+    writer: asyncio.StreamWriter | None = None
     role: Role = "agent"
     inflight: dict[Any, EngineCall] = field(default_factory=dict)
     busy: bool = False
+    partial: bool = False
+    """Part of a frame has arrived without its newline."""
+    queued: Callable[[], int] = lambda: 0
+    last_active: float = field(default_factory=time.monotonic)
+    evicted: bool = False
 
     @property
     def label(self) -> str:
         return f"pid={self.peer.pid} uid={self.peer.uid}"
+
+    @property
+    def idle(self) -> bool:
+        """Nothing asked, nothing running, nothing half sent: closing it loses no work."""
+        return not (self.busy or self.partial or self.inflight or self.queued())
+
+    def evict(self) -> None:
+        self.evicted = True
+        if self.writer is not None:
+            self.writer.close()  # the reader sees the end of the stream and winds down
 
 
 @dataclass
@@ -104,6 +126,8 @@ class DaemonServer:
     _active: int = 0
     _started: float = field(default_factory=time.time)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    _open: dict[_Connection, None] = field(default_factory=dict)
+    """Admitted connections, oldest first (a dict keeps insertion order)."""
 
     async def serve(self, sock: socket.socket, stop: asyncio.Event) -> None:
         """Accept connections until ``stop`` is set, then close them all.
@@ -147,13 +171,44 @@ class DaemonServer:
         if not peer_allowed(peer, self.own_uid):
             audit.warning("refused connection from uid %d pid %d: not our user", peer.uid, peer.pid)
             return
-        conn = _Connection(peer=peer)
-        if self._active > self.limits.max_connections:
-            log.warning("refused %s: %d connections open", conn.label, self._active - 1)
+        conn = _Connection(peer=peer, writer=writer)
+        if not self._admit(conn):
+            log.warning("refused %s: %d connections open, all working", conn.label, len(self._open))
             busy = RpcError(SERVER_BUSY, "server busy: too many connections, retry later")
             await self._send(writer, error_object(None, busy))
             return
+        try:
+            await self._serve_connection(reader, writer, conn)
+        finally:
+            self._open.pop(conn, None)
+
+    def _admit(self, new: _Connection) -> bool:
+        """Make room for ``new``: close the oldest idle connections beyond its uid's idle budget
+        and, at the cap, the oldest idle one of anyone. False when every connection works."""
+        same_uid = sorted((c for c in self._open if c.idle and c.peer.uid == new.peer.uid),
+                          key=lambda c: c.last_active)  # fmt: skip
+        for old in same_uid[: max(0, len(same_uid) - self.limits.idle_per_uid + 1)]:
+            log.info("closed idle %s: over the idle budget of its uid", old.label)
+            self._drop(old)
+        while len(self._open) >= self.limits.max_connections:
+            oldest = min((c for c in self._open if c.idle), key=lambda c: c.last_active,
+                         default=None)  # fmt: skip
+            if oldest is None:
+                return False
+            log.info("closed idle %s: connection cap reached", oldest.label)
+            self._drop(oldest)
+        self._open[new] = None
+        return True
+
+    def _drop(self, conn: _Connection) -> None:
+        self._open.pop(conn, None)
+        conn.evict()
+
+    async def _serve_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn: _Connection
+    ) -> None:
         frames: asyncio.Queue[bytes | None] = asyncio.Queue(self.limits.pipeline)
+        conn.queued = frames.qsize
         answering = asyncio.create_task(self._answer(frames, conn, writer))
         waiting = await self._read(reader, writer, conn, frames, answering)
         if waiting:  # the client half-closed: it still waits for what it asked
@@ -175,15 +230,28 @@ class DaemonServer:
     ) -> bool:
         """Read frames until the client stops; True when it half-closed and awaits answers."""
         decoder = FrameDecoder()
+        frame_started: float | None = None
         while True:
-            deadline = self.limits.frame_deadline if decoder.pending else self.limits.idle_timeout
+            if frame_started is None:
+                deadline = self.limits.idle_timeout
+            else:
+                # The whole frame has one deadline from its first byte: a client dripping a
+                # byte every half second used to reset it on every read (issue 13.16).
+                deadline = frame_started + self.limits.frame_deadline - time.monotonic()
             try:
+                if deadline <= 0:
+                    raise TimeoutError
                 data = await asyncio.wait_for(reader.read(65536), deadline)
             except TimeoutError:
                 if not decoder.pending and (conn.busy or not frames.empty()):
                     continue  # a long request is running: the client is waiting, not idle
-                log.info("cut off %s: no complete request within %.1fs", conn.label, deadline)
+                limits = self.limits
+                limit = limits.idle_timeout if frame_started is None else limits.frame_deadline
+                log.info("cut off %s: no complete request within %.1fs", conn.label, limit)
                 return False
+            if conn.evicted:
+                return False
+            conn.last_active = time.monotonic()
             if not data:
                 gone = answering.done() or hung_up(writer.get_extra_info("socket"))
                 if gone and (conn.inflight or conn.busy):
@@ -195,6 +263,11 @@ class DaemonServer:
                 log.warning("cut off %s: %s", conn.label, err)
                 await self._send(writer, error_object(None, RpcError(INVALID_REQUEST, str(err))))
                 return False
+            conn.partial = decoder.pending
+            if not decoder.pending:
+                frame_started = None
+            elif frame_started is None or received:
+                frame_started = conn.last_active  # a new frame began in this read
             for frame in received:
                 if not await self._cancel_now(frame, conn, writer):
                     await frames.put(frame)
@@ -249,7 +322,13 @@ class DaemonServer:
         task.add_done_callback(self._tasks.discard)
 
     async def _send(self, writer: asyncio.StreamWriter, message: Any) -> None:
-        writer.write(encode_frame(msgspec.json.encode(message)))
+        try:
+            data = msgspec.json.encode(message)
+        except UnicodeEncodeError:
+            # A file name that is not UTF-8 (surrogate-escaped by Python) in a hit or an error
+            # message: answer with U+FFFD in its place instead of dropping the connection.
+            data = msgspec.json.encode(replace_surrogates_in(msgspec.to_builtins(message)))
+        writer.write(encode_frame(data))
         await asyncio.wait_for(writer.drain(), self.limits.write_timeout)
 
     async def _frame(self, frame: bytes, conn: _Connection) -> Any:

@@ -56,10 +56,13 @@ class ServicePool:
 
     Args:
         factory: opens one project's client (raises ``ProjectError`` for a missing folder).
+        allow: raises ``ProjectError`` for a root that must not be served (the daemon passes
+            ``require_project`` with the registry); None serves any folder.
     """
 
-    def __init__(self, factory: ClientFactory) -> None:
+    def __init__(self, factory: ClientFactory, allow: Callable[[Path], None] | None = None) -> None:
         self._factory = factory
+        self._allow = allow
         self._clients: dict[Path, SearchClient] = {}
         self._opening: dict[Path, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -85,6 +88,8 @@ class ServicePool:
             with self._lock:
                 if (client := self._clients.get(key)) is not None:
                     return client
+            if self._allow is not None:
+                self._allow(key)  # before the factory creates .ade/cache there (issue 13.15)
             client = self._factory(key)
             log.info("opened search service for %s", key)
             with self._lock:

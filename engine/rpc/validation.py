@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-FORBIDDEN = -32001
-"""Server-defined code (JSON-RPC reserves -32000..-32099): the caller's role may not do this."""
-SERVER_BUSY = -32002
-"""Server-defined code: the connection cap is reached; retry later."""
-REQUEST_CANCELLED = -32800
-"""The request was cancelled by ``rpc.cancel`` (the code LSP uses for the same thing)."""
+from engine.errors import (  # below rpc and actions alike: both raise them
+    FORBIDDEN,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    REQUEST_CANCELLED,
+    SERVER_BUSY,
+    RpcError,
+)
+from engine.text import replace_surrogates_in
 
 MAX_DEPTH = 16
 """Deepest nesting accepted; real requests are 2 deep (envelope → params → kinds list)."""
@@ -34,24 +36,12 @@ MAX_BATCH = 32
 MAX_INT = 2**53
 """Largest integer magnitude: beyond this JSON numbers stop being exact in other languages."""
 
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A ``\\uD800``-``\\uDFFF`` escape: the only way JSON text spells a surrogate (a pair is fine,
+a lone one is not; the value is scanned only when this matches)."""
+
 MAX_ID_CHARS = 128
 """Longest string request id; ids are echoed back, so they must stay small."""
-
-
-class RpcError(Exception):
-    """A failure that becomes a JSON-RPC error object.
-
-    Args:
-        code: the JSON-RPC error code.
-        message: one readable line.
-        data: optional structured detail (``{"type": "CursorError"}``).
-    """
-
-    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
 
 
 RequestId = str | int | None
@@ -138,6 +128,10 @@ def decode_frame(frame: bytes) -> Any:
         raise RpcError(PARSE_ERROR, f"parse error: {err}") from None
     if _depth(value) > MAX_DEPTH:
         raise RpcError(PARSE_ERROR, f"parse error: nesting deeper than {MAX_DEPTH}")
+    if _ESCAPED_SURROGATE.search(text):
+        # ``"\ud800"`` parses to a lone surrogate that nothing can encode (not SQLite, not the
+        # answer echoing it): text, with U+FFFD (issue 13.13).
+        value = replace_surrogates_in(value)
     return value
 
 
@@ -214,3 +208,16 @@ def error_object(request_id: RequestId, error: RpcError) -> dict[str, Any]:
 def result_object(request_id: RequestId, result: Any) -> dict[str, Any]:
     """The JSON-RPC response carrying ``result``."""
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+__all__ = [
+    "FORBIDDEN",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "REQUEST_CANCELLED",
+    "SERVER_BUSY",
+    "RpcError",
+]

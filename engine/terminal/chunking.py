@@ -87,23 +87,6 @@ class ChunkResult:
     """State after the consumed bytes; pass it with the next slice."""
 
 
-def sanitize_terminal_text(
-    raw: bytes, state: ChunkerState = ChunkerState()
-) -> tuple[str, ChunkerState]:
-    """Sanitize raw terminal bytes as a reader saw them (see :mod:`engine.terminal.sanitize`).
-
-    Args:
-        raw: Raw bytes; a trailing incomplete escape or UTF-8 sequence is treated as complete.
-        state: The state at the first byte (alternate screen or not).
-
-    Returns:
-        The text (lines inside an alternate-screen region left out) and the state after ``raw``.
-    """
-    lines, alt_screen = sanitize_lines(raw, state.alt_screen)
-    body = "".join(line + "\n" for line in lines[:-1] if line is not None)
-    return body + (lines[-1] or ""), ChunkerState(alt_screen)
-
-
 def sanitize_indexed_text(text: str) -> str:
     """Make chat, PR or commit text safe to index: the snippet markers can never survive.
 

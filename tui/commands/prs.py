@@ -15,14 +15,14 @@ from engine.errors import UsageError
 from engine.importers.github_prs import sync_prs
 from engine.project.locate import open_project
 
-DEFAULT_LIMIT = 200
+DEFAULT_PR_LIMIT = 200
 """PRs fetched per sync: recent ones are what people search; --limit raises it."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     sync = actions.add_parser("sync", help="fetch PRs with `gh pr list` into .ade/prs/")
-    sync.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="most recent N PRs")
+    sync.add_argument("--limit", type=int, default=DEFAULT_PR_LIMIT, help="most recent N PRs")
     sync.add_argument("--project", metavar="DIR", help="project folder (default: git top level)")
 
 

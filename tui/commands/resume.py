@@ -15,13 +15,10 @@ import sys
 from pathlib import Path
 
 from engine.errors import ProjectError, UsageError
-from engine.external.catalog import project_sessions
-from engine.external.resume import ResumePlan, installed, resume_plan
+from engine.external.resume import ResumePlan, installed, plan_for_session
 from engine.links.deeplink import parse_deep_link
-from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.model import Project
-from engine.project.tally import WarningTally
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -55,19 +52,6 @@ def plan_for_link(project: Project, text: str) -> ResumePlan:
             f"({project.root}); pass --project with that project's folder"
         )
     return plan_for_session(project, link.target)
-
-
-def plan_for_session(project: Project, session_id: str) -> ResumePlan:
-    """The resume plan of chat session ``session_id`` of ``project``.
-
-    Raises:
-        UsageError: the session is gone, or its tool cannot resume it by id.
-    """
-    tally = WarningTally()
-    meta = next((m for m in project_sessions(project, tally) if m.id == session_id), None)
-    if meta is None:
-        raise UsageError(f"chat session {session_id!r} is not in this project any more")
-    return resume_plan(project, meta, list_lanes(project, tally))
 
 
 def command_line(plan: ResumePlan) -> str:

@@ -8,13 +8,10 @@ Exit 0 with results, 1 with none, 2 on a usage error. stdout carries results onl
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 
 from engine.errors import UsageError
-from engine.types import ALL_KINDS, DocKind, SearchQueryArgs
-
-MAX_LIMIT = 500
+from engine.types import ALL_KINDS, KIND_ALIASES, MAX_LIMIT, DocKind, SearchQueryArgs
 
 EXAMPLES = """\
 query syntax:
@@ -69,22 +66,13 @@ def parse_kinds(flags: Sequence[str], joined: str | None) -> tuple[DocKind, ...]
     kinds: list[DocKind] = []
     for raw in names:
         name = raw.strip().lower()
-        name = "linear" if name == "issue" else name
+        name = KIND_ALIASES.get(name, name)
         if name not in ALL_KINDS:
-            valid = ", ".join([*ALL_KINDS, "issue"])
+            valid = ", ".join([*ALL_KINDS, *KIND_ALIASES])
             raise UsageError(f"unknown kind {raw!r}; valid kinds: {valid}")
         if name not in kinds:
             kinds.append(name)
     return tuple(kinds) or None
-
-
-def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:
-    """Rebuilding is the CTO's: an agent's shell (``ADE_SESSION_ID`` set) needs ``ADE_ROLE=cto``."""
-    if environ.get("ADE_SESSION_ID") and environ.get("ADE_ROLE", "").lower() != "cto":
-        raise UsageError(
-            "--rebuild is CTO-only: this shell belongs to agent session "
-            f"{environ['ADE_SESSION_ID']!r} (set ADE_ROLE=cto only in the CTO's shell)"
-        )
 
 
 def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
@@ -92,18 +80,21 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {ns.limit}")
     if ns.lane is not None and not ns.lane.strip():
         raise UsageError("--lane needs a lane id or name")
-    query = " ".join(ns.query)
-    if ns.tool:  # the validated form of tool: (issue 16); an unknown name is a usage error
-        from engine.query.parser import parse_tools
+    from engine.text import replace_surrogates
 
-        tools = sorted(set().union(*(parse_tools(t.strip()) for t in ns.tool)))
+    # argv bytes that are not UTF-8 arrive as lone surrogates: text, with U+FFFD (issue 13.13).
+    query = replace_surrogates(" ".join(ns.query))
+    if ns.tool:  # --tool is tool: in the query (issue 16); the engine names the known tools
+        tools = [t.strip() for t in ns.tool]
+        if any(not t or any(ch.isspace() for ch in t) for t in tools):
+            raise UsageError("--tool takes tool names like claude or claude,codex")
         query = f"{query} tool:{','.join(tools)}".strip()
     return SearchQueryArgs(
         query=query,
         kinds=parse_kinds(ns.kind, ns.kinds),
-        lane_id=ns.lane,
+        lane_id=None if ns.lane is None else replace_surrogates(ns.lane),
         limit=ns.limit,
-        cursor=ns.cursor,
+        cursor=None if ns.cursor is None else replace_surrogates(ns.cursor),
     )
 
 

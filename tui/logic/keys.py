@@ -35,13 +35,6 @@ PALETTE_KEYS: tuple[KeyBinding, ...] = (
 )
 """The palette's keys. Ctrl+P/N move like fzf and Emacs; F-keys avoid clashing with the Input."""
 
-_BY_KEY: dict[str, str] = {binding.key: binding.action for binding in PALETTE_KEYS}
-
-
-def action_for_key(key: str) -> str | None:
-    """The action bound to ``key`` (Textual key name), or None to let the input have it."""
-    return _BY_KEY.get(key)
-
 
 def footer_hints() -> list[tuple[str, str]]:
     """(key, label) pairs shown in the footer, in table order."""

@@ -17,8 +17,7 @@ import threading
 from bisect import bisect_right
 from pathlib import Path
 
-from engine.project.safe_io import open_regular
-from engine.project.transcripts import read_transcript
+from engine.links.details import plain_transcript_fd, transcript_bytes
 
 WINDOW_BYTES = 2 * 1024 * 1024
 """Bytes loaded on each side of the target: tens of thousands of lines, ~10 ms to index."""
@@ -37,11 +36,9 @@ class _Source:
         self._buffer: bytes | None = None
         self._fd: int | None = None
         if path.name.endswith(".gz"):
-            whole = read_transcript(path, 0, 1 << 62)
-            self._buffer = whole.data
+            self._buffer = transcript_bytes(path)
         else:
-            with open_regular(path) as handle:  # never blocks on a FIFO swapped in
-                self._fd = os.dup(handle.fileno())
+            self._fd = plain_transcript_fd(path)
 
     def size(self) -> int:
         if self._buffer is not None:

@@ -8,6 +8,7 @@ is not repeated; when the query asks for kinds, rows are grouped in the fixed ki
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tui.logic.rows import KIND_ORDER, PaletteRow, header_row
@@ -34,6 +35,7 @@ def search_rows(
     """
     rows: list[PaletteRow] = []
     by_session: dict[str, int] = {}
+    best = best_messages(items)
     for item in items:
         sid = item.session_id if item.kind in SESSION_KINDS else None
         if sid is not None and sid in shown_sessions:
@@ -45,8 +47,28 @@ def search_rows(
             continue
         if sid is not None:
             by_session[sid] = len(rows)
-        rows.append(_row_for(item, sid, active_project_id))
+        row = _row_for(item, sid, active_project_id)
+        message = best.get((item.project_id, sid)) if item.kind == "chat" and sid else None
+        if message is not None and not _is_message(item):
+            row = replace(row, deep_link=message)  # the title matched: open at a matching message
+        rows.append(row)
     return rows
+
+
+def _is_message(item: SearchResultItem) -> bool:
+    """A chat message hit (its anchor is the event seq), not the session's own title doc."""
+    return item.anchor is not None and item.anchor.isdigit()
+
+
+def best_messages(items: Sequence[SearchResultItem]) -> dict[tuple[str | None, str], str]:
+    """The link of each chat session's best matching message: its first message hit in rank
+    order, keyed by (project id, session id). A chat row opens there rather than at the
+    session's last message when the session (its title) matched as a whole."""
+    best: dict[tuple[str | None, str], str] = {}
+    for item in items:
+        if item.kind == "chat" and item.session_id and item.deep_link and _is_message(item):
+            best.setdefault((item.project_id, item.session_id), item.deep_link)
+    return best
 
 
 def _with_more(row: PaletteRow, more: int) -> PaletteRow:
@@ -118,7 +140,17 @@ def merge(
     """The full list: local matches first, then the search hits grouped by kind."""
     shown = frozenset(row.session_id for row in local if row.kind == "chat" and row.session_id)
     found = search_rows(hits, shown_sessions=shown, active_project_id=active_project_id)
-    return [*local, *group_by_kind(found)]
+    best = best_messages(hits)
+    return [*(_at_best_message(row, best, active_project_id) for row in local),
+            *group_by_kind(found)]  # fmt: skip
+
+
+def _at_best_message(
+    row: PaletteRow, best: dict[tuple[str | None, str], str], project_id: str | None
+) -> PaletteRow:
+    """A local chat row whose session also has message hits opens at the best of them."""
+    link = best.get((project_id, row.session_id)) if row.kind == "chat" and row.session_id else None
+    return row if link is None else replace(row, deep_link=link)
 
 
 def stable_index(

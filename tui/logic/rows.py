@@ -1,9 +1,8 @@
-"""The one record every palette row is painted from, plus kind labels, icons and relative times."""
+"""The one record every palette row is painted from, plus kind labels and icons."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Literal
 
 from engine.types import ALL_KINDS, SearchResultItem
@@ -101,22 +100,3 @@ def header_row(kind: str, count: int) -> PaletteRow:
         kind="header",
         title=f"{KIND_ICON.get(kind, ' ')} {KIND_LABEL.get(kind, kind)} ({count})",
     )
-
-
-def relative_time(updated_at_ms: int | None, now: datetime) -> str:
-    """Short age like ``5m``, ``3h``, ``2d``, ``4w`` or a date for anything older than a year.
-
-    Args:
-        updated_at_ms: Milliseconds since the epoch, or None (gives "").
-        now: The injected clock's reading (zone-aware), so snapshots are deterministic.
-    """
-    if updated_at_ms is None:
-        return ""
-    then = datetime.fromtimestamp(updated_at_ms / 1000, tz=UTC)
-    seconds = int((now - then).total_seconds())
-    if seconds >= 365 * 86400:
-        return then.date().isoformat()
-    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return "now"

@@ -36,8 +36,8 @@ from tui.widgets.result_list import ResultList
 from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from tui.app import PaletteApp
     from tui.navigation import Target
+    from tui.palette_host import PaletteHost
 
 STATUS_SECONDS = 2.0
 """How often the footer asks for the index status (docs, pending, indexing, watcher)."""
@@ -69,8 +69,9 @@ class PaletteScreen(Screen[None]):
     """Priority bindings, so Enter, arrows and Tab reach the palette before the query input.
     The lane key is named by the footer's lane badge, shown only inside a lane."""
 
-    def __init__(self, initial_query: str = "") -> None:
+    def __init__(self, host: PaletteHost, initial_query: str = "") -> None:
         super().__init__()
+        self.host = host
         self.initial_query = initial_query
         self.generation = Generation()
         self.preview_generation = Generation()
@@ -87,11 +88,9 @@ class PaletteScreen(Screen[None]):
         the cursor stays on the first row, where the user expects the best match."""
 
     @property
-    def palette_app(self) -> PaletteApp:
-        from tui.app import PaletteApp
-
-        assert isinstance(self.app, PaletteApp)
-        return self.app
+    def palette_app(self) -> PaletteHost:
+        """The application state this screen was given (see ``tui.palette_host``)."""
+        return self.host
 
     def compose(self) -> ComposeResult:
         yield Input(
@@ -337,7 +336,7 @@ class PaletteScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
     def _resume(self, session_id: str) -> None:
-        from tui.commands.resume import plan_for_session
+        from engine.external.resume import plan_for_session
 
         app = self.palette_app
         try:
@@ -428,7 +427,7 @@ class PaletteScreen(Screen[None]):
         except AdeError as err:
             self.app.call_from_thread(self._show_preview, stamp, str(err), pattern)
             return
-        record = preview_record(client, row, app.sessions, pattern)
+        record = preview_record(client, row, app.sessions)
         self.app.call_from_thread(self._show_preview, stamp, record, pattern)
 
     def _show_preview(self, stamp: int, record: Any, pattern: Any) -> None:

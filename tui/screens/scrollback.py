@@ -16,10 +16,6 @@ from tui.logic.line_window import LineWindow
 from tui.logic.terms import highlight_terms, terms_pattern
 from tui.widgets.scrollback_view import ScrollbackView
 
-FOCUS_SEARCH_LINES = 400
-"""How far below the linked line the first match of the query is looked for (one 4 KiB chunk
-spans at most a few hundred lines)."""
-
 FOLLOW_SECONDS = 1.0
 """How often a running session's transcript is checked for new lines."""
 
@@ -70,13 +66,8 @@ class ScrollbackScreen(Screen[None]):
         note = None
         if self.byte_offset >= size > 0:
             note = f"offset {self.byte_offset} is past the end ({size} bytes): showing the end"
+        # The offset is the matching line already: the engine puts it in the hit's link.
         pattern = terms_pattern(highlight_terms(self.query_text))
-        if pattern is not None and window.line_count:
-            raw = re.compile(pattern.pattern.encode(), re.IGNORECASE)
-            for index in range(line, min(window.line_count, line + FOCUS_SEARCH_LINES)):
-                if raw.search(window.line_bytes(index)):
-                    line = index
-                    break
         self.app.call_from_thread(self._loaded, window, line, pattern, note)
 
     def _loaded(

@@ -10,12 +10,10 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from tui.widgets.result_list import MATCH_STYLE, match_style
+
 if TYPE_CHECKING:
     from engine.links.details import Context, Detail
-
-
-MATCH_STYLE = "bold $text-accent"
-"""Matches in the preview, as in the result list (see ``result_list.match_style``)."""
 
 
 def context_content(
@@ -54,7 +52,6 @@ class PreviewPane(VerticalScroll, can_focus=False):
     def show(self, record: Context | Detail | str, pattern: re.Pattern[str] | None) -> None:
         """Paint a record returned by ``tui.navigation.preview_record``."""
         from engine.links.details import Context, Detail
-        from tui.widgets.result_list import match_style
 
         if isinstance(record, Context):
             content = context_content(record, pattern, match_style(self.app.no_color))

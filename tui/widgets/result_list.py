@@ -11,8 +11,9 @@ from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from tui.logic.ages import relative_time
 from tui.logic.merge import stable_index
-from tui.logic.rows import KIND_ICON, PaletteRow, Spans, relative_time
+from tui.logic.rows import KIND_ICON, PaletteRow, Spans
 
 SNIPPET_CHARS = 240
 """Snippet text kept per row: wider than any terminal line; the rest is cut by CSS ellipsis."""

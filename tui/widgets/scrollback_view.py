@@ -3,6 +3,11 @@
 Only visible lines are rendered (``render_line``), each through an LRU cache of rich ``Text``
 built with ``Text.from_ansi`` so colours survive; ``\\r`` progress frames collapse to their final
 state. The window is loaded on a worker thread; scrolling to either edge grows it.
+
+Text selection is Textual's own: each rendered segment carries its ``offset`` (column, window
+line) so the screen can map the mouse to text, and ``get_selection`` hands back the window's
+plain lines. The line cache must not be called ``_render``: that name is Textual's, read by the
+default ``get_selection``.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 
 from engine.links.details import final_frame
@@ -34,6 +40,12 @@ EDGE_LINES = 50
 
 _PLAIN = Style()
 """The style of unstyled text (a null style rather than ``None``)."""
+
+
+def line_text(raw: bytes) -> Text:
+    """One transcript line as shown: its final ``\\r`` frame, colours kept, other escapes gone."""
+    decoded = final_frame(raw).decode("utf-8", errors="replace")
+    return Text.from_ansi(decoded, no_wrap=True, tab_size=4)
 
 
 class ScrollbackView(ScrollView, can_focus=True):
@@ -62,14 +74,14 @@ class ScrollbackView(ScrollView, can_focus=True):
         self._settled = False
         """False until the view has scrolled to its focus line (no edge loading before)."""
         self._grow_pending = False
-        self._render = lru_cache(maxsize=LINE_CACHE)(self._render_text)
+        self._line_text = lru_cache(maxsize=LINE_CACHE)(self._styled_line)
 
     def attach(self, window: LineWindow, focus_line: int | None) -> None:
         """Show ``window`` (loaded by a worker) with ``focus_line`` centred and marked."""
         self.window = window
         self.focus_line = focus_line
         self._known_size = window.size()
-        self._render.cache_clear()
+        self._line_text.cache_clear()
         self._update_size()
         self._settled = False
         # The new virtual size applies on the next layout; scrolling before it would clamp to
@@ -86,13 +98,13 @@ class ScrollbackView(ScrollView, can_focus=True):
     def set_pattern(self, pattern: re.Pattern[str] | None) -> None:
         """Highlight matches of ``pattern`` in every line."""
         self.pattern = pattern
-        self._render.cache_clear()
+        self._line_text.cache_clear()
         self.refresh()
 
     def set_focus_line(self, index: int | None) -> None:
         """Move the ``▶`` marker and scroll it into view."""
         self.focus_line = index
-        self._render.cache_clear()
+        self._line_text.cache_clear()
         if index is not None:
             top, height = self.scroll_offset.y, self.size.height
             if not top <= index < top + height:
@@ -104,10 +116,9 @@ class ScrollbackView(ScrollView, can_focus=True):
         count = window.line_count if window else 0
         self.virtual_size = Size(max(self._width, self.size.width), count)
 
-    def _render_text(self, index: int) -> Text:
+    def _styled_line(self, index: int) -> Text:
         assert self.window is not None
-        raw = final_frame(self.window.line_bytes(index))
-        text = Text.from_ansi(raw.decode("utf-8", errors="replace"), no_wrap=True, tab_size=4)
+        text = line_text(self.window.line_bytes(index))
         if self.pattern is not None:
             match_style = self.get_component_rich_style("scrollback--match")
             for match in self.pattern.finditer(text.plain):
@@ -133,15 +144,36 @@ class ScrollbackView(ScrollView, can_focus=True):
         if near_edge and self._settled and not self._grow_pending:
             self._grow_pending = True
             self.call_later(self._grow, index)
-        text = self._render(index)
+        text = self._line_text(index)
+        selection = self.text_selection
+        span = selection.get_span(index) if selection is not None else None
+        if span is not None:
+            start, end = span
+            text = text.copy()  # the cached line stays unselected
+            text.stylize(
+                self.screen.get_component_rich_style("screen--selection"),
+                start,
+                len(text) if end == -1 else end,
+            )
         marker = "▶ " if index == self.focus_line else "  "
         gutter = Segment(marker, self.get_component_rich_style("scrollback--gutter"))
         body = Strip(list(text.render(self.app.console)), text.cell_len)
         body = body.crop_extend(scroll_x, scroll_x + width - GUTTER, base)
         # Every segment needs a style object: plain text from ``Text.render`` has ``None``,
         # which Textual's NO_COLOR (monochrome) filter cannot handle.
-        segments = [Segment(t, s if s is not None else _PLAIN, c) for t, s, c in [gutter, *body]]
-        return Strip(segments, width).simplify()
+        body = Strip([Segment(t, s if s is not None else _PLAIN, c) for t, s, c in body])
+        # Offsets last (they differ per segment, so nothing would merge after them): where the
+        # mouse is, in the text. The gutter has none, so it is never part of a selection.
+        body = body.simplify().apply_offsets(scroll_x, index)
+        return Strip([gutter, *body], width)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text of the loaded window (Textual's copy reads this)."""
+        window = self.window
+        if window is None:
+            return None
+        lines = (line_text(window.line_bytes(i)).plain for i in range(window.line_count))
+        return selection.extract("\n".join(lines)), "\n"
 
     def _grow(self, index: int) -> None:
         """Load more of the file when the reader nears an edge of the window."""
@@ -157,17 +189,19 @@ class ScrollbackView(ScrollView, can_focus=True):
             dropped = window.extend_down()
             if dropped:
                 self._shift(-dropped)
-            self._render.cache_clear()
+            self._line_text.cache_clear()
             self._update_size()
             self.refresh()
 
     def _shift(self, lines: int) -> None:
         """Lines were added (positive) or dropped (negative) at the top: keep the view still."""
+        if self.text_selection is not None:
+            self.screen.clear_selection()  # its line numbers now point at other lines
         if self.focus_line is not None:
             self.focus_line += lines
             if self.window is None or not 0 <= self.focus_line < self.window.line_count:
                 self.focus_line = None
-        self._render.cache_clear()
+        self._line_text.cache_clear()
         self._update_size()
         self.scroll_to(y=max(0, self.scroll_offset.y + lines), animate=False)
         self.refresh()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.delegates.files import grep_lane_lines, list_lane_files
+from engine.delegates.files import grep_lane_lines, list_tracked_untracked
 from engine.delegates.gather import delegated_for_args
 from engine.demo import DEMO_NOW
 from engine.embedded import EmbeddedClient
@@ -39,7 +39,8 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_file_listing_honours_gitignore_and_keeps_untracked(repo: Path) -> None:
-    files = list_lane_files(repo)
+    tracked, untracked = list_tracked_untracked(repo)
+    files = {*tracked, *untracked}
     assert "untracked.py" in files
     assert "src/gateway.py" in files
     assert "ignored.txt" not in files

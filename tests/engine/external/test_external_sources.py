@@ -11,8 +11,8 @@ import pytest
 from engine.external.claude_code import parse_claude
 from engine.external.codex import parse_codex
 from engine.external.discover import claude_slug, external_sessions
-from engine.external.ingest import SUBAGENT_SEQ_STRIDE, process_external
 from engine.index.db import connect, fetch_bodies, open_index
+from engine.ingest.external_pass import SUBAGENT_SEQ_STRIDE, process_external
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.tally import WarningTally

@@ -105,8 +105,8 @@ def test_every_commit_of_every_lane_and_branch_primary_first(
     assert set(indexed) == shas(repo.root, "main", "side", "old")
     assert {indexed[d] for d in shas(repo.root, "main")} == {"primary"}
     assert {indexed[d] for d in shas(repo.root, "side", "^main")} == {"side"}
-    # A branch no lane has checked out belongs to the primary lane, like its branch document.
-    assert {indexed[d] for d in shas(repo.root, "old", "^main")} == {"primary"}
+    # A branch no lane has checked out is in no lane's history: its own commits have no lane.
+    assert {indexed[d] for d in shas(repo.root, "old", "^main")} == {None}
     hits = search(service, "Initial")
     assert [i.title for i in hits.items] == ["Initial commit"]
     assert hits.warnings == ()

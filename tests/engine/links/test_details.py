@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 import subprocess
 from pathlib import Path
 
@@ -59,13 +58,6 @@ def test_scrollback_context_focuses_the_line_of_the_offset(tmp_path: Path, gz: b
     assert [line.text for line in context.lines] == [f"line {i}" for i in range(38, 43)]
     assert context.focus == 2
     assert context.note is None
-
-
-def test_scrollback_context_focus_pattern_moves_to_the_match(tmp_path: Path) -> None:
-    path = transcript(tmp_path, ["a", "b", "\x1b[31mERROR\x1b[0m here", "c"])
-    context = scrollback_context(path, 0, focus_pattern=re.compile("error", re.I))
-    assert context.focus is not None
-    assert context.lines[context.focus].text == "ERROR here"
 
 
 def test_scrollback_context_past_the_end_lands_on_the_end(tmp_path: Path) -> None:

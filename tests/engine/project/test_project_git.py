@@ -8,7 +8,6 @@ import pytest
 
 from engine.project.git import (
     GitError,
-    current_branch,
     git_toplevel,
     list_branches,
     origin_slug,
@@ -65,7 +64,6 @@ def test_folder_named_like_an_option(make_repo: Any) -> None:
     dashed.commit("in a dashed folder")
     assert [c.subject for c in recent_commits(dashed.root)] == ["in a dashed folder"]
     assert git_toplevel(dashed.root) == dashed.root.resolve()
-    assert current_branch(dashed.root) == "main"
 
 
 def test_inherited_git_dir_does_not_redirect(
@@ -111,14 +109,9 @@ def test_worktrees_porcelain(repo: Any, tmp_path: Path) -> None:
     assert worktrees(wt)[0].path == repo.root
 
 
-def test_current_branch_detached_and_outside(repo: Any, tmp_path: Path) -> None:
-    repo.commit("base")
-    assert current_branch(repo.root) == "main"
-    repo.git("switch", "-q", "--detach")
-    assert current_branch(repo.root) is None
+def test_toplevel_outside_a_repository(tmp_path: Path) -> None:
     outside = tmp_path / "plain"
     outside.mkdir()
-    assert current_branch(outside) is None
     assert git_toplevel(outside) is None
 
 

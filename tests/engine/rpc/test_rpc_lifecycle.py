@@ -160,7 +160,7 @@ async def test_connection_from_another_uid_is_refused(
 ) -> None:
     """The real server loop and socket, told that its own uid is someone else's."""
     path = short_dir / "run" / "daemon.sock"
-    sock = bind_socket(path)
+    sock = bind_socket(path).sock
     server = DaemonServer(SearchDomain(_NoHost()), "token", own_uid=os.getuid() + 1)
     stop = asyncio.Event()
     serving = asyncio.create_task(server.serve(sock, stop))

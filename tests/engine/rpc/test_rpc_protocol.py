@@ -134,15 +134,3 @@ def test_stalled_client_is_cut_off_while_others_are_served(daemon: Any) -> None:
     assert stalled.closed_by_peer()
     assert "cut off" in daemon.log_text()
     assert "result" in other.call("rpc.status")
-
-
-def test_connection_cap_refuses_extra_connections(make_daemon: Any) -> None:
-    daemon = make_daemon("--max-connections", "2")
-    first, second = daemon.connect(), daemon.connect()
-    assert "result" in first.call("rpc.status")
-    assert "result" in second.call("rpc.status")
-    third = daemon.connect()
-    assert third.read_line()["error"]["code"] == -32002
-    assert third.closed_by_peer()
-    first.close()
-    assert "result" in second.call("rpc.status")

@@ -14,10 +14,20 @@ from engine.terminal.chunking import (
     TerminalChunk,
     chunk_terminal_bytes,
     sanitize_indexed_text,
-    sanitize_terminal_text,
 )
+from engine.terminal.sanitize import sanitize_lines
 
 ESC = b"\x1b"
+
+
+def sanitize_terminal_text(
+    raw: bytes, state: ChunkerState | None = None
+) -> tuple[str, ChunkerState]:
+    """The one-shot reading of ``raw`` (alternate-screen lines left out): the oracle that
+    chunked slices must agree with."""
+    lines, alt_screen = sanitize_lines(raw, state is not None and state.alt_screen)
+    body = "".join(line + "\n" for line in lines[:-1] if line is not None)
+    return body + (lines[-1] or ""), ChunkerState(alt_screen)
 
 
 def clean(raw: bytes, alt: bool = False) -> str:

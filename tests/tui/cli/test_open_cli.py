@@ -222,3 +222,19 @@ def test_open_as_a_real_process(indexed_demo: Path) -> None:
     assert (gone.code, gone.out) == (1, "")
     bad = run_ade(["open", "--project", str(indexed_demo), "ade://pr/x"])
     assert (bad.code, bad.out) == (2, "")
+
+
+def test_the_pytest_readtimeout_hit_opens_on_its_matching_line(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12.4: the link's offset is the first matching line inside the ~4 KiB chunk, so the
+    marked line is the match (it used to be the chunk's first line, far above it)."""
+    run = run_main(capsys, search_argv(indexed_demo, "kind:terminal", "ReadTimeoutError", "--json"))
+    assert run.code == 0, run.err
+    items = json.loads(run.out)["items"]
+    link = next(i["deepLink"] for i in items if i["sessionId"] == "term-pytest-retry")
+    code, out, err = _open(capsys, indexed_demo, link)
+    assert (code, err) == (0, "")
+    marked = [line for line in out.splitlines() if line.startswith("> ")]
+    assert len(marked) == 1
+    assert "ReadTimeoutError" in marked[0]

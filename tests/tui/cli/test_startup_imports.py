@@ -115,4 +115,7 @@ def test_a_warm_search_spawns_each_git_command_once(warm_demo: Path, tmp_path: P
     _modules(search_argv(warm_demo, "timeout", "--json"), env={"PATH": path})
     calls = log.read_text().splitlines()
     assert sum("worktree list" in call for call in calls) == 1, calls
-    assert len(calls) <= 4, calls  # rev-parse --show-toplevel, worktree list, ls-files, grep
+    assert sum("remote get-url origin" in call for call in calls) <= 1, calls
+    # rev-parse --show-toplevel, worktree list, ls-files, grep, and remote get-url origin (the
+    # portable envelope of the hits' links, issue 12.4: one lookup per query for every lane).
+    assert len(calls) <= 5, calls

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from engine.types import MatchRange, SearchResultItem
 from tui.logic.fuzzy import LocalItem, highlight_spans, match_local
 from tui.logic.generation import Generation
-from tui.logic.keys import PALETTE_KEYS, action_for_key, footer_hints
+from tui.logic.keys import PALETTE_KEYS, footer_hints
 from tui.logic.kinds import KIND_MODES, cycle, kinds_for
 from tui.logic.merge import group_by_kind, merge, search_rows, stable_index
-from tui.logic.rows import PaletteRow, relative_time
+from tui.logic.rows import PaletteRow
 from tui.logic.terms import highlight_terms, terms_pattern
 
 NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
@@ -138,9 +139,9 @@ def test_stable_index(keys, previous_key, previous_index, expected) -> None:
 
 
 def test_keys_table() -> None:
-    assert action_for_key("enter") == "activate"
-    assert action_for_key("tab") == "next_kind"
-    assert action_for_key("a") is None
+    actions = {b.key: b.action for b in PALETTE_KEYS}
+    assert actions["enter"] == "activate"
+    assert actions["tab"] == "next_kind"
     assert len({b.key for b in PALETTE_KEYS}) == len(PALETTE_KEYS)
     assert ("f1", "help") in footer_hints()
 
@@ -162,17 +163,6 @@ def test_generation_drops_stale() -> None:
     assert generation.is_current(second)
 
 
-@pytest.mark.parametrize(
-    ("delta", "text"),
-    [(timedelta(seconds=5), "now"), (timedelta(minutes=5), "5m"), (timedelta(hours=3), "3h"),
-     (timedelta(days=2), "2d"), (timedelta(days=15), "2w"), (timedelta(days=400), "2025-05-11"),
-     (-timedelta(minutes=1), "now")],
-)  # fmt: skip
-def test_relative_time(delta: timedelta, text: str) -> None:
-    assert relative_time(int((NOW - delta).timestamp() * 1000), NOW) == text
-    assert relative_time(None, NOW) == ""
-
-
 def test_highlight_terms_drop_filters() -> None:
     assert highlight_terms('retry kind:pr "read timeout" since:7d') == ["retry", "read timeout"]
     pattern = terms_pattern(["a.b", "c"])
@@ -180,3 +170,20 @@ def test_highlight_terms_drop_filters() -> None:
     assert pattern.search("xA.By")
     assert not pattern.search("axb")
     assert terms_pattern([]) is None
+
+
+def test_a_chat_that_matched_by_title_opens_at_its_best_matching_message() -> None:
+    """Issue 12.4: the session's own (title) hit ranks first, but its row — search or local —
+    links to the first message hit of that session in rank order, not to its last message."""
+    session_doc = hit("chat:s1", sid="s1")  # the title doc: no anchor, no event in its link
+    first = replace(hit("chat:s1:m5", sid="s1"), anchor="5", deep_link="ade://chat/s1?event=5")
+    later = replace(hit("chat:s1:m7", sid="s1"), anchor="7", deep_link="ade://chat/s1?event=7")
+    other = hit("chat:s2", sid="s2")  # no message hits: its link stays
+    (row, row2) = search_rows([session_doc, first, later, other], active_project_id="p")
+    assert (row.deep_link, row.more) == ("ade://chat/s1?event=5", 2)
+    assert row2.deep_link == "ade://chat/s2"
+    local = PaletteRow(key="p|session:s1", kind="chat", title="t", session_id="s1",
+                       deep_link="ade://chat/s1", local=True)  # fmt: skip
+    merged = merge([local], [session_doc, first, later], active_project_id="p")
+    assert merged[0].deep_link == "ade://chat/s1?event=5"
+    assert merge([local], [first], active_project_id="q")[0].deep_link == "ade://chat/s1"

@@ -20,10 +20,10 @@ from engine.external.aider import parse_aider
 from engine.external.claude_code import ClaudeHead, parse_claude
 from engine.external.codex import parse_codex
 from engine.external.copilot import parse_copilot
-from engine.external.derive import process_derived
 from engine.external.discover import SUBAGENT_SEQ_STRIDE, transcript_sources
 from engine.index.db import IndexDoc
 from engine.ingest.docs import TRUNCATED_MARK, message_doc, ms, session_doc
+from engine.ingest.external_derive import process_derived
 from engine.ingest.tailing import Builder, PassOutput, PassResult, carried_skips, run_pass
 from engine.ingest.transcripts import truncated_count
 from engine.project.json_salvage import salvage_cut_line

@@ -1,0 +1,24 @@
+"""File identity for change detection: shared by the ingester's sources and the external catalog.
+
+It sits in the project reader, below both ``engine.ingest`` and ``engine.external``, so neither
+has to import the other for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+
+def stat_signature(paths: list[Path]) -> str:
+    """``(mtime_ns, size, inode)`` of each path as JSON (missing paths included as null)."""
+    parts: list[list[int] | None] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            parts.append(None)
+            continue
+        parts.append([st.st_mtime_ns, st.st_size, st.st_ino])
+    return json.dumps(parts, separators=(",", ":"))

@@ -1,0 +1,45 @@
+"""Text that cannot be encoded: lone surrogates from argv or JSON (issue 13.13).
+
+Python decodes argv (and file names) with ``surrogateescape``, so ``ade search $'\\xff'`` hands
+over ``'\\udcff'``; JSON may spell a lone ``"\\ud800"``. Neither can be encoded as UTF-8, so
+SQLite, ``msgspec`` and every ``print`` raised on them. Such text is text: each lone surrogate
+becomes U+FFFD, as any decoder with ``errors="replace"`` would have done with the bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from engine.types import SearchQueryArgs
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def replace_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (unchanged, same object, if none)."""
+    return _SURROGATE.sub(REPLACEMENT, text) if _SURROGATE.search(text) else text
+
+
+def replace_surrogates_in(value: Any) -> Any:
+    """The same over a decoded JSON value: strings, list items, object keys and values."""
+    if isinstance(value, str):
+        return replace_surrogates(value)
+    if isinstance(value, list):
+        return [replace_surrogates_in(v) for v in value]
+    if isinstance(value, dict):
+        return {replace_surrogates(k): replace_surrogates_in(v) for k, v in value.items()}
+    return value
+
+
+def encodable_args(args: SearchQueryArgs) -> SearchQueryArgs:
+    """The query's text fields with lone surrogates as U+FFFD (``args`` itself when clean):
+    SQLite cannot take them, and every host's query goes through ``SearchService.query``."""
+    fields = {"query": args.query, "lane_id": args.lane_id, "cursor": args.cursor}
+    clean = {k: replace_surrogates(v) for k, v in fields.items() if v is not None}
+    if all(clean[k] is fields[k] for k in clean):
+        return args
+    return msgspec.structs.replace(args, **clean)

@@ -1,0 +1,73 @@
+"""The engine modules ``tui/`` may import, and why (issue 11.3).
+
+Front ends talk to the engine through the client interface (DESIGN §1): they never open the
+index, run git or read transcripts themselves. Every engine module a ``tui`` file imports —
+module-level, inside a function or under ``TYPE_CHECKING`` — must be listed here with its
+reason; anything else fails the test, naming the file and line.
+"""
+
+from __future__ import annotations
+
+from tests.architecture.imports import imports_of
+
+ALLOWED: dict[str, str] = {
+    # The interface, its records, its errors.
+    "engine": "the package itself, for __version__ (ade --version)",
+    "engine.client": "the client interface every front end talks through",
+    "engine.types": "the wire types of the interface (query args, results, status, explanations)",
+    "engine.errors": "the errors the interface raises (usage → exit 2, project, deep link)",
+    "engine.project.model": "the records the interface returns (Project, Lane, SessionMeta, "
+    "ChatEvent)",
+    # Choosing and opening a client.
+    "engine.embedded": "the in-process implementation of the interface (opened when no daemon "
+    "answers; then used only through the interface)",
+    "engine.rpc.client": "the daemon's implementation of the interface (connect_daemon), and the "
+    "raw connection `ade daemon status/stop` greet the daemon with",
+    "engine.project.locate": "which folder is the project (--project, else the cwd's git top "
+    "level): a front end decides what it opens",
+    "engine.project.lane_memo": "one lane listing per command: the CLI marks where one command "
+    "(catch-up + query) starts and ends",
+    "engine.rpc.project_marker": "whether a folder is a project at all: `ade search` refuses / or "
+    "/etc before opening anything (exit 2)",
+    "engine.text": "pure text hygiene: argv's undecodable bytes become U+FFFD before they are a "
+    "query",
+    "engine.clock": "the ADE_NOW clock, so ages are formatted with the service's own clock",
+    # Links: parse, resolve, show.
+    "engine.links.deeplink": "building and parsing ade:// links (pure)",
+    "engine.links.resolve": "the one link resolver (ade open and the palette) and its target "
+    "values",
+    "engine.links.listings": "the project listings the resolver looks targets up in (ade open "
+    "resolves without opening the index)",
+    "engine.links.details": "the detail context of a resolved target: plain records and "
+    "read-only readers shared by ade open, the preview pane and the screens",
+    # Commands whose work is not search: each is a thin argparse shell over its engine entry.
+    "engine.demo": "the demo builder behind `ade demo` and `ade palette --demo`",
+    "engine.importers.github_prs": "`ade prs sync` (writes .ade/prs from gh)",
+    "engine.importers.lane_choice": "`ade import` / `ade term`: which lane a recording joins",
+    "engine.importers.recording": "`ade import` / `ade term`: the recording formats' errors/names",
+    "engine.importers.terminal_import": "`ade import`: reading and writing a recording",
+    "engine.importers.removal": "`ade import --remove`: deleting what an import wrote",
+    "engine.importers.sidecar": "`ade import`: a recording's <file>.meta.json sidecar",
+    "engine.external.resume": "`ade resume` / Ctrl+R: the command that resumes a chat in its own "
+    "tool",
+    "engine.terminal.recorder": "`ade term`: the PTY recorder",
+    "engine.rpc.cli_args": "`ade daemon run`: the daemon's own options and entry point",
+    "engine.rpc.paths": "`ade daemon` / project switch: where the socket and config live",
+    "engine.rpc.registry": "`ade projects` / project switch: the registered projects",
+}
+
+
+def test_tui_imports_only_the_allowed_engine_modules() -> None:
+    wrong = sorted(
+        f"{imp.where}: {imp.target}"
+        for imp in imports_of("tui")
+        if (imp.target == "engine" or imp.target.startswith("engine."))
+        and imp.target not in ALLOWED
+    )
+    assert not wrong, "tui/ reaches past the client interface:\n" + "\n".join(wrong)
+
+
+def test_every_allowed_module_is_still_used() -> None:
+    # A stale entry would let a later import through unexamined.
+    used = {imp.target for imp in imports_of("tui")}
+    assert sorted(set(ALLOWED) - used) == []
