@@ -21,7 +21,7 @@ import apsw
 import msgspec
 
 from engine.clock import Clock, system_clock
-from engine.delegates.gather import delegated_for_args
+from engine.delegates.gather import delegated_for_plan
 from engine.external.catalog import FOREIGN
 from engine.index.db import (
     SEARCH_INDEX_SCHEMA_VERSION,
@@ -42,6 +42,7 @@ from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
+from engine.query.plan import build_plan
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
 from engine.types import (
@@ -265,20 +266,21 @@ class SearchService:
 
     def _query(self, args: SearchQueryArgs) -> SearchQueryResult:
         conn, unavailable = self._reader_or_empty()
-        now = self.clock()
         lanes = self.lanes()
+        # Parsed and resolved once; every source below reads this plan, none the raw text.
+        plan = build_plan(args, now=self.clock(), lanes=lanes)
         extras: list[Candidate] = []
         replace: frozenset[str] = frozenset()
-        fresh = session_candidates(conn, self.project, args, now, self.tally)
+        fresh = session_candidates(conn, self.project, plan, self.tally)
         if fresh is not None:
             extras.extend(fresh.candidates)
             replace = fresh.replace_doc_ids
-        delegated, delegate_warnings = delegated_for_args(self.project, args, now, lanes)
+        delegated, delegate_warnings = delegated_for_plan(self.project, plan, lanes)
         extras.extend(delegated)
         for delegate in self.delegates:
             with contextlib.suppress(Exception):  # delegates are best-effort (DESIGN §5)
-                extras.extend(delegate(args, now, lanes))
-        result = run_query(conn, args, project=self.project, now=now, lanes=lanes,
+                extras.extend(delegate(plan, lanes))
+        result = run_query(conn, plan, project=self.project, lanes=lanes,
                            extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
         if unavailable is not None:
             delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
