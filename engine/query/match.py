@@ -16,16 +16,27 @@ text in memory; they match it here, with the index's own semantics (``engine.ind
 
 from __future__ import annotations
 
+import os
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from engine.index.identifiers import identifier_parts
-from engine.query.snippets import fold
 
 TOKEN_RE = re.compile(r"(?:[^\W_]|[\ue000-\uf8ff])+")
 """``unicode61``'s token characters (categories L*, N*, Co) as a regex over folded text."""
+
+
+def fold(text: str) -> str:
+    """Lowercase and strip diacritics as ``unicode61 remove_diacritics 2`` does: one character
+    to one (``ß`` stays, unlike ``casefold``), canonical decomposition only (``ﬁ`` and fullwidth
+    letters stay themselves, as in the index)."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 class MatchTerm(Protocol):
@@ -111,9 +122,15 @@ def _grep_char(ch: str) -> str:
     return "(" + "|".join([ch, ch.upper(), *_VARIANTS.get(ch, ())]) + ")"
 
 
+_COMBINING = "(" + os.fsdecode(b"\xcc[\x80-\xbf]|\xcd[\x80-\xaf]") + ")*"
+"""Any run of combining diacritics (U+0300–U+036F, as UTF-8 bytes): decomposed ``é`` is ``e``
+plus U+0301, which the index folds away too. The bytes travel as ``os.fsdecode`` surrogates."""
+
+
 def grep_regex(needle: str) -> str:
-    """An extended regex that finds ``needle`` (a folded token) in text of any case and accent."""
-    return "".join(_grep_char(ch) for ch in needle)
+    """An extended regex that finds ``needle`` (a folded token) in text of any case and accent,
+    precomposed or decomposed."""
+    return _COMBINING.join(_grep_char(ch) for ch in needle)
 
 
 @dataclass(frozen=True)

@@ -307,7 +307,10 @@ def _distinctive(nodes: list[Node], room: int) -> list[Node]:
     what remains is cut to its first ``room``. Phrases and ``a|b`` alternatives are never
     stop words. If dropping leaves nothing, the first ``room`` unique terms are used.
     """
-    unique = list({_fold_key(n): n for n in reversed(nodes)}.values())[::-1]
+    first: dict[str, Node] = {}
+    for node in nodes:
+        first.setdefault(_fold_key(node), node)
+    unique = list(first.values())
     if len(unique) <= room:
         return unique
 

@@ -25,6 +25,7 @@ from engine.query.cursor import query_fingerprint
 from engine.query.match import (
     Haystack,
     LineFilter,
+    fold,
     line_filter_of,
     matches_nodes,
     term_matches,
@@ -32,7 +33,6 @@ from engine.query.match import (
 )
 from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
 from engine.query.ranking import normalize_title_query
-from engine.query.snippets import fold
 from engine.types import ALL_KINDS, DEFAULT_KINDS, SearchQueryArgs
 
 MAX_LIMIT = 500

@@ -36,6 +36,12 @@ TEXT = {
 DAY = {"A": "2026-06-01", "B": "2026-06-10"}
 """When each record was made (commit, artifact, message, file mtime): for since:/until:."""
 
+PASTE = " ".join(
+    f"the {w} of step{i} and" if i % 3 == 0 else f"{w}{i}"
+    for i, w in enumerate(["gateway", "retry", "webhook", "ledger", "refund"] * 12)
+)
+"""A pasted paragraph (a chat message of session s3): 140 words, 65 distinct ones past the stop words."""
+
 LANE_OF = {"A": "alpha", "B": "beta"}
 SESSION_OF = {"A": "s1", "B": "s2"}
 
@@ -113,6 +119,8 @@ def build_world(base: Path) -> tuple[Project, dict[str, dict[str, str]]]:
                     {"id": f"art{label}", "title": TEXT[label], "kind": "screenshot",
                      "path": f"shot{label}.png", "laneId": LANE_OF[label], "sessionId": sid,
                      "createdAt": f"{DAY[label]}T10:00:00+00:00"})  # fmt: skip
+    _session(ade, "s3")
+    _message(ade, "s3", 1, "paste", PASTE, "2026-06-02")
     _session(ade, "live")
     labels = {
         "index": {f"chat:{SESSION_OF[k]}:m{k}": k for k in TEXT},
