@@ -227,6 +227,8 @@ def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]
         updated = int(issue.updated_at.timestamp() * 1000)
         if not plan.allows_time(updated):
             continue
+        if plan.excludes(issue.identifier, issue.title, issue.description):
+            continue
         text = f"{issue.state} · {issue.description[:300]}".strip(" ·")
         out.append(Candidate(doc_id=f"linear:{issue.identifier}", kind="linear",
                              title=f"{issue.identifier} {issue.title}", rank_title=issue.title,

@@ -23,6 +23,7 @@ from engine.index.identifiers import split_identifier
 from engine.project.model import Lane
 from engine.query.cursor import query_fingerprint
 from engine.query.match import (
+    TOKEN_RE,
     Haystack,
     LineFilter,
     fold,
@@ -109,8 +110,9 @@ class QueryPlan:
 
     @property
     def words(self) -> list[str]:
-        """Every positive term's text: for highlighting and for services that take words."""
-        return [t.text for t in self.positive_terms]
+        """Every positive term's words as typed, operator characters dropped (``index*`` →
+        ``index``, case and accents kept): what a remote search service is asked for."""
+        return [w for t in self.positive_terms for w in TOKEN_RE.findall(t.text)]
 
     @property
     def has_text(self) -> bool:
@@ -129,6 +131,11 @@ class QueryPlan:
         if not self.nodes and not self.excluded:
             return True
         return matches_nodes(self.nodes, self.excluded, Haystack.of(*texts))
+
+    def excludes(self, *texts: str) -> bool:
+        """Whether an excluded term occurs in ``texts`` (for sources that search remotely)."""
+        hay = Haystack.of(*texts)
+        return any(term_matches(t, hay) for t in self.excluded)
 
     def term_found(self, term: PlanTerm, *texts: str) -> bool:
         """Whether one term occurs in ``texts`` (``--explain`` of a delegated hit)."""

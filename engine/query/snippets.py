@@ -9,10 +9,10 @@ identifier (``Type\\x01Error\\x02`` for ``error``).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
 from engine.index.identifiers import split_identifier
+from engine.query.match import fold
 from engine.query.parser import AnyOf, ParsedQuery, Term
 from engine.query.ranking import MARK_END, MARK_START
 
@@ -24,14 +24,6 @@ _LEAD_CHARS = 40
 
 _WORD_RE = re.compile(r"[^\W_]+")
 """Approximates ``unicode61`` tokens (letters and digits)."""
-
-
-def fold(text: str) -> str:
-    """Casefold and remove diacritics, as ``unicode61 remove_diacritics 2`` does."""
-    if text.isascii():
-        return text.lower()  # the same result for ASCII, without the per-character pass
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def _query_units(parsed: ParsedQuery) -> list[tuple[list[str], bool]]:

@@ -141,3 +141,25 @@ def test_no_key_is_a_warning_not_an_error(tmp_path: Path) -> None:
     found, warnings = delegated_candidates(_project(tmp_path), plan, [], {})
     assert found == []
     assert "LINEAR_API_KEY" in warnings[0]
+
+
+def test_linear_reads_the_plan_like_every_source(linear_url: str, tmp_path: Path) -> None:
+    env = {"LINEAR_API_KEY": "k", "ADE_LINEAR_API_URL": linear_url}
+    LinearLike.mode = "ok"
+    found, _ = delegated_candidates(
+        _project(tmp_path), _plan("^retry* (backoff)", ("linear",)), [], env
+    )
+    assert [c.doc_id for c in found] == ["linear:ABC-123"]
+    assert LinearLike.seen[-1]["body"]["variables"]["term"] == "retry backoff"  # type: ignore[index]
+    excluded = _plan("retry -readtimeouterror", ("linear",))
+    assert delegated_candidates(_project(tmp_path), excluded, [], env)[0] == []
+    in_session = _plan("retry session:s1", ("linear",))  # an issue belongs to no session
+    assert delegated_candidates(_project(tmp_path), in_session, [], env) == ([], [])
+    before = _plan("retry until:2026-06-14", ("linear",))  # updated 06-14 09:00: still in
+    assert len(delegated_candidates(_project(tmp_path), before, [], env)[0]) == 1
+    assert (
+        delegated_candidates(
+            _project(tmp_path), _plan("retry until:2026-06-13", ("linear",)), [], env
+        )[0]
+        == []
+    )
