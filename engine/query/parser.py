@@ -354,8 +354,8 @@ def parse_query(text: str, *, now: datetime, max_length: int = MAX_QUERY_LENGTH)
         excluded = [n for n in _distinctive(list(excluded), MAX_TERMS // 2) if isinstance(n, Term)]
         terms = _distinctive(terms, MAX_TERMS - len(excluded))
         warnings.append(
-            f"query has {given} terms; searched its first {len(terms) + len(excluded)} distinctive"
-            f" ones (the limit is {MAX_TERMS}; quote it to search it as one phrase)"
+            f"query has {given} terms, over the limit of {MAX_TERMS}: searched its first"
+            f" {len(terms) + len(excluded)} distinctive ones (quote it to search it as one phrase)"
         )
     title_words = [n.text for n in terms if isinstance(n, Term)]
     title_text = normalize_title_query(" ".join(title_words))

@@ -132,8 +132,8 @@ def test_a_paste_over_the_term_limit_keeps_its_first_distinctive_terms() -> None
     assert not {"the", "of", "and"} & set(kept)  # stop words went first
     assert len(set(kept)) == len(kept)  # and duplicates
     assert p.warnings == (
-        "query has 140 terms; searched its first 32 distinctive ones"
-        " (the limit is 32; quote it to search it as one phrase)",
+        "query has 140 terms, over the limit of 32: searched its first 32 distinctive ones"
+        " (quote it to search it as one phrase)",
     )
     assert plan(PASTE).terms == p.terms  # deterministic
 
