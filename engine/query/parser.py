@@ -11,9 +11,9 @@ user term as an FTS5 string with ``"`` doubled. Everything else reads the ``Quer
 
 Pasted text is searched, not refused (issue 12): past ``MAX_QUERY_LENGTH`` a text with spaces is
 cut at the last space before the limit (one unbroken run that long is refused: a blob, not words);
-past ``MAX_TERMS`` the query keeps its first ``MAX_TERMS`` distinctive terms (``_distinctive``:
-duplicates, stop words and words under 3 characters go first) and says how many it used. A quoted
-paste is one phrase, one term, and is searched whole.
+past ``MAX_TERMS`` the query keeps its first ``MAX_TERMS`` distinctive terms
+(``engine.query.pasted``: duplicates, stop words and words under 3 characters go first) and says
+how many it used. A quoted paste is one phrase, one term, and is searched whole.
 
 One-character policy (RELIABILITY 18): a term whose last token is one character is matched as that
 exact token, never as a prefix — expanding ``a*`` over a large index costs ~100 ms — and the first
@@ -30,6 +30,7 @@ from datetime import datetime, time, timedelta
 
 from engine.errors import UsageError
 from engine.project.model import is_valid_session_id
+from engine.query.pasted import cut_to_length, first_distinctive, is_weak_word
 from engine.query.ranking import normalize_title_query
 from engine.types import ALL_KINDS
 
@@ -40,17 +41,8 @@ MAX_TERMS = 32
 """Each term is one more doclist to intersect; beyond this the query keeps its first
 ``MAX_TERMS`` distinctive terms (with a warning), it is not refused."""
 
-_STOP_WORDS_TEXT = (
-    "a an and are as at be but by for from has have in is it its not of on or so that the then "
-    "this to was were will with you your we our they them their there here what which who how "
-    "when where why can could would should i me my do does did"
-)
-STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
-"""Words a pasted sentence is full of and that select nothing; dropped first when it is cut."""
-
 KIND_ALIASES = {"issue": "linear"}
 """``kind:issue`` is what people type for Linear issues."""
-
 
 _DURATION_RE = re.compile(r"(\d{1,7})([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -279,20 +271,6 @@ _FILTERS: dict[str, Callable[[_Builder, str], None]] = {
 FILTER_KEYS = tuple(_FILTERS)
 
 
-def _cut_to_length(text: str, max_length: int) -> tuple[str, str | None]:
-    """``text`` within ``max_length``: cut at the last space before it, with a warning.
-
-    Raises:
-        UsageError: no space before the limit (one unbroken run is a blob, not a query).
-    """
-    if len(text) <= max_length:
-        return text, None
-    cut = max((text.rfind(ch, 0, max_length + 1) for ch in " \t\n\r"), default=-1)
-    if cut <= 0:
-        raise UsageError(f"query is {len(text)} characters; the limit is {max_length}")
-    return text[:cut], f"query cut to its first {cut} of {len(text)} characters"
-
-
 def _fold_key(node: Node) -> str:
     if isinstance(node, AnyOf):
         return "|".join(_fold_key(t) for t in node.options)
@@ -300,28 +278,12 @@ def _fold_key(node: Node) -> str:
 
 
 def _distinctive(nodes: list[Node], room: int) -> list[Node]:
-    """At most ``room`` of ``nodes``, in query order, dropping the least selective first.
-
-    The rule (deterministic, documented in README): duplicates (case- and width-folded) go
-    first; then, while still over, stop words (``STOP_WORDS``) and bare words under 3 characters;
-    what remains is cut to its first ``room``. Phrases and ``a|b`` alternatives are never
-    stop words. If dropping leaves nothing, the first ``room`` unique terms are used.
-    """
-    first: dict[str, Node] = {}
-    for node in nodes:
-        first.setdefault(_fold_key(node), node)
-    unique = list(first.values())
-    if len(unique) <= room:
-        return unique
+    """At most ``room`` of ``nodes`` by ``first_distinctive``; phrases and ``a|b`` never weak."""
 
     def weak(node: Node) -> bool:
-        if not isinstance(node, Term) or node.phrase:
-            return False
-        word = normalize_title_query(node.text).strip("*^()[]{}.,;:!?'\"")
-        return len(word) < 3 or word in STOP_WORDS
+        return isinstance(node, Term) and not node.phrase and is_weak_word(node.text)
 
-    strong = [n for n in unique if not weak(n)]
-    return (strong or unique)[:room]
+    return first_distinctive(nodes, room, key=_fold_key, weak=weak)
 
 
 def parse_query(text: str, *, now: datetime, max_length: int = MAX_QUERY_LENGTH) -> ParsedQuery:
@@ -332,7 +294,7 @@ def parse_query(text: str, *, now: datetime, max_length: int = MAX_QUERY_LENGTH)
             ``until:``/``session:``, an empty ``lane:``, ``until`` not after ``since``, or only
             exclusions.
     """
-    text, cut_warning = _cut_to_length(text, max_length)
+    text, cut_warning = cut_to_length(text, max_length)
     b = _Builder(now)
     for negated, quoted, word in _tokenize(_strip_controls(text)):
         key, sep, value = word.partition(":")
