@@ -4,7 +4,7 @@ Each delegate reads the query's ``QueryPlan`` and nothing else: its text is matc
 ``plan.matches`` (what the index's ``MATCH`` would decide), and every filter that applies narrows
 it — ``lane:`` all of them, ``since:``/``until:`` lanes by HEAD time, artifacts by creation time,
 files by mtime, Linear by update time; ``session:`` keeps the artifacts of that session and drops
-lanes, files and Linear issues, which belong to no session. Each delegate is best-effort: a
+lanes, files and Linear issues, which belong to no session; ``lane:`` drops Linear issues too. Each delegate is best-effort: a
 failure yields no candidates and one warning line, never a failed query. Their candidates go through the same comparator as indexed ones (``run_query`` merges them
 via ``extra_candidates``), so a file named exactly like the query outranks a body hit the same way
 a PR titled like it does. Files and Linear need positive query text; a filter-only query skips them.
@@ -212,8 +212,8 @@ def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]
     plan = ctx.plan
     words = plan.words
     key = linear_api_key(dict(ctx.environ))
-    if not words or plan.sessions:
-        return [], []
+    if not words or plan.sessions or plan.lane_ids is not None:
+        return [], []  # an issue belongs to no session and no lane
     if key is None:
         return [], ["linear: not configured (set LINEAR_API_KEY to search Linear issues)"]
     try:

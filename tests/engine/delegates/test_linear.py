@@ -153,8 +153,11 @@ def test_linear_reads_the_plan_like_every_source(linear_url: str, tmp_path: Path
     assert LinearLike.seen[-1]["body"]["variables"]["term"] == "retry backoff"  # type: ignore[index]
     excluded = _plan("retry -readtimeouterror", ("linear",))
     assert delegated_candidates(_project(tmp_path), excluded, [], env)[0] == []
-    in_session = _plan("retry session:s1", ("linear",))  # an issue belongs to no session
-    assert delegated_candidates(_project(tmp_path), in_session, [], env) == ([], [])
+    for scoped in ("retry session:s1", "retry lane:primary"):  # an issue has no session, no lane
+        assert delegated_candidates(_project(tmp_path), _plan(scoped, ("linear",)), [], env) == (
+            [],
+            [],
+        )
     before = _plan("retry until:2026-06-14", ("linear",))  # updated 06-14 09:00: still in
     assert len(delegated_candidates(_project(tmp_path), before, [], env)[0]) == 1
     assert (
