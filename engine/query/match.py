@@ -16,7 +16,6 @@ text in memory; they match it here, with the index's own semantics (``engine.ind
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -122,9 +121,11 @@ def _grep_char(ch: str) -> str:
     return "(" + "|".join([ch, ch.upper(), *_VARIANTS.get(ch, ())]) + ")"
 
 
-_COMBINING = "(" + os.fsdecode(b"\xcc[\x80-\xbf]|\xcd[\x80-\xaf]") + ")*"
-"""Any run of combining diacritics (U+0300–U+036F, as UTF-8 bytes): decomposed ``é`` is ``e``
-plus U+0301, which the index folds away too. The bytes travel as ``os.fsdecode`` surrogates."""
+_COMBINING = "[\u0300-\u036f]*"
+"""Combining diacritics (decomposed ``é`` is ``e`` + U+0301, which the index folds away too).
+git reads this bracket as bytes in the C locale — ``\xcc``, ``\x80``–``\xcd``, ``\xaf`` — so it
+admits a little more than U+0300–U+036F (a 2-byte character between two letters); that is
+harmless in a pre-filter, and the argument stays valid UTF-8 (logs, process listings)."""
 
 
 def grep_regex(needle: str) -> str:
