@@ -118,7 +118,7 @@ def accents(tmp_path: Path) -> Path:
     (root / "a.txt").write_text(
         f"the naïve café\nNAÏVE CAFÉ\n{decomposed}\nnaive cafe\nnothing\nna ive\n", "utf-8"
     )
-    (root / "b.txt").write_text("Ñandú y pingüino\nnandu\n", "utf-8")
+    (root / "b.txt").write_text("Ñandú y pingüino\nnandu\nΚΑΛΗΜΈΡΑ ПРИВЕТ\nκαλημέρα\n", "utf-8")
     subprocess.run(["git", "add", "a.txt", "b.txt"], cwd=root, check=True)
     (root / "new.txt").write_text("Café NAÏF\n", "utf-8")  # untracked
     return root
@@ -136,6 +136,8 @@ def test_git_grep_finds_every_accent_and_case_of_a_word(accents: Path) -> None:
     assert _lines(accents, "nandu") == {("b.txt", 1), ("b.txt", 2)}
     assert _lines(accents, "pinguino") == {("b.txt", 1)}
     assert _lines(accents, "naif") == {("new.txt", 1)}  # untracked files alike
+    assert _lines(accents, "καλημερα привет") == {("b.txt", 3)}  # not only Latin letters
+    assert _lines(accents, "Καλημερα") == {("b.txt", 3), ("b.txt", 4)}
 
 
 def test_untracked_files_are_read_with_the_same_filter(accents: Path) -> None:
