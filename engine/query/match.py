@@ -128,6 +128,11 @@ def _grep_char(ch: str) -> str:
     return "(" + "|".join(forms) + ")" if len(forms) > 1 else re.escape(ch)
 
 
+def accent_pattern(needle: str) -> str:
+    """A Python regex for ``needle`` (a folded token) that finds its accented forms too."""
+    return "".join(f"[{re.escape(ch)}{''.join(_variants().get(ch, []))}]" for ch in needle)
+
+
 _COMBINING = "[\u0300-\u036f]*"
 """Combining diacritics (decomposed ``é`` is ``e`` + U+0301, which the index folds away too).
 git reads this bracket as bytes in the C locale (0xCC, 0x80–0xCD, 0xAF), so it

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 
 from engine.index.identifiers import split_identifier
-from engine.query.match import fold
+from engine.query.match import accent_pattern, fold
 from engine.query.parser import AnyOf, ParsedQuery, Term
 from engine.query.ranking import MARK_END, MARK_START
 
@@ -87,10 +87,14 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _first_hit(text: str, units: list[tuple[list[str], bool]]) -> int:
     # A C-speed case-insensitive search for any unit's first token: finds words and camelCase
-    # parts alike; diacritic variants are missed and fall back to the start of the body.
+    # parts alike. ASCII text (most bodies) needs no accent classes; other text gets them, so
+    # `cafe` centres the window on `café` too (a decomposed accent still falls back to the start).
     if not units:
         return -1
-    pattern = "|".join(re.escape(tokens[0]) for tokens, _ in units)
+    if text.isascii():
+        pattern = "|".join(re.escape(tokens[0]) for tokens, _ in units)
+    else:
+        pattern = "|".join(accent_pattern(tokens[0]) for tokens, _ in units)
     found = re.search(pattern, text, re.IGNORECASE)
     return found.start() if found else -1
 

@@ -21,6 +21,7 @@ from engine.index.identifiers import identifier_parts
 from engine.index.schema import SCHEMA_SQL
 from engine.query.parser import build_match
 from engine.query.plan import build_plan
+from engine.query.snippets import make_snippet
 from engine.types import SearchQueryArgs
 from tests.engine.query.conftest import NOW
 
@@ -155,3 +156,10 @@ def test_paths_are_prefiltered_by_folded_needles(accents: Path) -> None:
     plan = build_plan(SearchQueryArgs(query="cafe"), now=NOW, lanes=())
     paths, _ = search_lane_files(accents, plan.line_filter())
     assert "Café.md" in paths
+
+
+def test_a_snippet_is_centred_on_an_accented_match() -> None:
+    plan = build_plan(SearchQueryArgs(query="naive cafe"), now=NOW, lanes=())
+    snippet = make_snippet("filler " * 60 + "the naïve café is here", plan.parsed)
+    assert snippet.endswith("the \x01naïve\x02 \x01café\x02 is here")
+    assert snippet.startswith("…")
