@@ -25,6 +25,7 @@ from engine.delegates.gather import delegated_for_plan
 from engine.external.catalog import FOREIGN
 from engine.index.db import (
     SEARCH_INDEX_SCHEMA_VERSION,
+    SourceRow,
     clear_index,
     connect,
     doc_count,
@@ -40,8 +41,11 @@ from engine.ingest.freshness import Delegate, session_candidates
 from engine.ingest.queue import IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.project.lane_memo import list_lanes, one_listing
+from engine.project.locate import identity_warnings
 from engine.project.model import Lane, Project
+from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
+from engine.project.transcripts import refused_transcript
 from engine.query.plan import build_plan
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
@@ -329,7 +333,7 @@ class SearchService:
             size = os.stat(self.project.index_path).st_size
         except OSError:
             size = 0
-        warnings = self.tally.snapshot()
+        warnings = self._warnings(sources)
         if unavailable is not None:
             warnings = {unavailable: 1, **warnings}
         return IndexStatus(
@@ -347,6 +351,24 @@ class SearchService:
             recreated_reason=self.drainer.recreated_reason,
             warnings=warnings,
         )
+
+    def _warnings(self, sources: list[SourceRow]) -> dict[str, int]:
+        """This process's counts, the skipped-line counts stored with the cursors (they outlive
+        the run that saw the lines: a later ``--status`` still shows them) and project.json's."""
+        from engine.ingest.tailing import persisted_skips  # deferred: a warm search never asks
+
+        counts = self.tally.snapshot()
+        for key, stored in persisted_skips(sources).items():
+            counts[key] = max(counts.get(key, 0), stored)  # this run's lines are in both
+        found = WarningTally()
+        identity_warnings(self.project.root, found)
+        for meta in list_sessions(self.project, WarningTally()):  # a FIFO or a link out stays
+            refused = refused_transcript(self.project, meta.kind, meta.id)  # one warning
+            if refused is not None:
+                found.add(f"{meta.kind}:{meta.id}", refused)
+        for key, count in found.snapshot().items():
+            counts[key] = max(counts.get(key, 0), count)
+        return dict(sorted(counts.items()))
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
         """Clear every row in one transaction (never delete the file) and re-ingest everything."""

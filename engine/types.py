@@ -26,6 +26,9 @@ ALL_KINDS: tuple[DocKind, ...] = get_args(DocKind)
 DEFAULT_KINDS: tuple[DocKind, ...] = tuple(k for k in ALL_KINDS if k != "linear")
 """Linear can reach the network, so it is consulted only when asked for by name."""
 
+AGENT_TOOLS: tuple[str, ...] = ("claude", "codex", "gemini", "opencode", "copilot", "aider")
+"""Agents whose chats the ``tool:`` filter names (issue 16); a chat's ``tool`` is one of these."""
+
 INDEXED_KINDS: tuple[DocKind, ...] = ("chat", "terminal", "pr", "commit", "branch")
 """Kinds stored in the FTS index; the rest are delegated at query time."""
 
@@ -68,6 +71,8 @@ class SearchResultItem(_Wire, frozen=True):
     project_id: str | None = None
     project_name: str | None = None
     project_root: str | None = None
+    tool: str | None = None
+    """The agent that wrote a chat hit (``claude``, ``gemini``…); None for other kinds."""
 
 
 class SearchQueryArgs(_Wire, frozen=True):

@@ -21,6 +21,7 @@ from tui.screens.palette import PaletteScreen
 
 if TYPE_CHECKING:  # the engine's modules are imported after the first paint, by the opener
     from engine.client import SearchClient
+    from engine.external.resume import ResumePlan
     from engine.project.model import Lane, SessionMeta
     from tui.palette_client import Opener
 
@@ -101,6 +102,8 @@ class PaletteApp(App[str | None]):
         self.now: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.initial_query = initial_query
         self.print_mode = print_mode
+        self.resume_plan: ResumePlan | None = None
+        """Set by Ctrl+R on a chat hit: the session to resume after the app has exited."""
         self._preview_choice = preview
         self.preview_enabled = bool(preview)
         self.debounce_seconds = debounce_seconds
@@ -209,6 +212,11 @@ class PaletteApp(App[str | None]):
     def flush_debounce(self) -> None:
         """End the debounce wait now: the newest pending search runs at once."""
         self.debounce_gate.set()
+
+    def finish_with_resume(self, plan: ResumePlan) -> None:
+        """Leave the app so ``ade palette`` runs ``plan`` once the terminal is restored."""
+        self.resume_plan = plan
+        self.finish(None)
 
     def finish(self, result: str | None) -> None:
         """Leave the app with ``result`` (printed by ``--print``), interrupting any query."""

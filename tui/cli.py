@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "palette": ("tui.commands.palette", "open the full-screen search palette (default)"),
     "search": ("tui.commands.search", "search the project's chats, terminals, PRs, commits…"),
     "open": ("tui.commands.open_link", "print what an ade:// deep link points at"),
+    "resume": ("tui.commands.resume", "continue a chat session in its own tool (claude, codex…)"),
     "demo": ("tui.commands.demo", "build the deterministic demo project"),
     "skill": ("tui.commands.skill", "print the agent skill (how an agent should search)"),
     "daemon": ("tui.commands.daemon", "run, query or stop the local search daemon"),

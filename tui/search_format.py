@@ -81,6 +81,7 @@ def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
     where = " · ".join(
         part
         for part in (
+            item.tool,
             item.lane_name or item.lane_id,
             relative_time(item.updated_at, now),
             item.project_name if item.project_name else None,

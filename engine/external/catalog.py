@@ -1,4 +1,4 @@
-"""The project's external (Claude Code / Codex) sessions as of the last listing.
+"""The project's external (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI, Aider) sessions as of the last listing.
 
 The ingestion service keeps one: each reconcile refreshes it, the drain looks sessions up in it,
 and the watcher asks it which session a changed file belongs to, so a write to a known transcript
@@ -12,6 +12,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from engine.external.agents import agent_owner_hint, agent_watch_roots, gemini_folders
 from engine.external.discover import (
     claude_folders,
     claude_projects_dir,
@@ -30,7 +31,12 @@ FOREIGN = "-"
 
 
 def external_signature(meta: SessionMeta) -> str:
-    """Stat signature of every transcript file of ``meta`` (a new subagent file changes it)."""
+    """Stat signature of every transcript file of ``meta`` (a new subagent file changes it);
+    Gemini's and OpenCode's come from ``engine.external.derive``."""
+    if meta.source in ("opencode", "gemini"):  # a database's rows; a file and its subagents'
+        from engine.external.derive import derived_signature
+
+        return derived_signature(meta)
     return stat_signature([path for _, path, _ in transcript_sources(meta)])
 
 
@@ -45,6 +51,7 @@ class ExternalCatalog:
         self._sessions: dict[str, SessionMeta] = {}
         self._owners: dict[Path, str] = {}
         self._folders: set[Path] = set()
+        self._agent_folders: set[Path] = set()
 
     def env(self) -> Mapping[str, str]:
         """The environment naming the Claude and Codex homes (read at each use)."""
@@ -60,6 +67,8 @@ class ExternalCatalog:
             self._sessions = {m.id: m for m in sessions}
             self._owners = owners
             self._folders = claude_folders(lanes or [project_lane(self.project)], env)
+            self._agent_folders = gemini_folders(lanes or [project_lane(self.project)], env,
+                                                 self.heads)  # fmt: skip
         return sessions
 
     def get(self, sid: str) -> SessionMeta | None:
@@ -80,9 +89,14 @@ class ExternalCatalog:
             folders = self._folders
         if sid is not None:
             return sid
+        env = self.env()
+        with self._lock:
+            agent_folders = self._agent_folders
+        hint = agent_owner_hint(path, env, agent_folders)
+        if hint is not None:  # Gemini, OpenCode, Copilot: a new file or a database write
+            return None if hint == "relist" and self._relist(path) else FOREIGN
         if path.suffix != ".jsonl":
             return FOREIGN
-        env = self.env()
         claude = claude_projects_dir(env)
         if claude in path.parents:
             folder = claude / path.relative_to(claude).parts[0]
@@ -90,6 +104,10 @@ class ExternalCatalog:
         if codex_sessions_dir(env) in path.parents:
             return None if self._unseen(path) else FOREIGN
         return FOREIGN
+
+    def _relist(self, path: Path) -> bool:
+        """A Copilot file whose head named a cwd is known not to be ours; other hints re-list."""
+        return path.name != "events.jsonl" or self._unseen(path)
 
     def _unseen(self, path: Path) -> bool:
         """True unless the file's head was read already and named a working folder: a file's
@@ -104,7 +122,8 @@ class ExternalCatalog:
     def watch_roots(self) -> list[Path]:
         """The Claude projects folder and the Codex sessions folder, where they exist."""
         env = self.env()
-        return [p for p in (claude_projects_dir(env), codex_sessions_dir(env)) if p.is_dir()]
+        roots = [p for p in (claude_projects_dir(env), codex_sessions_dir(env)) if p.is_dir()]
+        return [*roots, *agent_watch_roots(env)]
 
 
 def project_sessions(

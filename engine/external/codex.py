@@ -13,13 +13,13 @@ left out; a function call's output, JSON inside a string, is decoded to its ``ou
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from engine.external.lines import digest, json_lines
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType
+from engine.project.safe_io import JsonRejected, loads_json
 from engine.project.tally import WarningTally
 
 INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
@@ -128,8 +128,8 @@ def _content_text(content: Any) -> str:
 def _decoded(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
-            return json.loads(raw)
-        except ValueError:
+            return loads_json(raw)
+        except JsonRejected:
             return raw
     return raw
 

@@ -22,6 +22,7 @@ from engine.external.heads import Head, HeadCache
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
 from engine.project.model import Lane, Project, SessionMeta, is_valid_session_id
+from engine.project.safe_io import Bounds, is_regular_file, read_regular
 from engine.project.tally import WarningTally
 
 HEAD_BYTES = 256 * 1024
@@ -77,19 +78,23 @@ def subagent_sources(transcript: Path) -> list[tuple[Path, int]]:
 
 
 def claude_subagent_files(transcript: Path) -> list[Path]:
-    """``<folder>/<session>/subagents/agent-*.jsonl`` of a Claude session, sorted."""
+    """``<folder>/<session>/subagents/agent-*.jsonl`` of a Claude session, sorted: regular files
+    whose real location stays in the session's folder (no symlink out, no FIFO)."""
     folder = transcript.with_suffix("") / "subagents"
     try:
-        return sorted(folder.glob("agent-*.jsonl"))
+        found = sorted(folder.glob("agent-*.jsonl"))
     except OSError:
         return []
+    bounds = Bounds([transcript.parent])
+    return [path for path in found if is_regular_file(path, bounds)]
 
 
 def external_sessions(
     project: Project, lanes: list[Lane], tally: WarningTally,
     environ: Mapping[str, str] | None = None, heads: HeadCache | None = None,
 ) -> list[SessionMeta]:  # fmt: skip
-    """Every Claude Code and Codex session whose cwd is in the project or one of its lanes.
+    """Every Claude Code and Codex session (and, through ``engine.external.agents``, Gemini CLI,
+    OpenCode, Copilot CLI and Aider session) whose cwd is in the project or one of its lanes.
 
     ``heads`` remembers what each file's head said, so a warm listing stats files and reads none.
     """
@@ -97,6 +102,9 @@ def external_sessions(
     cache = heads if heads is not None else HeadCache(None)
     roots = lanes or [project_lane(project)]
     found = [*_claude(roots, tally, env, cache), *_codex(roots, tally, env, cache)]
+    from engine.external.agents import agent_sessions  # Gemini, OpenCode, Copilot, Aider
+
+    found += agent_sessions(roots, tally, env, cache)
     return sorted(found, key=lambda m: m.id)
 
 
@@ -115,12 +123,15 @@ def _claude(
     lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
 ) -> list[SessionMeta]:
     found: list[SessionMeta] = []
+    bounds = tool_bounds("claude", env)
     for folder in sorted(claude_folders(lanes, env)):
         try:
             files = sorted(folder.glob("*.jsonl"))
         except OSError:
             continue
         for path in files:
+            if not _acceptable(path, bounds, "claude", tally):
+                continue
             scanned = _scan(path, "claude", heads)
             if scanned is None:
                 continue
@@ -141,7 +152,10 @@ def _codex(
     except OSError:
         return []
     found: list[SessionMeta] = []
+    bounds = tool_bounds("codex", env)
     for path in files:
+        if not _acceptable(path, bounds, "codex", tally):
+            continue
         scanned = _scan(path, "codex", heads)
         if scanned is None:
             continue
@@ -153,6 +167,31 @@ def _codex(
         elif head.cwd is None:
             tally.add("codex", f"{path.name}: no session_meta cwd")
     return found
+
+
+def tool_bounds(tool: str, environ: Mapping[str, str]) -> Bounds:
+    """Where a Claude Code or Codex transcript may really live: its tool's own root folder.
+
+    They sit under HOME by design, not in the project, so "contained" means inside
+    ``$CLAUDE_CONFIG_DIR/projects`` or ``$CODEX_HOME/sessions``: a rollout symlinked to
+    ``~/.ssh/id_rsa`` is refused like an ``.ade`` transcript linked out of the project.
+    """
+    if tool == "claude":
+        return Bounds([claude_projects_dir(environ)], label="the Claude Code projects folder")
+    return Bounds([codex_sessions_dir(environ)], label="the Codex sessions folder")
+
+
+def _acceptable(path: Path, bounds: Bounds, tool: str, tally: WarningTally) -> bool:
+    """A regular file inside ``bounds``; anything else is counted once under ``tool``."""
+    if is_regular_file(path, bounds):
+        return True
+    try:
+        is_file = path.is_file()
+    except OSError:
+        is_file = False
+    reason = f"links outside {bounds.describe()}" if is_file else "is not a regular file"
+    tally.add(tool, f"refused {path.name}: {reason}")
+    return False
 
 
 def _scan(path: Path, tool: str, heads: HeadCache) -> tuple[Head, os.stat_result] | None:
@@ -220,8 +259,7 @@ def _lane_of(lanes: list[Lane], cwd: str) -> Lane | None:
 
 def _head(path: Path) -> bytes:
     try:
-        with path.open("rb") as handle:
-            return handle.read(HEAD_BYTES)
+        return read_regular(path, HEAD_BYTES)
     except OSError:
         return b""
 

@@ -19,8 +19,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.project.safe_io import loads_json, read_regular
+
 HEADS_FILE = "external-heads.json"
 """File name of the cache under ``.ade/cache/`` (the watcher ignores that folder)."""
+
+MAX_CACHE_BYTES = 64 << 20
+"""A bigger cache file is not ours (it holds a few hundred bytes per transcript)."""
 
 CACHE_VERSION = 1
 """Bumped when ``Head`` changes shape: an older cache is then ignored, not misread."""
@@ -98,7 +103,7 @@ def _load(path: Path | None) -> dict[str, Head]:
     if path is None:
         return {}
     try:
-        raw = json.loads(path.read_bytes())
+        raw = loads_json(read_regular(path, MAX_CACHE_BYTES))
         if raw.get("version") != CACHE_VERSION:
             return {}
         return {str(k): Head(**v) for k, v in raw["heads"].items()}

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
-
+from engine.project.safe_io import JsonRejected, dumps_json, loads_json
 from engine.project.tally import WarningTally
-
-_decoder = msgspec.json.Decoder()
 
 DIGEST_VALUE_CHARS = 2000
 """Longest single value shown in a tool-call digest: enough for a command or a path and an
@@ -35,12 +31,9 @@ def json_lines(
             line = data[pos:end]
             if line.strip():
                 try:
-                    obj = _decoder.decode(line)
-                except msgspec.DecodeError:
-                    try:
-                        obj = _decoder.decode(line.decode("utf-8", errors="replace"))
-                    except msgspec.DecodeError:
-                        obj = None
+                    obj = loads_json(line)
+                except JsonRejected:  # nested too deep included: never a RecursionError
+                    obj = None
                 if isinstance(obj, dict):
                     yield base + pos, obj
                 else:
@@ -58,12 +51,12 @@ def digest(value: Any) -> str:
         parts = []
         for key, item in value.items():
             shown = " ".join(str(x) for x in item) if _is_argv(item) else item
-            text = shown if isinstance(shown, str) else json.dumps(shown, ensure_ascii=False)
+            text = shown if isinstance(shown, str) else dumps_json(shown)
             parts.append(f"{key}: {_cut(text)}")
         return "\n".join(parts)
     if _is_argv(value):
         return _cut(" ".join(value))
-    return _cut(json.dumps(value, ensure_ascii=False))
+    return _cut(dumps_json(value))
 
 
 def _is_argv(value: Any) -> bool:

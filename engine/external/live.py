@@ -11,13 +11,17 @@ import json
 
 import apsw
 
+from engine.external.agents import AGENT_TOOLS, DERIVED_TOOLS
 from engine.external.catalog import project_sessions
+from engine.external.derive import derived_live_docs
 from engine.external.ingest import external_builder, transcript_sources
 from engine.index.db import IndexDoc, SourceRow, get_source
 from engine.ingest.docstore import existing_doc_ids
 from engine.project.model import Project
 from engine.project.tally import WarningTally
 from engine.project.transcripts import TranscriptError, read_transcript
+
+EXTERNAL_PREFIXES = ("claude-", "codex-", *(f"{tool}-" for tool in AGENT_TOOLS))
 
 LIVE_TAIL_BYTES = 8 * 1024 * 1024
 """Most bytes read live per file and query (as for ``.ade`` chats): a bounded query cost."""
@@ -27,11 +31,13 @@ def external_live_docs(
     conn: apsw.Connection, project: Project, sid: str, tally: WarningTally
 ) -> list[IndexDoc]:
     """The session doc and not-yet-indexed message docs of external session ``sid`` (or [])."""
-    if not sid.startswith(("claude-", "codex-")):
+    if not sid.startswith(EXTERNAL_PREFIXES):
         return []
     meta = next((m for m in project_sessions(project, tally) if m.id == sid), None)
-    if meta is None or meta.source not in ("claude", "codex"):
+    if meta is None or meta.source not in ("claude", "codex", *AGENT_TOOLS):
         return []
+    if meta.source in DERIVED_TOOLS:  # Gemini, OpenCode: derived whole, no cursor
+        return derived_live_docs(conn, meta)
     docs: list[IndexDoc] = []
     session: IndexDoc | None = None
     for key, path, seq_base in transcript_sources(meta):

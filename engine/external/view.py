@@ -12,12 +12,15 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import msgspec
-
+from engine.external.agents import DERIVED_TOOLS, agent_format
+from engine.external.aider import parse_aider
 from engine.external.claude_code import parse_claude
 from engine.external.codex import parse_codex
+from engine.external.copilot import parse_copilot
+from engine.external.derive import read_derived_events
 from engine.external.discover import claude_projects_dir, codex_sessions_dir, subagent_sources
 from engine.project.model import ChatEvent
+from engine.project.safe_io import JsonRejected, loads_json, read_regular
 from engine.project.tally import WarningTally
 
 SNIFF_BYTES = 64 * 1024
@@ -31,21 +34,24 @@ _CLAUDE_TYPES = frozenset({"summary", "user", "assistant", "system", "file-histo
 
 
 def external_format(path: Path, environ: Mapping[str, str] | None = None) -> str | None:
-    """``claude`` or ``codex`` for an external transcript, None for an ``.ade`` chat."""
+    """The tool (``claude``, ``codex``, ``gemini``…) of an external transcript, None for an
+    ``.ade`` chat."""
     env = os.environ if environ is None else environ
+    agent = agent_format(path, env)  # Gemini, OpenCode, Copilot, Aider
+    if agent is not None:
+        return agent
     if claude_projects_dir(env) in path.parents:
         return "claude"
     if codex_sessions_dir(env) in path.parents:
         return "codex"
     try:
-        with path.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES)
+        head = read_regular(path, SNIFF_BYTES)
     except OSError:
         return None
     for raw in head.split(b"\n")[:-1][:20]:
         try:
-            obj = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
+            obj = loads_json(raw)
+        except JsonRejected:
             continue
         if not isinstance(obj, dict):
             continue
@@ -58,12 +64,23 @@ def external_format(path: Path, environ: Mapping[str, str] | None = None) -> str
     return None
 
 
+def transcript_exists(path: Path) -> bool:
+    """True when the transcript is there: a file, or an OpenCode session inside its database."""
+    if path.exists():
+        return True
+    return path.parent.suffix == ".db" and path.parent.is_file()
+
+
 def read_external_events(path: Path, tool: str) -> list[ChatEvent]:
     """Every message event of the transcript (``tool`` as from ``external_format``).
 
     Raises:
         OSError: the main transcript cannot be read (a subagent file that vanished is skipped).
     """
+    if tool in DERIVED_TOOLS:
+        if tool != "opencode":
+            path.stat()  # a missing file is an OSError, as for the others
+        return read_derived_events(path, tool, WarningTally(), "view") or []
     files = [(path, 0)]
     if tool == "claude":
         files += subagent_sources(path)
@@ -77,6 +94,10 @@ def read_external_events(path: Path, tool: str) -> list[ChatEvent]:
             continue
         if tool == "codex":
             found, _ = parse_codex(data, 0, "view", WarningTally(), {})
+        elif tool == "copilot":
+            found, _ = parse_copilot(data, 0, "view", WarningTally())
+        elif tool == "aider":
+            found, _ = parse_aider(data, 0, {})
         else:
             found, _ = parse_claude(data, 0, "view", WarningTally(), seq_base=seq_base)
         events += found
@@ -91,6 +112,5 @@ def read_external_events(path: Path, tool: str) -> list[ChatEvent]:
 
 
 def _read(path: Path) -> bytes:
-    with path.open("rb") as handle:
-        data = handle.read(READ_LIMIT)
+    data = read_regular(path, READ_LIMIT)
     return data if data.endswith(b"\n") else data + b"\n"  # show a torn last line too

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from engine.importers.recording import Recording, RecordingError, program_name
+from engine.project.safe_io import JsonRejected, loads_json
 
 
 def parse_asciicast(data: bytes) -> Recording:
@@ -40,8 +41,8 @@ def parse_asciicast(data: bytes) -> Recording:
 
 def _loads(text: str, what: str) -> Any:
     try:
-        return json.loads(text)
-    except ValueError:
+        return loads_json(text)
+    except JsonRejected:  # nesting too deep included
         raise RecordingError(f"asciicast {what} is not valid JSON") from None
 
 
@@ -97,8 +98,8 @@ def _events(header: dict[str, Any], lines: list[str], relative: bool) -> Recordi
 
 def _event(line: str) -> tuple[float, str, str]:
     try:
-        value = json.loads(line)
-    except ValueError:
+        value = loads_json(line)
+    except JsonRejected:
         raise RecordingError("bad event") from None
     if not isinstance(value, list) or len(value) < 3:
         raise RecordingError("bad event")

@@ -8,7 +8,6 @@ file whose bytes would not change is left alone, and PRs missing from the listin
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from engine.importers.store import json_bytes, write_atomic
 from engine.project.fields import parse_aware_time
 from engine.project.model import Project
 from engine.project.prs import MAX_PR_NUMBER, author_login
+from engine.project.safe_io import JsonRejected, loads_json, read_regular
 
 GH_FIELDS = "number,title,body,state,author,headRefName,baseRefName,url,updatedAt,comments"
 """What ``gh pr list --json`` is asked for: everything a snapshot holds, comments included."""
@@ -67,8 +67,8 @@ def fetch_prs(
     if done.returncode != 0:
         raise GhUnavailable(_failure(done.returncode, done.stderr))
     try:
-        items = json.loads(done.stdout.decode("utf-8", errors="replace"))
-    except ValueError:
+        items = loads_json(done.stdout)
+    except JsonRejected:
         raise GhUnavailable("gh printed something that is not JSON") from None
     if not isinstance(items, list):
         raise GhUnavailable("gh printed JSON that is not a list of PRs")
@@ -132,7 +132,7 @@ def write_snapshots(project: Project, snapshots: list[dict[str, Any]]) -> SyncRe
         path = project.ade_dir / "prs" / f"{snapshot['number']}.json"
         data = json_bytes(snapshot)
         try:
-            same = path.read_bytes() == data
+            same = read_regular(path, len(data) + 1) == data  # a FIFO there: differs
         except OSError:
             same = False
         if same:

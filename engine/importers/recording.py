@@ -27,6 +27,8 @@ class Recording:
     ended_at: datetime | None = None
     exit_code: int | None = None
     warnings: tuple[str, ...] = field(default=())
+    finished: bool = False
+    """The file itself says the run ended (``script``'s ``Script done`` trailer)."""
 
 
 def program_name(command: str | None) -> str | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from engine.importers.asciicast import parse_asciicast
 from engine.importers.recording import Recording, RecordingError
+from engine.importers.sniff import check_recording, inflate
 from engine.importers.store import (
     json_bytes,
     session_json_path,
@@ -21,7 +22,10 @@ from engine.importers.store import (
     write_atomic,
 )
 from engine.importers.typescript import STARTED, parse_script, parse_tmux_log
+from engine.project.fields import read_json_object
 from engine.project.model import Project
+from engine.project.safe_io import read_regular
+from engine.project.tally import WarningTally
 
 FORMATS = ("asciicast", "script", "tmux")
 """What ``--format`` accepts; auto-detection picks one of these."""
@@ -42,9 +46,11 @@ class ImportResult:
     warnings: tuple[str, ...] = ()
 
 
-def detect_format(data: bytes) -> str:
-    """``asciicast`` when it starts with a JSON object, ``script`` with its header line, else
-    ``tmux`` (a raw pane log has no signature at all)."""
+def detect_format(data: bytes, name: str | None = None) -> str:
+    """``asciicast`` for a ``.cast`` file or one starting with a JSON object, ``script`` with its
+    header line, else ``tmux`` (a raw pane log has no signature at all)."""
+    if name is not None and name.removesuffix(".gz").endswith(".cast"):
+        return "asciicast"  # a garbage .cast is a broken asciicast, never a pane log
     head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"{"):
         return "asciicast"
@@ -79,8 +85,12 @@ class LoadedRecording:
 
     path: Path
     data: bytes
+    """The recording's bytes (inflated when the file was gzip)."""
     format: str
     recording: Recording
+    torn: bool = False
+    """The file ends mid-line (still being written, or the recorder died): the session is not
+    marked ended, so its unterminated last line stays out of the index until it is completed."""
 
 
 def load_recording(
@@ -91,22 +101,47 @@ def load_recording(
     Raises:
         RecordingError: unreadable file, unknown format, invalid or empty content.
     """
-    data = _read(path)
-    timing = _read(timing_path) if timing_path is not None else None
-    chosen = fmt or detect_format(data)
-    recording = parse_recording(data, chosen, timing)
+    data = inflate(_read(path), path.name, MAX_RECORDING_BYTES)
+    timing = None
+    if timing_path is not None:
+        timing = inflate(_read(timing_path), timing_path.name, MAX_RECORDING_BYTES)
+    chosen = fmt or detect_format(data, path.name)
+    check_recording(data, path.name, chosen, forced=fmt is not None)
+    try:
+        recording = parse_recording(data, chosen, timing)
+    except RecordingError as err:
+        raise RecordingError(f"{path.name}: {err}") from None
     if not recording.output:
         raise RecordingError(f"{path.name}: the recording holds no terminal output")
-    return LoadedRecording(path, data, chosen, recording)
+    return LoadedRecording(path, data, chosen, recording, is_torn(data, chosen, recording))
 
 
-def write_import(project: Project, loaded: LoadedRecording, lane_id: str | None) -> ImportResult:
+def is_torn(data: bytes, fmt: str, recording: Recording) -> bool:
+    """Whether the file stops mid-record: a torn asciicast event, or a typescript without its
+    trailer / a pane log whose last line has no newline yet."""
+    if fmt == "asciicast":
+        return "torn last event dropped" in recording.warnings
+    return not recording.finished and not data.endswith(b"\n")
+
+
+def write_import(
+    project: Project,
+    loaded: LoadedRecording,
+    lane_id: str | None,
+    *,
+    title: str | None = None,
+    ended: bool = False,
+) -> ImportResult:
     """Write a loaded recording as a terminal session of ``project``.
 
     The log is written before the session file so an ingester that sees the session finds its
-    complete log; files whose bytes would not change are left alone.
+    complete log; files whose bytes would not change are left alone. A torn recording is stored
+    unended (its last line stays out of the index) unless ``ended``; importing it again once it
+    has grown continues the same session. ``title`` overrides the recording's own.
     """
-    recording, sid = loaded.recording, import_session_id(loaded.data)
+    recording = loaded.recording
+    sid = continued_session(project, recording.output) or import_session_id(loaded.data)
+    open_ended = loaded.torn and not ended
     try:
         mtime = datetime.fromtimestamp(loaded.path.stat().st_mtime, UTC)
     except OSError:
@@ -114,10 +149,11 @@ def write_import(project: Project, loaded: LoadedRecording, lane_id: str | None)
     created = recording.created_at or recording.ended_at or mtime
     record = session_record(
         sid,
-        title=recording.title or loaded.path.name,
+        title=title or recording.title or loaded.path.name.removesuffix(".gz"),
         lane_id=lane_id,
         created_at=created,
-        ended_at=recording.ended_at or max(created, mtime),
+        ended_at=None if open_ended else recording.ended_at or max(created, mtime),
+        updated_at=max(created, mtime) if open_ended else None,
         tool=recording.tool or "import",
         command=recording.command,
         exit_code=recording.exit_code,
@@ -151,6 +187,31 @@ def import_recording(
     return write_import(project, load_recording(path, fmt=fmt, timing_path=timing_path), lane_id)
 
 
+CONTINUE_SCAN_LIMIT = 256
+"""Unended imports compared against a new one (each costs one log read)."""
+
+
+def continued_session(project: Project, output: bytes) -> str | None:
+    """The id of an unended import whose log the new ``output`` extends (a torn recording
+    imported again after it grew), so it continues that session instead of starting another."""
+    folder = project.ade_dir / "sessions"
+    try:
+        candidates = sorted(folder.glob("import-*.json"))[:CONTINUE_SCAN_LIMIT]
+    except OSError:
+        return None
+    for path in candidates:
+        record = read_json_object(path, WarningTally(), "import")
+        if record is None or record.get("endedAt") is not None or record.get("source") != "import":
+            continue
+        try:
+            log = read_regular(terminal_log_path(project, path.stem), MAX_RECORDING_BYTES)
+        except (OSError, ValueError):
+            continue
+        if log and len(log) < len(output) and output.startswith(log):
+            return path.stem
+    return None
+
+
 def _read(path: Path) -> bytes:
     try:
         with path.open("rb") as handle:
@@ -164,6 +225,6 @@ def _read(path: Path) -> bytes:
 
 def _differs(path: Path, data: bytes) -> bool:
     try:
-        return path.read_bytes() != data
+        return read_regular(path, len(data) + 1) != data  # a FIFO there: differs, replaced
     except OSError:
         return True

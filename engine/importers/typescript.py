@@ -62,6 +62,7 @@ def parse_script(data: bytes, timing: bytes | None = None) -> Recording:
         ended_at=ended,
         exit_code=exit_code,
         warnings=tuple(warnings),
+        finished=trailer is not None,
     )
 
 

@@ -103,6 +103,8 @@ class IndexDoc:
     lane_id: str | None = None
     anchor: str | None = None
     source_key: str | None = None
+    tool: str | None = None
+    """The agent of a chat session's docs (``claude``, ``gemini``…), for the ``tool:`` filter."""
 
 
 @dataclass
@@ -240,7 +242,7 @@ def _digest(doc: IndexDoc) -> bytes:
     # The small fields as JSON (self-delimiting), then the body's bytes: no JSON escaping pass
     # over the body, which was a visible build cost.
     fields = (doc.kind, doc.title, doc.rank_title, doc.updated_at, doc.session_id, doc.lane_id,
-              doc.anchor, doc.source_key)  # fmt: skip
+              doc.anchor, doc.source_key, doc.tool)  # fmt: skip
     h = hashlib.blake2b(json.dumps(fields).encode("utf-8"), digest_size=12)
     h.update(doc.body.encode("utf-8"))
     return h.digest()
@@ -382,10 +384,11 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
 def _insert_rows(conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived]]) -> None:
     conn.executemany(
         "INSERT INTO docs(id, doc_id, kind, title, rank_title, title_norm, body, updated_at,"
-        " session_id, lane_id, anchor, source_key, digest)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " session_id, lane_id, anchor, source_key, digest, tool)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(rowid, doc.doc_id, doc.kind, doc.title, doc.rank_title, d.title_norm, d.body_z,
-          doc.updated_at, doc.session_id, doc.lane_id, doc.anchor, doc.source_key, d.digest)
+          doc.updated_at, doc.session_id, doc.lane_id, doc.anchor, doc.source_key, d.digest,
+          doc.tool)
          for rowid, doc, d in rows],
     )  # fmt: skip
     conn.executemany(

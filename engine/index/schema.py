@@ -10,8 +10,9 @@ import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 4
-"""Bumped whenever the DDL changes; a mismatch recreates the index (never migrated)."""
+SEARCH_INDEX_SCHEMA_VERSION = 5
+"""Bumped whenever the DDL changes; a mismatch recreates the index (never migrated).
+5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``)."""
 
 BUSY_TIMEOUT_MS = 5000
 """Two processes (CLI and daemon) may write one file; 5 s rides out a long drain slice."""
@@ -48,7 +49,8 @@ CREATE TABLE docs(
     lane_id TEXT,
     anchor TEXT,
     source_key TEXT,
-    digest BLOB NOT NULL
+    digest BLOB NOT NULL,
+    tool TEXT
 );
 CREATE INDEX docs_by_source ON docs(source_key) WHERE source_key IS NOT NULL;
 CREATE INDEX docs_by_session ON docs(session_id, kind) WHERE session_id IS NOT NULL;

@@ -22,7 +22,8 @@ SPLIT_WEIGHTS = "0.0, 0.0, 1.0"
 """BM25 weights for split-identifier relevance: the ``parts`` column only (a tie-breaker)."""
 
 COLUMNS = (
-    "d.id, d.doc_id, d.kind, d.title, d.rank_title, d.updated_at, d.session_id, d.lane_id, d.anchor"
+    "d.id, d.doc_id, d.kind, d.title, d.rank_title, d.updated_at, d.session_id, d.lane_id, d.anchor,"
+    " d.tool"
 )
 """Row shape shared by every candidate query (see ``engine.query.run._row_candidate``)."""
 
@@ -37,6 +38,8 @@ class Filters:
     since_ms: int | None = None
     until_ms: int | None = None
     """Exclusive upper bound on ``updated_at`` (``until:``)."""
+    tools: tuple[str, ...] | None = None
+    """``tool:``: only docs whose ``tool`` column is one of these."""
 
 
 def _in(column: str, values: tuple[str, ...]) -> tuple[str, list[Any]]:
@@ -47,7 +50,7 @@ def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
     """``AND …`` clauses and their parameters for ``f`` over ``docs d`` (and ``docs_fts``)."""
     sql, params = "", []
     for column, values in (("d.kind", f.kinds), ("d.lane_id", f.lane_ids),
-                           ("d.session_id", f.session_ids)):  # fmt: skip
+                           ("d.session_id", f.session_ids), ("d.tool", f.tools)):  # fmt: skip
         if values is not None:
             clause, p = _in(column, values) if values else (" AND 0", [])
             sql += clause

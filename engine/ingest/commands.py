@@ -15,7 +15,6 @@ thousand commands is a 150 KB read), so a log reindexed from zero gets its comma
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from engine.index.db import (
 from engine.ingest.docstore import existing_doc_ids
 from engine.ingest.records import stat_signature
 from engine.project.model import Project, SessionMeta
+from engine.project.safe_io import loads_json, read_regular
 from engine.project.transcripts import TranscriptError, read_transcript
 from engine.terminal.chunking import chunk_terminal_bytes
 
@@ -68,14 +68,13 @@ def commands_source(sid: str) -> str:
 def read_commands(path: Path) -> list[Command]:
     """The well-formed, complete lines of a sidecar (a torn last line is left for later)."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(SIDECAR_MAX_BYTES)
+        data = read_regular(path, SIDECAR_MAX_BYTES)
     except OSError:
         return []
     found: list[Command] = []
     for raw in data[: data.rfind(b"\n") + 1].splitlines():
         try:
-            obj = json.loads(raw)
+            obj = loads_json(raw)
             spans = [int(obj[k]) for k in ("promptStart", "outputStart", "end")]
             code = obj.get("exitCode")
             command = str(obj.get("command") or "").strip()

@@ -7,12 +7,12 @@ never occur in indexed text) and token-shaped secrets replaced by a marker.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
 from engine.index.db import IndexDoc
 from engine.project.model import Branch, ChatEvent, Commit, PrSnapshot, SessionMeta
+from engine.project.safe_io import dumps_json
 
 try:
     from engine.redaction import redact_secrets
@@ -67,6 +67,7 @@ def session_doc(
         lane_id=meta.lane_id if meta else None,
         anchor=None,
         source_key=f"{kind}:{sid}",
+        tool=meta.tool if meta is not None and kind == "chat" else None,
     )
 
 
@@ -89,10 +90,7 @@ def _event_text(event: ChatEvent) -> str | None:
 def _dump(value: Any) -> str:
     if value is None:
         return ""
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        return str(value)
+    return dumps_json(value, sort_keys=True)
 
 
 def message_id(event: ChatEvent) -> str | None:
@@ -113,8 +111,9 @@ def message_id(event: ChatEvent) -> str | None:
 
 
 def message_doc(
-    sid: str, event: ChatEvent, title: str, lane_id: str | None, fallback_ms: int
-) -> IndexDoc | None:
+    sid: str, event: ChatEvent, title: str, lane_id: str | None, fallback_ms: int,
+    tool: str | None = None,
+) -> IndexDoc | None:  # fmt: skip
     """The ``chat:<sid>:<messageId>`` document of one event, or None when it owns no body."""
     mid = message_id(event)
     text = _event_text(event)
@@ -131,6 +130,7 @@ def message_doc(
         lane_id=lane_id,
         anchor=str(event.seq),
         source_key=f"chat:{sid}",
+        tool=tool,
     )
 
 

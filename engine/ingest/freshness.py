@@ -89,7 +89,7 @@ def session_candidates(
             replace.add(doc.doc_id)
             if not (plan.allows_time(doc.updated_at) and plan.allows_lane(doc.lane_id)):
                 continue
-            if not plan.matches(doc.rank_title, doc.body):
+            if not (plan.allows_tool(doc.tool) and plan.matches(doc.rank_title, doc.body)):
                 continue
             candidates.append(
                 Candidate(
@@ -102,6 +102,7 @@ def session_candidates(
                     session_id=doc.session_id,
                     lane_id=doc.lane_id,
                     anchor=doc.anchor,
+                    extra={"tool": doc.tool} if doc.tool else {},
                 )
             )
     return Fresh(candidates=candidates, replace_doc_ids=frozenset(replace))

@@ -29,11 +29,16 @@ from engine.project.git import GitError, list_branches
 from engine.project.lanes import commits_per_lane, list_lanes
 from engine.project.model import Lane, Project
 from engine.project.prs import read_pr
+from engine.project.safe_io import read_regular
 from engine.project.tally import WarningTally
 
 GIT_SOURCE = "git"
 """Source key of every commit and branch doc: the project's lanes are re-derived together so a
 commit reachable from several lanes is attributed once, to the first lane holding it."""
+
+
+GIT_POINTER_BYTES = 64 * 1024
+"""A ``.git`` file or ``commondir`` holds one path; read no more than this (and never a FIFO)."""
 
 
 def stat_signature(paths: list[Path]) -> str:
@@ -112,7 +117,7 @@ def git_dir(worktree: Path) -> Path | None:
     if dot.is_dir():
         return dot
     try:
-        text = dot.read_text(encoding="utf-8", errors="replace")
+        text = read_regular(dot, GIT_POINTER_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
     if not text.startswith("gitdir:"):
@@ -124,8 +129,9 @@ def git_dir(worktree: Path) -> Path | None:
 def common_dir(gitdir: Path) -> Path:
     """The repository's shared git directory (a linked worktree's ``commondir``)."""
     try:
-        text = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
+        raw = read_regular(gitdir / "commondir", GIT_POINTER_BYTES)
+        text = raw.decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
         return gitdir
     target = Path(text)
     return target if target.is_absolute() else (gitdir / target)

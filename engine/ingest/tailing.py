@@ -42,7 +42,16 @@ SLICE_BYTES = 4 * 1024 * 1024
 """Bytes read per pass (DESIGN §4): bounds memory and the write transaction's length."""
 
 LONG_LINE_CAP = 32 * 1024 * 1024
-"""Longest single line read whole; a longer one is cut here so the cursor always moves on."""
+"""Longest single line read whole; a longer one is cut so the cursor always moves on."""
+
+CUT_HEAD_BYTES = 4 * 1024 * 1024
+"""Bytes of a line longer than ``LONG_LINE_CAP`` handed to the builder (which indexes them
+truncated and marked): far more than an indexed body keeps, and memory stays bounded."""
+
+SKIPPED_STATE_KEY = "skipped"
+"""Builder state key holding the lines skipped or truncated since the cursor was at 0: stored
+with the cursor in one transaction, so the count survives into later runs (issue 13.7) and
+restarts with a reindex."""
 
 MAX_ATTEMPTS = 8
 """Redo a pass this often when another writer moved the cursor or held the lock, then give up
@@ -184,13 +193,32 @@ def _long_line(path: Path, cursor: int, start: int, data: bytes, total: int, bui
         out = builder(whole[cursor - start :], cursor, False, state)
         out.state.pop("scan_from", None)
         return out, whole, start
-    head = read_slice(path, cursor, LONG_LINE_CAP).data + b"\n"
+    head = read_slice(path, cursor, min(CUT_HEAD_BYTES, LONG_LINE_CAP)).data + b"\n"
     out = builder(head, cursor, False, {**state, "cut_line": True})
     out.consumed = line_len  # skip the rest of the line: it was indexed truncated and marked
     out.state.pop("scan_from", None)
     out.state.pop("cut_line", None)
     tail = read_slice(path, fp.window_start(end + 1), end + 1 - fp.window_start(end + 1))
     return out, tail.data, fp.window_start(end + 1)
+
+
+def carried_skips(state: dict[str, Any], new: int) -> dict[str, int]:
+    """The state entry a builder returns: the stored count of skipped lines plus ``new``."""
+    stored = state.get(SKIPPED_STATE_KEY)
+    total = (stored if isinstance(stored, int) and stored > 0 else 0) + max(new, 0)
+    return {SKIPPED_STATE_KEY: total} if total else {}
+
+
+def persisted_skips(rows: list[SourceRow]) -> dict[str, int]:
+    """Skipped-line counts per source key, as stored with the cursors (for the status)."""
+    found: dict[str, int] = {}
+    for row in rows:
+        if f'"{SKIPPED_STATE_KEY}"' not in row.state:
+            continue
+        count = _load_state(row).get(SKIPPED_STATE_KEY)
+        if isinstance(count, int) and count > 0:
+            found[row.key] = count
+    return found
 
 
 def commit_pass(conn: apsw.Connection, plan: _Plan, kind: str, now_ms: int) -> int:

@@ -12,12 +12,20 @@ from typing import Any
 import apsw
 
 from engine.index.db import IndexDoc, immediate, upsert_docs
-from engine.ingest.docs import chunk_doc, message_doc, ms, session_doc, session_title
-from engine.ingest.tailing import Builder, PassOutput, PassResult, run_pass
+from engine.ingest.docs import (
+    TRUNCATED_MARK,
+    chunk_doc,
+    message_doc,
+    ms,
+    session_doc,
+    session_title,
+)
+from engine.ingest.tailing import Builder, PassOutput, PassResult, carried_skips, run_pass
+from engine.project.json_salvage import salvage_cut_line
 from engine.project.model import Project, SessionKind, SessionMeta
 from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
-from engine.project.transcripts import parse_chat_lines, transcript_file
+from engine.project.transcripts import parse_chat_lines, refused_transcript, transcript_file
 from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 
 
@@ -29,7 +37,10 @@ def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Bui
 
     def build(data: bytes, base: int, at_eof: bool, state: dict[str, Any]) -> PassOutput:
         del at_eof  # a chat line is whole or torn; the end of the file changes nothing
-        events, consumed = parse_chat_lines(data, base, source, tally)
+        skipped = WarningTally()  # this pass's count, stored with the cursor (carried_skips)
+        if state.get("cut_line"):
+            data = salvage_cut_line(data, TRUNCATED_MARK)
+        events, consumed = parse_chat_lines(data, base, source, skipped)
         title_event = state.get("title") if isinstance(state.get("title"), str) else None
         latest = int(state.get("latest", 0))
         for event in events:
@@ -39,14 +50,14 @@ def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Bui
         docs: list[IndexDoc] = []
         seen: set[str] = set()
         for event in events:
-            doc = message_doc(sid, event, title, lane, fallback)
+            doc = message_doc(sid, event, title, lane, fallback, meta.tool if meta else None)
             if doc is not None and doc.doc_id not in seen:
                 seen.add(doc.doc_id)
                 docs.append(doc)
                 latest = max(latest, doc.updated_at)
-        if state.get("cut_line") and consumed:
-            tally.add(source, "line longer than the read cap skipped")
-        new_state: dict[str, Any] = {"latest": latest}
+        skipped.add(source, "message indexed truncated", truncated_count(docs, events, state))
+        tally.merge(skipped)
+        new_state: dict[str, Any] = {"latest": latest, **carried_skips(state, skipped.total())}
         if title_event:
             new_state["title"] = title_event
         return PassOutput(
@@ -57,6 +68,13 @@ def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Bui
         )
 
     return build
+
+
+def truncated_count(docs: list[IndexDoc], events: list[Any], state: dict[str, Any]) -> int:
+    """Messages of a pass indexed truncated: bodies cut to the indexed size, and a line cut at
+    the read cap (``cut_line``) that still parsed (one that did not is a malformed line)."""
+    cut = sum(1 for doc in docs if doc.body.endswith(TRUNCATED_MARK))
+    return max(cut, 1) if state.get("cut_line") and events else cut
 
 
 def terminal_builder(sid: str, meta: SessionMeta | None) -> Builder:
@@ -104,6 +122,9 @@ def process_session(
     builder = chat_builder(sid, meta, tally) if kind == "chat" else terminal_builder(sid, meta)
     path = transcript_file(project, kind, sid)
     if path is None:
+        refused = refused_transcript(project, kind, sid)
+        if refused is not None:
+            tally.add_once(f"{kind}:{sid}", refused)
         return _session_only(conn, builder)
     result = run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms)
     if kind == "terminal":

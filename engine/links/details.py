@@ -7,7 +7,6 @@ offset past the end, a chat event that is gone) and says so in ``note`` (RELIABI
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,6 +19,7 @@ from engine.project.artifacts import list_artifacts
 from engine.project.git import GitError, run_git
 from engine.project.model import ChatEvent, Lane, Project, SessionMeta, is_valid_session_id
 from engine.project.prs import read_pr
+from engine.project.safe_io import dumps_json, read_regular
 from engine.project.tally import WarningTally
 from engine.project.transcripts import (
     TranscriptError,
@@ -211,7 +211,7 @@ def chat_text(event: ChatEvent) -> str:
         if isinstance(value, str):
             return value
     if event.type == "tool_call":
-        return f"{data.get('name', 'tool')}({json.dumps(data.get('input'), ensure_ascii=False)})"
+        return f"{data.get('name', 'tool')}({dumps_json(data.get('input'))})"
     return ""
 
 
@@ -367,7 +367,8 @@ def file_detail(lane_root: Path, relative: str, line: int | None, *, radius: int
     try:
         if path.stat().st_size > FILE_MAX_BYTES:
             raise DetailError(f"{relative} is too large to show")
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        # read_regular: a FIFO in a lane would block the read forever.
+        text = read_regular(path, FILE_MAX_BYTES).decode("utf-8", errors="replace")
     except OSError as err:
         raise DetailError(f"{relative}: {err.strerror or err}") from None
     all_lines = text.splitlines()

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.project.fields import FieldError, opt_str, read_json_object, req_str, req_time
 from engine.project.model import Artifact, Project, is_valid_session_id
+from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 ARTIFACTS_SOURCE = "artifacts"
@@ -36,7 +37,7 @@ def list_artifacts(project: Project, tally: WarningTally) -> list[Artifact]:
         if not is_valid_session_id(entry.stem):
             tally.add(ARTIFACTS_SOURCE, "invalid artifact id in file name")
             continue
-        record = read_json_object(entry, tally, ARTIFACTS_SOURCE)
+        record = read_json_object(entry, tally, ARTIFACTS_SOURCE, project_bounds(project.root))
         if record is None:
             continue
         try:

@@ -7,11 +7,11 @@ its schema in a few lines and counts what it refuses.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine.project.safe_io import Bounds, JsonRejected, UnsafeFile, loads_json, read_regular
 from engine.project.tally import WarningTally
 
 MAX_RECORD_BYTES = 1 << 20
@@ -22,15 +22,21 @@ class FieldError(ValueError):
     """A record field is missing or has the wrong type; the message names the field."""
 
 
-def read_json_file(path: Path, tally: WarningTally, source: str) -> Any | None:
+def read_json_file(
+    path: Path, tally: WarningTally, source: str, bounds: Bounds | None = None
+) -> Any | None:
     """Parse ``path`` as JSON, or count why not and return ``None``.
 
-    A missing file returns ``None`` without counting (it may have been deleted meanwhile).
+    A missing file returns ``None`` without counting (it may have been deleted meanwhile). A
+    FIFO, socket, device or directory, a symlink leaving ``bounds``, JSON nested too deep and
+    ``NaN``/``Infinity`` are each one counted warning (``engine.project.safe_io``).
     """
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_RECORD_BYTES + 1)
+        raw = read_regular(path, MAX_RECORD_BYTES + 1, bounds)
     except FileNotFoundError:
+        return None
+    except UnsafeFile as err:
+        tally.add_once(source, f"refused {err}")
         return None
     except OSError as err:
         tally.add(source, f"unreadable {path.name}: {err.strerror or err}")
@@ -39,20 +45,17 @@ def read_json_file(path: Path, tally: WarningTally, source: str) -> Any | None:
         tally.add(source, f"too large {path.name}")
         return None
     try:
-        return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
-    except ValueError:
-        tally.add(source, f"bad json {path.name}")
+        return loads_json(raw)
+    except JsonRejected as err:
+        tally.add_once(source, f"{err.args[0].split(':')[0]} {path.name}")
         return None
 
 
-def _reject_constant(name: str) -> Any:
-    """``NaN``/``Infinity`` are not JSON; refuse them instead of producing floats."""
-    raise ValueError(f"not JSON: {name}")
-
-
-def read_json_object(path: Path, tally: WarningTally, source: str) -> dict[str, Any] | None:
+def read_json_object(
+    path: Path, tally: WarningTally, source: str, bounds: Bounds | None = None
+) -> dict[str, Any] | None:
     """Like ``read_json_file`` but also requires a JSON object at the top level."""
-    value = read_json_file(path, tally, source)
+    value = read_json_file(path, tally, source, bounds)
     if value is None:
         return None
     if not isinstance(value, dict):

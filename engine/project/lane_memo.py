@@ -19,8 +19,8 @@ from engine.project import lanes
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 
-_Listing = tuple[list[Lane], dict[str, dict[str, int]]]
-"""The lanes and the warnings (source → reason → count) their listing added."""
+_Listing = tuple[list[Lane], WarningTally]
+"""The lanes and the warnings their listing added."""
 
 _MEMO: ContextVar[dict[Path, _Listing] | None] = ContextVar("ade_lane_memo", default=None)
 
@@ -47,8 +47,6 @@ def list_lanes(project: Project, tally: WarningTally) -> list[Lane]:
     if listing is None:
         own = WarningTally()
         found = lanes.list_lanes(project, own)
-        listing = memo[project.root] = (found, {s: own.reasons(s) for s in own.snapshot()})
-    for source, reasons in listing[1].items():
-        for reason, count in reasons.items():
-            tally.add(source, reason, count)
+        listing = memo[project.root] = (found, own)
+    tally.merge(listing[1])
     return list(listing[0])

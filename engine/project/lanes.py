@@ -8,6 +8,7 @@ from typing import Any
 from engine.project.fields import FieldError, opt_bool, opt_str, read_json_file, req_str
 from engine.project.git import GitError, Worktree, recent_commits, worktrees
 from engine.project.model import Commit, Lane, Project
+from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 PRIMARY_LANE_ID = "primary"
@@ -43,7 +44,8 @@ def list_lanes(project: Project, tally: WarningTally) -> list[Lane]:
 
 
 def _lanes_from_file(project: Project, path: Path, tally: WarningTally) -> list[Lane] | None:
-    data = read_json_file(path, tally, LANES_SOURCE)
+    bounds = project_bounds(project.root)
+    data = read_json_file(path, tally, LANES_SOURCE, bounds)
     if isinstance(data, dict):
         data = data.get("lanes")
     if not isinstance(data, list):
@@ -56,6 +58,11 @@ def _lanes_from_file(project: Project, path: Path, tally: WarningTally) -> list[
         lane = _lane_from_record(project, entry)
         if lane is None or lane.id in seen:
             tally.add(LANES_SOURCE, "bad or duplicate lane in lanes.json")
+            continue
+        if not bounds.allows(lane.path):
+            # A lane's files are listed and opened (``ade open``): only a folder inside the
+            # project or one git itself lists as a worktree may be one.
+            tally.add_once(LANES_SOURCE, f"lane {lane.id}: outside the project and its worktrees")
             continue
         seen.add(lane.id)
         lanes.append(lane)

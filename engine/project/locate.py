@@ -11,6 +11,7 @@ from engine.errors import ProjectError
 from engine.project.fields import read_json_object
 from engine.project.git import git_toplevel
 from engine.project.model import Project
+from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 PROJECT_ID_RE = re.compile(r"[A-Za-z0-9._-]{1,128}")
@@ -73,7 +74,9 @@ def default_project_id(root: Path) -> str:
 
 def _identity(root: Path, tally: WarningTally) -> tuple[str, str]:
     project_id, name = default_project_id(root), root.name or str(root)
-    record = read_json_object(root / ".ade" / "project.json", tally, "project")
+    record = read_json_object(
+        root / ".ade" / "project.json", tally, "project", project_bounds(root)
+    )
     if record is None:
         return project_id, name
     raw_id, raw_name = record.get("id"), record.get("name")
@@ -86,6 +89,11 @@ def _identity(root: Path, tally: WarningTally) -> tuple[str, str]:
     elif raw_name is not None:
         tally.add("project", "bad name in project.json")
     return project_id, name
+
+
+def identity_warnings(root: Path, tally: WarningTally) -> None:
+    """Count what is wrong with ``.ade/project.json`` (``open_project`` keeps no tally)."""
+    _identity(root, tally)
 
 
 def _good_name(value: str) -> bool:

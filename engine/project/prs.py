@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.project.fields import FieldError, opt_str, opt_time, read_json_object, req_str, req_time
 from engine.project.model import PrComment, Project, PrSnapshot
+from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 PRS_SOURCE = "prs"
@@ -36,7 +37,7 @@ def list_prs(project: Project, tally: WarningTally) -> list[PrSnapshot]:
         if not _NUMBER_RE.fullmatch(entry.stem) or int(entry.stem) > MAX_PR_NUMBER:
             tally.add(PRS_SOURCE, "file name is not a PR number")
             continue
-        pr = _read(entry, int(entry.stem), tally)
+        pr = _read(project, entry, int(entry.stem), tally)
         if pr is not None:
             prs.append(pr)
     return sorted(prs, key=lambda pr: pr.number)
@@ -49,11 +50,11 @@ def read_pr(project: Project, number: int, tally: WarningTally | None = None) ->
     if not 0 < number <= MAX_PR_NUMBER:
         return None
     path = project.ade_dir / "prs" / f"{number}.json"
-    return _read(path, number, tally if tally is not None else WarningTally())
+    return _read(project, path, number, tally if tally is not None else WarningTally())
 
 
-def _read(path: Path, number: int, tally: WarningTally) -> PrSnapshot | None:
-    record = read_json_object(path, tally, PRS_SOURCE)
+def _read(project: Project, path: Path, number: int, tally: WarningTally) -> PrSnapshot | None:
+    record = read_json_object(path, tally, PRS_SOURCE, project_bounds(project.root))
     if record is None:
         return None
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from engine.project.fields import (
     req_time,
 )
 from engine.project.model import Project, SessionKind, SessionMeta, is_valid_session_id
+from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 SESSIONS_SOURCE = "sessions"
@@ -44,7 +46,7 @@ def list_sessions(project: Project, tally: WarningTally) -> list[SessionMeta]:
         if not is_valid_session_id(entry.stem):
             tally.add(SESSIONS_SOURCE, "invalid session id in file name")
             continue
-        meta = _read(entry, entry.stem, tally)
+        meta = _read(project, entry, entry.stem, tally)
         if meta is not None:
             sessions.append(meta)
     return sessions
@@ -60,18 +62,28 @@ def read_session(
     if not isinstance(sid, str) or not is_valid_session_id(sid):
         return None
     path = project.ade_dir / "sessions" / f"{sid}.json"
-    return _read(path, sid, tally if tally is not None else WarningTally())
+    return _read(project, path, sid, tally if tally is not None else WarningTally())
 
 
-def _read(path: Path, sid: str, tally: WarningTally) -> SessionMeta | None:
-    record = read_json_object(path, tally, SESSIONS_SOURCE)
+def _read(project: Project, path: Path, sid: str, tally: WarningTally) -> SessionMeta | None:
+    bounds = project_bounds(project.root)
+    record = read_json_object(path, tally, SESSIONS_SOURCE, bounds)
     if record is None:
         return None
     try:
-        return session_from_record(record, sid)
+        meta = session_from_record(record, sid)
     except FieldError as err:
         tally.add(SESSIONS_SOURCE, f"{path.name}: {err}")
         return None
+    if meta.transcript_path is not None:
+        # A session file may name its transcript, but never one outside the project; a
+        # relative name is relative to the project, not to wherever `ade` runs.
+        transcript = project.root / meta.transcript_path
+        if not bounds.allows(transcript):
+            tally.add(SESSIONS_SOURCE, f"{path.name}: transcriptPath: outside the project")
+            return None
+        meta = replace(meta, transcript_path=transcript)
+    return meta
 
 
 def session_from_record(record: dict[str, Any], sid: str) -> SessionMeta:

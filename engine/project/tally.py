@@ -14,6 +14,10 @@ MAX_REASONS_PER_SOURCE = 8
 """Distinct reasons remembered per source: enough to diagnose, bounded so a hostile file cannot grow memory."""
 
 
+MAX_ONCE_KEYS = 4096
+"""Problems remembered by ``add_once``; past that they are counted every time (memory bound)."""
+
+
 class WarningTally:
     """Thread-safe counter of skipped or malformed input, keyed by source.
 
@@ -24,6 +28,7 @@ class WarningTally:
         self._lock = threading.Lock()
         self._counts: Counter[str] = Counter()
         self._reasons: dict[str, dict[str, int]] = {}
+        self._once: set[tuple[str, str]] = set()
 
     def add(self, source: str, reason: str, n: int = 1) -> None:
         """Count ``n`` skipped items of ``source`` for ``reason`` (``n <= 0`` is ignored)."""
@@ -34,6 +39,30 @@ class WarningTally:
             reasons = self._reasons.setdefault(source, {})
             if reason in reasons or len(reasons) < MAX_REASONS_PER_SOURCE:
                 reasons[reason] = reasons.get(reason, 0) + n
+
+    def add_once(self, source: str, reason: str) -> None:
+        """Count a problem of one file once however often it is read (the sessions folder is
+        listed several times a run: a FIFO there is one warning, not one per listing)."""
+        with self._lock:
+            if (source, reason) in self._once:
+                return
+            if len(self._once) < MAX_ONCE_KEYS:
+                self._once.add((source, reason))
+        self.add(source, reason)
+
+    def merge(self, other: WarningTally) -> None:
+        """Add every count of ``other`` (its reasons too) to this tally; what ``other`` counted
+        with ``add_once`` is counted once here too, however often it is merged."""
+        with other._lock:
+            once = set(other._once)
+        for source, count in other.snapshot().items():
+            reasons = other.reasons(source)
+            for reason, n in reasons.items():
+                if (source, reason) in once:
+                    self.add_once(source, reason)
+                else:
+                    self.add(source, reason, n)
+            self.add(source, "other reasons", count - sum(reasons.values()))
 
     def snapshot(self) -> dict[str, int]:
         """A copy of the counts per source key, sorted by key."""

@@ -8,12 +8,11 @@ offsets into that stream, so a cursor stays valid across compaction (DESIGN §4,
 from __future__ import annotations
 
 import os
+import stat
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
-
-import msgspec
 
 from engine.project.fields import parse_aware_time
 from engine.project.model import (
@@ -23,6 +22,15 @@ from engine.project.model import (
     Project,
     SessionKind,
     is_valid_session_id,
+)
+from engine.project.safe_io import (
+    JsonRejected,
+    UnsafeFile,
+    file_type_name,
+    is_regular_file,
+    loads_json,
+    open_regular,
+    project_bounds,
 )
 from engine.project.tally import WarningTally
 
@@ -73,15 +81,38 @@ class TranscriptSlice:
 def transcript_file(project: Project, kind: SessionKind, sid: str) -> Path | None:
     """The file holding a session's transcript: the ``.gz`` sibling when present and readable,
     else the plain file when present, else ``None``. An invalid ``sid`` → ``None`` (no path built).
+
+    Only regular files count, and a symlink only when it stays inside the project (or a lane git
+    lists as a worktree): a transcript linked to ``~/.ssh/id_rsa`` is no transcript.
     """
     if kind not in _SUFFIX or not is_valid_session_id(sid):
         return None
     folder, suffix = _SUFFIX[kind]
     plain = project.ade_dir / folder / f"{sid}{suffix}"
     gz = _gz_sibling(plain)
-    if gz.is_file() and os.access(gz, os.R_OK):
+    bounds = project_bounds(project.root)
+    if is_regular_file(gz, bounds) and os.access(gz, os.R_OK):
         return gz
-    return plain if plain.is_file() else None
+    return plain if is_regular_file(plain, bounds) else None
+
+
+def refused_transcript(project: Project, kind: SessionKind, sid: str) -> str | None:
+    """Why ``transcript_file`` found none although something is there (a FIFO, a socket, a
+    directory, a symlink out of the project), or ``None`` when nothing is there at all."""
+    if kind not in _SUFFIX or not is_valid_session_id(sid):
+        return None
+    folder, suffix = _SUFFIX[kind]
+    plain = project.ade_dir / folder / f"{sid}{suffix}"
+    for path in (_gz_sibling(plain), plain):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            return f"refused {path.name}: is {file_type_name(mode)}"
+        if not project_bounds(project.root).allows(path):
+            return f"refused {path.name}: links outside the project"
+    return None
 
 
 def _gz_sibling(plain: Path) -> Path:
@@ -132,7 +163,7 @@ def _decompress(gz: Path) -> bytes:
     import gzip  # deferred: most transcripts are plain, and gzip costs start-up (issue 5)
 
     try:
-        with gz.open("rb") as raw:
+        with open_regular(gz) as raw:
             if os.fstat(raw.fileno()).st_size == 0:
                 raise TranscriptNotReady(f"{gz.name} is empty (being written)")
             chunks: list[bytes] = []
@@ -148,6 +179,8 @@ def _decompress(gz: Path) -> bytes:
         raise TranscriptNotReady(f"{gz.name} is truncated (being written)") from None
     except FileNotFoundError:
         raise
+    except UnsafeFile as err:
+        raise TranscriptUnreadable(str(err)) from None
     except (gzip.BadGzipFile, zlib.error) as err:
         raise TranscriptUnreadable(f"{gz.name} is not valid gzip: {err}") from None
     except OSError as err:
@@ -157,7 +190,7 @@ def _decompress(gz: Path) -> bytes:
 
 def _read_plain(plain: Path, offset: int, max_bytes: int) -> TranscriptSlice:
     try:
-        with plain.open("rb") as handle:
+        with open_regular(plain) as handle:
             size = os.fstat(handle.fileno()).st_size
             # Read no further than the size we report, so data and total_size agree even while
             # a writer appends.
@@ -169,9 +202,6 @@ def _read_plain(plain: Path, offset: int, max_bytes: int) -> TranscriptSlice:
     except OSError as err:
         raise TranscriptUnreadable(f"{plain.name}: {err.strerror or err}") from None
     return TranscriptSlice(data=data, start=offset, total_size=size, source=plain, compressed=False)
-
-
-_decoder = msgspec.json.Decoder()
 
 
 def parse_chat_lines(
@@ -201,9 +231,9 @@ def parse_chat_lines(
 
 def _parse_line(line: bytes, offset: int, source: str, tally: WarningTally) -> ChatEvent | None:
     try:
-        obj = _decoder.decode(line.decode("utf-8", errors="replace"))
-    except msgspec.DecodeError:
-        tally.add(source, "malformed json line")
+        obj = loads_json(line)
+    except JsonRejected as err:
+        tally.add(source, "json nested too deep" if "deep" in str(err) else "malformed json line")
         return None
     if not isinstance(obj, dict):
         tally.add(source, "line is not a JSON object")

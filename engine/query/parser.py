@@ -2,9 +2,10 @@
 
 Syntax: bare terms are AND-ed prefix tokens; ``"quoted phrases"`` match exactly; ``-term`` excludes;
 ``a|b`` means either; filters ``kind:`` (``issue`` = ``linear``), ``lane:`` (an id, folder name,
-branch, or ``main``/``primary``; resolved by ``engine.query.plan``), ``session:``, ``since:`` and
-``until:`` (``30m``, ``24h``, ``7d``, ``2w``, or an ISO date/datetime, against an injected clock;
-``until:<date>`` includes that whole day; ``until`` at or before ``since`` is a usage error).
+branch, or ``main``/``primary``; resolved by ``engine.query.plan``), ``session:``, ``tool:``
+(``claude,codex``: chats of those agents), ``since:`` and ``until:`` (``30m``, ``24h``, ``7d``,
+``2w``, or an ISO date/datetime, against an injected clock; ``until:<date>`` includes that whole
+day; ``until`` at or before ``since`` is a usage error).
 Everything else is data: ``AND``, ``NEAR(``, ``*``, ``foo:bar`` are searched as words, never passed
 to FTS5 raw. The parser yields a small tree (``Term``, ``AnyOf``); ``build_match`` renders it, every
 user term as an FTS5 string with ``"`` doubled. Everything else reads the ``QueryPlan`` built from it.
@@ -32,7 +33,7 @@ from engine.errors import UsageError
 from engine.project.model import is_valid_session_id
 from engine.query.pasted import cut_to_length, first_distinctive, is_weak_word
 from engine.query.ranking import normalize_title_query
-from engine.types import ALL_KINDS
+from engine.types import AGENT_TOOLS, ALL_KINDS
 
 MAX_QUERY_LENGTH = 1000
 """Longer input is a paste: it is cut at a space (FTS5 cost grows with every term)."""
@@ -81,6 +82,8 @@ class ParsedQuery:
     sessions: tuple[str, ...] = ()
     since_ms: int | None = None
     until_ms: int | None = None
+    tools: frozenset[str] | None = None
+    """``tool:`` (issue 16): only chats written by these agents; None means any."""
     title_text: str = ""
     match_none: bool = False
     title_prefix_scan: str | None = None
@@ -194,6 +197,24 @@ def _parse_kinds(value: str) -> set[str]:
     return kinds
 
 
+# --- tool: filter (issue 16) ------------------------------------------------------------------
+def parse_tools(value: str) -> set[str]:
+    """The agents named by a ``tool:`` value (``claude,codex``).
+
+    Raises:
+        UsageError: an unknown or empty tool name (the message lists the known ones).
+    """
+    tools: set[str] = set()
+    for raw in value.lower().split(","):
+        if raw not in AGENT_TOOLS:
+            raise UsageError(f"unknown tool:{raw!r}; known tools: {', '.join(AGENT_TOOLS)}")
+        tools.add(raw)
+    return tools
+
+
+# --- end tool: filter ---------------------------------------------------------------------------
+
+
 def _make_term(text: str, phrase: bool) -> Term | None:
     if not any(is_token_char(ch) for ch in text):
         return None  # punctuation/emoji only: FTS5 would see an empty phrase
@@ -211,6 +232,7 @@ class _Builder:
     sessions: list[str] = field(default_factory=list)
     since_ms: int | None = None
     until_ms: int | None = None
+    tools: set[str] | None = None
     dropped: list[str] = field(default_factory=list)
 
     def kind(self, value: str) -> None:
@@ -225,6 +247,9 @@ class _Builder:
         if not is_valid_session_id(value):
             raise UsageError(f"invalid session:{value!r}; session ids are [A-Za-z0-9._-]{{1,128}}")
         self.sessions.append(value)
+
+    def tool(self, value: str) -> None:
+        self.tools = (self.tools or set()) | parse_tools(value)
 
     def since(self, value: str) -> None:
         ms = parse_since(value, self.now)
@@ -263,6 +288,7 @@ _FILTERS: dict[str, Callable[[_Builder, str], None]] = {
     "kind": _Builder.kind,
     "lane": _Builder.lane,
     "session": _Builder.session,
+    "tool": _Builder.tool,
     "since": _Builder.since,
     "until": _Builder.until,
 }
@@ -335,6 +361,7 @@ def parse_query(text: str, *, now: datetime, max_length: int = MAX_QUERY_LENGTH)
         sessions=tuple(b.sessions),
         since_ms=b.since_ms,
         until_ms=b.until_ms,
+        tools=frozenset(b.tools) if b.tools is not None else None,
         title_text=title_text,
         match_none=bool(b.dropped) and not terms,
         title_prefix_scan=scan,

@@ -73,7 +73,8 @@ class QueryPlan:
     """One query, parsed and resolved (see the module docstring).
 
     ``nodes`` are the positive nodes: a 1-tuple for a plain term or phrase, the alternatives of
-    ``a|b`` otherwise. ``lane_ids`` is None when no lane is asked for. ``since_ms`` is inclusive,
+    ``a|b`` otherwise. ``lane_ids`` is None when no lane is asked for, ``tools``
+    when no agent is (``tool:`` also narrows ``kinds`` to chats). ``since_ms`` is inclusive,
     ``until_ms`` exclusive. ``parsed`` is the parser's tree, for the FTS ``MATCH`` builder.
     """
 
@@ -83,6 +84,7 @@ class QueryPlan:
     kinds: tuple[str, ...]
     lane_ids: tuple[str, ...] | None
     sessions: tuple[str, ...]
+    tools: frozenset[str] | None
     since_ms: int | None
     until_ms: int | None
     limit: int
@@ -150,6 +152,9 @@ class QueryPlan:
 
     def allows_session(self, session_id: str | None) -> bool:
         return not self.sessions or session_id in self.sessions
+
+    def allows_tool(self, tool: str | None) -> bool:
+        return self.tools is None or tool in self.tools
 
     def allows_time(self, at_ms: int) -> bool:
         """Inside the since/until bounds."""
@@ -243,6 +248,8 @@ def build_plan(args: SearchQueryArgs, *, now: datetime, lanes: Sequence[Lane]) -
     limit = check_limit(args.limit)
     parsed = parse_query(args.query, now=now)
     kinds = resolve_kinds(args.kinds, parsed.kinds)
+    if parsed.tools is not None:  # only chats have an agent (issue 16): tool: drops the rest
+        kinds = tuple(k for k in kinds if k == "chat")
     lane_ids = resolve_lanes(args.lane_id, parsed.lanes, lanes)
     # since:/until: enter by the text as typed, not by their instant: `since:7d` must keep its
     # cursor valid while the clock moves between two pages.
@@ -254,6 +261,7 @@ def build_plan(args: SearchQueryArgs, *, now: datetime, lanes: Sequence[Lane]) -
         kinds=kinds,
         lane_ids=lane_ids,
         sessions=parsed.sessions,
+        tools=parsed.tools,
         since_ms=parsed.since_ms,
         until_ms=parsed.until_ms,
         limit=limit,

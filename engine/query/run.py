@@ -73,10 +73,11 @@ LinkFor = Callable[[Candidate], str]
 
 
 def _row_candidate(row: Sequence[Any]) -> tuple[int, Candidate]:
-    rowid, doc_id, kind, title, rank_title, updated_at, sid, lane, anchor, b1, b2 = row
+    rowid, doc_id, kind, title, rank_title, updated_at, sid, lane, anchor, tool, b1, b2 = row
     cand = Candidate(doc_id=doc_id, kind=kind, title=title, rank_title=rank_title,
                      snippet_marked="", updated_at=updated_at, session_id=sid, lane_id=lane,
-                     anchor=anchor, bm25=b1, bm25_split=b2)  # fmt: skip
+                     anchor=anchor, bm25=b1, bm25_split=b2,
+                     extra={"tool": tool} if tool else {})  # fmt: skip
     return rowid, cand
 
 
@@ -135,6 +136,7 @@ def _filters(plan: QueryPlan) -> Filters:
         session_ids=plan.sessions or None,
         since_ms=plan.since_ms,
         until_ms=plan.until_ms,
+        tools=tuple(sorted(plan.tools)) if plan.tools is not None else None,
     )
 
 
@@ -268,6 +270,7 @@ def _item(
         project_id=project.id,
         project_name=project.name,
         project_root=str(project.root),
+        tool=cand.extra.get("tool") if cand.kind == "chat" else None,
     )
 
 

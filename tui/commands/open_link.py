@@ -19,6 +19,7 @@ from pathlib import Path
 
 from engine.errors import ProjectError, UsageError
 from engine.external.catalog import project_sessions
+from engine.external.view import transcript_exists
 from engine.links.deeplink import DeepLink, parse_deep_link
 from engine.links.details import (
     Context,
@@ -38,6 +39,7 @@ from engine.project.git import GitError, run_git
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
+from engine.project.safe_io import read_regular
 from engine.project.tally import WarningTally
 from engine.project.transcripts import transcript_file
 from tui.open_format import format_context, format_detail
@@ -137,7 +139,7 @@ def _session(project: Project, link: DeepLink) -> tuple[SessionMeta, Path]:
     if session is None:
         raise TargetGone(f"{link.kind} session {link.target!r} is gone (no metadata)")
     path = session.transcript_path or transcript_file(project, session.kind, session.id)
-    if path is None or not path.exists():
+    if path is None or not transcript_exists(path):
         raise TargetGone(f"{link.kind} session {link.target!r} has no transcript any more")
     return session, path
 
@@ -196,7 +198,7 @@ def _artifact(project: Project, artifact_id: str) -> Detail:
     if not target.is_relative_to(folder) or not target.is_file():
         return detail
     try:
-        data = target.read_bytes()[: ARTIFACT_PREVIEW_BYTES + 1]
+        data = read_regular(target, ARTIFACT_PREVIEW_BYTES + 1)
     except OSError:
         return detail
     if b"\0" in data[:8192] or len(data) > ARTIFACT_PREVIEW_BYTES:

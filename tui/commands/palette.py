@@ -85,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
         result = app.run()
     finally:
         app.clients.close()
+    if app.resume_plan is not None:  # Ctrl+R: the terminal is ours again, hand it to the tool
+        from tui.commands.resume import run_plan
+
+        return run_plan(app.resume_plan)
     if args.print_link:
         if result is None:
             return 1

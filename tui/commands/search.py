@@ -1,7 +1,7 @@
 """`ade search`: the scriptable search (DESIGN §7, issue 5).
 
-Inline filters (``kind:``, ``lane:``, ``session:``, ``since:``, ``until:``) and flags mix; flags are the
-validated form for scripts. ``--`` ends the options so a query may start with ``-``.
+Inline filters (``kind:``, ``lane:``, ``session:``, ``since:``, ``until:``, ``tool:``) and flags
+mix; flags are the validated form for scripts. ``--`` ends the options so a query may start with ``-``.
 Exit 0 with results, 1 with none, 2 on a usage error. stdout carries results only.
 """
 
@@ -24,6 +24,7 @@ query syntax:
   kind:terminal            chat terminal pr commit branch lane file artifact linear (issue)
   lane:primary             a lane id, name, folder or branch (main = the primary lane)
   session:<id>             one session, live (its messages, chunks and artifacts)
+  tool:gemini              chats of claude codex gemini opencode copilot aider (tool:a,b)
   since:24h until:2d       30m 24h 7d 2w or 2026-06-01 (until:<date> includes that day)
 
 examples:
@@ -45,6 +46,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--kinds", metavar="A,B", help="comma-separated kinds to include")
     parser.add_argument("--lane", metavar="LANE", help="only hits from this lane (id or name)")
+    parser.add_argument(
+        "--tool", action="append", default=[], metavar="T",
+        help="only chats of this agent: claude codex gemini opencode copilot aider (repeatable, a,b)",
+    )  # fmt: skip
     parser.add_argument("--limit", type=int, default=20, help="hits per page (1-500, default 20)")
     parser.add_argument("--cursor", help="continue from a previous page's next-page cursor")
     out = parser.add_mutually_exclusive_group()
@@ -88,8 +93,14 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {ns.limit}")
     if ns.lane is not None and not ns.lane.strip():
         raise UsageError("--lane needs a lane id or name")
+    query = " ".join(ns.query)
+    if ns.tool:  # the validated form of tool: (issue 16); an unknown name is a usage error
+        from engine.query.parser import parse_tools
+
+        tools = sorted(set().union(*(parse_tools(t.strip()) for t in ns.tool)))
+        query = f"{query} tool:{','.join(tools)}".strip()
     return SearchQueryArgs(
-        query=" ".join(ns.query),
+        query=query,
         kinds=parse_kinds(ns.kind, ns.kinds),
         lane_id=ns.lane,
         limit=ns.limit,

@@ -29,6 +29,7 @@ PALETTE_KEYS: tuple[KeyBinding, ...] = (
     KeyBinding("shift+tab", "previous_kind", "kind", show=False),
     KeyBinding("f2", "toggle_preview", "preview"),
     KeyBinding("ctrl+y", "copy_link", "copy link"),
+    KeyBinding("ctrl+r", "resume", "resume chat", show=False),
     KeyBinding("f1", "help", "help"),
     KeyBinding("ctrl+q", "quit", "quit"),
 )

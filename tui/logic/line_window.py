@@ -17,6 +17,7 @@ import threading
 from bisect import bisect_right
 from pathlib import Path
 
+from engine.project.safe_io import open_regular
 from engine.project.transcripts import read_transcript
 
 WINDOW_BYTES = 2 * 1024 * 1024
@@ -39,7 +40,8 @@ class _Source:
             whole = read_transcript(path, 0, 1 << 62)
             self._buffer = whole.data
         else:
-            self._fd = os.open(path, os.O_RDONLY)
+            with open_regular(path) as handle:  # never blocks on a FIFO swapped in
+                self._fd = os.dup(handle.fileno())
 
     def size(self) -> int:
         if self._buffer is not None:

@@ -26,7 +26,7 @@ from engine.types import SearchQueryArgs, SearchQueryResult
 from tui.logic.fuzzy import match_local
 from tui.logic.generation import Generation
 from tui.logic.keys import PALETTE_KEYS
-from tui.logic.kinds import KIND_MODES, cycle, kinds_for
+from tui.logic.kinds import KIND_MODES, cycle, kinds_for, query_for
 from tui.logic.merge import merge
 from tui.logic.rows import PaletteRow
 from tui.logic.terms import highlight_terms, terms_pattern
@@ -144,7 +144,11 @@ class PaletteScreen(Screen[None]):
 
     def refresh_local(self, *, keep: bool) -> None:
         """Recompute local matches and repaint (synchronous: this is the per-keystroke path)."""
-        self.local_rows = match_local(self.query_text, self.palette_app.local_items)
+        items = self.palette_app.local_items
+        tool = KIND_MODES[self.kind_mode].tool
+        if tool is not None:  # a "chat: <tool>" stop: that agent's chats only
+            items = [i for i in items if i.kind == "chat" and i.detail == tool]
+        self.local_rows = match_local(self.query_text, items)
         self._paint(keep=keep)
 
     def _paint(self, *, keep: bool) -> None:
@@ -168,7 +172,9 @@ class PaletteScreen(Screen[None]):
             self.workers.cancel_group(self, "search")
             return
         args = SearchQueryArgs(
-            query=query, kinds=kinds_for(query, self.kind_mode), limit=SEARCH_LIMIT
+            query=query_for(query, self.kind_mode),
+            kinds=kinds_for(query, self.kind_mode),
+            limit=SEARCH_LIMIT,
         )
         self._search(stamp, args)
 
@@ -273,7 +279,7 @@ class PaletteScreen(Screen[None]):
         self.cursor_moved = False
         self._update_kind_label()
         self.hits = None
-        self._paint(keep=False)
+        self.refresh_local(keep=False)
         self._start_search()
         self.refresh_status()
 
@@ -304,6 +310,26 @@ class PaletteScreen(Screen[None]):
             return
         self.app.copy_to_clipboard(link)
         self.notify(f"copied {link}")
+
+    def action_resume(self) -> None:
+        """Ctrl+R on a chat hit: leave the palette and resume that session in its own tool."""
+        row = self.query_one(ResultList).current_row()
+        if row is None or row.kind != "chat" or not row.session_id:
+            self.notify("resume works on a chat hit", severity="warning")
+            return
+        self._resume(row.session_id)
+
+    @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
+    def _resume(self, session_id: str) -> None:
+        from tui.commands.resume import plan_for_session
+
+        app = self.palette_app
+        try:
+            plan = plan_for_session(app.clients.wait().project, session_id)
+        except Exception as err:  # aider, an .ade chat, a vanished session: say so, stay open
+            self.app.call_from_thread(self.notify, str(err), severity="warning", timeout=6)
+            return
+        self.app.call_from_thread(app.finish_with_resume, plan)
 
     # --- activation ---------------------------------------------------------------------------
 

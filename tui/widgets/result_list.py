@@ -67,7 +67,8 @@ def row_prompt(row: PaletteRow, now: datetime, style: str = MATCH_STYLE) -> Cont
     ]
     if row.more:
         parts.append((f"  +{row.more} more", "$text-muted"))
-    meta = " · ".join(x for x in (row.lane, relative_time(row.updated_at_ms, now)) if x)
+    tool = row.item.tool if row.item is not None else None  # the agent of a chat hit
+    meta = " · ".join(x for x in (tool, row.lane, relative_time(row.updated_at_ms, now)) if x)
     if meta:
         parts.append((f"  {meta}", "$text-muted"))
     if row.foreign_project:

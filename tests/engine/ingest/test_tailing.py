@@ -153,15 +153,15 @@ def test_long_line_is_read_whole_and_indexed_capped(service, writer, idx, monkey
     assert cursor_of("chat:s") == len(data)
 
 
-def test_line_past_the_hard_cap_is_skipped_and_counted(service, writer, idx, monkeypatch):
+def test_line_past_the_hard_cap_is_indexed_truncated_and_counted(service, writer, idx, monkeypatch):
     monkeypatch.setattr(tailing, "SLICE_BYTES", 1024)
     monkeypatch.setattr(tailing, "LONG_LINE_CAP", 4096)
     writer.session("s")
-    data = _msg(1, "big", "x" * 10_000) + _msg(2, "after", "after line")
+    data = _msg(1, "big", "needle " + "x" * 10_000) + _msg(2, "after", "after line")
     writer.append_raw(writer.chat_path("s"), data)
     service.catch_up()
-    assert _messages(idx) == {"chat:s:after"}
-    assert service.index_status().warnings.get("chat:s", 0) >= 1
+    assert _messages(idx) == {"chat:s:big", "chat:s:after"}
+    assert service.index_status().warnings.get("chat:s", 0) == 1
 
 
 def test_unterminated_huge_tail_waits_without_busy_looping(

@@ -29,6 +29,8 @@ __all__ = ["homes"]
         ("naive -connect", False),
         ("reindex", False),
         ("afe", False),  # inside a word: no token starts with it
+        ("tool:codex naive", True),
+        ("tool:claude naive", False),
     ],
 )
 def test_a_codex_tail_is_matched_live_with_the_plan(

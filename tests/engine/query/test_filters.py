@@ -36,6 +36,8 @@ FILTERED = [
     ("since:2026-06-01T12:00 until:2026-06-10T09:00", everywhere()),
     ("until:10d", everywhere("A")),  # NOW is 2026-06-15: 10d back is 06-05
     # lane: records of that lane; files are the primary lane's; `live` is a primary-lane session.
+    # tool: only chats have an agent; this project's chats are ade's own (no agent tool).
+    ("tool:claude", everywhere()),
     (
         "lane:alpha",
         {"index": {"A"}, "live": set(), "lane": {"A"}, "artifact": {"A"}, "file": set()},

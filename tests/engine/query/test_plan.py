@@ -54,6 +54,9 @@ PLANS: list[tuple[str, str, Any]] = [
     ("lane:ade/feature-x x", "lane_ids", ("feat-1",)),
     ("lane:feature-x x", "lane_ids", ("feat-1",)),
     ("x", "lane_ids", None),
+    ("tool:claude,codex x", "tools", frozenset({"claude", "codex"})),
+    ("tool:claude x", "kinds", ("chat",)),  # only chats have an agent
+    ("x", "tools", None),
     ("session:s1 session:s2 x", "sessions", ("s1", "s2")),
     ("since:7d x", "since_ms", _ms(NOW - timedelta(days=7))),
     ("since:7d since:2d x", "since_ms", _ms(NOW - timedelta(days=2))),

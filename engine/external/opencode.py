@@ -1,0 +1,200 @@
+"""OpenCode sessions: the SQLite database ``$XDG_DATA_HOME/opencode/opencode.db``.
+
+Location (sst/opencode, now anomalyco/opencode, ``packages/opencode/src/global/index.ts``: data
+folder ``xdgData/opencode``, i.e. ``$XDG_DATA_HOME`` else ``~/.local/share``;
+``packages/opencode/src/storage/db.ts`` ``getChannelPath``: ``opencode.db``, or
+``opencode-<channel>.db`` for other release channels). Tables
+(``packages/opencode/src/session/session.sql.ts``): ``session`` (``id``, ``directory`` — the
+working folder —, ``title``, ``time_created``/``time_updated`` in ms, ``parent_id`` for subtask
+sessions), ``message`` (``id``, ``session_id``, ``time_created``, ``data`` JSON with ``role``) and
+``part`` (``id``, ``message_id``, ``session_id``, ``time_created``/``time_updated``, ``data`` JSON).
+Part shapes (``packages/opencode/src/session/message-v2.ts``): ``text`` (``text``; ``synthetic``
+ones are injected by OpenCode), ``reasoning``, ``tool`` (``callID``, ``tool``, ``state``:
+``status`` pending | running | completed | error, ``input``, ``output``, ``error``), ``file``,
+``step-start``/``step-finish``, ``snapshot``, ``patch``, ``agent``, ``compaction``…
+
+The database is opened read-only (``mode=ro``; never ``immutable``, OpenCode writes it through
+its WAL while we read) and a session is re-derived whole when its signature — the session's and
+its parts' latest ``time_updated`` and counts — changes; ids are the part ids, seq = message
+position * 1000 + part position. Indexed: user and assistant ``text`` parts, tool parts (name +
+input digest, then the output or error). Left out: ``reasoning``, synthetic text, files,
+snapshots, patches and step markers. The pre-database JSON storage (``storage/session/…``) is
+not read: OpenCode migrates it into the database (``storage/json-migration.ts``). A session's
+transcript path is ``<database>/<session id>``, a path inside the database file that names both.
+Resume: ``opencode --session <id>`` in the session's folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from engine.external.lines import digest
+from engine.project.model import ChatEvent, ChatEventType
+from engine.project.tally import WarningTally
+
+PART_STRIDE = 1000
+
+
+def opencode_data_dir(environ: Mapping[str, str]) -> Path:
+    """``$XDG_DATA_HOME/opencode``, default ``~/.local/share/opencode``."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    base = environ.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
+    return Path(base) / "opencode"
+
+
+def opencode_databases(environ: Mapping[str, str]) -> list[Path]:
+    """``opencode.db`` and the per-channel ``opencode-*.db`` files that exist."""
+    folder = opencode_data_dir(environ)
+    try:
+        return sorted(p for p in folder.glob("opencode*.db") if p.is_file())
+    except OSError:
+        return []
+
+
+@dataclass(frozen=True)
+class OpenCodeSession:
+    """One ``session`` row."""
+
+    id: str
+    directory: str
+    title: str
+    created_ms: int
+    updated_ms: int
+
+
+def read_only(db: Path) -> apsw.Connection:
+    """A read-only connection (raises apsw.Error when the file is not a readable database)."""
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    conn = apsw.Connection(f"{db.absolute().as_uri()}?mode=ro", flags=flags)
+    conn.set_busy_timeout(2000)
+    return conn
+
+
+def list_opencode_sessions(db: Path) -> list[OpenCodeSession]:
+    """Every session of the database (raises apsw.Error for a corrupt or foreign file)."""
+    conn = read_only(db)
+    try:
+        rows = conn.execute(
+            "SELECT id, directory, title, time_created, time_updated FROM session ORDER BY id"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [
+        OpenCodeSession(str(r[0]), str(r[1]), str(r[2] or ""), int(r[3] or 0), int(r[4] or 0))
+        for r in rows
+        if isinstance(r[0], str) and isinstance(r[1], str)
+    ]
+
+
+SIGNATURES: dict[str, str] = {}
+"""Signatures by transcript path (``<database>/<id>``) from the latest listing: a reconcile then
+costs one query per database, not one connection per session. One taken before a change only
+makes the next reconcile derive that session once more."""
+
+
+def session_signatures(db: Path, sids: list[str]) -> dict[str, str]:
+    """What changes whenever a session, one of its messages or parts changes, for ``sids``."""
+    try:
+        conn = read_only(db)
+    except apsw.Error:
+        return dict.fromkeys(sids, "unreadable")
+    try:
+        rows = conn.execute(
+            "SELECT s.id, s.time_updated,"
+            " (SELECT count(*) || ':' || ifnull(max(time_updated), 0) FROM message"
+            "  WHERE session_id = s.id),"
+            " (SELECT count(*) || ':' || ifnull(max(time_updated), 0) FROM part"
+            "  WHERE session_id = s.id)"
+            " FROM session s WHERE s.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sids),),
+        ).fetchall()
+    except apsw.Error:
+        return dict.fromkeys(sids, "unreadable")
+    finally:
+        conn.close()
+    found = {str(r[0]): json.dumps(list(r[1:])) for r in rows}
+    return {sid: found.get(sid, "gone") for sid in sids}
+
+
+def session_signature(db: Path, sid: str) -> str:
+    """The signature of one session: the latest listing's, else read now."""
+    known = SIGNATURES.get(str(db / sid))
+    return known if known is not None else session_signatures(db, [sid])[sid]
+
+
+def opencode_events(db: Path, sid: str, tally: WarningTally | None = None) -> list[ChatEvent]:
+    """The session's visible parts in order; a row whose JSON does not decode is counted under
+    ``chat:opencode-<sid>`` and skipped (raises apsw.Error when the database is unreadable)."""
+    conn = read_only(db)
+    try:
+        messages = conn.execute(
+            "SELECT id, time_created, data FROM message WHERE session_id = ?"
+            " ORDER BY time_created, id",
+            (sid,),
+        ).fetchall()
+        parts = conn.execute(
+            "SELECT id, message_id, time_created, data FROM part WHERE session_id = ? ORDER BY id",
+            (sid,),
+        ).fetchall()
+    finally:
+        conn.close()
+    by_message: dict[str, list[tuple[str, int, dict[str, Any]]]] = {}
+    for pid, mid, created, raw in parts:
+        data = _json(raw)
+        if data is not None:
+            by_message.setdefault(str(mid), []).append((str(pid), int(created or 0), data))
+        elif tally is not None:
+            tally.add(f"chat:opencode-{sid}", "malformed part row")
+    events: list[ChatEvent] = []
+    for position, (mid, created, raw) in enumerate(messages):
+        info = _json(raw) or {}
+        role = info.get("role")
+        for number, (pid, part_ms, part) in enumerate(by_message.get(str(mid), [])):
+            seq = position * PART_STRIDE + 2 * min(number, PART_STRIDE // 2 - 1)
+            events += _part_events(role, pid, part, seq, _time(part_ms or int(created or 0)))
+    return events
+
+
+def _part_events(
+    role: Any, pid: str, part: dict[str, Any], seq: int, ts: datetime | None
+) -> list[ChatEvent]:
+    ptype = part.get("type")
+    if ptype == "text" and not part.get("synthetic") and not part.get("ignored"):
+        text = part.get("text")
+        if not isinstance(text, str) or not text.strip() or role not in ("user", "assistant"):
+            return []
+        etype: ChatEventType = "user_message" if role == "user" else "assistant_message"
+        return [ChatEvent(seq, ts, etype, seq, {"id": pid, "text": text})]
+    if ptype != "tool":
+        return []  # reasoning, files, snapshots, patches, step markers
+    raw_state = part.get("state")
+    state: dict[str, Any] = raw_state if isinstance(raw_state, dict) else {}
+    name = part.get("tool") if isinstance(part.get("tool"), str) else "tool"
+    out = [ChatEvent(seq, ts, "tool_call", seq,
+                     {"id": pid, "name": name, "input": digest(state.get("input"))})]  # fmt: skip
+    status = state.get("status")
+    result = state.get("output") if status == "completed" else state.get("error")
+    if status in ("completed", "error") and isinstance(result, str) and result:
+        shown = result if status == "completed" else f"error: {result}"
+        out.append(ChatEvent(seq + 1, ts, "tool_result", seq + 1, {"id": pid, "output": shown}))
+    return out
+
+
+def _json(raw: Any) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw) if isinstance(raw, str | bytes) else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _time(value: int) -> datetime | None:
+    return datetime.fromtimestamp(value / 1000, UTC) if value > 0 else None
