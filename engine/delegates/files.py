@@ -16,9 +16,11 @@ import stat
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from engine.query.match import LineFilter
 
 GIT_TIMEOUT_SECONDS = 5.0
 """A grep over a huge tree must not hold the whole answer hostage."""
@@ -81,27 +83,30 @@ def list_tracked_untracked(root: Path) -> tuple[list[str], list[str]]:
     return list(tracked), list(untracked)
 
 
-def grep_lane_lines(root: Path, terms: list[str], *, untracked: bool = True) -> list[FileLineHit]:
-    """Lines containing every term (case-insensitive, fixed strings) in the lane's files
-    (``untracked=False``: tracked files only).
+def grep_lane_lines(
+    root: Path, terms: Sequence[str] | LineFilter, *, untracked: bool = True
+) -> list[FileLineHit]:
+    """Lines the query's ``LineFilter`` admits (a word list: lines holding every word, case- and
+    accent-insensitively) in the lane's files (``untracked=False``: tracked files only).
 
-    git grep is asked for the longest term (the most selective); the other terms are checked
-    here on the returned lines, which is exact and cheap because few lines survive the first.
+    git grep is asked for the filter's lead group (its most selective needles) as an extended
+    regex that matches every case and accent of them (``cafe`` finds ``Café``; git runs in the
+    C locale, so accented letters are byte alternations); the other groups are checked here on
+    the returned lines, which is exact and cheap because few lines survive the first.
     Its output is read as it streams and the process is stopped once ``MAX_LINE_HITS`` lines
     qualify: for a common word that is a small fraction of the work a full grep does.
     """
-    if not terms:
+    wanted = _line_filter(terms)
+    if not wanted.groups:
         return []
-    lead = max(terms, key=len)
     args = (
-        "grep", *(("--untracked",) if untracked else ()), "-I", "-i", "-F", "-n", "-z",
-        "--no-color", f"--max-count={MAX_LINE_HITS_PER_FILE}", "-e", lead, "--",
+        "grep", *(("--untracked",) if untracked else ()), "-I", "-E", "-n", "-z",
+        "--no-color", f"--max-count={MAX_LINE_HITS_PER_FILE}", "-e", wanted.grep_pattern(), "--",
     )  # fmt: skip
-    folded = [t.casefold() for t in terms]
     hits: list[FileLineHit] = []
     with _Streamed(root, args) as proc:
         for record in proc.lines():
-            hit = _parse_hit(record, folded)
+            hit = _parse_hit(record, wanted)
             if hit is not None:
                 hits.append(hit)
                 if len(hits) >= MAX_LINE_HITS:
@@ -112,13 +117,16 @@ def grep_lane_lines(root: Path, terms: list[str], *, untracked: bool = True) -> 
     return hits
 
 
-def _parse_hit(record: bytes, folded: list[str]) -> FileLineHit | None:
+def _line_filter(terms: Sequence[str] | LineFilter) -> LineFilter:
+    return terms if isinstance(terms, LineFilter) else LineFilter.of_words(terms)
+
+
+def _parse_hit(record: bytes, wanted: LineFilter) -> FileLineHit | None:
     parts = record.rstrip(b"\n").split(b"\0", 2)
     if len(parts) != 3 or not parts[1].isdigit():
         return None
     text = parts[2].decode("utf-8", "replace")
-    lowered = text.casefold()
-    if not all(term in lowered for term in folded):
+    if not wanted.admits(text):
         return None
     return FileLineHit(
         path=parts[0].decode("utf-8", "replace"), line=int(parts[1]), text=text[:MAX_LINE_CHARS]
@@ -193,7 +201,9 @@ class _Streamed:
             )
 
 
-def grep_untracked(root: Path, paths: list[str], terms: list[str]) -> list[FileLineHit]:
+def grep_untracked(
+    root: Path, paths: list[str], terms: Sequence[str] | LineFilter
+) -> list[FileLineHit]:
     """The same line search over untracked files, in this process.
 
     Untracked-not-ignored files are few in a real work tree (new files not yet added), and
@@ -202,7 +212,7 @@ def grep_untracked(root: Path, paths: list[str], terms: list[str]) -> list[FileL
     it skips binaries (a NUL in the first 8000 bytes) and does not follow symlinks; files
     beyond ``UNTRACKED_MAX_FILES`` or ``UNTRACKED_MAX_BYTES`` are skipped.
     """
-    folded = [t.casefold() for t in terms]
+    wanted = _line_filter(terms)
     hits: list[FileLineHit] = []
     for relative in paths[:UNTRACKED_MAX_FILES]:
         data = _read_regular(root / relative)
@@ -210,8 +220,7 @@ def grep_untracked(root: Path, paths: list[str], terms: list[str]) -> list[FileL
             continue
         found = 0
         for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-            lowered = line.casefold()
-            if all(term in lowered for term in folded):
+            if wanted.admits(line):
                 hits.append(FileLineHit(relative, number, line[:MAX_LINE_CHARS]))
                 found += 1
                 if found >= MAX_LINE_HITS_PER_FILE or len(hits) >= MAX_LINE_HITS:
@@ -232,22 +241,24 @@ def _read_regular(path: Path) -> bytes | None:
         return None
 
 
-def search_lane_files(root: Path, terms: list[str]) -> tuple[list[str], list[FileLineHit]]:
-    """The lane's files that contain any of ``terms`` in their path, and the line hits.
+def search_lane_files(
+    root: Path, terms: Sequence[str] | LineFilter
+) -> tuple[list[str], list[FileLineHit]]:
+    """The lane's files that contain any of ``terms``' needles in their path, and the line hits.
 
     ``git grep`` over tracked files runs concurrently with ``git ls-files``; untracked files are
     searched here as soon as the listing is in. Paths are pre-filtered with the cheapest
-    necessary condition (some term occurs in the path, case-insensitively) so the caller's exact
+    necessary condition (some needle occurs in the folded path) so the caller's exact
     matching looks at a handful of paths instead of every file of the repository.
     """
-    tracked_lines = _Background(lambda: grep_lane_lines(root, terms, untracked=False))
+    wanted = _line_filter(terms)
+    tracked_lines = _Background(lambda: grep_lane_lines(root, wanted, untracked=False))
     try:
         tracked, untracked = list_tracked_untracked(root)
-        extra = grep_untracked(root, untracked, terms) if terms else []
+        extra = grep_untracked(root, untracked, wanted) if wanted.groups else []
     finally:
         lines = tracked_lines.result()
-    folded = [t.casefold() for t in terms]
-    paths = sorted({p for p in (*tracked, *untracked) if any(t in p.casefold() for t in folded)})
+    paths = sorted({p for p in (*tracked, *untracked) if wanted.admits_any(p)})
     return paths, (lines + extra)[:MAX_LINE_HITS]
 
 
