@@ -40,7 +40,7 @@ def _cases(word: str) -> list[str]:
 
 
 def _rules() -> list[tuple[str, str]]:
-    """(label, pattern) for every rule; each pattern starts with a literal (see SECRET_RE)."""
+    """(label, pattern) for every rule; each pattern starts with a literal (see full_pattern)."""
     boundary = "(?<![A-Za-z0-9_]{0})"
     rules = [
         (
@@ -98,10 +98,18 @@ def _rules() -> list[tuple[str, str]]:
 _RULES = _rules()
 """Every rule; the ones labelled sk, url, auth or an assignment kind get a closer look."""
 
-SECRET_RE = re.compile("|".join(f"{rule}(?P<r{i}>)" for i, (_, rule) in enumerate(_RULES)))
-"""All rules in one alternation, one pass. Each alternative starts with a literal and reports
-itself through an empty group at its end, so ``re`` skips to candidate characters in C instead
-of trying every rule at every position (18 MB/s instead of 1 MB/s with leading ``\\b``/groups)."""
+
+@functools.cache
+def full_pattern() -> re.Pattern[str]:
+    """All rules in one alternation, one pass. Each alternative starts with a literal and reports
+    itself through an empty group at its end, so ``re`` skips to candidate characters in C instead
+    of trying every rule at every position (18 MB/s instead of 1 MB/s with leading ``\\b``/groups).
+
+    Compiled on first use (~10 ms): a search that shows no text holding a rule's literal never
+    pays for it (issue 5's start-up budget); ``redact_secrets`` compiles only the rules present.
+    """
+    return re.compile("|".join(f"{rule}(?P<r{i}>)" for i, (_, rule) in enumerate(_RULES)))
+
 
 _LABEL_BY_GROUP = {f"r{i}": label for i, (label, _) in enumerate(_RULES)}
 """Rule label by the name of its end group."""
@@ -139,7 +147,7 @@ def _prefilter() -> list[tuple[bytes, frozenset[bytes], tuple[int, ...]]]:
 
 _PREFILTER = _prefilter()
 """One entry per distinct rule literal. Checking ~24 literals with ``in`` costs about what one
-pass of :data:`SECRET_RE` does, but the gates skip most of them in text without ``:``, ``=``,
+pass of :func:`full_pattern` does, but the gates skip most of them in text without ``:``, ``=``,
 ``-`` or ``_``, and a chunk that holds none runs no regex at all (benchmarks/RESULTS.md)."""
 
 _GATE_BYTES = sorted({b for _, gate, _ in _PREFILTER for b in gate})
@@ -223,7 +231,7 @@ def redact_secrets(text: str) -> str:
 
 
 def _redact_with(pattern: re.Pattern[str], text: str) -> str:
-    """One pass of ``pattern`` (:data:`SECRET_RE` or a subset of it), then the AWS pairing."""
+    """One pass of ``pattern`` (:func:`full_pattern` or a subset of it), then the AWS pairing."""
     text = pattern.sub(_replace, text)
     if _AWS_ID_MARKER in text:
         text = _redact_aws_secret_keys(text)
@@ -279,16 +287,16 @@ def _aws_secret_key_or_keep(match: re.Match[str]) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _secret_re_for(rules: tuple[int, ...]) -> re.Pattern[str]:
-    """:data:`SECRET_RE` with only ``rules``: a rule whose literal is absent cannot match, so the
+    """:func:`full_pattern` with only ``rules``: a rule whose literal is absent cannot match, so the
     matches are the same, and the scan skips to fewer candidate characters (``://`` alone in a
     chunk with a URL instead of every ``a``, ``p``, ``s`` and ``t``)."""
     if len(rules) == len(_RULES):
-        return SECRET_RE
+        return full_pattern()
     return re.compile("|".join(f"{_RULES[i][1]}(?P<r{i}>)" for i in rules))
 
 
 def _replace(match: re.Match[str]) -> str:
-    """Build the replacement for one match of :data:`SECRET_RE`."""
+    """Build the replacement for one match of :func:`full_pattern`."""
     label = _LABEL_BY_GROUP[match.lastgroup or ""]
     whole = match.group()
     if label == "sk":

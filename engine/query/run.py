@@ -55,6 +55,7 @@ from engine.query.ranking import (
     tier_for,
 )
 from engine.query.snippets import make_snippet
+from engine.redaction import redact_secrets, redact_title
 from engine.types import (
     ALL_KINDS,
     DEFAULT_KINDS,
@@ -300,10 +301,16 @@ def _item(
     cand: Candidate, tier: str, link: str, lane_names: dict[str, str], project: Project
 ) -> SearchResultItem:
     snippet, ranges = extract_snippet_ranges(cand.snippet_marked)
+    shown = redact_secrets(snippet)
+    if shown != snippet:  # a delegated or live text (an issue, an old index row) held a secret
+        kept = 0  # highlights before the first replaced character stay
+        while kept < min(len(snippet), len(shown)) and snippet[kept] == shown[kept]:
+            kept += 1
+        snippet, ranges = shown, tuple(r for r in ranges if r.end <= kept)
     return SearchResultItem(
         doc_id=cand.doc_id,
         kind=cand.kind,  # type: ignore[arg-type]
-        title=cand.title,
+        title=redact_title(cand.title),
         snippet=snippet,
         match_ranges=ranges,
         tier=tier,  # type: ignore[arg-type]
