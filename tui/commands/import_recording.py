@@ -17,6 +17,7 @@ from engine.importers.lane_choice import choose_lane
 from engine.importers.recording import RecordingError
 from engine.importers.terminal_import import FORMATS, load_recording, write_import
 from engine.links.deeplink import build_link
+from engine.project.git_exclude import note_excluded
 from engine.project.locate import open_project
 
 EXAMPLES = """\
@@ -54,4 +55,7 @@ def run(args: argparse.Namespace) -> int:
         state = "imported" if result.written else "already imported"
         link = build_link("terminal", result.session_id, project_id=project.id, offset=0)
         print(f"{result.session_id}\t{result.format}\t{state}\t{link}")
+    excluded = note_excluded(project, "ade import")
+    if excluded is not None:
+        print(excluded, file=sys.stderr)
     return 0
