@@ -218,6 +218,14 @@ def redact_secrets(text: str) -> str:
     tail = _PEM_TAIL_RE.match(text)
     if tail is not None and ("-----END" in tail.group() or _NOT_HEX_RE.search(tail.group())):
         text = marker("private-key") + text[tail.end() :]
+    rules = _prefilter_rules(text)
+    if rules is None:
+        return text
+    return _redact_with(_secret_re_for(rules), text)
+
+
+def _prefilter_rules(text: str) -> tuple[int, ...] | None:
+    """The rules whose literal (and gate) occur in ``text``, sorted; None when there are none."""
     haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps
     gates = {b for b in _GATE_BYTES if b in haystack}
     present = [
@@ -226,8 +234,8 @@ def redact_secrets(text: str) -> str:
         if (not gate or not gate.isdisjoint(gates)) and needle in haystack
     ]
     if not present:
-        return text
-    return _redact_with(_secret_re_for(tuple(sorted(i for rules in present for i in rules))), text)
+        return None
+    return tuple(sorted(i for rules in present for i in rules))
 
 
 def _redact_with(pattern: re.Pattern[str], text: str) -> str:
@@ -244,6 +252,17 @@ def redact_title(title: str) -> str:
     stored (``docs.title``, ``rank_title``), searched and shown. Titles repeat on every message
     and chunk doc of a session, so the answer is cached."""
     return redact_secrets(title)
+
+
+def redact_lines(lines: list[str]) -> list[str]:
+    """:func:`redact_secrets` for each of many short lines (file hits): one literal prefilter
+    over all of them first, so a page of ordinary lines costs one test, not one per line."""
+    joined = "\n".join(lines)
+    if not lines or _prefilter_rules(joined) is None:
+        return lines
+    # One pass over all lines; per line only when a match crossed a line end (a key block).
+    redacted = redact_secrets(joined).split("\n")
+    return redacted if len(redacted) == len(lines) else [redact_secrets(line) for line in lines]
 
 
 AWS_NEARBY_LINES = 2

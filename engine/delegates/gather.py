@@ -11,11 +11,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
-from engine.delegates.files import FileSearchFailed, search_lane_files
+from engine.delegates.files import (
+    MAX_LINE_HITS,
+    FileLineHit,
+    FileSearchFailed,
+    is_definition,
+    search_lane_files,
+)
 from engine.delegates.matching import mark_words, matches, positive_words, required_words
 from engine.errors import AdeError
 from engine.links.deeplink import build_link
@@ -28,7 +35,7 @@ from engine.project.model import Lane, Project, PrSnapshot
 from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
 from engine.query.parser import ParsedQuery, parse_query
-from engine.query.ranking import Candidate, tier_for
+from engine.query.ranking import Candidate, natural_key, tier_for
 from engine.query.run import resolve_kinds, resolve_lanes
 from engine.types import TIER_ORDER, SearchQueryArgs
 
@@ -158,6 +165,10 @@ def _best_path_title(path: str, query: str) -> str:
 
 
 def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
+    """Path hits (ranked by title tier, the best ``MAX_PATH_HITS``) and line hits (definition
+    lines first, then lines of files named like a term, then mentions; see ``_line_score``).
+    When either was cut, every candidate carries ``results_truncated`` and a warning says how
+    to narrow; otherwise every matching line is reachable by paging."""
     words = positive_words(ctx.parsed)
     lane = _primary_lane(ctx)
     if not words or lane is None or not ctx.lane_allowed(lane.id):
@@ -165,38 +176,90 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     if not lane.path.is_dir():
         return [], [f"files: the primary lane's folder {lane.path} is missing"]
     try:
-        paths, lines = search_lane_files(lane.path, required_words(ctx.parsed) or words)
+        found = search_lane_files(lane.path, required_words(ctx.parsed) or words)
     except FileSearchFailed as err:
         return [], [f"files: {err}"]
-    query = ctx.parsed.title_text
+    mtimes: dict[str, int] = {}
+
+    def mtime(path: str) -> int:
+        if path not in mtimes:
+            mtimes[path] = _mtime_ms(lane.path / path)
+        return mtimes[path]
+
+    paths, warnings = _ranked_paths(ctx, found.paths, mtime)
     out: list[Candidate] = []
     for path in paths:
-        if len(out) >= MAX_PATH_HITS:
-            break
-        if not matches(ctx.parsed, path):
-            continue
-        updated = _mtime_ms(lane.path / path)
-        if not ctx.after_since(updated):
-            continue
         link = build_link("file", path, project_id=ctx.project.id, lane=lane.id)
-        title = _best_path_title(path, query)
+        title = _best_path_title(path, ctx.parsed.title_text)
         out.append(Candidate(doc_id=f"file:{path}", kind="file", title=path, rank_title=title,
-                             snippet_marked=mark_words(path, words), updated_at=updated,
+                             snippet_marked=mark_words(path, words), updated_at=mtime(path),
                              lane_id=lane.id, anchor=path,
                              extra={"deep_link": link, "path": path}))  # fmt: skip
-    for hit in lines:
+    for hit in found.lines:
         if not matches(ctx.parsed, f"{hit.path} {hit.text}"):
             continue
-        updated = _mtime_ms(lane.path / hit.path)
+        updated = mtime(hit.path)
         if not ctx.after_since(updated):
             continue
-        link = build_link("file", hit.path, project_id=ctx.project.id, line=hit.line, lane=lane.id)
+        line_link = partial(build_link, "file", hit.path, project_id=ctx.project.id,
+                            line=hit.line, lane=lane.id)  # fmt: skip
         out.append(Candidate(doc_id=f"file:{hit.path}:{hit.line}", kind="file",
                              title=f"{hit.path}:{hit.line}", rank_title="",
                              snippet_marked=mark_words(hit.text.strip(), words), updated_at=updated,
-                             lane_id=lane.id, anchor=f"{hit.path}:{hit.line}",
-                             extra={"deep_link": link, "path": hit.path, "line": hit.line}))  # fmt: skip
-    return out, []
+                             bm25=_line_score(hit, words), lane_id=lane.id,
+                             anchor=f"{hit.path}:{hit.line}",
+                             extra={"deep_link": line_link, "path": hit.path,
+                                    "line": hit.line}))  # fmt: skip
+    if found.truncated:
+        warnings.append(
+            f"files: more than {MAX_LINE_HITS:,} lines match; the first {MAX_LINE_HITS:,} (and "
+            "every definition line) are shown — add a folder or file name, or another word of "
+            "the line, to narrow"
+        )
+    if warnings:
+        out = [replace(c, extra={**c.extra, "results_truncated": True}) for c in out]
+    return out, warnings
+
+
+LINE_SCORES = {"definition": -2e-6, "named": -1e-6}
+"""``bm25`` of a file line hit (lower ranks first, as BM25): a line defining a term, then a line
+of a file named like a term (``strbuf.c`` for ``strbuf_addf``), then a mention (None). Tiny, so
+file lines still follow indexed documents with real BM25 scores; within a score, the comparator
+orders newer files first and then path and line number (numerically)."""
+
+
+def _line_score(hit: FileLineHit, words: list[str]) -> float | None:
+    if is_definition(hit.text, words):
+        return LINE_SCORES["definition"]
+    stem = hit.path.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
+    if len(stem) >= 3 and any(stem in w.casefold() or w.casefold() in stem for w in words):
+        return LINE_SCORES["named"]
+    return None
+
+
+def _ranked_paths(
+    ctx: DelegateContext, paths: list[str], mtime: Callable[[str], int]
+) -> tuple[list[str], list[str]]:
+    """The matching paths, best title tier first (then path), at most ``MAX_PATH_HITS``, and
+    the warning when more matched."""
+    query = ctx.parsed.title_text
+    matched = [p for p in paths if matches(ctx.parsed, p)]
+    if ctx.parsed.since_ms is not None:
+        matched = [p for p in matched if ctx.after_since(mtime(p))]
+
+    def tier(path: str) -> int:
+        title = _best_path_title(path, query)
+        probe = Candidate(doc_id="", kind="file", title=title, rank_title=title,
+                          snippet_marked="", updated_at=0)  # fmt: skip
+        return TIER_ORDER[tier_for(probe, query)]
+
+    if len(matched) <= MAX_PATH_HITS:
+        return matched, []
+    best = sorted(matched, key=lambda p: (tier(p), natural_key(p)))[:MAX_PATH_HITS]
+    return best, [
+        f"files: {len(matched):,} paths match; the best {MAX_PATH_HITS} are shown — add more "
+        "of the path to narrow"
+    ]
 
 
 def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:

@@ -193,8 +193,14 @@ def _filters(
 
 
 def default_link(candidate: Candidate, project_id: str | None) -> str:
-    """The ``ade://`` link of an indexed candidate; delegates pass ``extra["deep_link"]``."""
+    """The ``ade://`` link of an indexed candidate; delegates pass ``extra["deep_link"]`` (the
+    link, or a callable building it)."""
     given = candidate.extra.get("deep_link")
+    if callable(given):  # built only for the page shown: a delegate may offer thousands
+        try:
+            given = given()
+        except AdeError:
+            return ""
     if isinstance(given, str):
         return given
     kind, anchor = candidate.kind, candidate.anchor
@@ -269,6 +275,8 @@ def run_query(
         total -= len({c.doc_id for _, c in indexed} & drop)
     merged, rowids = _merge(indexed, extras, drop)
     total += len({c.doc_id for c in extras})
+    # A delegate that cut its answer (the file line cap) marks its candidates (gather.py).
+    truncated = truncated or any(c.extra.get("results_truncated") for c in extras)
     ranked = rank(merged, parsed.title_text)
     if after is not None:
         ranked = [pair for pair in ranked if sort_key(*pair) > after]
