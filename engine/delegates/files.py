@@ -28,8 +28,9 @@ GIT_TIMEOUT_SECONDS = 5.0
 
 MAX_LINE_HITS = 2000
 """Line matches kept per query, every one reachable by paging (git.git's ``strbuf_addf`` has
-1,165). Past it the answer says so (``resultsTruncated`` and a warning naming how to narrow) and a
-second pass looks for definition lines only, so the defining file is not lost to the cap. No
+1,165). Past it the answer says so (``resultsTruncated`` and a warning naming how to narrow) and,
+for an identifier, a second pass looks for definition lines only, so the defining file is not
+lost to the cap. No
 per-file cap: ranking (definitions and files named like the term first) keeps a file full of
 mentions from crowding out the one that matters."""
 
@@ -145,12 +146,34 @@ def grep_lane_lines(
 
 def grep_definitions(root: Path, words: list[str]) -> list[FileLineHit]:
     """Tracked lines that define one of ``words`` (``def x``, ``#define x``, ``x =``, a C
-    function at column 0…; see :func:`definition_re`), at most ``MAX_DEFINITION_HITS``."""
+    function at column 0…; see :func:`is_definition`), at most ``MAX_DEFINITION_HITS``.
+
+    Perl-compatible (JIT) when this git has it, 2-3x faster than the POSIX twin it falls back
+    to; still a walk of the whole tree, so callers ask only for identifiers (see
+    :func:`looks_like_identifier`).
+    """
     if not words:
         return []
-    args = ("grep", "-I", "-i", "-E", "-n", "-z", "--no-color", "-e", _definition_source(words, ere=True),
-            "--", _EXCLUDE_ADE)  # fmt: skip
-    return _grep(root, args, [], MAX_DEFINITION_HITS)
+    for dialect, source in (("-P", _definition_source(words, ere=False)),
+                            ("-E", _definition_source(words, ere=True))):  # fmt: skip
+        args = ("grep", "-I", "-i", dialect, "-n", "-z", "--no-color", "-e", source, "--",
+                _EXCLUDE_ADE)  # fmt: skip
+        try:
+            return _grep(root, args, [], MAX_DEFINITION_HITS)
+        except FileSearchFailed:
+            continue  # built without PCRE: the POSIX pattern says the same
+    return []
+
+
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def looks_like_identifier(word: str) -> bool:
+    """Whether ``word`` reads as a name a program defines (``strbuf_addf``, ``parseQuery``,
+    ``MAX_LINE``), not a word of prose (``and``, ``retry``) that no definition pass can help."""
+    if len(word) < 4 or not _IDENTIFIER_RE.fullmatch(word):
+        return False
+    return "_" in word or any(ch.isdigit() for ch in word) or word[1:] != word[1:].lower()
 
 
 def _grep(root: Path, args: tuple[str, ...], folded: list[str], limit: int) -> list[FileLineHit]:
@@ -338,8 +361,8 @@ def _read_regular(path: Path) -> bytes | None:
 def search_lane_files(root: Path, terms: list[str]) -> FileMatches:
     """The lane's files that contain any of ``terms`` in their path, and the line hits
     (redacted, cut to ``MAX_LINE_CHARS``), in git's order; ``truncated`` when more lines
-    matched than ``MAX_LINE_HITS`` (then definition lines are searched for on their own and
-    added, so ranking can still put the defining file first).
+    matched than ``MAX_LINE_HITS`` (then, for identifier-like terms, definition lines are
+    searched for on their own and added, so ranking can still put the defining file first).
 
     ``git grep`` over tracked files runs concurrently with ``git ls-files``; untracked files are
     searched here as soon as the listing is in. Paths are pre-filtered with the cheapest
@@ -358,9 +381,10 @@ def search_lane_files(root: Path, terms: list[str]) -> FileMatches:
     found = lines + extra
     truncated = len(found) > MAX_LINE_HITS
     found = found[:MAX_LINE_HITS]
-    if truncated:
+    names = [t for t in terms if looks_like_identifier(t)]
+    if truncated and names:
         seen = {(hit.path, hit.line) for hit in found}
-        found += [h for h in grep_definitions(root, terms) if (h.path, h.line) not in seen
+        found += [h for h in grep_definitions(root, names) if (h.path, h.line) not in seen
                   and all(t in f"{h.path.casefold()}\n{h.text.casefold()}" for t in folded)]  # fmt: skip
     return FileMatches(paths, _redacted(found), truncated)
 

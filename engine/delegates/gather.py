@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -187,6 +187,13 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         return mtimes[path]
 
     paths, warnings = _ranked_paths(ctx, found.paths, mtime)
+    if found.truncated:
+        warnings.append(
+            f"files: more than {MAX_LINE_HITS:,} lines match; the first {MAX_LINE_HITS:,} (and "
+            "the definition lines) are shown — add a folder or file name, or another word of "
+            "the line, to narrow"
+        )
+    cut = {"results_truncated": True} if warnings else {}
     out: list[Candidate] = []
     for path in paths:
         link = build_link("file", path, project_id=ctx.project.id, lane=lane.id)
@@ -194,7 +201,7 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         out.append(Candidate(doc_id=f"file:{path}", kind="file", title=path, rank_title=title,
                              snippet_marked=mark_words(path, words), updated_at=mtime(path),
                              lane_id=lane.id, anchor=path,
-                             extra={"deep_link": link, "path": path}))  # fmt: skip
+                             extra={"deep_link": link, "path": path, **cut}))  # fmt: skip
     for hit in found.lines:
         if not matches(ctx.parsed, f"{hit.path} {hit.text}"):
             continue
@@ -209,15 +216,7 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                              bm25=_line_score(hit, words), lane_id=lane.id,
                              anchor=f"{hit.path}:{hit.line}",
                              extra={"deep_link": line_link, "path": hit.path,
-                                    "line": hit.line}))  # fmt: skip
-    if found.truncated:
-        warnings.append(
-            f"files: more than {MAX_LINE_HITS:,} lines match; the first {MAX_LINE_HITS:,} (and "
-            "every definition line) are shown — add a folder or file name, or another word of "
-            "the line, to narrow"
-        )
-    if warnings:
-        out = [replace(c, extra={**c.extra, "results_truncated": True}) for c in out]
+                                    "line": hit.line, **cut}))  # fmt: skip
     return out, warnings
 
 

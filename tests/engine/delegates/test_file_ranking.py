@@ -194,7 +194,20 @@ def test_file_snippets_are_redacted_and_a_token_is_not_found(unignored_ade: Path
 def test_definition_lines(line: str, word: str, defines: bool, tmp_path: Path) -> None:
     assert is_definition(line, [word]) is defines
     root = _repo(tmp_path / "defs", {"code.txt": f"{line}\n"})
-    assert bool(grep_definitions(root, [word])) is defines  # git's ERE twin agrees
+    assert bool(grep_definitions(root, [word])) is defines  # git -P agrees
+    posix = subprocess.run(["git", "-C", str(root), "grep", "-i", "-E", "-e",
+                            files._definition_source([word], ere=True)],
+                           capture_output=True, check=False)  # fmt: skip
+    assert posix.returncode == (0 if defines else 1)  # and so does the POSIX twin
+
+
+@pytest.mark.parametrize(
+    ("word", "named"),
+    [("strbuf_addf", True), ("parseQuery", True), ("MAX_LINE", True), ("sha256", True),
+     ("and", False), ("retry", False), ("Gateway", False), ("foo-bar", False), ("x_y", False)],
+)  # fmt: skip
+def test_only_identifiers_get_a_definitions_pass(word: str, named: bool) -> None:
+    assert files.looks_like_identifier(word) is named
 
 
 def test_natural_key_orders_numbers_as_numbers() -> None:
