@@ -6,12 +6,15 @@ without the write functions.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 4
-"""Bumped whenever the DDL changes; a mismatch recreates the index (never migrated)."""
+SEARCH_INDEX_SCHEMA_VERSION = 5
+"""Bumped whenever the DDL changes; a mismatch recreates the index (never migrated). 5: what is
+stored changed, not the DDL — titles, command lines and subjects are redacted (issue 13.1), and a
+version-4 index holds them raw."""
 
 BUSY_TIMEOUT_MS = 5000
 """Two processes (CLI and daemon) may write one file; 5 s rides out a long drain slice."""
@@ -181,3 +184,9 @@ def recreate_in_place(conn: apsw.Connection) -> None:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+    # Dropped tables leave their pages, text and all, in the file's free list: an index recreated
+    # because it held unredacted titles must not keep them. Best effort (another process may hold
+    # a read snapshot): the empty schema is a few pages, so this costs next to nothing.
+    with contextlib.suppress(apsw.Error):
+        conn.execute("VACUUM")
+        conn.pragma("wal_checkpoint(TRUNCATE)")

@@ -156,3 +156,30 @@ def test_listings_and_detail_screens_show_no_secret(indexed: SearchService) -> N
     shown = commit_detail(project.root, sha)
     assert GITLAB not in f"{shown.title} {shown.body}"
     assert "[REDACTED:" in shown.title
+
+
+def test_an_index_from_before_title_redaction_is_recreated_and_scrubbed(tmp_path: Path) -> None:
+    """A version-4 index holds titles raw: opening it recreates it, and the dropped pages do not
+    keep the token in the file."""
+    import apsw
+
+    from engine.index.db import connect, open_index
+
+    db = tmp_path / "cache" / "search-index.db"
+    open_index(db)
+    conn = connect(db)
+    conn.execute(
+        "INSERT INTO docs(doc_id, kind, title, rank_title, title_norm, body, updated_at, digest)"
+        " VALUES ('pr:1', 'pr', ?, ?, '', x'', 0, x'')",
+        (f"#1 Rotate {GHP}", f"Rotate {GHP}"),
+    )
+    conn.execute("INSERT INTO docs_title(rowid, rank_title, parts) VALUES (1, ?, '')", (GHP,))
+    conn.pragma("user_version", 4)
+    conn.close()
+    assert GHP.lower().encode() in file_bytes(db)
+    report = open_index(db)
+    assert report.recreated_reason == "schema version 4, expected 5"
+    apsw.Connection(str(db)).close()  # the last connection closing checkpoints the WAL
+    raw = file_bytes(db)
+    for fragment in fragments(GHP):
+        assert fragment not in raw
