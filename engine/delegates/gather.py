@@ -200,7 +200,7 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         title = _best_path_title(path, ctx.parsed.title_text)
         out.append(Candidate(doc_id=f"file:{path}", kind="file", title=path, rank_title=title,
                              snippet_marked=mark_words(path, words), updated_at=mtime(path),
-                             lane_id=lane.id, anchor=path,
+                             bm25=LINE_SCORES["named"], lane_id=lane.id, anchor=path,
                              extra={"deep_link": link, "path": path, **cut}))  # fmt: skip
     for hit in found.lines:
         if not matches(ctx.parsed, f"{hit.path} {hit.text}"):
@@ -221,8 +221,9 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
 
 
 LINE_SCORES = {"definition": -2e-6, "named": -1e-6}
-"""``bm25`` of a file line hit (lower ranks first, as BM25): a line defining a term, then a line
-of a file named like a term (``strbuf.c`` for ``strbuf_addf``), then a mention (None). Tiny, so
+"""``bm25`` of a file hit (lower ranks first, as BM25) when it ranks in the body tier: a line
+defining a term, then a path hit and a line of a file named like a term (``strbuf.c`` for
+``strbuf_addf``), then a mention (None). Path hits in a title tier rank by tier. Tiny, so
 file lines still follow indexed documents with real BM25 scores; within a score, the comparator
 orders newer files first and then path and line number (numerically)."""
 
