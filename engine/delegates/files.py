@@ -378,7 +378,7 @@ def search_lane_files(root: Path, terms: list[str]) -> FileMatches:
         lines = tracked_lines.result()
     folded = [t.casefold() for t in terms]
     paths = sorted({p for p in (*tracked, *untracked) if any(t in p.casefold() for t in folded)})
-    found = lines + extra
+    found = extra + lines  # untracked first: new files are what a cut should keep
     truncated = len(found) > MAX_LINE_HITS
     found = found[:MAX_LINE_HITS]
     names = [t for t in terms if looks_like_identifier(t)]

@@ -57,8 +57,8 @@ def test_lines_come_from_tracked_and_untracked_text_files_only(lane: Path) -> No
     paths, lines, truncated = search_lane_files(lane, ["alpha", "beta"])
     assert not truncated
     assert [(h.path, h.line, h.text) for h in lines] == [
+        ("notes.md", 1, "untracked alpha beta note"),  # untracked first: a cap keeps new files
         ("src/alpha_tools.py", 2, "alpha beta gamma"),
-        ("notes.md", 1, "untracked alpha beta note"),
     ]  # not the binaries, not build/ (ignored), not the symlink's target outside the lane
     assert paths == ["src/alpha_tools.py"]  # only paths containing a term reach the caller
 
