@@ -50,6 +50,7 @@ from engine.query.ranking import (
     tier_for,
 )
 from engine.query.snippets import make_snippet
+from engine.redaction import redact_secrets, redact_title
 from engine.types import (
     INDEXED_KINDS,
     SearchQueryArgs,
@@ -137,8 +138,14 @@ def _filters(plan: QueryPlan) -> Filters:
 
 
 def default_link(candidate: Candidate, project_id: str | None) -> str:
-    """The ``ade://`` link of an indexed candidate; delegates pass ``extra["deep_link"]``."""
+    """The ``ade://`` link of an indexed candidate; delegates pass ``extra["deep_link"]`` (the
+    link, or a callable building it)."""
     given = candidate.extra.get("deep_link")
+    if callable(given):  # built only for the page shown: a delegate may offer thousands
+        try:
+            given = given()
+        except AdeError:
+            return ""
     if isinstance(given, str):
         return given
     kind, anchor = candidate.kind, candidate.anchor
@@ -217,6 +224,8 @@ def run_query(
         total -= len({c.doc_id for _, c in indexed} & drop)
     merged, rowids = _merge(indexed, extras, drop)
     total += len({c.doc_id for c in extras})
+    # A delegate that cut its answer (the file line cap) marks its candidates (gather.py).
+    truncated = truncated or any(c.extra.get("results_truncated") for c in extras)
     ranked = rank(merged, parsed.title_text)
     if after is not None:
         ranked = [pair for pair in ranked if sort_key(*pair) > after]
@@ -248,10 +257,16 @@ def _item(
     cand: Candidate, tier: str, link: str, lane_names: dict[str, str], project: Project
 ) -> SearchResultItem:
     snippet, ranges = extract_snippet_ranges(cand.snippet_marked)
+    shown = redact_secrets(snippet)
+    if shown != snippet:  # a delegated or live text (an issue, an old index row) held a secret
+        kept = 0  # highlights before the first replaced character stay
+        while kept < min(len(snippet), len(shown)) and snippet[kept] == shown[kept]:
+            kept += 1
+        snippet, ranges = shown, tuple(r for r in ranges if r.end <= kept)
     return SearchResultItem(
         doc_id=cand.doc_id,
         kind=cand.kind,  # type: ignore[arg-type]
-        title=cand.title,
+        title=redact_title(cand.title),
         snippet=snippet,
         match_ranges=ranges,
         tier=tier,  # type: ignore[arg-type]
