@@ -199,14 +199,16 @@ def file_delegate(
     from engine.delegates.gather import DelegateContext, file_candidates
     from engine.project.locate import open_project
     from engine.project.model import Lane
-    from engine.query.parser import parse_query
+    from engine.query.plan import build_plan
+    from engine.types import SearchQueryArgs
 
     project = open_project(root)
     lane = Lane(id="primary", name=root.name, path=root, branch="main", primary=True)
     now = datetime(2026, 6, 15, 12, tzinfo=UTC)
     rows = []
     for term in terms:
-        ctx = DelegateContext(project, parse_query(term, now=now), ("file",), None, [lane], {})
+        plan = build_plan(SearchQueryArgs(query=term, kinds=("file",)), now=now, lanes=[lane])
+        ctx = DelegateContext(project, plan, [lane], {})
         found = len(file_candidates(ctx)[0])
         grep = ["git", "-C", str(root), "grep", "-I", "-i", "-F", "-n", "-e", term, "--"]
         # The baseline's output is read, as ours is: git may shortcut a grep into /dev/null.

@@ -8,8 +8,12 @@ ordinary words after ``token:`` in compiler errors stay as they are.
 Known limit: the index sees text in chunks. Chunks are newline-aligned, so a one-line secret is
 never split; a multi-line PEM private-key block can be. A block that begins in one chunk is
 redacted from ``BEGIN`` to the end of that chunk, and the base64 lines that open the next chunk
-are redacted up to their ``END`` line. Secrets that terminal rewrites (``\\r``, a long line cut
-in two) break apart are not recognised.
+are redacted up to their ``END`` line (PGP ``PRIVATE KEY BLOCK`` armour alike). An AWS secret
+access key is recognised without a ``secret`` word only within ``AWS_NEARBY_LINES`` of its key
+id in the same chunk. Secrets that terminal rewrites (``\\r``, a long line cut in two) break
+apart are not recognised.
+
+Titles, command lines and subjects go through :func:`redact_title` (the same rules, cached).
 """
 
 from __future__ import annotations
@@ -36,13 +40,13 @@ def _cases(word: str) -> list[str]:
 
 
 def _rules() -> list[tuple[str, str]]:
-    """(label, pattern) for every rule; each pattern starts with a literal (see SECRET_RE)."""
+    """(label, pattern) for every rule; each pattern starts with a literal (see full_pattern)."""
     boundary = "(?<![A-Za-z0-9_]{0})"
     rules = [
         (
             "private-key",
-            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)"
-            r"(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)"
+            r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
         ),
         ("aws-access-key-id", "AKIA" + boundary.format("AKIA") + r"[A-Z0-9]{16}\b"),
         ("aws-access-key-id", "ASIA" + boundary.format("ASIA") + r"[A-Z0-9]{16}\b"),
@@ -60,6 +64,23 @@ def _rules() -> list[tuple[str, str]]:
             + r"[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
         ),
         ("url", r"://[^\s/:@]+:[^\s/@]+@"),
+        (
+            "slack-webhook",
+            r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_-]+/[A-Za-z0-9_/-]{8,}",
+        ),
+        (
+            "google-api-key",
+            "AIza" + boundary.format("AIza") + r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
+        ),
+        ("npm-token", "npm_" + boundary.format("npm_") + r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+        (
+            "gitlab-token",
+            "glpat-" + boundary.format("glpat-") + r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*",
+        ),
+    ]
+    rules += [
+        ("stripe-key", prefix + boundary.format(prefix) + r"[A-Za-z0-9]{24,}(?![A-Za-z0-9])")
+        for prefix in ("sk_live_", "rk_live_", "sk_test_", "rk_test_")
     ]
     rules += [
         ("auth", re.escape(w) + _AUTH_TAIL) for w in _cases("authorization") + _cases("bearer")
@@ -77,10 +98,18 @@ def _rules() -> list[tuple[str, str]]:
 _RULES = _rules()
 """Every rule; the ones labelled sk, url, auth or an assignment kind get a closer look."""
 
-SECRET_RE = re.compile("|".join(f"{rule}(?P<r{i}>)" for i, (_, rule) in enumerate(_RULES)))
-"""All rules in one alternation, one pass. Each alternative starts with a literal and reports
-itself through an empty group at its end, so ``re`` skips to candidate characters in C instead
-of trying every rule at every position (18 MB/s instead of 1 MB/s with leading ``\\b``/groups)."""
+
+@functools.cache
+def full_pattern() -> re.Pattern[str]:
+    """All rules in one alternation, one pass. Each alternative starts with a literal and reports
+    itself through an empty group at its end, so ``re`` skips to candidate characters in C instead
+    of trying every rule at every position (18 MB/s instead of 1 MB/s with leading ``\\b``/groups).
+
+    Compiled on first use (~10 ms): a search that shows no text holding a rule's literal never
+    pays for it (issue 5's start-up budget); ``redact_secrets`` compiles only the rules present.
+    """
+    return re.compile("|".join(f"{rule}(?P<r{i}>)" for i, (_, rule) in enumerate(_RULES)))
+
 
 _LABEL_BY_GROUP = {f"r{i}": label for i, (label, _) in enumerate(_RULES)}
 """Rule label by the name of its end group."""
@@ -101,23 +130,28 @@ _GATES = {
 """Punctuation a rule's match always holds beyond its literal (``ghp_``, ``xoxb-``, a JWT's dots)."""
 
 
-def _prefilter() -> list[tuple[bytes, tuple[bytes, ...], tuple[int, ...]]]:
+def _prefilter() -> list[tuple[bytes, frozenset[bytes], tuple[int, ...]]]:
     """``(needle, gate, rules)``: ``rules`` can match only where the lowercased text holds
     ``needle`` and at least one byte of ``gate`` (a ``memchr``-fast test tried first)."""
-    table: dict[tuple[bytes, tuple[bytes, ...]], tuple[int, ...]] = {}
+    table: dict[tuple[bytes, frozenset[bytes]], tuple[int, ...]] = {}
     for index, (label, rule) in enumerate(_RULES):
         needle = _NEEDLE_RE.match(rule).group().lower().encode()  # type: ignore[union-attr]
+        if label == "stripe-key":
+            needle = needle[1:]  # sk_live_ and rk_live_ share one test of k_live_
         punctuation = [bytes([b]) for b in needle if not chr(b).isalnum()]
         # An assignment needs its ``:`` or ``=``; a needle with punctuation needs that byte.
-        gate = _GATES.get(label) or tuple(punctuation[:1])
+        gate = frozenset(_GATES.get(label) or punctuation[:1])
         table[needle, gate] = (*table.get((needle, gate), ()), index)
     return [(needle, gate, rules) for (needle, gate), rules in table.items()]
 
 
 _PREFILTER = _prefilter()
-"""One entry per distinct rule literal. Checking ~18 literals with ``in`` costs about what one
-pass of :data:`SECRET_RE` does, but the gates skip most of them in text without ``:``, ``=``,
+"""One entry per distinct rule literal. Checking ~24 literals with ``in`` costs about what one
+pass of :func:`full_pattern` does, but the gates skip most of them in text without ``:``, ``=``,
 ``-`` or ``_``, and a chunk that holds none runs no regex at all (benchmarks/RESULTS.md)."""
+
+_GATE_BYTES = sorted({b for _, gate, _ in _PREFILTER for b in gate})
+"""Every gate byte: each is looked for once a chunk, not once per literal."""
 
 _ASSIGNMENT_RE = re.compile(r"""(?P<key>[^:="']*)(?P<sep>["']?[ \t]*[:=][ \t]*)(?P<value>.*)""")
 """Split an assignment match into key, separator and value (keys hold no ``:=`` or quotes)."""
@@ -127,9 +161,9 @@ _CREDENTIAL_RE = re.compile(r"[A-Za-z0-9._~+/=-]+\Z")
 
 _PEM_TAIL_RE = re.compile(
     r"\A(?:[A-Za-z0-9+/=]{16,}\r?\n)+(?:[A-Za-z0-9+/=]+\r?\n)?"
-    r"(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\Z)"
+    r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
 )
-"""Text that opens with the body of a PEM block whose BEGIN was in the previous chunk."""
+"""Text that opens with the body of a PEM (or PGP) block whose BEGIN was in the previous chunk."""
 
 _NOT_HEX_RE = re.compile(r"[G-Zg-z+/]")
 """A base64 body has letters beyond hex; a column of git shas or sha256 sums has none."""
@@ -184,29 +218,104 @@ def redact_secrets(text: str) -> str:
     tail = _PEM_TAIL_RE.match(text)
     if tail is not None and ("-----END" in tail.group() or _NOT_HEX_RE.search(tail.group())):
         text = marker("private-key") + text[tail.end() :]
+    rules = _prefilter_rules(text)
+    if rules is None:
+        return text
+    return _redact_with(_secret_re_for(rules), text)
+
+
+def _prefilter_rules(text: str) -> tuple[int, ...] | None:
+    """The rules whose literal (and gate) occur in ``text``, sorted; None when there are none."""
     haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps
+    gates = {b for b in _GATE_BYTES if b in haystack}
     present = [
         rules
         for needle, gate, rules in _PREFILTER
-        if (not gate or any(b in haystack for b in gate)) and needle in haystack
+        if (not gate or not gate.isdisjoint(gates)) and needle in haystack
     ]
     if not present:
-        return text
-    return _secret_re_for(tuple(sorted(i for rules in present for i in rules))).sub(_replace, text)
+        return None
+    return tuple(sorted(i for rules in present for i in rules))
+
+
+def _redact_with(pattern: re.Pattern[str], text: str) -> str:
+    """One pass of ``pattern`` (:func:`full_pattern` or a subset of it), then the AWS pairing."""
+    text = pattern.sub(_replace, text)
+    if _AWS_ID_MARKER in text:
+        text = _redact_aws_secret_keys(text)
+    return text
+
+
+@functools.lru_cache(maxsize=4096)
+def redact_title(title: str) -> str:
+    """:func:`redact_secrets` for a title, a command line or a subject: a short field that is
+    stored (``docs.title``, ``rank_title``), searched and shown. Titles repeat on every message
+    and chunk doc of a session, so the answer is cached."""
+    return redact_secrets(title)
+
+
+def redact_lines(lines: list[str]) -> list[str]:
+    """:func:`redact_secrets` for each of many short lines (file hits): one literal prefilter
+    over all of them first, so a page of ordinary lines costs one test, not one per line."""
+    joined = "\n".join(lines)
+    if not lines or _prefilter_rules(joined) is None:
+        return lines
+    # One pass over all lines; per line only when a match crossed a line end (a key block).
+    redacted = redact_secrets(joined).split("\n")
+    return redacted if len(redacted) == len(lines) else [redact_secrets(line) for line in lines]
+
+
+AWS_NEARBY_LINES = 2
+"""How far from an AWS access key id a bare secret access key is looked for (lines each side)."""
+
+_AWS_ID_MARKER = "[REDACTED:aws-access-key-id]"
+
+_AWS_SECRET_KEY_RE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+"""A 40-character base64 run standing alone: the shape of an AWS secret access key."""
+
+
+def _redact_aws_secret_keys(text: str) -> str:
+    """Redact secret access keys near a redacted ``AKIA``/``ASIA`` key id, with no ``secret``
+    word needed (``AKIA…,wJalr…`` in an IAM CSV, two ``export`` lines, a config dump).
+
+    Rule, for few false positives: a 40-character run of ``[A-Za-z0-9/+]`` delimited on both
+    sides, mixing upper case, lower case and digits, on the key id's line or within
+    ``AWS_NEARBY_LINES`` lines of it. A git sha (hex, one case), a word or a path segment of
+    another length never qualifies, and none is looked for without a key id nearby. Runs only
+    when a key id was found, so ordinary text pays nothing.
+    """
+    lines = text.split("\n")
+    near: set[int] = set()
+    for number, line in enumerate(lines):
+        if _AWS_ID_MARKER in line:
+            near.update(range(number - AWS_NEARBY_LINES, number + AWS_NEARBY_LINES + 1))
+    for number in sorted(n for n in near if 0 <= n < len(lines)):
+        lines[number] = _AWS_SECRET_KEY_RE.sub(_aws_secret_key_or_keep, lines[number])
+    return "\n".join(lines)
+
+
+def _aws_secret_key_or_keep(match: re.Match[str]) -> str:
+    value = match.group()
+    mixed = (
+        any(ch.isupper() for ch in value)
+        and any(ch.islower() for ch in value)
+        and any(ch.isdigit() for ch in value)
+    )
+    return marker("aws-secret-access-key") if mixed else value
 
 
 @functools.lru_cache(maxsize=64)
 def _secret_re_for(rules: tuple[int, ...]) -> re.Pattern[str]:
-    """:data:`SECRET_RE` with only ``rules``: a rule whose literal is absent cannot match, so the
+    """:func:`full_pattern` with only ``rules``: a rule whose literal is absent cannot match, so the
     matches are the same, and the scan skips to fewer candidate characters (``://`` alone in a
     chunk with a URL instead of every ``a``, ``p``, ``s`` and ``t``)."""
     if len(rules) == len(_RULES):
-        return SECRET_RE
+        return full_pattern()
     return re.compile("|".join(f"{_RULES[i][1]}(?P<r{i}>)" for i in rules))
 
 
 def _replace(match: re.Match[str]) -> str:
-    """Build the replacement for one match of :data:`SECRET_RE`."""
+    """Build the replacement for one match of :func:`full_pattern`."""
     label = _LABEL_BY_GROUP[match.lastgroup or ""]
     whole = match.group()
     if label == "sk":

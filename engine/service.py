@@ -23,7 +23,7 @@ import apsw
 import msgspec
 
 from engine.clock import Clock, system_clock
-from engine.delegates.gather import delegated_for_args
+from engine.delegates.gather import delegated_for_plan
 from engine.errors import AdeError
 from engine.external.catalog import FOREIGN
 from engine.index.db import (
@@ -57,6 +57,7 @@ from engine.project.model import Lane, Project
 from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
 from engine.project.transcripts import refused_transcript
+from engine.query.plan import build_plan
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
 from engine.text import encodable_args
@@ -402,23 +403,24 @@ class SearchService:
 
     def _query(self, args: SearchQueryArgs) -> SearchQueryResult:
         conn, unavailable = self._reader_or_empty()
-        now = self.clock()
         lanes = self.lanes()
+        # Parsed and resolved once; every source below reads this plan, none the raw text.
+        plan = build_plan(args, now=self.clock(), lanes=lanes)
         extras: list[Candidate] = []
         replace: frozenset[str] = frozenset()
-        fresh = session_candidates(conn, self.project, args, now, self.tally)
+        fresh = session_candidates(conn, self.project, plan, self.tally)
         if fresh is not None:
             extras.extend(fresh.candidates)
             replace = fresh.replace_doc_ids
-        delegated, delegate_warnings = delegated_for_args(self.project, args, now, lanes)
+        delegated, delegate_warnings = delegated_for_plan(self.project, plan, lanes)
         extras.extend(delegated)
-        result = run_query(conn, args, project=self.project, now=now, lanes=lanes,
+        result = run_query(conn, plan, project=self.project, lanes=lanes,
                            extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
         if unavailable is not None:
             delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
         if not self.project.is_git:
             delegate_warnings = [NOT_GIT_NOTE, *delegate_warnings]
-        delegate_warnings = [*history_warnings_for(conn, args, now), *delegate_warnings]
+        delegate_warnings = [*history_warnings_for(conn, plan.kinds), *delegate_warnings]
         if not delegate_warnings:
             return result
         return msgspec.structs.replace(result, warnings=(*result.warnings, *delegate_warnings))

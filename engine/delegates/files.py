@@ -11,26 +11,48 @@ starts with ``-`` is never read as an option.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import re
 import stat
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
+
+from engine.query.match import LineFilter
 
 GIT_TIMEOUT_SECONDS = 5.0
 """A grep over a huge tree must not hold the whole answer hostage."""
 
-MAX_LINE_HITS = 200
-"""Line matches kept per query; ranking only needs enough to fill a few pages."""
+MAX_LINE_HITS = 2000
+"""Line matches kept per query, every one reachable by paging (git.git's ``strbuf_addf`` has
+1,165). Past it the answer says so (``resultsTruncated`` and a warning naming how to narrow) and,
+for an identifier, a second pass looks for definition lines only, so the defining file is not
+lost to the cap. No
+per-file cap: ranking (definitions and files named like the term first) keeps a file full of
+mentions from crowding out the one that matters."""
 
-MAX_LINE_HITS_PER_FILE = 5
-"""One file full of matches must not crowd out every other file."""
+MAX_DEFINITION_HITS = 200
+"""Definition lines added by the second pass when the line cap was hit."""
 
 MAX_LINE_CHARS = 400
 """Minified files have megabyte lines; a snippet never needs more than this."""
+
+REDACT_MARGIN = 512
+"""Characters past ``MAX_LINE_CHARS`` kept until redaction ran, so a token cut by the snippet's
+end is still recognised whole and never shown in part."""
+
+ADE_STATE = ".ade"
+"""The environment's state folder: raw transcripts and session records, never a file hit."""
+
+_EXCLUDE_ADE = ":(exclude,glob)**/.ade/**"
+"""Pathspec keeping every ``.ade/`` folder (the project's and a nested one) out of ``git grep``
+whatever the ignore rules say: a repository that does not ignore it would serve raw terminal
+logs (escapes, secrets, every terminal hit twice) as file hits."""
 
 UNTRACKED_MAX_FILES = 5000
 """Untracked files searched in-process; a tree with more (a build folder not in .gitignore)
@@ -47,6 +69,20 @@ class FileLineHit:
     path: str
     line: int
     text: str
+
+
+class FileMatches(NamedTuple):
+    """What the file search found: paths holding a term, line hits, and whether lines were cut."""
+
+    paths: list[str]
+    lines: list[FileLineHit]
+    truncated: bool
+    """More lines matched than ``MAX_LINE_HITS``: not every match is in ``lines``."""
+
+
+def is_ade_state(path: str) -> bool:
+    """Whether a work-tree path lies in an ``.ade/`` folder (at the root or nested)."""
+    return f"/{ADE_STATE}/" in f"/{path}"
 
 
 class FileSearchFailed(Exception):
@@ -77,34 +113,82 @@ def list_tracked_untracked(root: Path) -> tuple[list[str], list[str]]:
     for entry in done.stdout.split(b"\0"):
         if len(entry) > 2:
             name = entry[2:].decode("utf-8", "replace")
-            (untracked if entry[:1] == b"?" else tracked)[name] = None
+            if not is_ade_state(name):
+                (untracked if entry[:1] == b"?" else tracked)[name] = None
     return list(tracked), list(untracked)
 
 
-def grep_lane_lines(root: Path, terms: list[str], *, untracked: bool = True) -> list[FileLineHit]:
-    """Lines containing every term (case-insensitive, fixed strings) in the lane's files
-    (``untracked=False``: tracked files only).
+def grep_lane_lines(
+    root: Path,
+    terms: Sequence[str] | LineFilter,
+    *,
+    untracked: bool = True,
+    limit: int = MAX_LINE_HITS,
+) -> list[FileLineHit]:
+    """Lines the query's ``LineFilter`` admits (a word list: lines holding every word, case- and
+    accent-insensitively; a word may also be in the file's path, so a folder name narrows) in
+    the lane's files (``untracked=False``: tracked files only), at most ``limit``, in git's
+    order (path, then line). ``.ade/`` never.
 
-    git grep is asked for the longest term (the most selective); the other terms are checked
-    here on the returned lines, which is exact and cheap because few lines survive the first.
-    Its output is read as it streams and the process is stopped once ``MAX_LINE_HITS`` lines
-    qualify: for a common word that is a small fraction of the work a full grep does.
+    git grep is asked for the filter's lead group (its most selective needles) as an extended
+    regex that matches every case and accent of them (``cafe`` finds ``Café``; git runs in the
+    C locale, so accented letters are byte alternations); the other groups are checked here on
+    the returned lines, which is exact and cheap because few lines survive the first.
+    Its output is read as it streams and the process is stopped once ``limit`` lines qualify:
+    for a common word that is a small fraction of the work a full grep does.
     """
-    if not terms:
+    wanted = _line_filter(terms)
+    if not wanted.groups:
         return []
-    lead = max(terms, key=len)
     args = (
-        "grep", *(("--untracked",) if untracked else ()), "-I", "-i", "-F", "-n", "-z",
-        "--no-color", f"--max-count={MAX_LINE_HITS_PER_FILE}", "-e", lead, "--",
+        "grep", *(("--untracked",) if untracked else ()), "-I", "-E", "-n", "-z",
+        "--no-color", "-e", wanted.grep_pattern(), "--", _EXCLUDE_ADE,
     )  # fmt: skip
-    folded = [t.casefold() for t in terms]
+    return _grep(root, args, wanted, limit)
+
+
+def grep_definitions(root: Path, words: list[str]) -> list[FileLineHit]:
+    """Tracked lines that define one of ``words`` (``def x``, ``#define x``, ``x =``, a C
+    function at column 0…; see :func:`is_definition`), at most ``MAX_DEFINITION_HITS``.
+
+    Perl-compatible (JIT) when this git has it, 2-3x faster than the POSIX twin it falls back
+    to; still a walk of the whole tree, so callers ask only for identifiers (see
+    :func:`looks_like_identifier`).
+    """
+    if not words:
+        return []
+    for dialect, source in (("-P", _definition_source(words, ere=False)),
+                            ("-E", _definition_source(words, ere=True))):  # fmt: skip
+        args = ("grep", "-I", "-i", dialect, "-n", "-z", "--no-color", "-e", source, "--",
+                _EXCLUDE_ADE)  # fmt: skip
+        try:
+            return _grep(root, args, None, MAX_DEFINITION_HITS)
+        except FileSearchFailed:
+            continue  # built without PCRE: the POSIX pattern says the same
+    return []
+
+
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def looks_like_identifier(word: str) -> bool:
+    """Whether ``word`` reads as a name a program defines (``strbuf_addf``, ``parseQuery``,
+    ``MAX_LINE``), not a word of prose (``and``, ``retry``) that no definition pass can help."""
+    if len(word) < 4 or not _IDENTIFIER_RE.fullmatch(word):
+        return False
+    return "_" in word or any(ch.isdigit() for ch in word) or word[1:] != word[1:].lower()
+
+
+def _grep(
+    root: Path, args: tuple[str, ...], wanted: LineFilter | None, limit: int
+) -> list[FileLineHit]:
     hits: list[FileLineHit] = []
     with _Streamed(root, args) as proc:
         for record in proc.lines():
-            hit = _parse_hit(record, folded)
+            hit = _parse_hit(record, wanted)
             if hit is not None:
                 hits.append(hit)
-                if len(hits) >= MAX_LINE_HITS:
+                if len(hits) >= limit:
                     proc.stop()
                     break
     if not proc.stopped and proc.returncode not in (0, 1):  # 1 means no match
@@ -112,17 +196,66 @@ def grep_lane_lines(root: Path, terms: list[str], *, untracked: bool = True) -> 
     return hits
 
 
-def _parse_hit(record: bytes, folded: list[str]) -> FileLineHit | None:
+def _line_filter(terms: Sequence[str] | LineFilter) -> LineFilter:
+    return terms if isinstance(terms, LineFilter) else LineFilter.of_words(terms)
+
+
+def _parse_hit(record: bytes, wanted: LineFilter | None) -> FileLineHit | None:
     parts = record.rstrip(b"\n").split(b"\0", 2)
     if len(parts) != 3 or not parts[1].isdigit():
         return None
+    path = parts[0].decode("utf-8", "replace")
     text = parts[2].decode("utf-8", "replace")
-    lowered = text.casefold()
-    if not all(term in lowered for term in folded):
+    if is_ade_state(path) or (wanted is not None and not wanted.admits(f"{path}\n{text}")):
         return None
-    return FileLineHit(
-        path=parts[0].decode("utf-8", "replace"), line=int(parts[1]), text=text[:MAX_LINE_CHARS]
-    )
+    return FileLineHit(path=path, line=int(parts[1]), text=text[: MAX_LINE_CHARS + REDACT_MARGIN])
+
+
+_KEYWORDS = (
+    "def|class|fn|func|function|struct|union|enum|trait|interface|type|typedef|impl|module|"
+    "macro|sub|proc|let|const|var|val|local"
+)
+"""Words that introduce a definition in common languages (Python, Rust, Go, JS/TS, C, Ruby…)."""
+
+_MODIFIERS = (
+    "export|pub|public|private|protected|internal|static|async|inline|extern|final|abstract|"
+    "override|default|unsafe|declare"
+)
+
+
+def _definition_source(words: list[str], *, ere: bool) -> str:
+    """The definition-line pattern for ``words``, as POSIX ERE (for ``git grep -E``) or as a
+    Python regex: one text, two dialects, so both passes agree on what a definition is."""
+    space, other = ("[[:space:]]", "[^[:alnum:]_]") if ere else (r"\s", r"[^A-Za-z0-9_]")
+    blank = "[[:blank:]*]" if ere else r"[ \t*]"
+    c_type = "[[:alpha:]_][[:alnum:]_[:blank:]*]*" if ere else r"[A-Za-z_][A-Za-z0-9_ \t*]*"
+    forms = []
+    for word in sorted(set(words), key=len, reverse=True):
+        w = _ere_escape(word) if ere else re.escape(word)
+        end = f"({other}|$)"
+        forms += [
+            # def x, class x, pub fn x, export function x, func (r *T) x, let x, const x
+            f"^{space}*(({_MODIFIERS}){space}+)*({_KEYWORDS}){space}+(\\([^)]*\\){space}*)?{w}{end}",
+            f"^{space}*#{space}*define{space}+{w}{end}",  # #define x
+            f"^{space}*{w}{space}*(:[^=]*)?=([^=]|$)",  # x = …, x: T = …
+            f"^{c_type}{blank}{w}{space}*\\(",  # void x(…) at column 0: a C definition
+            f"^{w}{space}*\\(",  # x(…) at column 0, its type on the line above
+        ]
+    return "|".join(forms)
+
+
+def _ere_escape(word: str) -> str:
+    return "".join(f"\\{ch}" if ch in "\\.[]()*+?{}|^$" else ch for ch in word)
+
+
+@functools.lru_cache(maxsize=32)
+def _definition_re(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(_definition_source(list(words), ere=False), re.IGNORECASE)
+
+
+def is_definition(text: str, words: list[str]) -> bool:
+    """Whether ``text`` is a line that defines one of ``words`` (not merely mentions it)."""
+    return bool(words) and _definition_re(tuple(words)).search(text) is not None
 
 
 class _Streamed:
@@ -193,8 +326,10 @@ class _Streamed:
             )
 
 
-def grep_untracked(root: Path, paths: list[str], terms: list[str]) -> list[FileLineHit]:
-    """The same line search over untracked files, in this process.
+def grep_untracked(
+    root: Path, paths: list[str], terms: Sequence[str] | LineFilter, limit: int = MAX_LINE_HITS
+) -> list[FileLineHit]:
+    """The same line search over untracked files, in this process, at most ``limit`` lines.
 
     Untracked-not-ignored files are few in a real work tree (new files not yet added), and
     ``git ls-files`` has already listed them; reading them here saves ``git grep --untracked``
@@ -202,22 +337,19 @@ def grep_untracked(root: Path, paths: list[str], terms: list[str]) -> list[FileL
     it skips binaries (a NUL in the first 8000 bytes) and does not follow symlinks; files
     beyond ``UNTRACKED_MAX_FILES`` or ``UNTRACKED_MAX_BYTES`` are skipped.
     """
-    folded = [t.casefold() for t in terms]
+    wanted = _line_filter(terms)
     hits: list[FileLineHit] = []
     for relative in paths[:UNTRACKED_MAX_FILES]:
+        if is_ade_state(relative):
+            continue
         data = _read_regular(root / relative)
         if data is None or b"\0" in data[:8000]:
             continue
-        found = 0
         for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-            lowered = line.casefold()
-            if all(term in lowered for term in folded):
-                hits.append(FileLineHit(relative, number, line[:MAX_LINE_CHARS]))
-                found += 1
-                if found >= MAX_LINE_HITS_PER_FILE or len(hits) >= MAX_LINE_HITS:
-                    break
-        if len(hits) >= MAX_LINE_HITS:
-            break
+            if wanted.admits(f"{relative}\n{line}"):
+                hits.append(FileLineHit(relative, number, line[: MAX_LINE_CHARS + REDACT_MARGIN]))
+                if len(hits) >= limit:
+                    return hits
     return hits
 
 
@@ -232,23 +364,50 @@ def _read_regular(path: Path) -> bytes | None:
         return None
 
 
-def search_lane_files(root: Path, terms: list[str]) -> tuple[list[str], list[FileLineHit]]:
-    """The lane's files that contain any of ``terms`` in their path, and the line hits.
+def search_lane_files(
+    root: Path, terms: Sequence[str] | LineFilter, names: Sequence[str] = ()
+) -> FileMatches:
+    """The lane's files that contain any of ``terms``' needles in their path, and the line hits
+    (redacted, cut to ``MAX_LINE_CHARS``), in git's order; ``truncated`` when more lines
+    matched than ``MAX_LINE_HITS`` (then, for the identifier-like ``names`` the user typed,
+    definition lines are searched for on their own and added, so ranking can still put the
+    defining file first).
 
     ``git grep`` over tracked files runs concurrently with ``git ls-files``; untracked files are
     searched here as soon as the listing is in. Paths are pre-filtered with the cheapest
-    necessary condition (some term occurs in the path, case-insensitively) so the caller's exact
+    necessary condition (some needle occurs in the folded path) so the caller's exact
     matching looks at a handful of paths instead of every file of the repository.
     """
-    tracked_lines = _Background(lambda: grep_lane_lines(root, terms, untracked=False))
+    wanted = _line_filter(terms)
+    limit = MAX_LINE_HITS + 1  # one more than kept: that one says the answer is truncated
+    tracked_lines = _Background(lambda: grep_lane_lines(root, wanted, untracked=False, limit=limit))
     try:
         tracked, untracked = list_tracked_untracked(root)
-        extra = grep_untracked(root, untracked, terms) if terms else []
+        extra = grep_untracked(root, untracked, wanted, limit) if wanted.groups else []
     finally:
         lines = tracked_lines.result()
-    folded = [t.casefold() for t in terms]
-    paths = sorted({p for p in (*tracked, *untracked) if any(t in p.casefold() for t in folded)})
-    return paths, (lines + extra)[:MAX_LINE_HITS]
+    paths = sorted({p for p in (*tracked, *untracked) if wanted.admits_any(p)})
+    found = extra + lines  # untracked first: new files are what a cut should keep
+    truncated = len(found) > MAX_LINE_HITS
+    found = found[:MAX_LINE_HITS]
+    identifiers = [n for n in names if looks_like_identifier(n)]
+    if truncated and identifiers:
+        seen = {(hit.path, hit.line) for hit in found}
+        found += [h for h in grep_definitions(root, identifiers) if (h.path, h.line) not in seen
+                  and wanted.admits(f"{h.path}\n{h.text}")]  # fmt: skip
+    return FileMatches(paths, _redacted(found), truncated)
+
+
+def _redacted(hits: list[FileLineHit]) -> list[FileLineHit]:
+    """Hits whose text passed the index's redaction, then was cut to ``MAX_LINE_CHARS``: a
+    file snippet never shows a token the index would have replaced."""
+    from engine.redaction import redact_lines
+
+    texts = redact_lines([hit.text for hit in hits])
+    return [
+        FileLineHit(hit.path, hit.line, text[:MAX_LINE_CHARS])
+        for hit, text in zip(hits, texts, strict=True)
+    ]
 
 
 class _Background:

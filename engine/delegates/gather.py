@@ -1,7 +1,11 @@
 """Sources asked at query time instead of indexed: lanes, files, artifacts, Linear (DESIGN §5).
 
-Each delegate is best-effort: a failure yields no candidates and one warning line, never a failed
-query. Their candidates go through the same comparator as indexed ones (``run_query`` merges them
+Each delegate reads the query's ``QueryPlan`` and nothing else: its text is matched with
+``plan.matches`` (what the index's ``MATCH`` would decide), and every filter that applies narrows
+it — ``lane:`` all of them, ``since:``/``until:`` lanes by HEAD time, artifacts by creation time,
+files by mtime, Linear by update time; ``session:`` keeps the artifacts of that session and drops
+lanes, files and Linear issues, which belong to no session; ``lane:`` drops Linear issues too. Each delegate is best-effort: a
+failure yields no candidates and one warning line, never a failed query. Their candidates go through the same comparator as indexed ones (``run_query`` merges them
 via ``extra_candidates``), so a file named exactly like the query outranks a body hit the same way
 a PR titled like it does. Files and Linear need positive query text; a filter-only query skips them.
 Linear is imported only when asked for: its HTTP client (urllib.request, ssl, email) costs ~15 ms.
@@ -10,13 +14,21 @@ Linear is imported only when asked for: its HTTP client (urllib.request, ssl, em
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
-from engine.delegates.files import FileSearchFailed, search_lane_files
-from engine.delegates.matching import mark_words, matches, positive_words, required_words
+from engine.delegates.files import (
+    MAX_LINE_HITS,
+    FileLineHit,
+    FileSearchFailed,
+    is_definition,
+    search_lane_files,
+)
+from engine.delegates.matching import mark_matches
 from engine.errors import AdeError
 from engine.links.deeplink import build_link
 from engine.links.targets import envelope_for_lane
@@ -26,9 +38,8 @@ from engine.project.lane_memo import envelope_inputs, list_lanes
 from engine.project.lanes import LANES_SOURCE
 from engine.project.model import Lane, Project, PrSnapshot
 from engine.project.tally import WarningTally
-from engine.query.parser import ParsedQuery, parse_query
-from engine.query.ranking import Candidate, tier_for
-from engine.query.run import resolve_kinds, resolve_lanes
+from engine.query.plan import QueryPlan, build_plan
+from engine.query.ranking import Candidate, natural_key, tier_for
 from engine.types import TIER_ORDER, SearchQueryArgs
 
 MAX_PATH_HITS = 200
@@ -37,20 +48,12 @@ MAX_PATH_HITS = 200
 
 @dataclass(frozen=True)
 class DelegateContext:
-    """What every delegate gets: the parsed query and the project's lanes, already filtered."""
+    """What every delegate gets: the query's plan and the project's lanes."""
 
     project: Project
-    parsed: ParsedQuery
-    kinds: tuple[str, ...]
-    lane_ids: tuple[str, ...] | None
+    plan: QueryPlan
     lanes: Sequence[Lane]
     environ: Mapping[str, str]
-
-    def lane_allowed(self, lane_id: str | None) -> bool:
-        return self.lane_ids is None or lane_id in self.lane_ids
-
-    def after_since(self, updated_ms: int) -> bool:
-        return self.parsed.since_ms is None or updated_ms >= self.parsed.since_ms
 
 
 def _mtime_ms(path: Path) -> int:
@@ -70,16 +73,21 @@ def _lane_activity_ms(lane: Lane) -> int:
 
 
 def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
-    out, warnings = [], []
-    words = positive_words(ctx.parsed)
+    out: list[Candidate] = []
+    warnings: list[str] = []
+    plan = ctx.plan
+    if plan.sessions:
+        return out, warnings  # a lane belongs to no session
     # Every lane is a worktree of one repository: one origin remote and one PR list serve all
     # lanes' envelopes (asked lazily, once per query, and only when some lane matches).
     shared: tuple[str | None, list[PrSnapshot]] | None = None
     for lane in ctx.lanes:
-        if not ctx.lane_allowed(lane.id):
+        if not plan.allows_lane(lane.id):
             continue
-        haystack = " ".join(filter(None, (lane.id, lane.name, lane.branch, str(lane.path))))
-        if not matches(ctx.parsed, haystack):
+        if not plan.matches(lane.id, lane.name, lane.branch or "", str(lane.path)):
+            continue
+        updated = _lane_activity_ms(lane)
+        if not plan.allows_time(updated):
             continue
         if not lane.path.is_dir():
             warnings.append(f"lane {lane.id}: its folder {lane.path} is missing")
@@ -94,8 +102,8 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                 kind="lane",
                 title=lane.name,
                 rank_title=lane.name,
-                snippet_marked=mark_words(detail, words),
-                updated_at=_lane_activity_ms(lane),
+                snippet_marked=mark_matches(plan, detail),
+                updated_at=updated,
                 lane_id=lane.id,
                 anchor=lane.id,
                 extra={"deep_link": link, "lane_name": lane.name},
@@ -106,14 +114,15 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
 
 def artifact_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     tally = WarningTally()
-    words = positive_words(ctx.parsed)
+    plan = ctx.plan
     out = []
     for art in list_artifacts(ctx.project, tally):
         updated = int(art.created_at.timestamp() * 1000)
-        haystack = " ".join((art.id, art.title, art.kind, art.path))
-        if not (ctx.lane_allowed(art.lane_id) and ctx.after_since(updated)):
+        if not (plan.allows_lane(art.lane_id) and plan.allows_session(art.session_id)):
             continue
-        if not matches(ctx.parsed, haystack):
+        if not plan.allows_time(updated):
+            continue
+        if not plan.matches(art.id, art.title, art.kind, art.path):
             continue
         out.append(
             Candidate(
@@ -121,7 +130,7 @@ def artifact_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str
                 kind="artifact",
                 title=art.title,
                 rank_title=art.title,
-                snippet_marked=mark_words(f"{art.kind} · {art.path}", words),
+                snippet_marked=mark_matches(plan, f"{art.kind} · {art.path}"),
                 updated_at=updated,
                 session_id=art.session_id,
                 lane_id=art.lane_id,
@@ -156,45 +165,106 @@ def _best_path_title(path: str, query: str) -> str:
 
 
 def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
-    words = positive_words(ctx.parsed)
+    """Path hits (ranked by title tier, the best ``MAX_PATH_HITS``) and line hits (definition
+    lines first, then lines of files named like a term, then mentions; see ``_line_score``).
+    When either was cut, every candidate carries ``results_truncated`` and a warning says how
+    to narrow; otherwise every matching line is reachable by paging."""
+    plan = ctx.plan
+    names = [w for term in plan.positive_terms for w in _NAME_RE.findall(term.text)]
     lane = _primary_lane(ctx)
-    if not words or lane is None or not ctx.lane_allowed(lane.id):
+    # A file belongs to no session: `session:` leaves no file to show.
+    if not plan.has_text or plan.sessions or lane is None or not plan.allows_lane(lane.id):
         return [], []
     if not lane.path.is_dir():
         return [], [f"files: the primary lane's folder {lane.path} is missing"]
     try:
-        paths, lines = search_lane_files(lane.path, required_words(ctx.parsed) or words)
+        found = search_lane_files(lane.path, plan.line_filter(), names)
     except FileSearchFailed as err:
         return [], [f"files: {err}"]
-    query = ctx.parsed.title_text
+    mtimes: dict[str, int] = {}
+
+    def mtime(path: str) -> int:
+        if path not in mtimes:
+            mtimes[path] = _mtime_ms(lane.path / path)
+        return mtimes[path]
+
+    paths, warnings = _ranked_paths(plan, found.paths, mtime)
+    if found.truncated:
+        warnings.append(
+            f"files: more than {MAX_LINE_HITS:,} lines match; the first {MAX_LINE_HITS:,} (and "
+            "the definition lines) are shown — add a folder or file name, or another word of "
+            "the line, to narrow"
+        )
+    cut = {"results_truncated": True} if warnings else {}
     out: list[Candidate] = []
     for path in paths:
-        if len(out) >= MAX_PATH_HITS:
-            break
-        if not matches(ctx.parsed, path):
-            continue
-        updated = _mtime_ms(lane.path / path)
-        if not ctx.after_since(updated):
-            continue
         link = build_link("file", path, project_id=ctx.project.id, lane=lane.id)
-        title = _best_path_title(path, query)
+        title = _best_path_title(path, plan.title_text)
         out.append(Candidate(doc_id=f"file:{path}", kind="file", title=path, rank_title=title,
-                             snippet_marked=mark_words(path, words), updated_at=updated,
-                             lane_id=lane.id, anchor=path,
-                             extra={"deep_link": link, "path": path}))  # fmt: skip
-    for hit in lines:
-        if not matches(ctx.parsed, f"{hit.path} {hit.text}"):
+                             snippet_marked=mark_matches(plan, path), updated_at=mtime(path),
+                             bm25=LINE_SCORES["named"], lane_id=lane.id, anchor=path,
+                             extra={"deep_link": link, "path": path, **cut}))  # fmt: skip
+    for hit in found.lines:
+        if not plan.matches(hit.path, hit.text):
             continue
-        updated = _mtime_ms(lane.path / hit.path)
-        if not ctx.after_since(updated):
+        updated = mtime(hit.path)
+        if not plan.allows_time(updated):
             continue
-        link = build_link("file", hit.path, project_id=ctx.project.id, line=hit.line, lane=lane.id)
+        line_link = partial(build_link, "file", hit.path, project_id=ctx.project.id,
+                            line=hit.line, lane=lane.id)  # fmt: skip
         out.append(Candidate(doc_id=f"file:{hit.path}:{hit.line}", kind="file",
                              title=f"{hit.path}:{hit.line}", rank_title="",
-                             snippet_marked=mark_words(hit.text.strip(), words), updated_at=updated,
-                             lane_id=lane.id, anchor=f"{hit.path}:{hit.line}",
-                             extra={"deep_link": link, "path": hit.path, "line": hit.line}))  # fmt: skip
-    return out, []
+                             snippet_marked=mark_matches(plan, hit.text.strip()),
+                             updated_at=updated, bm25=_line_score(hit, names), lane_id=lane.id,
+                             anchor=f"{hit.path}:{hit.line}",
+                             extra={"deep_link": line_link, "path": hit.path,
+                                    "line": hit.line, **cut}))  # fmt: skip
+    return out, warnings
+
+
+_NAME_RE = re.compile(r"\w+")
+"""A term's words as a program spells names (``strbuf_addf`` stays whole): for definitions."""
+
+LINE_SCORES = {"definition": -2e-6, "named": -1e-6}
+"""``bm25`` of a file hit (lower ranks first, as BM25) when it ranks in the body tier: a line
+defining a term, then a path hit and a line of a file named like a term (``strbuf.c`` for
+``strbuf_addf``), then a mention (None). Path hits in a title tier rank by tier. Tiny, so
+file lines still follow indexed documents with real BM25 scores; within a score, the comparator
+orders newer files first and then path and line number (numerically)."""
+
+
+def _line_score(hit: FileLineHit, words: list[str]) -> float | None:
+    if is_definition(hit.text, words):
+        return LINE_SCORES["definition"]
+    stem = hit.path.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
+    if len(stem) >= 3 and any(stem in w.casefold() or w.casefold() in stem for w in words):
+        return LINE_SCORES["named"]
+    return None
+
+
+def _ranked_paths(
+    plan: QueryPlan, paths: list[str], mtime: Callable[[str], int]
+) -> tuple[list[str], list[str]]:
+    """The matching paths, best title tier first (then path), at most ``MAX_PATH_HITS``, and
+    the warning when more matched."""
+    query = plan.title_text
+    matched = [p for p in paths if plan.matches(p)]
+    if plan.has_time_bounds:
+        matched = [p for p in matched if plan.allows_time(mtime(p))]
+
+    def tier(path: str) -> int:
+        title = _best_path_title(path, query)
+        probe = Candidate(doc_id="", kind="file", title=title, rank_title=title,
+                          snippet_marked="", updated_at=0)  # fmt: skip
+        return TIER_ORDER[tier_for(probe, query)]
+
+    if len(matched) <= MAX_PATH_HITS:
+        return matched, []
+    best = sorted(matched, key=lambda p: (tier(p), natural_key(p)))[:MAX_PATH_HITS]
+    return best, [
+        f"files: {len(matched):,} paths match; the best {MAX_PATH_HITS} are shown — add more "
+        "of the path to narrow"
+    ]
 
 
 def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
@@ -204,10 +274,11 @@ def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]
         search_linear,
     )
 
-    words = positive_words(ctx.parsed)
+    plan = ctx.plan
+    words = plan.words
     key = linear_api_key(dict(ctx.environ))
-    if not words:
-        return [], []
+    if not words or plan.sessions or plan.lane_ids is not None:
+        return [], []  # an issue belongs to no session and no lane
     if key is None:
         return [], ["linear: not configured (set LINEAR_API_KEY to search Linear issues)"]
     try:
@@ -219,12 +290,14 @@ def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]
     out = []
     for issue in issues:
         updated = int(issue.updated_at.timestamp() * 1000)
-        if not ctx.after_since(updated):
+        if not plan.allows_time(updated):
+            continue
+        if plan.excludes(issue.identifier, issue.title, issue.description):
             continue
         text = f"{issue.state} · {issue.description[:300]}".strip(" ·")
         out.append(Candidate(doc_id=f"linear:{issue.identifier}", kind="linear",
                              title=f"{issue.identifier} {issue.title}", rank_title=issue.title,
-                             snippet_marked=mark_words(text, words), updated_at=updated,
+                             snippet_marked=mark_matches(plan, text), updated_at=updated,
                              anchor=issue.identifier,
                              extra={"deep_link": build_link("linear", issue.identifier,
                                                             project_id=ctx.project.id),
@@ -245,20 +318,18 @@ DELEGATES: dict[str, Delegate] = {
 
 def delegated_candidates(
     project: Project,
-    parsed: ParsedQuery,
-    kinds: Sequence[str],
-    lane_ids: tuple[str, ...] | None,
+    plan: QueryPlan,
     lanes: Sequence[Lane],
     environ: Mapping[str, str] | None = None,
 ) -> tuple[list[Candidate], list[str]]:
-    """Candidates from every delegate whose kind is asked for, and their warnings."""
-    if parsed.match_none:
+    """Candidates from every delegate whose kind the plan asks for, and their warnings."""
+    if plan.match_none:
         return [], []
-    ctx = DelegateContext(project, parsed, tuple(kinds), lane_ids, lanes, environ or os.environ)
+    ctx = DelegateContext(project, plan, lanes, environ or os.environ)
     candidates: list[Candidate] = []
     warnings: list[str] = []
     for kind, delegate in DELEGATES.items():
-        if kind not in kinds:
+        if kind not in plan.kinds:
             continue
         try:
             found, said = delegate(ctx)
@@ -269,6 +340,22 @@ def delegated_candidates(
     return candidates, warnings
 
 
+def delegated_for_plan(
+    project: Project,
+    plan: QueryPlan,
+    lanes: Sequence[Lane],
+    environ: Mapping[str, str] | None = None,
+) -> tuple[list[Candidate], list[str]]:
+    """Delegated candidates for a query as the service plans it (only the delegated kinds asked),
+    plus why worktrees were left out of the lane list when lanes are asked for."""
+    if not any(kind in DELEGATES for kind in plan.kinds):
+        return [], []
+    found, warnings = delegated_candidates(project, plan, lanes, environ)
+    if "lane" in plan.kinds:
+        warnings = [*_lane_listing_warnings(project), *warnings]
+    return found, warnings
+
+
 def delegated_for_args(
     project: Project,
     args: SearchQueryArgs,
@@ -276,20 +363,12 @@ def delegated_for_args(
     lanes: Sequence[Lane],
     environ: Mapping[str, str] | None = None,
 ) -> tuple[list[Candidate], list[str]]:
-    """Delegated candidates for a query as the service receives it.
+    """``delegated_for_plan`` of the plan of ``args`` (for callers without a plan of their own).
 
-    Parses and resolves kinds and lanes exactly as ``run_query`` does (so an invalid query raises
-    the same ``UsageError`` before any delegate runs) and consults only the delegated kinds asked.
+    Raises:
+        UsageError: the query does not plan (a bad filter, kind or lane), before any delegate.
     """
-    parsed = parse_query(args.query, now=now)
-    kinds = resolve_kinds(args.kinds, parsed.kinds)
-    if not any(kind in DELEGATES for kind in kinds):
-        return [], []
-    lane_ids = resolve_lanes(args.lane_id, parsed.lanes, lanes)
-    found, warnings = delegated_candidates(project, parsed, kinds, lane_ids, lanes, environ)
-    if "lane" in kinds:
-        warnings = [*_lane_listing_warnings(project), *warnings]
-    return found, warnings
+    return delegated_for_plan(project, build_plan(args, now=now, lanes=lanes), lanes, environ)
 
 
 def _lane_listing_warnings(project: Project) -> list[str]:

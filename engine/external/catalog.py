@@ -7,6 +7,7 @@ queues that session alone, and a write to another project's transcript costs not
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Mapping
@@ -176,7 +177,19 @@ def project_sessions(
     env = os.environ if environ is None else environ
     remembered = still_there(load_memory(project), {m.id for m in found}, discovery_roots_of(env))
     found += [e.meta for e in remembered]
-    return [*own, *(m for m in found if m.id not in ids)]
+    return [_shown(m) for m in (*own, *(m for m in found if m.id not in ids))]
+
+
+def _shown(meta: SessionMeta) -> SessionMeta:
+    """``meta`` with its title and command line redacted: every front end lists sessions from
+    here (palette rows, ``ade open`` headers, lane details), so none shows a token in a title."""
+    from engine.redaction import redact_title
+
+    title = redact_title(meta.title)
+    command = None if meta.command is None else redact_title(meta.command)
+    if title == meta.title and command == meta.command:
+        return meta
+    return dataclasses.replace(meta, title=title, command=command)
 
 
 def discovery_roots_of(environ: Mapping[str, str]) -> dict[str, Path]:

@@ -6,13 +6,15 @@ without the write functions.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 5
-"""Bumped whenever the DDL changes; a mismatch recreates the index (never migrated).
-5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``)."""
+SEARCH_INDEX_SCHEMA_VERSION = 6
+"""Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
+5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
+6: titles, command lines and subjects are redacted (issue 13.1); an older index holds them raw."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
@@ -198,3 +200,9 @@ def recreate_in_place(conn: apsw.Connection) -> None:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+    # Dropped tables leave their pages, text and all, in the file's free list: an index recreated
+    # because it held unredacted titles must not keep them. Best effort (another process may hold
+    # a read snapshot): the empty schema is a few pages, so this costs next to nothing.
+    with contextlib.suppress(apsw.Error):
+        conn.execute("VACUUM")
+        conn.pragma("wal_checkpoint(TRUNCATE)")

@@ -34,6 +34,8 @@ class Filters:
     lane_ids: tuple[str, ...] | None = None
     session_ids: tuple[str, ...] | None = None
     since_ms: int | None = None
+    until_ms: int | None = None
+    """Exclusive upper bound on ``updated_at`` (``until:``)."""
     tools: tuple[str, ...] | None = None
     """``tool:``: only docs whose ``tool`` column is one of these."""
 
@@ -58,6 +60,9 @@ def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
             # A rowid range is pushed into FTS5, so old doclist entries are skipped, not joined.
             sql += " AND docs_fts.rowid >= ?"
             params.append((max(f.since_ms, 0) // 1000) << SLOT_BITS)
+    if f.until_ms is not None:
+        sql += " AND d.updated_at < ?"
+        params.append(f.until_ms)
     return sql, params
 
 

@@ -150,13 +150,13 @@ def _text(log: Path, spans: list[tuple[int, int]]) -> str:
 
 def _doc(sid: str, meta: SessionMeta, command: Command, output: str = "") -> IndexDoc:
     from engine.ingest.docs import ms  # deferred like the other document builders
-    from engine.redaction import redact_secrets
+    from engine.redaction import redact_secrets, redact_title
 
     return IndexDoc(
         doc_id=f"terminal:{sid}@{command.output_start}!cmd",
         kind="terminal",
-        title=command_title(command),
-        rank_title=command.command,
+        title=redact_title(command_title(command)),
+        rank_title=redact_title(command.command),
         body=redact_secrets(output),
         updated_at=ms(meta.updated_at),
         session_id=sid,
@@ -172,7 +172,7 @@ def _trim_chunks(
 ) -> None:  # fmt: skip
     """Re-derive each chunk overlapping a new command from its raw bytes outside every command
     region (a chunk left empty is deleted), so each line is indexed once."""
-    from engine.redaction import redact_secrets
+    from engine.redaction import redact_secrets, redact_title
 
     if not new:
         return
@@ -193,7 +193,7 @@ def _trim_chunks(
             gone.append(str(row[0]))
             continue
         rewritten.append(IndexDoc(
-            doc_id=str(row[0]), kind="terminal", title=str(row[2]), rank_title="",
+            doc_id=str(row[0]), kind="terminal", title=redact_title(str(row[2])), rank_title="",
             body=redact_secrets(text), updated_at=int(str(row[4])), session_id=sid,
             lane_id=None if row[3] is None else str(row[3]), anchor=str(start),
             source_key=f"terminal:{sid}",

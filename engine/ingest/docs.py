@@ -2,7 +2,9 @@
 
 Pure functions from reader records to ``IndexDoc``: no I/O, no database. Every indexed body goes
 through ``clean_text`` — control characters out (the snippet markers ``\\x01``/``\\x02`` can then
-never occur in indexed text) and token-shaped secrets replaced by a marker.
+never occur in indexed text) and token-shaped secrets replaced by a marker — and every title,
+subject and command line through ``redact_title``: a token in a title is stored, shown and
+found like one in a body.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 from engine.index.db import IndexDoc
 from engine.project.model import Branch, ChatEvent, Commit, PrSnapshot, SessionMeta
 from engine.project.safe_io import dumps_json
-from engine.redaction import redact_secrets
+from engine.redaction import redact_secrets, redact_title
 from engine.terminal.chunking import sanitize_indexed_text
 
 MAX_MESSAGE_CHARS = 256 * 1024
@@ -38,9 +40,9 @@ def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 def session_title(meta: SessionMeta | None, sid: str, transcript_title: str | None) -> str:
     """The title shown for a session: its latest ``session_title`` event, else the metadata."""
     if transcript_title:
-        return transcript_title
+        return redact_title(transcript_title)
     if meta is not None:
-        return meta.title or meta.command or sid
+        return redact_title(meta.title or meta.command or sid)
     return sid
 
 
@@ -48,6 +50,7 @@ def session_doc(
     kind: str, sid: str, meta: SessionMeta | None, title: str, updated_at: int
 ) -> IndexDoc:
     """The ``chat:<sid>`` / ``terminal:<sid>`` document: the session found by its title."""
+    title = redact_title(title)
     return IndexDoc(
         doc_id=f"{kind}:{sid}",
         kind=kind,
@@ -114,7 +117,7 @@ def message_doc(
     return IndexDoc(
         doc_id=f"chat:{sid}:{mid}",
         kind="chat",
-        title=title,
+        title=redact_title(title),
         rank_title="",
         body=clean_text(text),
         updated_at=ms(event.ts) or fallback_ms,
@@ -133,7 +136,7 @@ def chunk_doc(
     return IndexDoc(
         doc_id=f"terminal:{sid}@{offset}",
         kind="terminal",
-        title=title,
+        title=redact_title(title),
         rank_title="",
         body=redact_secrets(text),
         updated_at=updated_at,
@@ -147,11 +150,12 @@ def chunk_doc(
 def pr_doc(pr: PrSnapshot, lane_id: str | None) -> IndexDoc:
     """The ``pr:<number>`` document: title, body and every comment."""
     parts = [pr.body, *(f"{c.author}: {c.body}" for c in pr.comments)]
+    title = redact_title(pr.title)
     return IndexDoc(
         doc_id=f"pr:{pr.number}",
         kind="pr",
-        title=f"#{pr.number} {pr.title}",
-        rank_title=pr.title,
+        title=f"#{pr.number} {title}",
+        rank_title=title,
         body=clean_text("\n\n".join(p for p in parts if p)),
         updated_at=ms(pr.updated_at),
         session_id=None,
@@ -164,11 +168,12 @@ def pr_doc(pr: PrSnapshot, lane_id: str | None) -> IndexDoc:
 def commit_doc(commit: Commit, lane_id: str) -> IndexDoc:
     """The ``commit:<sha>`` document, attributed to ``lane_id``."""
     message = f"{commit.subject}\n\n{commit.body}".strip()
+    subject = redact_title(commit.subject)
     return IndexDoc(
         doc_id=f"commit:{commit.sha}",
         kind="commit",
-        title=commit.subject,
-        rank_title=commit.subject,
+        title=subject,
+        rank_title=subject,
         body=clean_text(f"{message}\n{commit.author}"),
         updated_at=ms(commit.committed_at),
         session_id=None,
@@ -183,8 +188,8 @@ def branch_doc(branch: Branch, lane_id: str) -> IndexDoc:
     return IndexDoc(
         doc_id=f"branch:{branch.name}",
         kind="branch",
-        title=branch.name,
-        rank_title=branch.name,
+        title=redact_title(branch.name),
+        rank_title=redact_title(branch.name),
         body=clean_text(branch.tip_subject),
         updated_at=ms(branch.updated_at),
         session_id=None,

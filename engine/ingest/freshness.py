@@ -1,7 +1,8 @@
 """``session:<id>`` freshness (DESIGN §5): match a session's not-yet-indexed tail live.
 
 The query reads the owning session directly from its cursor to the end, builds the documents the
-next ingestion pass would write, matches them against the query in Python, and hands them to
+next ingestion pass would write, matches them with the query plan's matcher (what the index's
+``MATCH`` would decide), and hands them to
 ``run_query`` as extra candidates that replace indexed rows of the same doc id. A message accepted
 a moment ago therefore appears exactly once, before the debounce has run. The transcript builders
 are imported only when a query names a session (most queries never do).
@@ -10,9 +11,7 @@ are imported only when a query names a session (most queries never do).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from datetime import datetime
 
 import apsw
 
@@ -27,12 +26,9 @@ from engine.project.transcripts import (
     read_transcript,
     transcript_file,
 )
-from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
+from engine.query.plan import QueryPlan
 from engine.query.ranking import Candidate
-from engine.query.snippets import fold, make_snippet
-from engine.types import SearchQueryArgs
-
-_WORD_RE = re.compile(r"[^\W_]+")
+from engine.query.snippets import make_snippet
 
 
 @dataclass(frozen=True)
@@ -41,36 +37,6 @@ class Fresh:
 
     candidates: list[Candidate]
     replace_doc_ids: frozenset[str]
-
-
-def _term_matches(term: Term, words: list[str], folded: str) -> bool:
-    tokens = [fold(t) for t in _WORD_RE.findall(term.text)]
-    if not tokens:
-        return True
-    if len(tokens) > 1 or term.phrase:
-        return (
-            " ".join(tokens) in " ".join(words)
-            if not term.prefix
-            else any(
-                " ".join(words[i : i + len(tokens)]).startswith(" ".join(tokens))
-                for i in range(len(words))
-            )
-        )
-    token = tokens[0]
-    return any(w == token or (term.prefix and w.startswith(token)) for w in words) or (
-        term.prefix and token in folded
-    )
-
-
-def matches(parsed: ParsedQuery, text: str) -> bool:
-    """True when ``text`` satisfies every term of ``parsed`` and none of its exclusions."""
-    folded = fold(text)
-    words = _WORD_RE.findall(folded)
-    for node in parsed.terms:
-        options = node.options if isinstance(node, AnyOf) else (node,)
-        if not any(_term_matches(t, words, folded) for t in options):
-            return False
-    return not any(_term_matches(t, words, folded) for t in parsed.excluded)
 
 
 def _live_docs(
@@ -103,18 +69,14 @@ def _live_docs(
 
 
 def session_candidates(
-    conn: apsw.Connection,
-    project: Project,
-    args: SearchQueryArgs,
-    now: datetime,
-    tally: WarningTally,
+    conn: apsw.Connection, project: Project, plan: QueryPlan, tally: WarningTally
 ) -> Fresh | None:
-    """Live candidates for a query with ``session:<id>`` filters, or None without one."""
-    try:
-        parsed = parse_query(args.query, now=now)
-    except Exception:  # run_query reports bad input with its own clear error
-        return None
-    sids = [s for s in parsed.sessions if is_valid_session_id(s)]
+    """Live candidates for a query with ``session:<id>`` filters, or None without one.
+
+    A live document is kept when the plan's time bounds, lanes and text (``plan.matches``, the
+    index's reading of the query, on its title and body as two columns) all allow it.
+    """
+    sids = [s for s in plan.sessions if is_valid_session_id(s)]
     if not sids:
         return None
     candidates: list[Candidate] = []
@@ -122,11 +84,9 @@ def session_candidates(
     for sid in sids:
         for doc in _live_docs(conn, project, sid, tally):
             replace.add(doc.doc_id)
-            if parsed.since_ms is not None and doc.updated_at < parsed.since_ms:
+            if not (plan.allows_time(doc.updated_at) and plan.allows_lane(doc.lane_id)):
                 continue
-            if not matches(parsed, f"{doc.rank_title}\n{doc.body}"):
-                continue
-            if parsed.tools is not None and doc.tool not in parsed.tools:
+            if not (plan.allows_tool(doc.tool) and plan.matches(doc.rank_title, doc.body)):
                 continue
             candidates.append(
                 Candidate(
@@ -134,7 +94,7 @@ def session_candidates(
                     kind=doc.kind,
                     title=doc.title,
                     rank_title=doc.rank_title,
-                    snippet_marked=make_snippet(doc.body, parsed),
+                    snippet_marked=make_snippet(doc.body, plan.parsed),
                     updated_at=doc.updated_at,
                     session_id=doc.session_id,
                     lane_id=doc.lane_id,

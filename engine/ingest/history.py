@@ -12,7 +12,7 @@ once; after a crash or restart the walk resumes with ``--skip`` = the commits al
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
+from collections.abc import Sequence
 from pathlib import Path
 
 import apsw
@@ -33,7 +33,7 @@ from engine.project.git_stream import CommitStream
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
-from engine.types import CommitHistoryStatus, SearchQueryArgs
+from engine.types import CommitHistoryStatus
 
 SLICE_COMMITS = 2000
 """Commits written per transaction: ~0.1-0.3 s of writing, so other writers wait little."""
@@ -197,13 +197,6 @@ def history_warnings(conn: apsw.Connection) -> list[str]:
     return out
 
 
-def history_warnings_for(conn: apsw.Connection, args: SearchQueryArgs, now: datetime) -> list[str]:
+def history_warnings_for(conn: apsw.Connection, kinds: Sequence[str]) -> list[str]:
     """``history_warnings`` when the query searches commits (the default set does)."""
-    from engine.query.parser import parse_query
-    from engine.query.run import resolve_kinds
-
-    try:
-        kinds = resolve_kinds(args.kinds, parse_query(args.query, now=now).kinds)
-    except Exception:  # a bad query is refused by the query itself, with its own message
-        return []
     return history_warnings(conn) if "commit" in kinds else []

@@ -26,6 +26,7 @@ from engine.project.model import Project, SessionKind, SessionMeta
 from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
 from engine.project.transcripts import parse_chat_lines, refused_transcript, transcript_file
+from engine.redaction import redact_title
 from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 
 
@@ -59,7 +60,7 @@ def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Bui
         tally.merge(skipped)
         new_state: dict[str, Any] = {"latest": latest, **carried_skips(state, skipped.total())}
         if title_event:
-            new_state["title"] = title_event
+            new_state["title"] = redact_title(title_event)  # the sources row is in the file too
         return PassOutput(
             consumed=consumed,
             session=session_doc("chat", sid, meta, title, latest),

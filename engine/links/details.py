@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,19 @@ CHAT_READ_LIMIT = 64 * 1024 * 1024
 
 FILE_MAX_BYTES = 2 * 1024 * 1024
 """Files larger than this are not shown in a detail view (binary dumps, lock files)."""
+
+
+def _redacted(detail: Detail) -> Detail:
+    """``detail`` with secrets in its title, fields and body replaced by markers, as in the index:
+    a PR, commit, branch, lane, artifact or issue screen shows no more than its search hit did."""
+    from engine.redaction import redact_secrets, redact_title
+
+    return replace(
+        detail,
+        title=redact_title(detail.title),
+        fields=tuple((name, redact_title(value)) for name, value in detail.fields),
+        body=redact_secrets(detail.body),
+    )
 
 
 class DetailError(AdeError):
@@ -292,17 +305,19 @@ def pr_detail(project: Project, number: int) -> Detail:
     body = pr.body
     for comment in pr.comments:
         body += f"\n\n— {comment.author} ({_when(comment.created_at)}):\n{comment.body}"
-    return Detail(
-        kind="pr",
-        title=f"#{pr.number} {pr.title}",
-        fields=(
-            ("state", pr.state),
-            ("author", pr.author),
-            ("branch", f"{pr.head_branch} → {pr.base_branch}"),
-            ("url", pr.url),
-            ("updated", _when(pr.updated_at)),
-        ),
-        body=body,
+    return _redacted(
+        Detail(
+            kind="pr",
+            title=f"#{pr.number} {pr.title}",
+            fields=(
+                ("state", pr.state),
+                ("author", pr.author),
+                ("branch", f"{pr.head_branch} → {pr.base_branch}"),
+                ("url", pr.url),
+                ("updated", _when(pr.updated_at)),
+            ),
+            body=body,
+        )
     )
 
 
@@ -319,11 +334,13 @@ def commit_detail(repo: Path, sha: str) -> Detail:
     head, _, stat = out.partition("\x00")
     full, author, date, subject, *rest = (head + "\n\n\n\n").split("\n", 4)
     message = rest[0].strip() if rest else ""
-    return Detail(
-        kind="commit",
-        title=subject,
-        fields=(("commit", full), ("author", author), ("date", date)),
-        body=(message + "\n\n" if message else "") + stat.strip("\n"),
+    return _redacted(
+        Detail(
+            kind="commit",
+            title=subject,
+            fields=(("commit", full), ("author", author), ("date", date)),
+            body=(message + "\n\n" if message else "") + stat.strip("\n"),
+        )
     )
 
 
@@ -333,7 +350,9 @@ def branch_detail(repo: Path, name: str) -> Detail:
         log = run_git(repo, "log", "-n", "10", "--format=%h %s", f"refs/heads/{name}", "--")
     except GitError as err:
         raise DetailError(f"branch {name!r} is not available: {err}") from None
-    return Detail(kind="branch", title=name, fields=(("branch", name),), body=log.rstrip("\n"))
+    return _redacted(
+        Detail(kind="branch", title=name, fields=(("branch", name),), body=log.rstrip("\n"))
+    )
 
 
 def lane_detail(
@@ -353,16 +372,18 @@ def lane_detail(
     body = "Sessions\n" + "\n".join(lines)
     if repo_log:
         body += "\n\nRecent commits\n" + repo_log.rstrip("\n")
-    return Detail(
-        kind="lane",
-        title=lane.name,
-        fields=(
-            ("lane", lane.id),
-            ("path", where),
-            ("branch", lane.branch or "(detached)"),
-            ("primary", "yes" if lane.primary else "no"),
-        ),
-        body=body,
+    return _redacted(
+        Detail(
+            kind="lane",
+            title=lane.name,
+            fields=(
+                ("lane", lane.id),
+                ("path", where),
+                ("branch", lane.branch or "(detached)"),
+                ("primary", "yes" if lane.primary else "no"),
+            ),
+            body=body,
+        )
     )
 
 
@@ -429,10 +450,12 @@ def artifact_detail(project: Project, artifact_id: str) -> Detail:
         ("sessionId", art.session_id or ""),
         ("createdAt", _when(art.created_at)),
     )
-    return Detail(kind="artifact", title=art.title or artifact_id, fields=fields)
+    return _redacted(Detail(kind="artifact", title=art.title or artifact_id, fields=fields))
 
 
 def linear_detail(identifier: str, title: str = "", snippet: str = "") -> Detail:
     """A Linear issue as the search hit described it (nothing is stored locally)."""
     shown = title if title.startswith(identifier) else f"{identifier} {title}".strip()
-    return Detail(kind="linear", title=shown, fields=(("issue", identifier),), body=snippet)
+    return _redacted(
+        Detail(kind="linear", title=shown, fields=(("issue", identifier),), body=snippet)
+    )

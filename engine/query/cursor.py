@@ -1,7 +1,7 @@
 """The opaque pagination cursor: a keyset position bound to the query that produced it.
 
 A cursor is url-safe base64 of ``{"v", "f", "k"}`` plus a checksum: ``f`` fingerprints the query
-(text, kinds, lane), ``k`` is the sort key of the last item shown. A cursor from another query, a
+(text with its filters, kinds, lanes, sessions), ``k`` is the sort key of the last item shown. A cursor from another query, a
 tampered one or garbage raises ``CursorError`` (a usage error), never a silent jump to page one
 (RELIABILITY 19). The checksum is keyed with a constant, not a secret: a cursor positions a page,
 it grants nothing, and it must stay valid across processes (CLI, daemon).
@@ -24,9 +24,19 @@ CURSOR_VERSION = 1
 _KEY = b"ade-search-cursor"
 
 
-def query_fingerprint(query: str, kinds: Sequence[str], lane_ids: Sequence[str]) -> str:
-    """A short hash of what defines a result list (not the page size)."""
-    raw = json.dumps([query, sorted(kinds), sorted(lane_ids)], ensure_ascii=False)
+def query_fingerprint(
+    query: str, kinds: Sequence[str], lane_ids: Sequence[str], *, sessions: Sequence[str] = ()
+) -> str:
+    """A short hash of what defines a result list (not the page size).
+
+    The text carries every typed filter (``session:``, ``since:``, ``until:``, ``lane:``,
+    ``kind:``); the resolved kinds, lane ids and sessions are added so ``--kind``/``--lane`` and
+    two spellings of one lane are told apart too.
+    """
+    fields: list[object] = [query, sorted(kinds), sorted(lane_ids)]
+    if sessions:
+        fields.append(sorted(sessions))
+    raw = json.dumps(fields, ensure_ascii=False)
     return hashlib.blake2b(raw.encode("utf-8"), digest_size=8).hexdigest()
 
 

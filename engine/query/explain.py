@@ -5,11 +5,10 @@ only — the same ``bm25()`` calls and weights the query path uses, over the sam
 statistics, so the numbers are the ranking's own), the tie-break keys (``updated_at`` desc, then
 doc id asc), the full sort key, and which column each positive term matched in. Delegated hits
 (lanes, files, artifacts, Linear) are not in the index: their terms are checked against the
-title and snippet the delegate produced, the same substring test the delegates use.
+title and snippet the delegate produced with the plan's matcher, the one the delegates use.
 
 Read-only and separate from the query path on purpose: explaining costs a few point lookups per
-hit, which a normal query must not pay. It reuses ``query_parser``/``ranking``/``search_sql``
-without changing them.
+hit, which a normal query must not pay. It reads the query's ``QueryPlan`` like every source.
 """
 
 from __future__ import annotations
@@ -22,9 +21,10 @@ import apsw
 
 from engine.index.db import connect
 from engine.index.sql import score_columns
-from engine.query.parser import AnyOf, ParsedQuery, Term, build_match, fts_string, parse_query
+from engine.query.parser import Term, build_match, fts_string
+from engine.query.plan import PlanTerm, QueryPlan, build_plan
 from engine.query.ranking import Candidate, sort_key
-from engine.types import HitExplanation, SearchResultItem, TermMatch
+from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, TermMatch
 from engine.types import explanation_to_wire as explanation_to_wire
 
 FTS_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -34,14 +34,6 @@ FTS_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """FTS5 column → the name shown to people. ``parts`` holds split identifiers (``ReadTimeoutError``
 → ``read timeout error``), which is how ``timeout`` finds ``ReadTimeoutError``."""
-
-
-def positive_terms(parsed: ParsedQuery) -> list[Term]:
-    """Every positive term, alternatives of ``a|b`` included, in query order."""
-    out: list[Term] = []
-    for node in parsed.terms:
-        out.extend(node.options if isinstance(node, AnyOf) else (node,))
-    return out
 
 
 def _rowid(conn: apsw.Connection, doc_id: str) -> int | None:
@@ -64,40 +56,42 @@ def _matches(conn: apsw.Connection, match: str, rowid: int) -> bool:
     return any(True for _ in conn.execute(sql, (match, rowid)))
 
 
-def _indexed_terms(conn: apsw.Connection, terms: Sequence[Term], rowid: int) -> list[TermMatch]:
+def _indexed_terms(conn: apsw.Connection, terms: Sequence[PlanTerm], rowid: int) -> list[TermMatch]:
+    out = []
+    for term in terms:
+        fts = fts_string(Term(term.text, term.prefix, term.phrase))
+        where = tuple(
+            label
+            for column, label in FTS_COLUMNS
+            if _matches(conn, "{" + column + "} : " + fts, rowid)
+        )
+        out.append(TermMatch(term.text, where))
+    return out
+
+
+def _delegated_terms(
+    plan: QueryPlan, item: SearchResultItem, terms: Sequence[PlanTerm]
+) -> list[TermMatch]:
     out = []
     for term in terms:
         where = tuple(
             label
-            for column, label in FTS_COLUMNS
-            if _matches(conn, "{" + column + "} : " + fts_string(term), rowid)
+            for label, text in (("title", item.title), ("snippet", item.snippet))
+            if plan.term_found(term, text)
         )
         out.append(TermMatch(term.text, where))
     return out
 
 
-def _delegated_terms(item: SearchResultItem, terms: Sequence[Term]) -> list[TermMatch]:
-    title, snippet = item.title.casefold(), item.snippet.casefold()
-    out = []
-    for term in terms:
-        needle = term.text.casefold()
-        where = tuple(
-            label for label, text in (("title", title), ("snippet", snippet)) if needle in text
-        )
-        out.append(TermMatch(term.text, where))
-    return out
-
-
-def explain_item(
-    conn: apsw.Connection, parsed: ParsedQuery, item: SearchResultItem
-) -> HitExplanation:
-    """The explanation of one hit of a page produced for ``parsed``."""
-    terms = positive_terms(parsed)
+def explain_item(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem) -> HitExplanation:
+    """The explanation of one hit of a page produced for ``plan``."""
+    parsed = plan.parsed
+    terms = plan.positive_terms
     rowid = _rowid(conn, item.doc_id)
     exact: float | None = None
     split: float | None = None
     if rowid is None:
-        source, matched = f"delegate ({item.kind})", _delegated_terms(item, terms)
+        source, matched = f"delegate ({item.kind})", _delegated_terms(plan, item, terms)
     else:
         source, matched = "index", _indexed_terms(conn, terms, rowid)
         match = build_match(parsed)
@@ -126,8 +120,8 @@ def explain_page(
     Raises:
         UsageError: the query does not parse (it already ran, so this only happens on misuse).
     """
-    parsed = parse_query(query, now=now)
-    return [explain_item(conn, parsed, item) for item in items]
+    plan = build_plan(SearchQueryArgs(query=query), now=now, lanes=())
+    return [explain_item(conn, plan, item) for item in items]
 
 
 def explain_from_index(

@@ -1,11 +1,20 @@
 """The query language (DESIGN §5, RELIABILITY 15–18) and the FTS5 MATCH built from it.
 
 Syntax: bare terms are AND-ed prefix tokens; ``"quoted phrases"`` match exactly; ``-term`` excludes;
-``a|b`` means either; filters ``kind:`` (``issue`` = ``linear``), ``lane:``, ``session:``,
-``tool:`` (``claude,codex``: chats of those agents), ``since:`` (``30m``, ``24h``, ``7d``, ``2w``, or an ISO date/datetime, against an injected clock).
+``a|b`` means either; filters ``kind:`` (``issue`` = ``linear``), ``lane:`` (an id, folder name,
+branch, or ``main``/``primary``; resolved by ``engine.query.plan``), ``session:``, ``tool:``
+(``claude,codex``: chats of those agents), ``since:`` and ``until:`` (``30m``, ``24h``, ``7d``,
+``2w``, or an ISO date/datetime, against an injected clock; ``until:<date>`` includes that whole
+day; ``until`` at or before ``since`` is a usage error).
 Everything else is data: ``AND``, ``NEAR(``, ``*``, ``foo:bar`` are searched as words, never passed
 to FTS5 raw. The parser yields a small tree (``Term``, ``AnyOf``); ``build_match`` renders it, every
-user term as an FTS5 string with ``"`` doubled.
+user term as an FTS5 string with ``"`` doubled. Everything else reads the ``QueryPlan`` built from it.
+
+Pasted text is searched, not refused (issue 12): past ``MAX_QUERY_LENGTH`` a text with spaces is
+cut at the last space before the limit (one unbroken run that long is refused: a blob, not words);
+past ``MAX_TERMS`` the query keeps its first ``MAX_TERMS`` distinctive terms
+(``engine.query.pasted``: duplicates, stop words and words under 3 characters go first) and says
+how many it used. A quoted paste is one phrase, one term, and is searched whole.
 
 One-character policy (RELIABILITY 18): a term whose last token is one character is matched as that
 exact token, never as a prefix — expanding ``a*`` over a large index costs ~100 ms — and the first
@@ -16,25 +25,27 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 
 from engine.errors import UsageError
 from engine.project.model import is_valid_session_id
+from engine.query.pasted import cut_to_length, first_distinctive, is_weak_word
 from engine.query.ranking import normalize_title_query
 from engine.types import AGENT_TOOLS, ALL_KINDS, KIND_ALIASES
 
 MAX_QUERY_LENGTH = 1000
-"""Longer input is a paste accident, not a query; FTS5 cost grows with every term."""
+"""Longer input is a paste: it is cut at a space (FTS5 cost grows with every term)."""
 
 MAX_TERMS = 32
-"""Each term is one more doclist to intersect; beyond this the query is refused, not truncated."""
+"""Each term is one more doclist to intersect; beyond this the query keeps its first
+``MAX_TERMS`` distinctive terms (with a warning), it is not refused."""
 
-FILTER_KEYS = ("kind", "lane", "session", "since", "tool")
 
 _DURATION_RE = re.compile(r"(\d{1,7})([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-_SINCE_HELP = (
+_TIME_HELP = (
     "use 30m, 24h, 7d, 2w, or an ISO date/datetime like 2026-06-01 or 2026-06-01T09:30+02:00"
 )
 
@@ -68,6 +79,7 @@ class ParsedQuery:
     lanes: tuple[str, ...] = ()
     sessions: tuple[str, ...] = ()
     since_ms: int | None = None
+    until_ms: int | None = None
     tools: frozenset[str] | None = None
     """``tool:`` (issue 16): only chats written by these agents; None means any."""
     title_text: str = ""
@@ -143,10 +155,11 @@ def _tokenize(text: str) -> list[tuple[bool, bool, str]]:
     return out
 
 
-def parse_since(value: str, now: datetime) -> int:
-    """``since:`` value → epoch milliseconds. Durations count back from ``now``.
+def parse_since(value: str, now: datetime, *, key: str = "since", day_end: bool = False) -> int:
+    """``since:``/``until:`` value → epoch milliseconds. Durations count back from ``now``.
 
-    A date without time is midnight and a datetime without zone is local, both in ``now``'s zone.
+    A date without time is midnight (the next midnight with ``day_end``, so ``until:<date>``
+    includes that day) and a datetime without zone is local, both in ``now``'s zone.
 
     Raises:
         UsageError: not a duration or ISO date/datetime (the message shows valid forms).
@@ -159,6 +172,7 @@ def parse_since(value: str, now: datetime) -> int:
             stamp = now - timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
         elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
             stamp = datetime.combine(datetime.fromisoformat(value).date(), time(), now.tzinfo)
+            stamp += timedelta(days=1) if day_end else timedelta()
         elif re.fullmatch(r"\d{4}-\d{2}-\d{2}[T ].+", value):
             stamp = datetime.fromisoformat(value)
             if stamp.tzinfo is None:
@@ -167,7 +181,7 @@ def parse_since(value: str, now: datetime) -> int:
             raise ValueError(value)
         return int(stamp.timestamp() * 1000)
     except (ValueError, OverflowError):
-        raise UsageError(f"invalid since:{value!r}: {_SINCE_HELP}") from None
+        raise UsageError(f"invalid {key}:{value!r}: {_TIME_HELP}") from None
 
 
 def _parse_kinds(value: str) -> set[str]:
@@ -208,34 +222,40 @@ def _make_term(text: str, phrase: bool) -> Term | None:
 
 @dataclass
 class _Builder:
+    now: datetime
     terms: list[Node] = field(default_factory=list)
     excluded: list[Term] = field(default_factory=list)
     kinds: set[str] | None = None
     lanes: list[str] = field(default_factory=list)
     sessions: list[str] = field(default_factory=list)
     since_ms: int | None = None
+    until_ms: int | None = None
     tools: set[str] | None = None
-    title_words: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
 
-    def filter(self, key: str, value: str, now: datetime) -> None:
-        if key == "kind":
-            self.kinds = (self.kinds or set()) | _parse_kinds(value)
-        elif key == "lane":
-            if not value:
-                raise UsageError("lane: needs a lane id or name, e.g. lane:primary")
-            self.lanes.append(value)
-        elif key == "session":
-            if not is_valid_session_id(value):
-                raise UsageError(
-                    f"invalid session:{value!r}; session ids are [A-Za-z0-9._-]{{1,128}}"
-                )
-            self.sessions.append(value)
-        elif key == "tool":
-            self.tools = (self.tools or set()) | parse_tools(value)
-        else:
-            ms = parse_since(value, now)
-            self.since_ms = ms if self.since_ms is None else max(self.since_ms, ms)
+    def kind(self, value: str) -> None:
+        self.kinds = (self.kinds or set()) | _parse_kinds(value)
+
+    def lane(self, value: str) -> None:
+        if not value:
+            raise UsageError("lane: needs a lane id or name, e.g. lane:primary")
+        self.lanes.append(value)
+
+    def session(self, value: str) -> None:
+        if not is_valid_session_id(value):
+            raise UsageError(f"invalid session:{value!r}; session ids are [A-Za-z0-9._-]{{1,128}}")
+        self.sessions.append(value)
+
+    def tool(self, value: str) -> None:
+        self.tools = (self.tools or set()) | parse_tools(value)
+
+    def since(self, value: str) -> None:
+        ms = parse_since(value, self.now)
+        self.since_ms = ms if self.since_ms is None else max(self.since_ms, ms)
+
+    def until(self, value: str) -> None:
+        ms = parse_since(value, self.now, key="until", day_end=True)
+        self.until_ms = ms if self.until_ms is None else min(self.until_ms, ms)
 
     def word(self, negated: bool, quoted: bool, text: str) -> None:
         if not quoted and "|" in text and not negated:
@@ -244,7 +264,7 @@ class _Builder:
                 self.terms.append(AnyOf(tuple(opts)))
                 return
             if opts:
-                self._add(False, opts[0], opts[0].text)
+                self._add(False, opts[0])
                 return
             self.dropped.append(text)
             return
@@ -253,61 +273,97 @@ class _Builder:
             if text:
                 self.dropped.append(text)
             return
-        self._add(negated, term, text)
+        self._add(negated, term)
 
-    def _add(self, negated: bool, term: Term, text: str) -> None:
+    def _add(self, negated: bool, term: Term) -> None:
         if negated:
             self.excluded.append(term)
         else:
             self.terms.append(term)
-            self.title_words.append(text)
+
+
+_FILTERS: dict[str, Callable[[_Builder, str], None]] = {
+    "kind": _Builder.kind,
+    "lane": _Builder.lane,
+    "session": _Builder.session,
+    "tool": _Builder.tool,
+    "since": _Builder.since,
+    "until": _Builder.until,
+}
+"""Filter key → what it does to the query. A new filter is one more entry (and one method)."""
+
+FILTER_KEYS = tuple(_FILTERS)
+
+
+def _fold_key(node: Node) -> str:
+    if isinstance(node, AnyOf):
+        return "|".join(_fold_key(t) for t in node.options)
+    return ('"' if node.phrase else "") + normalize_title_query(node.text)
+
+
+def _distinctive(nodes: list[Node], room: int) -> list[Node]:
+    """At most ``room`` of ``nodes`` by ``first_distinctive``; phrases and ``a|b`` never weak."""
+
+    def weak(node: Node) -> bool:
+        return isinstance(node, Term) and not node.phrase and is_weak_word(node.text)
+
+    return first_distinctive(nodes, room, key=_fold_key, weak=weak)
 
 
 def parse_query(text: str, *, now: datetime) -> ParsedQuery:
     """Parse user query text. Never raises for odd text; raises only for invalid filters/length.
 
     Raises:
-        UsageError: too long, too many terms, a bad ``kind:``/``since:``/``session:``, an empty
-            ``lane:``, or only exclusions.
+        UsageError: one unbroken run over the length limit, a bad ``kind:``/``since:``/
+            ``until:``/``session:``, an empty ``lane:``, ``until`` not after ``since``, or only
+            exclusions.
     """
-    if len(text) > MAX_QUERY_LENGTH:
-        raise UsageError(f"query is {len(text)} characters; the limit is {MAX_QUERY_LENGTH}")
-    b = _Builder()
+    text, cut_warning = cut_to_length(text, MAX_QUERY_LENGTH)
+    b = _Builder(now)
     for negated, quoted, word in _tokenize(_strip_controls(text)):
         key, sep, value = word.partition(":")
-        if sep and not quoted and not negated and key.lower() in FILTER_KEYS:
-            b.filter(key.lower(), value, now)
+        handler = _FILTERS.get(key.lower()) if sep and not quoted and not negated else None
+        if handler is not None:
+            handler(b, value)
         else:
             b.word(negated, quoted, word)
-    if len(b.terms) + len(b.excluded) > MAX_TERMS:
-        raise UsageError(
-            f"query has {len(b.terms) + len(b.excluded)} terms; the limit is {MAX_TERMS}"
-        )
+    if b.since_ms is not None and b.until_ms is not None and b.until_ms <= b.since_ms:
+        raise UsageError("until: is not after since:; nothing can be in that range")
     if b.excluded and not b.terms:
         raise UsageError("-term only excludes: add at least one term to search for")
-    warnings = tuple(f"ignored {w!r}: no letters or digits" for w in b.dropped)
-    title_text = normalize_title_query(" ".join(b.title_words))
-    single = b.terms[0] if len(b.terms) == 1 else None
+    warnings = [f"ignored {w!r}: no letters or digits" for w in b.dropped]
+    if cut_warning:
+        warnings.append(cut_warning)
+    terms, excluded = b.terms, b.excluded
+    given = len(terms) + len(excluded)
+    if given > MAX_TERMS:
+        excluded = [n for n in _distinctive(list(excluded), MAX_TERMS // 2) if isinstance(n, Term)]
+        terms = _distinctive(terms, MAX_TERMS - len(excluded))
+        warnings.append(
+            f"query has {given} terms, over the limit of {MAX_TERMS}: searched its first"
+            f" {len(terms) + len(excluded)} distinctive ones (quote it to search it as one phrase)"
+        )
+    title_words = [n.text for n in terms if isinstance(n, Term)]
+    title_text = normalize_title_query(" ".join(title_words))
+    single = terms[0] if len(terms) == 1 else None
     scan = (
         title_text
-        if isinstance(single, Term)
-        and not single.phrase
-        and len(title_text) == 1
-        and not b.excluded
+        if isinstance(single, Term) and not single.phrase and len(title_text) == 1 and not excluded
         else None
     )
     return ParsedQuery(
-        terms=tuple(b.terms),
-        excluded=tuple(b.excluded),
+        terms=tuple(terms),
+        excluded=tuple(excluded),
         kinds=frozenset(b.kinds) if b.kinds is not None else None,
         lanes=tuple(b.lanes),
         sessions=tuple(b.sessions),
         since_ms=b.since_ms,
+        until_ms=b.until_ms,
         tools=frozenset(b.tools) if b.tools is not None else None,
         title_text=title_text,
-        match_none=bool(b.dropped) and not b.terms,
+        match_none=bool(b.dropped) and not terms,
         title_prefix_scan=scan,
-        warnings=warnings,
+        warnings=tuple(warnings),
     )
 
 

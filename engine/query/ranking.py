@@ -4,12 +4,14 @@ Pure functions over frozen records; no database. Tier by title match against the
 text — exact title > title prefix > title substring > body — and only the body tier uses BM25.
 Within the body tier, exact-token relevance (``bm25``) comes before split-identifier relevance
 (``bm25_split``), so ``error`` ranks a document with the word *error* above one that only has
-``TypeError``. Ties in every tier: ``updated_at`` descending, then ``doc_id`` ascending — a total
-order, so paging and repeated queries are stable.
+``TypeError``. Ties in every tier: ``updated_at`` descending, then ``doc_id`` ascending (a file
+hit's line numbers as numbers: line 235 before line 1310) — a total order, so paging and repeated
+queries are stable.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,14 +67,30 @@ def tier_for(candidate: Candidate, normalized_query: str) -> Tier:
     return "body"
 
 
+_DIGITS_RE = re.compile(r"\d{1,20}")
+
+
+def natural_key(doc_id: str) -> str:
+    """``doc_id`` with each run of digits prefixed by its length, so plain string order is
+    numeric order for the numbers inside: ``file:a.c:235`` before ``file:a.c:1310``,
+    ``terminal:s@4096`` before ``terminal:s@12288``."""
+    return _DIGITS_RE.sub(lambda m: f"{len(m.group()):02d}{m.group()}", doc_id)
+
+
 def sort_key(candidate: Candidate, tier: Tier) -> SortKey:
-    """The total-order key: tier, BM25 (body tier only), ``updated_at`` desc, ``doc_id`` asc."""
+    """The total-order key: tier, BM25 (body tier only), ``updated_at`` desc, ``doc_id`` asc.
+
+    A file hit's id is compared by :func:`natural_key`, so its lines come in numeric order.
+    Only file hits: the filter-only path pages indexed documents with an SQL keyset over
+    ``doc_id`` as text, which this key must agree with, and file hits never come from SQL.
+    """
     if tier == "body":
         exact = candidate.bm25 if candidate.bm25 is not None else 0.0
         split = candidate.bm25_split if candidate.bm25_split is not None else 0.0
     else:
         exact = split = 0.0
-    return (TIER_ORDER[tier], exact, split, -candidate.updated_at, candidate.doc_id)
+    doc_id = natural_key(candidate.doc_id) if candidate.kind == "file" else candidate.doc_id
+    return (TIER_ORDER[tier], exact, split, -candidate.updated_at, doc_id)
 
 
 def rank(candidates: list[Candidate], normalized_query: str) -> list[tuple[Candidate, Tier]]:

@@ -24,7 +24,7 @@ from typing import Any
 
 import apsw
 
-from engine.errors import AdeError, UsageError
+from engine.errors import AdeError
 from engine.index.db import fetch_bodies, scalar
 from engine.index.sql import (
     Filters,
@@ -38,14 +38,9 @@ from engine.index.sql import (
 )
 from engine.links.deeplink import build_link
 from engine.project.model import Lane, Project
-from engine.query.cursor import decode_cursor, encode_cursor, query_fingerprint
-from engine.query.parser import (
-    ParsedQuery,
-    build_excluded,
-    build_match,
-    build_positive,
-    parse_query,
-)
+from engine.query.cursor import decode_cursor, encode_cursor
+from engine.query.parser import ParsedQuery, build_excluded, build_match, build_positive
+from engine.query.plan import QueryPlan, build_plan, resolve_kinds, resolve_lanes
 from engine.query.ranking import (
     Candidate,
     SortKey,
@@ -55,11 +50,9 @@ from engine.query.ranking import (
     tier_for,
 )
 from engine.query.snippets import make_snippet
+from engine.redaction import redact_secrets, redact_title
 from engine.types import (
-    ALL_KINDS,
-    DEFAULT_KINDS,
     INDEXED_KINDS,
-    MAX_LIMIT,
     SearchQueryArgs,
     SearchQueryResult,
     SearchResultItem,
@@ -74,49 +67,6 @@ TITLE_WINDOW = 200
 TOTAL_CAP = 2_000
 """Counting every match of a common phrase cost 300+ ms (measured); past this ``total`` is a floor
 and ``resultsTruncated`` is set."""
-
-
-def _check_limit(limit: int) -> int:
-    if isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}, got {limit!r}")
-    return limit
-
-
-def resolve_kinds(requested: Sequence[str] | None, typed: frozenset[str] | None) -> tuple[str, ...]:
-    """Kinds to search: ``kind:`` in the text narrows ``--kind``; neither means the default set."""
-    for kind in requested or ():
-        if kind not in ALL_KINDS:
-            raise UsageError(f"unknown kind {kind!r}; valid kinds: {', '.join(ALL_KINDS)}")
-    base = set(requested) if requested else None
-    if typed is not None:
-        base = set(typed) & base if base is not None else set(typed)
-    chosen = base if base is not None else set(DEFAULT_KINDS)
-    return tuple(k for k in ALL_KINDS if k in chosen)
-
-
-def resolve_lanes(
-    arg: str | None, typed: Sequence[str], lanes: Sequence[Lane]
-) -> tuple[str, ...] | None:
-    """Lane ids to filter on (by id or name), None when unconstrained.
-
-    Raises:
-        UsageError: a lane that is neither an id nor a name of ``lanes`` (names the valid ones).
-    """
-
-    def one(value: str) -> str:
-        if not lanes:
-            return value
-        for lane in lanes:
-            if value in (lane.id, lane.name) or value.casefold() == lane.name.casefold():
-                return lane.id
-        valid = ", ".join(lane.id for lane in lanes)
-        raise UsageError(f"unknown lane {value!r}; lanes: {valid}")
-
-    chosen: set[str] | None = {one(arg)} if arg else None
-    if typed:
-        ids = {one(v) for v in typed}
-        chosen = ids if chosen is None else chosen & ids
-    return None if chosen is None else tuple(sorted(chosen))
 
 
 def _row_candidate(row: Sequence[Any]) -> tuple[int, Candidate]:
@@ -175,22 +125,27 @@ def _title_candidates(
     return out
 
 
-def _filters(
-    parsed: ParsedQuery, kinds: tuple[str, ...], lane_ids: tuple[str, ...] | None
-) -> Filters:
-    indexed = tuple(k for k in kinds if k in INDEXED_KINDS)
+def _filters(plan: QueryPlan) -> Filters:
+    indexed = tuple(k for k in plan.kinds if k in INDEXED_KINDS)
     return Filters(
         kinds=None if set(indexed) == set(INDEXED_KINDS) else indexed,
-        lane_ids=lane_ids,
-        session_ids=parsed.sessions or None,
-        since_ms=parsed.since_ms,
-        tools=tuple(sorted(parsed.tools)) if parsed.tools is not None else None,
+        lane_ids=plan.lane_ids,
+        session_ids=plan.sessions or None,
+        since_ms=plan.since_ms,
+        until_ms=plan.until_ms,
+        tools=tuple(sorted(plan.tools)) if plan.tools is not None else None,
     )
 
 
 def default_link(candidate: Candidate, project_id: str | None) -> str:
-    """The ``ade://`` link of an indexed candidate; delegates pass ``extra["deep_link"]``."""
+    """The ``ade://`` link of an indexed candidate; delegates pass ``extra["deep_link"]`` (the
+    link, or a callable building it)."""
     given = candidate.extra.get("deep_link")
+    if callable(given):  # built only for the page shown: a delegate may offer thousands
+        try:
+            given = given()
+        except AdeError:
+            return ""
     if isinstance(given, str):
         return given
     kind, anchor = candidate.kind, candidate.anchor
@@ -225,31 +180,34 @@ def _merge(
 
 def run_query(
     conn: apsw.Connection,
-    args: SearchQueryArgs,
+    query: QueryPlan | SearchQueryArgs,
     *,
     project: Project,
-    now: datetime,
+    now: datetime | None = None,
     lanes: Sequence[Lane] = (),
     extra_candidates: Sequence[Candidate] = (),
     replace_doc_ids: frozenset[str] = frozenset(),
 ) -> SearchQueryResult:
     """Answer one query synchronously on ``conn`` (a read connection of the calling thread).
 
+    ``query`` is the plan the service built once; raw ``SearchQueryArgs`` are planned here with
+    ``now`` and ``lanes`` (a convenience for callers that query the index alone).
+
     Raises:
         UsageError: bad limit, kind, lane, filter or query length.
         CursorError: a garbage, tampered or foreign cursor.
     """
-    limit = _check_limit(args.limit)
-    parsed = parse_query(args.query, now=now)
-    kinds = resolve_kinds(args.kinds, parsed.kinds)
-    if parsed.tools is not None:  # only chats have an agent (issue 16)
-        kinds = tuple(k for k in kinds if k == "chat")
-    lane_ids = resolve_lanes(args.lane_id, parsed.lanes, lanes)
-    fingerprint = query_fingerprint(args.query, kinds, lane_ids or ())
-    after = decode_cursor(args.cursor, fingerprint) if args.cursor else None
+    if isinstance(query, QueryPlan):
+        plan = query
+    else:
+        if now is None:
+            raise ValueError("run_query needs now= to plan raw SearchQueryArgs")
+        plan = build_plan(query, now=now, lanes=lanes)
+    parsed, kinds, limit = plan.parsed, plan.kinds, plan.limit
+    after = decode_cursor(plan.cursor, plan.fingerprint) if plan.cursor else None
     if parsed.match_none:
-        return SearchQueryResult(items=(), next_cursor=None, total=0, warnings=parsed.warnings)
-    f = _filters(parsed, kinds, lane_ids)
+        return SearchQueryResult(items=(), next_cursor=None, total=0, warnings=plan.warnings)
+    f = _filters(plan)
     extras = [c for c in extra_candidates if c.kind in kinds]
     drop = replace_doc_ids | {c.doc_id for c in extras}
     use_index = f.kinds is None or bool(f.kinds)
@@ -266,6 +224,8 @@ def run_query(
         total -= len({c.doc_id for _, c in indexed} & drop)
     merged, rowids = _merge(indexed, extras, drop)
     total += len({c.doc_id for c in extras})
+    # A delegate that cut its answer (the file line cap) marks its candidates (gather.py).
+    truncated = truncated or any(c.extra.get("results_truncated") for c in extras)
     ranked = rank(merged, parsed.title_text)
     if after is not None:
         ranked = [pair for pair in ranked if sort_key(*pair) > after]
@@ -279,10 +239,10 @@ def run_query(
             marked = make_snippet(bodies.get(rowids[cand.doc_id], ""), parsed)
             cand = replace(cand, snippet_marked=marked)
         items.append(_item(cand, tier, default_link(cand, project.id), lane_names, project))
-    next_cursor = encode_cursor(fingerprint, sort_key(*page[-1])) if more and page else None
+    next_cursor = encode_cursor(plan.fingerprint, sort_key(*page[-1])) if more and page else None
     return SearchQueryResult(items=tuple(items), next_cursor=next_cursor,
                              total=total,
-                             results_truncated=truncated, warnings=parsed.warnings)  # fmt: skip
+                             results_truncated=truncated, warnings=plan.warnings)  # fmt: skip
 
 
 def _count_present(conn: apsw.Connection, doc_ids: frozenset[str], f: Filters) -> int:
@@ -297,10 +257,16 @@ def _item(
     cand: Candidate, tier: str, link: str, lane_names: dict[str, str], project: Project
 ) -> SearchResultItem:
     snippet, ranges = extract_snippet_ranges(cand.snippet_marked)
+    shown = redact_secrets(snippet)
+    if shown != snippet:  # a delegated or live text (an issue, an old index row) held a secret
+        kept = 0  # highlights before the first replaced character stay
+        while kept < min(len(snippet), len(shown)) and snippet[kept] == shown[kept]:
+            kept += 1
+        snippet, ranges = shown, tuple(r for r in ranges if r.end <= kept)
     return SearchResultItem(
         doc_id=cand.doc_id,
         kind=cand.kind,  # type: ignore[arg-type]
-        title=cand.title,
+        title=redact_title(cand.title),
         snippet=snippet,
         match_ranges=ranges,
         tier=tier,  # type: ignore[arg-type]
@@ -317,4 +283,4 @@ def _item(
     )
 
 
-__all__ = ["SortKey", "default_link", "run_query"]
+__all__ = ["SortKey", "default_link", "resolve_kinds", "resolve_lanes", "run_query"]

@@ -9,10 +9,10 @@ identifier (``Type\\x01Error\\x02`` for ``error``).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
 from engine.index.identifiers import split_identifier
+from engine.query.match import accent_pattern, fold
 from engine.query.parser import AnyOf, ParsedQuery, Term
 from engine.query.ranking import MARK_END, MARK_START
 
@@ -24,14 +24,6 @@ _LEAD_CHARS = 40
 
 _WORD_RE = re.compile(r"[^\W_]+")
 """Approximates ``unicode61`` tokens (letters and digits)."""
-
-
-def fold(text: str) -> str:
-    """Casefold and remove diacritics, as ``unicode61 remove_diacritics 2`` does."""
-    if text.isascii():
-        return text.lower()  # the same result for ASCII, without the per-character pass
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def _query_units(parsed: ParsedQuery) -> list[tuple[list[str], bool]]:
@@ -95,10 +87,14 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _first_hit(text: str, units: list[tuple[list[str], bool]]) -> int:
     # A C-speed case-insensitive search for any unit's first token: finds words and camelCase
-    # parts alike; diacritic variants are missed and fall back to the start of the body.
+    # parts alike. ASCII text (most bodies) needs no accent classes; other text gets them, so
+    # `cafe` centres the window on `café` too (a decomposed accent still falls back to the start).
     if not units:
         return -1
-    pattern = "|".join(re.escape(tokens[0]) for tokens, _ in units)
+    if text.isascii():
+        pattern = "|".join(re.escape(tokens[0]) for tokens, _ in units)
+    else:
+        pattern = "|".join(accent_pattern(tokens[0]) for tokens, _ in units)
     found = re.search(pattern, text, re.IGNORECASE)
     return found.start() if found else -1
 

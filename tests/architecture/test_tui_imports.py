@@ -50,6 +50,8 @@ ALLOWED: dict[str, str] = {
     "engine.importers.sidecar": "`ade import`: a recording's <file>.meta.json sidecar",
     "engine.external.resume": "`ade resume` / Ctrl+R: the command that resumes a chat in its own "
     "tool",
+    "engine.project.git_exclude": "`ade term` / `ade import`: add .ade/ to .git/info/exclude when "
+    "git does not ignore it (said once)",
     "engine.terminal.recorder": "`ade term`: the PTY recorder",
     "engine.rpc.cli_args": "`ade daemon run`: the daemon's own options and entry point",
     "engine.rpc.paths": "`ade daemon` / project switch: where the socket and config live",

@@ -188,7 +188,10 @@ SECRET_FRAGMENTS = ["AKIA", "ABCDEFGHIJKLMNOP12", "ghp_", "x" * 36, "github_pat_
                     "user", ":", "pa55w0rd!", "@", "Bearer ", "bearer ", "Authorization: ", "token",
                     "Token", "=", '"', "'", "secret_key", "API_KEY", "api-key", "private_key",
                     "password", "PASSWD", "passphrase", " ", "\n", "-----BEGIN RSA PRIVATE KEY-----",
-                    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "-----END RSA PRIVATE KEY-----", "é", "İ"]  # fmt: skip
+                    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "-----END RSA PRIVATE KEY-----", "é", "İ",
+                    "AIza", "npm_", "glpat-", "sk_live_", "rk_live_", "hooks.slack.com/services/",
+                    "T0123/", "B0123/", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                    "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END PGP PRIVATE KEY BLOCK-----"]  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None)
@@ -197,4 +200,117 @@ def test_the_literal_prefilter_changes_nothing(text: str) -> None:
     # Running only the rules whose literal is present gives what the full alternation gives
     # ("> " first: no PEM tail at the start, the one step outside the alternation).
     text = "> " + text
-    assert redact_secrets(text) == redaction.SECRET_RE.sub(redaction._replace, text)
+    assert redact_secrets(text) == redaction._redact_with(redaction.full_pattern(), text)
+
+
+AWS_PAIR_CSV = f"User name,Access key ID,Secret access key\nci-bot,{AWS_ID},{AWS_SECRET}\n"
+SLACK_HOOK = "https://hooks.slack.com/services/T024BE7LD/B01ABCDEF12/aB3dE5gH7jK9mN1pQ3sT5vW7"
+STRIPE_LIVE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+STRIPE_RESTRICTED = "rk_live_" + "51HxYz0AbCdEfGhIjKlMnOpQr"
+GOOGLE = "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
+NPM = "npm_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
+GITLAB = "glpat-" + "xR4nD0mT0k3nV4lu3zZ9"
+PGP_BODY = "\n".join(["lQOYBGXn3FsBCAC7" + "Kq9" * 16] * 3)
+PGP = (
+    "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
+    f"{PGP_BODY}\n=tUq4\n-----END PGP PRIVATE KEY BLOCK-----"
+)
+
+NEW_FORMATS = [
+    # (label, text holding the secret, the secret, near misses that must stay as they are)
+    (
+        "aws-secret-access-key",
+        AWS_PAIR_CSV,
+        AWS_SECRET,
+        [
+            f"{AWS_SECRET} alone, with no key id nearby",
+            f"{AWS_ID}\none\ntwo\nthree\n{AWS_SECRET}",  # more than AWS_NEARBY_LINES away
+            f"{AWS_ID} commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f",  # a sha: hex, one case
+            f"{AWS_ID} {AWS_SECRET}x",  # 41 characters: not the shape
+        ],
+    ),
+    (
+        "aws-secret-access-key",
+        f"export AWS_ACCESS_KEY_ID={AWS_ID}\nexport AWS_SECRET_KEY_VALUE=x\n{AWS_SECRET}\n",
+        AWS_SECRET,
+        [],
+    ),
+    (
+        "private-key",
+        f"gpg --export-secret-keys\n{PGP}\ndone",
+        PGP_BODY[:40],
+        [
+            "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF\n-----END PGP PUBLIC KEY BLOCK-----",
+            "-----BEGIN PGP SIGNATURE-----\niQEzBAEB\n-----END PGP SIGNATURE-----",
+        ],
+    ),
+    (
+        "slack-webhook",
+        f"curl -X POST {SLACK_HOOK} -d @msg.json",
+        "aB3dE5gH7jK9mN1pQ3sT5vW7",
+        ["see https://api.slack.com/messaging/webhooks", "https://hooks.slack.com/services/"],
+    ),
+    (
+        "stripe-key",
+        f"STRIPE={STRIPE_LIVE}",
+        STRIPE_LIVE,
+        ["sk_live_mode_enabled = True", "pk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_short1"],
+    ),
+    ("stripe-key", f"key {STRIPE_RESTRICTED} here", STRIPE_RESTRICTED, ["rk_live_"]),
+    (
+        "google-api-key",
+        f"maps.googleapis.com/maps/api/js?k={GOOGLE}&v=3",
+        GOOGLE,
+        ["AIzaSyD-too-short", "AIza is a prefix", f"x{GOOGLE}"],
+    ),
+    (
+        "npm-token",
+        f"npm publish with {NPM} from CI",
+        NPM,
+        ["npm_config_registry=https://registry.npmjs.org", "npm_lifecycle_event", f"{NPM}0"],
+    ),
+    (
+        "gitlab-token",
+        f"git push https://oauth2@gitlab.com {GITLAB}",
+        GITLAB,
+        ["glpat-short", "the glpat- prefix"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "text", "secret", "near_misses"), NEW_FORMATS)
+def test_every_format_is_redacted_and_its_near_misses_stay(
+    label: str, text: str, secret: str, near_misses: list[str]
+) -> None:
+    redacted = redact_secrets(text)
+    assert secret not in redacted
+    assert redaction.marker(label) in redacted
+    assert redact_secrets(redacted) == redacted
+    for near_miss in near_misses:  # (a near miss may hold another secret, e.g. the key id)
+        assert redaction.marker(label) not in redact_secrets(near_miss), near_miss
+
+
+def test_aws_secret_key_on_the_key_ids_line_and_the_lines_around_it() -> None:
+    lines = [f"line {n}" for n in range(7)]
+    lines[3] = f"id={AWS_ID}"
+    lines[1] = lines[5] = f"val {AWS_SECRET}"
+    lines[0] = lines[6] = f"far {AWS_SECRET}"
+    out = redact_secrets("\n".join(lines)).split("\n")
+    assert out[1] == out[5] == "val [REDACTED:aws-secret-access-key]"
+    assert out[0] == out[6] == f"far {AWS_SECRET}"  # three lines away: not paired
+
+
+def test_pgp_block_split_across_chunks() -> None:
+    transcript = f"$ gpg -a --export-secret-keys\n{PGP}\n$ echo done\n".encode()
+    chunks = chunk_terminal_bytes(transcript, 0, force=True, target_chars=120).chunks
+    assert len(chunks) >= 3
+    joined = "".join(redact_secrets(chunk.text) for chunk in chunks)
+    for line in PGP_BODY.splitlines():
+        assert line not in joined
+    assert "$ echo done" in joined
+
+
+def test_titles_are_redacted_and_cached() -> None:
+    title = f"deploy with GITHUB_TOKEN={GHP}"
+    assert redaction.redact_title(title) == "deploy with GITHUB_TOKEN=[REDACTED:token]"
+    assert redaction.redact_title(title) is redaction.redact_title(title)

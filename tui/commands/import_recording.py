@@ -22,6 +22,7 @@ from engine.importers.removal import remove_import
 from engine.importers.sidecar import read_sidecar
 from engine.importers.terminal_import import FORMATS, load_recording, write_import
 from engine.links.deeplink import build_link
+from engine.project.git_exclude import note_excluded
 from engine.project.locate import open_project
 
 EXAMPLES = """\
@@ -87,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
         state = "imported" if result.written else "already imported"
         link = build_link("terminal", result.session_id, project_id=project.id, offset=0)
         print(f"{result.session_id}\t{result.format}\t{state}\t{link}")
+    excluded = note_excluded(project, "ade import")
+    if excluded is not None:
+        print(excluded, file=sys.stderr)
     return 0
 
 

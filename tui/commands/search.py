@@ -1,7 +1,7 @@
 """`ade search`: the scriptable search (DESIGN §7, issue 5).
 
-Inline filters (``kind:``, ``lane:``, ``session:``, ``since:``, ``tool:``) and flags mix; flags are the
-validated form for scripts. ``--`` ends the options so a query may start with ``-``.
+Inline filters (``kind:``, ``lane:``, ``session:``, ``since:``, ``until:``, ``tool:``) and flags
+mix; flags are the validated form for scripts. ``--`` ends the options so a query may start with ``-``.
 Exit 0 with results, 1 with none, 2 on a usage error. stdout carries results only.
 """
 
@@ -19,9 +19,10 @@ query syntax:
   "exponential backoff"    an exact phrase
   -flaky                   exclude a term            retry|backoff    either term
   kind:terminal            chat terminal pr commit branch lane file artifact linear (issue)
-  lane:primary             a lane id or name          session:<id>     one session, live
+  lane:primary             a lane id, name, folder or branch (main = the primary lane)
+  session:<id>             one session, live (its messages, chunks and artifacts)
   tool:gemini              chats of claude codex gemini opencode copilot aider (tool:a,b)
-  since:24h                30m 24h 7d 2w or 2026-06-01
+  since:24h until:2d       30m 24h 7d 2w or 2026-06-01 (until:<date> includes that day)
 
 examples:
   ade search ReadTimeoutError

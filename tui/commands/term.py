@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engine.importers.lane_choice import choose_lane
 from engine.importers.recording import program_name
+from engine.project.git_exclude import note_excluded
 from engine.project.locate import open_project
 from engine.terminal.recorder import TerminalRecorder
 from tui.term_recorder import run_on_pty
@@ -56,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
     recorder.start()
     env = dict(os.environ, ADE_TERMINAL_SESSION_ID=recorder.session_id)
     print(f"ade term: recording {recorder.session_id}", file=sys.stderr)
+    excluded = note_excluded(project, "ade term")
+    if excluded is not None:
+        print(excluded, file=sys.stderr)
     code: int | None = None
     try:
         code = run_on_pty(argv or [shell], recorder.write, env)

@@ -11,7 +11,6 @@ import pytest
 from engine.delegates import files
 from engine.delegates.files import (
     MAX_LINE_HITS,
-    MAX_LINE_HITS_PER_FILE,
     FileSearchFailed,
     grep_lane_lines,
     list_tracked_untracked,
@@ -53,10 +52,11 @@ def test_listing_splits_tracked_and_untracked_and_honours_gitignore(lane: Path) 
 
 
 def test_lines_come_from_tracked_and_untracked_text_files_only(lane: Path) -> None:
-    paths, lines = search_lane_files(lane, ["alpha", "beta"])
+    paths, lines, truncated = search_lane_files(lane, ["alpha", "beta"])
+    assert not truncated
     assert [(h.path, h.line, h.text) for h in lines] == [
+        ("notes.md", 1, "untracked alpha beta note"),  # untracked first: a cap keeps new files
         ("src/alpha_tools.py", 2, "alpha beta gamma"),
-        ("notes.md", 1, "untracked alpha beta note"),
     ]  # not the binaries, not build/ (ignored), not the symlink's target outside the lane
     assert paths == ["src/alpha_tools.py"]  # only paths containing a term reach the caller
 
@@ -69,12 +69,12 @@ def test_case_insensitive_and_every_term_on_the_line(lane: Path) -> None:
 
 
 def test_a_term_starting_with_a_dash_is_a_pattern_not_an_option(lane: Path) -> None:
-    paths, lines = search_lane_files(lane, ["-v"])
+    paths, lines, _ = search_lane_files(lane, ["-v"])
     assert paths == ["-v.txt"]
     assert [(h.path, h.line) for h in lines] == [("-v.txt", 1)]
 
 
-def test_many_matches_stop_at_the_cap(tmp_path: Path) -> None:
+def test_many_matches_stop_at_the_cap_and_say_so(tmp_path: Path) -> None:
     root = tmp_path / "big"
     root.mkdir()
     for i in range(120):
@@ -84,20 +84,21 @@ def test_many_matches_stop_at_the_cap(tmp_path: Path) -> None:
     _git(root, "commit", "-q", "-m", "many")
     for i in range(3):
         (root / f"u{i}.txt").write_text("needle\n" * 20)
-    _, lines = search_lane_files(root, ["needle"])
-    assert len(lines) == MAX_LINE_HITS
-    per_file: dict[str, int] = {}
-    for hit in lines:
-        per_file[hit.path] = per_file.get(hit.path, 0) + 1
-    assert max(per_file.values()) == MAX_LINE_HITS_PER_FILE
-    assert len(grep_lane_lines(root, ["needle"])) == MAX_LINE_HITS  # streamed, then stopped
+    found = search_lane_files(root, ["needle"])
+    assert len(found.lines) == MAX_LINE_HITS
+    assert found.truncated  # 2,460 lines matched
+    assert len(grep_lane_lines(root, ["needle"], limit=50)) == 50  # streamed, then stopped
+    under = search_lane_files(root, ["needle", "f00"])  # a path term narrows the lines
+    assert {h.path for h in under.lines} == {f"f00{i}.txt" for i in range(10)}
+    assert len(under.lines) == 200
+    assert not under.truncated
 
 
 def test_untracked_files_beyond_the_budget_are_skipped(
     lane: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(files, "UNTRACKED_MAX_BYTES", 10)
-    _, lines = search_lane_files(lane, ["alpha", "beta"])
+    lines = search_lane_files(lane, ["alpha", "beta"]).lines
     assert [h.path for h in lines] == ["src/alpha_tools.py"]
 
 

@@ -18,7 +18,8 @@ import pytest
 from engine.delegates.gather import delegated_candidates
 from engine.delegates.linear import LinearUnavailable, search_linear
 from engine.project.model import Project
-from engine.query.parser import parse_query
+from engine.query.plan import QueryPlan, build_plan
+from engine.types import SearchQueryArgs
 
 NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
 
@@ -111,28 +112,57 @@ def _project(tmp_path: Path) -> Project:
     return Project(root=tmp_path, id="p1", name="p", is_git=False)
 
 
+def _plan(text: str, kinds: tuple[str, ...]) -> QueryPlan:
+    args = SearchQueryArgs(query=text, kinds=kinds)  # type: ignore[arg-type]
+    return build_plan(args, now=NOW, lanes=[])
+
+
 def test_delegate_only_when_asked_and_failures_become_warnings(
     linear_url: str, tmp_path: Path
 ) -> None:
     env = {"LINEAR_API_KEY": "k", "ADE_LINEAR_API_URL": linear_url}
-    parsed = parse_query("backoff", now=NOW)
     LinearLike.mode = "ok"
-    found, warnings = delegated_candidates(_project(tmp_path), parsed, ["chat"], None, [], env)
+    found, warnings = delegated_candidates(_project(tmp_path), _plan("backoff", ("chat",)), [], env)
     assert found == []
     assert LinearLike.seen == []
-    found, warnings = delegated_candidates(_project(tmp_path), parsed, ["linear"], None, [], env)
+    plan = _plan("backoff", ("linear",))
+    found, warnings = delegated_candidates(_project(tmp_path), plan, [], env)
     assert [c.doc_id for c in found] == ["linear:ABC-123"]
     assert found[0].extra["deep_link"].startswith("ade://linear/ABC-123")
     LinearLike.mode = "500"
-    found, warnings = delegated_candidates(
-        _project(tmp_path), parsed, ["linear", "artifact"], None, [], env
-    )
+    plan = _plan("backoff", ("linear", "artifact"))
+    found, warnings = delegated_candidates(_project(tmp_path), plan, [], env)
     assert found == []
     assert any("HTTP 500" in w for w in warnings)
 
 
 def test_no_key_is_a_warning_not_an_error(tmp_path: Path) -> None:
-    parsed = parse_query("backoff", now=NOW)
-    found, warnings = delegated_candidates(_project(tmp_path), parsed, ["linear"], None, [], {})
+    plan = _plan("backoff", ("linear",))
+    found, warnings = delegated_candidates(_project(tmp_path), plan, [], {})
     assert found == []
     assert "LINEAR_API_KEY" in warnings[0]
+
+
+def test_linear_reads_the_plan_like_every_source(linear_url: str, tmp_path: Path) -> None:
+    env = {"LINEAR_API_KEY": "k", "ADE_LINEAR_API_URL": linear_url}
+    LinearLike.mode = "ok"
+    found, _ = delegated_candidates(
+        _project(tmp_path), _plan("^retry* (backoff)", ("linear",)), [], env
+    )
+    assert [c.doc_id for c in found] == ["linear:ABC-123"]
+    assert LinearLike.seen[-1]["body"]["variables"]["term"] == "retry backoff"  # type: ignore[index]
+    excluded = _plan("retry -readtimeouterror", ("linear",))
+    assert delegated_candidates(_project(tmp_path), excluded, [], env)[0] == []
+    for scoped in ("retry session:s1", "retry lane:primary"):  # an issue has no session, no lane
+        assert delegated_candidates(_project(tmp_path), _plan(scoped, ("linear",)), [], env) == (
+            [],
+            [],
+        )
+    before = _plan("retry until:2026-06-14", ("linear",))  # updated 06-14 09:00: still in
+    assert len(delegated_candidates(_project(tmp_path), before, [], env)[0]) == 1
+    assert (
+        delegated_candidates(
+            _project(tmp_path), _plan("retry until:2026-06-13", ("linear",)), [], env
+        )[0]
+        == []
+    )

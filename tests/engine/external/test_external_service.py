@@ -256,3 +256,27 @@ def test_plain_folder_project_and_a_deleted_transcript(
     finally:
         service.dispose()
     assert search(capsys, root, "snorkel") == []
+
+
+def test_a_token_in_a_claude_title_is_not_indexed_listed_or_found(
+    repo: Path, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.engine.ingest.test_redaction_index import file_bytes, fragments
+    from tests.engine.test_redaction import GHP
+
+    folder = Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / claude_slug(repo)
+    folder.mkdir(parents=True)
+    (folder / "tok-1.jsonl").write_bytes(
+        claude_msg("t1", "user", f"push with {GHP} to the vexillum remote", str(repo))
+    )
+    hits = [i for i in search(capsys, repo, "vexillum") if i["kind"] == "chat"]
+    assert hits
+    assert all(GHP not in f"{h['title']} {h['snippet']}" for h in hits)
+    assert any("[REDACTED:github-token]" in h["title"] for h in hits)
+    assert search(capsys, repo, GHP) == []
+    listed = [m for m in project_sessions(open_project(repo), WarningTally()) if "tok-1" in m.id]
+    assert listed
+    assert GHP not in listed[0].title
+    raw = file_bytes(open_project(repo).index_path)
+    for fragment in fragments(GHP):
+        assert fragment not in raw

@@ -20,7 +20,7 @@ from engine.index.schema import FTS_OPTIONS, SCHEMA_SQL
 from engine.project.model import Project
 from engine.query.cursor import decode_cursor, query_fingerprint
 from engine.query.explain import explain_item
-from engine.query.parser import parse_query
+from engine.query.plan import build_plan
 from engine.query.run import BM25_WINDOW, resolve_kinds, run_query
 from engine.types import SearchQueryArgs
 
@@ -159,5 +159,6 @@ def test_explain_shows_the_rankings_own_scores(conn: apsw.Connection, project: P
         assert res.next_cursor is not None, text
         kinds = resolve_kinds(None, None)
         last = decode_cursor(res.next_cursor, query_fingerprint(text, kinds, ()))
-        explained = explain_item(conn, parse_query(text, now=NOW), res.items[-1])
+        plan = build_plan(SearchQueryArgs(query=text), now=NOW, lanes=())
+        explained = explain_item(conn, plan, res.items[-1])
         assert explained.sort_key == last, text

@@ -145,3 +145,45 @@ def test_an_imported_recording_is_found_and_its_link_opens_the_line(
     link = next(i["deepLink"] for i in items if i["docId"].startswith("terminal:import-"))
     assert main(["open", link, "--project", str(repo)]) == 0
     assert "error: zorblax undefined" in capsys.readouterr().out
+
+
+def test_import_into_a_repo_that_does_not_ignore_ade_excludes_it_once(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import subprocess
+
+    rec = tmp_path / "build.cast"
+    rec.write_bytes(CAST)
+    linked = tmp_path / "proj-wt" / "feature-x"
+    monkeypatch.chdir(linked)  # from a linked worktree: the common git dir's exclude file
+    assert main(["import", "--project", str(repo), str(rec)]) == 0
+    exclude = repo / ".git" / "info" / "exclude"
+    assert exclude.read_text().splitlines()[-1] == ".ade/"
+    err = capsys.readouterr().err
+    assert err.count("added .ade/ to") == 1
+    assert str(exclude) in err
+    status = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked=all"],
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert ".ade" not in status
+    rec.write_bytes(CAST.replace(b"zorblax", b"quuxlet"))
+    assert main(["import", "--project", str(repo), str(rec)]) == 0
+    assert "added .ade/" not in capsys.readouterr().err  # said once: now git ignores it
+    assert exclude.read_text().count(".ade/") == 1
+
+
+def test_import_leaves_a_repo_that_ignores_or_tracks_ade_alone(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import subprocess
+
+    rec = tmp_path / "build.cast"
+    rec.write_bytes(CAST)
+    exclude = repo / ".git" / "info" / "exclude"
+    before = exclude.read_bytes() if exclude.exists() else None
+    (repo / ".ade" / "prs").mkdir(parents=True)
+    (repo / ".ade" / "prs" / "1.json").write_text("{}")
+    subprocess.run(["git", "-C", str(repo), "add", "-f", ".ade/prs/1.json"], check=True)
+    monkeypatch.chdir(repo)
+    assert main(["import", str(rec)]) == 0
+    assert "added .ade/" not in capsys.readouterr().err  # tracking .ade/ is the repo's choice
+    assert (exclude.read_bytes() if exclude.exists() else None) == before

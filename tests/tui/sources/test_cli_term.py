@@ -167,3 +167,24 @@ def test_osc133_tracker_is_independent_of_read_boundaries(cut: int) -> None:
     assert parts == whole
     assert whole[0].command == "ls"
     assert whole[0].exit_code == 2
+
+
+def test_term_in_a_repo_that_does_not_ignore_ade_adds_it_to_info_exclude(repo: Path) -> None:
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [str(ADE), "term", "--", "sh", "-c", "exit 0"],
+        cwd=repo, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+    )  # fmt: skip
+    seen = bytearray()
+    try:
+        assert proc.wait(timeout=DEADLINE_S) == 0
+        drain(master, seen)
+    finally:
+        os.close(master)
+        os.close(slave)
+    exclude = repo / ".git" / "info" / "exclude"
+    assert exclude.read_text().splitlines()[-1] == ".ade/"
+    assert seen.count(b"added .ade/ to") == 1
+    status = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked=all"],
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert ".ade" not in status

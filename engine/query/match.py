@@ -1,0 +1,194 @@
+"""The one in-memory reading of a query: what FTS5 ``MATCH`` means, for text that is not indexed.
+
+Delegates (lanes, files, artifacts), the live tail of a ``session:`` and ``--explain`` hold their
+text in memory; they match it here, with the index's own semantics (``engine.index.schema``):
+
+* text is read as ``unicode61 remove_diacritics 2`` tokens: letters and digits, case folded,
+  diacritics removed (``naive cafe`` finds ``naïve café``); everything else separates tokens, so
+  operator characters (``index*``, ``^flamingo``, ``(flamingo)``) are separators, as in the index;
+* a term is a token sequence (a phrase); a bare word's last token is a prefix (``"x"*``), a
+  one-character word and a quoted phrase are exact;
+* each text is a column: a phrase never spans two of them; the camelCase parts of every
+  identifier (``engine.index.identifiers``) are one more column, so ``timeout`` finds
+  ``connectTimeout`` as the index's ``parts`` column makes it;
+* every positive node must match (any alternative of ``a|b`` suffices), no exclusion may.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from engine.index.identifiers import identifier_parts
+
+TOKEN_RE = re.compile(r"(?:[^\W_]|[\ue000-\uf8ff])+")
+"""``unicode61``'s token characters (categories L*, N*, Co) as a regex over folded text."""
+
+
+def fold(text: str) -> str:
+    """Lowercase and strip diacritics as ``unicode61 remove_diacritics 2`` does: one character
+    to one (``ß`` stays, unlike ``casefold``), canonical decomposition only (``ﬁ`` and fullwidth
+    letters stay themselves, as in the index)."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+class MatchTerm(Protocol):
+    """What matching needs of a term (``engine.query.plan.PlanTerm``)."""
+
+    @property
+    def tokens(self) -> tuple[str, ...]: ...
+
+    @property
+    def prefix(self) -> bool: ...
+
+
+def tokens(text: str) -> list[str]:
+    """``text`` as the index tokenizes it: folded letter/digit runs."""
+    return TOKEN_RE.findall(fold(text))
+
+
+@dataclass(frozen=True)
+class Haystack:
+    """The token columns of one record: each text given, then its identifier parts."""
+
+    columns: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of(cls, *texts: str) -> Haystack:
+        cols = [tuple(tokens(t)) for t in texts if t]
+        parts = identifier_parts(*texts)
+        if parts:
+            cols.append(tuple(tokens(parts)))
+        return cls(tuple(cols))
+
+
+def _in_column(want: tuple[str, ...], prefix: bool, column: tuple[str, ...]) -> bool:
+    n = len(want)
+    last = want[-1]
+    for i in range(len(column) - n + 1):
+        tail = column[i + n - 1]
+        if (tail.startswith(last) if prefix else tail == last) and column[i : i + n - 1] == want[
+            :-1
+        ]:
+            return True
+    return False
+
+
+def term_matches(term: MatchTerm, hay: Haystack) -> bool:
+    """Whether one term (a token phrase, last token a prefix for bare words) occurs in ``hay``."""
+    if not term.tokens:
+        return False
+    return any(_in_column(term.tokens, term.prefix, col) for col in hay.columns)
+
+
+def matches_nodes(
+    nodes: Sequence[Sequence[MatchTerm]], excluded: Sequence[MatchTerm], hay: Haystack
+) -> bool:
+    """Every node (a tuple of alternatives) has a matching term, and no exclusion matches."""
+    for options in nodes:
+        if not any(term_matches(t, hay) for t in options):
+            return False
+    return not any(term_matches(t, hay) for t in excluded)
+
+
+# --- The line filter handed to ``git grep`` (files delegate) ----------------------------------
+
+
+_ACCENTED_RANGES = ((0x41, 0x5B), (0xC0, 0x250), (0x370, 0x500), (0x1E00, 0x2000))
+"""ASCII capitals, Latin-1 to Latin Extended-B, Greek and Cyrillic, Latin Extended Additional and
+Greek Extended: where the other cases and the precomposed accented forms of letters live."""
+
+
+@functools.cache
+def _variants() -> dict[str, list[str]]:
+    """Folded letter → every other precomposed letter that folds to it (``e`` → ``é``, ``È``…;
+    ``ε`` → ``έ``, ``Ε``…); built on the first file search, not at start-up (~3 ms)."""
+    out: dict[str, list[str]] = {}
+    for start, end in _ACCENTED_RANGES:
+        for code in range(start, end):
+            ch = chr(code)
+            base = fold(ch)
+            if len(base) == 1 and base != ch and base.isalpha():
+                out.setdefault(base, []).append(ch)
+    return out
+
+
+def _grep_char(ch: str) -> str:
+    """One folded token character as an ERE over bytes (git grep runs in the C locale, whose
+    ``-i`` knows ASCII only): the letter in every case and accented form that folds to it
+    (UTF-8 sequences, as an alternation)."""
+    forms = [ch, *_variants().get(ch, [])]
+    return "(" + "|".join(forms) + ")" if len(forms) > 1 else re.escape(ch)
+
+
+def accent_pattern(needle: str) -> str:
+    """A Python regex for ``needle`` (a folded token) that finds its accented forms too."""
+    return "".join(f"[{re.escape(ch)}{''.join(_variants().get(ch, []))}]" for ch in needle)
+
+
+_COMBINING = "[\u0300-\u036f]*"
+"""Combining diacritics (decomposed ``é`` is ``e`` + U+0301, which the index folds away too).
+git reads this bracket as bytes in the C locale (0xCC, 0x80–0xCD, 0xAF), so it
+admits a little more than U+0300–U+036F (a 2-byte character between two letters); that is
+harmless in a pre-filter, and the argument stays valid UTF-8 (logs, process listings)."""
+
+
+def grep_regex(needle: str) -> str:
+    """An extended regex that finds ``needle`` (a folded token) in text of any case and accent,
+    precomposed or decomposed."""
+    return _COMBINING.join(_grep_char(ch) for ch in needle)
+
+
+@dataclass(frozen=True)
+class LineFilter:
+    """A cheap necessary condition for a line to match: the file delegate's ``git grep``.
+
+    ``groups``: every group must have a needle (a folded token) that occurs in the folded line.
+    It admits a superset of the query's matches; the caller matches the survivors exactly.
+    """
+
+    groups: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of_words(cls, words: Sequence[str]) -> LineFilter:
+        """Every word required, each as its folded tokens (``connect_timeout`` → both)."""
+        return cls(tuple((t,) for w in words for t in tokens(w)))
+
+    @property
+    def lead(self) -> tuple[str, ...]:
+        """The most selective group (its shortest needle is the longest): what grep searches."""
+        if not self.groups:
+            return ()
+        return max(self.groups, key=lambda g: min(len(n) for n in g))
+
+    def grep_pattern(self) -> str:
+        """The ``git grep -E`` pattern for the lead group (any of its needles, any accent)."""
+        return "|".join(grep_regex(n) for n in self.lead)
+
+    def admits(self, line: str) -> bool:
+        folded = fold(line)
+        return all(any(n in folded for n in group) for group in self.groups)
+
+    def admits_any(self, text: str) -> bool:
+        """Some needle occurs in ``text`` (the path pre-filter)."""
+        folded = fold(text)
+        return any(n in folded for group in self.groups for n in group)
+
+
+def line_filter_of(nodes: Sequence[Sequence[MatchTerm]]) -> LineFilter:
+    """The line filter of a query's positive nodes: each token of a plain term is a group; an
+    ``a|b`` node is one group of all its alternatives' tokens (a superset, which is enough)."""
+    groups: list[tuple[str, ...]] = []
+    for options in nodes:
+        if len(options) == 1:
+            groups.extend((t,) for t in options[0].tokens)
+        else:
+            groups.append(tuple(dict.fromkeys(t for term in options for t in term.tokens)))
+    return LineFilter(tuple(g for g in groups if g))

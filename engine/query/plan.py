@@ -1,0 +1,268 @@
+"""The query plan: a query parsed and resolved once, the one reading every source takes.
+
+``build_plan`` turns ``SearchQueryArgs`` (plus the clock and the project's lanes) into a frozen
+``QueryPlan``: the terms with their folded token forms, the filters resolved (kinds, lane ids,
+sessions, the since/until bounds), the page size and the cursor's fingerprint. The index
+(``engine.query.run``), the live tail of a session (``engine.ingest.freshness``) and every
+delegate (``engine.delegates.gather``) read this value; none of them parses text again, and
+``QueryPlan.matches`` is the one in-memory matcher (``engine.query.match``), so one query reads
+the same in every source.
+
+Lanes (``lane:`` and ``--lane``) are found by id, display name, folder name or branch, and
+``main``/``primary`` name the primary lane; an unknown lane is a ``UsageError`` that lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from engine.errors import UsageError
+from engine.index.identifiers import split_identifier
+from engine.project.model import Lane
+from engine.query.cursor import query_fingerprint
+from engine.query.match import (
+    TOKEN_RE,
+    Haystack,
+    LineFilter,
+    fold,
+    line_filter_of,
+    matches_nodes,
+    term_matches,
+    tokens,
+)
+from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
+from engine.query.ranking import normalize_title_query
+from engine.types import ALL_KINDS, DEFAULT_KINDS, MAX_LIMIT, SearchQueryArgs
+
+PRIMARY_ALIASES = ("primary", "main")
+"""What people call the primary lane, whatever its id and branch."""
+
+
+@dataclass(frozen=True)
+class PlanTerm:
+    """One user term in every form a source needs.
+
+    ``text`` is as typed (the FTS string is built from it); ``normalized`` is the NFKC-casefolded
+    text ranking compares titles with; ``tokens`` are its ``unicode61`` tokens, case and
+    diacritics folded (``Café*`` → ``cafe``); ``parts`` its identifier parts, folded
+    (``connectTimeout`` → ``connect``, ``timeout``).
+    """
+
+    text: str
+    prefix: bool
+    phrase: bool
+    normalized: str
+    tokens: tuple[str, ...]
+    parts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, term: Term) -> PlanTerm:
+        words = [w for w in term.text.split() if w]
+        parts = tuple(fold(p) for w in words for p in split_identifier(w))
+        return cls(term.text, term.prefix, term.phrase, normalize_title_query(term.text),
+                   tuple(tokens(term.text)), parts)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """One query, parsed and resolved (see the module docstring).
+
+    ``nodes`` are the positive nodes: a 1-tuple for a plain term or phrase, the alternatives of
+    ``a|b`` otherwise. ``lane_ids`` is None when no lane is asked for, ``tools``
+    when no agent is (``tool:`` also narrows ``kinds`` to chats). ``since_ms`` is inclusive,
+    ``until_ms`` exclusive. ``parsed`` is the parser's tree, for the FTS ``MATCH`` builder.
+    """
+
+    parsed: ParsedQuery
+    nodes: tuple[tuple[PlanTerm, ...], ...]
+    excluded: tuple[PlanTerm, ...]
+    kinds: tuple[str, ...]
+    lane_ids: tuple[str, ...] | None
+    sessions: tuple[str, ...]
+    tools: frozenset[str] | None
+    since_ms: int | None
+    until_ms: int | None
+    limit: int
+    cursor: str | None
+    fingerprint: str
+    warnings: tuple[str, ...]
+
+    @property
+    def terms(self) -> tuple[PlanTerm, ...]:
+        """The plain positive terms (phrases included), every match must hold each."""
+        return tuple(n[0] for n in self.nodes if len(n) == 1)
+
+    @property
+    def phrases(self) -> tuple[PlanTerm, ...]:
+        return tuple(t for t in self.terms if t.phrase)
+
+    @property
+    def alternatives(self) -> tuple[tuple[PlanTerm, ...], ...]:
+        return tuple(n for n in self.nodes if len(n) > 1)
+
+    @property
+    def positive_terms(self) -> tuple[PlanTerm, ...]:
+        """Every positive term, alternatives included, in query order."""
+        return tuple(t for n in self.nodes for t in n)
+
+    @property
+    def words(self) -> list[str]:
+        """Every positive term's words as typed, operator characters dropped (``index*`` →
+        ``index``, case and accents kept): what a remote search service is asked for."""
+        return [w for t in self.positive_terms for w in TOKEN_RE.findall(t.text)]
+
+    @property
+    def has_text(self) -> bool:
+        return bool(self.nodes)
+
+    @property
+    def match_none(self) -> bool:
+        return self.parsed.match_none
+
+    @property
+    def title_text(self) -> str:
+        return self.parsed.title_text
+
+    def matches(self, *texts: str) -> bool:
+        """Whether a record whose columns are ``texts`` matches, as the index would decide."""
+        if not self.nodes and not self.excluded:
+            return True
+        return matches_nodes(self.nodes, self.excluded, Haystack.of(*texts))
+
+    def excludes(self, *texts: str) -> bool:
+        """Whether an excluded term occurs in ``texts`` (for sources that search remotely)."""
+        hay = Haystack.of(*texts)
+        return any(term_matches(t, hay) for t in self.excluded)
+
+    def term_found(self, term: PlanTerm, *texts: str) -> bool:
+        """Whether one term occurs in ``texts`` (``--explain`` of a delegated hit)."""
+        return term_matches(term, Haystack.of(*texts))
+
+    def line_filter(self) -> LineFilter:
+        """The cheap pre-filter the file delegate gives ``git grep`` (see ``LineFilter``)."""
+        return line_filter_of(self.nodes)
+
+    def allows_lane(self, lane_id: str | None) -> bool:
+        return self.lane_ids is None or lane_id in self.lane_ids
+
+    def allows_session(self, session_id: str | None) -> bool:
+        return not self.sessions or session_id in self.sessions
+
+    def allows_tool(self, tool: str | None) -> bool:
+        return self.tools is None or tool in self.tools
+
+    def allows_time(self, at_ms: int) -> bool:
+        """Inside the since/until bounds."""
+        if self.since_ms is not None and at_ms < self.since_ms:
+            return False
+        return self.until_ms is None or at_ms < self.until_ms
+
+    @property
+    def has_time_bounds(self) -> bool:
+        return self.since_ms is not None or self.until_ms is not None
+
+
+def check_limit(limit: int) -> int:
+    """``limit`` when it is a page size.
+
+    Raises:
+        UsageError: not an integer from 1 to ``MAX_LIMIT``.
+    """
+    if isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}, got {limit!r}")
+    return limit
+
+
+def resolve_kinds(requested: Sequence[str] | None, typed: frozenset[str] | None) -> tuple[str, ...]:
+    """Kinds to search: ``kind:`` in the text narrows ``--kind``; neither means the default set."""
+    for kind in requested or ():
+        if kind not in ALL_KINDS:
+            raise UsageError(f"unknown kind {kind!r}; valid kinds: {', '.join(ALL_KINDS)}")
+    base = set(requested) if requested else None
+    if typed is not None:
+        base = set(typed) & base if base is not None else set(typed)
+    chosen = base if base is not None else set(DEFAULT_KINDS)
+    return tuple(k for k in ALL_KINDS if k in chosen)
+
+
+def _lane_names(lane: Lane) -> list[str]:
+    names = [lane.id, lane.name, lane.path.name, *([lane.branch] if lane.branch else [])]
+    return [*names, *PRIMARY_ALIASES] if lane.primary else names
+
+
+def _valid_lanes(lanes: Sequence[Lane]) -> str:
+    ids = [lane.id for lane in lanes]
+    others = dict.fromkeys(n for lane in lanes for n in _lane_names(lane) if n not in ids)
+    also = f"; or by name, folder or branch: {', '.join(others)}" if others else ""
+    return ", ".join(ids) + also
+
+
+def resolve_lane(value: str, lanes: Sequence[Lane]) -> str:
+    """The id of the lane ``value`` names: an id first, then a name, folder, branch or alias.
+
+    Raises:
+        UsageError: no lane is called that (the message lists each lane and its names).
+    """
+    if not lanes:
+        return value
+    for lane in lanes:
+        if value == lane.id:
+            return lane.id
+    wanted = value.casefold()
+    for lane in lanes:
+        if any(wanted == name.casefold() for name in _lane_names(lane)):
+            return lane.id
+    raise UsageError(f"unknown lane {value!r}; lanes: {_valid_lanes(lanes)}")
+
+
+def resolve_lanes(
+    arg: str | None, typed: Sequence[str], lanes: Sequence[Lane]
+) -> tuple[str, ...] | None:
+    """Lane ids to filter on (``--lane`` and ``lane:``, intersected), None when unconstrained.
+
+    Raises:
+        UsageError: a lane that ``resolve_lane`` does not know.
+    """
+    chosen: set[str] | None = {resolve_lane(arg, lanes)} if arg else None
+    if typed:
+        ids = {resolve_lane(v, lanes) for v in typed}
+        chosen = ids if chosen is None else chosen & ids
+    return None if chosen is None else tuple(sorted(chosen))
+
+
+def _plan_node(node: Term | AnyOf) -> tuple[PlanTerm, ...]:
+    return tuple(PlanTerm.of(t) for t in (node.options if isinstance(node, AnyOf) else (node,)))
+
+
+def build_plan(args: SearchQueryArgs, *, now: datetime, lanes: Sequence[Lane]) -> QueryPlan:
+    """Parse and resolve ``args`` once (``now`` for ``since:``/``until:``; ``lanes`` for ``lane:``).
+
+    Raises:
+        UsageError: a bad limit, kind, lane, filter or query (see ``parse_query``).
+    """
+    limit = check_limit(args.limit)
+    parsed = parse_query(args.query, now=now)
+    kinds = resolve_kinds(args.kinds, parsed.kinds)
+    if parsed.tools is not None:  # only chats have an agent (issue 16): tool: drops the rest
+        kinds = tuple(k for k in kinds if k == "chat")
+    lane_ids = resolve_lanes(args.lane_id, parsed.lanes, lanes)
+    # since:/until: enter by the text as typed, not by their instant: `since:7d` must keep its
+    # cursor valid while the clock moves between two pages.
+    fingerprint = query_fingerprint(args.query, kinds, lane_ids or (), sessions=parsed.sessions)
+    return QueryPlan(
+        parsed=parsed,
+        nodes=tuple(_plan_node(n) for n in parsed.terms),
+        excluded=tuple(PlanTerm.of(t) for t in parsed.excluded),
+        kinds=kinds,
+        lane_ids=lane_ids,
+        sessions=parsed.sessions,
+        tools=parsed.tools,
+        since_ms=parsed.since_ms,
+        until_ms=parsed.until_ms,
+        limit=limit,
+        cursor=args.cursor,
+        fingerprint=fingerprint,
+        warnings=parsed.warnings,
+    )
