@@ -118,8 +118,10 @@ def check_database(db: Path, bounds: Bounds | None = None) -> None:
             side_mode = os.stat(side).st_mode
         except FileNotFoundError:
             continue
-        if not stat.S_ISREG(side_mode) or not is_inside(real(side), target.parent):
+        if not stat.S_ISREG(side_mode):
             raise UnsafeFile(f"{db.name}: its {side.name} is {file_type_name(side_mode)}")
+        if not is_inside(real(side), target.parent):
+            raise UnsafeFile(f"{db.name}: its {side.name} links out of its folder")
 
 
 @dataclass(frozen=True)

@@ -226,6 +226,9 @@ def test_fifo_beside_the_opencode_database_never_blocks_sqlite(
     assert _hits(service, "kumquatspy")  # the other tools go on
     assert _hits(service, "wombatreply") == []  # that database is not opened at all
     assert service.index_status().warnings["opencode"] == 1
+    assert service.drainer.tally.reasons("opencode") == {
+        "refused opencode.db: its opencode.db-journal is a FIFO": 1
+    }
 
 
 def test_a_directory_where_a_history_or_events_file_is_expected_is_refused(
