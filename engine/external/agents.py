@@ -169,7 +169,7 @@ def _gemini(
                 path.suffix == ".json" and f"{path.name}l" in names
             ):
                 continue  # a legacy file the CLI has migrated to .jsonl on resume
-            if not acceptable(path, bounds, "gemini", tally):
+            if not acceptable(path, bounds, "gemini", tally, gemini_tmp_dir(env)):
                 continue
             scanned = _gemini_head(path, root, tally, heads, bounds)
             if scanned is not None:
@@ -246,13 +246,14 @@ def _copilot(
     lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
 ) -> list[SessionMeta]:
     try:
-        files = sorted(copilot_state_dir(env).glob(f"*/{EVENTS_FILE}"))
+        state = copilot_state_dir(env)
+        files = sorted(state.glob(f"*/{EVENTS_FILE}"))
     except OSError:
         return []
     found: list[SessionMeta] = []
     bounds = tool_bounds("copilot", env)
     for path in files:
-        if not acceptable(path, bounds, "copilot", tally):
+        if not acceptable(path, bounds, "copilot", tally, state):
             continue
         try:
             st = path.stat()
@@ -288,7 +289,7 @@ def _aider(
             st = path.stat()
         except OSError:
             continue
-        if not acceptable(path, bounds, "aider", tally):
+        if not acceptable(path, bounds, "aider", tally, lane.path):
             continue
         head = heads.get(path, st)
         if head is None:

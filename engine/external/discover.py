@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import zlib
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -124,13 +125,14 @@ def _claude(
 ) -> list[SessionMeta]:
     found: list[SessionMeta] = []
     bounds = tool_bounds("claude", env)
+    base = claude_projects_dir(env)  # a project folder linked out is caught below it
     for folder in sorted(claude_folders(lanes, env)):
         try:
             files = sorted(folder.glob("*.jsonl"))
         except OSError:
             continue
         for path in files:
-            if not acceptable(path, bounds, "claude", tally):
+            if not acceptable(path, bounds, "claude", tally, base):
                 continue
             scanned = _scan(path, "claude", heads)
             if scanned is None:
@@ -148,13 +150,14 @@ def _codex(
     lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
 ) -> list[SessionMeta]:
     try:
-        files = sorted(codex_sessions_dir(env).glob("*/*/*/rollout-*.jsonl"))
+        root = codex_sessions_dir(env)
+        files = sorted(root.glob("*/*/*/rollout-*.jsonl"))
     except OSError:
         return []
     found: list[SessionMeta] = []
     bounds = tool_bounds("codex", env)
     for path in files:
-        if not acceptable(path, bounds, "codex", tally):
+        if not acceptable(path, bounds, "codex", tally, root):
             continue
         scanned = _scan(path, "codex", heads)
         if scanned is None:
@@ -200,9 +203,18 @@ def tool_bounds(tool: str, environ: Mapping[str, str], lanes: Sequence[Lane] = (
     return Bounds([folder(environ)], label=label)
 
 
-def acceptable(path: Path, bounds: Bounds, tool: str, tally: WarningTally) -> bool:
+def acceptable(
+    path: Path, bounds: Bounds, tool: str, tally: WarningTally, root: Path | None = None
+) -> bool:
     """A regular file inside ``bounds``; anything else is counted once under ``tool`` (however
-    often the folder is listed: a daemon re-lists on every reconcile)."""
+    often the folder is listed: a daemon re-lists on every reconcile).
+
+    ``root``: the (unresolved) bound ``path`` was listed under. When no component of ``path``
+    below it is a symlink, the file is inside without resolving the whole path: an lstat per
+    component below ``root`` instead of ``realpath`` (a warm listing of 500 files).
+    """
+    if root is not None and _plain_below(path, root):
+        return True
     if is_regular_file(path, bounds):
         return True
     try:
@@ -212,6 +224,25 @@ def acceptable(path: Path, bounds: Bounds, tool: str, tally: WarningTally) -> bo
     reason = f"links outside {bounds.describe()}" if is_file else "is not a regular file"
     tally.add_once(tool, f"refused {path.name}: {reason}")
     return False
+
+
+def _plain_below(path: Path, root: Path) -> bool:
+    """``path`` is a regular file and no component of it below ``root`` is a symlink."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return False
+    current = root
+    mode = 0
+    try:
+        for part in parts:
+            current = current / part
+            mode = os.lstat(current).st_mode
+            if stat.S_ISLNK(mode):
+                return False
+    except OSError:
+        return False
+    return stat.S_ISREG(mode)
 
 
 def _scan(path: Path, tool: str, heads: HeadCache) -> tuple[Head, os.stat_result] | None:

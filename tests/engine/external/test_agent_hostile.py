@@ -398,3 +398,18 @@ def test_huge_line_is_indexed_truncated_marked_and_counted_for_later_runs(
     assert _hits(service, f"after{tool}"), "what follows the huge line is indexed too"
     assert service.index_status().warnings.get(key) == BEFORE[tool] + 1
     assert _later_warnings(stores.repo).get(key) == BEFORE[tool] + 1
+
+
+def test_a_session_folder_linked_out_is_refused_like_a_file(
+    stores: Stores, service: SearchService
+) -> None:
+    sid = "9d1e7a52-0000-4000-8000-00000000d1ed"
+    (stores.outside / sid).mkdir()
+    events = copilot_events(sid, str(stores.repo), torn=False)
+    (stores.outside / sid / "events.jsonl").write_bytes(events.replace(b"kumquat", b"dirlinked"))
+    (stores.copilot_state / sid).symlink_to(stores.outside / sid)
+    service.catch_up()
+    assert _hits(service, "dirlinked") == []
+    assert service.drainer.tally.reasons("copilot") == {
+        "refused events.jsonl: links outside the Copilot CLI session-state folder": 1
+    }
