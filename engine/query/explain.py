@@ -42,10 +42,8 @@ def _rowid(conn: apsw.Connection, doc_id: str) -> int | None:
     return None
 
 
-def _scores(
-    conn: apsw.Connection, match: str, rowid: int, one_phrase: bool
-) -> tuple[float | None, float | None]:
-    sql = f"SELECT {score_columns(one_phrase)} FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
+def _scores(conn: apsw.Connection, match: str, rowid: int) -> tuple[float | None, float | None]:
+    sql = f"SELECT {score_columns(False)} FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
     for exact, split in conn.execute(sql, (match, rowid)):
         return float(exact), float(split)
     return None, None
@@ -96,7 +94,7 @@ def explain_item(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem)
         source, matched = "index", _indexed_terms(conn, terms, rowid)
         match = build_match(parsed)
         if match is not None and item.tier == "body":
-            exact, split = _scores(conn, match, rowid, parsed.one_phrase)
+            exact, split = _scores(conn, match, rowid)
     probe = Candidate(doc_id=item.doc_id, kind=item.kind, title=item.title, rank_title="",
                       snippet_marked="", updated_at=item.updated_at,
                       bm25=exact, bm25_split=split)  # fmt: skip
