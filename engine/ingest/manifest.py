@@ -34,7 +34,7 @@ FOLDERS = ("sessions", "chats", "terminals", "prs")
 """The ``.ade`` folders whose entries the reconcile compares (DESIGN §2)."""
 
 
-def _folder(digest: "hashlib.blake2b", folder: Path) -> bool:
+def _folder(digest: hashlib.blake2b, folder: Path) -> bool:
     """Add ``folder``'s entries to ``digest``; False when it cannot be read (no manifest)."""
     try:
         with os.scandir(folder) as listing:
