@@ -6,7 +6,8 @@ writer connection. Before each entry it checks that the index file is still the 
 every retry) leaves its cursor where it was and is re-enqueued with exponential backoff.
 
 The processors (and the document builders, redaction and chunking behind them) are imported
-when an entry runs: a warm CLI search where nothing changed never needs them.
+when an entry runs, and the source listing when a reconcile runs in full: a warm CLI search
+where nothing changed never needs them.
 """
 
 from __future__ import annotations
@@ -37,12 +38,6 @@ from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest import gzcache
 from engine.ingest.manifest import MANIFEST_KEY, project_manifest
 from engine.ingest.queue import IngestQueue
-from engine.ingest.reconcile import (
-    changed_sources,
-    remove_gone_sessions,
-    session_signature,
-    store_session_signature,
-)
 from engine.project import lane_memo
 from engine.project.lanes import list_lanes
 from engine.project.model import Project, SessionKind
@@ -334,6 +329,7 @@ class Drainer:
             log.debug("idle checkpoint failed", exc_info=True)
 
     def _session(self, conn: apsw.Connection, kind: SessionKind, sid: str, now: int) -> bool:
+        from engine.ingest.reconcile import session_signature, store_session_signature
         from engine.ingest.transcripts import process_session  # deferred: see module docstring
 
         signature = session_signature(self.project, kind, sid)
@@ -345,6 +341,7 @@ class Drainer:
     def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
         """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
         from engine.ingest.external_pass import process_external  # deferred like the other builders
+        from engine.ingest.reconcile import store_session_signature
 
         meta = self.external.get(sid)
         if meta is None:
@@ -367,6 +364,9 @@ class Drainer:
             self.skipped_reconciles += 1
             return []
         self.full_reconciles += 1
+        # Deferred like the processors: a warm run whose manifest matched never lists sources.
+        from engine.ingest.reconcile import changed_sources, remove_gone_sessions
+
         entries, sessions = changed_sources(
             conn, self.project, self.tally, everything=everything, external=self.external
         )
