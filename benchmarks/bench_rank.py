@@ -12,19 +12,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import apsw
 
-from benchmarks.bench_index import build_ours, load_docs
+from benchmarks.bench_index import NOW, build_ours, load_docs
 from benchmarks.corpus import generate
 from benchmarks.timing import interleaved
 from engine.index.db import connect
 from engine.index.sql import EXACT_WEIGHTS, SPLIT_WEIGHTS, Filters, window_sql
+from engine.project.model import Project
 from engine.query.run import BM25_WINDOW as WINDOW
-from engine.query.run import SCORE_BUDGET
+from engine.query.run import SCORE_BUDGET, run_query
+from engine.types import SearchQueryArgs
 
 TARGETS = (1_000, 10_000, 50_000, 100_000)
 PHRASES = ("of the", "most recent call")
@@ -84,6 +87,31 @@ def strategies(conn: apsw.Connection, term: str) -> dict[str, Callable[[], objec
     }
 
 
+def rare_terms(conn: apsw.Connection, vocab: list[str]) -> list[tuple[str, int]]:
+    """Ten words of the Zipf tail with 5-60 matches each (the "rare term" class)."""
+    out = []
+    for word in vocab[-2000:]:
+        n = _df(conn, word)
+        if 5 <= n <= 60:
+            out.append((word, n))
+        if len(out) == 10:
+            break
+    return out
+
+
+def time_rare(conn: apsw.Connection, terms: list[tuple[str, int]], runs: int) -> float:
+    """Median ms of a whole ``run_query`` (limit 50) over the rare terms, interleaved."""
+    project = Project(root=Path("/nonexistent"), id="bench", name="bench", is_git=False)
+
+    def query(word: str) -> Callable[[], object]:
+        args = SearchQueryArgs(query=word, limit=50)
+        return lambda: run_query(conn, args, project=project, now=NOW)
+
+    jobs = {word: query(word) for word, _ in terms}
+    timings = interleaved(jobs, runs)
+    return statistics.median(t.median for t in timings.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=130)
@@ -107,6 +135,12 @@ def main() -> None:
         timings = interleaved(strategies(conn, term), args.runs)
         row = " ".join(f"{t.median:21.1f} ms" for t in timings.values())
         print(f"{n:8d} {term:12} {row}")
+    rare = rare_terms(conn, vocab)
+    counts = statistics.median(n for _, n in rare)
+    print(
+        f"rare terms ({len(rare)} words, median {counts:.0f} matches): whole run_query median"
+        f" {time_rare(conn, rare, args.runs):.1f} ms"
+    )
 
 
 if __name__ == "__main__":
