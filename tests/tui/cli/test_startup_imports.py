@@ -36,13 +36,14 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.ingest.tailing",
     "engine.ingest.docs",
     "engine.ingest.reconcile",
+    "engine.query.explain",
     "engine.terminal.chunking",
     "engine.external.claude_code",
     "engine.external.codex",
     "concurrent.futures",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
-source listing of a full reconcile (the manifest matched, issue 14.4), the
+source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
 Claude Code / Codex parsers (every session head is cached) and the thread pool (and its logging).
 ``engine.redaction`` is imported: every shown title and file snippet passes it (issue 13.1/13.2);
 its rule alternation is compiled on first use, so the import itself costs ~1 ms."""
