@@ -89,9 +89,10 @@ def window_sql(
     Every match up to ``budget`` is scored inside SQLite and only the window leaves it, so an old
     strong match is found as surely as a new one (issue 14.3); past ``budget`` matches, the
     newest ``budget`` are scored (a bounded cost on any corpus, said in the answer's warnings).
-    Ties keep the newest first, the ranking's own tie-break. ``bm25()`` scores even one
-    phrase: ``ade_bm25_1`` (``one_phrase``) saves the IDF walk but, called from Python on every
-    scored row, cost 2-4x more than the walk once every match is scored (measured).
+    Ties keep the newest first, the ranking's own tie-break. ``one_phrase`` scores with
+    ``ade_bm25_1``, which saves ``bm25()``'s walk over every match but is a Python call per
+    scored row: worth it only for multi-word phrases, whose walk checks positions
+    (``engine.query.run.PHRASE_SCORE_BUDGET``).
     """
     where, params = filter_sql(f, fts=True)
     join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"

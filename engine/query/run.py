@@ -40,7 +40,13 @@ from engine.index.sql import (
 from engine.links.deeplink import build_link
 from engine.project.model import Lane, Project
 from engine.query.cursor import decode_cursor, encode_cursor
-from engine.query.parser import ParsedQuery, build_excluded, build_match, build_positive
+from engine.query.parser import (
+    ParsedQuery,
+    build_excluded,
+    build_match,
+    build_positive,
+    is_token_char,
+)
 from engine.query.plan import QueryPlan, build_plan, resolve_kinds, resolve_lanes
 from engine.query.ranking import (
     Candidate,
@@ -67,6 +73,12 @@ SCORE_BUDGET = 25_000
 window cost 7/14/44/93 ms for 2k/10k/52k/103k matches (benchmarks/RESULTS.md, issue 14.3): 25k
 stays within the ~20 ms a palette keystroke can spend. Past it the newest 25k are scored and the
 answer's warnings say so."""
+
+PHRASE_SCORE_BUDGET = 5_000
+"""Matches scored for a query of one multi-word phrase (``"of the"``, ``foo.bar``). ``bm25()``
+first walks every match of a phrase to weigh it (70 ms for the 100k matches of ``"of the"`` on the
+330 MB corpus, on top of the scoring); one phrase needs no weight (``engine.index.fts_rank``), but
+that scorer is a Python call per row: 5k rows cost 30 ms, 25k with ``bm25()`` 105 ms (measured)."""
 
 BUDGET_NOTE = (
     "more than {budget:,} matches: ranked the best of the newest {budget:,};"
@@ -95,18 +107,29 @@ def _fetch(conn: apsw.Connection, stmt: tuple[str, list[Any]]) -> list[tuple[int
     return [_row_candidate(r) for r in conn.execute(*stmt)]
 
 
+def scores_without_idf(parsed: ParsedQuery) -> bool:
+    """Whether ``parsed`` is scored by ``ade_bm25_1`` within ``PHRASE_SCORE_BUDGET``: one phrase
+    of several words (``--explain`` asks too, so it shows the ranking's own numbers)."""
+    if not parsed.one_phrase:
+        return False
+    text = parsed.terms[0].text  # type: ignore[union-attr]  # one_phrase: a Term
+    return len("".join(ch if is_token_char(ch) else " " for ch in text).split()) > 1
+
+
 def _fts_candidates(
     conn: apsw.Connection, parsed: ParsedQuery, f: Filters
-) -> tuple[list[tuple[int, Candidate]], int, bool, bool]:
-    """Candidates, total, whether some match is beyond paging, whether the budget bounded
-    the ranking."""
+) -> tuple[list[tuple[int, Candidate]], int, bool, int]:
+    """Candidates, total, whether some match is beyond paging, and the budget that bounded
+    the ranking (0: every match was scored)."""
     match = build_match(parsed)
     assert match is not None
-    found = _fetch(conn, window_sql(match, f, BM25_WINDOW, budget=SCORE_BUDGET))
-    total, truncated, bounded = len(found), False, False
+    phrase = scores_without_idf(parsed)
+    budget = PHRASE_SCORE_BUDGET if phrase else SCORE_BUDGET
+    found = _fetch(conn, window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase))
+    total, truncated, bounded = len(found), False, 0
     if len(found) == BM25_WINDOW:
-        total = scalar(conn, *count_sql(match, f, SCORE_BUDGET + 1))
-        bounded = total > SCORE_BUDGET
+        total = scalar(conn, *count_sql(match, f, budget + 1))
+        bounded = budget if total > budget else 0
         found += _title_candidates(conn, parsed, f, {rowid for rowid, _ in found})
         truncated = True
     if parsed.title_prefix_scan:
@@ -227,7 +250,7 @@ def run_query(
     drop = replace_doc_ids | {c.doc_id for c in extras}
     use_index = f.kinds is None or bool(f.kinds)
     indexed: list[tuple[int, Candidate]] = []
-    total, truncated, bounded = 0, False, False
+    total, truncated, bounded = 0, False, 0
     if use_index and parsed.match_all:
         position = None if after is None else (-after[3], after[4])
         indexed = _fetch(conn, match_all_sql(f, position, limit + 1 + len(drop)))
@@ -257,7 +280,7 @@ def run_query(
     next_cursor = encode_cursor(plan.fingerprint, sort_key(*page[-1])) if more and page else None
     warnings = plan.warnings
     if bounded:
-        warnings = (*warnings, BUDGET_NOTE.format(budget=SCORE_BUDGET))
+        warnings = (*warnings, BUDGET_NOTE.format(budget=bounded))
     return SearchQueryResult(items=tuple(items), next_cursor=next_cursor,
                              total=total,
                              results_truncated=truncated, warnings=warnings)  # fmt: skip

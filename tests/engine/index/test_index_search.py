@@ -362,3 +362,14 @@ def test_filter_only_on_big_index_pages_exactly(big: apsw.Connection, project: P
     second = q(big, project, "kind:terminal", limit=500, cursor=first.next_cursor)
     assert ids(first)[-1] == "terminal:s@499"
     assert ids(second)[0] == "terminal:s@500"
+
+
+def test_a_phrase_is_scored_within_its_own_budget(
+    old_strong: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert q(old_strong, project, '"deploy word0"').warnings == ()  # 1,500 < 5,000
+    monkeypatch.setattr(run, "PHRASE_SCORE_BUDGET", 1_200)
+    result = q(old_strong, project, '"deploy word0"')
+    assert result.total == 1_201
+    assert result.warnings == (run.BUDGET_NOTE.format(budget=1_200),)
+    assert q(old_strong, project, "deploy").warnings == ()  # a single word: the wider budget
