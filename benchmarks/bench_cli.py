@@ -65,9 +65,15 @@ def demo_project(folder: Path) -> Path:
     return root
 
 
-def corpus_project() -> Path:
-    """The generated corpus as an ade project: transcripts symlinked, one session file each."""
-    root = CORPUS_DIR / "project"
+def corpus_project(mb: int | None = None, sessions: int = 0) -> Path:
+    """The generated corpus as an ade project: transcripts symlinked, one session file each.
+
+    ``mb`` picks a corpus of that size (kept in ``benchmarks/.corpus/mb<N>``; the default is the
+    full one); ``sessions`` pads the project with one-message chat sessions up to that many
+    sessions, to measure the per-session cost of a warm run (issue 14.4: 924 sessions).
+    """
+    base = CORPUS_DIR if mb is None else CORPUS_DIR / f"mb{mb}"
+    root = base / ("project" if not sessions else f"project-s{sessions}")
     if not (root / ".git").exists():
         # The corpus lives inside this checkout: as a repository of its own (``.ade`` excluded) the
         # project does not take the checkout as its git root, whose files and history would
@@ -78,22 +84,34 @@ def corpus_project() -> Path:
         (root / ".git" / "info" / "exclude").write_text(".ade/\n")
     if (root / ".ade" / "sessions").is_dir():
         return root
-    if not (CORPUS_DIR / "corpus.json").exists():
+    if not (base / "corpus.json").exists():
         from benchmarks.corpus import generate
 
-        generate()
+        generate() if mb is None else generate(mb, out=base)
     ade = root / ".ade"
+    count = 0
     for kind, folder, suffix in (("chat", "chats", ".jsonl"), ("terminal", "terminals", ".log")):
         (ade / folder).mkdir(parents=True, exist_ok=True)
         (ade / "sessions").mkdir(parents=True, exist_ok=True)
-        for i, source in enumerate(sorted((CORPUS_DIR / folder).glob(f"*{suffix}"))):
+        for i, source in enumerate(sorted((base / folder).glob(f"*{suffix}"))):
             sid = source.stem
             (ade / folder / source.name).symlink_to(source.resolve())
-            stamp = f"2026-05-{1 + i % 28:02d}T10:00:00+00:00"
-            meta = {"id": sid, "kind": kind, "title": f"{kind} {sid}", "laneId": None,
-                    "createdAt": stamp, "updatedAt": stamp, "endedAt": stamp}  # fmt: skip
-            (ade / "sessions" / f"{sid}.json").write_text(json.dumps(meta))
+            _session_file(ade, sid, kind, i)
+            count += 1
+    for i in range(count, sessions):
+        sid = f"pad{i:05d}"
+        line = {"seq": 1, "ts": "2026-05-01T10:00:00+00:00", "type": "user_message",
+                "id": "m1", "text": f"short note {i}", "status": "accepted"}  # fmt: skip
+        (ade / "chats" / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
+        _session_file(ade, sid, "chat", i)
     return root
+
+
+def _session_file(ade: Path, sid: str, kind: str, i: int) -> None:
+    stamp = f"2026-05-{1 + i % 28:02d}T10:00:00+00:00"
+    meta = {"id": sid, "kind": kind, "title": f"{kind} {sid}", "laneId": None,
+            "createdAt": stamp, "updatedAt": stamp, "endedAt": stamp}  # fmt: skip
+    (ade / "sessions" / f"{sid}.json").write_text(json.dumps(meta))
 
 
 def index_once(root: Path) -> float:
@@ -119,7 +137,12 @@ def cached_bytecode_env(env: dict[str, str], folder: Path) -> dict[str, str]:
 
 
 def startup(
-    root: Path, term: str, transcripts: list[Path], runs: int, folder: Path
+    root: Path,
+    term: str,
+    transcripts: list[Path],
+    runs: int,
+    folder: Path,
+    before: Path | None = None,
 ) -> dict[str, Timing]:
     from tui.cli import main
 
@@ -145,6 +168,10 @@ def startup(
     }
     if shutil.which("rg") is None:
         del jobs["rg"]
+    if before is not None:  # another checkout's code, same interpreter: before/after one run
+        module = [sys.executable, "-m", "tui.cli", *argv]
+        jobs["ade search (process), before"] = lambda: _run(module, cached, cwd=before)
+        jobs["ade search (process), after"] = lambda: _run(module, cached, cwd=Path.cwd())
     return interleaved(jobs, runs)
 
 
@@ -235,7 +262,10 @@ def pick_terms() -> list[str]:
 def report(args: argparse.Namespace) -> str:
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         folder = Path(tmp)
-        if args.corpus:
+        if args.mb or args.sessions:
+            root, term = corpus_project(args.mb, args.sessions), "timeout"
+            label = f"generated {args.mb or 330} MB corpus, {args.sessions or 'one'} sessions"
+        elif args.corpus:
             root, term, label = corpus_project(), "timeout", "generated corpus (>= 300 MB)"
         else:
             root, term, label = demo_project(folder), "timeout", "demo project"
@@ -243,7 +273,7 @@ def report(args: argparse.Namespace) -> str:
         cold = index_once(root)
         transcripts = [root / ".ade" / "chats", root / ".ade" / "terminals"]
         size_mb = sum(p.stat().st_size for d in transcripts for p in d.iterdir()) / 2**20
-        timings = startup(root, term, transcripts, args.runs, folder)
+        timings = startup(root, term, transcripts, args.runs, folder, args.before)
         t = {name: timing.median for name, timing in timings.items()}
         cpu = {name: timing.cpu_median for name, timing in timings.items()}
         overhead = t["ade search (process)"] - t["ade search (in-process)"]
@@ -255,9 +285,10 @@ def report(args: argparse.Namespace) -> str:
         cpu_ratio = cpu_over / cpu["python -c pass"]
         cpu_cached_ratio = cpu_cached / cpu["python -c pass, bytecode cached"]
         top, loaded_ui = import_profile(root, term)
-        repo = file_repo(folder)
-        rows = file_delegate(repo, pick_terms(), args.file_runs)
-    worst = max(ours / base for _, _, ours, base in rows)
+        rows = (
+            [] if args.no_files else file_delegate(file_repo(folder), pick_terms(), args.file_runs)
+        )
+    worst = max((ours / base for _, _, ours, base in rows), default=0.0)
     as_run = (
         " with PYTHONDONTWRITEBYTECODE=1 (every run compiles our modules from source)"
         if os.environ.get("PYTHONDONTWRITEBYTECODE")
@@ -266,7 +297,7 @@ def report(args: argparse.Namespace) -> str:
     lines = [
         "## CLI and delegates (issue 5)",
         "",
-        f"`python -m benchmarks.bench_cli{' --corpus' if args.corpus else ''}`, wall-clock "
+        f"`python -m benchmarks.bench_cli{command_options(args)}`, wall-clock "
         f"medians of {args.runs} interleaved runs, {os.cpu_count()} CPUs (shared), Python "
         f"{sys.version.split()[0]}.",
         "",
@@ -296,25 +327,41 @@ def report(args: argparse.Namespace) -> str:
         + ", ".join(f"{name} {us / 1000:.1f}" for name, us in top)
         + ".",
         "",
-        f"File delegate on a generated {FILE_COUNT:,}-file git repository, p50 of "
-        f"{args.file_runs} interleaved runs:",
-        "",
-        "| term | candidates | delegate ms | `git grep` ms | ratio | goal |",
-        "|---|---:|---:|---:|---:|---:|",
-        *(
-            f"| `{term}` | {n} | {ours:.1f} | {base:.1f} | {ours / base:.2f}x | <= 1.2x |"
-            for term, n, ours, base in rows
-        ),
-        "",
-        f"- worst ratio {worst:.2f}x.",
-        "",
     ]
+    if rows:
+        lines += [
+            f"File delegate on a generated {FILE_COUNT:,}-file git repository, p50 of "
+            f"{args.file_runs} interleaved runs:",
+            "",
+            "| term | candidates | delegate ms | `git grep` ms | ratio | goal |",
+            "|---|---:|---:|---:|---:|---:|",
+            *(
+                f"| `{term}` | {n} | {ours:.1f} | {base:.1f} | {ours / base:.2f}x | <= 1.2x |"
+                for term, n, ours, base in rows
+            ),
+            "",
+            f"- worst ratio {worst:.2f}x.",
+            "",
+        ]
     return "\n".join(lines)
+
+
+def command_options(args: argparse.Namespace) -> str:
+    """The options of this run, as the report's command line shows them."""
+    out = " --corpus" if args.corpus else ""
+    out += f" --mb {args.mb}" if args.mb else ""
+    out += f" --sessions {args.sessions}" if args.sessions else ""
+    out += f" --runs {args.runs}" if args.runs != RUNS else ""
+    return out + (" --no-files" if args.no_files else "")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", action="store_true", help="use the >= 300 MB corpus")
+    parser.add_argument("--mb", type=int, help="a generated corpus of this size (implies corpus)")
+    parser.add_argument("--sessions", type=int, default=0, help="pad to this many sessions")
+    parser.add_argument("--before", type=Path, help="a checkout to time beside this one")
+    parser.add_argument("--no-files", action="store_true", help="skip the file delegate part")
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--file-runs", type=int, default=FILE_RUNS)
     parser.add_argument("--append", action="store_true", help="write into benchmarks/RESULTS.md")

@@ -17,7 +17,6 @@ from engine.links.listings import ProjectListings
 from engine.links.resolve import LinkTarget, resolve_link
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project, SessionMeta
-from engine.query.explain import explain_from_index
 from engine.service import SearchService
 from engine.types import (
     HitExplanation,
@@ -114,6 +113,8 @@ class EmbeddedClient:
         self, args: SearchQueryArgs, items: Sequence[SearchResultItem], *, now: datetime
     ) -> list[HitExplanation]:
         # A read connection of its own: works on the daemon's index file too.
+        from engine.query.explain import explain_from_index  # only --explain needs it
+
         return explain_from_index(self.project.index_path, args.query, items, now=now)
 
     def interrupt(self) -> None:

@@ -237,6 +237,7 @@ class SearchService:
                 logging.getLogger(__name__).debug("catch-up skipped", exc_info=True)
                 return
             self.catch_up_queued(progress)
+            self.drainer.store_manifest(conn)
             if self.drainer.busy and self._once_note is None:
                 # The lock was held through the whole busy timeout: this answer misses what
                 # was not ingested, so it says so (a daemon's routine retries never do).
@@ -506,7 +507,8 @@ class SearchService:
             counts[key] = max(counts.get(key, 0), stored)  # this run's lines are in both
         found = WarningTally()
         identity_warnings(self.project.root, found)
-        for meta in list_sessions(self.project, WarningTally()):  # a FIFO or a link out stays
+        # Counted here, not only by the reconcile: a warm run whose manifest matched lists none.
+        for meta in list_sessions(self.project, found):  # a FIFO or a link out stays
             refused = refused_transcript(self.project, meta.kind, meta.id)  # one warning
             if refused is not None:
                 found.add(f"{meta.kind}:{meta.id}", refused)

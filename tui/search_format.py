@@ -109,6 +109,11 @@ def format_results_text(
     footer = f"{shown} of {result.total} result{'s' if result.total != 1 else ''}"
     if result.results_truncated:
         footer += " (truncated: narrow the query)"
+    if explain is not None and result.results_truncated:
+        # --explain says why the ranking may be partial (issue 14.3): the window, and the
+        # scoring budget when a warning says it bounded which matches were scored.
+        footer += "\nwindow: only the best-scored matches are ranked and reachable by paging"
+        footer += "".join(f"\nwindow: {w}" for w in result.warnings if "ranked the best" in w)
     if result.next_cursor:
         footer += f"\nnext page: --cursor {result.next_cursor}"
     return "\n\n".join([*blocks, footer]) if blocks else footer

@@ -1,8 +1,8 @@
 """SQL of the query path, as pure functions returning ``(sql, params)`` (run elsewhere).
 
 Each filter contributes its own clause and parameters; the FTS statements always put the FTS table
-first (``CROSS JOIN``) and order by its rowid, which ``engine.index.db.doc_rowid`` makes recency
-order, so SQLite stops after the window instead of scoring every match.
+first (``CROSS JOIN``). Its rowid is recency order (``engine.index.db.doc_rowid``): the scored
+window reads the newest matches first and stops at its budget, and counts stop at their cap.
 """
 
 from __future__ import annotations
@@ -66,31 +66,48 @@ def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
     return sql, params
 
 
+def score_expressions(one_phrase: bool) -> tuple[str, str]:
+    """The exact-token and split-identifier BM25 expressions (see ``score_columns``)."""
+    fn = FUNCTION_NAME if one_phrase else "bm25"
+    return f"{fn}(docs_fts, {EXACT_WEIGHTS})", f"{fn}(docs_fts, {SPLIT_WEIGHTS})"
+
+
 def score_columns(one_phrase: bool) -> str:
     """The two BM25 score expressions (exact-token, split-identifier) of the ranking.
 
     ``one_phrase`` uses ``ade_bm25_1``, which orders exactly as ``bm25()`` without its walk over
     every match (``engine.index.fts_rank``); ``--explain`` calls this too, so it shows the same numbers.
     """
-    fn = FUNCTION_NAME if one_phrase else "bm25"
-    return f"{fn}(docs_fts, {EXACT_WEIGHTS}), {fn}(docs_fts, {SPLIT_WEIGHTS})"
+    return ", ".join(score_expressions(one_phrase))
 
 
 def window_sql(
-    match: str, f: Filters, limit: int, *, one_phrase: bool = False
+    match: str, f: Filters, limit: int, *, budget: int, one_phrase: bool = False
 ) -> tuple[str, list[Any]]:
-    """The newest ``limit`` FTS matches with both BM25 scores, newest first.
+    """The best ``limit`` of the newest ``budget`` FTS matches by both BM25 scores, best first.
 
-    ``one_phrase`` (the MATCH holds a single phrase) scores with ``ade_bm25_1``, which orders
-    exactly as ``bm25()`` without its walk over every match (``engine.index.fts_rank``).
+    Every match up to ``budget`` is scored inside SQLite and only the window leaves it, so an old
+    strong match is found as surely as a new one (issue 14.3); past ``budget`` matches, the
+    newest ``budget`` are scored (a bounded cost on any corpus, said in the answer's warnings).
+    Ties keep the newest first, the ranking's own tie-break. ``one_phrase`` scores with
+    ``ade_bm25_1``, which saves ``bm25()``'s walk over every match but is a Python call per
+    scored row: worth it only for multi-word phrases, whose walk checks positions
+    (``engine.query.run.PHRASE_SCORE_BUDGET``).
     """
     where, params = filter_sql(f, fts=True)
-    sql = (
-        f"SELECT {COLUMNS}, {score_columns(one_phrase)}"
-        " FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid"
-        f" WHERE docs_fts MATCH ?{where} ORDER BY docs_fts.rowid DESC LIMIT ?"
+    join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
+    exact, split = score_expressions(one_phrase)
+    scored = (
+        f"SELECT docs_fts.rowid AS rid, {exact} AS b1, {split} AS b2 FROM docs_fts{join} WHERE docs_fts MATCH ?{where}"
+        " ORDER BY docs_fts.rowid DESC LIMIT ?"
     )
-    return sql, [match, *params, limit]
+    # Sorted before the join: joining first would look up ``docs`` for every scored match.
+    best = f"SELECT rid, b1, b2 FROM ({scored}) ORDER BY b1, b2, rid DESC LIMIT ?"
+    sql = (
+        f"SELECT {COLUMNS}, s.b1, s.b2 FROM ({best}) s CROSS JOIN docs d ON d.id = s.rid"
+        " ORDER BY s.b1, s.b2, s.rid DESC"
+    )
+    return sql, [match, *params, budget, limit]
 
 
 def count_sql(

@@ -6,7 +6,8 @@ writer connection. Before each entry it checks that the index file is still the 
 every retry) leaves its cursor where it was and is re-enqueued with exponential backoff.
 
 The processors (and the document builders, redaction and chunking behind them) are imported
-when an entry runs: a warm CLI search where nothing changed never needs them.
+when an entry runs, and the source listing when a reconcile runs in full: a warm CLI search
+where nothing changed never needs them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from engine.index.db import (
     file_identity,
     health_check,
     immediate,
+    meta_get,
     meta_set,
     open_index,
     recreate_damaged,
@@ -36,13 +38,9 @@ from engine.index.faults import count_drift, write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest import gzcache
 from engine.ingest.history import HistoryWalker
+from engine.ingest.manifest import MANIFEST_KEY, project_manifest
 from engine.ingest.queue import IngestQueue
-from engine.ingest.reconcile import (
-    changed_sources,
-    remove_gone_sessions,
-    session_signature,
-    store_session_signature,
-)
+from engine.project import lane_memo
 from engine.project.lanes import list_lanes
 from engine.project.model import Project, SessionKind
 from engine.project.sessions import read_session
@@ -107,6 +105,15 @@ class Drainer:
         running on (the CLI's catch-up answers then, saying the history is still indexing)."""
         self._conn: apsw.Connection | None = None
         self._identity: tuple[int, int] | None = None
+        self.pending_manifest: str | None = None
+        """The manifest of the last full reconcile, stored once its entries all drained."""
+        self._incomplete = False
+        """An entry since that reconcile failed or was unreadable: the manifest cannot vouch."""
+        self._warned = 0
+        """The tally's total before that reconcile: a new warning keeps the manifest out."""
+        self.full_reconciles = 0
+        self.skipped_reconciles = 0
+        """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
 
     @property
     def path(self) -> Path:
@@ -160,9 +167,11 @@ class Drainer:
         try:
             more = self._dispatch(kind, ident)
         except TranscriptNotReady:
+            self._incomplete = True
             self.queue.add(kind, ident, delay=NOT_READY_RETRY_S, retry=True)
             return
         except TranscriptUnreadable as err:
+            self._incomplete = True
             self.tally.add(f"{kind}:{ident}", str(err))
             return
         except DAMAGE_ERRORS as err:
@@ -195,6 +204,7 @@ class Drainer:
     def _back_off(self, entry: Entry, err: BaseException) -> None:
         """Leave the entry's cursor where it was and retry it later (doubling delays)."""
         kind, ident = entry
+        self._incomplete = True
         self.busy = isinstance(err, apsw.BusyError)
         fault = write_fault(err, self.path)
         if fault is not None:
@@ -339,6 +349,7 @@ class Drainer:
             log.debug("idle checkpoint failed", exc_info=True)
 
     def _session(self, conn: apsw.Connection, kind: SessionKind, sid: str, now: int) -> bool:
+        from engine.ingest.reconcile import session_signature, store_session_signature
         from engine.ingest.transcripts import process_session  # deferred: see module docstring
 
         signature = session_signature(self.project, kind, sid)
@@ -350,6 +361,7 @@ class Drainer:
     def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
         """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
         from engine.ingest.external_pass import process_external  # deferred like the other builders
+        from engine.ingest.reconcile import store_session_signature
 
         meta = self.external.get(sid)
         if meta is None:
@@ -361,11 +373,49 @@ class Drainer:
         return result.more
 
     def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]:
-        """Enqueue every changed source (every source with ``everything``); drop gone sessions."""
+        """Enqueue every changed source (every source with ``everything``); drop gone sessions.
+
+        Skipped, reading one ``meta`` row, when the manifest equals the stored one
+        (``engine.ingest.manifest``): nothing changed since every source was last ingested.
+        """
+        warned = self.tally.total()
+        manifest = None if everything else self._manifest()
+        if manifest is not None and manifest == meta_get(conn, MANIFEST_KEY):
+            self.skipped_reconciles += 1
+            return []
+        self.full_reconciles += 1
+        # Deferred like the processors: a warm run whose manifest matched never lists sources.
+        from engine.ingest.reconcile import changed_sources, remove_gone_sessions
+
         entries, sessions = changed_sources(
             conn, self.project, self.tally, everything=everything, external=self.external
         )
         remove_gone_sessions(conn, sessions)
         for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)
+        self.pending_manifest = None if self.external.sessions() else manifest
+        self._incomplete = False
+        self._warned = warned
         return entries
+
+    def _manifest(self) -> str | None:
+        lanes = lane_memo.list_lanes(self.project, self.tally)
+        return project_manifest(self.project, lanes, self.external.watch_roots())
+
+    def store_manifest(self, conn: apsw.Connection) -> None:
+        """Remember the last full reconcile's manifest once everything it queued is ingested
+        (one small write, only after a reconcile that ran in full)."""
+        manifest, self.pending_manifest = self.pending_manifest, None
+        if manifest is None or self._incomplete or self.queue.source_count() or self.failures:
+            return
+        if self.tally.total() > self._warned:
+            # A hostile file was counted: its warning is this process's, so later runs must
+            # list it again to say it (``ade search --status``), never skip it silently.
+            return
+        if self.busy or self.write_fault is not None:
+            return
+        try:
+            with immediate(conn):
+                meta_set(conn, MANIFEST_KEY, manifest)
+        except (apsw.Error, OSError):
+            log.debug("storing the reconcile manifest failed", exc_info=True)

@@ -24,6 +24,7 @@ from engine.index.sql import score_columns
 from engine.query.parser import Term, build_match, fts_string
 from engine.query.plan import PlanTerm, QueryPlan, build_plan
 from engine.query.ranking import Candidate, sort_key
+from engine.query.run import scores_without_idf
 from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, TermMatch
 from engine.types import explanation_to_wire as explanation_to_wire
 
@@ -43,9 +44,9 @@ def _rowid(conn: apsw.Connection, doc_id: str) -> int | None:
 
 
 def _scores(
-    conn: apsw.Connection, match: str, rowid: int, one_phrase: bool
+    conn: apsw.Connection, match: str, rowid: int, without_idf: bool
 ) -> tuple[float | None, float | None]:
-    sql = f"SELECT {score_columns(one_phrase)} FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
+    sql = f"SELECT {score_columns(without_idf)} FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
     for exact, split in conn.execute(sql, (match, rowid)):
         return float(exact), float(split)
     return None, None
@@ -96,7 +97,7 @@ def explain_item(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem)
         source, matched = "index", _indexed_terms(conn, terms, rowid)
         match = build_match(parsed)
         if match is not None and item.tier == "body":
-            exact, split = _scores(conn, match, rowid, parsed.one_phrase)
+            exact, split = _scores(conn, match, rowid, scores_without_idf(parsed))
     probe = Candidate(doc_id=item.doc_id, kind=item.kind, title=item.title, rank_title="",
                       snippet_marked="", updated_at=item.updated_at,
                       bm25=exact, bm25_split=split)  # fmt: skip

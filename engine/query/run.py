@@ -4,12 +4,13 @@ Candidates come from one of two SQL paths:
 
 * **match-all** (filter-only): keyset over ``updated_at`` desc, ``doc_id`` asc straight from the
   ``docs_by_recency`` index; FTS never runs.
-* **full text**: the newest ``BM25_WINDOW`` matches (FTS5 doclists are in recency order, so this
-  stops early instead of scoring every match), each with its exact-token and split-token BM25.
+* **full text**: every match up to ``SCORE_BUDGET`` is scored inside SQLite (exact-token and
+  split-token BM25) and the best ``BM25_WINDOW`` leave it, so an old strong match is reachable
+  (issue 14.3); past the budget the newest ``SCORE_BUDGET`` are scored and ``warnings`` says so.
   When the window fills, the newest title matches (from the small ``docs_title`` table) that rank
   in a title tier are unioned in so a title match is never buried; ``total`` is then counted up
-  to ``TOTAL_CAP`` and ``resultsTruncated`` says not every match is reachable by paging. When the window does not fill, the ranking is exact BM25 over
-  every match.
+  to ``SCORE_BUDGET + 1`` and ``resultsTruncated`` says not every match is reachable by paging.
+  When the window does not fill, the ranking is exact BM25 over every match.
 
 Delegated and live candidates (``extra_candidates``) join through the same comparator; indexed rows
 whose id is in ``replace_doc_ids`` are dropped first (the ``session:`` freshness contract).
@@ -39,7 +40,13 @@ from engine.index.sql import (
 from engine.links.deeplink import build_link
 from engine.project.model import Lane, Project
 from engine.query.cursor import decode_cursor, encode_cursor
-from engine.query.parser import ParsedQuery, build_excluded, build_match, build_positive
+from engine.query.parser import (
+    ParsedQuery,
+    build_excluded,
+    build_match,
+    build_positive,
+    is_token_char,
+)
 from engine.query.plan import QueryPlan, build_plan, resolve_kinds, resolve_lanes
 from engine.query.ranking import (
     Candidate,
@@ -59,7 +66,25 @@ from engine.types import (
 )
 
 BM25_WINDOW = 1000
-"""Newest matches scored per query: 20 pages of 50, and a bounded cost on any corpus."""
+"""Best-scored matches a query keeps (20 pages of 50): the rest are cut (``resultsTruncated``)."""
+
+SCORE_BUDGET = 25_000
+"""Matches scored per query. Scoring every match of a term inside SQLite and keeping the best
+window cost 7/14/44/93 ms for 2k/10k/52k/103k matches (benchmarks/RESULTS.md, issue 14.3): 25k
+stays within the ~20 ms a palette keystroke can spend. Past it the newest 25k are scored and the
+answer's warnings say so."""
+
+PHRASE_SCORE_BUDGET = 5_000
+"""Matches scored for a query of one multi-word phrase (``"of the"``, ``foo.bar``). ``bm25()``
+first walks every match of a phrase to weigh it (70 ms for the 100k matches of ``"of the"`` on the
+330 MB corpus, on top of the scoring); one phrase needs no weight (``engine.index.fts_rank``), but
+that scorer is a Python call per row: 5k rows cost 30 ms, 25k with ``bm25()`` 105 ms (measured)."""
+
+BUDGET_NOTE = (
+    "more than {budget:,} matches: ranked the best of the newest {budget:,};"
+    " narrow the query (a longer term, kind:, since:) to rank every match"
+)
+"""Said by an answer whose ranking the scoring budget bounded (issue 14.3)."""
 
 TITLE_WINDOW = 200
 """Title-scoped matches unioned in when the BM25 window fills."""
@@ -82,16 +107,29 @@ def _fetch(conn: apsw.Connection, stmt: tuple[str, list[Any]]) -> list[tuple[int
     return [_row_candidate(r) for r in conn.execute(*stmt)]
 
 
+def scores_without_idf(parsed: ParsedQuery) -> bool:
+    """Whether ``parsed`` is scored by ``ade_bm25_1`` within ``PHRASE_SCORE_BUDGET``: one phrase
+    of several words (``--explain`` asks too, so it shows the ranking's own numbers)."""
+    if not parsed.one_phrase:
+        return False
+    text = parsed.terms[0].text  # type: ignore[union-attr]  # one_phrase: a Term
+    return len("".join(ch if is_token_char(ch) else " " for ch in text).split()) > 1
+
+
 def _fts_candidates(
     conn: apsw.Connection, parsed: ParsedQuery, f: Filters
-) -> tuple[list[tuple[int, Candidate]], int, bool]:
+) -> tuple[list[tuple[int, Candidate]], int, bool, int]:
+    """Candidates, total, whether some match is beyond paging, and the budget that bounded
+    the ranking (0: every match was scored)."""
     match = build_match(parsed)
     assert match is not None
-    found = _fetch(conn, window_sql(match, f, BM25_WINDOW, one_phrase=parsed.one_phrase))
-    total, truncated = len(found), False
+    phrase = scores_without_idf(parsed)
+    budget = PHRASE_SCORE_BUDGET if phrase else SCORE_BUDGET
+    found = _fetch(conn, window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase))
+    total, truncated, bounded = len(found), False, 0
     if len(found) == BM25_WINDOW:
-        beyond = count_sql(match, f, TOTAL_CAP - BM25_WINDOW, below=found[-1][0])
-        total = BM25_WINDOW + scalar(conn, *beyond)  # the window is the newest BM25_WINDOW
+        total = scalar(conn, *count_sql(match, f, budget + 1))
+        bounded = budget if total > budget else 0
         found += _title_candidates(conn, parsed, f, {rowid for rowid, _ in found})
         truncated = True
     if parsed.title_prefix_scan:
@@ -101,7 +139,7 @@ def _fts_candidates(
                    if p[1].doc_id not in seen]  # fmt: skip
         found += scanned
         total += len(scanned)
-    return found, total, truncated
+    return found, total, truncated, bounded
 
 
 def _title_candidates(
@@ -212,7 +250,7 @@ def run_query(
     drop = replace_doc_ids | {c.doc_id for c in extras}
     use_index = f.kinds is None or bool(f.kinds)
     indexed: list[tuple[int, Candidate]] = []
-    total, truncated = 0, False
+    total, truncated, bounded = 0, False, 0
     if use_index and parsed.match_all:
         position = None if after is None else (-after[3], after[4])
         indexed = _fetch(conn, match_all_sql(f, position, limit + 1 + len(drop)))
@@ -220,7 +258,7 @@ def run_query(
         truncated = total >= TOTAL_CAP
         total -= _count_present(conn, drop, f)
     elif use_index:
-        indexed, total, truncated = _fts_candidates(conn, parsed, f)
+        indexed, total, truncated, bounded = _fts_candidates(conn, parsed, f)
         total -= len({c.doc_id for _, c in indexed} & drop)
     merged, rowids = _merge(indexed, extras, drop)
     total += len({c.doc_id for c in extras})
@@ -240,9 +278,12 @@ def run_query(
             cand = replace(cand, snippet_marked=marked)
         items.append(_item(cand, tier, default_link(cand, project.id), lane_names, project))
     next_cursor = encode_cursor(plan.fingerprint, sort_key(*page[-1])) if more and page else None
+    warnings = plan.warnings
+    if bounded:
+        warnings = (*warnings, BUDGET_NOTE.format(budget=bounded))
     return SearchQueryResult(items=tuple(items), next_cursor=next_cursor,
                              total=total,
-                             results_truncated=truncated, warnings=plan.warnings)  # fmt: skip
+                             results_truncated=truncated, warnings=warnings)  # fmt: skip
 
 
 def _count_present(conn: apsw.Connection, doc_ids: frozenset[str], f: Filters) -> int:

@@ -15,6 +15,7 @@ from index_helpers import NOW, NOW_MS, doc, insert
 from engine.errors import CursorError, UsageError
 from engine.index.db import IndexDoc, connect, open_index
 from engine.project.model import Lane, Project
+from engine.query import run
 from engine.query.ranking import Candidate
 from engine.query.run import BM25_WINDOW, TOTAL_CAP, run_query
 from engine.types import SearchQueryArgs, SearchQueryResult
@@ -304,15 +305,54 @@ def test_title_match_surfaces_over_10k_body_matches(big: apsw.Connection, projec
     assert result.items[0].doc_id == "pr:77"
     assert result.items[0].tier == "exact_title"
     assert result.results_truncated
-    assert result.total == TOTAL_CAP  # counted up to the cap
+    assert result.total == 10_002  # every match counted: fewer than SCORE_BUDGET
+    assert result.warnings == ()  # every match was scored
     assert len(ids(result)) == 50
 
 
-def test_window_holds_the_newest_matches(big: apsw.Connection, project: Project) -> None:
+def test_window_holds_the_best_scored_matches(big: apsw.Connection, project: Project) -> None:
     got = walk(big, project, "deploy", 500)
-    assert len(got) == BM25_WINDOW + 1  # window + the title-scoped candidate
-    assert "pr:78" not in got  # an old body-only match beyond the window
-    assert "terminal:s@0" in got
+    assert len(got) == BM25_WINDOW  # the title match scored into the window itself
+    assert got[0] == "pr:77"
+    assert "terminal:s@0" in got  # equal scores: the newest first
+
+
+@pytest.fixture(scope="module")
+def old_strong(tmp_path_factory: pytest.TempPathFactory) -> Iterator[apsw.Connection]:
+    """1,500 weak recent matches of ``deploy``, 2,000 documents without it, and one old
+    document that is nothing but the term: the strongest match, 1,500 matches behind."""
+    path = tmp_path_factory.mktemp("old") / "search-index.db"
+    open_index(path)
+    c = connect(path)
+    filler = " ".join(f"word{n}" for n in range(30))
+    docs = [doc(f"terminal:s@{i}", f"deploy {filler} {i}", session_id="s", updated_at=NOW_MS - i)
+            for i in range(1_500)]  # fmt: skip
+    docs += [doc(f"terminal:o@{i}", f"other text {i}", session_id="o", updated_at=NOW_MS - i)
+             for i in range(2_000)]  # fmt: skip
+    docs.append(doc("chat:old:1", "deploy deploy", session_id="old", updated_at=NOW_MS - 10**10))
+    insert(c, docs)
+    yield c
+    c.close()
+
+
+def test_an_old_strong_match_of_a_common_term_ranks_first(
+    old_strong: apsw.Connection, project: Project
+) -> None:
+    result = q(old_strong, project, "deploy")
+    assert ids(result)[0] == "chat:old:1"  # the newest-1,000 window never held it
+    assert result.total == 1_501
+    assert result.results_truncated  # the best 1,000 are reachable by paging, not all 1,501
+    assert result.warnings == ()  # every match was scored
+
+
+def test_a_bounded_ranking_says_so(
+    old_strong: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run, "SCORE_BUDGET", 1_200)
+    result = q(old_strong, project, "deploy")
+    assert "chat:old:1" not in ids(result)  # beyond the newest 1,200: not scored
+    assert result.total == 1_201  # counted to the budget: a floor
+    assert result.warnings == (run.BUDGET_NOTE.format(budget=1_200),)
 
 
 def test_filter_only_on_big_index_pages_exactly(big: apsw.Connection, project: Project) -> None:
@@ -322,3 +362,14 @@ def test_filter_only_on_big_index_pages_exactly(big: apsw.Connection, project: P
     second = q(big, project, "kind:terminal", limit=500, cursor=first.next_cursor)
     assert ids(first)[-1] == "terminal:s@499"
     assert ids(second)[0] == "terminal:s@500"
+
+
+def test_a_phrase_is_scored_within_its_own_budget(
+    old_strong: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert q(old_strong, project, '"deploy word0"').warnings == ()  # 1,500 < 5,000
+    monkeypatch.setattr(run, "PHRASE_SCORE_BUDGET", 1_200)
+    result = q(old_strong, project, '"deploy word0"')
+    assert result.total == 1_201
+    assert result.warnings == (run.BUDGET_NOTE.format(budget=1_200),)
+    assert q(old_strong, project, "deploy").warnings == ()  # a single word: the wider budget

@@ -193,3 +193,19 @@ def test_every_flag_through_a_real_process(demo_copy: Path) -> None:
     dashed = run_ade([*search_argv(demo_copy, "--json"), "--", "-v"])
     assert dashed.code == 2  # only an exclusion: a clear usage error, not an option
     assert "-term only excludes" in dashed.err
+
+
+def test_explain_says_when_a_window_bounded_the_answer() -> None:
+    from datetime import UTC, datetime
+
+    from engine.query.run import BUDGET_NOTE
+    from tui.search_format import format_results_text
+
+    bounded = BUDGET_NOTE.format(budget=25_000)
+    result = SearchQueryResult(items=(), next_cursor=None, total=25_001, results_truncated=True,
+                               warnings=(bounded,))  # fmt: skip
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    text = format_results_text(result, now, color=False, explain=[])
+    assert "window: only the best-scored matches are ranked" in text
+    assert f"window: {bounded}" in text
+    assert "window:" not in format_results_text(result, now, color=False)

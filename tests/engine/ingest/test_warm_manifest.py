@@ -1,0 +1,141 @@
+"""A warm catch-up where nothing changed does no per-session work (issue 14.4).
+
+The manifest (``engine.ingest.manifest``) is one digest of one ``scandir`` per ``.ade`` folder;
+when it equals the one stored after the last fully drained reconcile, the reconcile is skipped:
+no session file parsed, no source row read, no write lock. Any change brings the full reconcile
+back, so a changed, new or deleted session is still caught up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import apsw
+import pytest
+
+import engine.ingest.reconcile as reconcile
+from engine.index.db import connect, meta_get
+from engine.ingest.manifest import MANIFEST_KEY
+from engine.service import BUSY_NOTE, SearchService
+from engine.types import SearchQueryArgs
+
+
+@pytest.fixture(autouse=True)
+def no_external_tools(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A home without Claude Code, Codex or other tools' folders (never this machine's)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+
+
+@pytest.fixture
+def listings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times the reconcile parsed the sessions folder."""
+    calls: list[int] = []
+    real = reconcile.list_sessions
+
+    def spy(*args: Any) -> Any:
+        found = real(*args)
+        calls.append(len(found))
+        return found
+
+    monkeypatch.setattr(reconcile, "list_sessions", spy)
+    return calls
+
+
+def _warm(service: SearchService, writer: Any) -> None:
+    writer.session("c1")
+    writer.chat("c1", "user_message", id="m1", text="hello manifest", status="accepted")
+    writer.session("t1", kind="terminal")
+    writer.terminal("t1", b"terminal words\n")
+    writer.pr(4, "A pull request")
+    service.catch_up()  # cold: everything ingested, the manifest stored
+
+
+def _ids(service: SearchService, text: str) -> list[str]:
+    res = service.query(SearchQueryArgs(query=text, kinds=("chat", "terminal", "pr", "commit")))
+    return [item.doc_id for item in res.items]
+
+
+def test_nothing_changed_parses_no_session_and_takes_no_write_lock(
+    service: SearchService, writer: Any, listings: list[int]
+) -> None:
+    _warm(service, writer)
+    assert listings == [2]
+    assert meta_get(service._reader(), MANIFEST_KEY) is not None
+    holder = connect(service.project.index_path)
+    holder.execute("BEGIN IMMEDIATE")  # another process's long drain holds the write lock
+    try:
+        service.catch_up()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert listings == [2]  # not listed again
+    assert service.drainer.skipped_reconciles == 1
+    assert not service.drainer.busy  # never waited for the lock
+    result = service.query(SearchQueryArgs(query="hello"))
+    assert BUSY_NOTE not in result.warnings
+    assert [i.doc_id for i in result.items] == ["chat:c1:m1"]
+
+
+def test_changed_new_and_deleted_sessions_are_still_caught_up(
+    service: SearchService, writer: Any, listings: list[int]
+) -> None:
+    _warm(service, writer)
+    writer.chat("c1", "assistant_message", id="m2", text="appended manifest words")
+    service.catch_up()
+    assert "chat:c1:m2" in _ids(service, "appended")
+    writer.session("c2")
+    writer.chat("c2", "user_message", id="m1", text="brand new session", status="accepted")
+    service.catch_up()
+    assert _ids(service, "brand") == ["chat:c2:m1"]
+    (writer.root / ".ade" / "sessions" / "c2.json").unlink()
+    service.catch_up()
+    assert _ids(service, "brand") == []
+    writer.pr(4, "A renamed pull request")
+    service.catch_up()
+    assert _ids(service, "renamed") == ["pr:4"]
+    assert service.drainer.skipped_reconciles == 0
+    service.catch_up()  # and once caught up, warm again
+    assert service.drainer.skipped_reconciles == 1
+    assert len(listings) == 5
+
+
+def test_a_new_commit_is_caught_up(service: SearchService, writer: Any) -> None:
+    _warm(service, writer)
+    writer.commit("manifest sees this commit")
+    service.catch_up()
+    assert service.drainer.skipped_reconciles == 0
+    assert any(i.startswith("commit:") for i in _ids(service, "manifest sees"))
+
+
+def test_an_unfinished_pass_stores_no_manifest(
+    service: SearchService, writer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer.session("c1")
+    writer.chat("c1", "user_message", id="m1", text="hello", status="accepted")
+    import engine.ingest.transcripts as transcripts
+
+    def fail(*args: Any) -> Any:
+        raise apsw.IOError("disk I/O error")
+
+    monkeypatch.setattr(transcripts, "process_session", fail)
+    service.catch_up()
+    assert meta_get(service._reader(), MANIFEST_KEY) is None
+    monkeypatch.undo()
+    service.catch_up()  # the failed session is retried: the reconcile ran in full
+    assert _ids(service, "hello") == ["chat:c1:m1"]
+
+
+def test_an_external_tools_folder_means_a_full_reconcile(
+    service: SearchService, writer: Any, listings: list[int]
+) -> None:
+    home = Path.home()
+    (home / ".claude" / "projects").mkdir(parents=True)  # Claude Code's sessions live here
+    _warm(service, writer)
+    service.catch_up()
+    assert service.drainer.skipped_reconciles == 0
+    assert len(listings) == 2
