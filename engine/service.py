@@ -34,8 +34,10 @@ from engine.index.db import (
     doc_count,
     docs_by_kind,
     file_identity,
+    immediate,
     list_sources,
     meta_get,
+    meta_set,
 )
 from engine.index.faults import connect_snapshot, count_drift, write_fault
 from engine.index.schema import (
@@ -223,10 +225,22 @@ class SearchService:
                 logging.getLogger(__name__).debug("catch-up skipped", exc_info=True)
                 return
             self.catch_up_queued(progress)
+            self._mark_backfilled()
             if self.drainer.busy and self._once_note is None:
                 # The lock was held through the whole busy timeout: this answer misses what
                 # was not ingested, so it says so (a daemon's routine retries never do).
                 self._once_note = BUSY_NOTE
+
+    def _mark_backfilled(self) -> None:
+        """The first catch-up that drains everything is the backfill `--status` reports; the
+        daemon's backfill entry records it the same way (issue 15.12)."""
+        if self.queue.source_count() or self.drainer.busy or self.drainer.write_fault is not None:
+            return
+        with contextlib.suppress(apsw.Error, OSError):
+            conn = self.drainer.connection()
+            if meta_get(conn, "backfill_completed_at") is None:
+                with immediate(conn):
+                    meta_set(conn, "backfill_completed_at", str(self.drainer.now_ms()))
 
     def _reconcile_checked(self, conn: apsw.Connection) -> None:
         """Queue what changed; when documents and FTS rows disagree (the cheap count check of
@@ -472,7 +486,7 @@ class SearchService:
             docs_by_kind=docs_by_kind(conn),
             source_count=sum(1 for s in sources if not s.key.startswith("stat:")),
             pending_sources=self.queue.source_count(),
-            last_ingest_at=self.drainer.last_ingest_ms,
+            last_ingest_at=self.drainer.last_ingest_ms or _last_source_run(sources),
             backfill_completed_at=int(backfill) if backfill and backfill.isdigit() else None,
             watcher_state=self.watcher_state,
             recreated_reason=self.drainer.recreated_reason,
@@ -563,3 +577,10 @@ class SearchService:
 def now_ms(clock: Callable[[], datetime]) -> int:
     """Milliseconds since the epoch on ``clock``."""
     return int(clock().timestamp() * 1000)
+
+
+def _last_source_run(sources: list[SourceRow]) -> int | None:
+    """When a source was last ingested, as the index recorded it: a later process (the next
+    `ade search --status`) reports it too, not only the one that ingested (issue 15.12)."""
+    runs = [s.last_run for s in sources if not s.key.startswith("stat:") and s.last_run]
+    return max(runs, default=None)
