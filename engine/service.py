@@ -58,7 +58,7 @@ from engine.project.model import Lane, Project
 from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
 from engine.project.transcripts import refused_transcript
-from engine.query.plan import build_plan
+from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
 from engine.text import encodable_args
@@ -416,6 +416,8 @@ class SearchService:
         extras.extend(delegated)
         result = run_query(conn, plan, project=self.project, lanes=lanes,
                            extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
+        if not result.items and not result.total and plan.cursor is None and unavailable is None:
+            delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]
         if unavailable is not None:
             delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
         if not self.project.is_git:
@@ -584,3 +586,11 @@ def _last_source_run(sources: list[SourceRow]) -> int | None:
     `ade search --status`) reports it too, not only the one that ingested (issue 15.12)."""
     runs = [s.last_run for s in sources if not s.key.startswith("stat:") and s.last_run]
     return max(runs, default=None)
+
+
+def _did_you_mean(conn: apsw.Connection, plan: QueryPlan) -> list[str]:
+    """A query that found nothing is not a dead end: the nearest indexed words (issue 15.10)."""
+    from engine.query.suggest import suggest_query  # deferred: only a zero-result query pays
+
+    better = suggest_query(conn, plan)
+    return [] if better is None else [f"did you mean {better}?"]

@@ -23,11 +23,18 @@ def hints_content() -> Content:
 
 
 def status_content(
-    status: IndexStatus | None, kind_label: str, error: str | None = None, note: str | None = None
+    status: IndexStatus | None,
+    kind_label: str,
+    error: str | None = None,
+    note: str | None = None,
+    suggestion: str | None = None,
 ) -> Content:
     """The right-hand status: kind mode, docs, pending sources, indexing / degraded markers;
-    ``note`` (``opening…``) stands in for the status while there is none."""
+    ``note`` (``opening…``) stands in for the status while there is none; ``suggestion`` is the
+    engine's "did you mean …?" for a query that found nothing."""
     parts: list[tuple[str, str] | str] = [(f"[{kind_label}] ", "$text-muted")]
+    if suggestion and not error:
+        parts.append((f"{suggestion}  ", "bold $text-warning"))
     if error:
         parts.append((f"⚠ {error}", "bold $text-error"))
         return Content.assemble(*parts)
@@ -61,9 +68,10 @@ class StatusBar(Horizontal):
         error: str | None,
         *,
         note: str | None = None,
+        suggestion: str | None = None,
     ) -> None:
         """Repaint the status text."""
-        content = status_content(status, kind_label, error, note)
+        content = status_content(status, kind_label, error, note, suggestion)
         self.query_one("#status", Static).update(content)
 
     def show_progress(self, done: int, total: int | None) -> None:

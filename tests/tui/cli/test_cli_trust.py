@@ -125,3 +125,12 @@ def test_open_of_a_file_names_it_once(
         "> 12      connect_timeout: float = 3.05",
         "  13      read_timeout: float = 10.0",
     ]
+
+
+def test_zero_results_suggest_the_nearest_word(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = run_main(capsys, search_argv(indexed_demo, "timeuot"))
+    assert run.code == 1
+    assert run.err == "warning: did you mean timeout?\n"
+    assert run.out == "0 of 0 results\n"
