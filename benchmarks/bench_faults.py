@@ -1,10 +1,11 @@
 """Cost of the fault checks on the warm CLI path (issue 13.10): the docs-vs-FTS count check that
 every ``ade search`` runs in its catch-up, on an index of ``--docs`` documents.
 
-Run: ``.venv/bin/python -m benchmarks.bench_faults [--docs 100000] [--append]``.
+Run: ``python -m benchmarks.bench_faults [--docs 100000] [--append]``.
 
-Reported: p50 / p95 of ``count_drift`` over 201 runs on one connection (the CLI runs it once, on
-a fresh connection, so the first-run figure is reported too). The whole warm CLI before/after
+Reported: p50 / p95 of ``count_drift`` over 201 runs on one connection, timed by
+``benchmarks.timing`` (the CLI runs it once, on a fresh connection, so the first-run figure is
+reported too). The whole warm CLI before/after
 is measured by an interleaved loop (see the reliability section of RESULTS.md).
 """
 
@@ -12,12 +13,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
 from benchmarks.results import replace_section
+from benchmarks.timing import interleaved, timed
 from engine.index.db import IndexDoc, connect, immediate, open_index, upsert_docs
 from engine.index.faults import count_drift
 
@@ -61,19 +61,19 @@ def build(path: Path, docs: int) -> None:
 
 
 def measure(path: Path) -> tuple[float, float, float]:
+    """(first run on a fresh connection, p50, p95) of ``count_drift`` in ms."""
     fresh = connect(path)
-    start = time.perf_counter()
-    assert count_drift(fresh) is None
-    first = (time.perf_counter() - start) * 1000
-    fresh.close()
+    try:
+        seconds, drift = timed(lambda: count_drift(fresh))
+    finally:
+        fresh.close()
+    assert drift is None, f"a freshly built index drifts: {drift}"
     conn = connect(path)
-    samples = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        count_drift(conn)
-        samples.append((time.perf_counter() - start) * 1000)
-    conn.close()
-    return first, statistics.median(samples), statistics.quantiles(samples, n=20)[-1]
+    try:
+        timing = interleaved({"count_drift": lambda: count_drift(conn)}, RUNS, warmup=False)
+    finally:
+        conn.close()
+    return seconds * 1000, timing["count_drift"].median, timing["count_drift"].p95
 
 
 def main() -> None:

@@ -1,12 +1,13 @@
 """The file delegate's accent-aware grep pattern (issue 11.1): its cost against a fixed string.
 
-Run: ``python -m benchmarks.bench_grep_pattern [--runs N]``.
+Run: ``python -m benchmarks.bench_grep_pattern [--runs N] [--files N]``.
 
 The query plan hands ``git grep`` an extended regex in which every letter matches its accented
 forms (``cafe`` finds ``café``, precomposed or decomposed), because a fixed-string search for the
 ASCII form cannot find ``naïve``. On the generated 10,000-file repository of ``bench_cli``, per
 term: ``git grep -I -i -F`` (the fixed string, what the delegate ran before) and ``git grep -I -E``
-with the plan's pattern, both as whole processes, interleaved; wall and CPU (user + sys) medians.
+with the plan's pattern, both as whole processes, interleaved (``benchmarks.timing``); wall and
+CPU (user + sys) medians. ``--files`` makes the generated repository smaller, for a quick check.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from benchmarks.bench_cli import file_repo, interleaved, pick_terms
+from benchmarks.bench_cli import FILE_COUNT, file_repo, pick_terms
+from benchmarks.timing import interleaved
 from engine.query.match import LineFilter
 
 RUNS = 9
@@ -33,24 +35,24 @@ def measure(root: Path, runs: int) -> list[str]:
             "fixed": [*base, "-i", "-F", "-e", term, "--"],
             "regex": [*base, "-E", "-e", pattern, "--"],
         }
-        cpu: dict[str, float] = {}
-        wall = interleaved(
+        timing = interleaved(
             {name: lambda a=a: subprocess.run(a, capture_output=True, env=env, check=False)
              for name, a in jobs.items()},
             runs,
-            cpu,
         )  # fmt: skip
-        rows.append(f"| `{term}` | {wall['fixed']:.0f} | {wall['regex']:.0f} | {cpu['fixed']:.0f}"
-                    f" | {cpu['regex']:.0f} | {cpu['regex'] / cpu['fixed']:.2f}x |")  # fmt: skip
+        fixed, regex = timing["fixed"], timing["regex"]
+        rows.append(f"| `{term}` | {fixed.median:.0f} | {regex.median:.0f} | {fixed.cpu_median:.0f}"
+                    f" | {regex.cpu_median:.0f} | {regex.cpu_median / fixed.cpu_median:.2f}x |")  # fmt: skip
     return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--files", type=int, default=FILE_COUNT, help="files in the generated repo")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-grep-") as tmp:
-        print("\n".join(measure(file_repo(Path(tmp)), args.runs)))
+        print("\n".join(measure(file_repo(Path(tmp), args.files), args.runs)))
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ from engine.index.schema import (
 from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
 from engine.ingest.freshness import session_candidates
+from engine.ingest.history import history_status, history_warnings_for
 from engine.ingest.queue import IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.links.places import place_links
@@ -201,11 +202,24 @@ class SearchService:
         self.drainer.drain(everything=True, should_stop=lambda: self._closed)
         self.queue.rearm()
 
-    def catch_up(self, progress: ProgressCallback | None = None) -> None:
+    def catch_up(
+        self, progress: ProgressCallback | None = None, *, history_seconds: float | None = None
+    ) -> None:
         """Stat every source, ingest only what changed, and return when the index is current.
 
-        A warm run where nothing changed stats files and reads no transcript.
+        A warm run where nothing changed stats files and reads no transcript. With
+        ``history_seconds``, a commit-history pass still under way after that long is left to
+        the background writer (or the next run) and answers say so.
         """
+        self.drainer.history_deadline = (
+            None if history_seconds is None else time.monotonic() + history_seconds
+        )
+        try:
+            self._catch_up(progress)
+        finally:
+            self.drainer.history_deadline = None
+
+    def _catch_up(self, progress: ProgressCallback | None) -> None:
         with self.drainer.lock:
             try:
                 conn = self.drainer.connection()
@@ -422,6 +436,7 @@ class SearchService:
             delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
         if not self.project.is_git:
             delegate_warnings = [NOT_GIT_NOTE, *delegate_warnings]
+        delegate_warnings = [*history_warnings_for(conn, plan.kinds), *delegate_warnings]
         if not delegate_warnings:
             return result
         return msgspec.structs.replace(result, warnings=(*result.warnings, *delegate_warnings))
@@ -493,6 +508,8 @@ class SearchService:
             watcher_state=self.watcher_state,
             recreated_reason=self.drainer.recreated_reason,
             warnings=warnings,
+            commit_history=history_status(conn),
+            discovery=self.drainer.external.discovery_roots(),
         )
 
     def _warnings(self, sources: list[SourceRow]) -> dict[str, int]:

@@ -110,6 +110,30 @@ class SearchQueryResult(_Wire, frozen=True):
     warnings: tuple[str, ...] = ()
 
 
+class CommitHistoryStatus(_Wire, frozen=True):
+    """Where the commit history index stands (issue 12.2): ``indexing`` while a pass is under way
+    (``done`` of about ``total`` commits of that pass), ``bounded`` when a depth setting left
+    older commits out, ``notes`` for what the repository itself limits (a shallow clone…)."""
+
+    indexing: bool
+    done: int = 0
+    total: int | None = None
+    depth: int | None = None
+    bounded: bool = False
+    notes: tuple[str, ...] = ()
+
+
+class DiscoveryRoots(_Wire, frozen=True):
+    """Where one external source (``claude``, ``codex``) was discovered from (issue 12.6):
+    ``searched`` is the folder this process's environment points at; ``roots`` every folder the
+    listed sessions were found under (earlier runs' included), with ``sessions`` per root."""
+
+    source: str
+    searched: str | None = None
+    roots: tuple[str, ...] = ()
+    sessions: tuple[int, ...] = ()
+
+
 class IndexStatus(_Wire, frozen=True):
     """Live state of one project's index and ingester."""
 
@@ -126,6 +150,8 @@ class IndexStatus(_Wire, frozen=True):
     watcher_state: str = "off"
     recreated_reason: str | None = None
     warnings: dict[str, int] = {}
+    commit_history: CommitHistoryStatus | None = None
+    discovery: tuple[DiscoveryRoots, ...] = ()
 
 
 class RebuildResult(_Wire, frozen=True):

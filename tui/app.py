@@ -17,6 +17,7 @@ from engine.errors import AdeError
 from styles import style_path
 from tui.colorless import use_colorless
 from tui.logic.fuzzy import LocalItem
+from tui.logic.lane_context import lane_of_cwd, safe_cwd
 from tui.palette_client import ClientSlot
 from tui.screens.palette import PaletteScreen
 
@@ -120,6 +121,9 @@ class PaletteApp(App[str | None]):
         self._opening_started = False
         self.sessions: list[SessionMeta] = []
         self.lanes: list[Lane] = []
+        self.cwd = safe_cwd()
+        self.current_lane: Lane | None = None
+        """The lane holding the working directory (issue 12.1): footer badge, ``ctrl+l`` filter."""
         self.local_items: list[LocalItem] = command_items()
         self.theme = THEME
 
@@ -175,6 +179,7 @@ class PaletteApp(App[str | None]):
         self.root = root
         self.project_id = None
         self.sessions, self.lanes = [], []
+        self.current_lane = None
         self.local_items = command_items()
         self.clients.open_async(root, self._opened_on_thread)
         for screen in self.screen_stack:
@@ -202,6 +207,7 @@ class PaletteApp(App[str | None]):
         self.project_id = project_id
         self.sessions = sessions
         self.lanes = lanes
+        self.current_lane = lane_of_cwd(lanes, self.cwd)
         self.local_items = [
             *chat_items(sessions, project_id),
             *lane_items(lanes, project_id),
@@ -210,6 +216,7 @@ class PaletteApp(App[str | None]):
         screen = self.screen
         if isinstance(screen, PaletteScreen):
             screen.refresh_local(keep=True)
+            screen.refresh_status()
 
     def flush_debounce(self) -> None:
         """End the debounce wait now: the newest pending search runs at once."""

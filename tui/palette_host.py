@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from engine.external.resume import ResumePlan
-    from engine.project.model import SessionMeta
+    from engine.project.model import Lane, SessionMeta
     from tui.logic.fuzzy import LocalItem
     from tui.palette_client import ClientSlot
 
@@ -53,6 +53,11 @@ class PaletteHost(Protocol):
 
     @property
     def local_items(self) -> Sequence[LocalItem]: ...
+
+    @property
+    def current_lane(self) -> Lane | None:
+        """The lane holding the working directory the palette started in (issue 12.1)."""
+        ...
 
     def open_first_project(self) -> None: ...
 

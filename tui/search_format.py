@@ -177,4 +177,30 @@ def format_status_text(status: IndexStatus) -> str:
     if status.warnings:
         skipped = ", ".join(f"{k} {v}" for k, v in sorted(status.warnings.items()))
         lines.append(f"skipped:      {skipped}")
+    lines += _history_lines(status) + _discovery_lines(status)
     return "\n".join(lines)
+
+
+def _history_lines(status: IndexStatus) -> list[str]:
+    history = status.commit_history
+    if history is None:
+        return []
+    if history.indexing:
+        total = f" of about {history.total:,}" if history.total else ""
+        state = f"indexing ({history.done:,}{total} commits of this pass)"
+    else:
+        state = "complete"
+    if history.bounded and history.depth is not None:
+        state += f", limited to the newest {history.depth:,} commits per lane"
+    return [f"history:      {state}", *(f"              {note}" for note in history.notes)]
+
+
+def _discovery_lines(status: IndexStatus) -> list[str]:
+    lines: list[str] = []
+    for found in status.discovery:
+        roots = ", ".join(
+            f"{r or '?'} ({n})" for r, n in zip(found.roots, found.sessions, strict=False)
+        )
+        lines.append(f"{found.source + ':':<14}searched {found.searched or '-'}"
+                     f"; sessions from {roots or 'none'}")  # fmt: skip
+    return lines

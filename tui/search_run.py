@@ -31,6 +31,12 @@ if TYPE_CHECKING:
     from engine.project.model import Project
 
 
+CLI_HISTORY_SECONDS = 10.0
+"""Longest a command waits for a first commit-history pass (git.git's 82,000 commits take ~25 s):
+it then answers, warning that older commits may be missing, and the next run (or a daemon, or a
+palette) goes on from where this one stopped."""
+
+
 def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClient:
     """The daemon's client when one serves this machine, else the embedded service, caught up
     (``catch_up=False`` for ``--rebuild``, which re-ingests everything anyway)."""
@@ -50,7 +56,7 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
         return client
     bar = StderrProgress("indexing")
     try:
-        client.service.catch_up(progress=bar)
+        client.service.catch_up(progress=bar, history_seconds=CLI_HISTORY_SECONDS)
     finally:
         bar.finish()
     return client

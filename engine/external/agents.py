@@ -20,7 +20,8 @@ import apsw
 
 from engine.external.aider import HISTORY_FILE, AiderHead, aider_session_id, parse_aider
 from engine.external.copilot import EVENTS_FILE, copilot_head, copilot_state_dir
-from engine.external.gemini import PROJECT_ROOT_FILE, gemini_title, gemini_tmp_dir, replay_gemini
+from engine.external.discover import acceptable, tool_bounds
+from engine.external.gemini import PROJECT_ROOT_FILE, gemini_title, gemini_tmp_dir, load_gemini
 from engine.external.heads import Head, HeadCache
 from engine.external.opencode import (
     SIGNATURES,
@@ -32,6 +33,7 @@ from engine.external.opencode import (
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
 from engine.project.model import Lane, SessionMeta, is_valid_session_id
+from engine.project.safe_io import Bounds, read_regular
 from engine.project.tally import WarningTally
 
 DERIVED_TOOLS = frozenset({"gemini", "opencode"})
@@ -41,8 +43,8 @@ is re-derived whole when its signature changes (``engine.external.derive``)."""
 HEAD_BYTES = 256 * 1024
 """As for Claude/Codex: the first user line and the cwd are near the top."""
 
-READ_LIMIT = 64 * 1024 * 1024
-"""Largest Gemini session file read whole (as for ``.ade`` chats)."""
+MARKER_BYTES = 64 * 1024
+"""Most of a ``.project_root`` file read: one folder path."""
 
 Finder = Callable[[list[Lane], WarningTally, Mapping[str, str], HeadCache], list[SessionMeta]]
 
@@ -93,18 +95,23 @@ def agent_format(path: Path, environ: Mapping[str, str]) -> str | None:
     return None
 
 
-def gemini_folders(lanes: list[Lane], environ: Mapping[str, str], heads: HeadCache) -> set[Path]:
+def gemini_folders(
+    lanes: list[Lane], environ: Mapping[str, str], heads: HeadCache,
+    tally: WarningTally | None = None,
+) -> set[Path]:  # fmt: skip
     """The ``chats`` folders of the Gemini projects inside ``lanes``: named by a registry slug
     whose ``.project_root`` says which folder it is, or (older releases) by the sha256 of the
-    folder — only a lane's own folder can be found that way."""
+    folder — only a lane's own folder can be found that way. A marker that is no regular file
+    or links out of the tmp folder is refused (counted once in ``tally``)."""
     tmp = gemini_tmp_dir(environ)
     try:
         entries = sorted(tmp.iterdir())
     except OSError:
         return set()
+    bounds = tool_bounds("gemini", environ)
     found: set[Path] = set()
     for entry in entries:
-        root = _marker_root(entry / PROJECT_ROOT_FILE, heads)
+        root = _marker_root(entry / PROJECT_ROOT_FILE, heads, bounds, tally)
         if root is not None and lane_containing(lanes, Path(root)) is not None:
             found.add(entry / "chats")
     for lane in lanes:
@@ -115,7 +122,9 @@ def gemini_folders(lanes: list[Lane], environ: Mapping[str, str], heads: HeadCac
     return found
 
 
-def _marker_root(marker: Path, heads: HeadCache) -> str | None:
+def _marker_root(
+    marker: Path, heads: HeadCache, bounds: Bounds, tally: WarningTally | None = None
+) -> str | None:
     try:
         st = marker.stat()
     except OSError:
@@ -123,9 +132,12 @@ def _marker_root(marker: Path, heads: HeadCache) -> str | None:
     head = heads.get(marker, st)
     if head is None:
         try:
-            text = marker.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
+            data = read_regular(marker, MARKER_BYTES, bounds)
+        except OSError as err:
+            if tally is not None:
+                tally.add_once("gemini", f"refused {marker.parent.name}/{marker.name}: {err}")
             return None
+        text = data.decode("utf-8", errors="replace").strip()
         head = Head(st.st_ino, st.st_size, False, text or None, None, None, None)
         heads.put(marker, head)
     return head.cwd
@@ -135,8 +147,9 @@ def _gemini(
     lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
 ) -> list[SessionMeta]:
     found: list[SessionMeta] = []
-    for chats in sorted(gemini_folders(lanes, env, heads)):
-        root = _marker_root(chats.parent / PROJECT_ROOT_FILE, heads)
+    bounds = tool_bounds("gemini", env)
+    for chats in sorted(gemini_folders(lanes, env, heads, tally)):
+        root = _marker_root(chats.parent / PROJECT_ROOT_FILE, heads, bounds)
         root = root or next(
             (str(la.path) for la in lanes if _hash_of(la) == chats.parent.name), None
         )
@@ -150,7 +163,9 @@ def _gemini(
                 path.suffix == ".json" and f"{path.name}l" in names
             ):
                 continue  # a legacy file the CLI has migrated to .jsonl on resume
-            scanned = _gemini_head(path, root, tally, heads)
+            if not acceptable(path, bounds, "gemini", tally, gemini_tmp_dir(env)):
+                continue
+            scanned = _gemini_head(path, root, tally, heads, bounds)
             if scanned is not None:
                 head, st = scanned
                 meta = agent_meta(f"gemini-{head.ident}", "gemini", path, head, st, lanes)
@@ -164,7 +179,7 @@ def _hash_of(lane: Lane) -> str:
 
 
 def _gemini_head(
-    path: Path, root: str | None, tally: WarningTally, heads: HeadCache
+    path: Path, root: str | None, tally: WarningTally, heads: HeadCache, bounds: Bounds
 ) -> tuple[Head, os.stat_result] | None:
     try:
         st = path.stat()
@@ -172,17 +187,18 @@ def _gemini_head(
         return None
     head = heads.get(path, st)
     if head is None:
-        try:
-            with path.open("rb") as handle:
-                data = handle.read(READ_LIMIT)
-        except OSError:
-            return None
-        record = replay_gemini(data, f"gemini:{path.name}", tally, document=path.suffix == ".json")
+        # Bad lines are counted by the pass that indexes the session (under chat:<sid>, stored
+        # with its docs), not here: listing runs on every reconcile.
+        seen = WarningTally()
+        record, _ = load_gemini(path, f"gemini:{path.name}", seen, bounds)
         if record is None or record.session_id is None:
-            # Half-written (or not a session): counted; a session listed before stays listed, its
-            # docs kept, until the file parses again.
+            # Half-written (or not a session): a session listed before stays listed, its docs
+            # kept, until the file parses again (its pass counts the problem); one never
+            # listed is counted here, once.
             known = heads.peek(path)
             if known is None or known.ident is None:
+                for reason in seen.reasons(f"gemini:{path.name}") or {"no sessionId": 1}:
+                    tally.add_once(f"gemini:{path.name}", reason)
                 return None
             heads.put(path, known)
             return known, st
@@ -197,11 +213,11 @@ def _opencode(
 ) -> list[SessionMeta]:
     del heads  # one indexed query lists every session: nothing worth caching
     found: list[SessionMeta] = []
-    for db in opencode_databases(env):
+    for db in opencode_databases(env, tally):
         try:
             sessions = list_opencode_sessions(db)
         except apsw.Error as err:
-            tally.add("opencode", f"{db.name}: not readable ({type(err).__name__})")
+            tally.add_once("opencode", f"{db.name}: not readable ({type(err).__name__})")
             continue
         ours = [s for s in sessions if _lane_of(lanes, s.directory) is not None]
         for raw, signature in session_signatures(db, [s.id for s in ours]).items():
@@ -224,18 +240,22 @@ def _copilot(
     lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
 ) -> list[SessionMeta]:
     try:
-        files = sorted(copilot_state_dir(env).glob(f"*/{EVENTS_FILE}"))
+        state = copilot_state_dir(env)
+        files = sorted(state.glob(f"*/{EVENTS_FILE}"))
     except OSError:
         return []
     found: list[SessionMeta] = []
+    bounds = tool_bounds("copilot", env)
     for path in files:
+        if not acceptable(path, bounds, "copilot", tally, state):
+            continue
         try:
             st = path.stat()
         except OSError:
             continue
         head = heads.get(path, st)
         if head is None:
-            data = _read_head(path)
+            data = _read_head(path, bounds)
             parsed = copilot_head(data)
             complete = len(data) >= HEAD_BYTES
             head = Head(st.st_ino, len(data) if complete else st.st_size, complete, parsed.cwd,
@@ -247,14 +267,15 @@ def _copilot(
         if meta is not None:
             found.append(meta)
         elif head.cwd is None:
-            tally.add("copilot", f"{path.parent.name}: no session.start cwd")
+            tally.add_once("copilot", f"{path.parent.name}: no session.start cwd")
     return found
 
 
 def _aider(
     lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
 ) -> list[SessionMeta]:
-    del tally, env  # per lane by design: no home folder involved
+    # Per lane by design: no home folder involved; the file must stay inside the lanes.
+    bounds = tool_bounds("aider", env, lanes)
     found: list[SessionMeta] = []
     for lane in lanes:
         path = lane.path / HISTORY_FILE
@@ -262,9 +283,11 @@ def _aider(
             st = path.stat()
         except OSError:
             continue
+        if not acceptable(path, bounds, "aider", tally, lane.path):
+            continue
         head = heads.get(path, st)
         if head is None:
-            data = _read_head(path)
+            data = _read_head(path, bounds)
             parsed = AiderHead()
             parse_aider(data, 0, {}, parsed)
             complete = len(data) >= HEAD_BYTES
@@ -319,10 +342,9 @@ def _ms_time(value: int) -> datetime:
     return datetime.fromtimestamp(max(value, 0) / 1000, UTC)
 
 
-def _read_head(path: Path) -> bytes:
+def _read_head(path: Path, bounds: Bounds) -> bytes:
     try:
-        with path.open("rb") as handle:
-            return handle.read(HEAD_BYTES)
+        return read_regular(path, HEAD_BYTES, bounds)
     except OSError:
         return b""
 

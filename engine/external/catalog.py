@@ -15,7 +15,9 @@ from pathlib import Path
 
 from engine.external.agents import agent_owner_hint, agent_watch_roots, gemini_folders
 from engine.external.discover import (
+    claude_folder_matches,
     claude_folders,
+    claude_lane_slugs,
     claude_projects_dir,
     codex_sessions_dir,
     external_sessions,
@@ -23,9 +25,11 @@ from engine.external.discover import (
     transcript_sources,
 )
 from engine.external.heads import HEADS_FILE, HeadCache
+from engine.external.memory import Remembered, load_memory, save_memory, still_there
 from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
+from engine.types import DiscoveryRoots
 
 FOREIGN = "-"
 """``owner`` of a file known to belong to no session of this project."""
@@ -52,6 +56,8 @@ class ExternalCatalog:
         self._sessions: dict[str, SessionMeta] = {}
         self._owners: dict[Path, str] = {}
         self._folders: set[Path] = set()
+        self._slugs: set[str] = set()
+        self._found_under: list[Remembered] = []
         self._agent_folders: set[Path] = set()
 
     def env(self) -> Mapping[str, str]:
@@ -59,18 +65,45 @@ class ExternalCatalog:
         return os.environ if self.environ is None else self.environ
 
     def refresh(self, lanes: list[Lane], tally: WarningTally) -> list[SessionMeta]:
-        """List the sessions again and remember them."""
+        """List the sessions again and remember them; sessions this environment did not find
+        but an earlier run did stay while their transcript exists (issue 12.6)."""
         env = self.env()
-        sessions = external_sessions(self.project, lanes, tally, env, self.heads)
+        discovered = external_sessions(self.project, lanes, tally, env, self.heads)
         self.heads.save()
+        roots = discovery_roots_of(env)
+        kept = still_there(load_memory(self.project), {m.id for m in discovered}, roots)
+        fresh = [Remembered(m, str(roots[m.source])) for m in discovered if m.source in roots]
+        save_memory(self.project, [*fresh, *kept])
+        sessions = sorted([*discovered, *(e.meta for e in kept)], key=lambda m: m.id)
         owners = {path: m.id for m in sessions for _, path, _ in transcript_sources(m)}
         with self._lock:
             self._sessions = {m.id: m for m in sessions}
             self._owners = owners
             self._folders = claude_folders(lanes or [project_lane(self.project)], env)
+            self._slugs = claude_lane_slugs(lanes or [project_lane(self.project)])
+            self._found_under = [*fresh, *kept]
             self._agent_folders = gemini_folders(lanes or [project_lane(self.project)], env,
                                                  self.heads)  # fmt: skip
         return sessions
+
+    def discovery_roots(self) -> tuple[DiscoveryRoots, ...]:
+        """Per source: the root this environment searched and every root the listed sessions
+        were found under (remembered ones included), with how many sessions each holds."""
+        searched = discovery_roots_of(self.env())
+        with self._lock:
+            entries = list(self._found_under)
+        out: list[DiscoveryRoots] = []
+        for source in sorted({*searched, *(e.meta.source for e in entries)}):
+            counts: dict[str, int] = {}
+            for entry in entries:
+                if entry.meta.source == source:
+                    counts[entry.root] = counts.get(entry.root, 0) + 1
+            root = searched.get(source)
+            out.append(DiscoveryRoots(
+                source=source, searched=str(root) if root is not None else None,
+                roots=tuple(sorted(counts)), sessions=tuple(counts[r] for r in sorted(counts)),
+            ))  # fmt: skip
+        return tuple(out)
 
     def get(self, sid: str) -> SessionMeta | None:
         """The session ``sid`` as last listed."""
@@ -87,7 +120,7 @@ class ExternalCatalog:
         project's transcript, or not a transcript), None when unknown (a new file: re-list)."""
         with self._lock:
             sid = self._owners.get(path)
-            folders = self._folders
+            folders, slugs = self._folders, self._slugs
         if sid is not None:
             return sid
         env = self.env()
@@ -100,8 +133,9 @@ class ExternalCatalog:
             return FOREIGN
         claude = claude_projects_dir(env)
         if claude in path.parents:
-            folder = claude / path.relative_to(claude).parts[0]
-            return None if folder in folders and self._unseen(path) else FOREIGN
+            name = path.relative_to(claude).parts[0]
+            ours = claude / name in folders or claude_folder_matches(name, slugs)
+            return None if ours and self._unseen(path) else FOREIGN
         if codex_sessions_dir(env) in path.parents:
             return None if self._unseen(path) else FOREIGN
         return FOREIGN
@@ -140,6 +174,9 @@ def project_sessions(
     ids = {m.id for m in own}
     heads = HeadCache(project.cache_dir / HEADS_FILE)
     found = external_sessions(project, list_lanes(project, tally), tally, environ, heads)
+    env = os.environ if environ is None else environ
+    remembered = still_there(load_memory(project), {m.id for m in found}, discovery_roots_of(env))
+    found += [e.meta for e in remembered]
     return [_shown(m) for m in (*own, *(m for m in found if m.id not in ids))]
 
 
@@ -153,3 +190,10 @@ def _shown(meta: SessionMeta) -> SessionMeta:
     if title == meta.title and command == meta.command:
         return meta
     return dataclasses.replace(meta, title=title, command=command)
+
+
+def discovery_roots_of(environ: Mapping[str, str]) -> dict[str, Path]:
+    """The folder each remembered source (one transcript file per session: Claude Code, Codex)
+    is discovered under in ``environ``. Sources read from a shared store (an OpenCode database,
+    Gemini's chats) are not remembered: their file outlives any one session."""
+    return {"claude": claude_projects_dir(environ), "codex": codex_sessions_dir(environ)}

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -115,9 +116,27 @@ def project_lane(project: Project) -> Lane:
 
 
 def claude_folders(lanes: list[Lane], environ: Mapping[str, str]) -> set[Path]:
-    """The Claude Code project folders that may hold sessions of ``lanes``."""
+    """The Claude Code project folders that may hold sessions of ``lanes``: each lane's own and
+    those of its subfolders (a session started in ``lane/src`` has the folder ``<slug>-src``;
+    the slug is lossy, so the cwd in each file decides, as for the lane's own folder)."""
     base = claude_projects_dir(environ)
-    return {base / claude_slug(p) for lane in lanes for p in {lane.path, _real(lane.path)}}
+    slugs = claude_lane_slugs(lanes)
+    found = {base / slug for slug in slugs}
+    try:
+        names = [entry.name for entry in os.scandir(base) if entry.is_dir()]
+    except OSError:
+        return found
+    return found | {base / name for name in names if claude_folder_matches(name, slugs)}
+
+
+def claude_lane_slugs(lanes: list[Lane]) -> set[str]:
+    """The Claude folder names of the lanes' own folders (as given and resolved)."""
+    return {claude_slug(p) for lane in lanes for p in {lane.path, _real(lane.path)}}
+
+
+def claude_folder_matches(name: str, slugs: set[str]) -> bool:
+    """Whether a Claude folder name may be a lane's folder or a subfolder of one."""
+    return name in slugs or any(name.startswith(f"{slug}-") for slug in slugs)
 
 
 def _claude(
@@ -125,13 +144,14 @@ def _claude(
 ) -> list[SessionMeta]:
     found: list[SessionMeta] = []
     bounds = tool_bounds("claude", env)
+    base = claude_projects_dir(env)  # a project folder linked out is caught below it
     for folder in sorted(claude_folders(lanes, env)):
         try:
             files = sorted(folder.glob("*.jsonl"))
         except OSError:
             continue
         for path in files:
-            if not _acceptable(path, bounds, "claude", tally):
+            if not acceptable(path, bounds, "claude", tally, base):
                 continue
             scanned = _scan(path, "claude", heads)
             if scanned is None:
@@ -149,13 +169,14 @@ def _codex(
     lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
 ) -> list[SessionMeta]:
     try:
-        files = sorted(codex_sessions_dir(env).glob("*/*/*/rollout-*.jsonl"))
+        root = codex_sessions_dir(env)
+        files = sorted(root.glob("*/*/*/rollout-*.jsonl"))
     except OSError:
         return []
     found: list[SessionMeta] = []
     bounds = tool_bounds("codex", env)
     for path in files:
-        if not _acceptable(path, bounds, "codex", tally):
+        if not acceptable(path, bounds, "codex", tally, root):
             continue
         scanned = _scan(path, "codex", heads)
         if scanned is None:
@@ -170,20 +191,49 @@ def _codex(
     return found
 
 
-def tool_bounds(tool: str, environ: Mapping[str, str]) -> Bounds:
-    """Where a Claude Code or Codex transcript may really live: its tool's own root folder.
+def tool_bounds(tool: str, environ: Mapping[str, str], lanes: Sequence[Lane] = ()) -> Bounds:
+    """Where a tool's session file may really live: its tool's own root folder.
 
     They sit under HOME by design, not in the project, so "contained" means inside
-    ``$CLAUDE_CONFIG_DIR/projects`` or ``$CODEX_HOME/sessions``: a rollout symlinked to
-    ``~/.ssh/id_rsa`` is refused like an ``.ade`` transcript linked out of the project.
+    ``$CLAUDE_CONFIG_DIR/projects``, ``$CODEX_HOME/sessions``, Gemini CLI's ``~/.gemini/tmp``,
+    OpenCode's data folder or Copilot CLI's ``session-state``: a rollout symlinked to
+    ``~/.ssh/id_rsa`` is refused like an ``.ade`` transcript linked out of the project. Aider's
+    history sits beside the repository, so its bounds are ``lanes`` (the project and the lanes
+    git lists as worktrees).
     """
     if tool == "claude":
         return Bounds([claude_projects_dir(environ)], label="the Claude Code projects folder")
-    return Bounds([codex_sessions_dir(environ)], label="the Codex sessions folder")
+    if tool == "codex":
+        return Bounds([codex_sessions_dir(environ)], label="the Codex sessions folder")
+    if tool == "aider":
+        return Bounds([lane.path for lane in lanes], label="the project's lanes")
+    from engine.external.copilot import copilot_state_dir  # deferred: like the parsers
+    from engine.external.gemini import gemini_tmp_dir
+    from engine.external.opencode import opencode_data_dir
+
+    roots = {
+        "gemini": (gemini_tmp_dir, "the Gemini CLI tmp folder"),
+        "opencode": (opencode_data_dir, "the OpenCode data folder"),
+        "copilot": (copilot_state_dir, "the Copilot CLI session-state folder"),
+    }
+    if tool not in roots:
+        raise ValueError(f"no bounds for tool {tool!r}")
+    folder, label = roots[tool]
+    return Bounds([folder(environ)], label=label)
 
 
-def _acceptable(path: Path, bounds: Bounds, tool: str, tally: WarningTally) -> bool:
-    """A regular file inside ``bounds``; anything else is counted once under ``tool``."""
+def acceptable(
+    path: Path, bounds: Bounds, tool: str, tally: WarningTally, root: Path | None = None
+) -> bool:
+    """A regular file inside ``bounds``; anything else is counted once under ``tool`` (however
+    often the folder is listed: a daemon re-lists on every reconcile).
+
+    ``root``: the (unresolved) bound ``path`` was listed under. When no component of ``path``
+    below it is a symlink, the file is inside without resolving the whole path: an lstat per
+    component below ``root`` instead of ``realpath`` (a warm listing of 500 files).
+    """
+    if root is not None and _plain_below(path, root):
+        return True
     if is_regular_file(path, bounds):
         return True
     try:
@@ -191,8 +241,27 @@ def _acceptable(path: Path, bounds: Bounds, tool: str, tally: WarningTally) -> b
     except OSError:
         is_file = False
     reason = f"links outside {bounds.describe()}" if is_file else "is not a regular file"
-    tally.add(tool, f"refused {path.name}: {reason}")
+    tally.add_once(tool, f"refused {path.name}: {reason}")
     return False
+
+
+def _plain_below(path: Path, root: Path) -> bool:
+    """``path`` is a regular file and no component of it below ``root`` is a symlink."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return False
+    current = root
+    mode = 0
+    try:
+        for part in parts:
+            current = current / part
+            mode = os.lstat(current).st_mode
+            if stat.S_ISLNK(mode):
+                return False
+    except OSError:
+        return False
+    return stat.S_ISREG(mode)
 
 
 def _scan(path: Path, tool: str, heads: HeadCache) -> tuple[Head, os.stat_result] | None:

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from engine.external.lines import digest, json_lines
 from engine.project.fields import parse_aware_time
+from engine.project.json_salvage import salvage_cut_line
 from engine.project.model import ChatEvent, ChatEventType
+from engine.project.safe_io import Bounds, JsonRejected, is_regular_file, loads_json, open_regular
 from engine.project.tally import WarningTally
 
 PROJECT_ROOT_FILE = ".project_root"
@@ -74,9 +74,10 @@ def replay_gemini(
     None for a legacy document cut short (half-written) or corrupt."""
     if document:
         try:
-            whole = msgspec.json.decode(data)
-        except msgspec.DecodeError:
-            tally.add(source, "half-written or corrupt session file skipped")
+            whole = loads_json(data)
+        except JsonRejected as err:  # nested too deep included: never a RecursionError
+            reason = "nested too deep" if "deep" in str(err) else "half-written or corrupt"
+            tally.add(source, f"{reason} session file skipped")
             return None
         record = GeminiRecord()
         if isinstance(whole, dict):
@@ -201,9 +202,102 @@ def subagent_files(path: Path, session_id: str) -> list[Path]:
     (``chatRecordingService.ts`` ``initialize``; ``fileUtils.ts`` ``sanitizeFilenamePart``)."""
     folder = path.parent / re.sub(r"[^a-zA-Z0-9_-]", "_", session_id)
     try:
-        return sorted(folder.glob("*.jsonl"))
+        found = sorted(folder.glob("*.jsonl"))
     except OSError:
         return []
+    bounds = Bounds([path.parent])  # no FIFO, no link out of the session's chats folder
+    return [sub for sub in found if is_regular_file(sub, bounds)]
+
+
+READ_LIMIT = 64 * 1024 * 1024
+"""Most bytes of one session file kept for parsing (a huge line counts only its cut head)."""
+
+LINE_CAP = 32 * 1024 * 1024
+"""Longest line parsed whole (as ``engine.ingest.tailing.LONG_LINE_CAP``); a longer one is cut
+to its first ``CUT_HEAD_BYTES``, closed into valid JSON, indexed marked and counted."""
+
+CUT_HEAD_BYTES = 4 * 1024 * 1024
+_CHUNK = 1024 * 1024  # < LINE_CAP: a line held whole inside one chunk is never too long
+
+TRUNCATED_MARK = " [… truncated]"
+"""``engine.ingest.docs.TRUNCATED_MARK`` (not imported: discovery stays free of the indexer)."""
+
+
+@dataclass
+class SessionBytes:
+    """What ``read_session_file`` kept of a file: its bytes, lines cut, whether it stopped early."""
+
+    data: bytes
+    cut_lines: int = 0
+    clipped: bool = False
+
+
+def read_session_file(path: Path, *, document: bool, bounds: Bounds | None = None) -> SessionBytes:
+    """A session file's bytes, never hanging and never holding a huge line whole.
+
+    ``open_regular``'s rules (a FIFO, socket or directory, or a link out of ``bounds``, raises
+    ``UnsafeFile``). A JSON-lines file keeps its complete lines only (the torn tail is the
+    writer's, not ours yet); a line longer than ``LINE_CAP`` is replaced by its closed head.
+    A legacy document is read whole up to ``READ_LIMIT``.
+
+    Raises:
+        OSError: missing, unreadable or refused.
+    """
+    with open_regular(path, bounds) as handle:
+        if document:
+            data = handle.read(READ_LIMIT + 1)
+            return SessionBytes(data[:READ_LIMIT], clipped=len(data) > READ_LIMIT)
+        out = bytearray()
+        line = bytearray()
+        cutting = False
+        found = SessionBytes(b"")
+        while chunk := handle.read(_CHUNK):
+            first = chunk.find(b"\n")
+            if first < 0:
+                cutting = _grow(line, chunk, cutting)
+                continue
+            cutting = _grow(line, chunk[:first], cutting)
+            if cutting:
+                out += salvage_cut_line(bytes(line), TRUNCATED_MARK)
+                found.cut_lines += 1
+            else:
+                out += line + b"\n"
+            last = chunk.rfind(b"\n")
+            out += chunk[first + 1 : last + 1]
+            line, cutting = bytearray(chunk[last + 1 :]), False
+            if len(out) > READ_LIMIT:
+                found.clipped = True
+                out = out[: out.rfind(b"\n", 0, READ_LIMIT) + 1]
+                break
+        found.data = bytes(out)
+        return found
+
+
+def _grow(line: bytearray, piece: bytes, cutting: bool) -> bool:
+    """Append ``piece`` to the line being read unless it is already cut; cut it past the cap."""
+    if cutting:
+        return True
+    line += piece
+    if len(line) > LINE_CAP:
+        del line[CUT_HEAD_BYTES:]
+        return True
+    return False
+
+
+def load_gemini(
+    path: Path, source: str, tally: WarningTally, bounds: Bounds | None = None
+) -> tuple[GeminiRecord | None, int]:
+    """The replayed session at ``path`` and how many of its lines were cut (indexed marked);
+    ``(None, 0)`` when it cannot be read or parsed now (counted under ``source``)."""
+    document = path.suffix == ".json"
+    try:
+        read = read_session_file(path, document=document, bounds=bounds)
+    except OSError as err:
+        tally.add(source, f"session file not readable: {err}")
+        return None, 0
+    if read.clipped:
+        tally.add(source, f"session file longer than {READ_LIMIT >> 20} MiB: the rest not read")
+    return replay_gemini(read.data, source, tally, document=document), read.cut_lines
 
 
 def gemini_title(record: GeminiRecord) -> str | None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,10 +38,35 @@ from typing import Any
 import apsw
 
 from engine.external.lines import digest
+from engine.project.json_salvage import salvage_cut_line
 from engine.project.model import ChatEvent, ChatEventType
+from engine.project.safe_io import (
+    Bounds,
+    JsonRejected,
+    UnsafeFile,
+    file_type_name,
+    is_inside,
+    loads_json,
+    real,
+)
 from engine.project.tally import WarningTally
 
 PART_STRIDE = 1000
+
+ROW_CAP = 32 * 1024 * 1024
+"""Longest part row read whole (as a transcript line: ``engine.ingest.tailing.LONG_LINE_CAP``);
+a longer one is read up to ``CUT_HEAD_CHARS``, closed into valid JSON, indexed marked, counted."""
+
+CUT_HEAD_CHARS = 4 * 1024 * 1024
+
+CUT_ROW = "part row longer than the read cap indexed truncated"
+
+TRUNCATED_MARK = " [… truncated]"
+"""``engine.ingest.docs.TRUNCATED_MARK`` (not imported: discovery stays free of the indexer)."""
+
+SIDE_FILES = ("-wal", "-shm", "-journal")
+"""What SQLite opens beside a database: a FIFO there blocks it (``-journal``) or gives wrong
+answers (``-wal``), so each must be a regular file or absent."""
 
 
 def opencode_data_dir(environ: Mapping[str, str]) -> Path:
@@ -50,13 +76,52 @@ def opencode_data_dir(environ: Mapping[str, str]) -> Path:
     return Path(base) / "opencode"
 
 
-def opencode_databases(environ: Mapping[str, str]) -> list[Path]:
-    """``opencode.db`` and the per-channel ``opencode-*.db`` files that exist."""
+def opencode_databases(environ: Mapping[str, str], tally: WarningTally | None = None) -> list[Path]:
+    """``opencode.db`` and the per-channel ``opencode-*.db`` files that exist and are safe to
+    open (``check_database``); the others are counted once under ``opencode``."""
     folder = opencode_data_dir(environ)
     try:
-        return sorted(p for p in folder.glob("opencode*.db") if p.is_file())
+        found = sorted(folder.glob("opencode*.db"))
     except OSError:
         return []
+    bounds = Bounds([folder], label="the OpenCode data folder")
+    usable = []
+    for db in found:
+        try:
+            check_database(db, bounds)
+        except OSError as err:
+            if tally is not None:
+                tally.add_once("opencode", f"refused {err}")
+            continue
+        usable.append(db)
+    return usable
+
+
+def check_database(db: Path, bounds: Bounds | None = None) -> None:
+    """Raise ``UnsafeFile`` unless ``db`` is a regular file (inside ``bounds``) whose SQLite
+    side files are regular files or absent: SQLite opens them blocking, so a FIFO would hang it.
+
+    Raises:
+        UnsafeFile: not a regular file, a link out of ``bounds``, or a special side file.
+        OSError: ``db`` is missing or cannot be stat'ed.
+    """
+    target = real(db)
+    if bounds is not None and not bounds.contains(target):
+        raise UnsafeFile(f"{db.name}: links outside {bounds.describe()}")
+    mode = os.stat(target).st_mode
+    if not stat.S_ISREG(mode):
+        raise UnsafeFile(f"{db.name}: is {file_type_name(mode)}")
+    for suffix in SIDE_FILES:
+        # SQLite names the side files after the database's real path.
+        side = target.with_name(target.name + suffix)
+        try:
+            side_mode = os.stat(side).st_mode
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(side_mode):
+            raise UnsafeFile(f"{db.name}: its {side.name} is {file_type_name(side_mode)}")
+        if not is_inside(real(side), target.parent):
+            raise UnsafeFile(f"{db.name}: its {side.name} links out of its folder")
 
 
 @dataclass(frozen=True)
@@ -71,7 +136,12 @@ class OpenCodeSession:
 
 
 def read_only(db: Path) -> apsw.Connection:
-    """A read-only connection (raises apsw.Error when the file is not a readable database)."""
+    """A read-only connection (raises apsw.Error when the file is not a readable database, or
+    not one safe to open: ``check_database``)."""
+    try:
+        check_database(db)
+    except OSError as err:
+        raise apsw.CantOpenError(str(err)) from None
     flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
     conn = apsw.Connection(f"{db.absolute().as_uri()}?mode=ro", flags=flags)
     conn.set_busy_timeout(2000)
@@ -140,22 +210,34 @@ def opencode_events(db: Path, sid: str, tally: WarningTally | None = None) -> li
             " ORDER BY time_created, id",
             (sid,),
         ).fetchall()
+        # A row past ROW_CAP is read only up to its head: memory stays bounded.
         parts = conn.execute(
-            "SELECT id, message_id, time_created, data FROM part WHERE session_id = ? ORDER BY id",
-            (sid,),
+            "SELECT id, message_id, time_created, CASE WHEN length(data) > ?2"
+            " THEN substr(data, 1, ?3) ELSE data END, length(data) > ?2"
+            " FROM part WHERE session_id = ?1 ORDER BY id",
+            (sid, ROW_CAP, CUT_HEAD_CHARS),
         ).fetchall()
     finally:
         conn.close()
+    source = f"chat:opencode-{sid}"
     by_message: dict[str, list[tuple[str, int, dict[str, Any]]]] = {}
-    for pid, mid, created, raw in parts:
+    for pid, mid, created, raw, cut in parts:
+        if cut:
+            raw = salvage_cut_line(_bytes(raw), TRUNCATED_MARK)
+            if tally is not None:
+                tally.add(source, CUT_ROW)
         data = _json(raw)
         if data is not None:
             by_message.setdefault(str(mid), []).append((str(pid), int(created or 0), data))
         elif tally is not None:
-            tally.add(f"chat:opencode-{sid}", "malformed part row")
+            tally.add(source, "malformed part row")
     events: list[ChatEvent] = []
     for position, (mid, created, raw) in enumerate(messages):
-        info = _json(raw) or {}
+        info = _json(raw)
+        if info is None:
+            if tally is not None:
+                tally.add(source, "malformed message row")
+            info = {}
         role = info.get("role")
         for number, (pid, part_ms, part) in enumerate(by_message.get(str(mid), [])):
             seq = position * PART_STRIDE + 2 * min(number, PART_STRIDE // 2 - 1)
@@ -190,10 +272,14 @@ def _part_events(
 
 def _json(raw: Any) -> dict[str, Any] | None:
     try:
-        value = json.loads(raw) if isinstance(raw, str | bytes) else None
-    except ValueError:
+        value = loads_json(raw) if isinstance(raw, str | bytes) else None
+    except JsonRejected:  # nested too deep included: never a RecursionError
         return None
     return value if isinstance(value, dict) else None
+
+
+def _bytes(raw: Any) -> bytes:
+    return raw.encode("utf-8", errors="replace") if isinstance(raw, str) else bytes(raw)
 
 
 def _time(value: int) -> datetime | None:

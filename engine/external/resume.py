@@ -28,6 +28,7 @@ from engine.external.copilot import copilot_head
 from engine.external.gemini import PROJECT_ROOT_FILE
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project, SessionMeta
+from engine.project.safe_io import read_regular
 from engine.project.tally import WarningTally
 
 RESUMABLE = ("claude", "codex", "gemini", "opencode", "copilot")
@@ -90,7 +91,8 @@ def _recorded_cwd(meta: SessionMeta) -> Path | None:
         return None
     try:
         if meta.source == "gemini":
-            return Path((path.parent.parent / PROJECT_ROOT_FILE).read_text().strip())
+            marker = read_regular(path.parent.parent / PROJECT_ROOT_FILE, 64 * 1024)
+            return Path(marker.decode("utf-8", errors="replace").strip())
         if meta.source == "opencode":
             from engine.external.opencode import read_only
 
@@ -121,8 +123,7 @@ def _recorded_cwd(meta: SessionMeta) -> Path | None:
 
 
 def _head(path: Path) -> bytes:
-    with path.open("rb") as handle:
-        return handle.read(256 * 1024)
+    return read_regular(path, 256 * 1024)  # never blocks on a FIFO swapped in
 
 
 def installed(argv0: str) -> bool:

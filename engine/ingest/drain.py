@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +35,7 @@ from engine.index.db import (
 from engine.index.faults import count_drift, write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest import gzcache
+from engine.ingest.history import HistoryWalker
 from engine.ingest.queue import IngestQueue
 from engine.ingest.reconcile import (
     changed_sources,
@@ -68,6 +70,9 @@ HEALTH_EVERY = 120
 """Periodic reconciles between health checks: hourly at the 30 s watcher-on period (the FTS5
 integrity check reads the whole index, so it runs rarely and only from the idle writer)."""
 
+HISTORY_WAIT_S = 0.5
+"""Delay of the next history slice once a catch-up's history budget is spent."""
+
 Entry = tuple[str, str]
 
 
@@ -96,6 +101,10 @@ class Drainer:
         self.reconcile_interval = RECONCILE_NO_WATCHER_S
         self._periodic = 0
         self.external = ExternalCatalog(project)
+        self.history = HistoryWalker()
+        self.history_deadline: float | None = None
+        """Monotonic time after which history slices wait for the background writer instead of
+        running on (the CLI's catch-up answers then, saying the history is still indexing)."""
         self._conn: apsw.Connection | None = None
         self._identity: tuple[int, int] | None = None
 
@@ -116,7 +125,8 @@ class Drainer:
         return self._conn
 
     def close(self) -> None:
-        """Close the writer connection (checkpointing the WAL), if open."""
+        """Close the writer connection (checkpointing the WAL) and the history walk, if open."""
+        self.history.close()
         if self._conn is not None:
             try:
                 self._conn.close()
@@ -166,8 +176,13 @@ class Drainer:
         self.failures.pop(entry, None)
         self.write_fault, self.busy = None, False
         self.last_ingest_ms = self.now_ms()
-        if more:
+        if more and kind == "history" and self._past_history_deadline():
+            self.queue.add(kind, ident, delay=HISTORY_WAIT_S, retry=True)
+        elif more:
             self.queue.add(kind, ident, delay=0.0)
+
+    def _past_history_deadline(self) -> bool:
+        return self.history_deadline is not None and time.monotonic() >= self.history_deadline
 
     def _recovered(self, err: BaseException) -> bool:
         try:
@@ -226,6 +241,11 @@ class Drainer:
             sweep_prs(conn, self.project)
         elif kind == "git":
             process_git(conn, self.project, self.tally, now)
+            self.queue.add("history", "*", delay=0.0)
+        elif kind == "history":
+            from engine.ingest.history import process_history
+
+            return process_history(conn, self.project, self.tally, now, self.history)
         elif kind == "backfill":
             if not self.check_health(conn) and self._conn is not conn:
                 return False  # the file was recreated: it queued a new backfill

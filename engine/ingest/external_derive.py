@@ -1,20 +1,31 @@
 """Gemini CLI and OpenCode sessions re-derived into the index (see ``engine.external.derive``).
 
 A pass parses the whole session, upserts its docs (stable ids: an unchanged message is left
-untouched by the digest check) and deletes the session's docs that are gone, in one transaction.
+untouched by the digest check), deletes the session's docs that are gone and stores what it
+skipped, in one transaction.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import apsw
 
-from engine.external.derive import read_derived_events
-from engine.index.db import IndexDoc, delete_docs, immediate, upsert_docs
-from engine.ingest.docs import message_doc, ms, session_doc
+from engine.external.derive import derived_events
+from engine.index.db import (
+    IndexDoc,
+    SourceRow,
+    delete_docs,
+    delete_source,
+    get_source,
+    immediate,
+    put_source,
+    upsert_docs,
+)
+from engine.ingest.docs import TRUNCATED_MARK, message_doc, ms, session_doc
 from engine.ingest.docstore import existing_doc_ids
-from engine.ingest.tailing import PassResult
+from engine.ingest.tailing import SKIPPED_STATE_KEY, PassResult, persisted_skips
 from engine.project.model import SessionMeta
 from engine.project.tally import WarningTally
 
@@ -24,7 +35,7 @@ def derived_docs(meta: SessionMeta, tally: WarningTally) -> tuple[IndexDoc, list
     key = f"chat:{meta.id}"
     if meta.transcript_path is None:
         return None
-    events = read_derived_events(meta.transcript_path, meta.source, tally, key)
+    events, cut = derived_events(meta.transcript_path, meta.source, tally, key)
     if events is None:
         return None
     docs: dict[str, IndexDoc] = {}
@@ -33,6 +44,10 @@ def derived_docs(meta: SessionMeta, tally: WarningTally) -> tuple[IndexDoc, list
         doc = message_doc(meta.id, event, meta.title, meta.lane_id, fallback, meta.tool)
         if doc is not None and doc.doc_id not in docs:
             docs[doc.doc_id] = doc
+    # As for tailed transcripts (``truncated_count``): bodies cut to the indexed size, and
+    # lines or rows cut at the read cap; a cut one is usually also a cut body, so the larger.
+    marked = sum(1 for d in docs.values() if d.body.endswith(TRUNCATED_MARK))
+    tally.add(key, "message indexed truncated", max(marked, cut))
     latest = max((d.updated_at for d in docs.values()), default=0)
     return session_doc("chat", meta.id, meta, meta.title, latest), list(docs.values())
 
@@ -40,21 +55,43 @@ def derived_docs(meta: SessionMeta, tally: WarningTally) -> tuple[IndexDoc, list
 def process_derived(
     conn: apsw.Connection, meta: SessionMeta, tally: WarningTally, now_ms: int
 ) -> PassResult:
-    """Re-derive the session: upsert what is there, delete what is gone, in one transaction."""
-    del now_ms  # no cursor to stamp: the drain stores the signature after the pass
-    built = derived_docs(meta, tally)
-    if built is None:
-        return PassResult(more=False, written=0)
-    session, docs = built
+    """Re-derive the session: upsert what is there, delete what is gone, and store what was
+    skipped, in one transaction."""
     key = f"chat:{meta.id}"
-    keep = {session.doc_id, *(d.doc_id for d in docs)}
+    seen = WarningTally()  # this derivation's count, under the session's key alone
+    built = derived_docs(meta, seen)
+    skipped = seen.total()
+    written = 0
     with immediate(conn):
-        stored = [str(r[0]) for r in conn.execute("SELECT doc_id FROM docs WHERE source_key = ?",
-                                                   (key,))]  # fmt: skip
-        gone = [doc_id for doc_id in stored if doc_id not in keep]
-        delete_docs(conn, gone)
-        upsert_docs(conn, [dataclasses.replace(d, source_key=key) for d in (session, *docs)])
-    return PassResult(more=False, written=len(docs) + len(gone))
+        row = get_source(conn, key)
+        before = persisted_skips([row]).get(key, 0) if row is not None else 0
+        if built is not None:
+            session, docs = built
+            keep = {session.doc_id, *(d.doc_id for d in docs)}
+            stored = [str(r[0]) for r in conn.execute(
+                "SELECT doc_id FROM docs WHERE source_key = ?", (key,))]  # fmt: skip
+            gone = [doc_id for doc_id in stored if doc_id not in keep]
+            delete_docs(conn, gone)
+            upsert_docs(conn, [dataclasses.replace(d, source_key=key) for d in (session, *docs)])
+            written = len(docs) + len(gone)
+        state = json.dumps({SKIPPED_STATE_KEY: skipped}, separators=(",", ":"))
+        if skipped:
+            put_source(conn, SourceRow(key=key, last_run=now_ms, state=state))
+        elif row is not None:
+            delete_source(conn, key)
+    _count_new(tally, seen, key, before, skipped)
+    return PassResult(more=False, written=written)
+
+
+def _count_new(tally: WarningTally, seen: WarningTally, key: str, before: int, now: int) -> None:
+    """Add to this process's tally only what the stored count did not hold yet: each
+    derivation re-reads the whole session, so the same bad line must not count again."""
+    if now <= before:
+        return
+    if before == 0:
+        tally.merge(seen)
+    else:
+        tally.add(key, "more lines skipped", now - before)
 
 
 def derived_live_docs(conn: apsw.Connection, meta: SessionMeta) -> list[IndexDoc]:

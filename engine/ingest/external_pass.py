@@ -38,8 +38,9 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
 
     def build(data: bytes, base: int, _at_eof: bool, state: dict[str, Any]) -> PassOutput:
         skipped = WarningTally()  # this pass's count, stored with the cursor (carried_skips)
-        if state.get("cut_line"):
-            data = salvage_cut_line(data, TRUNCATED_MARK)
+        if state.get("cut_line"):  # a line past the read cap: its head, marked
+            data = _mark_cut_line(data) if meta.source == "aider" else salvage_cut_line(
+                data, TRUNCATED_MARK)  # fmt: skip
         events, consumed, new_state = _parse(meta, data, base, key, seq_base, skipped, state)
         latest = int(state.get("latest", 0))
         docs: list[IndexDoc] = []
@@ -61,6 +62,11 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
         return PassOutput(consumed=consumed, session=session, new_docs=docs, state=new_state)
 
     return build
+
+
+def _mark_cut_line(line: bytes) -> bytes:
+    """Aider's history is Markdown, not JSON: the cut head simply ends with the mark."""
+    return line.removesuffix(b"\n") + TRUNCATED_MARK.encode() + b"\n"
 
 
 def _parse(meta: SessionMeta, data: bytes, base: int, key: str, seq_base: int,

@@ -26,12 +26,14 @@ DEBOUNCE_S: dict[Kind, float] = {
     "pr": 0.5,
     "prs": 0.5,
     "git": 1.0,
+    "history": 0.0,
     "backfill": 0.0,
     "reconcile": 0.0,
 }
 """Seconds between a notify and the drain (DESIGN §4): chat 300 ms, terminal 1200 ms (PTY output
 comes in bursts; one pass per burst), PR 500 ms, lane-git 1000 ms. Session metadata and external
-(Claude Code / Codex) transcripts follow chat."""
+(Claude Code / Codex) transcripts follow chat; the commit history pass is queued by the lane-git
+entry (already debounced) and runs its slices back to back."""
 
 KINDS: tuple[Kind, ...] = tuple(DEBOUNCE_S)
 
@@ -43,8 +45,9 @@ DRAIN_ORDER: dict[Kind, int] = {
     "pr": 3,
     "prs": 4,
     "git": 5,
-    "backfill": 6,
-    "reconcile": 7,
+    "history": 6,
+    "backfill": 7,
+    "reconcile": 8,
 }
 """Among entries due at the same moment, metadata first so transcripts see the fresh title."""
 

@@ -20,6 +20,7 @@ from engine.index.db import (
     list_sources,
     put_source,
 )
+from engine.ingest.history import history_pending
 from engine.ingest.records import GIT_SOURCE, git_signature, pr_path
 from engine.project.lane_memo import list_lanes
 from engine.project.model import Lane, Project, SessionKind, SessionMeta
@@ -123,6 +124,8 @@ def changed_sources(
             or stored.identity != git_signature(lanes or list_lanes(project, tally))
         ):
             out.append(("git", "*"))
+        elif history_pending(conn, project):
+            out.append(("history", "*"))  # a pass a crash or an ended CLI run left unfinished
     return out, sessions
 
 

@@ -25,7 +25,7 @@ from engine.index.db import (
     upsert_docs,
 )
 from engine.project.git import GitError, list_branches
-from engine.project.lanes import commits_per_lane, list_lanes
+from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project
 from engine.project.prs import read_pr
 from engine.project.safe_io import read_regular
@@ -33,8 +33,9 @@ from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 
 GIT_SOURCE = "git"
-"""Source key of every commit and branch doc: the project's lanes are re-derived together so a
-commit reachable from several lanes is attributed once, to the first lane holding it."""
+"""Source key of the branch docs (re-derived together); its stat signature of every lane's HEAD
+and refs also triggers the commit history pass (``engine.ingest.history``), whose commit docs
+have a source of their own."""
 
 
 GIT_POINTER_BYTES = 64 * 1024
@@ -133,13 +134,10 @@ def _ref_dirs(heads: Path) -> list[Path]:
 
 
 def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
-    """Commits (100 per lane, first lane holding a sha owns it) and the primary lane's branches."""
-    from engine.ingest.docs import branch_doc, commit_doc  # deferred: see module docstring
+    """The primary lane's branches (commits are the history source's, ``engine.ingest.history``)."""
+    from engine.ingest.docs import branch_doc  # deferred: see module docstring
 
     docs: dict[str, IndexDoc] = {}
-    for lane, commits in commits_per_lane(lanes, tally):
-        for commit in commits:
-            docs.setdefault(f"commit:{commit.sha}", commit_doc(commit, lane.id))
     primary = next((lane for lane in lanes if lane.primary), None)
     if primary is not None:
         try:
@@ -151,7 +149,8 @@ def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
 
 
 def process_git(conn: apsw.Connection, project: Project, tally: WarningTally, now_ms: int) -> int:
-    """Re-derive every commit and branch doc. Returns how many docs the index now holds for git."""
+    """Re-derive every branch doc (and drop commit docs of the capped seed's ``git`` source).
+    Returns how many branch docs the index now holds."""
     lanes = list_lanes(project, tally)
     signature = git_signature(lanes)
     docs = git_docs(lanes, tally)

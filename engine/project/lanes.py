@@ -6,16 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.project.fields import FieldError, opt_bool, opt_str, read_json_file, req_str
-from engine.project.git import GitError, Worktree, recent_commits, worktrees
-from engine.project.model import Commit, Lane, Project
+from engine.project.git import GitError, Worktree, worktrees
+from engine.project.model import Lane, Project
 from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 PRIMARY_LANE_ID = "primary"
 """The main worktree's lane id (DESIGN §2)."""
-
-COMMITS_PER_LANE = 100
-"""Commits indexed per lane (DESIGN §3): recent history is what people search for."""
 
 LANES_SOURCE = "lanes"
 """Tally key for lanes.json and worktree problems."""
@@ -113,24 +110,3 @@ def lanes_from_worktrees(trees: list[Worktree], tally: WarningTally) -> list[Lan
         taken.add(lane_id)
         lanes.append(Lane(lane_id, tree.path.name, tree.path, tree.branch, False))
     return lanes
-
-
-def commits_per_lane(
-    lanes: list[Lane], tally: WarningTally, limit: int = COMMITS_PER_LANE
-) -> list[tuple[Lane, list[Commit]]]:
-    """The ``limit`` most recent commits of each lane's HEAD, primary lane first.
-
-    A lane whose folder is not a readable repository yields no commits and is counted under
-    ``lane-git:<id>``. A commit reachable from several lanes appears in each list; the indexer
-    attributes it to the first lane that holds it (DESIGN §3).
-    """
-    ordered = sorted(lanes, key=lambda lane: not lane.primary)
-    result: list[tuple[Lane, list[Commit]]] = []
-    for lane in ordered:
-        try:
-            commits = recent_commits(lane.path, limit=limit)
-        except GitError as err:
-            tally.add(f"lane-git:{lane.id}", f"git log failed: {err}")
-            commits = []
-        result.append((lane, commits))
-    return result

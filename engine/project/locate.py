@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engine.errors import ProjectError
 from engine.project.fields import read_json_object
-from engine.project.git import git_toplevel
+from engine.project.git import GitError, git_toplevel, run_git, worktrees
 from engine.project.model import Project
 from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
@@ -24,7 +24,8 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def open_project(path: Path | None = None, tally: WarningTally | None = None) -> Project:
-    """Open the project at ``path``, or the git top level of the working directory, else the cwd.
+    """Open the project at ``path``, or the main worktree of the working directory's repository
+    (from a linked worktree or a subfolder too: every lane shares one ``.ade/``), else the cwd.
 
     An explicit ``path`` is taken as the root as given (``--project DIR`` overrides discovery).
     Identity comes from ``.ade/project.json`` (``{"id", "name"}``, each validated; garbage falls
@@ -62,7 +63,40 @@ def _default_root() -> tuple[Path, bool]:
     except OSError:
         raise ProjectError("the working directory no longer exists; pass --project DIR") from None
     top = git_toplevel(cwd)
-    return _explicit_root(top if top is not None else cwd), top is not None
+    if top is None:
+        return _explicit_root(cwd), False
+    return _explicit_root(main_worktree(top) or top), True
+
+
+def main_worktree(path: Path) -> Path | None:
+    """The main worktree of the repository whose work tree holds ``path`` (``path``'s own top
+    level when it is the main one), or ``None``: not a repository, or a bare repository whose
+    main "worktree" has no files (its linked worktree is then the project).
+
+    A linked worktree's git dir differs from the common dir; the main worktree is the common
+    dir's parent when the common dir is a ``.git`` folder, else git's own worktree list says.
+    """
+    try:
+        out = run_git(
+            path, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+            "--git-common-dir",
+        )  # fmt: skip
+    except GitError:
+        return None
+    lines = out.splitlines()
+    if len(lines) != 3:
+        return None
+    top, git_dir, common = (Path(line) for line in lines)
+    if git_dir == common:
+        return top
+    if common.name == ".git" and common.parent.is_dir():
+        return common.parent
+    try:
+        trees = worktrees(path)
+    except GitError:
+        return None
+    main = trees[0] if trees else None
+    return main.path if main is not None and not main.bare and main.path.is_dir() else None
 
 
 def default_project_id(root: Path) -> str:

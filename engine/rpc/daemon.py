@@ -99,8 +99,7 @@ def run_daemon(options: DaemonOptions) -> int:
             limits=options.limits,
             interrupt_thread=pool.interrupt_thread,
         )
-        log.info("ade daemon listening on %s", sock_file)
-        asyncio.run(_serve(server, sock))
+        asyncio.run(_serve(server, sock, sock_file))
         log.info("ade daemon stopping: disposing %d services", len(pool.roots()))
     finally:
         if bound is not None:  # first: no client should reach a daemon that is going away
@@ -113,9 +112,12 @@ def run_daemon(options: DaemonOptions) -> int:
     return 0
 
 
-async def _serve(server: DaemonServer, sock: Any) -> None:
+async def _serve(server: DaemonServer, sock: Any, sock_file: Path) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    # Said only now: a SIGINT/SIGTERM sent as soon as the daemon says it listens must reach the
+    # handlers above (before them it killed the process and left the socket behind).
+    log.info("ade daemon listening on %s", sock_file)
     await server.serve(sock, stop)

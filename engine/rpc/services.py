@@ -39,7 +39,9 @@ def embedded_factory(backfill_delay: float = BACKFILL_DELAY_S) -> ClientFactory:
         try:
             # Catch up *before* scheduling the backfill: catch_up drains every queued entry
             # regardless of its due time, and the periodic reconcile re-queues itself.
-            client.service.catch_up()
+            # A first commit-history pass (minutes on a huge repository) goes on in the writer
+            # thread after this budget; the first answers say the history is still indexing.
+            client.service.catch_up(history_seconds=2.0)
             client.service.start_backfill(backfill_delay)
         except BaseException:
             client.close()

@@ -157,7 +157,7 @@ KEYS: list[tuple[msgspec.Struct, list[str]]] = [
             "state", "schemaVersion", "dbPath", "dbBytes", "docCount", "docsByKind",
             "sourceCount", "pendingSources", "lastIngestAt", "backfillCompletedAt",
             # Additions beyond DESIGN §6, still camelCase:
-            "watcherState", "recreatedReason", "warnings",
+            "watcherState", "recreatedReason", "warnings", "commitHistory", "discovery",
         ],
     ),
     (RebuildResult(ok=True, doc_count=3, duration_ms=12), ["ok", "docCount", "durationMs"]),

@@ -27,6 +27,7 @@ from tui.logic.fuzzy import match_local
 from tui.logic.generation import Generation
 from tui.logic.keys import PALETTE_KEYS
 from tui.logic.kinds import KIND_MODES, cycle, kinds_for, query_for
+from tui.logic.lane_context import LANE_KEY, toggle_lane_filter
 from tui.logic.merge import merge
 from tui.logic.rows import PaletteRow
 from tui.logic.terms import highlight_terms, terms_pattern
@@ -62,9 +63,11 @@ class PaletteScreen(Screen[None]):
     """The full-screen palette."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(k.key, k.action, k.label, show=k.show, priority=True) for k in PALETTE_KEYS
+        *(Binding(k.key, k.action, k.label, show=k.show, priority=True) for k in PALETTE_KEYS),
+        Binding(LANE_KEY, "toggle_lane", "this lane", show=False, priority=True),
     ]
-    """Priority bindings, so Enter, arrows and Tab reach the palette before the query input."""
+    """Priority bindings, so Enter, arrows and Tab reach the palette before the query input.
+    The lane key is named by the footer's lane badge, shown only inside a lane."""
 
     def __init__(self, host: PaletteHost, initial_query: str = "") -> None:
         super().__init__()
@@ -241,8 +244,11 @@ class PaletteScreen(Screen[None]):
 
         known = status if isinstance(status, IndexStatus) else None
         label = KIND_MODES[self.kind_mode].label
-        bar = self.query_one(StatusBar)
-        bar.show_status(known, label, error, note=note, suggestion=self.suggestion)
+        lane = self.palette_app.current_lane
+        self.query_one(StatusBar).show_status(
+            known, label, error, note=note, lane=lane.id if lane is not None else None,
+            suggestion=self.suggestion,
+        )  # fmt: skip
         if known is None:
             return
         grew = self._doc_count is not None and known.doc_count != self._doc_count
@@ -286,6 +292,16 @@ class PaletteScreen(Screen[None]):
         self.refresh_local(keep=False)
         self._start_search()
         self.refresh_status()
+
+    def action_toggle_lane(self) -> None:
+        """Add ``lane:<the lane the palette was started in>`` to the query, or take it out."""
+        lane = self.palette_app.current_lane
+        if lane is None:
+            self.notify("the palette was not started inside a lane", severity="warning")
+            return
+        box = self.query_one("#query", Input)
+        box.value = toggle_lane_filter(box.value, lane.id)
+        box.cursor_position = len(box.value)
 
     def action_toggle_preview(self) -> None:
         app = self.palette_app

@@ -27,12 +27,17 @@ def status_content(
     kind_label: str,
     error: str | None = None,
     note: str | None = None,
+    lane: str | None = None,
     suggestion: str | None = None,
 ) -> Content:
     """The right-hand status: kind mode, docs, pending sources, indexing / degraded markers;
-    ``note`` (``opening…``) stands in for the status while there is none; ``suggestion`` is the
+    ``note`` (``opening…``) stands in for the status while there is none; ``lane`` (the lane the
+    palette was started in) is a badge naming the key that filters to it; ``suggestion`` is the
     engine's "did you mean …?" for a query that found nothing."""
-    parts: list[tuple[str, str] | str] = [(f"[{kind_label}] ", "$text-muted")]
+    parts: list[tuple[str, str] | str] = []
+    if lane is not None:
+        parts += [("^l", "bold $text-accent"), (f" lane:{lane} ", "$text-muted")]
+    parts.append((f"[{kind_label}] ", "$text-muted"))
     if suggestion and not error:
         parts.append((f"{suggestion}  ", "bold $text-warning"))
     if error:
@@ -68,10 +73,11 @@ class StatusBar(Horizontal):
         error: str | None,
         *,
         note: str | None = None,
+        lane: str | None = None,
         suggestion: str | None = None,
     ) -> None:
         """Repaint the status text."""
-        content = status_content(status, kind_label, error, note, suggestion)
+        content = status_content(status, kind_label, error, note, lane, suggestion)
         self.query_one("#status", Static).update(content)
 
     def show_progress(self, done: int, total: int | None) -> None:

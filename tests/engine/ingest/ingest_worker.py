@@ -1,8 +1,8 @@
 """A separate ingesting process for the crash and convergence tests (run as a script).
 
 Usage: ``python ingest_worker.py ROOT MODE`` where MODE is ``loop`` (catch up forever),
-``rebuild`` (catch up, rebuilding every third round) or ``once``. Small slices make every pass
-short, so a ``kill -9`` lands mid-ingest often.
+``rebuild`` (catch up, rebuilding every third round) or ``once``. Small slices (of transcripts and
+of the commit history) make every pass short, so a ``kill -9`` lands mid-ingest often.
 """
 
 from __future__ import annotations
@@ -10,11 +10,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import engine.ingest.history as history
 import engine.ingest.tailing as tailing
 from engine.project.locate import open_project
 from engine.wiring import create_project_service
 
 tailing.SLICE_BYTES = 8 * 1024
+history.SLICE_COMMITS = 40
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.project.git import Worktree
-from engine.project.lanes import commits_per_lane, lanes_from_worktrees, list_lanes
+from engine.project.lanes import lanes_from_worktrees, list_lanes
 from engine.project.locate import open_project
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
@@ -128,27 +128,3 @@ def test_git_without_ade_folder(repo: Any, tally: WarningTally) -> None:
     project = open_project(repo.root)
     assert not project.ade_dir.exists()
     assert [lane.id for lane in list_lanes(project, tally)] == ["primary"]
-
-
-def test_commits_per_lane_capped_primary_first(
-    repo: Any, tmp_path: Path, tally: WarningTally
-) -> None:
-    for i in range(5):
-        repo.commit(f"main {i}")
-    lane_dir = tmp_path / "side"
-    repo.git("worktree", "add", "-q", "-b", "side", str(lane_dir))
-    for i in range(4):
-        repo.commit(f"side {i}", cwd=lane_dir)
-    lanes = list_lanes(open_project(repo.root), tally)
-    result = commits_per_lane(list(reversed(lanes)), tally, limit=3)
-    assert [(lane.id, [c.subject for c in commits]) for lane, commits in result] == [
-        ("primary", ["main 4", "main 3", "main 2"]),
-        ("side", ["side 3", "side 2", "side 1"]),
-    ]
-    assert tally.total() == 0
-
-
-def test_commits_for_a_broken_lane_are_counted(tmp_path: Path, tally: WarningTally) -> None:
-    lane = Lane("ghost", "ghost", tmp_path / "nope", None, False)
-    assert commits_per_lane([lane], tally) == [(lane, [])]
-    assert tally.snapshot() == {"lane-git:ghost": 1}

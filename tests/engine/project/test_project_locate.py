@@ -105,3 +105,38 @@ def test_explicit_subfolder_of_a_repo_is_taken_as_given(repo: Any) -> None:
     sub.mkdir()
     project = open_project(sub)
     assert (project.root, project.is_git) == (sub.resolve(), True)
+
+
+def test_default_from_a_linked_worktree_is_the_main_worktree(
+    repo: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12.1: every lane shares the primary lane's project (one `.ade/`, one index)."""
+    repo.commit("first")
+    lane = repo.root.parent / "lanes" / "search-index"
+    repo.git("worktree", "add", "-q", "-b", "search-index", str(lane))
+    sub = lane / "src" / "deep"
+    sub.mkdir(parents=True)
+    for where in (lane, sub):
+        monkeypatch.chdir(where)
+        project = open_project()
+        assert (project.root, project.is_git) == (repo.root.resolve(), True)
+        assert project.id == default_project_id(repo.root)
+
+
+def test_explicit_linked_worktree_still_wins(repo: Any) -> None:
+    repo.commit("first")
+    lane = repo.root.parent / "lane-b"
+    repo.git("worktree", "add", "-q", "-b", "b", str(lane))
+    assert open_project(lane).root == lane.resolve()
+
+
+def test_worktree_of_a_bare_repository_is_its_own_project(
+    repo: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.commit("first")
+    bare = tmp_path / "bare.git"
+    repo.git("clone", "-q", "--bare", str(repo.root), str(bare))
+    lane = tmp_path / "from-bare"
+    repo.git("--git-dir", str(bare), "worktree", "add", "-q", "-b", "x", str(lane))
+    monkeypatch.chdir(lane)
+    assert open_project().root == lane.resolve()
