@@ -34,8 +34,10 @@ from engine.index.db import (
     doc_count,
     docs_by_kind,
     file_identity,
+    immediate,
     list_sources,
     meta_get,
+    meta_set,
 )
 from engine.index.faults import connect_snapshot, count_drift, write_fault
 from engine.index.schema import (
@@ -57,7 +59,7 @@ from engine.project.model import Lane, Project
 from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
 from engine.project.transcripts import refused_transcript
-from engine.query.plan import build_plan
+from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
 from engine.text import encodable_args
@@ -238,10 +240,22 @@ class SearchService:
                 return
             self.catch_up_queued(progress)
             self.drainer.store_manifest(conn)
+            self._mark_backfilled()
             if self.drainer.busy and self._once_note is None:
                 # The lock was held through the whole busy timeout: this answer misses what
                 # was not ingested, so it says so (a daemon's routine retries never do).
                 self._once_note = BUSY_NOTE
+
+    def _mark_backfilled(self) -> None:
+        """The first catch-up that drains everything is the backfill `--status` reports; the
+        daemon's backfill entry records it the same way (issue 15.12)."""
+        if self.queue.source_count() or self.drainer.busy or self.drainer.write_fault is not None:
+            return
+        with contextlib.suppress(apsw.Error, OSError):
+            conn = self.drainer.connection()
+            if meta_get(conn, "backfill_completed_at") is None:
+                with immediate(conn):
+                    meta_set(conn, "backfill_completed_at", str(self.drainer.now_ms()))
 
     def _reconcile_checked(self, conn: apsw.Connection) -> None:
         """Queue what changed; when documents and FTS rows disagree (the cheap count check of
@@ -417,6 +431,8 @@ class SearchService:
         extras.extend(delegated)
         result = run_query(conn, plan, project=self.project, lanes=lanes,
                            extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
+        if not result.items and not result.total and plan.cursor is None and unavailable is None:
+            delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]
         if unavailable is not None:
             delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
         if not self.project.is_git:
@@ -488,7 +504,7 @@ class SearchService:
             docs_by_kind=docs_by_kind(conn),
             source_count=sum(1 for s in sources if not s.key.startswith("stat:")),
             pending_sources=self.queue.source_count(),
-            last_ingest_at=self.drainer.last_ingest_ms,
+            last_ingest_at=self.drainer.last_ingest_ms or _last_source_run(sources),
             backfill_completed_at=int(backfill) if backfill and backfill.isdigit() else None,
             watcher_state=self.watcher_state,
             recreated_reason=self.drainer.recreated_reason,
@@ -582,3 +598,18 @@ class SearchService:
 def now_ms(clock: Callable[[], datetime]) -> int:
     """Milliseconds since the epoch on ``clock``."""
     return int(clock().timestamp() * 1000)
+
+
+def _last_source_run(sources: list[SourceRow]) -> int | None:
+    """When a source was last ingested, as the index recorded it: a later process (the next
+    `ade search --status`) reports it too, not only the one that ingested (issue 15.12)."""
+    runs = [s.last_run for s in sources if not s.key.startswith("stat:") and s.last_run]
+    return max(runs, default=None)
+
+
+def _did_you_mean(conn: apsw.Connection, plan: QueryPlan) -> list[str]:
+    """A query that found nothing is not a dead end: the nearest indexed words (issue 15.10)."""
+    from engine.query.suggest import suggest_query  # deferred: only a zero-result query pays
+
+    better = suggest_query(conn, plan)
+    return [] if better is None else [f"did you mean {better}?"]

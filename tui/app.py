@@ -15,6 +15,7 @@ from textual.message import Message
 
 from engine.errors import AdeError
 from styles import style_path
+from tui.colorless import use_colorless
 from tui.logic.fuzzy import LocalItem
 from tui.logic.lane_context import lane_of_cwd, safe_cwd
 from tui.palette_client import ClientSlot
@@ -92,6 +93,7 @@ class PaletteApp(App[str | None]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
+        use_colorless(self)  # NO_COLOR: no colour codes at all, not greys (issue 15.7)
         if client is None and opener is None:
             raise ValueError("PaletteApp needs a client or an opener")
         self.clients = ClientSlot(client, opener)

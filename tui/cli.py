@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from engine.errors import AdeError, UsageError
 
@@ -32,6 +34,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "prs": ("tui.commands.prs", "sync pull requests from gh into .ade/prs"),
 }
 """Command name → (module, one-line help); a module is imported only when its command runs."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line plus a hint, not the whole usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}{_hint(message, self.prog)}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _hint(message: str, prog: str) -> str:
+    """What to do about an argparse error, appended to its one line."""
+    if re.search(r"unrecognized arguments: -[^-]", message):
+        return " (a query term starting with - goes after --, e.g. `ade search -- -flaky`)"
+    return f" (try `{prog} --help`)"
 
 
 def _top_parser() -> argparse.ArgumentParser:
@@ -63,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ade: unknown command {args[0]!r} (try `ade --help`)", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
-    parser = argparse.ArgumentParser(prog=f"ade {name}", description=COMMANDS[name][1])
+    parser = OneLineParser(prog=f"ade {name}", description=COMMANDS[name][1])
     module.configure(parser)
     try:
         namespace = parser.parse_args(rest)
@@ -77,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdeError as err:
         print(f"ade {name}: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): main_entry exits quietly, as rg does
     except OSError as err:
         # A folder that cannot be created or written (a file in its place, read-only, /proc…):
         # the user's input, said in one line like any other usage error.

@@ -31,8 +31,13 @@ def format_context(found: Context, *, numbered: bool) -> str:
 def format_detail(detail: Detail) -> str:
     """A PR, commit, branch, lane, file, artifact or Linear record as text."""
     lines = [f"{detail.kind}  {detail.title}"]
-    width = max((len(name) for name, _ in detail.fields), default=0)
-    lines.extend(f"{name + ':':<{width + 1}} {value}" for name, value in detail.fields)
+    fields = detail.fields
+    if detail.kind == "file":
+        # The title names the file and the ``>`` gutter marks the line: a ``file:`` and a
+        # ``line:`` field would only repeat them (issue 15.12).
+        fields = tuple((n, v) for n, v in fields if v != detail.title and n != "line")
+    width = max((len(name) for name, _ in fields), default=0)
+    lines.extend(f"{name + ':':<{width + 1}} {value}" for name, value in fields)
     if detail.kind == "file":
         lines.append("")
         lines.append(_numbered(detail))

@@ -97,8 +97,10 @@ def format_results_text(
     *,
     color: bool,
     explain: Sequence[HitExplanation] | None = None,
+    first: int = 1,
 ) -> str:
-    """Every hit as a block, then the footer (count, truncation, next-page cursor)."""
+    """Every hit as a block, then the footer (count, truncation, next-page cursor); ``first``
+    is the page's first hit number (a later page reads ``3–4 of 4``)."""
     blocks = [format_hit(item, now, color=color) for item in result.items]
     if explain is not None:
         blocks = [
@@ -106,7 +108,8 @@ def format_results_text(
             for block, why in zip(blocks, explain, strict=True)
         ]
     shown = len(result.items)
-    footer = f"{shown} of {result.total} result{'s' if result.total != 1 else ''}"
+    span = f"{first}–{first + shown - 1}" if first > 1 and shown else f"{shown}"
+    footer = f"{span} of {result.total} result{'s' if result.total != 1 else ''}"
     if result.results_truncated:
         footer += " (truncated: narrow the query)"
     if explain is not None and result.results_truncated:
@@ -157,6 +160,12 @@ def format_explanation(why: HitExplanation, *, color: bool) -> str:
     return f"{INDENT}{dim}{first}{reset}\n{INDENT}{dim}{second}{reset}"
 
 
+def _stamp(epoch_ms: int | None) -> str:
+    if epoch_ms is None:
+        return "never"
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def format_status_text(status: IndexStatus) -> str:
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(status.docs_by_kind.items())) or "none"
     lines = [
@@ -165,6 +174,8 @@ def format_status_text(status: IndexStatus) -> str:
         f"documents:    {status.doc_count:,} ({kinds})",
         f"sources:      {status.source_count:,} ({status.pending_sources} pending)",
         f"watcher:      {status.watcher_state}",
+        f"last ingest:  {_stamp(status.last_ingest_at)}",
+        f"backfill:     {_stamp(status.backfill_completed_at)}",
     ]
     if status.recreated_reason:
         lines.append(f"recreated:    {status.recreated_reason}")

@@ -161,7 +161,10 @@ def _query(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs) 
         print(format_results_json(result, explain))
     else:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        print(format_results_text(result, now, color=color, explain=explain))
+        from engine.query.cursor import cursor_seen
+
+        first = cursor_seen(args.cursor) + 1
+        print(format_results_text(result, now, color=color, explain=explain, first=first))
     return 0 if result.items else 1
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from engine.demo.artifacts import write_artifacts
 from engine.demo.chats import write_chats
+from engine.demo.clock import DEMO_NOW, demo_clock
 from engine.demo.prs import write_prs
 from engine.demo.repo import WORKTREE_DIR, build_repo
 from engine.demo.repo_files import FILES
@@ -78,14 +80,19 @@ def prepare_destination(dest: Path, *, force: bool) -> None:
             path.unlink()
 
 
-def build_demo(dest: Path, *, force: bool = False) -> DemoSummary:
-    """Build the demo project in ``dest`` and return what it holds.
+def build_demo(dest: Path, *, force: bool = False, now: datetime | None = None) -> DemoSummary:
+    """Build the demo project in ``dest`` and return what it holds; every timestamp is relative
+    to ``now`` (default ``DEMO_NOW``, which tests and snapshots pin).
 
     Raises:
         UsageError: ``dest`` is not empty and ``force`` is false, or it holds something that is
             not a previous demo and must not be replaced.
     """
-    dest = Path(dest).absolute()
+    with demo_clock(now or DEMO_NOW):
+        return _build(Path(dest).absolute(), force=force)
+
+
+def _build(dest: Path, *, force: bool) -> DemoSummary:
     prepare_destination(dest, force=force)
     repo = build_repo(dest)
     ade = dest / ".ade"

@@ -9,10 +9,11 @@ Three kinds of source, all real terminal output:
 
 from __future__ import annotations
 
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -155,9 +156,12 @@ def write_terminals(ade: Path, root: Path) -> tuple[str, ...]:
     with ThreadPoolExecutor(max_workers=4) as pool:
         outputs = list(pool.map(lambda p, s: capture_bytes(p, root, s), TERMINALS, seeds))
     for plan, data in zip(TERMINALS, outputs, strict=True):
-        if plan.compacted:
-            write(ade / "terminals" / f"{plan.id}.log.gz", gzip_exact(data))
-        else:
-            write(ade / "terminals" / f"{plan.id}.log", data)
-        write_json(ade / "sessions" / f"{plan.id}.json", session_meta(plan))
+        name = f"{plan.id}.log.gz" if plan.compacted else f"{plan.id}.log"
+        write(ade / "terminals" / name, gzip_exact(data) if plan.compacted else data)
+        meta = session_meta(plan)
+        write_json(ade / "sessions" / f"{plan.id}.json", meta)
+        # A transcript was last written when its session last printed: a running session's age
+        # is read from this mtime (engine.project.sessions), so it follows the demo's clock.
+        last = datetime.fromisoformat(str(meta["updatedAt"]).replace("Z", "+00:00")).timestamp()
+        os.utime(ade / "terminals" / name, (last, last))
     return tuple(plan.id for plan in TERMINALS)

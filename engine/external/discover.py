@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.external.heads import Head, HeadCache
+from engine.external.last_activity import last_message_time
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
 from engine.project.model import Lane, Project, SessionMeta, is_valid_session_id
@@ -303,9 +304,11 @@ def _meta(
         return None  # the folder name matched but the cwd is elsewhere (lossy slug)
     mtime = datetime.fromtimestamp(st.st_mtime, UTC)
     created = parse_aware_time(head.first_ts) or mtime
+    # The last message, not the mtime: a day-old chat touched by a summary line is not "just now".
+    last = last_message_time(path, st) or mtime
     return SessionMeta(
         id=sid, kind="chat", title=head.title or sid, lane_id=lane.id, created_at=created,
-        updated_at=max(created, mtime), tool=tool, source=tool, transcript_path=path,
+        updated_at=max(created, last), tool=tool, source=tool, transcript_path=path,
     )  # fmt: skip
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,21 @@ def _read(project: Project, path: Path, sid: str, tally: WarningTally) -> Sessio
             tally.add(SESSIONS_SOURCE, f"{path.name}: transcriptPath: outside the project")
             return None
         meta = replace(meta, transcript_path=transcript)
+    if meta.kind == "terminal" and meta.ended_at is None:
+        meta = replace(meta, updated_at=max(meta.updated_at, _last_write(project, meta)))
     return meta
+
+
+def _last_write(project: Project, meta: SessionMeta) -> datetime:
+    """A running terminal's session file keeps its start time; its transcript's last write is
+    when it last printed (issue 15.8: a shell that printed seconds ago is not "24w")."""
+    from engine.project.transcripts import transcript_file  # deferred: transcripts imports more
+
+    path = meta.transcript_path or transcript_file(project, "terminal", meta.id)
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC) if path else meta.updated_at
+    except OSError:
+        return meta.updated_at
 
 
 def session_from_record(record: dict[str, Any], sid: str) -> SessionMeta:

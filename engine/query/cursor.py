@@ -44,9 +44,13 @@ def _mac(payload: bytes) -> bytes:
     return hashlib.blake2b(payload, key=_KEY, digest_size=8).digest()
 
 
-def encode_cursor(fingerprint: str, key: SortKey) -> str:
-    """The cursor that resumes after the item whose sort key is ``key``."""
-    payload = json.dumps({"v": CURSOR_VERSION, "f": fingerprint, "k": list(key)}).encode()
+def encode_cursor(fingerprint: str, key: SortKey, *, seen: int = 0) -> str:
+    """The cursor that resumes after the item whose sort key is ``key``; ``seen`` counts the
+    hits shown before it, so the next page can say where it starts (``3–4 of 4``)."""
+    data: dict[str, object] = {"v": CURSOR_VERSION, "f": fingerprint, "k": list(key)}
+    if seen:
+        data["n"] = seen
+    payload = json.dumps(data).encode()
     return base64.urlsafe_b64encode(payload + _mac(payload)).decode("ascii").rstrip("=")
 
 
@@ -70,3 +74,16 @@ def decode_cursor(cursor: str, fingerprint: str) -> SortKey:
         raise CursorError("invalid cursor: it belongs to a different query; search again")
     k = data["k"]
     return (int(k[0]), float(k[1]), float(k[2]), int(k[3]), str(k[4]))
+
+
+def cursor_seen(cursor: str | None) -> int:
+    """How many hits came before the page a cursor opens (0 when unknown: an older cursor, a
+    daemon's multi-project cursor). Read for display only; ``decode_cursor`` validates."""
+    if not cursor:
+        return 0
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        seen = json.loads(raw[:-8]).get("n", 0)
+    except (binascii.Error, ValueError, AttributeError):
+        return 0
+    return seen if isinstance(seen, int) and not isinstance(seen, bool) and seen > 0 else 0

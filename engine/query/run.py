@@ -39,7 +39,7 @@ from engine.index.sql import (
 )
 from engine.links.deeplink import build_link
 from engine.project.model import Lane, Project
-from engine.query.cursor import decode_cursor, encode_cursor
+from engine.query.cursor import cursor_seen, decode_cursor, encode_cursor
 from engine.query.parser import (
     ParsedQuery,
     build_excluded,
@@ -277,7 +277,10 @@ def run_query(
             marked = make_snippet(bodies.get(rowids[cand.doc_id], ""), parsed)
             cand = replace(cand, snippet_marked=marked)
         items.append(_item(cand, tier, default_link(cand, project.id), lane_names, project))
-    next_cursor = encode_cursor(plan.fingerprint, sort_key(*page[-1])) if more and page else None
+    seen = cursor_seen(plan.cursor) + len(page)
+    next_cursor = (
+        encode_cursor(plan.fingerprint, sort_key(*page[-1]), seen=seen) if more and page else None
+    )
     warnings = plan.warnings
     if bounded:
         warnings = (*warnings, BUDGET_NOTE.format(budget=bounded))

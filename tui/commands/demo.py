@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.demo import build_demo
@@ -28,9 +31,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def demo_now(environ: Mapping[str, str]) -> datetime:
+    """``ADE_NOW`` when set (scripts and tests pin the demo with it), else midnight UTC of
+    today: the demo is dated relative to the day it is built (issue 15.8)."""
+    from engine.clock import ADE_NOW_ENV, parse_fixed_now
+    from engine.demo import build_day
+
+    pinned = environ.get(ADE_NOW_ENV)
+    if pinned:
+        return parse_fixed_now(pinned)
+    return build_day(datetime.now(UTC))
+
+
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    summary = build_demo(Path(args.dir), force=args.force)
+    summary = build_demo(Path(args.dir), force=args.force, now=demo_now(os.environ))
     elapsed = time.perf_counter() - started
     project = shlex.quote(args.dir)
     print(f"Built the ade demo project in {summary.root} ({elapsed:.1f}s)")

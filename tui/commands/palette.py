@@ -48,7 +48,11 @@ def demo_root() -> Path:
     root = Path(user_cache_dir("ade-search")) / "demo"
     if not (root / ".ade" / "project.json").is_file():
         print(f"building the demo project in {root} …", file=sys.stderr)
-        build_demo(root, force=root.exists())
+        import os
+
+        from tui.commands.demo import demo_now
+
+        build_demo(root, force=root.exists(), now=demo_now(os.environ))
     return root
 
 

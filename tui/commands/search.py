@@ -50,8 +50,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=20, help="hits per page (1-500, default 20)")
     parser.add_argument("--cursor", help="continue from a previous page's next-page cursor")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--text", dest="fmt", action="store_const", const="text", default="text")
-    out.add_argument("--json", dest="fmt", action="store_const", const="json")
+    out.add_argument(
+        "--text", dest="fmt", action="store_const", const="text", default="text",
+        help="readable blocks, one per hit (the default; colour only on a terminal)",
+    )  # fmt: skip
+    out.add_argument(
+        "--json", dest="fmt", action="store_const", const="json",
+        help="the stable JSON wire form (items, total, nextCursor, warnings) for scripts",
+    )  # fmt: skip
     parser.add_argument(
         "--explain", action="store_true", help="show why each hit ranks where it does"
     )

@@ -82,6 +82,8 @@ class PaletteScreen(Screen[None]):
         self._last_link: str | None = None
         """The link of the last hit the user moved to: what `link: copy` copies from its own row."""
         self.error: str | None = None
+        self.suggestion: str | None = None
+        """The engine's "did you mean …?" for the query on screen, when it found nothing."""
         self.cursor_moved = False
         """Whether the user moved the cursor since the query changed: only then does a late
         merge (search hits, local items of a project that just opened) keep its row; otherwise
@@ -131,6 +133,7 @@ class PaletteScreen(Screen[None]):
         self.cursor_moved = False
         self.hits = None
         self.error = None
+        self.suggestion = None
         self.refresh_local(keep=False)
         self._start_search()
 
@@ -211,6 +214,7 @@ class PaletteScreen(Screen[None]):
             return  # a late answer to an older query: never overwrite newer results
         self.hits = message.result
         self.error = message.error
+        self.suggestion = did_you_mean(message.result)
         self._paint(keep=True)
         self.refresh_status()
 
@@ -242,8 +246,9 @@ class PaletteScreen(Screen[None]):
         label = KIND_MODES[self.kind_mode].label
         lane = self.palette_app.current_lane
         self.query_one(StatusBar).show_status(
-            known, label, error, note=note, lane=lane.id if lane is not None else None
-        )
+            known, label, error, note=note, lane=lane.id if lane is not None else None,
+            suggestion=self.suggestion,
+        )  # fmt: skip
         if known is None:
             return
         grew = self._doc_count is not None and known.doc_count != self._doc_count
@@ -324,7 +329,8 @@ class PaletteScreen(Screen[None]):
             self.notify("nothing to copy", severity="warning")
             return
         self.app.copy_to_clipboard(link)
-        self.notify(f"copied {link}")
+        # OSC 52 gets no answer: whether the terminal took it cannot be known (issue 15.9).
+        self.notify(f"sent to the terminal clipboard: {link}")
 
     def action_resume(self) -> None:
         """Ctrl+R on a chat hit: leave the palette and resume that session in its own tool."""
@@ -435,3 +441,10 @@ class PaletteScreen(Screen[None]):
         after ours: threads cannot be cancelled)."""
         if self.preview_generation.is_current(stamp):
             self.query_one(PreviewPane).show(record, pattern)
+
+
+def did_you_mean(result: SearchQueryResult | None) -> str | None:
+    """The engine's suggestion for a query that found nothing (issue 15.10), else None."""
+    if result is None or result.items:
+        return None
+    return next((w for w in result.warnings if w.startswith("did you mean ")), None)

@@ -57,6 +57,16 @@ def registered_projects() -> tuple[list[tuple[str, Path]], list[str]]:
     return [(entry.name, entry.root) for entry in entries], warnings
 
 
+def unregistered_hint(text: str) -> str:
+    """What to do when the typed name or path is no registered project (issue 15.9)."""
+    looks_like_path = text.startswith(("/", "~", ".")) or "/" in text
+    folder = text if looks_like_path else "DIR"
+    what = (
+        f"{text} is not a registered project" if looks_like_path else f"no project matches {text!r}"
+    )
+    return f"{what}: register it with `ade projects add {folder}`, then switch"
+
+
 class ProjectSwitchScreen(ModalScreen[Path | None]):
     """A filter box over the projects; Enter dismisses with the chosen root, Escape with None."""
 
@@ -81,7 +91,6 @@ class ProjectSwitchScreen(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         self.query_one("#switch-box").border_title = "project: switch"
-        self.query_one("#switch-warnings", Static).display = bool(self.warnings)
         self._filter("")
         self.query_one("#switch-query", Input).focus()
 
@@ -92,6 +101,12 @@ class ProjectSwitchScreen(ModalScreen[Path | None]):
     def _filter(self, text: str) -> None:
         rows = match_local(text, self.items, limit=len(self.items) or 1)
         self.query_one(ResultList).show_rows(rows, self.now, keep=False)
+        lines = [f"⚠ {w}" for w in self.warnings]
+        if text.strip() and not rows:
+            lines.append(unregistered_hint(text.strip()))
+        notes = self.query_one("#switch-warnings", Static)
+        notes.update("\n".join(lines))
+        notes.display = bool(lines)
 
     @on(OptionList.OptionSelected, "#switch-results")
     def _clicked(self) -> None:

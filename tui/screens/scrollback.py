@@ -129,7 +129,14 @@ class ScrollbackScreen(Screen[None]):
         box.display = False
         view = self.query_one(ScrollbackView)
         view.focus()
-        view.set_pattern(terms_pattern(highlight_terms(event.value)))
+        pattern = terms_pattern(highlight_terms(event.value))
+        view.set_pattern(pattern)
+        window = self.window
+        if pattern is not None and window is not None:
+            raw = re.compile(pattern.pattern.encode(), re.IGNORECASE)
+            if window.find(raw, -1, 1) is None:  # nowhere in the loaded scrollback
+                self._show_status(f"not found: {event.value.strip()}")
+                return
         self._step(1)
 
     def action_top(self) -> None:

@@ -28,14 +28,18 @@ def status_content(
     error: str | None = None,
     note: str | None = None,
     lane: str | None = None,
+    suggestion: str | None = None,
 ) -> Content:
     """The right-hand status: kind mode, docs, pending sources, indexing / degraded markers;
     ``note`` (``opening…``) stands in for the status while there is none; ``lane`` (the lane the
-    palette was started in) is a badge naming the key that filters to it."""
+    palette was started in) is a badge naming the key that filters to it; ``suggestion`` is the
+    engine's "did you mean …?" for a query that found nothing."""
     parts: list[tuple[str, str] | str] = []
     if lane is not None:
         parts += [("^l", "bold $text-accent"), (f" lane:{lane} ", "$text-muted")]
     parts.append((f"[{kind_label}] ", "$text-muted"))
+    if suggestion and not error:
+        parts.append((f"{suggestion}  ", "bold $text-warning"))
     if error:
         parts.append((f"⚠ {error}", "bold $text-error"))
         return Content.assemble(*parts)
@@ -70,9 +74,10 @@ class StatusBar(Horizontal):
         *,
         note: str | None = None,
         lane: str | None = None,
+        suggestion: str | None = None,
     ) -> None:
         """Repaint the status text."""
-        content = status_content(status, kind_label, error, note, lane)
+        content = status_content(status, kind_label, error, note, lane, suggestion)
         self.query_one("#status", Static).update(content)
 
     def show_progress(self, done: int, total: int | None) -> None:

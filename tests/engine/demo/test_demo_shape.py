@@ -9,6 +9,7 @@ import shutil
 import struct
 import subprocess
 import zlib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -207,7 +208,10 @@ def test_prs_and_artifacts(project: Project) -> None:
     assert len(zlib.decompress(idat)) == height * (1 + 3 * width)
 
 
-def test_cli_builds_an_identical_demo(demo_project: Path, tmp_path: Path, capsys) -> None:
+def test_cli_builds_an_identical_demo(
+    demo_project: Path, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ADE_NOW", DEMO_NOW.isoformat())  # pinned: the tests' demo, byte for byte
     again = tmp_path / "again"
     assert cli.main(["demo", str(again)]) == 0
     out = capsys.readouterr().out
@@ -266,3 +270,27 @@ def test_every_timestamp_is_at_or_before_demo_now(
     assert all(s.created_at <= s.updated_at <= DEMO_NOW for s in sessions.values())
     newest = int(_git(demo_project, "log", "--all", "-1", "--format=%ct", "--date-order"))
     assert newest < DEMO_NOW.timestamp()
+
+
+def test_ade_demo_is_dated_relative_to_the_day_it_is_built(
+    demo_project: Path, sessions: dict[str, SessionMeta], tmp_path: Path
+) -> None:
+    """Issue 15.8: a demo built today reads "2h", "3d" today, not "24w"; on one day, one demo."""
+    from engine.demo import build_day
+    from tui.commands.demo import demo_now
+
+    today = datetime(2026, 12, 1, 10, 31, 7, tzinfo=UTC)
+    assert build_day(today) == datetime(2026, 12, 1, tzinfo=UTC)
+    assert build_day(today.replace(hour=23)) == build_day(today)  # deterministic all day
+    assert demo_now({"ADE_NOW": "2026-06-15T12:00:00+00:00"}) == DEMO_NOW  # pinned wins
+    assert demo_now({}) <= datetime.now(UTC)  # never in the user's future
+    shift = build_day(today) - DEMO_NOW
+    later = build_demo(tmp_path / "later", now=build_day(today)).root
+    moved = {s.id: s for s in list_sessions(open_project(later), WarningTally())}
+    assert moved.keys() == sessions.keys()
+    for sid, meta in sessions.items():
+        assert moved[sid].updated_at - meta.updated_at == shift
+        assert moved[sid].created_at - meta.created_at == shift
+    newest = int(_git(later, "log", "--all", "-1", "--format=%ct", "--date-order"))
+    original = int(_git(demo_project, "log", "--all", "-1", "--format=%ct", "--date-order"))
+    assert newest - original == shift.total_seconds()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -202,3 +203,27 @@ def test_claude_parser_from_an_offset_keeps_absolute_offsets() -> None:
         - len(b'{"parentUuid": null, "isSidechain": false, ')
     )
     assert start + consumed == data.rfind(b"\n") + 1
+
+
+def test_a_chat_is_as_old_as_its_last_message_not_its_mtime(
+    repo: Path, homes: dict[str, str]
+) -> None:
+    """Issue 15.8: Claude appends a summary to an old session; its row must not say "just now"."""
+    project = open_project(repo)
+    worktree = Path(homes["HOME"]) / "proj-wt" / "feature-x"
+    folder = Path(homes["CLAUDE_CONFIG_DIR"]) / "projects" / claude_slug(worktree)
+    path = folder / "abc-123.jsonl"
+    whole = claude_transcript(str(worktree))
+    last = claude_msg("u11", "assistant", "the last word", str(worktree))
+    last = last.replace(b"2026-05-28T10:00:00.000Z", b"2026-05-28T17:30:00.000Z")
+    path.write_bytes(
+        whole[: whole.rindex(b"\n") + 1]  # without the torn tail
+        + last
+        + line({"type": "summary", "summary": "Fix the zorblax crash", "leafUuid": "u11"})
+    )
+    os.utime(path, (2_000_000_000, 2_000_000_000))  # touched much later (2033)
+    tally = WarningTally()
+    sessions = {
+        m.id: m for m in external_sessions(project, list_lanes(project, tally), tally, homes)
+    }
+    assert sessions["claude-abc-123"].updated_at.isoformat() == "2026-05-28T17:30:00+00:00"

@@ -140,3 +140,28 @@ def test_unreadable_as_directory_counted(project: Project, tally: WarningTally) 
     (project.ade_dir / "sessions" / "s1.json").mkdir(parents=True)
     assert list_sessions(project, tally) == []
     assert tally.snapshot() == {"sessions": 1}
+
+
+def test_a_running_terminal_is_as_old_as_its_last_write(demo_copy: Path) -> None:
+    """Issue 15.8: the session file of a running terminal keeps its start; the transcript's
+    last write is when it last printed. An ended session keeps its own ``updatedAt``."""
+    from engine.demo import DEMO_NOW
+    from engine.project.locate import open_project
+
+    project = open_project(demo_copy)
+    before = {s.id: s for s in list_sessions(project, WarningTally())}
+    running = before["term-dev-server"]
+    assert running.ended_at is None
+    assert running.updated_at <= DEMO_NOW  # the demo dates its transcripts' mtimes too
+    log = demo_copy / ".ade" / "terminals" / "term-dev-server.log"
+    with log.open("ab") as out:
+        out.write(b"INFO: GET /healthz 200\r\n")
+    printed = datetime(2026, 6, 15, 11, 59, 30, tzinfo=UTC)
+    os.utime(log, (printed.timestamp(), printed.timestamp()))
+    ended = next(s for s in before.values() if s.kind == "terminal" and s.ended_at is not None)
+    ended_log = demo_copy / ".ade" / "terminals" / f"{ended.id}.log"
+    if ended_log.exists():
+        os.utime(ended_log, (printed.timestamp(), printed.timestamp()))
+    after = {s.id: s for s in list_sessions(project, WarningTally())}
+    assert after["term-dev-server"].updated_at == printed
+    assert after[ended.id].updated_at == ended.updated_at

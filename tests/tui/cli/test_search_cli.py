@@ -107,7 +107,9 @@ def test_argparse_errors_exit_2(
     run = run_main(capsys, search_argv(indexed_demo, *argv))
     assert run.code == 2
     assert run.out == ""
-    assert "usage: ade search" in run.err
+    assert run.err.startswith("ade search: ")
+    assert run.err.count("\n") == 1
+    assert run.err.rstrip().endswith("(try `ade search --help`)")
 
 
 def test_a_foreign_cursor_is_refused(

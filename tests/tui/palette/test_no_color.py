@@ -6,9 +6,11 @@ the match in the scrollback. Checked on the real rendered cells, ignoring their 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from rich.color import ColorSystem
 from rich.segment import Segment
 
 from engine.demo import DEMO_NOW
@@ -108,3 +110,47 @@ async def test_scrollback_match_is_reversed(
             if segment.style is not None and segment.style.reverse
         ]
         assert any("retry" in text.lower() for text in marked)
+
+
+def colour_codes(app: Any) -> list[str]:
+    """Every SGR sequence with a colour in it that the screen would send (256-colour terminal)."""
+    found = []
+    for line in screen_lines(app):
+        for segment in line:
+            if segment.style is None:
+                continue
+            sgr = segment.style.render("x", color_system=ColorSystem.EIGHT_BIT)
+            found.extend(code for code in re.findall(r"\x1b\[([0-9;]*)m", sgr) if _coloured(code))
+    return found
+
+
+def _coloured(code: str) -> bool:
+    parts = code.split(";")
+    return any(p in {"38", "48"} or (len(p) == 2 and p[0] in "3489" and p[1] != "9") for p in parts)
+
+
+async def test_no_colour_code_reaches_the_terminal(
+    client: EmbeddedClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not even greys (Textual's own NO_COLOR greys every colour: ``38;5;253``, ``48;5;233``)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    path = client.transcript_path("term-pytest-retry")
+    assert path is not None
+    app = make_app(client, preview=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_query(pilot)
+        assert colour_codes(app) == []
+        reversed_cells = [
+            s.text for line in list_lines(app) for s in line if s.style and s.style.reverse
+        ]
+        assert "".join(reversed_cells).strip()  # the cursor row still shows
+        await app.push_screen(ScrollbackScreen(path, 0, "retry", "t"))
+        await settle(pilot)
+        assert colour_codes(app) == []
+
+
+async def test_with_colour_the_codes_are_there(client: EmbeddedClient) -> None:
+    app = make_app(client)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_query(pilot)
+        assert colour_codes(app)  # the check above would see them

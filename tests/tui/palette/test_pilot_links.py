@@ -104,7 +104,10 @@ async def test_ctrl_y_copies_the_highlighted_hits_link(client: EmbeddedClient) -
         await pilot.press("ctrl+y")
         await pilot.pause()
         assert app.clipboard == row.deep_link
-        assert any(n.message == f"copied {row.deep_link}" for n in app._notifications)
+        assert any(
+            n.message == f"sent to the terminal clipboard: {row.deep_link}"
+            for n in app._notifications
+        )
 
 
 async def test_copy_link_action_copies_the_highlighted_hits_link(client: EmbeddedClient) -> None:

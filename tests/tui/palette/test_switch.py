@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.color import Color
 
 from engine.demo.copy import copy_demo
 from engine.embedded import EmbeddedClient
@@ -140,5 +141,57 @@ async def test_a_missing_registered_project_fails_inline(
             assert "not found" in app.clients.error
             await settle(pilot)
             assert "not found" in str(app.screen.query_one("#status").render())
+    finally:
+        app.clients.close()
+
+
+async def test_an_unregistered_path_says_how_to_register_it(
+    two_projects: tuple[Path, Path], tmp_path: Path
+) -> None:
+    alpha, _ = two_projects
+    app = make_app(None, opener=Opener(), root=alpha)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await opened(pilot)
+            await app.run_action("switch_project")
+            await pilot.pause()
+            notes = app.screen.query_one("#switch-warnings")
+            assert not notes.display
+            await pilot.press(*"/srv/elsewhere")
+            await pilot.pause()
+            assert titles(app) == []
+            assert notes.display
+            assert str(notes.render()) == (
+                "/srv/elsewhere is not a registered project: register it with"
+                " `ade projects add /srv/elsewhere`, then switch"
+            )
+    finally:
+        app.clients.close()
+
+
+async def test_the_chosen_row_shows_while_the_input_has_the_focus(
+    two_projects: tuple[Path, Path],
+) -> None:
+    alpha, _ = two_projects
+    app = make_app(None, opener=Opener(), root=alpha)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await opened(pilot)
+            await app.run_action("switch_project")
+            await pilot.pause()
+            results = app.screen.query_one(ResultList)
+            assert app.screen.query_one("#switch-query").has_focus
+            assert results.highlighted == 0
+
+            def background(y: int) -> set[Any]:
+                return {seg.style.bgcolor for seg in results.render_line(y) if seg.style}
+
+            lines = [results.render_line(y).text for y in range(results.size.height)]
+            second = next(y for y, text in enumerate(lines) if "beta" in text)
+            assert "(current)" in lines[0]
+            assert background(0) != background(second)
+            # Full strength, as in the palette, not OptionList's faint "blurred" tint.
+            cursor = Color.parse(app.get_css_variables()["block-cursor-background"])
+            assert {Color.from_rich_color(c).hex for c in background(0) if c} == {cursor.hex}
     finally:
         app.clients.close()

@@ -80,3 +80,31 @@ def test_palette_in_tmux_jumps_to_the_scrollback_line(
     tmux("send-keys", "-t", "e2e", "Escape")
     screen = wait_for(capture, lambda s: "kind: terminal" in s)
     assert "healthz" in screen  # the query survived the round trip
+
+
+def test_no_color_sends_no_colour_code_to_a_real_terminal(
+    demo_project: Path, tmp_path: Path, tmux: Callable[..., str]
+) -> None:
+    """Issue 15.7, read off tmux with ``capture-pane -e``: attributes only, no greys."""
+    import re
+
+    root = tmp_path / "demo"
+    copy_demo(demo_project, root)
+    with EmbeddedClient.open(root, clock=fixed_clock, start_worker=False) as client:
+        client.service.catch_up()
+    env = (
+        f"env NO_COLOR=1 TERM=xterm-256color ADE_NOW=2026-06-15T12:00:00Z "
+        f"ADE_RUNTIME_DIR={tmp_path / 'run'} ADE_CONFIG_DIR={tmp_path / 'cfg'}"
+    )
+    command = f"{env} {ADE} palette --project {root} --no-watch"
+    tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", "nc", command)
+
+    def capture() -> str:
+        return tmux("capture-pane", "-p", "-e", "-t", "nc")
+
+    tmux("send-keys", "-t", "nc", "-l", "timeout")
+    screen = wait_for(capture, lambda s: "timeout" in s.lower() and "\x1b[7m" in s)
+    codes = [p for sgr in re.findall(r"\x1b\[([0-9;:]*)m", screen) for p in sgr.split(";")]
+    assert not [p for p in codes if p in {"38", "48"} or re.fullmatch(r"(3|4|9|10)[0-7]", p)]
+    assert "7" in codes  # the cursor row: reverse video
+    assert "4" in codes  # the matches: underline
