@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
+from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from engine.errors import AdeError
@@ -20,6 +21,8 @@ from tui.palette_client import ClientSlot
 from tui.screens.palette import PaletteScreen
 
 if TYPE_CHECKING:  # the engine's modules are imported after the first paint, by the opener
+    from textual.driver import Driver
+
     from engine.client import SearchClient
     from engine.external.resume import ResumePlan
     from engine.project.model import Lane, SessionMeta
@@ -76,6 +79,11 @@ class PaletteApp(App[str | None]):
     ]
     TITLE = "ade"
     ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Ctrl+C cancels, as in fzf, rather than Textual's "Do you want to quit?" note. Not a
+        # priority binding: a selection in the input or the scrollback is copied first.
+        Binding("ctrl+c", "interrupt", show=False, system=True),
+    ]
 
     def __init__(
         self,
@@ -103,6 +111,8 @@ class PaletteApp(App[str | None]):
         self.initial_query = initial_query
         self.print_mode = print_mode
         self.resume_plan: ResumePlan | None = None
+        self.interrupted = False
+        """Set by Ctrl+C: ``--print`` then exits 130, like fzf."""
         """Set by Ctrl+R on a chat hit: the session to resume after the app has exited."""
         self._preview_choice = preview
         self.preview_enabled = bool(preview)
@@ -120,6 +130,17 @@ class PaletteApp(App[str | None]):
         self.lanes: list[Lane] = []
         self.local_items: list[LocalItem] = command_items()
         self.theme = THEME
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, sized by the controlling terminal even when stdout is captured."""
+        from tui.terminal_size import sized_driver
+
+        return sized_driver(super().get_driver_class())
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: leave at once, from any screen, without a result."""
+        self.interrupted = True
+        self.finish(None)
 
     def on_mount(self) -> None:
         if self._preview_choice is None:
