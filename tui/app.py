@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -222,7 +222,7 @@ class PaletteApp(App[str | None]):
         self.sessions = sessions
         self.lanes = lanes
         self.local_items = [
-            *chat_items(sessions, project_id),
+            *session_items(sessions, project_id, {lane.id: lane.name for lane in lanes}),
             *lane_items(lanes, project_id),
             *command_items(),
         ]
@@ -301,25 +301,29 @@ def command_items() -> list[LocalItem]:
     ]
 
 
-def chat_items(sessions: Sequence[SessionMeta], project_id: str) -> list[LocalItem]:
-    """Chat sessions as matchable items; their key matches the deduped search row of the session."""
+def session_items(
+    sessions: Sequence[SessionMeta], project_id: str, lane_names: Mapping[str, str]
+) -> list[LocalItem]:
+    """Chat and terminal sessions as matchable items. Their key matches the deduped search row
+    of the session, and their lane reads as on search rows (the lane's name, issue 15.5)."""
     from engine.links.deeplink import build_link
 
     return [
         LocalItem(
             key=f"{project_id}|session:{s.id}",
-            kind="chat",
+            kind="chat" if s.kind == "chat" else "terminal",
             label=s.title or s.id,
             # Claude Code / Codex transcripts say which tool wrote them (.ade chats do not).
-            detail=(s.tool or s.source) if s.source != "ade" else "",
-            lane=s.lane_id,
+            detail=(s.tool or s.source) if s.kind == "chat" and s.source != "ade" else "",
+            lane=lane_names.get(s.lane_id, s.lane_id) if s.lane_id else None,
             updated_at_ms=int(s.updated_at.timestamp() * 1000),
             session_id=s.id,
-            deep_link=build_link("chat", s.id, project_id=project_id),
+            deep_link=build_link("chat" if s.kind == "chat" else "terminal", s.id,
+                                 project_id=project_id),
         )
         for s in sessions
-        if s.kind == "chat"
-    ]
+        if s.kind in {"chat", "terminal"}
+    ]  # fmt: skip
 
 
 def lane_items(lanes: Sequence[Lane], project_id: str) -> list[LocalItem]:

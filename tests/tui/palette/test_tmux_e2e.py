@@ -67,9 +67,9 @@ def test_palette_in_tmux_jumps_to_the_scrollback_line(
     def capture() -> str:
         return tmux("capture-pane", "-p", "-t", "e2e")
 
-    wait_for(capture, lambda s: "kind: sessions" in s)
+    wait_for(capture, lambda s: "kind: everything" in s)
     tmux("send-keys", "-t", "e2e", "-l", "healthz")
-    for _ in range(3):  # sessions → everything → chat → terminal
+    for _ in range(3):  # everything → sessions → chat → terminal
         tmux("send-keys", "-t", "e2e", "Tab")
     screen = wait_for(capture, lambda s: "kind: terminal" in s and "Terminals (" in s)
     assert "$ uvicorn" in screen
@@ -113,7 +113,7 @@ def test_print_inside_command_substitution_fills_the_pane(
     rows = screen.split("\n")
     footers = [i for i, row in enumerate(rows) if "esc close" in row]
     assert footers == [39], screen  # one footer, on the pane's last line: no stale 80x24 frame
-    assert rows[39].rstrip().endswith("docs")
+    assert "docs" in rows[39]
     assert len(rows[39].rstrip()) > 120
     assert rows[0].startswith("╭")
     assert len(rows[0].rstrip()) == 140
