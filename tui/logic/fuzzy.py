@@ -206,9 +206,16 @@ def list_sessions(
 ) -> list[PaletteRow]:
     """Every session of ``kinds`` (only chats of ``tools``, when given), one row each, newest
     activity first: what an empty query in a session kind shows (issue 15.3)."""
+    chosen = items_of(items, kinds, tools)
+    return [item.to_row() for item in _newest_first(chosen)[:LISTING_LIMIT]]
+
+
+def items_of(
+    items: Sequence[LocalItem], kinds: Iterable[str], tools: Sequence[str] = ()
+) -> list[LocalItem]:
+    """The items of ``kinds``; with ``tools``, only the chats of those agents (``tool:``)."""
     wanted = frozenset(kinds)
-    chosen = [
+    return [
         item for item in items
         if item.kind in wanted and (not tools or (item.kind == "chat" and item.detail in tools))
     ]  # fmt: skip
-    return [item.to_row() for item in _newest_first(chosen)[:LISTING_LIMIT]]

@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 
 from engine.errors import AdeError
 from engine.types import SearchQueryArgs, SearchQueryResult
-from tui.logic.fuzzy import LocalItem, list_sessions, match_local
+from tui.logic.fuzzy import LocalItem, items_of, list_sessions, match_local
 from tui.logic.generation import Generation
 from tui.logic.keys import PALETTE_KEYS
 from tui.logic.kinds import (
@@ -37,8 +37,8 @@ from tui.logic.kinds import (
     typed_tools,
     without_listing_filters,
 )
-from tui.logic.merge import merge, search_rows
-from tui.logic.rows import KIND_ORDER, PaletteRow
+from tui.logic.merge import merge, rows_per_kind
+from tui.logic.rows import PaletteRow
 from tui.logic.terms import highlight_terms, terms_pattern
 from tui.widgets.preview_pane import PreviewPane
 from tui.widgets.result_list import ResultList
@@ -53,6 +53,9 @@ STATUS_SECONDS = 2.0
 
 SEARCH_LIMIT = 60
 """Hits asked for per query: enough to fill the list after deduping by session."""
+
+COMMAND_KINDS = ("command", "project")
+"""Local items offered in the everything and sessions stops only."""
 
 OPENING = "opening…"
 """Footer note while the project's client is being opened (after the first paint)."""
@@ -188,11 +191,7 @@ class PaletteScreen(Screen[None]):
         key = (id(source), len(source), force.kinds, force.commands, tools)
         if self._items_for is not None and self._items_for[0] == key:
             return self._items_for[1]
-        kinds = {*force.kinds, *(("command", "project") if force.commands else ())}
-        items = [
-            item for item in source
-            if item.kind in kinds and (not tools or (item.kind == "chat" and item.detail in tools))
-        ]  # fmt: skip
+        items = items_of(source, (*force.kinds, *(COMMAND_KINDS if force.commands else ())), tools)
         self._items_for = (key, items)
         return items
 
@@ -267,10 +266,7 @@ class PaletteScreen(Screen[None]):
             hidden = client.query(also)
         except Exception:  # only a hint: a failure here shows no hint, never an error
             return
-        counts: dict[str, int] = {}
-        for row in sorted(search_rows(hidden.items), key=lambda r: KIND_ORDER[r.kind]):
-            counts[row.kind] = counts.get(row.kind, 0) + 1
-        self.post_message(OtherKindsFound(stamp, counts))
+        self.post_message(OtherKindsFound(stamp, rows_per_kind(hidden.items)))
 
     def on_other_kinds_found(self, message: OtherKindsFound) -> None:
         if self.generation.is_current(message.generation):
