@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
+from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from engine.errors import AdeError
@@ -22,6 +23,8 @@ from tui.palette_client import ClientSlot
 from tui.screens.palette import PaletteScreen
 
 if TYPE_CHECKING:  # the engine's modules are imported after the first paint, by the opener
+    from textual.driver import Driver
+
     from engine.client import SearchClient
     from engine.external.resume import ResumePlan
     from engine.project.model import Lane, SessionMeta
@@ -78,6 +81,11 @@ class PaletteApp(App[str | None]):
     ]
     TITLE = "ade"
     ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Ctrl+C cancels, as in fzf, rather than Textual's "Do you want to quit?" note. Not a
+        # priority binding: a selection in the input or the scrollback is copied first.
+        Binding("ctrl+c", "interrupt", show=False, system=True),
+    ]
 
     def __init__(
         self,
@@ -106,6 +114,8 @@ class PaletteApp(App[str | None]):
         self.initial_query = initial_query
         self.print_mode = print_mode
         self.resume_plan: ResumePlan | None = None
+        self.interrupted = False
+        """Set by Ctrl+C: ``--print`` then exits 130, like fzf."""
         """Set by Ctrl+R on a chat hit: the session to resume after the app has exited."""
         self._preview_choice = preview
         self.preview_enabled = bool(preview)
@@ -126,6 +136,17 @@ class PaletteApp(App[str | None]):
         """The lane holding the working directory (issue 12.1): footer badge, ``ctrl+l`` filter."""
         self.local_items: list[LocalItem] = command_items()
         self.theme = THEME
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, sized by the controlling terminal even when stdout is captured."""
+        from tui.terminal_size import sized_driver
+
+        return sized_driver(super().get_driver_class())
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: leave at once, from any screen, without a result."""
+        self.interrupted = True
+        self.finish(None)
 
     def on_mount(self) -> None:
         if self._preview_choice is None:
@@ -209,7 +230,7 @@ class PaletteApp(App[str | None]):
         self.lanes = lanes
         self.current_lane = lane_of_cwd(lanes, self.cwd)
         self.local_items = [
-            *chat_items(sessions, project_id),
+            *session_items(sessions, project_id, {lane.id: lane.name for lane in lanes}),
             *lane_items(lanes, project_id),
             *command_items(),
         ]
@@ -289,25 +310,29 @@ def command_items() -> list[LocalItem]:
     ]
 
 
-def chat_items(sessions: Sequence[SessionMeta], project_id: str) -> list[LocalItem]:
-    """Chat sessions as matchable items; their key matches the deduped search row of the session."""
+def session_items(
+    sessions: Sequence[SessionMeta], project_id: str, lane_names: Mapping[str, str]
+) -> list[LocalItem]:
+    """Chat and terminal sessions as matchable items. Their key matches the deduped search row
+    of the session, and their lane reads as on search rows (the lane's name, issue 15.5)."""
     from engine.links.deeplink import build_link
 
     return [
         LocalItem(
             key=f"{project_id}|session:{s.id}",
-            kind="chat",
+            kind="chat" if s.kind == "chat" else "terminal",
             label=s.title or s.id,
             # Claude Code / Codex transcripts say which tool wrote them (.ade chats do not).
-            detail=(s.tool or s.source) if s.source != "ade" else "",
-            lane=s.lane_id,
+            detail=(s.tool or s.source) if s.kind == "chat" and s.source != "ade" else "",
+            lane=lane_names.get(s.lane_id, s.lane_id) if s.lane_id else None,
             updated_at_ms=int(s.updated_at.timestamp() * 1000),
             session_id=s.id,
-            deep_link=build_link("chat", s.id, project_id=project_id),
+            deep_link=build_link("chat" if s.kind == "chat" else "terminal", s.id,
+                                 project_id=project_id),
         )
         for s in sessions
-        if s.kind == "chat"
-    ]
+        if s.kind in {"chat", "terminal"}
+    ]  # fmt: skip
 
 
 def lane_items(lanes: Sequence[Lane], project_id: str) -> list[LocalItem]:

@@ -1,8 +1,9 @@
 """``ade palette`` (and bare ``ade``): the full-screen search palette.
 
 With ``--print`` it behaves like fzf: the palette draws on the terminal (Textual renders to
-stderr), and the chosen hit's deep link — or ``path:line`` for a file hit — goes to stdout, exit 0;
-cancelling exits 1, so ``cd``/``$EDITOR`` shell widgets can use it.
+stderr, sized by the controlling terminal), and the chosen hit's deep link — or ``path:line`` for
+a file hit — goes to stdout, exit 0; Esc exits 1 and Ctrl+C 130, so ``cd``/``$EDITOR`` shell
+widgets can use it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tui.app import PaletteApp
+
+
+INTERRUPTED = 130
+"""``--print`` ended by Ctrl+C: the shell's code for SIGINT, as fzf exits."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -81,7 +86,7 @@ def check_app(project: Path | None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Open the palette; 0 when a hit was printed or the palette was closed normally, 1 when
-    ``--print`` was cancelled."""
+    ``--print`` was cancelled (Esc), 130 when it was interrupted (Ctrl+C)."""
     if args.check:
         return check_app(demo_root() if args.demo else args.project)
     app = build_app(args)
@@ -95,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         return run_plan(app.resume_plan)
     if args.print_link:
         if result is None:
-            return 1
+            return INTERRUPTED if app.interrupted else 1
         sys.stdout.write(result + "\n")
     return 0
 

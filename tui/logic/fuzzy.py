@@ -7,7 +7,7 @@ for the few rows that will be painted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tui.logic.rows import PaletteRow, RowKind, Spans
@@ -19,7 +19,11 @@ SCORE_CUTOFF = 80.0
 """partial_ratio below this is noise: "login" scores 75 against "link: copy"."""
 
 EMPTY_QUERY_CHATS = 8
-"""Recent chats shown for the empty query: discovery, not an exhaustive list."""
+"""Recent chats shown for the empty query in the everything stop: discovery, not an exhaustive
+list (the sessions, chat and terminal stops list every session)."""
+
+LISTING_LIMIT = 500
+"""Sessions listed for an empty query in a session kind: more than a day of heavy use."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +40,7 @@ class LocalItem:
     deep_link: str | None = None
     action: str | None = None
 
-    def to_row(self, spans: Spans = ()) -> PaletteRow:
+    def to_row(self, spans: Spans = (), *, leads: bool = False) -> PaletteRow:
         """The painted form of this item with ``spans`` highlighted in the title."""
         return PaletteRow(
             key=self.key,
@@ -50,6 +54,7 @@ class LocalItem:
             deep_link=self.deep_link,
             action=self.action,
             local=True,
+            leads=leads,
         )
 
 
@@ -142,7 +147,20 @@ def match_local(
                              items[hit[2]].label),
         )  # fmt: skip
         best.extend(hit[2] for hit in extra[: limit - len(best)])
-    return [items[i].to_row(highlight_spans(query, items[i].label)) for i in best]
+    words = needle.split()
+    rows = []
+    for i in best:
+        leads = _starts_words(words, choices[i])
+        if items[i].kind == "command" and not leads:
+            continue  # a command runs on Enter: only a word-start match of its name offers it
+        rows.append(items[i].to_row(highlight_spans(query, items[i].label), leads=leads))
+    return rows
+
+
+def _starts_words(words: Sequence[str], text: str) -> bool:
+    """Whether every one of ``words`` is the start of a word of ``text`` (both processed)."""
+    starts = text.split()
+    return all(any(start.startswith(word) for start in starts) for word in words)
 
 
 _cache: dict[int, tuple[Sequence[LocalItem], list[str], list[int]]] = {}
@@ -156,8 +174,11 @@ def _processed(items: Sequence[LocalItem]) -> tuple[list[str], list[int]]:
     cached = _cache.get(id(items))
     if cached is not None and cached[0] is items and len(cached[1]) == len(items):
         return cached[1], cached[2]
+    # A command matches by its name only: "the" must not find `app: quit` by its description.
     choices = [
-        utils.default_process(item.label + (" " + item.detail if item.detail else ""))
+        utils.default_process(
+            item.label + (" " + item.detail if item.detail and item.kind != "command" else "")
+        )
         for item in items
     ]
     order = sorted(
@@ -169,10 +190,32 @@ def _processed(items: Sequence[LocalItem]) -> tuple[list[str], list[int]]:
 
 
 def _discovery(items: Sequence[LocalItem], limit: int) -> list[PaletteRow]:
-    chats = sorted(
-        (item for item in items if item.kind == "chat"),
-        key=lambda item: (-(item.updated_at_ms or 0), item.label),
-    )[:EMPTY_QUERY_CHATS]
+    chats = _newest_first(item for item in items if item.kind == "chat")
     lanes = [item for item in items if item.kind == "lane"]
     commands = [item for item in items if item.kind in {"command", "project"}]
-    return [item.to_row() for item in (*chats, *lanes, *commands)][: max(limit, len(commands))]
+    chosen = (*chats[:EMPTY_QUERY_CHATS], *lanes, *commands)
+    return [item.to_row() for item in chosen][: max(limit, len(commands))]
+
+
+def _newest_first(items: Iterable[LocalItem]) -> list[LocalItem]:
+    return sorted(items, key=lambda item: (-(item.updated_at_ms or 0), item.label))
+
+
+def list_sessions(
+    items: Sequence[LocalItem], kinds: Iterable[str], tools: Sequence[str] = ()
+) -> list[PaletteRow]:
+    """Every session of ``kinds`` (only chats of ``tools``, when given), one row each, newest
+    activity first: what an empty query in a session kind shows (issue 15.3)."""
+    chosen = items_of(items, kinds, tools)
+    return [item.to_row() for item in _newest_first(chosen)[:LISTING_LIMIT]]
+
+
+def items_of(
+    items: Sequence[LocalItem], kinds: Iterable[str], tools: Sequence[str] = ()
+) -> list[LocalItem]:
+    """The items of ``kinds``; with ``tools``, only the chats of those agents (``tool:``)."""
+    wanted = frozenset(kinds)
+    return [
+        item for item in items
+        if item.kind in wanted and (not tools or (item.kind == "chat" and item.detail in tools))
+    ]  # fmt: skip

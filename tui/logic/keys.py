@@ -19,6 +19,8 @@ class KeyBinding:
 PALETTE_KEYS: tuple[KeyBinding, ...] = (
     KeyBinding("enter", "activate", "open"),
     KeyBinding("escape", "cancel", "close"),
+    # Over the input's own Ctrl+C (copy, and the initial query is selected): cancel, like fzf.
+    KeyBinding("ctrl+c", "app.interrupt", "cancel", show=False),
     KeyBinding("down", "cursor_down", "next", show=False),
     KeyBinding("up", "cursor_up", "previous", show=False),
     KeyBinding("ctrl+n", "cursor_down", "next", show=False),

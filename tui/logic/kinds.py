@@ -1,17 +1,22 @@
-"""The kind switcher (Tab / Shift+Tab) and which kinds a palette query asks the engine for."""
+"""The kind switcher (Tab / Shift+Tab) and the one rule for which kinds a palette query shows.
+
+The rule (issue 15.5): a ``kind:`` typed in the query replaces the switcher's stop — for the
+search, for the local rows and for the badge — so what the badge names is what is shown.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from engine.types import AGENT_TOOLS, ALL_KINDS, DEFAULT_KINDS, DocKind
+from engine.types import AGENT_TOOLS, ALL_KINDS, DEFAULT_KINDS, KIND_ALIASES, DocKind
 
-PALETTE_DEFAULT_KINDS: tuple[DocKind, ...] = ("chat", "terminal")
-"""Without a kind filter the palette shows chat and terminal hits below local matches (seed TUI)."""
+SESSION_KINDS: tuple[DocKind, ...] = ("chat", "terminal")
+"""The kinds whose documents belong to a session (one row per session)."""
 
-_KIND_FILTER = re.compile(r"(?:^|\s)kind:\S*")
+_KIND_FILTER = re.compile(r"(?:^|\s)kind:(\S*)")
 _TOOL_FILTER = re.compile(r"(?:^|\s)tool:\S*")
+_LISTING_FILTER = re.compile(r"^(?:kind|tool):\S*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +30,41 @@ class KindMode:
 
 
 KIND_MODES: tuple[KindMode, ...] = (
-    KindMode("sessions", PALETTE_DEFAULT_KINDS),
     KindMode("everything", DEFAULT_KINDS),
+    KindMode("sessions", SESSION_KINDS),
     *(KindMode(kind, (kind,)) for kind in ALL_KINDS),
     *(KindMode(f"chat: {tool}", ("chat",), tool) for tool in AGENT_TOOLS),
 )
-"""Switcher stops in order: the default, every default kind, each kind alone, then the chats of
-each agent alone (issue 16)."""
+"""Switcher stops in order: everything (where the palette starts, so no hit hides behind Tab),
+sessions, each kind alone, then the chats of each agent alone (issue 16)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KindsInForce:
+    """What a query in a switcher stop shows."""
+
+    label: str
+    """The badge: the stop's label, or the typed ``kind:`` values."""
+    kinds: tuple[DocKind, ...]
+    """The kinds shown (local rows and search hits)."""
+    engine_kinds: tuple[DocKind, ...] | None
+    """The ``kinds`` argument for the engine: None lets the typed ``kind:`` filter decide."""
+    tool: str | None
+    """A ``chat: <tool>`` stop's agent (None when a typed ``kind:`` replaced the stop)."""
+    typed: bool
+    """Whether a typed ``kind:`` decides."""
+    commands: bool
+    """Whether palette commands are offered (the everything and sessions stops)."""
+
+    @property
+    def sessions_only(self) -> bool:
+        """Only chat and terminal kinds: an empty query lists their sessions."""
+        return bool(self.kinds) and all(kind in SESSION_KINDS for kind in self.kinds)
+
+    @property
+    def narrowed(self) -> bool:
+        """A switcher stop narrower than everything: other kinds' hits are worth a mention."""
+        return not self.typed and set(self.kinds) < set(DEFAULT_KINDS)
 
 
 def cycle(index: int, step: int) -> int:
@@ -39,22 +72,73 @@ def cycle(index: int, step: int) -> int:
     return (index + step) % len(KIND_MODES)
 
 
-def query_names_kinds(query: str) -> bool:
-    """True when the typed query carries its own ``kind:`` filter (the engine then decides)."""
-    return bool(_KIND_FILTER.search(query))
-
-
-def kinds_for(query: str, mode_index: int) -> tuple[DocKind, ...] | None:
-    """The ``kinds`` argument for the engine: None lets a typed ``kind:`` filter decide."""
-    if query_names_kinds(query) and mode_index == 0:
+def typed_kinds(query: str) -> tuple[DocKind, ...] | None:
+    """The kinds a typed ``kind:`` filter names (aliases resolved, unknown names dropped: the
+    engine reports them), or None when the query has no ``kind:`` filter."""
+    found = _KIND_FILTER.findall(query)
+    if not found:
         return None
-    return KIND_MODES[mode_index].kinds
+    names = [KIND_ALIASES.get(n, n) for value in found for n in value.lower().split(",") if n]
+    return tuple(kind for kind in ALL_KINDS if kind in names)
+
+
+def in_force(query: str, mode_index: int) -> KindsInForce:
+    """The kinds ``query`` shows in switcher stop ``mode_index``: a typed ``kind:`` replaces the
+    stop's kinds (and its tool)."""
+    mode = KIND_MODES[mode_index]
+    typed = typed_kinds(query)
+    if typed is not None:
+        label = ",".join(typed) or "?"
+        return KindsInForce(label, typed, None, None, typed=True, commands=False)
+    commands = mode.tool is None and mode.kinds in {DEFAULT_KINDS, SESSION_KINDS}
+    return KindsInForce(mode.label, mode.kinds, mode.kinds, mode.tool, typed=False,
+                        commands=commands)  # fmt: skip
 
 
 def query_for(query: str, mode_index: int) -> str:
     """The query text sent to the engine: a tool stop adds ``tool:<tool>`` unless the typed
-    query names its own tools."""
-    tool = KIND_MODES[mode_index].tool
+    query names its own tools or kinds."""
+    tool = in_force(query, mode_index).tool
     if tool is None or _TOOL_FILTER.search(query):
         return query
     return f"{query} tool:{tool}"
+
+
+def lists_sessions(query: str, force: KindsInForce) -> bool:
+    """Whether ``query`` asks for a listing of sessions rather than a search: nothing but
+    ``kind:``/``tool:`` filters, in chat/terminal kinds only (``kind:terminal``, or Tab to the
+    terminal stop with an empty query). A search would list chunks, and one long log's chunks
+    crowd out every other session."""
+    tokens = query.split()
+    return force.sessions_only and all(_LISTING_FILTER.match(token) for token in tokens)
+
+
+def typed_tools(query: str) -> tuple[str, ...]:
+    """The agents a typed ``tool:`` filter names (empty when there is none)."""
+    found = re.findall(r"(?:^|\s)tool:(\S*)", query)
+    return tuple(n for value in found for n in value.lower().split(",") if n)
+
+
+def without_listing_filters(query: str) -> str:
+    """``query`` without its ``kind:``/``tool:`` filters: the words local items are matched by."""
+    return " ".join(token for token in query.split() if not _LISTING_FILTER.match(token))
+
+
+def other_kinds(force: KindsInForce) -> tuple[DocKind, ...]:
+    """The kinds a narrowed stop hides: asked separately so the palette can say they have hits."""
+    return (
+        tuple(kind for kind in DEFAULT_KINDS if kind not in force.kinds) if force.narrowed else ()
+    )
+
+
+def count_line(
+    total: int, truncated: bool, doc_count: int | None, others: dict[str, int] | None = None
+) -> str:
+    """fzf's habit: ``12 of 340`` (``0 of 1,234`` when nothing matches), then the kinds the
+    current stop hides that have hits: ``also 40 commit · 3 file (tab)``."""
+    matched = f"{total:,}{'+' if truncated else ''}"
+    line = f"{matched} of {doc_count:,}" if doc_count is not None else f"{matched} found"
+    if others:
+        named = " · ".join(f"{n} {kind}" for kind, n in others.items())
+        line += f" · also {named} (tab)"
+    return line

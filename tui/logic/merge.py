@@ -3,6 +3,7 @@
 The seed's TUI rules: search hits go below the local matches; chat and terminal hits are folded to
 one row per owning session (its best hit, "+N more"); a session already shown as a local chat match
 is not repeated; when the query asks for kinds, rows are grouped in the fixed kind order with a label.
+Local matches lead only when they match at word starts; weaker ones follow the hits.
 """
 
 from __future__ import annotations
@@ -72,12 +73,7 @@ def best_messages(items: Sequence[SearchResultItem]) -> dict[tuple[str | None, s
 
 
 def _with_more(row: PaletteRow, more: int) -> PaletteRow:
-    return PaletteRow(
-        key=row.key, kind=row.kind, title=row.title, title_spans=row.title_spans,
-        snippet=row.snippet, snippet_spans=row.snippet_spans, lane=row.lane,
-        updated_at_ms=row.updated_at_ms, session_id=row.session_id, deep_link=row.deep_link,
-        more=more, foreign_project=row.foreign_project, item=row.item,
-    )  # fmt: skip
+    return replace(row, more=more)
 
 
 def _row_for(item: SearchResultItem, sid: str | None, active_project_id: str | None) -> PaletteRow:
@@ -137,19 +133,56 @@ def merge(
     *,
     active_project_id: str | None,
 ) -> list[PaletteRow]:
-    """The full list: local matches first, then the search hits grouped by kind."""
-    shown = frozenset(row.session_id for row in local if row.kind == "chat" and row.session_id)
-    found = search_rows(hits, shown_sessions=shown, active_project_id=active_project_id)
-    best = best_messages(hits)
-    return [*(_at_best_message(row, best, active_project_id) for row in local),
-            *group_by_kind(found)]  # fmt: skip
+    """The full list: leading local matches, the search hits grouped by kind, then the weaker
+    local matches that no hit already shows (issue 15.4: a command leads only when every typed
+    word starts a word of its name; otherwise it ranks below what the index found).
+
+    A thing is never listed twice: a session or a lane shown by a leading local row is not
+    repeated by its hits, and a weak local row gives way to the hit of the same session."""
+    leading = [row for row in local if row.leads]
+    shown = frozenset(
+        row.session_id for row in leading if row.kind in SESSION_KINDS and row.session_id
+    )
+    leading_keys = {row.key for row in leading}
+    found = [
+        row
+        for row in search_rows(hits, shown_sessions=shown, active_project_id=active_project_id)
+        if row.key not in leading_keys
+    ]
+    found_keys = {row.key for row in found} | {row.session_id for row in found if row.session_id}
+    trailing = [
+        row for row in local
+        if not row.leads and row.key not in found_keys and row.session_id not in found_keys
+    ]  # fmt: skip
+    best = best_links(hits)
+    rows = [*(_at_best_hit(row, best, active_project_id) for row in leading), *group_by_kind(found)]
+    if trailing and found:
+        rows.append(
+            PaletteRow(key="header:more", kind="header", title=f"~ More matches ({len(trailing)})")
+        )
+    rows.extend(_at_best_hit(row, best, active_project_id) for row in trailing)
+    return rows
 
 
-def _at_best_message(
+def best_links(items: Sequence[SearchResultItem]) -> dict[tuple[str | None, str], str]:
+    """Where a local session row opens when its session has hits: a chat at its best matching
+    message, a terminal at its best matching line."""
+    best = best_messages(items)
+    for item in items:
+        if item.kind == "terminal" and item.session_id and item.deep_link:
+            best.setdefault((item.project_id, item.session_id), item.deep_link)
+    return best
+
+
+def _at_best_hit(
     row: PaletteRow, best: dict[tuple[str | None, str], str], project_id: str | None
 ) -> PaletteRow:
-    """A local chat row whose session also has message hits opens at the best of them."""
-    link = best.get((project_id, row.session_id)) if row.kind == "chat" and row.session_id else None
+    """A local session row whose session also has hits opens at the best of them."""
+    link = (
+        best.get((project_id, row.session_id))
+        if row.kind in SESSION_KINDS and row.session_id
+        else None
+    )
     return row if link is None else replace(row, deep_link=link)
 
 
@@ -172,3 +205,11 @@ def stable_index(
         return selectable[0]
     above = [i for i in selectable if i <= previous_index]
     return above[-1] if above else selectable[0]
+
+
+def rows_per_kind(items: Sequence[SearchResultItem]) -> dict[str, int]:
+    """How many rows each kind's hits make (a session once), in the fixed kind order."""
+    counts: dict[str, int] = {}
+    for row in sorted(search_rows(items), key=lambda row: KIND_ORDER.get(row.kind, 99)):
+        counts[row.kind] = counts.get(row.kind, 0) + 1
+    return counts

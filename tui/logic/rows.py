@@ -85,6 +85,9 @@ class PaletteRow:
     foreign_project: str | None = None
     """Name of the other project this hit comes from (amber marker), or None for the active one."""
     local: bool = False
+    leads: bool = False
+    """A local match strong enough to go above the search hits: every typed word starts a word
+    of it (issue 15.4). Weaker local matches (fuzzy, mid-word) follow the hits."""
     item: SearchResultItem | None = field(default=None, compare=False)
 
     @property

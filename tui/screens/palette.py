@@ -23,12 +23,22 @@ from textual.worker import get_current_worker
 
 from engine.errors import AdeError
 from engine.types import SearchQueryArgs, SearchQueryResult
-from tui.logic.fuzzy import match_local
+from tui.logic.fuzzy import LocalItem, items_of, list_sessions, match_local
 from tui.logic.generation import Generation
 from tui.logic.keys import PALETTE_KEYS
-from tui.logic.kinds import KIND_MODES, cycle, kinds_for, query_for
+from tui.logic.kinds import (
+    KindsInForce,
+    count_line,
+    cycle,
+    in_force,
+    lists_sessions,
+    other_kinds,
+    query_for,
+    typed_tools,
+    without_listing_filters,
+)
 from tui.logic.lane_context import LANE_KEY, toggle_lane_filter
-from tui.logic.merge import merge
+from tui.logic.merge import merge, rows_per_kind
 from tui.logic.rows import PaletteRow
 from tui.logic.terms import highlight_terms, terms_pattern
 from tui.widgets.preview_pane import PreviewPane
@@ -45,6 +55,9 @@ STATUS_SECONDS = 2.0
 SEARCH_LIMIT = 60
 """Hits asked for per query: enough to fill the list after deduping by session."""
 
+COMMAND_KINDS = ("command", "project")
+"""Local items offered in the everything and sessions stops only."""
+
 OPENING = "opening…"
 """Footer note while the project's client is being opened (after the first paint)."""
 
@@ -57,6 +70,14 @@ class SearchDone(Message):
     query: str
     result: SearchQueryResult | None
     error: str | None
+
+
+@dataclass
+class OtherKindsFound(Message):
+    """Hits per kind the current switcher stop hides, for the count line (issue 15.2)."""
+
+    generation: int
+    counts: dict[str, int]
 
 
 class PaletteScreen(Screen[None]):
@@ -78,6 +99,10 @@ class PaletteScreen(Screen[None]):
         self.kind_mode = 0
         self.local_rows: list[PaletteRow] = []
         self.hits: SearchQueryResult | None = None
+        self.other_hits: dict[str, int] | None = None
+        """Rows per kind the stop hides (``also 40 commit (tab)``), for the current query."""
+        self._items_for: tuple[tuple[object, ...], list[LocalItem]] | None = None
+        self._status_shown: tuple[object, str, str | None, str | None] | None = None
         self._doc_count: int | None = None
         self._last_link: str | None = None
         """The link of the last hit the user moved to: what `link: copy` copies from its own row."""
@@ -132,8 +157,10 @@ class PaletteScreen(Screen[None]):
     def _query_changed(self) -> None:
         self.cursor_moved = False
         self.hits = None
+        self.other_hits = None
         self.error = None
         self.suggestion = None
+        self._update_kind_label()
         self.refresh_local(keep=False)
         self._start_search()
 
@@ -149,12 +176,30 @@ class PaletteScreen(Screen[None]):
 
     def refresh_local(self, *, keep: bool) -> None:
         """Recompute local matches and repaint (synchronous: this is the per-keystroke path)."""
-        items = self.palette_app.local_items
-        tool = KIND_MODES[self.kind_mode].tool
-        if tool is not None:  # a "chat: <tool>" stop: that agent's chats only
-            items = [i for i in items if i.kind == "chat" and i.detail == tool]
-        self.local_rows = match_local(self.query_text, items)
+        query = self.query_text.strip()
+        force = self.kinds_in_force()
+        tools = typed_tools(query) or ((force.tool,) if force.tool else ())
+        items = self._local_items(force, tools)
+        if lists_sessions(query, force):
+            self.local_rows = list_sessions(items, force.kinds, tools)
+        else:
+            self.local_rows = match_local(without_listing_filters(query), items)
         self._paint(keep=keep)
+
+    def kinds_in_force(self) -> KindsInForce:
+        """What the query shows in the current stop: a typed ``kind:`` replaces the stop."""
+        return in_force(self.query_text.strip(), self.kind_mode)
+
+    def _local_items(self, force: KindsInForce, tools: tuple[str, ...]) -> list[LocalItem]:
+        """The local items of the kinds in force (cached: the matcher caches by list identity,
+        and this runs on every keystroke)."""
+        source = self.palette_app.local_items
+        key = (id(source), len(source), force.kinds, force.commands, tools)
+        if self._items_for is not None and self._items_for[0] == key:
+            return self._items_for[1]
+        items = items_of(source, (*force.kinds, *(COMMAND_KINDS if force.commands else ())), tools)
+        self._items_for = (key, items)
+        return items
 
     def _paint(self, *, keep: bool) -> None:
         hits = self.hits.items if self.hits is not None else ()
@@ -164,27 +209,39 @@ class PaletteScreen(Screen[None]):
         box = self.query_one("#inline-error", Static)
         box.display = self.error is not None
         box.update(f"⚠ {self.error}" if self.error else "")
+        self._update_count_line()
         self._schedule_preview()
+
+    def _update_count_line(self) -> None:
+        """``12 of 340 · also 40 commit (tab)`` under the query, once a search answered."""
+        line = ""
+        if self.hits is not None:
+            line = count_line(self.hits.total, self.hits.results_truncated, self._doc_count,
+                              self.other_hits)  # fmt: skip
+        elif self.local_rows and lists_sessions(self.query_text.strip(), self.kinds_in_force()):
+            line = f"{len(self.local_rows):,} sessions"
+        self.query_one("#query", Input).border_subtitle = line
 
     # --- searching ----------------------------------------------------------------------------
 
     def _start_search(self) -> None:
         stamp = self.generation.advance()
         query = self.query_text.strip()
+        force = self.kinds_in_force()
         self.palette_app.debounce_gate.clear()
         self.palette_app.clients.interrupt()
-        if not query:
+        if not query or lists_sessions(query, force):
             self.workers.cancel_group(self, "search")
             return
         args = SearchQueryArgs(
-            query=query_for(query, self.kind_mode),
-            kinds=kinds_for(query, self.kind_mode),
-            limit=SEARCH_LIMIT,
+            query=query_for(query, self.kind_mode), kinds=force.engine_kinds, limit=SEARCH_LIMIT
         )
-        self._search(stamp, args)
+        others = other_kinds(force)
+        also = SearchQueryArgs(query=query, kinds=others, limit=SEARCH_LIMIT) if others else None
+        self._search(stamp, args, also)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, stamp: int, args: SearchQueryArgs) -> None:
+    def _search(self, stamp: int, args: SearchQueryArgs, also: SearchQueryArgs | None) -> None:
         """Debounce, then query; always posts its answer (the handler decides if it is stale)."""
         app = self.palette_app
         worker = get_current_worker()
@@ -208,6 +265,19 @@ class PaletteScreen(Screen[None]):
             self.post_message(SearchDone(stamp, args.query, None, f"search failed: {err}"))
             return
         self.post_message(SearchDone(stamp, args.query, result, None))
+        if also is None or superseded():
+            return
+        # After the answer is painted: which kinds this stop hides have hits (issue 15.2).
+        try:
+            hidden = client.query(also)
+        except Exception:  # only a hint: a failure here shows no hint, never an error
+            return
+        self.post_message(OtherKindsFound(stamp, rows_per_kind(hidden.items)))
+
+    def on_other_kinds_found(self, message: OtherKindsFound) -> None:
+        if self.generation.is_current(message.generation):
+            self.other_hits = message.counts
+            self._update_count_line()
 
     def on_search_done(self, message: SearchDone) -> None:
         if not self.generation.is_current(message.generation):
@@ -243,7 +313,8 @@ class PaletteScreen(Screen[None]):
         from engine.types import IndexStatus
 
         known = status if isinstance(status, IndexStatus) else None
-        label = KIND_MODES[self.kind_mode].label
+        label = self.kinds_in_force().label
+        self._status_shown = (known, label, error, note)
         lane = self.palette_app.current_lane
         self.query_one(StatusBar).show_status(
             known, label, error, note=note, lane=lane.id if lane is not None else None,
@@ -252,13 +323,20 @@ class PaletteScreen(Screen[None]):
         if known is None:
             return
         grew = self._doc_count is not None and known.doc_count != self._doc_count
+        first = self._doc_count is None
         self._doc_count = known.doc_count
+        if first:
+            self._update_count_line()
         if grew and self.query_text.strip() and self.app.screen is self:
             # The in-process watcher indexed something new: ask again, keeping the cursor.
             self._start_search()
 
     def _update_kind_label(self) -> None:
-        self.query_one("#query", Input).border_title = f"kind: {KIND_MODES[self.kind_mode].label}"
+        label = self.kinds_in_force().label
+        self.query_one("#query", Input).border_title = f"kind: {label}"
+        shown = self._status_shown
+        if shown is not None and shown[1] != label:  # a typed kind: changed the badge
+            self._show_status(shown[0], shown[3], shown[2])
 
     # --- keys ---------------------------------------------------------------------------------
 
@@ -289,6 +367,7 @@ class PaletteScreen(Screen[None]):
         self.cursor_moved = False
         self._update_kind_label()
         self.hits = None
+        self.other_hits = None
         self.refresh_local(keep=False)
         self._start_search()
         self.refresh_status()

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +62,24 @@ def indexed_demo(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -
     """A copy of the demo with its index built once (tests only read it)."""
     root = tmp_path_factory.mktemp("palette") / "demo"
     copy_demo(demo_project, root)
+    pin_file_times(root)
     client = EmbeddedClient.open(root, clock=fixed_clock, start_worker=False)
     try:
         client.service.catch_up()
     finally:
         client.close()
     return root
+
+
+def pin_file_times(root: Path) -> None:
+    """Give the work-tree files one fixed mtime, a day before the demo's clock: file hits are
+    ordered by mtime, and a copy's mtimes are its copying order (snapshots must not depend on
+    it)."""
+    stamp = (DEMO_NOW - timedelta(days=1)).timestamp()
+    for path in root.rglob("*"):
+        parts = path.relative_to(root).parts
+        if path.is_file() and not {".git", ".ade"} & set(parts):
+            os.utime(path, (stamp, stamp))
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from engine.types import MatchRange, SearchResultItem
+from engine.types import DEFAULT_KINDS, MatchRange, SearchResultItem
 from tui.logic.fuzzy import LocalItem, highlight_spans, match_local
 from tui.logic.generation import Generation
 from tui.logic.keys import PALETTE_KEYS, footer_hints
-from tui.logic.kinds import KIND_MODES, cycle, kinds_for
+from tui.logic.kinds import KIND_MODES, count_line, cycle, in_force, lists_sessions, query_for
 from tui.logic.merge import group_by_kind, merge, search_rows, stable_index
 from tui.logic.rows import PaletteRow
 from tui.logic.terms import highlight_terms, terms_pattern
@@ -149,10 +149,35 @@ def test_keys_table() -> None:
 def test_kind_cycle_and_kinds() -> None:
     assert cycle(0, -1) == len(KIND_MODES) - 1
     assert cycle(len(KIND_MODES) - 1, 1) == 0
-    assert kinds_for("retry", 0) == ("chat", "terminal")
-    assert kinds_for("retry kind:pr", 0) is None  # the typed filter decides
+    assert KIND_MODES[0].label == "everything"  # where the palette starts: nothing behind Tab
+    assert in_force("retry", 0).engine_kinds == DEFAULT_KINDS
+    assert in_force("retry kind:pr", 0).engine_kinds is None  # the typed filter decides
     pr_mode = next(i for i, mode in enumerate(KIND_MODES) if mode.label == "pr")
-    assert kinds_for("retry", pr_mode) == ("pr",)
+    assert in_force("retry", pr_mode).engine_kinds == ("pr",)
+
+
+def test_a_typed_kind_replaces_the_stop_for_search_local_rows_and_badge() -> None:
+    chat = next(i for i, mode in enumerate(KIND_MODES) if mode.label == "chat")
+    claude = next(i for i, mode in enumerate(KIND_MODES) if mode.tool == "claude")
+    force = in_force("retry kind:terminal", chat)
+    assert (force.label, force.kinds, force.engine_kinds) == ("terminal", ("terminal",), None)
+    assert in_force("kind:pr,issue x", 0).label == "pr,linear"
+    assert not in_force("x kind:file", claude).commands
+    assert query_for("x kind:terminal", claude) == "x kind:terminal"  # no tool: added
+    assert query_for("x", claude) == "x tool:claude"
+    terminal = next(i for i, mode in enumerate(KIND_MODES) if mode.label == "terminal")
+    assert lists_sessions("", in_force("", terminal))
+    assert lists_sessions("kind:terminal", in_force("kind:terminal", 0))
+    assert not lists_sessions("kind:terminal lane:x", in_force("kind:terminal lane:x", 0))
+    assert not lists_sessions("", in_force("", 0))  # everything: recent sessions, lanes, commands
+
+
+def test_count_line_reads_like_fzf() -> None:
+    assert count_line(12, False, 340) == "12 of 340"
+    assert count_line(0, False, 1234) == "0 of 1,234"
+    assert count_line(1000, True, 5000, {"commit": 40, "file": 3}) == (
+        "1,000+ of 5,000 · also 40 commit · 3 file (tab)"
+    )
 
 
 def test_generation_drops_stale() -> None:
@@ -183,7 +208,7 @@ def test_a_chat_that_matched_by_title_opens_at_its_best_matching_message() -> No
     assert (row.deep_link, row.more) == ("ade://chat/s1?event=5", 2)
     assert row2.deep_link == "ade://chat/s2"
     local = PaletteRow(key="p|session:s1", kind="chat", title="t", session_id="s1",
-                       deep_link="ade://chat/s1", local=True)  # fmt: skip
+                       deep_link="ade://chat/s1", local=True, leads=True)  # fmt: skip
     merged = merge([local], [session_doc, first, later], active_project_id="p")
     assert merged[0].deep_link == "ade://chat/s1?event=5"
     assert merge([local], [first], active_project_id="q")[0].deep_link == "ade://chat/s1"

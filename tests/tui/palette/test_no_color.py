@@ -34,8 +34,11 @@ def text_of(line: list[Segment]) -> str:
 
 
 def list_lines(app: Any) -> list[list[Segment]]:
-    region = app.screen.query_one(ResultList).region
-    return screen_lines(app)[region.y : region.bottom]
+    """The result list's lines without its scrollbar (drawn in reverse video by Textual)."""
+    listing = app.screen.query_one(ResultList)
+    region = listing.scrollable_content_region
+    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    return [list(strip.crop(region.x, region.right)) for strip in strips]
 
 
 async def type_query(pilot: Any) -> None:

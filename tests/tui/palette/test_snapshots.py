@@ -75,6 +75,13 @@ def test_wide_with_preview_200x60(snap_compare: Any, client: EmbeddedClient) -> 
 
 
 def test_kind_filtered_everything(snap_compare: Any, client: EmbeddedClient) -> None:
+    # The palette starts in the everything stop (issue 15.2): no Tab needed.
+    assert snap_compare(make_app(client), terminal_size=(120, 40), run_before=typing("retry"))
+
+
+def test_sessions_stop_says_which_kinds_have_hits(
+    snap_compare: Any, client: EmbeddedClient
+) -> None:
     assert snap_compare(
         make_app(client), terminal_size=(120, 40), run_before=typing("retry", "tab")
     )

@@ -67,9 +67,9 @@ def test_palette_in_tmux_jumps_to_the_scrollback_line(
     def capture() -> str:
         return tmux("capture-pane", "-p", "-t", "e2e")
 
-    wait_for(capture, lambda s: "kind: sessions" in s)
+    wait_for(capture, lambda s: "kind: everything" in s)
     tmux("send-keys", "-t", "e2e", "-l", "healthz")
-    for _ in range(3):  # sessions → everything → chat → terminal
+    for _ in range(3):  # everything → sessions → chat → terminal
         tmux("send-keys", "-t", "e2e", "Tab")
     screen = wait_for(capture, lambda s: "kind: terminal" in s and "Terminals (" in s)
     assert "$ uvicorn" in screen
@@ -80,6 +80,50 @@ def test_palette_in_tmux_jumps_to_the_scrollback_line(
     tmux("send-keys", "-t", "e2e", "Escape")
     screen = wait_for(capture, lambda s: "kind: terminal" in s)
     assert "healthz" in screen  # the query survived the round trip
+
+
+def _palette_in_command_substitution(
+    tmux: Callable[..., str], root: Path, tmp_path: Path, columns: int, lines: int
+) -> Callable[[], str]:
+    """``x=$(ade palette --print …)`` typed into a bash in a ``columns``x``lines`` tmux pane;
+    returns the pane's capture."""
+    tmux("new-session", "-d", "-x", str(columns), "-y", str(lines), "-s", "sh",
+         "env -u NO_COLOR TERM=xterm-256color bash --norc --noprofile")  # fmt: skip
+    env = (
+        f"ADE_NOW=2026-06-15T12:00:00Z ADE_RUNTIME_DIR={tmp_path / 'run'} "
+        f"ADE_CONFIG_DIR={tmp_path / 'cfg'}"
+    )
+    command = f"{env} {ADE} palette --print --project {root} --no-watch --query retry"
+    tmux("send-keys", "-t", "sh", "-l", f'x=$({command}); echo "rc=$? x=$x"')
+    tmux("send-keys", "-t", "sh", "Enter")
+    return lambda: tmux("capture-pane", "-p", "-t", "sh")
+
+
+@pytest.mark.parametrize("key", ["C-c", "Enter"])
+def test_print_inside_command_substitution_fills_the_pane(
+    demo_project: Path, tmp_path: Path, tmux: Callable[..., str], key: str
+) -> None:
+    # stdout is a pipe inside $(…): the size must come from the terminal, not the 80x24 fallback.
+    root = tmp_path / "demo"
+    copy_demo(demo_project, root)
+    with EmbeddedClient.open(root, clock=fixed_clock, start_worker=False) as client:
+        client.service.catch_up()
+    capture = _palette_in_command_substitution(tmux, root, tmp_path, 140, 40)
+    screen = wait_for(capture, lambda s: "docs" in s and "Chats (" in s)
+    rows = screen.split("\n")
+    footers = [i for i, row in enumerate(rows) if "esc close" in row]
+    assert footers == [39], screen  # one footer, on the pane's last line: no stale 80x24 frame
+    assert "docs" in rows[39]
+    assert len(rows[39].rstrip()) > 120
+    assert rows[0].startswith("╭")
+    assert len(rows[0].rstrip()) == 140
+    tmux("send-keys", "-t", "sh", key)
+    screen = wait_for(capture, lambda s: any(r.startswith("rc=") for r in s.splitlines()))
+    result = next(row for row in screen.splitlines() if row.startswith("rc="))
+    if key == "C-c":
+        assert result == "rc=130 x="  # cancelled like fzf, no "Do you want to quit?"
+    else:
+        assert result.startswith("rc=0 x=ade://")
 
 
 def test_no_color_sends_no_colour_code_to_a_real_terminal(
