@@ -27,9 +27,10 @@ from engine.types import (
 
 if TYPE_CHECKING:
     from engine.links.deeplink import DeepLink
+    from engine.links.listings import ProjectListings
     from engine.links.resolve import LinkTarget
 
-__all__ = ["ProgressCallback", "SearchClient"]
+__all__ = ["LocalReads", "ProgressCallback", "SearchClient"]
 # ProgressCallback is re-exported: it is part of the client interface (rebuild_index).
 
 
@@ -82,3 +83,46 @@ class SearchClient(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class LocalReads:
+    """The part of the interface both implementations answer in the caller's process, the same
+    way: listings, link resolution and ``explain`` (a read connection of its own on the index
+    file, which is the daemon's file too). A client sets ``_reads`` and provides ``project``."""
+
+    _reads: ProjectListings
+
+    @property
+    def project(self) -> Project:
+        raise NotImplementedError
+
+    def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
+        return self._reads.list_sessions(include_archived=include_archived)
+
+    def list_lanes(self) -> list[Lane]:
+        return self._reads.list_lanes()
+
+    def transcript_path(self, session_id: str) -> Path | None:
+        return self._reads.transcript_path(session_id)
+
+    def resolve_link(
+        self,
+        link: DeepLink,
+        *,
+        known: Sequence[SessionMeta] = (),
+        lane_hint: str | None = None,
+        project_root: Path | None = None,
+        title: str = "",
+        snippet: str = "",
+    ) -> LinkTarget:
+        from engine.links.resolve import resolve_link  # on first use: the palette starts lighter
+
+        return resolve_link(link, self._reads, known=known, lane_hint=lane_hint,
+                            project_root=project_root, title=title, snippet=snippet)  # fmt: skip
+
+    def explain(
+        self, args: SearchQueryArgs, items: Sequence[SearchResultItem], *, now: datetime
+    ) -> list[HitExplanation]:
+        from engine.query.explain import explain_from_index  # only --explain needs it
+
+        return explain_from_index(self.project.index_path, args.query, items, now=now)

@@ -6,30 +6,26 @@ protocol, so the palette and the CLI cannot tell it from the daemon's socket cli
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from engine.client import ProgressCallback
+from engine.client import LocalReads, ProgressCallback
 from engine.clock import Clock, clock_from_env
-from engine.links.deeplink import DeepLink
 from engine.links.listings import ProjectListings
-from engine.links.resolve import LinkTarget, resolve_link
 from engine.project.locate import open_project
-from engine.project.model import Lane, Project, SessionMeta
+from engine.project.model import Project
 from engine.service import SearchService
 from engine.types import (
-    HitExplanation,
     IndexStatus,
     RebuildResult,
     SearchQueryArgs,
     SearchQueryResult,
-    SearchResultItem,
 )
 from engine.wiring import create_project_service
 
 
-class EmbeddedClient:
+class EmbeddedClient(LocalReads):
     """One project's search service, running in this process."""
 
     def __init__(self, service: SearchService, clock: Clock) -> None:
@@ -86,36 +82,6 @@ class EmbeddedClient:
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
         return self._service.rebuild_index(progress)
-
-    def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
-        return self._reads.list_sessions(include_archived=include_archived)
-
-    def list_lanes(self) -> list[Lane]:
-        return self._reads.list_lanes()
-
-    def transcript_path(self, session_id: str) -> Path | None:
-        return self._reads.transcript_path(session_id)
-
-    def resolve_link(
-        self,
-        link: DeepLink,
-        *,
-        known: Sequence[SessionMeta] = (),
-        lane_hint: str | None = None,
-        project_root: Path | None = None,
-        title: str = "",
-        snippet: str = "",
-    ) -> LinkTarget:
-        return resolve_link(link, self._reads, known=known, lane_hint=lane_hint,
-                            project_root=project_root, title=title, snippet=snippet)  # fmt: skip
-
-    def explain(
-        self, args: SearchQueryArgs, items: Sequence[SearchResultItem], *, now: datetime
-    ) -> list[HitExplanation]:
-        # A read connection of its own: works on the daemon's index file too.
-        from engine.query.explain import explain_from_index  # only --explain needs it
-
-        return explain_from_index(self.project.index_path, args.query, items, now=now)
 
     def interrupt(self) -> None:
         self._service.interrupt()

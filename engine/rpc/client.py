@@ -13,35 +13,30 @@ import itertools
 import os
 import socket
 import threading
-from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from engine.client import ProgressCallback
+from engine.client import LocalReads, ProgressCallback
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
 from engine.links.listings import ProjectListings
 from engine.project.locate import open_project
-from engine.project.model import Lane, Project, SessionMeta
+from engine.project.model import Project
 from engine.rpc.framing import encode_frame
 from engine.rpc.paths import check_socket_path, config_dir, socket_path
 from engine.rpc.roles import client_token
 from engine.types import (
-    HitExplanation,
     IndexStatus,
     RebuildResult,
     SearchQueryArgs,
     SearchQueryResult,
-    SearchResultItem,
     from_wire,
     to_wire,
 )
 
 if TYPE_CHECKING:
-    from engine.links.deeplink import DeepLink
-    from engine.links.resolve import LinkTarget
+    pass
 
 CONNECT_TIMEOUT_S = 0.5
 """A live daemon answers ``rpc.hello`` in about a millisecond; slower means wedged: run locally."""
@@ -179,7 +174,7 @@ def _error_from(error: Any) -> AdeError:
     return DaemonError(code if isinstance(code, int) else 0, message)
 
 
-class DaemonClient:
+class DaemonClient(LocalReads):
     """The ``SearchClient`` of one project, served by the daemon."""
 
     def __init__(self, connection: DaemonConnection, project: Project) -> None:
@@ -216,38 +211,6 @@ class DaemonClient:
         if progress is not None:
             progress(1, 1)
         return result
-
-    def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
-        return self._reads.list_sessions(include_archived=include_archived)
-
-    def list_lanes(self) -> list[Lane]:
-        return self._reads.list_lanes()
-
-    def transcript_path(self, session_id: str) -> Path | None:
-        return self._reads.transcript_path(session_id)
-
-    def resolve_link(
-        self,
-        link: DeepLink,
-        *,
-        known: Sequence[SessionMeta] = (),
-        lane_hint: str | None = None,
-        project_root: Path | None = None,
-        title: str = "",
-        snippet: str = "",
-    ) -> LinkTarget:
-        from engine.links.resolve import resolve_link  # on first open: the palette starts lighter
-
-        return resolve_link(link, self._reads, known=known, lane_hint=lane_hint,
-                            project_root=project_root, title=title, snippet=snippet)  # fmt: skip
-
-    def explain(
-        self, args: SearchQueryArgs, items: Sequence[SearchResultItem], *, now: datetime
-    ) -> list[HitExplanation]:
-        # A read connection of its own on the daemon's index file (only `--explain` needs it).
-        from engine.query.explain import explain_from_index
-
-        return explain_from_index(self._project.index_path, args.query, items, now=now)
 
     def interrupt(self) -> None:
         self._conn.interrupt()
