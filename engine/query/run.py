@@ -18,6 +18,7 @@ whose id is in ``replace_doc_ids`` are dropped first (the ``session:`` freshness
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -265,8 +266,8 @@ def run_query(
     # A delegate that cut its answer (the file line cap) marks its candidates (gather.py).
     truncated = truncated or any(c.extra.get("results_truncated") for c in extras)
     ranked = rank(merged, parsed.title_text)
-    if after is not None:
-        ranked = [pair for pair in ranked if sort_key(*pair) > after]
+    if after is not None:  # ranked is in sort-key order: the next page starts past the cursor
+        ranked = ranked[bisect_right(ranked, after, key=lambda pair: sort_key(*pair)) :]
     page, more = ranked[:limit], len(ranked) > limit
     bodies = fetch_bodies(conn, [rowids[c.doc_id] for c, _ in page if c.doc_id in rowids])
     lane_names = {lane.id: lane.name for lane in lanes}
