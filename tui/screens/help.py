@@ -15,11 +15,13 @@ from tui.logic.keys import PALETTE_KEYS
 
 QUERY_HELP = """\
 words          all must match (prefix): fix login
-"a phrase"     exact phrase
+"a phrase"     exact phrase          -word   leave out     a|b   either
 kind:pr        only that kind: chat terminal pr commit branch lane file
                artifact linear (Tab / Shift+Tab cycle kinds)
-lane:NAME      one lane        session:ID   one session
+lane:NAME      one lane (id, name, folder, branch, main); Ctrl+L: this one
+session:ID     one session           tool:claude   one agent's chats
 since:7d       newer than 7d / 24h / 2w / 2026-06-01
+until:DATE     older than (the day included)
 
 In the scrollback: n / N next / previous match, / search, g / G top / bottom, esc back."""
 """Query syntax summary (DESIGN §5)."""
