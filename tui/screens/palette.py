@@ -10,15 +10,14 @@ interrupted on the client so its thread ends quickly.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from engine.errors import AdeError
@@ -40,13 +39,12 @@ from tui.logic.kinds import (
 from tui.logic.lane_context import LANE_KEY, toggle_lane_filter
 from tui.logic.merge import merge, rows_per_kind
 from tui.logic.rows import PaletteRow
-from tui.logic.terms import highlight_terms, terms_pattern
+from tui.screens.palette_rows import RowActions
 from tui.widgets.preview_pane import PreviewPane
 from tui.widgets.result_list import ResultList
 from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from tui.navigation import Target
     from tui.palette_host import PaletteHost
 
 STATUS_SECONDS = 2.0
@@ -80,7 +78,7 @@ class OtherKindsFound(Message):
     counts: dict[str, int]
 
 
-class PaletteScreen(Screen[None]):
+class PaletteScreen(RowActions):
     """The full-screen palette."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -398,128 +396,6 @@ class PaletteScreen(Screen[None]):
 
     def action_quit(self) -> None:
         self.palette_app.finish(None)
-
-    def action_copy_link(self) -> None:
-        # Choosing the `link: copy` command row highlights that row, which has no link: copy the
-        # hit that was highlighted last instead, which is what the user pointed at.
-        row = self.query_one(ResultList).current_row()
-        link = row.deep_link if row is not None and row.deep_link else self._last_link
-        if not link:
-            self.notify("nothing to copy", severity="warning")
-            return
-        self.app.copy_to_clipboard(link)
-        # OSC 52 gets no answer: whether the terminal took it cannot be known (issue 15.9).
-        self.notify(f"sent to the terminal clipboard: {link}")
-
-    def action_resume(self) -> None:
-        """Ctrl+R on a chat hit: leave the palette and resume that session in its own tool."""
-        row = self.query_one(ResultList).current_row()
-        if row is None or row.kind != "chat" or not row.session_id:
-            self.notify("resume works on a chat hit", severity="warning")
-            return
-        self._resume(row.session_id)
-
-    @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
-    def _resume(self, session_id: str) -> None:
-        from engine.external.resume import plan_for_session
-
-        app = self.palette_app
-        try:
-            plan = plan_for_session(app.clients.wait().project, session_id)
-        except Exception as err:  # aider, an .ade chat, a vanished session: say so, stay open
-            self.app.call_from_thread(self.notify, str(err), severity="warning", timeout=6)
-            return
-        self.app.call_from_thread(app.finish_with_resume, plan)
-
-    # --- activation ---------------------------------------------------------------------------
-
-    @on(OptionList.OptionSelected, "#results")
-    async def _clicked(self) -> None:
-        await self.action_activate()
-
-    async def action_activate(self) -> None:
-        row = self.query_one(ResultList).current_row()
-        if row is None:
-            return
-        app = self.palette_app
-        if row.action is not None:
-            await app.run_action(row.action)
-            return
-        if app.print_mode:
-            from tui.navigation import print_form
-
-            app.finish(print_form(row))
-            return
-        self._open(row)
-
-    @work(thread=True, exclusive=True, group="open", exit_on_error=False)
-    def _open(self, row: PaletteRow) -> None:
-        from tui.navigation import Gone, resolve
-
-        app = self.palette_app
-        try:
-            target: Target = resolve(app.clients.wait(), row, app.sessions)
-        except Exception as err:  # a broken link or listing must not end the palette
-            target = Gone(f"cannot open {row.title!r}: {err}")
-        self.app.call_from_thread(self._navigate, target)
-
-    def _navigate(self, target: Target) -> None:
-        # Screens are imported on first use: they pull in pygments and the line window, which
-        # first paint does not need.
-        from tui.navigation import Gone, OpenChat, OpenScrollback
-        from tui.screens.chat import ChatScreen
-        from tui.screens.detail import DetailScreen
-        from tui.screens.file_detail import FileDetailScreen
-        from tui.screens.scrollback import ScrollbackScreen
-
-        query = self.query_text
-        if isinstance(target, Gone):
-            self.notify(target.message, severity="warning", timeout=6)
-        elif isinstance(target, OpenScrollback):
-            self.app.push_screen(ScrollbackScreen(target.path, target.offset, query, target.title))
-        elif isinstance(target, OpenChat):
-            self.app.push_screen(ChatScreen(target.path, target.seq, query, target.title))
-        elif target.kind == "file":
-            self.app.push_screen(FileDetailScreen(target.kind, target.title, target.loader))
-        else:
-            self.app.push_screen(DetailScreen(target.kind, target.title, target.loader))
-
-    # --- preview ------------------------------------------------------------------------------
-
-    @on(OptionList.OptionHighlighted, "#results")
-    def _highlighted(self) -> None:
-        row = self.query_one(ResultList).current_row()
-        if self.cursor_moved and row is not None and row.deep_link:
-            # Only a row the user moved to: rows highlighted while typing a command do not count.
-            self._last_link = row.deep_link
-        self._schedule_preview()
-
-    def _schedule_preview(self) -> None:
-        if not self.palette_app.preview_enabled:
-            return
-        row = self.query_one(ResultList).current_row()
-        if row is not None:
-            self._preview(self.preview_generation.advance(), row, self.query_text)
-
-    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
-    def _preview(self, stamp: int, row: PaletteRow, query: str) -> None:
-        from tui.navigation import preview_record
-
-        app = self.palette_app
-        pattern = terms_pattern(highlight_terms(query))
-        try:
-            client = app.clients.wait()
-        except AdeError as err:
-            self.app.call_from_thread(self._show_preview, stamp, str(err), pattern)
-            return
-        record = preview_record(client, row, app.sessions)
-        self.app.call_from_thread(self._show_preview, stamp, record, pattern)
-
-    def _show_preview(self, stamp: int, record: Any, pattern: Any) -> None:
-        """Paint a preview unless a newer one was asked for meanwhile (its thread may finish
-        after ours: threads cannot be cancelled)."""
-        if self.preview_generation.is_current(stamp):
-            self.query_one(PreviewPane).show(record, pattern)
 
 
 def did_you_mean(result: SearchQueryResult | None) -> str | None:
