@@ -65,15 +65,20 @@ def demo_project(folder: Path) -> Path:
     return root
 
 
-def corpus_project(mb: int | None = None, sessions: int = 0) -> Path:
-    """The generated corpus as an ade project: transcripts symlinked, one session file each.
+def corpus_project(mb: int | None = None, sessions: int = 0, base: Path | None = None) -> Path:
+    """The generated corpus as an ade project: transcripts hard-linked, one session file each.
 
     ``mb`` picks a corpus of that size (kept in ``benchmarks/.corpus/mb<N>``; the default is the
     full one); ``sessions`` pads the project with one-message chat sessions up to that many
-    sessions, to measure the per-session cost of a warm run (issue 14.4: 924 sessions).
+    sessions, to measure the per-session cost of a warm run (issue 14.4: 924 sessions). ``base``:
+    a corpus folder generated elsewhere (another checkout's); the project is then kept beside it
+    (``<base>-project``), so the corpus folder itself is only read.
     """
-    base = CORPUS_DIR if mb is None else CORPUS_DIR / f"mb{mb}"
-    root = base / ("project" if not sessions else f"project-s{sessions}")
+    if base is None:
+        base = CORPUS_DIR if mb is None else CORPUS_DIR / f"mb{mb}"
+        root = base / ("project" if not sessions else f"project-s{sessions}")
+    else:
+        root = base.with_name(f"{base.name}-project" + (f"-s{sessions}" if sessions else ""))
     if not (root / ".git").exists():
         # The corpus lives inside this checkout: as a repository of its own (``.ade`` excluded) the
         # project does not take the checkout as its git root, whose files and history would
@@ -95,7 +100,7 @@ def corpus_project(mb: int | None = None, sessions: int = 0) -> Path:
         (ade / "sessions").mkdir(parents=True, exist_ok=True)
         for i, source in enumerate(sorted((base / folder).glob(f"*{suffix}"))):
             sid = source.stem
-            (ade / folder / source.name).symlink_to(source.resolve())
+            _link(source.resolve(), ade / folder / source.name)
             _session_file(ade, sid, kind, i)
             count += 1
     for i in range(count, sessions):
@@ -105,6 +110,15 @@ def corpus_project(mb: int | None = None, sessions: int = 0) -> Path:
         (ade / "chats" / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
         _session_file(ade, sid, "chat", i)
     return root
+
+
+def _link(source: Path, target: Path) -> None:
+    """A hard link (a copy across file systems): a transcript symlinked out of the project is
+    refused by the engine (issue 13), so a symlinked corpus would index nothing."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _session_file(ade: Path, sid: str, kind: str, i: int) -> None:

@@ -59,6 +59,8 @@ class ExternalCatalog:
         self._slugs: set[str] = set()
         self._found_under: list[Remembered] = []
         self._agent_folders: set[Path] = set()
+        self._listed = False
+        """Whether ``refresh`` ran: a warm reconcile skipped by the manifest lists nothing."""
 
     def env(self) -> Mapping[str, str]:
         """The environment naming the Claude and Codex homes (read at each use)."""
@@ -84,6 +86,7 @@ class ExternalCatalog:
             self._found_under = [*fresh, *kept]
             self._agent_folders = gemini_folders(lanes or [project_lane(self.project)], env,
                                                  self.heads)  # fmt: skip
+            self._listed = True
         return sessions
 
     def discovery_roots(self) -> tuple[DiscoveryRoots, ...]:
@@ -91,7 +94,9 @@ class ExternalCatalog:
         were found under (remembered ones included), with how many sessions each holds."""
         searched = discovery_roots_of(self.env())
         with self._lock:
-            entries = list(self._found_under)
+            entries = list(self._found_under) if self._listed else None
+        if entries is None:  # not listed in this process: the last listing, as remembered
+            entries = load_memory(self.project)
         out: list[DiscoveryRoots] = []
         for source in sorted({*searched, *(e.meta.source for e in entries)}):
             counts: dict[str, int] = {}
@@ -120,9 +125,11 @@ class ExternalCatalog:
         project's transcript, or not a transcript), None when unknown (a new file: re-list)."""
         with self._lock:
             sid = self._owners.get(path)
-            folders, slugs = self._folders, self._slugs
+            folders, slugs, listed = self._folders, self._slugs, self._listed
         if sid is not None:
             return sid
+        if not listed:
+            return None  # nothing listed yet (the manifest skipped the reconcile): re-list
         env = self.env()
         with self._lock:
             agent_folders = self._agent_folders

@@ -87,8 +87,7 @@ def warm_demo(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Path:
-    # A home without Claude Code or Codex folders: with one, the reconcile always runs in full
-    # (the manifest cannot vouch for their trees), and this machine's are never read.
+    # A home of its own: this machine's Claude Code or Codex folders are never read.
     (tmp_path / "home").mkdir()
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
