@@ -1,6 +1,6 @@
 """The project's external (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI, Aider) sessions as of the last listing.
 
-The ingestion service keeps one: each reconcile refreshes it, the drain looks sessions up in it,
+The ingestion service keeps one: each reconcile that runs in full refreshes it, the drain looks sessions up in it,
 and the watcher asks it which session a changed file belongs to, so a write to a known transcript
 queues that session alone, and a write to another project's transcript costs nothing.
 """
@@ -13,19 +13,14 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from engine.external.agents import agent_owner_hint, agent_watch_roots, gemini_folders
-from engine.external.discover import (
+from engine.external.heads import HEADS_FILE, HeadCache
+from engine.external.memory import Remembered, load_memory, save_memory, still_there
+from engine.external.roots import (
     claude_folder_matches,
-    claude_folders,
     claude_lane_slugs,
     claude_projects_dir,
     codex_sessions_dir,
-    external_sessions,
-    project_lane,
-    transcript_sources,
 )
-from engine.external.heads import HEADS_FILE, HeadCache
-from engine.external.memory import Remembered, load_memory, save_memory, still_there
 from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
@@ -42,6 +37,8 @@ def external_signature(meta: SessionMeta) -> str:
         from engine.external.derive import derived_signature
 
         return derived_signature(meta)
+    from engine.external.discover import transcript_sources
+
     return stat_signature([path for _, path, _ in transcript_sources(meta)])
 
 
@@ -69,6 +66,16 @@ class ExternalCatalog:
     def refresh(self, lanes: list[Lane], tally: WarningTally) -> list[SessionMeta]:
         """List the sessions again and remember them; sessions this environment did not find
         but an earlier run did stay while their transcript exists (issue 12.6)."""
+        # The tools' readers are imported by the first listing: a warm run whose manifest
+        # matched lists nothing and never pays for them (issue 14.4).
+        from engine.external.agents import gemini_folders
+        from engine.external.discover import (
+            claude_folders,
+            external_sessions,
+            project_lane,
+            transcript_sources,
+        )
+
         env = self.env()
         discovered = external_sessions(self.project, lanes, tally, env, self.heads)
         self.heads.save()
@@ -130,6 +137,8 @@ class ExternalCatalog:
             return sid
         if not listed:
             return None  # nothing listed yet (the manifest skipped the reconcile): re-list
+        from engine.external.agents import agent_owner_hint
+
         env = self.env()
         with self._lock:
             agent_folders = self._agent_folders
@@ -163,6 +172,8 @@ class ExternalCatalog:
 
     def watch_roots(self) -> list[Path]:
         """The Claude projects folder and the Codex sessions folder, where they exist."""
+        from engine.external.agents import agent_watch_roots
+
         env = self.env()
         roots = [p for p in (claude_projects_dir(env), codex_sessions_dir(env)) if p.is_dir()]
         return [*roots, *agent_watch_roots(env)]
@@ -174,6 +185,7 @@ def project_sessions(
     """Every session of the project: ``.ade/sessions`` first, then Claude Code and Codex ones
     (an ``.ade`` session keeps its id when an external one has the same). Reads the head cache
     the ingester keeps, never writes it."""
+    from engine.external.discover import external_sessions
     from engine.project.lanes import list_lanes
     from engine.project.sessions import list_sessions
 

@@ -14,6 +14,9 @@ from pathlib import Path
 
 from engine.project.model import Lane
 
+AIDER_HISTORY_FILE = ".aider.chat.history.md"
+"""Aider's chat history, beside the repository it ran in (``engine.external.aider``)."""
+
 _SLUG_RE = re.compile(r"[^A-Za-z0-9]")
 
 

@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.external.aider import HISTORY_FILE
 from engine.external.roots import (
+    AIDER_HISTORY_FILE,
     claude_folder_matches,
     claude_lane_slugs,
     claude_projects_dir,
@@ -152,7 +152,7 @@ def project_manifest(
     ade = project.ade_dir
     walk.digest.update(stat_signature([ade / "lanes.json", ade / "project.json"]).encode())
     walk.digest.update(git_signature(lanes).encode())
-    walk.digest.update(stat_signature([lane.path / HISTORY_FILE for lane in lanes]).encode())
+    walk.digest.update(stat_signature([lane.path / AIDER_HISTORY_FILE for lane in lanes]).encode())
     walk.digest.update(repr([env.get(name) for name in SETTINGS]).encode())
     the_lanes = lanes or [Lane("primary", project.name, project.root, None, True)]
     tools = (
