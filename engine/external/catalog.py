@@ -12,9 +12,8 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.external.heads import HEADS_FILE, HeadCache
-from engine.external.memory import Remembered, load_memory, save_memory, still_there
 from engine.external.roots import (
     claude_folder_matches,
     claude_lane_slugs,
@@ -25,6 +24,10 @@ from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 from engine.types import DiscoveryRoots
+
+if TYPE_CHECKING:
+    from engine.external.heads import HeadCache
+    from engine.external.memory import Remembered
 
 FOREIGN = "-"
 """``owner`` of a file known to belong to no session of this project."""
@@ -48,7 +51,8 @@ class ExternalCatalog:
     def __init__(self, project: Project, environ: Mapping[str, str] | None = None) -> None:
         self.project = project
         self.environ = environ
-        self.heads = HeadCache(project.cache_dir / HEADS_FILE)
+        self._heads: HeadCache | None = None
+        self._heads_lock = threading.Lock()
         self._lock = threading.Lock()
         self._sessions: dict[str, SessionMeta] = {}
         self._owners: dict[Path, str] = {}
@@ -58,6 +62,16 @@ class ExternalCatalog:
         self._agent_folders: set[Path] = set()
         self._listed = False
         """Whether ``refresh`` ran: a warm reconcile skipped by the manifest lists nothing."""
+
+    @property
+    def heads(self) -> HeadCache:
+        """What each transcript's head said, loaded on first use (a warm run never lists)."""
+        with self._heads_lock:  # one cache for the drain's and the watcher's threads
+            if self._heads is None:
+                from engine.external.heads import HEADS_FILE, HeadCache
+
+                self._heads = HeadCache(self.project.cache_dir / HEADS_FILE)
+            return self._heads
 
     def env(self) -> Mapping[str, str]:
         """The environment naming the Claude and Codex homes (read at each use)."""
@@ -75,6 +89,7 @@ class ExternalCatalog:
             project_lane,
             transcript_sources,
         )
+        from engine.external.memory import Remembered, load_memory, save_memory, still_there
 
         env = self.env()
         discovered = external_sessions(self.project, lanes, tally, env, self.heads)
@@ -103,6 +118,8 @@ class ExternalCatalog:
         with self._lock:
             entries = list(self._found_under) if self._listed else None
         if entries is None:  # not listed in this process: the last listing, as remembered
+            from engine.external.memory import load_memory
+
             entries = load_memory(self.project)
         out: list[DiscoveryRoots] = []
         for source in sorted({*searched, *(e.meta.source for e in entries)}):
@@ -186,6 +203,8 @@ def project_sessions(
     (an ``.ade`` session keeps its id when an external one has the same). Reads the head cache
     the ingester keeps, never writes it."""
     from engine.external.discover import external_sessions
+    from engine.external.heads import HEADS_FILE, HeadCache
+    from engine.external.memory import load_memory, still_there
     from engine.project.lanes import list_lanes
     from engine.project.sessions import list_sessions
 
