@@ -18,7 +18,7 @@ import pytest
 
 import engine.ingest.reconcile as reconcile
 from engine.external.discover import claude_slug
-from engine.index.db import meta_get
+from engine.index.db import connect, meta_get
 from engine.ingest.manifest import MANIFEST_KEY, project_manifest
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.lanes import list_lanes
@@ -113,9 +113,16 @@ def _warm(service: SearchService, listings: list[int]) -> None:
     service.catch_up()  # cold: both tools' sessions ingested, the manifest stored
     assert meta_get(service._reader(), MANIFEST_KEY) is not None
     before = len(listings)
-    service.catch_up()
+    holder = connect(service.project.index_path)
+    holder.execute("BEGIN IMMEDIATE")  # another process's long drain holds the write lock
+    try:
+        service.catch_up()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
     assert len(listings) == before  # nothing listed: the agent folders matched the manifest
     assert service.drainer.skipped_reconciles == 1
+    assert not service.drainer.busy  # never waited for the lock
 
 
 def test_an_unchanged_claude_and_codex_tree_is_skipped(
