@@ -167,4 +167,5 @@ def project_manifest(
         return None
     if any(walk.folder(folder, depth) is None for folder, depth in tools):
         return None
+    walk.covered.update(str(lane.path) for lane in the_lanes)  # Aider's history, stat'ed above
     return Manifest(walk.digest.hexdigest(), frozenset(walk.covered))

@@ -204,6 +204,22 @@ def test_the_status_names_the_sessions_of_a_skipped_reconcile(next_process: Sear
     assert {d.source: d.sessions for d in status.discovery} == {"claude": (1,), "codex": (1,)}
 
 
+def test_an_aider_history_is_in_the_manifest(
+    service: SearchService, tools: Tools, listings: list[int], writer: Any
+) -> None:
+    """Aider writes its history beside the repository: it is stat'ed with the lanes' files."""
+    from tests.engine.external.agent_fixtures import aider_history
+
+    history = writer.root / ".aider.chat.history.md"
+    history.write_bytes(aider_history("marmot"))
+    _warm(service, listings)
+    assert any(s.startswith("aider-") for s in _ids(service, "marmot"))
+    with history.open("ab") as handle:
+        handle.write(b"\n\n#### now the wombat setting  \n\nDone.\n")
+    service.catch_up()
+    assert any(s.startswith("aider-") for s in _ids(service, "wombat"))
+
+
 def test_a_new_claude_folder_of_the_project_is_seen(
     service: SearchService, tools: Tools, listings: list[int], writer: Any
 ) -> None:
