@@ -365,7 +365,7 @@ CLASSES_HEADING = "## Warm shell answer and start-up (issue 14.4)"
 
 def classes_report(args: argparse.Namespace) -> str:
     """Per query class: the whole warm process against ``rg``, and the start-up ratio."""
-    from benchmarks.bench_cli_classes import class_report
+    from benchmarks.cli_classes import class_report
 
     base = args.corpus_dir
     root = corpus_project(args.mb, args.sessions, base)
