@@ -65,15 +65,20 @@ def demo_project(folder: Path) -> Path:
     return root
 
 
-def corpus_project(mb: int | None = None, sessions: int = 0) -> Path:
-    """The generated corpus as an ade project: transcripts symlinked, one session file each.
+def corpus_project(mb: int | None = None, sessions: int = 0, base: Path | None = None) -> Path:
+    """The generated corpus as an ade project: transcripts hard-linked, one session file each.
 
     ``mb`` picks a corpus of that size (kept in ``benchmarks/.corpus/mb<N>``; the default is the
     full one); ``sessions`` pads the project with one-message chat sessions up to that many
-    sessions, to measure the per-session cost of a warm run (issue 14.4: 924 sessions).
+    sessions, to measure the per-session cost of a warm run (issue 14.4: 924 sessions). ``base``:
+    a corpus folder generated elsewhere (another checkout's); the project is then kept beside it
+    (``<base>-project``), so the corpus folder itself is only read.
     """
-    base = CORPUS_DIR if mb is None else CORPUS_DIR / f"mb{mb}"
-    root = base / ("project" if not sessions else f"project-s{sessions}")
+    if base is None:
+        base = CORPUS_DIR if mb is None else CORPUS_DIR / f"mb{mb}"
+        root = base / ("project" if not sessions else f"project-s{sessions}")
+    else:
+        root = base.with_name(f"{base.name}-project" + (f"-s{sessions}" if sessions else ""))
     if not (root / ".git").exists():
         # The corpus lives inside this checkout: as a repository of its own (``.ade`` excluded) the
         # project does not take the checkout as its git root, whose files and history would
@@ -95,7 +100,7 @@ def corpus_project(mb: int | None = None, sessions: int = 0) -> Path:
         (ade / "sessions").mkdir(parents=True, exist_ok=True)
         for i, source in enumerate(sorted((base / folder).glob(f"*{suffix}"))):
             sid = source.stem
-            (ade / folder / source.name).symlink_to(source.resolve())
+            _link(source.resolve(), ade / folder / source.name)
             _session_file(ade, sid, kind, i)
             count += 1
     for i in range(count, sessions):
@@ -105,6 +110,15 @@ def corpus_project(mb: int | None = None, sessions: int = 0) -> Path:
         (ade / "chats" / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
         _session_file(ade, sid, "chat", i)
     return root
+
+
+def _link(source: Path, target: Path) -> None:
+    """A hard link (a copy across file systems): a transcript symlinked out of the project is
+    refused by the engine (issue 13), so a symlinked corpus would index nothing."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _session_file(ade: Path, sid: str, kind: str, i: int) -> None:
@@ -346,11 +360,48 @@ def report(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+CLASSES_HEADING = "## Warm shell answer and start-up (issue 14.4)"
+
+
+def classes_report(args: argparse.Namespace) -> str:
+    """Per query class: the whole warm process against ``rg``, and the start-up ratio."""
+    from benchmarks.cli_classes import class_report
+
+    base = args.corpus_dir
+    root = corpus_project(args.mb, args.sessions, base)
+    corpus = (
+        base
+        if base is not None
+        else (CORPUS_DIR if args.mb is None else CORPUS_DIR / f"mb{args.mb}")
+    )
+    cold = index_once(root)
+    transcripts = [root / ".ade" / "chats", root / ".ade" / "terminals"]
+    size_mb = sum(p.stat().st_size for d in transcripts for p in d.iterdir()) / 2**20
+    sessions = len(list((root / ".ade" / "sessions").iterdir()))
+    with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
+        lines = class_report(root, corpus / "vocabulary.json", transcripts, Path(tmp), args.runs,
+                             ADE_NOW)  # fmt: skip
+    options = command_options(args)
+    return "\n".join([
+        CLASSES_HEADING,
+        "",
+        f"`python -m benchmarks.bench_cli --classes{options}`: warm `ade search <query> --json"
+        f" --no-daemon` on {size_mb:,.0f} MB of transcripts in {sessions:,} sessions (index"
+        f" caught up in {cold:.1f} s before timing; nothing changes while timed), medians and"
+        f" p95 of {args.runs} interleaved rounds per class, `HOME` a fresh temporary folder,"
+        f" bytecode cached, Python {sys.version.split()[0]}.",
+        "",
+        *lines,
+        "",
+    ])  # fmt: skip
+
+
 def command_options(args: argparse.Namespace) -> str:
     """The options of this run, as the report's command line shows them."""
     out = " --corpus" if args.corpus else ""
     out += f" --mb {args.mb}" if args.mb else ""
     out += f" --sessions {args.sessions}" if args.sessions else ""
+    out += f" --corpus-dir {args.corpus_dir}" if args.corpus_dir else ""
     out += f" --runs {args.runs}" if args.runs != RUNS else ""
     return out + (" --no-files" if args.no_files else "")
 
@@ -364,12 +415,14 @@ def main() -> None:
     parser.add_argument("--no-files", action="store_true", help="skip the file delegate part")
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--file-runs", type=int, default=FILE_RUNS)
+    parser.add_argument("--classes", action="store_true", help="per query class vs rg (14.4)")
+    parser.add_argument("--corpus-dir", type=Path, help="a corpus generated elsewhere (--classes)")
     parser.add_argument("--append", action="store_true", help="write into benchmarks/RESULTS.md")
     args = parser.parse_args()
-    text = report(args)
+    text = classes_report(args) if args.classes else report(args)
     print(text)
     if args.append:
-        replace_section("## CLI and delegates (issue 5)", text)
+        replace_section(CLASSES_HEADING if args.classes else "## CLI and delegates (issue 5)", text)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.client import LocalReads, ProgressCallback
 from engine.clock import Clock, clock_from_env
-from engine.links.listings import ProjectListings
 from engine.project.locate import open_project
 from engine.project.model import Project
 from engine.service import SearchService
@@ -24,6 +24,9 @@ from engine.types import (
 )
 from engine.wiring import create_project_service
 
+if TYPE_CHECKING:
+    from engine.links.listings import ProjectListings
+
 
 class EmbeddedClient(LocalReads):
     """One project's search service, running in this process."""
@@ -31,7 +34,17 @@ class EmbeddedClient(LocalReads):
     def __init__(self, service: SearchService, clock: Clock) -> None:
         self._service = service
         self._clock = clock
-        self._reads = ProjectListings(service.project)
+        self._listings: ProjectListings | None = None
+
+    @property
+    def _reads(self) -> ProjectListings:  # type: ignore[override]
+        """The project reader, made on first use: a search never lists sessions or lanes
+        through it, and it imports the agent tools' discovery (~14 ms of a warm start-up)."""
+        if self._listings is None:
+            from engine.links.listings import ProjectListings
+
+            self._listings = ProjectListings(self._service.project)
+        return self._listings
 
     @classmethod
     def open(

@@ -48,7 +48,6 @@ from engine.index.schema import (
 )
 from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
-from engine.ingest.freshness import session_candidates
 from engine.ingest.history import history_status, history_warnings_for
 from engine.ingest.queue import IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
@@ -423,7 +422,11 @@ class SearchService:
         plan = build_plan(args, now=self.clock(), lanes=lanes)
         extras: list[Candidate] = []
         replace: frozenset[str] = frozenset()
-        fresh = session_candidates(conn, self.project, plan, self.tally)
+        fresh = None
+        if plan.sessions:  # deferred: only a `session:` query reads a live tail
+            from engine.ingest.freshness import session_candidates
+
+            fresh = session_candidates(conn, self.project, plan, self.tally)
         if fresh is not None:
             extras.extend(fresh.candidates)
             replace = fresh.replace_doc_ids

@@ -20,7 +20,6 @@ from engine.types import (
     to_json,
     to_wire,
 )
-from tui.logic.ages import relative_time
 
 if TYPE_CHECKING:
     from engine.types import HitExplanation
@@ -66,6 +65,12 @@ def _one_line_snippet(item: SearchResultItem) -> tuple[str, tuple[MatchRange, ..
     return item.snippet.replace("\n", " ").replace("\t", " "), item.match_ranges
 
 
+def _relative_time(when: int | None, now: datetime) -> str:
+    from tui.logic.ages import relative_time  # deferred: `--json` prints no ages (tui.logic)
+
+    return relative_time(when, now, ago=True)
+
+
 def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
     kind = KIND_LABEL.get(item.kind, item.kind)
     where = " · ".join(
@@ -73,7 +78,7 @@ def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
         for part in (
             item.tool,
             item.lane_name or item.lane_id,
-            relative_time(item.updated_at, now, ago=True),
+            _relative_time(item.updated_at, now),
             item.project_name if item.project_name else None,
         )
         if part

@@ -19,17 +19,17 @@ from pathlib import Path
 import apsw
 
 from engine.external.aider import HISTORY_FILE, AiderHead, aider_session_id, parse_aider
-from engine.external.copilot import EVENTS_FILE, copilot_head, copilot_state_dir
+from engine.external.copilot import EVENTS_FILE, copilot_head
 from engine.external.discover import acceptable, tool_bounds
-from engine.external.gemini import PROJECT_ROOT_FILE, gemini_title, gemini_tmp_dir, load_gemini
+from engine.external.gemini import PROJECT_ROOT_FILE, gemini_title, load_gemini
 from engine.external.heads import Head, HeadCache
 from engine.external.opencode import (
     SIGNATURES,
     list_opencode_sessions,
-    opencode_data_dir,
     opencode_databases,
     session_signatures,
 )
+from engine.external.roots import copilot_state_dir, gemini_tmp_dir, opencode_data_dir
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
 from engine.project.model import Lane, SessionMeta, is_valid_session_id

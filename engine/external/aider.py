@@ -23,9 +23,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine.external.roots import AIDER_HISTORY_FILE
 from engine.project.model import ChatEvent, ChatEventType
 
-HISTORY_FILE = ".aider.chat.history.md"
+HISTORY_FILE = AIDER_HISTORY_FILE
 
 _STARTED_RE = re.compile(rb"^# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s*$")
 _USER = b"#### "

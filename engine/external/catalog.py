@@ -1,6 +1,6 @@
 """The project's external (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI, Aider) sessions as of the last listing.
 
-The ingestion service keeps one: each reconcile refreshes it, the drain looks sessions up in it,
+The ingestion service keeps one: each reconcile that runs in full refreshes it, the drain looks sessions up in it,
 and the watcher asks it which session a changed file belongs to, so a write to a known transcript
 queues that session alone, and a write to another project's transcript costs nothing.
 """
@@ -12,24 +12,22 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.external.agents import agent_owner_hint, agent_watch_roots, gemini_folders
-from engine.external.discover import (
+from engine.external.roots import (
     claude_folder_matches,
-    claude_folders,
     claude_lane_slugs,
     claude_projects_dir,
     codex_sessions_dir,
-    external_sessions,
-    project_lane,
-    transcript_sources,
 )
-from engine.external.heads import HEADS_FILE, HeadCache
-from engine.external.memory import Remembered, load_memory, save_memory, still_there
 from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 from engine.types import DiscoveryRoots
+
+if TYPE_CHECKING:
+    from engine.external.heads import HeadCache
+    from engine.external.memory import Remembered
 
 FOREIGN = "-"
 """``owner`` of a file known to belong to no session of this project."""
@@ -42,6 +40,8 @@ def external_signature(meta: SessionMeta) -> str:
         from engine.external.derive import derived_signature
 
         return derived_signature(meta)
+    from engine.external.discover import transcript_sources
+
     return stat_signature([path for _, path, _ in transcript_sources(meta)])
 
 
@@ -51,7 +51,8 @@ class ExternalCatalog:
     def __init__(self, project: Project, environ: Mapping[str, str] | None = None) -> None:
         self.project = project
         self.environ = environ
-        self.heads = HeadCache(project.cache_dir / HEADS_FILE)
+        self._heads: HeadCache | None = None
+        self._heads_lock = threading.Lock()
         self._lock = threading.Lock()
         self._sessions: dict[str, SessionMeta] = {}
         self._owners: dict[Path, str] = {}
@@ -59,6 +60,18 @@ class ExternalCatalog:
         self._slugs: set[str] = set()
         self._found_under: list[Remembered] = []
         self._agent_folders: set[Path] = set()
+        self._listed = False
+        """Whether ``refresh`` ran: a warm reconcile skipped by the manifest lists nothing."""
+
+    @property
+    def heads(self) -> HeadCache:
+        """What each transcript's head said, loaded on first use (a warm run never lists)."""
+        with self._heads_lock:  # one cache for the drain's and the watcher's threads
+            if self._heads is None:
+                from engine.external.heads import HEADS_FILE, HeadCache
+
+                self._heads = HeadCache(self.project.cache_dir / HEADS_FILE)
+            return self._heads
 
     def env(self) -> Mapping[str, str]:
         """The environment naming the Claude and Codex homes (read at each use)."""
@@ -67,6 +80,17 @@ class ExternalCatalog:
     def refresh(self, lanes: list[Lane], tally: WarningTally) -> list[SessionMeta]:
         """List the sessions again and remember them; sessions this environment did not find
         but an earlier run did stay while their transcript exists (issue 12.6)."""
+        # The tools' readers are imported by the first listing: a warm run whose manifest
+        # matched lists nothing and never pays for them (issue 14.4).
+        from engine.external.agents import gemini_folders
+        from engine.external.discover import (
+            claude_folders,
+            external_sessions,
+            project_lane,
+            transcript_sources,
+        )
+        from engine.external.memory import Remembered, load_memory, save_memory, still_there
+
         env = self.env()
         discovered = external_sessions(self.project, lanes, tally, env, self.heads)
         self.heads.save()
@@ -84,6 +108,7 @@ class ExternalCatalog:
             self._found_under = [*fresh, *kept]
             self._agent_folders = gemini_folders(lanes or [project_lane(self.project)], env,
                                                  self.heads)  # fmt: skip
+            self._listed = True
         return sessions
 
     def discovery_roots(self) -> tuple[DiscoveryRoots, ...]:
@@ -91,7 +116,11 @@ class ExternalCatalog:
         were found under (remembered ones included), with how many sessions each holds."""
         searched = discovery_roots_of(self.env())
         with self._lock:
-            entries = list(self._found_under)
+            entries = list(self._found_under) if self._listed else None
+        if entries is None:  # not listed in this process: the last listing, as remembered
+            from engine.external.memory import load_memory
+
+            entries = load_memory(self.project)
         out: list[DiscoveryRoots] = []
         for source in sorted({*searched, *(e.meta.source for e in entries)}):
             counts: dict[str, int] = {}
@@ -120,9 +149,13 @@ class ExternalCatalog:
         project's transcript, or not a transcript), None when unknown (a new file: re-list)."""
         with self._lock:
             sid = self._owners.get(path)
-            folders, slugs = self._folders, self._slugs
+            folders, slugs, listed = self._folders, self._slugs, self._listed
         if sid is not None:
             return sid
+        if not listed:
+            return None  # nothing listed yet (the manifest skipped the reconcile): re-list
+        from engine.external.agents import agent_owner_hint
+
         env = self.env()
         with self._lock:
             agent_folders = self._agent_folders
@@ -156,6 +189,8 @@ class ExternalCatalog:
 
     def watch_roots(self) -> list[Path]:
         """The Claude projects folder and the Codex sessions folder, where they exist."""
+        from engine.external.agents import agent_watch_roots
+
         env = self.env()
         roots = [p for p in (claude_projects_dir(env), codex_sessions_dir(env)) if p.is_dir()]
         return [*roots, *agent_watch_roots(env)]
@@ -167,6 +202,9 @@ def project_sessions(
     """Every session of the project: ``.ade/sessions`` first, then Claude Code and Codex ones
     (an ``.ade`` session keeps its id when an external one has the same). Reads the head cache
     the ingester keeps, never writes it."""
+    from engine.external.discover import external_sessions
+    from engine.external.heads import HEADS_FILE, HeadCache
+    from engine.external.memory import load_memory, still_there
     from engine.project.lanes import list_lanes
     from engine.project.sessions import list_sessions
 

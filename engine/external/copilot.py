@@ -17,10 +17,7 @@ session id and ``context.cwd``. Resume: ``copilot --resume <sessionId>``.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from engine.external.lines import digest, json_lines
@@ -29,12 +26,6 @@ from engine.project.model import ChatEvent, ChatEventType
 from engine.project.tally import WarningTally
 
 EVENTS_FILE = "events.jsonl"
-
-
-def copilot_state_dir(environ: Mapping[str, str]) -> Path:
-    """``$COPILOT_HOME/session-state``, default ``~/.copilot/session-state``."""
-    home = environ.get("HOME") or os.path.expanduser("~")
-    return Path(environ.get("COPILOT_HOME") or os.path.join(home, ".copilot")) / "session-state"
 
 
 @dataclass

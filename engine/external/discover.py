@@ -12,7 +12,6 @@ cwd lies in the project or one of its lanes.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import zlib
 from collections.abc import Mapping, Sequence
@@ -21,39 +20,33 @@ from pathlib import Path
 
 from engine.external.heads import Head, HeadCache
 from engine.external.last_activity import last_message_time
+from engine.external.roots import (
+    claude_folder_matches,
+    claude_lane_slugs,
+    claude_projects_dir,
+    claude_slug,
+    codex_sessions_dir,
+    copilot_state_dir,
+    gemini_tmp_dir,
+    opencode_data_dir,
+)
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
 from engine.project.model import Lane, Project, SessionMeta, is_valid_session_id
 from engine.project.safe_io import Bounds, is_regular_file, read_regular
 from engine.project.tally import WarningTally
 
+__all__ = [  # the folder names moved to engine.external.roots; callers still import them here
+    "claude_folder_matches",
+    "claude_lane_slugs",
+    "claude_projects_dir",
+    "claude_slug",
+    "codex_sessions_dir",
+]
+
 HEAD_BYTES = 256 * 1024
 """Bytes read from the start of a transcript to learn its cwd and title: the first user line is
 near the top; a pasted image can push it further, and then the title falls back to the id."""
-
-_SLUG_RE = re.compile(r"[^A-Za-z0-9]")
-
-
-def claude_slug(path: Path) -> str:
-    """Claude Code's folder name for a working directory."""
-    return _SLUG_RE.sub("-", str(path))
-
-
-def claude_projects_dir(environ: Mapping[str, str]) -> Path:
-    """``$CLAUDE_CONFIG_DIR/projects``, default ``~/.claude/projects``."""
-    base = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(_home(environ), ".claude")
-    return Path(base) / "projects"
-
-
-def codex_sessions_dir(environ: Mapping[str, str]) -> Path:
-    """``$CODEX_HOME/sessions``, default ``~/.codex/sessions``."""
-    base = environ.get("CODEX_HOME") or os.path.join(_home(environ), ".codex")
-    return Path(base) / "sessions"
-
-
-def _home(environ: Mapping[str, str]) -> str:
-    return environ.get("HOME") or os.path.expanduser("~")
-
 
 SUBAGENT_SEQ_STRIDE = 10**12
 """Offsets stay below 1 TB, so ``file number * 10**12 + offset`` reads back as both."""
@@ -129,16 +122,6 @@ def claude_folders(lanes: list[Lane], environ: Mapping[str, str]) -> set[Path]:
     return found | {base / name for name in names if claude_folder_matches(name, slugs)}
 
 
-def claude_lane_slugs(lanes: list[Lane]) -> set[str]:
-    """The Claude folder names of the lanes' own folders (as given and resolved)."""
-    return {claude_slug(p) for lane in lanes for p in {lane.path, _real(lane.path)}}
-
-
-def claude_folder_matches(name: str, slugs: set[str]) -> bool:
-    """Whether a Claude folder name may be a lane's folder or a subfolder of one."""
-    return name in slugs or any(name.startswith(f"{slug}-") for slug in slugs)
-
-
 def _claude(
     lanes: list[Lane], tally: WarningTally, env: Mapping[str, str], heads: HeadCache
 ) -> list[SessionMeta]:
@@ -207,10 +190,6 @@ def tool_bounds(tool: str, environ: Mapping[str, str], lanes: Sequence[Lane] = (
         return Bounds([codex_sessions_dir(environ)], label="the Codex sessions folder")
     if tool == "aider":
         return Bounds([lane.path for lane in lanes], label="the project's lanes")
-    from engine.external.copilot import copilot_state_dir  # deferred: like the parsers
-    from engine.external.gemini import gemini_tmp_dir
-    from engine.external.opencode import opencode_data_dir
-
     roots = {
         "gemini": (gemini_tmp_dir, "the Gemini CLI tmp folder"),
         "opencode": (opencode_data_dir, "the OpenCode data folder"),
@@ -334,10 +313,3 @@ def _head(path: Path) -> bytes:
         return read_regular(path, HEAD_BYTES)
     except OSError:
         return b""
-
-
-def _real(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path

@@ -28,9 +28,7 @@ project folder.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,12 +47,6 @@ PART_STRIDE = 1000
 
 SUBAGENT_STRIDE = 10**9
 """A subagent file's seqs start at (its number + 1) * SUBAGENT_STRIDE: after the parent's."""
-
-
-def gemini_tmp_dir(environ: Mapping[str, str]) -> Path:
-    """``$GEMINI_CLI_HOME/.gemini/tmp``, default ``~/.gemini/tmp``."""
-    home = environ.get("GEMINI_CLI_HOME") or environ.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".gemini" / "tmp"
 
 
 @dataclass

@@ -38,6 +38,7 @@ from typing import Any
 import apsw
 
 from engine.external.lines import digest
+from engine.external.roots import opencode_data_dir
 from engine.project.json_salvage import salvage_cut_line
 from engine.project.model import ChatEvent, ChatEventType
 from engine.project.safe_io import (
@@ -67,13 +68,6 @@ TRUNCATED_MARK = " [… truncated]"
 SIDE_FILES = ("-wal", "-shm", "-journal")
 """What SQLite opens beside a database: a FIFO there blocks it (``-journal``) or gives wrong
 answers (``-wal``), so each must be a regular file or absent."""
-
-
-def opencode_data_dir(environ: Mapping[str, str]) -> Path:
-    """``$XDG_DATA_HOME/opencode``, default ``~/.local/share/opencode``."""
-    home = environ.get("HOME") or os.path.expanduser("~")
-    base = environ.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
-    return Path(base) / "opencode"
 
 
 def opencode_databases(environ: Mapping[str, str], tally: WarningTally | None = None) -> list[Path]:

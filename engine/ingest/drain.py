@@ -38,7 +38,7 @@ from engine.index.faults import count_drift, write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest import gzcache
 from engine.ingest.history import HistoryWalker
-from engine.ingest.manifest import MANIFEST_KEY, project_manifest
+from engine.ingest.manifest import MANIFEST_KEY, Manifest, project_manifest
 from engine.ingest.queue import IngestQueue
 from engine.project import lane_memo
 from engine.project.lanes import list_lanes
@@ -380,7 +380,7 @@ class Drainer:
         """
         warned = self.tally.total()
         manifest = None if everything else self._manifest()
-        if manifest is not None and manifest == meta_get(conn, MANIFEST_KEY):
+        if manifest is not None and manifest.digest == meta_get(conn, MANIFEST_KEY):
             self.skipped_reconciles += 1
             return []
         self.full_reconciles += 1
@@ -393,14 +393,16 @@ class Drainer:
         remove_gone_sessions(conn, sessions)
         for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)
-        self.pending_manifest = None if self.external.sessions() else manifest
+        # A session remembered from another environment lies outside the folders it lists.
+        covered = manifest is not None and manifest.covers(self.external.sessions())
+        self.pending_manifest = manifest.digest if manifest is not None and covered else None
         self._incomplete = False
         self._warned = warned
         return entries
 
-    def _manifest(self) -> str | None:
+    def _manifest(self) -> Manifest | None:
         lanes = lane_memo.list_lanes(self.project, self.tally)
-        return project_manifest(self.project, lanes, self.external.watch_roots())
+        return project_manifest(self.project, lanes, self.external.env())
 
     def store_manifest(self, conn: apsw.Connection) -> None:
         """Remember the last full reconcile's manifest once everything it queued is ingested

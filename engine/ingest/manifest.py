@@ -10,21 +10,34 @@ every source is ingested as of those stats: the reconcile is skipped (no session
 source row read, no write lock). Any change to a file in those folders changes the digest and
 the reconcile runs in full, as before.
 
-External tools (Claude Code, Codex, Gemini, OpenCode, Copilot) keep their sessions in folder
-trees and databases that one stat per folder cannot vouch for: when any of their folders exists,
-or the last full reconcile found a session of theirs, there is no manifest and the reconcile
-runs in full.
+The agent tools' folders are in it too, one ``scandir`` per folder the discovery would look in:
+the Claude Code folders of the project's lanes (matched by name in the projects folder, each
+session's ``subagents`` folder), every Codex day folder, Gemini CLI's project folders, OpenCode's
+data folder and Copilot CLI's session folders. A file appended, added or removed there changes
+the digest, as in ``.ade``. What discovery remembers from another environment (issue 12.6) lies
+outside those folders: ``covers`` says so, and such a reconcile stores no manifest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from engine.external.aider import HISTORY_FILE
+from engine.external.roots import (
+    AIDER_HISTORY_FILE,
+    claude_folder_matches,
+    claude_lane_slugs,
+    claude_projects_dir,
+    codex_sessions_dir,
+    copilot_state_dir,
+    gemini_tmp_dir,
+    opencode_data_dir,
+)
 from engine.ingest.records import git_signature
-from engine.project.model import Lane, Project
+from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
 
 MANIFEST_KEY = "reconcile_manifest"
@@ -33,39 +46,126 @@ MANIFEST_KEY = "reconcile_manifest"
 FOLDERS = ("sessions", "chats", "terminals", "prs")
 """The ``.ade`` folders whose entries the reconcile compares (DESIGN §2)."""
 
+SETTINGS = ("ADE_HISTORY_DEPTH",)
+"""Environment settings that change what a reconcile ingests (``history_plan.DEPTH_ENV``: a
+deeper history walk must run though no file changed)."""
 
-def _folder(digest: hashlib.blake2b, folder: Path) -> bool:
-    """Add ``folder``'s entries to ``digest``; False when it cannot be read (no manifest)."""
-    try:
-        with os.scandir(folder) as listing:
-            entries = sorted(listing, key=lambda e: e.name)
-    except FileNotFoundError:
-        digest.update(b"\0missing\n")
+MAX_EXTERNAL_ENTRIES = 100_000
+"""Entries of the agent tools' folders one manifest stats at most; a larger tree (years of
+Codex rollouts) gets no manifest and the reconcile runs in full, as without one."""
+
+
+class Manifest:
+    """The digest and the folders whose entries it vouches for (a plain class: a dataclass
+    costs ~0.5 ms to create at import, on every run)."""
+
+    __slots__ = ("covered", "digest")
+
+    def __init__(self, digest: str, covered: frozenset[str]) -> None:
+        self.digest = digest
+        self.covered = covered
+
+    def covers(self, sessions: Iterable[SessionMeta]) -> bool:
+        """Whether every external session's transcript lies in a folder the digest lists (an
+        OpenCode session's path is ``<database>/<id>``: its database's folder)."""
+        for meta in sessions:
+            path = meta.transcript_path
+            if path is not None and not {str(path.parent), str(path.parent.parent)} & self.covered:
+                return False
         return True
-    except OSError:
-        return False
-    for entry in entries:
+
+
+class _Walk:
+    """One digest over folder listings, bounded in the agent tools' entries."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.blake2b(digest_size=16)
+        self.covered: set[str] = set()
+        self.entries = 0
+
+    def folder(self, folder: str, depth: int = 0) -> list[str] | None:
+        """Add ``folder``'s entries (and, ``depth`` levels down, its subfolders'). Returns its
+        subfolders, or None when it cannot be read or the walk grew too large (no manifest)."""
+        self.digest.update(f"[{folder}]\n".encode())
         try:
-            st = entry.stat()  # follows links: the corpus and some tools link transcripts
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            self.digest.update(b"\0missing\n")
+            return []
         except OSError:
-            digest.update(f"{entry.name}\0?\n".encode())
-            continue
-        digest.update(f"{entry.name}\0{st.st_mtime_ns}\0{st.st_size}\0{st.st_ino}\n".encode())
-    return True
-
-
-def project_manifest(project: Project, lanes: list[Lane], external_roots: list[Path]) -> str | None:
-    """The digest of everything a reconcile of ``project`` compares, or None when it cannot
-    vouch for the external tools' folders (see the module docstring)."""
-    if external_roots:
-        return None
-    digest = hashlib.blake2b(digest_size=16)
-    for name in FOLDERS:
-        digest.update(f"[{name}]\n".encode())
-        if not _folder(digest, project.ade_dir / name):
             return None
+        self.covered.add(folder)
+        self.entries += len(entries)
+        if self.entries > MAX_EXTERNAL_ENTRIES:
+            return None
+        folders: list[str] = []
+        for entry in entries:
+            try:
+                st = entry.stat()  # follows links: the corpus and some tools link transcripts
+            except OSError:
+                self.digest.update(f"{entry.name}\0?\n".encode())
+                continue
+            self.digest.update(
+                f"{entry.name}\0{st.st_mtime_ns}\0{st.st_size}\0{st.st_ino}\n".encode()
+            )
+            if stat.S_ISDIR(st.st_mode):
+                folders.append(entry.path)
+        if depth > 0:
+            for sub in folders:
+                if self.folder(sub, depth - 1) is None:
+                    return None
+        return folders
+
+    def claude(self, base: Path, lanes: list[Lane]) -> bool:
+        """The projects folder's names that may be the lanes' folders, those folders, and each
+        session's ``subagents`` folder (a subagent file joins its session)."""
+        slugs = claude_lane_slugs(lanes)
+        self.digest.update(f"[claude {base}]\n".encode())
+        try:
+            with os.scandir(base) as listing:
+                names = sorted(e.name for e in listing if claude_folder_matches(e.name, slugs))
+        except (FileNotFoundError, NotADirectoryError):
+            return True
+        except OSError:
+            return False
+        for name in names:
+            self.digest.update(f"{name}\n".encode())
+            sessions = self.folder(os.path.join(base, name))
+            if sessions is None:
+                return False
+            for session in sessions:
+                if self.folder(os.path.join(session, "subagents")) is None:
+                    return False
+        return True
+
+
+def project_manifest(
+    project: Project, lanes: list[Lane], environ: Mapping[str, str] | None = None
+) -> Manifest | None:
+    """The digest of everything a reconcile of ``project`` compares, or None when a folder
+    cannot be read or the agent tools' folders are too large to vouch for."""
+    env = os.environ if environ is None else environ
+    walk = _Walk()
+    for name in FOLDERS:
+        if walk.folder(str(project.ade_dir / name)) is None:
+            return None
+    walk.entries = 0  # the bound is on the agent tools' folders, not the project's own
     ade = project.ade_dir
-    digest.update(stat_signature([ade / "lanes.json", ade / "project.json"]).encode())
-    digest.update(git_signature(lanes).encode())
-    digest.update(stat_signature([lane.path / HISTORY_FILE for lane in lanes]).encode())
-    return digest.hexdigest()
+    walk.digest.update(stat_signature([ade / "lanes.json", ade / "project.json"]).encode())
+    walk.digest.update(git_signature(lanes).encode())
+    walk.digest.update(stat_signature([lane.path / AIDER_HISTORY_FILE for lane in lanes]).encode())
+    walk.digest.update(repr([env.get(name) for name in SETTINGS]).encode())
+    the_lanes = lanes or [Lane("primary", project.name, project.root, None, True)]
+    tools = (
+        (str(codex_sessions_dir(env)), 3),  # YYYY/MM/DD/rollout-*.jsonl
+        (str(gemini_tmp_dir(env)), 3),  # <project>/chats/<subagent folder>/
+        (str(opencode_data_dir(env)), 0),  # opencode*.db and their -wal files
+        (str(copilot_state_dir(env)), 1),  # <session>/events.jsonl
+    )
+    if not walk.claude(claude_projects_dir(env), the_lanes):
+        return None
+    if any(walk.folder(folder, depth) is None for folder, depth in tools):
+        return None
+    walk.covered.update(str(lane.path) for lane in the_lanes)  # Aider's history, stat'ed above
+    return Manifest(walk.digest.hexdigest(), frozenset(walk.covered))

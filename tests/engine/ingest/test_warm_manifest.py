@@ -130,12 +130,8 @@ def test_an_unfinished_pass_stores_no_manifest(
     assert _ids(service, "hello") == ["chat:c1:m1"]
 
 
-def test_an_external_tools_folder_means_a_full_reconcile(
-    service: SearchService, writer: Any, listings: list[int]
-) -> None:
-    home = Path.home()
-    (home / ".claude" / "projects").mkdir(parents=True)  # Claude Code's sessions live here
-    _warm(service, writer)
-    service.catch_up()
-    assert service.drainer.skipped_reconciles == 0
-    assert len(listings) == 2
+def test_the_settings_it_digests_are_the_ingestion_settings() -> None:
+    from engine.ingest.history_plan import DEPTH_ENV
+    from engine.ingest.manifest import SETTINGS
+
+    assert DEPTH_ENV in SETTINGS

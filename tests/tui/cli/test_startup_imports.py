@@ -41,10 +41,27 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.external.claude_code",
     "engine.external.codex",
     "concurrent.futures",
+    # The agent tools' discovery and readers: the manifest covers their folders (issue 14.4).
+    "engine.external.discover",
+    "engine.external.agents",
+    "engine.external.gemini",
+    "engine.external.opencode",
+    "engine.external.copilot",
+    "engine.external.aider",
+    "engine.external.heads",
+    "engine.external.memory",
+    "engine.links.listings",
+    "engine.ingest.freshness",
+    "engine.ingest.external_pass",
+    "engine.rpc.client",
+    "engine.rpc.server",
+    "tui.logic",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
-Claude Code / Codex parsers (every session head is cached) and the thread pool (and its logging).
+agent tools' discovery, parsers and head cache (their folders are in the manifest), the project
+reader behind session and lane listings, the live tail of ``session:`` queries, the daemon's
+client (``--no-daemon``), the text output's ages and the thread pool (and its logging).
 ``engine.redaction`` is imported: every shown title and file snippet passes it (issue 13.1/13.2);
 its rule alternation is compiled on first use, so the import itself costs ~1 ms."""
 
@@ -87,8 +104,7 @@ def warm_demo(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Path:
-    # A home without Claude Code or Codex folders: with one, the reconcile always runs in full
-    # (the manifest cannot vouch for their trees), and this machine's are never read.
+    # A home of its own: this machine's Claude Code or Codex folders are never read.
     (tmp_path / "home").mkdir()
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
@@ -137,3 +153,29 @@ def test_a_warm_search_spawns_each_git_command_once(warm_demo: Path, tmp_path: P
     # rev-parse --show-toplevel, worktree list, ls-files, grep, and remote get-url origin (the
     # portable envelope of the hits' links, issue 12.4: one lookup per query for every lane).
     assert len(calls) <= 5, calls
+
+
+def _claude_line(text: str, cwd: Path) -> bytes:
+    return (json.dumps({"parentUuid": None, "isSidechain": False, "cwd": str(cwd),
+                        "sessionId": "s1", "type": "user", "uuid": "u1",
+                        "message": {"role": "user", "content": text},
+                        "timestamp": "2026-05-28T10:00:00.000Z"}) + "\n").encode()  # fmt: skip
+
+
+def test_a_warm_search_with_claude_code_installed_lists_no_session(
+    warm_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A home with Claude Code's folder and a real session of the demo: once caught up, a warm
+    search neither lists sessions nor imports the tools' readers, and still finds the session."""
+    from engine.external.discover import claude_slug
+
+    home = Path(os.environ["HOME"])
+    folder = home / ".claude" / "projects" / claude_slug(warm_demo)
+    folder.mkdir(parents=True)
+    (folder / "cc-1.jsonl").write_bytes(_claude_line("claude spoke of quibblewort", warm_demo))
+    for _ in range(2):  # ingested, then the manifest stored
+        assert run_main(capsys, search_argv(warm_demo, "--status")).code == 0
+    modules = _modules(search_argv(warm_demo, "quibblewort", "--json"))
+    assert _loaded(modules, NOT_ON_A_WARM_SEARCH) == []
+    found = run_main(capsys, search_argv(warm_demo, "quibblewort", "--json"))
+    assert {item["sessionId"] for item in json.loads(found.out)["items"]} == {"claude-cc-1"}

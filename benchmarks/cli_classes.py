@@ -1,0 +1,178 @@
+"""Warm ``ade search --json`` per query class against ``rg``, and the start-up ratio (issue 14.4).
+
+Run: ``python -m benchmarks.bench_cli --classes --mb 20 --sessions 924`` (or ``--corpus-dir
+/work/corpora/c330`` for a corpus generated elsewhere; ``--append`` records it).
+
+Every process runs with ``HOME`` in a fresh temporary folder (no agent tool folders, and never
+this machine's), bytecode cached as an installed package has it, the index built and warmed up
+first (so the manifest of the last full reconcile is stored: nothing changed since). Per class
+(the class terms of ``benchmarks.bench_index``), one round is one run of each, interleaved:
+
+* ``python -c pass``: the interpreter alone (the start-up baseline);
+* ``ade search <term> --json --no-daemon`` as a whole process;
+* the same ``main(argv)`` call in this process, imports done (the work a query needs);
+* ``rg -L -c -i -F <term>`` over the same raw transcripts (the first word of a two-term query;
+  a phrase as its literal text).
+
+Start-up overhead = process - in-process, over ``python -c pass``: goal <= 3x. Whole process
+vs ``rg``: goal < 1x in every class. ``ade --version`` (a minimal run: argument parsing, no
+engine) is timed beside ``python -c pass`` once per run as the floor of the command line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from benchmarks.timing import Timing, interleaved
+
+CLASSES = (
+    "rare term",
+    "one-term prefix",
+    "two-term prefix",
+    "phrase",
+    "very common term",
+    "2-character prefix",
+)
+"""The query classes of issue 14.4 (``benchmarks.bench_index.query_classes`` names)."""
+
+ENV_SCRUB = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+             "GEMINI_CLI_HOME", "COPILOT_HOME", "ADE_SESSION_ID", "PYTHONDONTWRITEBYTECODE")  # fmt: skip
+
+
+def bench_env(home: Path, pycache: Path, now: str) -> dict[str, str]:
+    """The environment of every timed process (and of this one, for the in-process runs)."""
+    env = {k: v for k, v in os.environ.items() if k not in ENV_SCRUB}
+    env.update(HOME=str(home), PYTHONPYCACHEPREFIX=str(pycache), ADE_NOW=now)
+    return env
+
+
+def class_queries(root: Path, vocabulary: Path) -> dict[str, list[str]]:
+    """The queries of each class, picked as ``bench_index`` picks them from this index."""
+    from benchmarks.bench_index import query_classes
+    from engine.index.db import connect
+
+    vocab = json.loads(vocabulary.read_text())
+    conn = connect(root / ".ade" / "cache" / "search-index.db")
+    try:
+        picked = query_classes(conn, vocab)
+    finally:
+        conn.close()
+    return {name: picked[name] for name in CLASSES if picked.get(name)}
+
+
+def scan_term(query: str) -> str:
+    """What ``rg`` searches for a query: a phrase's text, else the first word."""
+    if query.startswith('"'):
+        return query.strip('"')
+    return query.split()[0]
+
+
+def _run(cmd: list[str], env: Mapping[str, str]) -> None:
+    # stdout is read, as a caller would (a tool may shortcut output to /dev/null).
+    subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+
+
+def time_class(
+    root: Path, queries: list[str], transcripts: list[Path], env: Mapping[str, str], runs: int
+) -> dict[str, Timing]:
+    """Interleaved rounds of the four jobs, round ``i`` using query ``i % len(queries)``."""
+    from tui.cli import main
+
+    ade = str(Path(sys.executable).with_name("ade"))
+    turn = {"ade": 0, "inproc": 0, "rg": 0}
+
+    def nxt(job: str) -> str:
+        query = queries[turn[job] % len(queries)]
+        turn[job] += 1
+        return query
+
+    def argv(query: str) -> list[str]:
+        return ["search", *query.split(), "--json", "--project", str(root), "--no-daemon"]
+
+    def in_process() -> None:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(argv(nxt("inproc")))
+
+    rg = shutil.which("rg") or "rg"
+
+    def scan() -> None:
+        _run([rg, "-L", "-c", "-i", "-F", scan_term(nxt("rg")), *map(str, transcripts)], env)
+
+    jobs: dict[str, Callable[[], object]] = {
+        "python -c pass": lambda: _run([sys.executable, "-c", "pass"], env),
+        "ade search (process)": lambda: _run([ade, *argv(nxt("ade"))], env),
+        "ade search (in-process)": in_process,
+        "rg": scan,
+    }
+    return interleaved(jobs, runs)
+
+
+def time_floor(env: Mapping[str, str], runs: int) -> dict[str, Timing]:
+    """``ade --version`` beside ``python -c pass``: the command line's own floor."""
+    ade = str(Path(sys.executable).with_name("ade"))
+    jobs: dict[str, Callable[[], object]] = {
+        "python -c pass": lambda: _run([sys.executable, "-c", "pass"], env),
+        "ade --version": lambda: _run([ade, "--version"], env),
+    }
+    return interleaved(jobs, runs)
+
+
+def class_report(
+    root: Path, vocabulary: Path, transcripts: list[Path], folder: Path, runs: int, now: str
+) -> list[str]:
+    """The table of every class, the floor line and the load, as Markdown lines."""
+    home = folder / "home"
+    home.mkdir()
+    env = bench_env(home, folder / "pycache", now)
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)  # the in-process runs see the same HOME as the processes
+    try:
+        queries = class_queries(root, vocabulary)
+        warm = ["search", "timeout", "--json", "--project", str(root), "--no-daemon"]
+        for _ in range(2):  # the manifest stored under this HOME, bytecode cached
+            _run([str(Path(sys.executable).with_name("ade")), *warm], env)
+        load_before = os.getloadavg()[0]
+        floor = time_floor(env, runs)
+        rows = []
+        for name, picked in queries.items():
+            t = time_class(root, picked, transcripts, env, runs)
+            rows.append((name, picked, t))
+        load_after = os.getloadavg()[0]
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    lines = [
+        "| class | queries | ade process p50 / p95 ms | in-process p50 | rg p50 / p95 ms |"
+        " ade/rg p50 | ade/rg p95 | start-up overhead / `python -c pass` |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, picked, t in rows:
+        ade, inproc, rg, base = (t["ade search (process)"], t["ade search (in-process)"],
+                                 t["rg"], t["python -c pass"])  # fmt: skip
+        overhead = ade.median - inproc.median
+        shown = ", ".join(f"`{q}`" for q in picked[:3]) + (" …" if len(picked) > 3 else "")
+        lines.append(
+            f"| {name} | {shown} | {ade.median:.0f} / {ade.p95:.0f} | {inproc.median:.0f} |"
+            f" {rg.median:.0f} / {rg.p95:.0f} | {ade.median / rg.median:.2f}x |"
+            f" {ade.p95 / rg.p95:.2f}x | {overhead:.0f} / {base.median:.0f} ="
+            f" **{overhead / base.median:.2f}x** |"
+        )
+    version, base = floor["ade --version"], floor["python -c pass"]
+    lines += [
+        "",
+        f"- `ade --version` {version.median:.0f} ms vs `python -c pass` {base.median:.0f} ms:"
+        f" {version.median / base.median:.2f}x (CPU {version.cpu_median:.0f} vs"
+        f" {base.cpu_median:.0f} ms).",
+        f"- load average {load_before:.1f} before, {load_after:.1f} after ({os.cpu_count()} CPUs,"
+        " shared).",
+    ]
+    return lines
