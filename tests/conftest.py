@@ -3,18 +3,52 @@
 ``demo_project``: the deterministic demo (``ade demo``) built once per test session. Treat it as
 read-only; a test that writes (an index in ``.ade/cache``, new transcript lines…) must copy it
 first, e.g. ``shutil.copytree(demo_project, tmp_path / "demo", symlinks=True)``.
+
+Every test runs with ``HOME`` (and each agent tool's home variable) pointing at a temporary
+folder: the suite never reads this machine's ``~/.claude`` or ``~/.codex``. The git identity of
+the real home is copied into that folder's ``.gitconfig`` so tests may commit.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine.demo import build_demo
 from engine.demo.copy import copy_demo
+
+AGENT_HOME_VARIABLES = (
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "XDG_DATA_HOME",
+    "COPILOT_HOME",
+)
+"""Variables that name an agent tool's folder somewhere other than under ``HOME``."""
+
+
+def _git_identity() -> str:
+    lines = []
+    for key, fallback in (("user.name", "ade-search tests"), ("user.email", "tests@ade.invalid")):
+        done = subprocess.run(["git", "config", "--global", key], capture_output=True, text=True)
+        lines.append(f"\t{key.split('.')[1]} = {done.stdout.strip() or fallback}")
+    return "[user]\n" + "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A temporary ``HOME`` for the whole session, agent tool homes unset."""
+    home = tmp_path_factory.mktemp("home")
+    (home / ".gitconfig").write_text(_git_identity())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        for name in AGENT_HOME_VARIABLES:
+            patch.delenv(name, raising=False)
+        yield home
 
 
 @pytest.fixture(scope="session")
