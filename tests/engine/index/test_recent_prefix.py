@@ -53,11 +53,13 @@ def test_the_recent_table_holds_exactly_the_documents_above_its_floor(
     conn: apsw.Connection,
 ) -> None:
     insert(conn, _docs(0, 10, "old"))
-    assert recent_floor(conn) == 0 and _held(conn) == (10, 10)
+    assert recent_floor(conn) == 0
+    assert _held(conn) == (10, 10)
     for start in range(10, 60, 7):
         insert(conn, _docs(start, 7, "new"))
         above, rows = _held(conn)
-        assert above == rows and rows <= 25
+        assert above == rows
+        assert rows <= 25
     assert recent_floor(conn) > 0
     with immediate(conn):
         delete_docs(conn, ["chat:c:58", "chat:c:2"])
@@ -70,14 +72,16 @@ def test_a_short_prefix_fills_its_window_from_the_newest_documents(
 ) -> None:
     insert(conn, _docs(0, 60, "thunder"))
     res = run_query(conn, SearchQueryArgs(query="th"), project=project, now=NOW)
-    assert len(res.items) == 10 and res.results_truncated
+    assert len(res.items) == 10
+    assert res.results_truncated
     assert RECENT_NOTE.format(chars=2, docs=20) in res.warnings
     floor = recent_floor(conn)
     rowids = dict(conn.execute("SELECT doc_id, id FROM docs").fetchall())
     assert all(rowids[item.doc_id] >= floor for item in res.items)
     # A longer prefix reads every document (no note).
     longer = run_query(conn, SearchQueryArgs(query="thund"), project=project, now=NOW)
-    assert longer.total == 60 and not longer.warnings
+    assert longer.total == 60
+    assert not longer.warnings
 
 
 def test_a_short_prefix_only_old_documents_hold_is_still_found(
@@ -88,7 +92,8 @@ def test_a_short_prefix_only_old_documents_hold_is_still_found(
     assert recent_floor(conn) > 0
     res = run_query(conn, SearchQueryArgs(query="zep"), project=project, now=NOW)
     assert sorted(item.doc_id for item in res.items) == [f"chat:c:{i}" for i in range(5)]
-    assert res.total == 5 and not res.warnings
+    assert res.total == 5
+    assert not res.warnings
 
 
 def test_with_every_document_recent_a_short_prefix_is_answered_exactly(
@@ -97,7 +102,9 @@ def test_with_every_document_recent_a_short_prefix_is_answered_exactly(
     insert(conn, _docs(0, 15, "thunder"))
     res = run_query(conn, SearchQueryArgs(query="thu"), project=project, now=NOW)
     assert recent_floor(conn) == 0
-    assert res.total == 15 and res.results_truncated and not res.warnings
+    assert res.total == 15
+    assert res.results_truncated
+    assert not res.warnings
 
 
 def test_an_index_of_schema_6_is_dropped_and_rebuilt(index_path: Path) -> None:

@@ -49,15 +49,18 @@ def test_big_kinds_store_no_body_and_snippets_are_rederived(ingested: SearchServ
         )
         .fetchall()
     )
-    assert rows and all(length == 0 and sourced for _, length, sourced in rows)
+    assert rows
+    assert all(length == 0 and sourced for _, length, sourced in rows)
     assert _hit(ingested, "zorblax", "chat") == ("chat:c1:m1", "the zorblax flux capacitor hums")
     doc_id, snippet = _hit(ingested, "wombat", "terminal")
-    assert doc_id == "terminal:t1@0" and "wombat failure in stage 3" in snippet
+    assert doc_id == "terminal:t1@0"
+    assert "wombat failure in stage 3" in snippet
 
 
 def test_a_rederived_snippet_is_redacted_again(ingested: SearchService) -> None:
     _, snippet = _hit(ingested, "quokka", "chat")
-    assert "[REDACTED:" in snippet and GHP not in snippet
+    assert "[REDACTED:" in snippet
+    assert GHP not in snippet
 
 
 def _marked(service: SearchService, key: str) -> bool:
@@ -157,6 +160,8 @@ def test_every_sourced_doc_rederives_its_indexed_text(
     conn = ingested._reader()
     ids = [r[0] for r in conn.execute("SELECT doc_id FROM docs WHERE src_offset IS NOT NULL")]
     texts = document_texts(conn, ingested.project, ids)
-    assert len(ids) > 3 and all(texts[i] for i in ids)
+    assert len(ids) > 3
+    assert all(texts[i] for i in ids)
     assert get_source(conn, "terminal:t1") is not None
-    assert not _marked(ingested, "terminal:t1") and not _marked(ingested, "chat:c1")
+    assert not _marked(ingested, "terminal:t1")
+    assert not _marked(ingested, "chat:c1")
