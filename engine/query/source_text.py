@@ -16,17 +16,19 @@ text with them and the query path must build exactly the same text.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import apsw
 
 from engine.index.db import StoredBody, body_fingerprint, fetch_bodies, mark_for_reingest
-from engine.project.model import ChatEvent, Project, SessionKind
+from engine.project.model import ChatEvent, Project, is_valid_session_id
 from engine.project.safe_io import dumps_json
 from engine.project.tally import WarningTally
-from engine.project.transcripts import parse_chat_lines, transcript_file
+from engine.project.transcripts import parse_chat_lines
 from engine.redaction import redact_secrets
 from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes, sanitize_indexed_text
 
@@ -89,11 +91,12 @@ def snippet_texts(
     source no longer gives the indexed text (and that source is marked for re-ingestion)."""
     out: dict[int, str] = {}
     stale: set[str] = set()
+    paths: dict[str, Path | None] = {}  # a page often holds several hits of one session
     for rowid, stored in bodies.items():
         if stored.text is not None:
             out[rowid] = stored.text
             continue
-        text = _derive(project, stored)
+        text = _derive(project, stored, paths)
         if text is None:
             out[rowid] = ""
             if stored.source_key:
@@ -119,14 +122,17 @@ def document_texts(
     return {rowids[rowid]: text for rowid, text in texts.items()}
 
 
-def _derive(project: Project, stored: StoredBody) -> str | None:
-    kind, _, sid = (stored.source_key or "").partition(":")
+def _derive(project: Project, stored: StoredBody, paths: dict[str, Path | None]) -> str | None:
+    key = stored.source_key or ""
+    kind, _, sid = key.partition(":")
     if stored.span is None or kind not in ("chat", "terminal"):
         return None
     offset, length = stored.span
-    path = transcript_file(project, cast(SessionKind, kind), sid)
-    if path is None or path.suffix == ".gz" or not 0 < length <= MAX_SPAN_BYTES:
-        return None  # offsets index the plain file; a compacted one is re-ingested
+    if key not in paths:
+        paths[key] = _plain_transcript(project, kind, sid)
+    path = paths[key]
+    if path is None or not 0 < length <= MAX_SPAN_BYTES:
+        return None
     raw = _read(path, offset, length)
     if raw is None:
         return None
@@ -137,13 +143,38 @@ def _derive(project: Project, stored: StoredBody) -> str | None:
     return None
 
 
+_FOLDERS = {"chat": ("chats", ".jsonl"), "terminal": ("terminals", ".log")}
+
+
+def _plain_transcript(project: Project, kind: str, sid: str) -> Path | None:
+    """The plain transcript a span indexes, or None when it was compacted (or the id is bad).
+
+    Cheaper than ``transcript_file``'s bounds check (a page holds up to 50 sessions): whatever
+    the path now leads to, only text with the indexed fingerprint is ever shown, and ``_read``
+    refuses anything but a regular file without blocking on it.
+    """
+    if not is_valid_session_id(sid):
+        return None
+    folder, suffix = _FOLDERS[kind]
+    plain = project.ade_dir / folder / f"{sid}{suffix}"
+    if os.path.lexists(plain.with_name(plain.name + ".gz")):
+        return None  # offsets index the plain file; a compacted one is re-ingested
+    return plain
+
+
 def _read(path: Path, offset: int, length: int) -> bytes | None:
     try:
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            raw = handle.read(length)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO put in its place never blocks
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        raw = os.pread(fd, length, offset)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return raw if len(raw) == length else None
 
 
