@@ -89,8 +89,9 @@ RECENT_TABLE = "docs_recent"
 indexes (``engine.index.db.RECENT_DOCS``)."""
 
 
-def _on(table: str, sql: str) -> str:
-    # Both tables have the same columns and row ids, so a statement reads either by its name.
+def on_table(table: str, sql: str) -> str:
+    """``sql`` (written over ``docs_fts``) reading ``table`` instead: both FTS tables have the
+    same columns and row ids, so a statement reads either by its name."""
     return sql if table == FTS_TABLE else sql.replace(FTS_TABLE, table)
 
 
@@ -121,7 +122,7 @@ def window_sql(
         f"SELECT {COLUMNS}, s.b1, s.b2 FROM ({best}) s CROSS JOIN docs d ON d.id = s.rid"
         " ORDER BY s.b1, s.b2, s.rid DESC"
     )
-    return _on(table, sql), [match, *params, budget, limit]
+    return on_table(table, sql), [match, *params, budget, limit]
 
 
 def count_sql(
@@ -139,7 +140,7 @@ def count_sql(
         params.append(below)
     join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
     inner = f"SELECT 1 FROM docs_fts{join} WHERE docs_fts MATCH ?{where} LIMIT ?"
-    return _on(table, f"SELECT count(*) FROM ({inner})"), [match, *params, cap]
+    return on_table(table, f"SELECT count(*) FROM ({inner})"), [match, *params, cap]
 
 
 def title_window_sql(match: str, f: Filters, limit: int) -> tuple[str, list[Any]]:

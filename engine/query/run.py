@@ -143,6 +143,21 @@ def short_prefix(parsed: ParsedQuery) -> int:
     return min(lengths, default=0)
 
 
+def ranking_table(conn: apsw.Connection, plan: QueryPlan) -> str:
+    """The FTS table ``_fts_candidates`` ranks ``plan`` on (``--explain`` scores on the same one,
+    so its numbers are the ranking's own): ``docs_recent`` for a short prefix when it holds every
+    document or at least a window of matches (the same test as a filled window)."""
+    if not short_prefix(plan.parsed):
+        return FTS_TABLE
+    if recent_floor(conn) == 0:
+        return RECENT_TABLE
+    match = build_match(plan.parsed)
+    if match is None:
+        return FTS_TABLE
+    held = scalar(conn, *count_sql(match, _filters(plan), BM25_WINDOW, table=RECENT_TABLE))
+    return RECENT_TABLE if held >= BM25_WINDOW else FTS_TABLE
+
+
 def _fts_candidates(
     conn: apsw.Connection, parsed: ParsedQuery, f: Filters
 ) -> tuple[list[tuple[int, Candidate]], int, bool, int, str]:
@@ -378,4 +393,11 @@ def _item(
     )
 
 
-__all__ = ["SortKey", "default_link", "resolve_kinds", "resolve_lanes", "run_query"]
+__all__ = [
+    "SortKey",
+    "default_link",
+    "ranking_table",
+    "resolve_kinds",
+    "resolve_lanes",
+    "run_query",
+]

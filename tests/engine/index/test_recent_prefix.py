@@ -26,7 +26,10 @@ from engine.index.db import (
     scalar,
 )
 from engine.project.model import Project
-from engine.query.run import RECENT_NOTE, run_query
+from engine.query.cursor import decode_cursor, query_fingerprint
+from engine.query.explain import explain_item
+from engine.query.plan import build_plan
+from engine.query.run import RECENT_NOTE, resolve_kinds, run_query
 from engine.types import SearchQueryArgs
 
 
@@ -124,3 +127,22 @@ def test_an_index_of_schema_6_is_dropped_and_rebuilt(index_path: Path) -> None:
     assert scalar(fresh, "SELECT count(*) FROM docs") == 0
     assert scalar(fresh, "SELECT count(*) FROM sqlite_schema WHERE name = 'docs_recent'") == 1
     fresh.close()
+
+
+def test_explain_scores_a_short_prefix_on_the_table_it_was_ranked_on(
+    conn: apsw.Connection, project: Project
+) -> None:
+    # Older documents are longer and a third hold no match: both tables' statistics differ.
+    words = ["rain" if i % 3 == 0 else "thunder" for i in range(60)]
+    insert(conn, [doc(f"chat:c:{i}", f"{words[i]} " * (1 + i % 3) + "storm " * (60 - i),
+                      session_id="c", updated_at=NOW_MS - 10**6 + i * 1000)
+                  for i in range(60)])  # fmt: skip
+    assert recent_floor(conn) > 0
+    for text in ("th", "thunder"):
+        res = run_query(conn, SearchQueryArgs(query=text, limit=5), project=project, now=NOW)
+        assert res.next_cursor is not None
+        last = decode_cursor(
+            res.next_cursor, query_fingerprint(text, resolve_kinds(None, None), ())
+        )
+        plan = build_plan(SearchQueryArgs(query=text), now=NOW, lanes=())
+        assert explain_item(conn, plan, res.items[-1]).sort_key == last, text
