@@ -521,7 +521,7 @@ def delete_docs_where_session_not_in(
     return _delete_rows(conn, rows)
 
 
-RECENT_DOCS = 20_000
+RECENT_DOCS = 10_000
 """Documents ``docs_recent`` holds at least (the newest by row id): 2-3 character prefixes match
 most documents, so their window is the newest matches anyway; the table costs about
 ``RECENT_DOCS / docs`` of what prefix indexes over everything would (benchmarks/RESULTS.md)."""

@@ -30,7 +30,7 @@ from engine.project.safe_io import dumps_json
 from engine.project.tally import WarningTally
 from engine.project.transcripts import parse_chat_lines
 from engine.redaction import redact_secrets
-from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes, sanitize_indexed_text
+from engine.terminal.sanitize import clean_text as strip_controls
 
 MAX_MESSAGE_CHARS = 256 * 1024
 """Longest message body indexed (a pasted base64 image is megabytes of noise): the rest is cut."""
@@ -42,10 +42,19 @@ MAX_SPAN_BYTES = 64 * 1024 * 1024
 """A stored span longer than this is not read back for a snippet (a damaged row, not a chunk)."""
 
 
+def sanitize_text(text: str) -> str:
+    """``engine.terminal.chunking.sanitize_indexed_text`` without importing the chunker (a chat
+    snippet must not pay for it; a test checks the two agree): a lone ``\r`` becomes a newline,
+    escape sequences and controls but ``\n``/``\t`` go."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return strip_controls(text)
+
+
 def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     """Sanitize, redact and cap one body for indexing."""
     cut = len(text) > limit
-    body = redact_secrets(sanitize_indexed_text(text[:limit] if cut else text))
+    body = redact_secrets(sanitize_text(text[:limit] if cut else text))
     return body + TRUNCATED_MARK if cut else body
 
 
@@ -80,6 +89,10 @@ def message_body(event: ChatEvent) -> str | None:
 
 def chunk_body(raw: bytes, offset: int, alt_screen: bool = False) -> str:
     """The indexed body of a terminal chunk whose raw bytes are ``raw`` (at ``offset``)."""
+    # Imported on first use: the chunker costs a warm CLI search ~10-20 ms to import, paid only
+    # when a terminal chunk is on the page (issue 14.4's start-up budget).
+    from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
+
     result = chunk_terminal_bytes(raw, offset, force=True, state=ChunkerState(alt_screen))
     return redact_secrets("".join(chunk.text for chunk in result.chunks))
 
@@ -201,5 +214,6 @@ __all__ = [
     "document_texts",
     "event_text",
     "message_body",
+    "sanitize_text",
     "snippet_texts",
 ]

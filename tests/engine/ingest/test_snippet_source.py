@@ -165,3 +165,16 @@ def test_every_sourced_doc_rederives_its_indexed_text(
     assert get_source(conn, "terminal:t1") is not None
     assert not _marked(ingested, "terminal:t1")
     assert not _marked(ingested, "chat:c1")
+
+
+def test_the_chat_sanitizer_is_the_indexing_one() -> None:
+    from engine.query.source_text import sanitize_text
+    from engine.terminal.chunking import sanitize_indexed_text
+
+    for text in (
+        "a\r\nb\rc",
+        "\x1b[31merror\x1b[0m \x07bell\ttab",
+        "x\x00y\x1b]0;title\x07z",
+        "é\r",
+    ):
+        assert sanitize_text(text) == sanitize_indexed_text(text), repr(text)
