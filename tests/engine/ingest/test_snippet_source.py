@@ -178,3 +178,16 @@ def test_the_chat_sanitizer_is_the_indexing_one() -> None:
         "é\r",
     ):
         assert sanitize_text(text) == sanitize_indexed_text(text), repr(text)
+
+
+def test_a_retitled_session_keeps_its_rederived_snippets(
+    ingested: SearchService, writer: ProjectWriter
+) -> None:
+    # A retitle rewrites the children's stored title in place (not their digest): the body's own
+    # fingerprint still matches.
+    writer.chat("c1", "session_title", title="a brand new name")
+    ingested.catch_up()
+    items = ingested.query(SearchQueryArgs(query="zorblax", kinds=("chat",), limit=50)).items
+    assert [(i.title, i.snippet) for i in items] == [
+        ("a brand new name", "the zorblax flux capacitor hums")
+    ]
