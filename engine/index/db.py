@@ -1,11 +1,15 @@
 """The disposable search index: schema, open check, recreate, connections (DESIGN §3).
 
-``.ade/cache/search-index.db`` holds ``docs`` (one row a document, body zlib-compressed),
-``docs_fts`` (a contentless-delete FTS5 table over ``body``, ``rank_title`` and the camelCase
-``parts`` of identifiers), ``docs_title`` (the same over titled documents only, so title matches
+``.ade/cache/search-index.db`` holds ``docs`` (one row a document), ``docs_fts`` (a
+contentless-delete FTS5 table over ``body``, ``rank_title`` and the camelCase ``parts`` of
+identifiers), ``docs_recent`` (the same over the newest ``RECENT_DOCS`` documents, with 2- and
+3-character prefix indexes), ``docs_title`` (the same over titled documents only, so title matches
 never walk the body doclists), ``sources`` (ingestion cursors) and ``meta``. The table shape was
-chosen by measurement (benchmarks/RESULTS.md): contentless-delete stores the body once,
-compressed, for snippets.
+chosen by measurement (benchmarks/RESULTS.md, issue 14.2): a document whose body can be derived
+again from its transcript (a chat message, a terminal chunk: ``IndexDoc.source_span``) stores no
+body, only where it came from; the others store it once, zlib-compressed, for snippets. The digest
+leads with a fingerprint of the body, so a body re-derived for a snippet is checked before it is
+shown (``engine.query.source_text``).
 
 The open check (``engine.index.schema.check_open``) compares the file's DDL with what
 ``SCHEMA_SQL`` creates, so any schema change recreates an old file without a version bump.
@@ -58,6 +62,8 @@ __all__ = [
     "OpenReport",
     "PreparedDocs",
     "SourceRow",
+    "StoredBody",
+    "body_fingerprint",
     "clear_index",
     "connect",
     "delete_docs",
@@ -73,10 +79,12 @@ __all__ = [
     "health_check",
     "immediate",
     "list_sources",
+    "mark_for_reingest",
     "meta_get",
     "meta_set",
     "open_index",
     "put_source",
+    "recent_floor",
     "recreate_damaged",
     "scalar",
     "upsert_docs",
@@ -105,6 +113,9 @@ class IndexDoc:
     source_key: str | None = None
     tool: str | None = None
     """The agent of a chat session's docs (``claude``, ``gemini``…), for the ``tool:`` filter."""
+    source_span: tuple[int, int] | None = None
+    """``(byte offset, byte length)`` in the plain transcript of ``source_key`` that ``body`` is
+    derived from again for a snippet; the body is then indexed but not stored. None: stored."""
 
 
 @dataclass
@@ -284,14 +295,23 @@ def doc_rowid(updated_at: int) -> int:
     return min(max(updated_at // 1000, 0), _MAX_S) << SLOT_BITS
 
 
+FINGERPRINT_BYTES = 8
+"""The digest's leading bytes: a fingerprint of the body alone. A retitle changes the stored
+title but not the digest, so a re-derived body is checked against these bytes only."""
+
+
+def body_fingerprint(body: str) -> bytes:
+    """The body's fingerprint, as the digest of its document starts with it."""
+    return hashlib.blake2b(body.encode("utf-8"), digest_size=FINGERPRINT_BYTES).digest()
+
+
 def _digest(doc: IndexDoc) -> bytes:
-    # The small fields as JSON (self-delimiting), then the body's bytes: no JSON escaping pass
-    # over the body, which was a visible build cost.
+    # The body's own fingerprint, then the small fields as JSON (self-delimiting, no escaping
+    # pass over the body, which was a visible build cost).
     fields = (doc.kind, doc.title, doc.rank_title, doc.updated_at, doc.session_id, doc.lane_id,
-              doc.anchor, doc.source_key, doc.tool)  # fmt: skip
-    h = hashlib.blake2b(json.dumps(fields).encode("utf-8"), digest_size=12)
-    h.update(doc.body.encode("utf-8"))
-    return h.digest()
+              doc.anchor, doc.source_key, doc.tool, doc.source_span)  # fmt: skip
+    head = hashlib.blake2b(json.dumps(fields).encode("utf-8"), digest_size=8).digest()
+    return body_fingerprint(doc.body) + head
 
 
 _Row = tuple[int, bool]
@@ -354,7 +374,7 @@ class _Derived:
 def _derive(doc: IndexDoc, digest: bytes | None = None) -> _Derived:
     return _Derived(
         digest=_digest(doc) if digest is None else digest,
-        body_z=zlib.compress(doc.body.encode("utf-8"), _ZLIB_LEVEL),
+        body_z=b"" if doc.source_span else zlib.compress(doc.body.encode("utf-8"), _ZLIB_LEVEL),
         parts=identifier_parts(doc.rank_title, doc.body),
         title_norm=normalize_title_query(doc.rank_title) if doc.rank_title else "",
         title_parts=identifier_parts(doc.rank_title) if doc.rank_title else "",
@@ -425,22 +445,29 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
         [(alloc.take(wanted), doc, derived if isinstance(derived, _Derived) else _derive(doc, derived))
          for wanted, doc, derived in inserts],
     )  # fmt: skip
+    if inserts:
+        _prune_recent(conn)
 
 
 def _insert_rows(conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived]]) -> None:
     conn.executemany(
         "INSERT INTO docs(id, doc_id, kind, title, rank_title, title_norm, body, updated_at,"
-        " session_id, lane_id, anchor, source_key, digest, tool)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " session_id, lane_id, anchor, source_key, digest, tool, src_offset, src_len)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(rowid, doc.doc_id, doc.kind, doc.title, doc.rank_title, d.title_norm, d.body_z,
           doc.updated_at, doc.session_id, doc.lane_id, doc.anchor, doc.source_key, d.digest,
-          doc.tool)
+          doc.tool, *(doc.source_span or (None, None)))
          for rowid, doc, d in rows],
     )  # fmt: skip
-    conn.executemany(
-        "INSERT INTO docs_fts(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
-        [(rowid, doc.rank_title, doc.body, d.parts) for rowid, doc, d in rows],
-    )
+    fts_rows = [(rowid, doc.rank_title, doc.body, d.parts) for rowid, doc, d in rows]
+    conn.executemany("INSERT INTO docs_fts(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
+                     fts_rows)  # fmt: skip
+    floor = recent_floor(conn)
+    recent = [row for row in fts_rows if row[0] >= floor]
+    if recent:
+        conn.executemany(
+            "INSERT INTO docs_recent(rowid, rank_title, body, parts) VALUES (?,?,?,?)", recent
+        )
     titled = [(rowid, doc.rank_title, d.title_parts) for rowid, doc, d in rows if doc.rank_title]
     if titled:
         conn.executemany("INSERT INTO docs_title(rowid, rank_title, parts) VALUES (?,?,?)", titled)
@@ -448,8 +475,11 @@ def _insert_rows(conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived
 
 def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:
     count = 0
+    floor = recent_floor(conn)
     for rowid, titled in rows:
         conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))
+        if rowid >= floor:
+            conn.execute("DELETE FROM docs_recent WHERE rowid = ?", (rowid,))
         if titled:
             conn.execute("DELETE FROM docs_title WHERE rowid = ?", (rowid,))
         conn.execute("DELETE FROM docs WHERE id = ?", (rowid,))
@@ -491,13 +521,96 @@ def delete_docs_where_session_not_in(
     return _delete_rows(conn, rows)
 
 
-def fetch_bodies(conn: apsw.Connection, rowids: Iterable[int]) -> dict[int, str]:
-    """Decompressed bodies of the given rows (only the page being shown needs them)."""
+RECENT_DOCS = 10_000
+"""Documents ``docs_recent`` holds at least (the newest by row id): 2-3 character prefixes match
+most documents, so their window is the newest matches anyway. On the 330 MB corpus (268,932
+docs) it costs 0.07x of the text at 10,000 and 0.12x at 20,000 (prefix indexes over every
+document: ~0.66x); benchmarks/RESULTS.md, "Index size (issue 14.2)"."""
+
+RECENT_SLACK = RECENT_DOCS // 4
+"""Documents above ``RECENT_DOCS`` before the floor moves: pruning runs once per that many."""
+
+_FLOOR_KEY = "recent_floor"
+
+
+def recent_floor(conn: apsw.Connection) -> int:
+    """The lowest row id ``docs_recent`` holds: every document at or above it is in it."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (_FLOOR_KEY,)).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def _prune_recent(conn: apsw.Connection) -> None:
+    """Raise the floor to the newest ``RECENT_DOCS`` once ``RECENT_SLACK`` more have arrived."""
+    floor = recent_floor(conn)
+    held = scalar(conn, "SELECT count(*) FROM docs WHERE id >= ?", (floor,))
+    if held <= RECENT_DOCS + RECENT_SLACK:
+        return
+    new_floor = scalar(conn, "SELECT id FROM docs ORDER BY id DESC LIMIT 1 OFFSET ?",
+                       (RECENT_DOCS - 1,))  # fmt: skip
+    conn.execute(
+        "DELETE FROM docs_recent WHERE rowid IN (SELECT id FROM docs WHERE id >= ? AND id < ?)",
+        (floor, new_floor),
+    )
+    meta_set(conn, _FLOOR_KEY, str(new_floor))
+
+
+@dataclass(frozen=True)
+class StoredBody:
+    """What the index keeps of one document's body: the text, or where to derive it again."""
+
+    text: str | None
+    """The stored body; None when it is to be re-derived from ``source_key`` at ``span``."""
+    kind: str
+    source_key: str | None
+    span: tuple[int, int] | None
+    fingerprint: bytes
+    """``body_fingerprint`` of the indexed body (a re-derived text must match it)."""
+
+
+def fetch_bodies(conn: apsw.Connection, rowids: Iterable[int]) -> dict[int, StoredBody]:
+    """The bodies (or their places) of the given rows: only the page being shown needs them."""
     rows: Any = conn.execute(
-        "SELECT id, body FROM docs WHERE id IN (SELECT value FROM json_each(?))",
+        "SELECT id, body, kind, source_key, src_offset, src_len, digest FROM docs"
+        " WHERE id IN (SELECT value FROM json_each(?))",
         (json.dumps(list(rowids)),),
     )
-    return {int(r[0]): zlib.decompress(r[1]).decode("utf-8") for r in rows}
+    out: dict[int, StoredBody] = {}
+    for rowid, body, kind, key, offset, length, digest in rows:
+        sourced = offset is not None and length is not None
+        out[int(rowid)] = StoredBody(
+            text=None if sourced else zlib.decompress(body).decode("utf-8"),
+            kind=str(kind),
+            source_key=key,
+            span=(int(offset), int(length)) if sourced else None,
+            fingerprint=bytes(digest)[:FINGERPRINT_BYTES],
+        )
+    return out
+
+
+REINGEST_STAT_PREFIX = "stat:"
+"""The change-check row of a session source (``engine.ingest.reconcile.STAT_PREFIX``)."""
+
+
+def mark_for_reingest(conn: apsw.Connection, source_key: str) -> bool:
+    """Make the next catch-up re-ingest ``source_key`` from zero (its docs rebuilt).
+
+    Called from the query path when a re-derived snippet text no longer matches what was
+    indexed (the transcript was rewritten, compressed or is gone): the cursor's fingerprint is
+    cleared, so the next pass resets the source, and its change-check row is dropped, so the
+    next catch-up queues it. Never waits for the write lock (a query must not stall behind a
+    drain); returns False when the mark could not be written now.
+    """
+    conn.set_busy_timeout(0)
+    try:
+        with immediate(conn):
+            conn.execute("UPDATE sources SET identity = '{}' WHERE key = ?", (source_key,))
+            conn.execute("DELETE FROM sources WHERE key = ?",
+                         (REINGEST_STAT_PREFIX + source_key,))  # fmt: skip
+    except apsw.Error:
+        return False
+    finally:
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+    return True
 
 
 def _source_row(r: Any) -> SourceRow:
@@ -563,6 +676,7 @@ def clear_index(conn: apsw.Connection) -> None:
     with immediate(conn):
         conn.execute("DELETE FROM docs")
         conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
+        conn.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")
         conn.execute("INSERT INTO docs_title(docs_title) VALUES ('delete-all')")
         conn.execute("DELETE FROM sources")
         conn.execute("DELETE FROM meta")
@@ -581,10 +695,16 @@ def health_check(conn: apsw.Connection) -> list[str]:
             problems.extend(f"quick_check: {r}" for r in rows)
         conn.execute("INSERT INTO docs_fts(docs_fts, rank) VALUES ('integrity-check', 1)")
         conn.execute("INSERT INTO docs_title(docs_title, rank) VALUES ('integrity-check', 1)")
+        conn.execute("INSERT INTO docs_recent(docs_recent, rank) VALUES ('integrity-check', 1)")
         docs = scalar(conn, "SELECT count(*) FROM docs")
         fts = scalar(conn, "SELECT count(*) FROM docs_fts")
         if docs != fts:
             problems.append(f"row count drift: {docs} docs, {fts} FTS rows")
+        floor = recent_floor(conn)
+        held = scalar(conn, "SELECT count(*) FROM docs WHERE id >= ?", (floor,))
+        recent = scalar(conn, "SELECT count(*) FROM docs_recent")
+        if held != recent:
+            problems.append(f"recent row drift: {held} docs above the floor, {recent} rows")
         titled = scalar(conn, "SELECT count(*) FROM docs WHERE rank_title != ''")
         titles = scalar(conn, "SELECT count(*) FROM docs_title")
         if titled != titles:

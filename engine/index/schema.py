@@ -11,10 +11,13 @@ import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 6
+SEARCH_INDEX_SCHEMA_VERSION = 7
 """Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
-6: titles, command lines and subjects are redacted (issue 13.1); an older index holds them raw."""
+6: titles, command lines and subjects are redacted (issue 13.1); an older index holds them raw.
+7: chat messages and terminal chunks store no body (``src_offset``/``src_len`` say where their
+snippet text is re-derived from), the digest leads with a body fingerprint, ``docs_fts`` has no
+prefix index and ``docs_recent`` answers 2-3 character prefixes (issue 14.2)."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
@@ -28,18 +31,23 @@ FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 """``unicode61`` splits on ``_ . : - /`` (identifiers, paths, ``ABC-123``); diacritics folded."""
 
 FTS_PREFIX = "2 3"
-"""Prefix indexes for 2- and 3-character prefixes: the palette's second and third keystrokes read
-one stored doclist instead of merging thousands. Without them (full corpus) a 2-character prefix
-took 144/230 ms p50/p95 and ``the*`` 140 ms; they cost 0.83x of the text (benchmarks/RESULTS.md)."""
+"""Prefix indexes for 2- and 3-character prefixes, on ``docs_recent`` only: the palette's second
+and third keystrokes read one stored doclist instead of merging thousands. Without them (full
+corpus) a 2-character prefix took 144/230 ms p50/p95 and ``the*`` 140 ms; over every document
+they cost 0.83x of the text (benchmarks/RESULTS.md), so only the newest documents carry them."""
 
-FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}', prefix='{FTS_PREFIX}'"
-"""Contentless-delete: the text is stored once (compressed, in ``docs``), never twice."""
+FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}'"
+"""Contentless-delete: the text is stored at most once (compressed, in ``docs``), never twice."""
+
+RECENT_FTS_OPTIONS = f"{FTS_OPTIONS}, prefix='{FTS_PREFIX}'"
+"""``docs_recent``: the same columns as ``docs_fts`` over every document at or above the
+``recent_floor`` row id (meta), with the short prefix indexes (``engine.index.db.RECENT_DOCS``)."""
 
 TITLE_FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}'"
 """The title table holds only titled documents (sessions, PRs, commits, branches): tiny, so no
 prefix index is worth its writes."""
 
-EXPECTED_TABLES = frozenset({"docs", "docs_fts", "docs_title", "sources", "meta"})
+EXPECTED_TABLES = frozenset({"docs", "docs_fts", "docs_recent", "docs_title", "sources", "meta"})
 
 SCHEMA_SQL = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -57,13 +65,16 @@ CREATE TABLE docs(
     anchor TEXT,
     source_key TEXT,
     digest BLOB NOT NULL,
-    tool TEXT
+    tool TEXT,
+    src_offset INTEGER,
+    src_len INTEGER
 );
 CREATE INDEX docs_by_source ON docs(source_key) WHERE source_key IS NOT NULL;
 CREATE INDEX docs_by_session ON docs(session_id, kind) WHERE session_id IS NOT NULL;
 CREATE INDEX docs_by_recency ON docs(updated_at DESC, doc_id);
 CREATE INDEX docs_by_title ON docs(title_norm) WHERE title_norm != '';
 CREATE VIRTUAL TABLE docs_fts USING fts5(body, rank_title, parts, {FTS_OPTIONS});
+CREATE VIRTUAL TABLE docs_recent USING fts5(body, rank_title, parts, {RECENT_FTS_OPTIONS});
 CREATE VIRTUAL TABLE docs_title USING fts5(rank_title, parts, {TITLE_FTS_OPTIONS});
 CREATE TABLE sources(
     key TEXT PRIMARY KEY,
@@ -85,6 +96,7 @@ def _schema_objects(conn: apsw.Connection) -> set[tuple[str, str, str]]:
         "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL"
         " AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'docs\\_fts\\_%' ESCAPE '\\'"
         " AND name NOT LIKE 'docs\\_title\\_%' ESCAPE '\\'"
+        " AND name NOT LIKE 'docs\\_recent\\_%' ESCAPE '\\'"
     )
     return {(str(t), str(n), str(q)) for t, n, q in rows}
 

@@ -81,9 +81,24 @@ def score_columns(one_phrase: bool) -> str:
     return ", ".join(score_expressions(one_phrase))
 
 
+FTS_TABLE = "docs_fts"
+"""The FTS table the statements read; ``table=RECENT_TABLE`` reads the newest documents' one."""
+
+RECENT_TABLE = "docs_recent"
+"""Same columns and row ids as ``docs_fts`` over the newest documents, with 2-3 character prefix
+indexes (``engine.index.db.RECENT_DOCS``)."""
+
+
+def on_table(table: str, sql: str) -> str:
+    """``sql`` (written over ``docs_fts``) reading ``table`` instead: both FTS tables have the
+    same columns and row ids, so a statement reads either by its name."""
+    return sql if table == FTS_TABLE else sql.replace(FTS_TABLE, table)
+
+
 def window_sql(
-    match: str, f: Filters, limit: int, *, budget: int, one_phrase: bool = False
-) -> tuple[str, list[Any]]:
+    match: str, f: Filters, limit: int, *, budget: int, one_phrase: bool = False,
+    table: str = FTS_TABLE,
+) -> tuple[str, list[Any]]:  # fmt: skip
     """The best ``limit`` of the newest ``budget`` FTS matches by both BM25 scores, best first.
 
     Every match up to ``budget`` is scored inside SQLite and only the window leaves it, so an old
@@ -107,11 +122,11 @@ def window_sql(
         f"SELECT {COLUMNS}, s.b1, s.b2 FROM ({best}) s CROSS JOIN docs d ON d.id = s.rid"
         " ORDER BY s.b1, s.b2, s.rid DESC"
     )
-    return sql, [match, *params, budget, limit]
+    return on_table(table, sql), [match, *params, budget, limit]
 
 
 def count_sql(
-    match: str, f: Filters, cap: int, *, below: int | None = None
+    match: str, f: Filters, cap: int, *, below: int | None = None, table: str = FTS_TABLE
 ) -> tuple[str, list[Any]]:
     """How many documents match, counting at most ``cap`` (the rest is ``resultsTruncated``).
 
@@ -125,7 +140,7 @@ def count_sql(
         params.append(below)
     join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
     inner = f"SELECT 1 FROM docs_fts{join} WHERE docs_fts MATCH ?{where} LIMIT ?"
-    return f"SELECT count(*) FROM ({inner})", [match, *params, cap]
+    return on_table(table, f"SELECT count(*) FROM ({inner})"), [match, *params, cap]
 
 
 def title_window_sql(match: str, f: Filters, limit: int) -> tuple[str, list[Any]]:

@@ -10,31 +10,18 @@ found like one in a body.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from engine.index.db import IndexDoc
 from engine.project.model import Branch, ChatEvent, Commit, PrSnapshot, SessionMeta
-from engine.project.safe_io import dumps_json
+from engine.query.source_text import MAX_MESSAGE_CHARS, TRUNCATED_MARK, clean_text, message_body
 from engine.redaction import redact_secrets, redact_title
-from engine.terminal.chunking import sanitize_indexed_text
 
-MAX_MESSAGE_CHARS = 256 * 1024
-"""Longest message body indexed (a pasted base64 image is megabytes of noise): the rest is cut."""
-
-TRUNCATED_MARK = " [… truncated]"
-"""Appended to a body that was cut, so a reader of the snippet knows there is more."""
+__all__ = ["MAX_MESSAGE_CHARS", "TRUNCATED_MARK", "clean_text"]
 
 
 def ms(moment: datetime | None) -> int:
     """Milliseconds since the epoch (0 for unknown)."""
     return int(moment.timestamp() * 1000) if moment is not None else 0
-
-
-def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """Sanitize, redact and cap one body for indexing."""
-    cut = len(text) > limit
-    body = redact_secrets(sanitize_indexed_text(text[:limit] if cut else text))
-    return body + TRUNCATED_MARK if cut else body
 
 
 def session_title(meta: SessionMeta | None, sid: str, transcript_title: str | None) -> str:
@@ -66,28 +53,6 @@ def session_doc(
     )
 
 
-def _event_text(event: ChatEvent) -> str | None:
-    data = event.data
-    if event.type in ("user_message", "assistant_message"):
-        text = data.get("text")
-        return text if isinstance(text, str) else None
-    if event.type == "tool_call":
-        name = data.get("name")
-        tool_input = data.get("input")
-        rendered = tool_input if isinstance(tool_input, str) else _dump(tool_input)
-        return f"{name if isinstance(name, str) else 'tool'} {rendered}".strip()
-    if event.type == "tool_result":
-        output = data.get("output")
-        return output if isinstance(output, str) else _dump(output)
-    return None
-
-
-def _dump(value: Any) -> str:
-    if value is None:
-        return ""
-    return dumps_json(value, sort_keys=True)
-
-
 def message_id(event: ChatEvent) -> str | None:
     """The doc id suffix of an event that owns a searchable body, or None when it owns none.
 
@@ -107,32 +72,37 @@ def message_id(event: ChatEvent) -> str | None:
 
 def message_doc(
     sid: str, event: ChatEvent, title: str, lane_id: str | None, fallback_ms: int,
-    tool: str | None = None,
+    tool: str | None = None, span: tuple[int, int] | None = None,
 ) -> IndexDoc | None:  # fmt: skip
-    """The ``chat:<sid>:<messageId>`` document of one event, or None when it owns no body."""
+    """The ``chat:<sid>:<messageId>`` document of one event, or None when it owns no body.
+
+    ``span`` is the event's line (offset, length) when the snippet can be re-read from it."""
     mid = message_id(event)
-    text = _event_text(event)
-    if mid is None or text is None:
+    body = None if mid is None else message_body(event)
+    if mid is None or body is None:
         return None
     return IndexDoc(
         doc_id=f"chat:{sid}:{mid}",
         kind="chat",
         title=redact_title(title),
         rank_title="",
-        body=clean_text(text),
+        body=body,
         updated_at=ms(event.ts) or fallback_ms,
         session_id=sid,
         lane_id=lane_id,
         anchor=str(event.seq),
         source_key=f"chat:{sid}",
         tool=tool,
+        source_span=span,
     )
 
 
 def chunk_doc(
-    sid: str, offset: int, text: str, title: str, lane_id: str | None, updated_at: int
-) -> IndexDoc:
-    """The ``terminal:<sid>@<offset>`` document of one sanitized chunk."""
+    sid: str, offset: int, text: str, title: str, lane_id: str | None, updated_at: int,
+    raw_len: int | None = None,
+) -> IndexDoc:  # fmt: skip
+    """The ``terminal:<sid>@<offset>`` document of one sanitized chunk (``raw_len``: the raw
+    bytes it was cut from, when its snippet is to be re-derived from them)."""
     return IndexDoc(
         doc_id=f"terminal:{sid}@{offset}",
         kind="terminal",
@@ -144,6 +114,7 @@ def chunk_doc(
         lane_id=lane_id,
         anchor=str(offset),
         source_key=f"terminal:{sid}",
+        source_span=None if raw_len is None else (offset, raw_len),
     )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +153,9 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> _Plan:
     ident = fp.take(data, start, new_cursor, st.st_dev, st.st_ino, compressed, head)
     # Derived column values (digest, zlib body, identifier parts) are computed here, before the
     # write transaction: the lock is then held ~half as long (benchmarks/RESULTS.md, issue 4).
+    if compressed:  # snippets are re-read from a plain file only: a .gz pass stores its bodies
+        output.new_docs = [replace(d, source_span=None) for d in output.new_docs]
+        output.upserts = [replace(d, source_span=None) for d in output.upserts]
     prepared = PreparedDocs([output.session, *output.new_docs, *output.upserts])
     return _Plan(
         row=row,

@@ -50,8 +50,10 @@ def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Bui
         title = session_title(meta, sid, title_event)
         docs: list[IndexDoc] = []
         seen: set[str] = set()
+        salvaged = bool(state.get("cut_line"))  # a cut line is not what the file holds
         for event in events:
-            doc = message_doc(sid, event, title, lane, fallback, meta.tool if meta else None)
+            span = None if salvaged else _line_span(data, base, event.offset)
+            doc = message_doc(sid, event, title, lane, fallback, meta.tool if meta else None, span)
             if doc is not None and doc.doc_id not in seen:
                 seen.add(doc.doc_id)
                 docs.append(doc)
@@ -69,6 +71,13 @@ def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Bui
         )
 
     return build
+
+
+def _line_span(data: bytes, base: int, offset: int) -> tuple[int, int] | None:
+    """``(offset, length)`` of the line at ``offset``: where its snippet is re-read from."""
+    start = offset - base
+    end = data.find(b"\n", start)
+    return (offset, end - start) if start >= 0 and end > start else None
 
 
 def truncated_count(docs: list[IndexDoc], events: list[Any], state: dict[str, Any]) -> int:
@@ -92,7 +101,12 @@ def terminal_builder(sid: str, meta: SessionMeta | None) -> Builder:
         except ValueError:
             chunker = ChunkerState()
         result = chunk_terminal_bytes(data, base, force=ended and at_eof, state=chunker)
-        docs = [chunk_doc(sid, c.offset, c.text, title, lane, updated) for c in result.chunks]
+        # Each chunk's raw bytes run to the next chunk (or the end of what was consumed): its
+        # snippet is chunked and sanitized again from them (engine.query.source_text).
+        ends = [c.offset for c in result.chunks[1:]]
+        ends.append(base + result.consumed)
+        docs = [chunk_doc(sid, c.offset, c.text, title, lane, updated, end - c.offset)
+                for c, end in zip(result.chunks, ends)]  # noqa: B905  # fmt: skip
         return PassOutput(
             consumed=result.consumed,
             session=session_doc("terminal", sid, meta, title, updated),

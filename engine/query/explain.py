@@ -20,11 +20,11 @@ from pathlib import Path
 import apsw
 
 from engine.index.db import connect
-from engine.index.sql import score_columns
+from engine.index.sql import on_table, score_columns
 from engine.query.parser import Term, build_match, fts_string
 from engine.query.plan import PlanTerm, QueryPlan, build_plan
 from engine.query.ranking import Candidate, sort_key
-from engine.query.run import scores_without_idf
+from engine.query.run import ranking_table, scores_without_idf
 from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, TermMatch
 from engine.types import explanation_to_wire as explanation_to_wire
 
@@ -44,9 +44,10 @@ def _rowid(conn: apsw.Connection, doc_id: str) -> int | None:
 
 
 def _scores(
-    conn: apsw.Connection, match: str, rowid: int, without_idf: bool
+    conn: apsw.Connection, match: str, rowid: int, without_idf: bool, table: str
 ) -> tuple[float | None, float | None]:
     sql = f"SELECT {score_columns(without_idf)} FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
+    sql = on_table(table, sql)  # a short prefix ranks on docs_recent (its statistics)
     for exact, split in conn.execute(sql, (match, rowid)):
         return float(exact), float(split)
     return None, None
@@ -97,7 +98,8 @@ def explain_item(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem)
         source, matched = "index", _indexed_terms(conn, terms, rowid)
         match = build_match(parsed)
         if match is not None and item.tier == "body":
-            exact, split = _scores(conn, match, rowid, scores_without_idf(parsed))
+            table = ranking_table(conn, plan)
+            exact, split = _scores(conn, match, rowid, scores_without_idf(parsed), table)
     probe = Candidate(doc_id=item.doc_id, kind=item.kind, title=item.title, rank_title="",
                       snippet_marked="", updated_at=item.updated_at,
                       bm25=exact, bm25_split=split)  # fmt: skip

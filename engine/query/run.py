@@ -27,8 +27,10 @@ from typing import Any
 import apsw
 
 from engine.errors import AdeError
-from engine.index.db import fetch_bodies, scalar
+from engine.index.db import RECENT_DOCS, fetch_bodies, recent_floor, scalar
 from engine.index.sql import (
+    FTS_TABLE,
+    RECENT_TABLE,
     Filters,
     count_sql,
     is_match_sql,
@@ -42,6 +44,7 @@ from engine.links.deeplink import build_link
 from engine.project.model import Lane, Project
 from engine.query.cursor import cursor_seen, decode_cursor, encode_cursor
 from engine.query.parser import (
+    AnyOf,
     ParsedQuery,
     build_excluded,
     build_match,
@@ -58,6 +61,7 @@ from engine.query.ranking import (
     tier_for,
 )
 from engine.query.snippets import make_snippet
+from engine.query.source_text import snippet_texts
 from engine.redaction import redact_secrets, redact_title
 from engine.types import (
     INDEXED_KINDS,
@@ -86,6 +90,16 @@ BUDGET_NOTE = (
     " narrow the query (a longer term, kind:, since:) to rank every match"
 )
 """Said by an answer whose ranking the scoring budget bounded (issue 14.3)."""
+
+SHORT_PREFIX = 3
+"""Prefixes this short (2-3 characters) are read from ``docs_recent``, the only table with
+prefix indexes; a longer prefix merges few enough doclists on ``docs_fts`` (issue 14.2)."""
+
+RECENT_NOTE = (
+    "a {chars}-character prefix: ranked its matches among the newest {docs:,} documents;"
+    " type more of the word to rank every match"
+)
+"""Said when a short prefix filled its window from ``docs_recent`` alone (older docs unread)."""
 
 TITLE_WINDOW = 200
 """Title-scoped matches unioned in when the BM25 window fills."""
@@ -117,20 +131,68 @@ def scores_without_idf(parsed: ParsedQuery) -> bool:
     return len("".join(ch if is_token_char(ch) else " " for ch in text).split()) > 1
 
 
+def short_prefix(parsed: ParsedQuery) -> int:
+    """The length of the shortest 2-3 character prefix term of ``parsed`` (0: none)."""
+    lengths = []
+    for node in parsed.terms:
+        for term in node.options if isinstance(node, AnyOf) else (node,):
+            if term.prefix:
+                word = "".join(ch if is_token_char(ch) else " " for ch in term.text).split()
+                if word and len(word[-1]) <= SHORT_PREFIX:
+                    lengths.append(len(word[-1]))
+    return min(lengths, default=0)
+
+
+def ranking_table(conn: apsw.Connection, plan: QueryPlan) -> str:
+    """The FTS table ``_fts_candidates`` ranks ``plan`` on (``--explain`` scores on the same one,
+    so its numbers are the ranking's own): ``docs_recent`` for a short prefix when it holds every
+    document or at least a window of matches (the same test as a filled window)."""
+    if not short_prefix(plan.parsed):
+        return FTS_TABLE
+    if recent_floor(conn) == 0:
+        return RECENT_TABLE
+    match = build_match(plan.parsed)
+    if match is None:
+        return FTS_TABLE
+    held = scalar(conn, *count_sql(match, _filters(plan), BM25_WINDOW, table=RECENT_TABLE))
+    return RECENT_TABLE if held >= BM25_WINDOW else FTS_TABLE
+
+
 def _fts_candidates(
     conn: apsw.Connection, parsed: ParsedQuery, f: Filters
-) -> tuple[list[tuple[int, Candidate]], int, bool, int]:
-    """Candidates, total, whether some match is beyond paging, and the budget that bounded
-    the ranking (0: every match was scored)."""
+) -> tuple[list[tuple[int, Candidate]], int, bool, int, str]:
+    """Candidates, total, whether some match is beyond paging, the budget that bounded the
+    ranking (0: every match was scored), and a note when only the newest documents were read.
+
+    A 2-3 character prefix reads ``docs_recent`` (prefix-indexed, the newest documents): when
+    its window fills there, the answer is the best of those (said in the note; with more matches
+    than the scoring budget it is exactly what ``docs_fts`` would give, since both score the
+    newest matches); otherwise the prefix is rare among new documents and ``docs_fts`` merges
+    its few doclists over every document.
+    """
     match = build_match(parsed)
     assert match is not None
     phrase = scores_without_idf(parsed)
     budget = PHRASE_SCORE_BUDGET if phrase else SCORE_BUDGET
-    found = _fetch(conn, window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase))
+    table, note = FTS_TABLE, ""
+    found: list[tuple[int, Candidate]] = []
+    chars = short_prefix(parsed)
+    if chars:
+        floor = recent_floor(conn)
+        found = _fetch(conn, window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase,
+                                        table=RECENT_TABLE))  # fmt: skip
+        if floor == 0 or len(found) == BM25_WINDOW:
+            table = RECENT_TABLE  # holds every document, or enough matches to fill the window
+            if floor:
+                note = RECENT_NOTE.format(chars=chars, docs=RECENT_DOCS)
+    if table == FTS_TABLE:
+        found = _fetch(conn, window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase))
     total, truncated, bounded = len(found), False, 0
     if len(found) == BM25_WINDOW:
-        total = scalar(conn, *count_sql(match, f, budget + 1))
+        total = scalar(conn, *count_sql(match, f, budget + 1, table=table))
         bounded = budget if total > budget else 0
+        if bounded:
+            note = ""  # the newest ``budget`` matches were scored, as on docs_fts
         found += _title_candidates(conn, parsed, f, {rowid for rowid, _ in found})
         truncated = True
     if parsed.title_prefix_scan:
@@ -140,7 +202,7 @@ def _fts_candidates(
                    if p[1].doc_id not in seen]  # fmt: skip
         found += scanned
         total += len(scanned)
-    return found, total, truncated, bounded
+    return found, total, truncated, bounded, note
 
 
 def _title_candidates(
@@ -251,7 +313,7 @@ def run_query(
     drop = replace_doc_ids | {c.doc_id for c in extras}
     use_index = f.kinds is None or bool(f.kinds)
     indexed: list[tuple[int, Candidate]] = []
-    total, truncated, bounded = 0, False, 0
+    total, truncated, bounded, recent_note = 0, False, 0, ""
     if use_index and parsed.match_all:
         position = None if after is None else (-after[3], after[4])
         indexed = _fetch(conn, match_all_sql(f, position, limit + 1 + len(drop)))
@@ -259,7 +321,7 @@ def run_query(
         truncated = total >= TOTAL_CAP
         total -= _count_present(conn, drop, f)
     elif use_index:
-        indexed, total, truncated, bounded = _fts_candidates(conn, parsed, f)
+        indexed, total, truncated, bounded, recent_note = _fts_candidates(conn, parsed, f)
         total -= len({c.doc_id for _, c in indexed} & drop)
     merged, rowids = _merge(indexed, extras, drop)
     total += len({c.doc_id for c in extras})
@@ -269,7 +331,8 @@ def run_query(
     if after is not None:  # ranked is in sort-key order: the next page starts past the cursor
         ranked = ranked[bisect_right(ranked, after, key=lambda pair: sort_key(*pair)) :]
     page, more = ranked[:limit], len(ranked) > limit
-    bodies = fetch_bodies(conn, [rowids[c.doc_id] for c, _ in page if c.doc_id in rowids])
+    stored = fetch_bodies(conn, [rowids[c.doc_id] for c, _ in page if c.doc_id in rowids])
+    bodies = snippet_texts(conn, project, stored)
     lane_names = {lane.id: lane.name for lane in lanes}
     items = []
     for cand, tier in page:
@@ -285,6 +348,8 @@ def run_query(
     warnings = plan.warnings
     if bounded:
         warnings = (*warnings, BUDGET_NOTE.format(budget=bounded))
+    if recent_note:
+        warnings = (*warnings, recent_note)
     return SearchQueryResult(items=tuple(items), next_cursor=next_cursor,
                              total=total,
                              results_truncated=truncated, warnings=warnings)  # fmt: skip
@@ -328,4 +393,11 @@ def _item(
     )
 
 
-__all__ = ["SortKey", "default_link", "resolve_kinds", "resolve_lanes", "run_query"]
+__all__ = [
+    "SortKey",
+    "default_link",
+    "ranking_table",
+    "resolve_kinds",
+    "resolve_lanes",
+    "run_query",
+]

@@ -12,11 +12,12 @@ import pytest
 from engine.external.claude_code import parse_claude
 from engine.external.codex import parse_codex
 from engine.external.discover import claude_slug, external_sessions
-from engine.index.db import connect, fetch_bodies, open_index
+from engine.index.db import connect, open_index
 from engine.ingest.external_pass import SUBAGENT_SEQ_STRIDE, process_external
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.tally import WarningTally
+from engine.query.source_text import document_texts
 
 
 def line(obj: dict[str, Any]) -> bytes:
@@ -110,10 +111,11 @@ def homes(tmp_path: Path, repo: Path) -> dict[str, str]:
 
 
 def bodies(project_root: Path) -> dict[str, tuple[str, str | None, str | None]]:
-    conn = connect(open_project(project_root).index_path)
+    project = open_project(project_root)
+    conn = connect(project.index_path)
     rows = list(conn.execute("SELECT rowid, doc_id, lane_id, anchor FROM docs WHERE kind = 'chat'"))
-    texts = fetch_bodies(conn, [int(r[0]) for r in rows])
-    return {str(r[1]): (texts.get(int(r[0]), ""), r[2], r[3]) for r in rows}
+    texts = document_texts(conn, project, [str(r[1]) for r in rows])
+    return {str(r[1]): (texts.get(str(r[1]), ""), r[2], r[3]) for r in rows}
 
 
 def test_discovery_confirms_cwd_and_assigns_lanes(repo: Path, homes: dict[str, str]) -> None:

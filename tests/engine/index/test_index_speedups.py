@@ -16,7 +16,7 @@ from index_helpers import NOW, NOW_MS, doc, insert
 
 from engine.index.db import connect, delete_docs, delete_docs_by_source, health_check, open_index
 from engine.index.identifiers import identifier_parts, identifiers, split_identifier
-from engine.index.schema import FTS_OPTIONS, SCHEMA_SQL
+from engine.index.schema import FTS_OPTIONS, RECENT_FTS_OPTIONS, SCHEMA_SQL
 from engine.project.model import Project
 from engine.query.cursor import decode_cursor, query_fingerprint
 from engine.query.explain import explain_item
@@ -130,10 +130,10 @@ def test_identifier_scan_on_odd_text() -> None:
 def test_changed_ddl_is_detected_on_open(index_path: Path) -> None:
     index_path.parent.mkdir(parents=True)
     c = connect(index_path)
-    c.execute(SCHEMA_SQL.replace(FTS_OPTIONS, FTS_OPTIONS.replace("prefix='2 3'", "prefix='2'")))
+    c.execute(SCHEMA_SQL.replace(RECENT_FTS_OPTIONS, f"{FTS_OPTIONS}, prefix='2'"))
     c.close()
     report = open_index(index_path)
-    assert report.recreated_reason == "schema changed: docs_fts"
+    assert report.recreated_reason == "schema changed: docs_recent"
     assert open_index(index_path).recreated_reason is None
 
 

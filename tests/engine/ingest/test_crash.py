@@ -17,7 +17,6 @@ import subprocess
 import sys
 import threading
 import time
-import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import pytest
 
 from engine.index.db import connect
 from engine.project.locate import open_project
+from engine.query.source_text import document_texts
 from engine.wiring import create_project_service
 
 WORKER = Path(__file__).with_name("ingest_worker.py")
@@ -81,8 +81,10 @@ def _snapshot(index: Path) -> tuple[dict[str, tuple[str, str]], Counter[str]]:
     conn = connect(index)
     chat: dict[str, tuple[str, str]] = {}
     lines: Counter[str] = Counter()
-    for doc_id, kind, title, body in conn.execute("SELECT doc_id, kind, title, body FROM docs"):
-        text = zlib.decompress(body).decode("utf-8")
+    rows = conn.execute("SELECT doc_id, kind, title FROM docs").fetchall()
+    texts = document_texts(conn, open_project(index.parents[2]), [r[0] for r in rows])
+    for doc_id, kind, title in rows:
+        text = texts[doc_id]
         if kind == "chat":
             chat[doc_id] = (title, text)
         elif "@" in doc_id:

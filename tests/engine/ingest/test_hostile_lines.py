@@ -21,6 +21,7 @@ import engine.ingest.tailing as tailing
 from engine.ingest.docs import TRUNCATED_MARK
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.model import Project
+from engine.query.source_text import document_texts
 from engine.service import SearchService
 from engine.types import SearchQueryArgs
 from engine.wiring import create_project_service
@@ -52,13 +53,9 @@ def _write_huge_line(path: Path, seq: int, word: str) -> int:
 
 
 def _body(service: SearchService, doc_id: str) -> str:
-    row = service._reader().execute("SELECT body FROM docs WHERE doc_id = ?", (doc_id,))
-    found = row.fetchone()
-    assert found is not None, f"{doc_id} not indexed"
-    import zlib
-
-    value = found[0]
-    return zlib.decompress(value).decode() if isinstance(value, bytes) else str(value)
+    texts = document_texts(service._reader(), service.project, [doc_id])
+    assert doc_id in texts, f"{doc_id} not indexed"
+    return texts[doc_id]
 
 
 def _later_service(project: Project) -> SearchService:

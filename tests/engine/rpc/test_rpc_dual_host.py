@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-import zlib
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from engine.embedded import EmbeddedClient
 from engine.index.db import connect
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
+from engine.query.source_text import document_texts
 from engine.types import SearchQueryArgs, to_json
 from engine.wiring import create_project_service
 
@@ -59,16 +59,17 @@ def _docs(index: Path) -> tuple[dict[str, bytes], dict[str, Counter[str]]]:
     """
     conn = apsw.Connection(str(index), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        rows = conn.execute("SELECT doc_id, digest, kind, session_id, body FROM docs").fetchall()
+        rows = conn.execute("SELECT doc_id, digest, kind, session_id FROM docs").fetchall()
+        texts = document_texts(conn, open_project(index.parents[2]), [r[0] for r in rows])
     finally:
         conn.close()
     digests: dict[str, bytes] = {}
     lines: dict[str, Counter[str]] = {}
-    for doc_id, digest, kind, session_id, body in rows:
+    for doc_id, digest, kind, session_id in rows:
         if kind != "terminal":
             digests[str(doc_id)] = bytes(digest)
             continue
-        text = zlib.decompress(body).decode("utf-8")
+        text = texts[str(doc_id)]
         lines.setdefault(str(session_id), Counter()).update(
             line for line in text.splitlines() if line.strip()
         )

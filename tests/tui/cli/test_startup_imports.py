@@ -37,7 +37,6 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.ingest.docs",
     "engine.ingest.reconcile",
     "engine.query.explain",
-    "engine.terminal.chunking",
     "engine.external.claude_code",
     "engine.external.codex",
     "concurrent.futures",
@@ -120,6 +119,14 @@ def test_a_warm_search_imports_no_ui_watcher_linear_or_ingestion(warm_demo: Path
     modules = _modules(search_argv(warm_demo, "timeout", "--json"))
     assert _loaded(modules, NOT_ON_A_WARM_SEARCH) == []
     assert "engine.delegates.files" in modules  # the default kinds do run the file delegate
+
+
+def test_the_chunker_is_imported_only_for_a_terminal_snippet(warm_demo: Path) -> None:
+    # A terminal chunk's snippet is chunked again from its raw bytes (issue 14.2); a page
+    # without one does not load the chunker.
+    assert "engine.terminal.chunking" in _modules(search_argv(warm_demo, "timeout", "--json"))
+    modules = _modules(search_argv(warm_demo, "kind:chat", "timeout", "--json"))
+    assert "engine.terminal.chunking" not in modules
 
 
 def test_linear_is_imported_when_asked_for(warm_demo: Path) -> None:

@@ -1,0 +1,148 @@
+"""2-3 character prefixes are answered from ``docs_recent`` (issue 14.2).
+
+``docs_fts`` has no prefix index; ``docs_recent`` holds every document at or above a row-id floor
+(the newest ``RECENT_DOCS``) with 2- and 3-character prefix indexes. The constants are made small
+here so the floor moves within a test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import apsw
+import pytest
+from index_helpers import NOW, NOW_MS, doc, insert
+
+import engine.index.db as index_db
+import engine.query.run as run
+from engine.index.db import (
+    SEARCH_INDEX_SCHEMA_VERSION,
+    connect,
+    delete_docs,
+    health_check,
+    immediate,
+    open_index,
+    recent_floor,
+    scalar,
+)
+from engine.project.model import Project
+from engine.query.cursor import decode_cursor, query_fingerprint
+from engine.query.explain import explain_item
+from engine.query.plan import build_plan
+from engine.query.run import RECENT_NOTE, resolve_kinds, run_query
+from engine.types import SearchQueryArgs
+
+
+@pytest.fixture(autouse=True)
+def small_recent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_db, "RECENT_DOCS", 20)
+    monkeypatch.setattr(index_db, "RECENT_SLACK", 5)
+    monkeypatch.setattr(run, "RECENT_DOCS", 20)
+    monkeypatch.setattr(run, "BM25_WINDOW", 10)
+
+
+def _held(conn: apsw.Connection) -> tuple[int, int]:
+    floor = recent_floor(conn)
+    above = scalar(conn, "SELECT count(*) FROM docs WHERE id >= ?", (floor,))
+    return above, scalar(conn, "SELECT count(*) FROM docs_recent")
+
+
+def _docs(start: int, count: int, body: str) -> list[index_db.IndexDoc]:
+    return [doc(f"chat:c:{i}", f"{body} {i}", session_id="c", updated_at=NOW_MS - 10**6 + i * 1000)
+            for i in range(start, start + count)]  # fmt: skip
+
+
+def test_the_recent_table_holds_exactly_the_documents_above_its_floor(
+    conn: apsw.Connection,
+) -> None:
+    insert(conn, _docs(0, 10, "old"))
+    assert recent_floor(conn) == 0
+    assert _held(conn) == (10, 10)
+    for start in range(10, 60, 7):
+        insert(conn, _docs(start, 7, "new"))
+        above, rows = _held(conn)
+        assert above == rows
+        assert rows <= 25
+    assert recent_floor(conn) > 0
+    with immediate(conn):
+        delete_docs(conn, ["chat:c:58", "chat:c:2"])
+    assert _held(conn)[0] == _held(conn)[1]
+    assert health_check(conn) == []
+
+
+def test_a_short_prefix_fills_its_window_from_the_newest_documents(
+    conn: apsw.Connection, project: Project
+) -> None:
+    insert(conn, _docs(0, 60, "thunder"))
+    res = run_query(conn, SearchQueryArgs(query="th"), project=project, now=NOW)
+    assert len(res.items) == 10
+    assert res.results_truncated
+    assert RECENT_NOTE.format(chars=2, docs=20) in res.warnings
+    floor = recent_floor(conn)
+    rowids = dict(conn.execute("SELECT doc_id, id FROM docs").fetchall())
+    assert all(rowids[item.doc_id] >= floor for item in res.items)
+    # A longer prefix reads every document (no note).
+    longer = run_query(conn, SearchQueryArgs(query="thund"), project=project, now=NOW)
+    assert longer.total == 60
+    assert not longer.warnings
+
+
+def test_a_short_prefix_only_old_documents_hold_is_still_found(
+    conn: apsw.Connection, project: Project
+) -> None:
+    insert(conn, _docs(0, 5, "zephyr"))
+    insert(conn, _docs(5, 55, "thunder"))
+    assert recent_floor(conn) > 0
+    res = run_query(conn, SearchQueryArgs(query="zep"), project=project, now=NOW)
+    assert sorted(item.doc_id for item in res.items) == [f"chat:c:{i}" for i in range(5)]
+    assert res.total == 5
+    assert not res.warnings
+
+
+def test_with_every_document_recent_a_short_prefix_is_answered_exactly(
+    conn: apsw.Connection, project: Project
+) -> None:
+    insert(conn, _docs(0, 15, "thunder"))
+    res = run_query(conn, SearchQueryArgs(query="thu"), project=project, now=NOW)
+    assert recent_floor(conn) == 0
+    assert res.total == 15
+    assert res.results_truncated
+    assert not res.warnings
+
+
+def test_an_index_of_schema_6_is_dropped_and_rebuilt(index_path: Path) -> None:
+    index_path.parent.mkdir(parents=True)
+    old = connect(index_path)
+    old.execute(
+        "CREATE TABLE docs(id INTEGER PRIMARY KEY, doc_id TEXT, body BLOB);"
+        " CREATE VIRTUAL TABLE docs_fts USING fts5(body, rank_title, parts, content='',"
+        " contentless_delete=1, prefix='2 3'); PRAGMA user_version = 6"
+    )
+    old.execute("INSERT INTO docs(doc_id, body) VALUES ('chat:c:1', x'78')")
+    old.close()
+    report = open_index(index_path)
+    assert report.recreated_reason == f"schema version 6, expected {SEARCH_INDEX_SCHEMA_VERSION}"
+    assert SEARCH_INDEX_SCHEMA_VERSION == 7
+    fresh = connect(index_path)
+    assert scalar(fresh, "SELECT count(*) FROM docs") == 0
+    assert scalar(fresh, "SELECT count(*) FROM sqlite_schema WHERE name = 'docs_recent'") == 1
+    fresh.close()
+
+
+def test_explain_scores_a_short_prefix_on_the_table_it_was_ranked_on(
+    conn: apsw.Connection, project: Project
+) -> None:
+    # Older documents are longer and a third hold no match: both tables' statistics differ.
+    words = ["rain" if i % 3 == 0 else "thunder" for i in range(60)]
+    insert(conn, [doc(f"chat:c:{i}", f"{words[i]} " * (1 + i % 3) + "storm " * (60 - i),
+                      session_id="c", updated_at=NOW_MS - 10**6 + i * 1000)
+                  for i in range(60)])  # fmt: skip
+    assert recent_floor(conn) > 0
+    for text in ("th", "thunder"):
+        res = run_query(conn, SearchQueryArgs(query=text, limit=5), project=project, now=NOW)
+        assert res.next_cursor is not None
+        last = decode_cursor(
+            res.next_cursor, query_fingerprint(text, resolve_kinds(None, None), ())
+        )
+        plan = build_plan(SearchQueryArgs(query=text), now=NOW, lanes=())
+        assert explain_item(conn, plan, res.items[-1]).sort_key == last, text
