@@ -210,7 +210,7 @@ def run_scale(
     raw = next(p for p in peers if isinstance(p, RawFts5))
     ade = next(p for p in peers if isinstance(p, Ade))
     classes = query_specs(raw, vocab)
-    out["queries"] = {}
+    out["queries"], out["matches"] = {}, {}
     for name, specs in classes.items():
         pooled = time_class(peers, specs, args.runs)
         out["queries"][name] = {
@@ -221,10 +221,16 @@ def run_scale(
             + ", ".join(f"{k} {v[0]:.1f}/{v[1]:.1f}" for k, v in out["queries"][name].items()),
             flush=True,
         )
+        counts = {p.name: [p.matches(spec) for spec in specs] for p in peers}
+        out["matches"][name] = {n: c for n, c in counts.items() if None not in c}
     out["rare"] = rare_probe(ade, raw, classes["rare term"], args.runs)
     for p in peers:
         p.close()
     return out
+
+
+def _ms(value: float) -> str:
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}"
 
 
 def report(results: dict[str, Any], names: list[str]) -> str:
@@ -250,7 +256,7 @@ def report(results: dict[str, Any], names: list[str]) -> str:
                     continue
                 p50, p95 = per[n]
                 ratio = f" ({p50 / per[base][0]:.2f}x)" if base in per and n != base else ""
-                cells.append(f"{p50:.1f} / {p95:.1f}{ratio}")
+                cells.append(f"{_ms(p50)} / {_ms(p95)}{ratio}")
             lines.append(f"| {cls} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

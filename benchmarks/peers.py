@@ -49,6 +49,7 @@ class Peer(Protocol):
     def size(self, folder: Path) -> int: ...
     def open(self, folder: Path) -> None: ...
     def query(self, spec: Spec) -> Query | None: ...
+    def matches(self, spec: Spec) -> int | None: ...
     def close(self) -> None: ...
 
 
@@ -109,6 +110,10 @@ class RawFts5:
 
         return run
 
+    def matches(self, spec: Spec) -> int | None:
+        match = fts5_match(spec)
+        return None if match is None else self.df(match)
+
     def close(self) -> None:
         if self.conn is not None:
             self.conn.close()
@@ -144,6 +149,13 @@ class Ade:
         conn, project, args = self.conn, self.project, SearchQueryArgs(query=spec.text, limit=LIMIT)
         assert project is not None
         return lambda: run_query(conn, args, project=project, now=NOW)
+
+    def matches(self, spec: Spec) -> int | None:
+        """``total`` of the answer: exact up to ade's caps (the scoring budget, ``TOTAL_CAP``)."""
+        job = self.query(spec)
+        assert job is not None
+        result: Any = job()
+        return int(result.total)
 
     def close(self) -> None:
         if self.conn is not None:
@@ -219,9 +231,9 @@ class TantivyPeer:
         must = self.tantivy.Occur.Must
         return self.tantivy.Query.boolean_query([(must, q) for q in queries])
 
-    def query(self, spec: Spec) -> Query | None:
+    def _query(self, spec: Spec) -> Any:
         q = self.tantivy.Query
-        schema, searcher = self.schema, self.searcher
+        schema = self.schema
         parts = [self._term(w, prefix) for w, prefix in spec.terms]
         if spec.phrase:
             parts.append(q.phrase_query(schema, "body", list(spec.phrase)))
@@ -235,10 +247,12 @@ class TantivyPeer:
             filters.append(
                 q.range_query(schema, "updated_at", self.tantivy.FieldType.Unsigned, low)
             )
-        if not parts:  # filter-only: newest first, as ade's match-all path
-            query = self._must(filters)
+        return self._must(parts + filters)
+
+    def query(self, spec: Spec) -> Query | None:
+        schema, searcher, query = self.schema, self.searcher, self._query(spec)
+        if not spec.terms and not spec.phrase:  # filter-only: newest first, as ade's match-all
             return lambda: searcher.search(query, LIMIT, order_by_field="updated_at").count
-        query = self._must(parts + filters)
         if not self.stored:
             return lambda: searcher.search(query, LIMIT).count
         snippets = self.tantivy.SnippetGenerator.create(searcher, query, schema, "body")
@@ -248,6 +262,9 @@ class TantivyPeer:
             return [snippets.snippet_from_doc(searcher.doc(addr)).fragment() for _, addr in hits]
 
         return run
+
+    def matches(self, spec: Spec) -> int | None:
+        return int(self.searcher.search(self._query(spec), 1).count)
 
     def close(self) -> None:
         self.index = self.searcher = None
