@@ -33,34 +33,65 @@ def _misses(conn: apsw.Connection, job: Any) -> int:
     return int(conn.status(apsw.SQLITE_DBSTATUS_CACHE_MISS, True)[0])
 
 
-def probe(ade: Ade, raw: RawFts5, specs: list[Spec], runs: int) -> dict[str, Any]:
-    """Median ms (and page reads, from a run after the others) per statement label."""
-    jobs: dict[str, Any] = {}
+def jobs_of(ade: Ade, raw: RawFts5, specs: list[Spec]) -> dict[str, tuple[Any, Any]]:
+    """(connection, job) per ``label\x00query``: the whole ``run_query``, each of its statements
+    alone, and raw FTS5's top 50 of ``"w"*`` and ``"w"``."""
+    jobs: dict[str, tuple[Any, Any]] = {}
     for i, spec in enumerate(specs):
-        whole = ade.query(spec)
-        jobs[f"whole run_query\x00{i}"] = whole
+        jobs[f"whole run_query\x00{i}"] = (ade.conn, ade.query(spec))
         for j, (sql, bindings) in enumerate(statements_of(ade, spec)):
-            label = statement_label(sql)
-            jobs[f"{label}\x00{i}.{j}"] = lambda s=sql, b=bindings: ade.conn.execute(
-                s, b
-            ).fetchall()
+            run = lambda s=sql, b=bindings: ade.conn.execute(s, b).fetchall()  # noqa: E731
+            jobs[f"{statement_label(sql)}\x00{i}.{j}"] = (ade.conn, run)
         for form in ('"{}"*', '"{}"'):
             match = form.format(spec.text)
-            jobs[f"raw FTS5 {form.format('w')} top 50\x00{i}"] = lambda m=match: raw.conn.execute(
+            run = lambda m=match: raw.conn.execute(  # noqa: E731
                 "SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 50", (m,)
             ).fetchall()
-    timings = interleaved(jobs, runs)
-    pages: dict[str, list[int]] = {}
-    for key, job in jobs.items():
-        conn = raw.conn if key.startswith("raw") else ade.conn
-        pages.setdefault(key.split("\x00")[0], []).append(_misses(conn, job))
-    per: dict[str, list[float]] = {}
-    for key, timing in timings.items():
-        per.setdefault(key.split("\x00")[0], []).append(timing.median)
-    return {
-        label: {"ms": statistics.median(ms), "pages": statistics.median(pages[label])}
-        for label, ms in per.items()
+            jobs[f"raw FTS5 {form.format('w')} top 50\x00{i}"] = (raw.conn, run)
+    return jobs
+
+
+def probe(per_scale: dict[str, dict[str, tuple[Any, Any]]], runs: int) -> dict[str, Any]:
+    """Every scale's jobs in the same interleaved rounds: median ms and page reads per label."""
+    flat = {
+        f"{scale}\x00{key}": job
+        for scale, jobs in per_scale.items()
+        for key, (_, job) in jobs.items()
     }
+    timings = interleaved(flat, runs)
+    out: dict[str, Any] = {}
+    for scale, jobs in per_scale.items():
+        ms: dict[str, list[float]] = {}
+        pages: dict[str, list[int]] = {}
+        # Label by label, so the other queries of a label churn the page cache between two
+        # statements of one query (run right after its own query, a statement finds it warm).
+        for key, (conn, job) in sorted(jobs.items()):
+            label = key.split("\x00")[0]
+            ms.setdefault(label, []).append(timings[f"{scale}\x00{key}"].median)
+            pages.setdefault(label, []).append(_misses(conn, job))
+        out[scale] = {
+            label: {"ms": statistics.median(v), "pages": statistics.median(pages[label])}
+            for label, v in ms.items()
+        }
+    return out
+
+
+def _segments(conn: apsw.Connection) -> int:
+    return int(conn.execute("SELECT count(DISTINCT segid) FROM docs_fts_idx").fetchone()[0])
+
+
+def _optimized(folder: Path) -> Path:
+    """A copy of the ade index merged into one FTS5 segment (made once, kept)."""
+    merged = folder / "ade-optimized"
+    if not (merged / "done").exists():
+        shutil.rmtree(merged, ignore_errors=True)
+        shutil.copytree(folder / "ade", merged)
+        conn = apsw.Connection(str(Ade.index_path(merged)))
+        conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('optimize')")
+        conn.pragma("wal_checkpoint", "TRUNCATE")
+        conn.close()
+        (merged / "done").write_text("")
+    return merged
 
 
 def main() -> None:
@@ -74,43 +105,34 @@ def main() -> None:
     parser.add_argument("--optimize", action="store_true")
     args = parser.parse_args()
     vocab = json.loads((args.corpus / "vocabulary.json").read_text())
-    out: dict[str, Any] = {}
-    for scale in (float(s) for s in args.scales.split(",")):
-        folder = args.work / f"mb{args.mb}-x{scale}"
-        raw, ade = RawFts5(), Ade()
-        raw.open(folder / "raw-FTS5")
-        ade.open(folder / "ade")
-        specs = rare_specs(raw, vocab)
-        row: dict[str, Any] = {
-            "matches": statistics.median(raw.df(f'"{s.text}"*') for s in specs),
-            "segments": int(ade.conn.execute(
-                "SELECT count(DISTINCT segid) FROM docs_fts_idx").fetchone()[0]),
-            "docs": int(ade.conn.execute("SELECT count(*) FROM docs").fetchone()[0]),
-        }  # fmt: skip
-        row["as built"] = probe(ade, raw, specs, args.runs)
-        ade.conn.pragma("cache_size", -args.cache_mb * 1024)
-        raw.conn.pragma("cache_size", -args.cache_mb * 1024)
-        row[f"cache {args.cache_mb} MB"] = probe(ade, raw, specs, args.runs)
-        ade.close()
-        if args.optimize:
-            merged = folder / "ade-optimized"
-            if not (merged / "done").exists():
-                shutil.rmtree(merged, ignore_errors=True)
-                shutil.copytree(folder / "ade", merged)
-                conn = apsw.Connection(str(Ade.index_path(merged)))
-                conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('optimize')")
-                conn.pragma("wal_checkpoint", "TRUNCATE")
-                conn.close()
-                (merged / "done").write_text("")
-            ade.open(merged)
-            row["optimized segments"] = int(ade.conn.execute(
-                "SELECT count(DISTINCT segid) FROM docs_fts_idx").fetchone()[0])  # fmt: skip
-            row["optimized"] = probe(ade, raw, specs, args.runs)
-            ade.close()
-        raw.close()
-        out[str(scale)] = row
-        print(json.dumps({str(scale): row}, indent=1), flush=True)
+    folders = {s: args.work / f"mb{args.mb}-x{float(s)}" for s in args.scales.split(",")}
+    raws, ades, specs, info = {}, {}, {}, {}
+    for scale, folder in folders.items():
+        raws[scale], ades[scale] = RawFts5(), Ade()
+        raws[scale].open(folder / "raw-FTS5")
+        ades[scale].open(folder / "ade")
+        specs[scale] = rare_specs(raws[scale], vocab)
+        info[scale] = {
+            "docs": int(ades[scale].conn.execute("SELECT count(*) FROM docs").fetchone()[0]),
+            "matches": statistics.median(raws[scale].df(f'"{s.text}"*') for s in specs[scale]),
+            "segments": _segments(ades[scale].conn),
+        }
+    out: dict[str, Any] = {"info": info}
+    jobs = {s: jobs_of(ades[s], raws[s], specs[s]) for s in folders}
+    out["as built"] = probe(jobs, args.runs)
+    for scale in folders:
+        for conn in (ades[scale].conn, raws[scale].conn):
+            conn.pragma("cache_size", -args.cache_mb * 1024)
+    out[f"cache {args.cache_mb} MB"] = probe(jobs, args.runs)
+    if args.optimize:
+        for scale, folder in folders.items():
+            ades[scale].close()
+            ades[scale].open(_optimized(folder))
+            info[scale]["optimized segments"] = _segments(ades[scale].conn)
+        jobs = {s: jobs_of(ades[s], raws[s], specs[s]) for s in folders}
+        out["one segment"] = probe(jobs, args.runs)
     (args.work / f"rare-mb{args.mb}.json").write_text(json.dumps(out, indent=1))
+    print(json.dumps(out, indent=1))
     print(f"band {RARE_BAND}")
 
 
