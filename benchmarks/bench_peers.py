@@ -229,7 +229,7 @@ def run_scale(
     return out
 
 
-def _ms(value: float) -> str:
+def _fmt_ms(value: float) -> str:
     return f"{value:.2f}" if value < 10 else f"{value:.1f}"
 
 
@@ -256,7 +256,7 @@ def report(results: dict[str, Any], names: list[str]) -> str:
                     continue
                 p50, p95 = per[n]
                 ratio = f" ({p50 / per[base][0]:.2f}x)" if base in per and n != base else ""
-                cells.append(f"{_ms(p50)} / {_ms(p95)}{ratio}")
+                cells.append(f"{_fmt_ms(p50)} / {_fmt_ms(p95)}{ratio}")
             lines.append(f"| {cls} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
