@@ -246,8 +246,9 @@ def report(results: dict[str, Any], names: list[str]) -> str:
             b = r["builds_s"][n]
             lines.append(f"| {n} | {statistics.median(b):.1f} ({len(b)}) |"
                          f" {statistics.median(b) / raw_build:.2f}x | {r['size_x'][n]:.2f}x |")  # fmt: skip
-        lines += ["", "| class | " + " | ".join(f"{n} p50/p95" for n in names) + " |",
-                  "|---|" + "---:|" * len(names)]  # fmt: skip
+        lines += ["", "| class | matches (median; raw, Tantivy / ade) | "
+                  + " | ".join(f"{n} p50/p95" for n in names) + " |",
+                  "|---|---:|" + "---:|" * len(names)]  # fmt: skip
         for cls, per in r["queries"].items():
             cells = []
             for n in names:
@@ -257,7 +258,12 @@ def report(results: dict[str, Any], names: list[str]) -> str:
                 p50, p95 = per[n]
                 ratio = f" ({p50 / per[base][0]:.2f}x)" if base in per and n != base else ""
                 cells.append(f"{_fmt_ms(p50)} / {_fmt_ms(p95)}{ratio}")
-            lines.append(f"| {cls} | " + " | ".join(cells) + " |")
+            counts = r.get("matches", {}).get(cls, {})
+            found = " / ".join(
+                f"{statistics.median(counts[n]):,.0f}"
+                for n in ("tantivy 1t", "ade") if n in counts
+            )  # fmt: skip
+            lines.append(f"| {cls} | {found} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -270,11 +276,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--work", type=Path, help="keep (or reuse) the built indexes here")
     parser.add_argument("--no-tantivy", action="store_true")
+    parser.add_argument(
+        "--report-only", action="store_true", help="print the tables of the last run in --work"
+    )
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.report_only and args.work:
+        saved = json.loads((args.work / f"results-mb{args.mb}.json").read_text())
+        print(report(saved, list(next(iter(saved.values()))["builds_s"])))
+        return 0
     if not args.no_tantivy:
         try:
             import tantivy  # noqa: F401
