@@ -34,7 +34,7 @@ from typing import Any
 
 from benchmarks.bench_index import load_docs
 from benchmarks.corpus import CORPUS_DIR, generate
-from benchmarks.peers import Ade, Peer, RawFts5, Spec, all_peers, fts5_match
+from benchmarks.peers import Ade, Peer, RawFts5, Spec, TantivyPeer, all_peers, fts5_match
 from benchmarks.timing import interleaved, percentile, rounds
 from engine.index.db import IndexDoc
 
@@ -229,6 +229,62 @@ def run_scale(
     return out
 
 
+def scale_series(
+    folders: dict[str, Path], vocab: list[str], runs: int, with_tantivy: bool
+) -> dict[str, Any]:
+    """Every query class at every scale in the same interleaved rounds (load hits all alike):
+    ade, raw FTS5 and Tantivy (1 thread, body stored) on the indexes the scales built."""
+    peers: dict[str, list[Peer]] = {}
+    for scale, folder in folders.items():
+        here: list[Peer] = [RawFts5(), Ade()]
+        if with_tantivy:
+            here.append(TantivyPeer(threads=1, stored=True))
+        for p in here:
+            p.open(folder / p.name.replace(" ", "-"))
+        peers[scale] = here
+    specs = {s: query_specs(next(p for p in ps if isinstance(p, RawFts5)), vocab)
+             for s, ps in peers.items()}  # fmt: skip
+    out: dict[str, Any] = {}
+    for cls in next(iter(specs.values())):
+        jobs = {}
+        for scale, here in peers.items():
+            for p in here:
+                for i, spec in enumerate(specs[scale][cls]):
+                    job = p.query(spec)
+                    if job is not None:
+                        jobs[f"{scale}\x00{p.name}\x00{i}"] = job
+        pooled: dict[str, list[float]] = {}
+        for key, timing in interleaved(jobs, runs).items():
+            scale, name, _ = key.split("\x00")
+            pooled.setdefault(f"{scale}\x00{name}", []).extend(timing.wall)
+        out[cls] = {k: [percentile(v, 0.5), percentile(v, 0.95)] for k, v in pooled.items()}
+        print(f"  series {cls} done", flush=True)
+    for here in peers.values():
+        for p in here:
+            p.close()
+    return out
+
+
+def series_report(series: dict[str, Any]) -> str:
+    """One row per class and peer: p50/p95 at each scale, and the full / smallest p50 ratio."""
+    scales = sorted({key.split("\x00")[0] for per in series.values() for key in per}, key=float)
+    lines = ["| class | peer | " + " | ".join(f"x{s} p50 / p95" for s in scales)
+             + f" | p50 x{scales[-1]} / x{scales[0]} |", "|---|---|" + "---:|" * (len(scales) + 1)]  # fmt: skip
+    for cls, per in series.items():
+        by_peer: dict[str, dict[str, list[float]]] = {}
+        for key, value in per.items():
+            scale, name = key.split("\x00")
+            by_peer.setdefault(name, {})[scale] = value
+        for name, scales in by_peer.items():
+            ordered = sorted(scales, key=float)
+            cells = " | ".join(
+                f"{_fmt_ms(scales[s][0])} / {_fmt_ms(scales[s][1])}" for s in ordered
+            )
+            growth = scales[ordered[-1]][0] / max(scales[ordered[0]][0], 1e-6)
+            lines.append(f"| {cls} | {name} | {cells} | {growth:.2f}x |")
+    return "\n".join(lines)
+
+
 def _fmt_ms(value: float) -> str:
     return f"{value:.2f}" if value < 10 else f"{value:.1f}"
 
@@ -277,6 +333,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--work", type=Path, help="keep (or reuse) the built indexes here")
     parser.add_argument("--no-tantivy", action="store_true")
     parser.add_argument(
+        "--series", action="store_true", help="then time every scale in the same rounds"
+    )
+    parser.add_argument(
+        "--series-only", action="store_true", help="only that, on the indexes in --work"
+    )
+    parser.add_argument(
         "--report-only", action="store_true", help="print the tables of the last run in --work"
     )
     return parser.parse_args(argv)
@@ -287,6 +349,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.report_only and args.work:
         saved = json.loads((args.work / f"results-mb{args.mb}.json").read_text())
         print(report(saved, list(next(iter(saved.values()))["builds_s"])))
+        series_file = args.work / f"series-mb{args.mb}.json"
+        if series_file.exists():
+            print(series_report(json.loads(series_file.read_text())))
         return 0
     if not args.no_tantivy:
         try:
@@ -295,6 +360,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("bench_peers: tantivy is not installed: pip install -e '.[bench]', or pass"
                   " --no-tantivy", file=sys.stderr)  # fmt: skip
             return 2
+    if args.series_only and args.work:
+        vocab = json.loads((args.corpus / "vocabulary.json").read_text())
+        folders = {
+            str(float(s)): args.work / f"mb{args.mb}-x{float(s)}" for s in args.scales.split(",")
+        }
+        series = scale_series(folders, vocab, args.runs, not args.no_tantivy)
+        (args.work / f"series-mb{args.mb}.json").write_text(json.dumps(series, indent=1))
+        print(series_report(series))
+        return 0
     corpus = generate(args.mb, args.corpus)
     vocab = json.loads((corpus / "vocabulary.json").read_text())
     everything = load_docs(corpus)
@@ -313,6 +387,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             (work / f"results-mb{args.mb}.json").write_text(json.dumps(results, indent=1))
         print(report(results, [p.name for p in peers]))
+        if args.series:
+            folders = {str(s): work / f"mb{args.mb}-x{s}" for s in scales}
+            series = scale_series(folders, vocab, args.runs, not args.no_tantivy)
+            (work / f"series-mb{args.mb}.json").write_text(json.dumps(series, indent=1))
+            print(series_report(series))
         print(json.dumps({s: r["rare"] for s, r in results.items()}, indent=1))
     finally:
         if args.work is None:

@@ -31,7 +31,7 @@ def test_fts5_and_ade_parts_run_without_tantivy(
 ) -> None:
     monkeypatch.setitem(sys.modules, "tantivy", None)  # any `import tantivy` now fails
     argv = ["--mb", "3", "--corpus", str(corpus), "--scales", "0.5,1", "--runs", "1",
-            "--work", str(tmp_path), "--no-tantivy"]  # fmt: skip
+            "--work", str(tmp_path), "--no-tantivy", "--series"]  # fmt: skip
     assert bench_peers.main(argv) == 0
     out = capsys.readouterr().out
     results = json.loads((tmp_path / "results-mb3.json").read_text())
@@ -43,6 +43,10 @@ def test_fts5_and_ade_parts_run_without_tantivy(
         assert scale["queries"]["filter-only"].keys() == {"ade"}  # raw FTS5 has no filters
         assert scale["queries"]["phrase"].keys() == {"raw FTS5", "ade"}
     assert "| ade |" in out
+    series = json.loads((tmp_path / "series-mb3.json").read_text())
+    assert set(series["phrase"]) == {
+        f"{s}\x00{p}" for s in ("0.5", "1.0") for p in ("raw FTS5", "ade")
+    }
     assert "tantivy" not in out
     # A rerun on the same folder reuses the indexes and their build figures.
     assert bench_peers.main(argv) == 0
