@@ -100,26 +100,31 @@ def rank(candidates: list[Candidate], normalized_query: str) -> list[tuple[Candi
     return tiered
 
 
+_MARKS = re.compile(f"([{MARK_START}{MARK_END}])")
+
+
 def extract_snippet_ranges(marked: str) -> tuple[str, tuple[MatchRange, ...]]:
     """Strip ``\\x01``/``\\x02`` markers; return the plain snippet and code-point match ranges.
 
     An unclosed start runs to the end; a stray end marker is dropped; empty spans are omitted.
+    Walks the pieces between markers, not every character: once per shown hit, a rare term's
+    whole cost is per-hit work like this (benchmarks/RESULTS.md, issue 14 peers and scale).
     """
     out: list[str] = []
     ranges: list[MatchRange] = []
     start: int | None = None
     length = 0
-    for ch in marked:
-        if ch == MARK_START:
+    for i, piece in enumerate(_MARKS.split(marked)):
+        if i % 2 == 0:  # the text between two markers (split keeps the markers at odd places)
+            out.append(piece)
+            length += len(piece)
+        elif piece == MARK_START:
             if start is None:
                 start = length
-        elif ch == MARK_END:
+        else:
             if start is not None and length > start:
                 ranges.append(MatchRange(start=start, end=length))
             start = None
-        else:
-            out.append(ch)
-            length += 1
     if start is not None and length > start:
         ranges.append(MatchRange(start=start, end=length))
     return "".join(out), tuple(ranges)
