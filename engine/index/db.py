@@ -590,14 +590,19 @@ def fetch_bodies(conn: apsw.Connection, rowids: Iterable[int]) -> dict[int, Stor
 REINGEST_STAT_PREFIX = "stat:"
 """The change-check row of a session source (``engine.ingest.reconcile.STAT_PREFIX``)."""
 
+MANIFEST_KEY = "reconcile_manifest"
+"""The ``meta`` row holding the digest of the last fully drained reconcile (the warm-run
+manifest, ``engine.ingest.manifest``): while it matches, a catch-up skips the reconcile."""
+
 
 def mark_for_reingest(conn: apsw.Connection, source_key: str) -> bool:
     """Make the next catch-up re-ingest ``source_key`` from zero (its docs rebuilt).
 
     Called from the query path when a re-derived snippet text no longer matches what was
     indexed (the transcript was rewritten, compressed or is gone): the cursor's fingerprint is
-    cleared, so the next pass resets the source, and its change-check row is dropped, so the
-    next catch-up queues it. Never waits for the write lock (a query must not stall behind a
+    cleared, so the next pass resets the source, its change-check row is dropped and the warm-run
+    manifest forgotten, so the next catch-up reconciles and queues it (the file itself may be
+    unchanged: a manifest that still matched would skip it). Never waits for the write lock (a query must not stall behind a
     drain); returns False when the mark could not be written now.
     """
     conn.set_busy_timeout(0)
@@ -606,6 +611,7 @@ def mark_for_reingest(conn: apsw.Connection, source_key: str) -> bool:
             conn.execute("UPDATE sources SET identity = '{}' WHERE key = ?", (source_key,))
             conn.execute("DELETE FROM sources WHERE key = ?",
                          (REINGEST_STAT_PREFIX + source_key,))  # fmt: skip
+            conn.execute("DELETE FROM meta WHERE key = ?", (MANIFEST_KEY,))
     except apsw.Error:
         return False
     finally:

@@ -24,6 +24,7 @@ import apsw
 from engine.errors import AdeError
 from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index.db import (
+    MANIFEST_KEY,
     clear_index,
     connect,
     file_identity,
@@ -38,7 +39,7 @@ from engine.index.faults import count_drift, write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest import gzcache
 from engine.ingest.history import HistoryWalker
-from engine.ingest.manifest import MANIFEST_KEY, Manifest, project_manifest
+from engine.ingest.manifest import Manifest, project_manifest
 from engine.ingest.queue import IngestQueue
 from engine.project import lane_memo
 from engine.project.lanes import list_lanes

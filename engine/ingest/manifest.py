@@ -40,9 +40,6 @@ from engine.ingest.records import git_signature
 from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
 
-MANIFEST_KEY = "reconcile_manifest"
-"""The ``meta`` row holding the digest of the last fully drained reconcile."""
-
 FOLDERS = ("sessions", "chats", "terminals", "prs")
 """The ``.ade`` folders whose entries the reconcile compares (DESIGN §2)."""
 

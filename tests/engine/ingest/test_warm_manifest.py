@@ -15,8 +15,7 @@ import apsw
 import pytest
 
 import engine.ingest.reconcile as reconcile
-from engine.index.db import connect, meta_get
-from engine.ingest.manifest import MANIFEST_KEY
+from engine.index.db import MANIFEST_KEY, connect, meta_get
 from engine.service import BUSY_NOTE, SearchService
 from engine.types import SearchQueryArgs
 
