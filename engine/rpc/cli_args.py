@@ -52,6 +52,17 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="idle connections one user may keep open; the oldest beyond it are closed"
         " (default %(default)d)",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=defaults.workers,
+        help="engine calls (queries) run at once; more wait their turn (default %(default)d)",
+    )
+    # Tuning knobs for benchmarks/bench_daemon_load.py (issue 14.5), not for users.
+    parser.add_argument(
+        "--worker-nice", type=int, default=defaults.worker_nice, help=argparse.SUPPRESS
+    )
+    parser.add_argument("--query-hold", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--verbose", action="store_true", help="log at debug level")
 
 
@@ -62,6 +73,9 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
         idle_timeout=args.idle_timeout,
         max_connections=args.max_connections,
         idle_per_uid=args.idle_per_uid,
+        workers=max(1, args.workers),
+        worker_nice=args.worker_nice,
+        query_hold=args.query_hold,
     )
     return DaemonOptions(
         socket=args.socket,
