@@ -75,6 +75,11 @@ class Stream:
         cursor = max((c for t, c in self.polls if t <= moment), default=0)
         return max((n for _, end, n in self.writes if end <= cursor), default=0)
 
+    def batch_lags(self) -> list[float]:
+        """Seconds from append to searchable, one per write."""
+        return [next((t for t, c in self.polls if c >= end and t >= appended), float("inf"))
+                - appended for appended, end, _ in self.writes]  # fmt: skip
+
     def lags(self) -> list[float]:
         """Seconds from append to searchable, one per line (inf: never within the tail)."""
         out: list[float] = []
@@ -270,6 +275,10 @@ def phase(
             out[f"{name}_lag_p50"] = percentile(lags, 0.5)
             out[f"{name}_lag_p95"] = percentile(lags, 0.95)
             out[f"{name}_lag_max"] = max(lags)
+            start = stream.writes[0][0]
+            slow = [(t - start, lag) for (t, _, _), lag in zip(stream.writes, stream.batch_lags(), strict=True)
+                    if lag > 1.0]  # fmt: skip
+            out[f"{name}_slow_at"] = [f"{t:.1f}s:{lag:.2f}" for t, lag in slow]
         return out
     finally:
         if workers is not None and workers.poll() is None:

@@ -268,7 +268,7 @@ class IngestGate:
 
         Called by SQLite every ``PAUSE_STEPS`` instructions of a query; returns False (go on).
         """
-        if self._state == "held":  # unlocked read: the common case costs one comparison
+        if self.enabled and self._state == "held":  # unlocked reads: the common case is cheap
             self.admit()
         return False
 

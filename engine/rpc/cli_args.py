@@ -58,6 +58,14 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         default=defaults.workers,
         help="engine calls (queries) run at once; more wait their turn (default %(default)d)",
     )
+    parser.add_argument(
+        "--idle-grace",
+        type=float,
+        default=defaults.idle_grace,
+        metavar="SECONDS",
+        help="idle this long before a connection counts against --idle-per-uid"
+        " (default %(default)g)",
+    )
     # Tuning knobs for benchmarks/bench_daemon_load.py (issue 14.5), not for users.
     parser.add_argument(
         "--worker-nice", type=int, default=defaults.worker_nice, help=argparse.SUPPRESS
@@ -73,6 +81,7 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
         idle_timeout=args.idle_timeout,
         max_connections=args.max_connections,
         idle_per_uid=args.idle_per_uid,
+        idle_grace=args.idle_grace,
         workers=max(1, args.workers),
         worker_nice=args.worker_nice,
         query_hold=args.query_hold,

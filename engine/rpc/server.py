@@ -75,6 +75,10 @@ class ServerLimits:
     idle_per_uid: int = 16
     """Idle connections one uid may hold open; beyond it the oldest idle ones are closed, so a
     client that opens and abandons connections cannot lock others out (issue 13.16)."""
+    idle_grace: float = 1.0
+    """Seconds a connection must have been idle to count against its uid's idle budget: one of
+    50 clients querying flat out is idle between an answer and its next request, and closing
+    it then failed ~5% of their requests (issue 14.5). The connection cap ignores the grace."""
     workers: int = 8
     """Engine calls in flight at once; apsw releases the GIL, so these overlap for real."""
     pipeline: int = 16
@@ -211,7 +215,9 @@ class DaemonServer:
     def _admit(self, new: _Connection) -> bool:
         """Make room for ``new``: close the oldest idle connections beyond its uid's idle budget
         and, at the cap, the oldest idle one of anyone. False when every connection works."""
-        same_uid = sorted((c for c in self._open if c.idle and c.peer.uid == new.peer.uid),
+        settled = time.monotonic() - self.limits.idle_grace
+        same_uid = sorted((c for c in self._open if c.idle and c.peer.uid == new.peer.uid
+                           and c.last_active <= settled),
                           key=lambda c: c.last_active)  # fmt: skip
         for old in same_uid[: max(0, len(same_uid) - self.limits.idle_per_uid + 1)]:
             log.info("closed idle %s: over the idle budget of its uid", old.label)
