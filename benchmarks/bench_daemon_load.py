@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import signal
 import statistics
@@ -416,7 +417,7 @@ def report(args: argparse.Namespace) -> str:
         return f"| {name} | {' | '.join(cells)} |"
 
     lines = [
-        f"`python -m benchmarks.bench_daemon_load {' '.join(a for a in sys.argv[1:] if a != '--append')}`"
+        f"`python -m benchmarks.bench_daemon_load {shlex.join(a for a in sys.argv[1:] if a != '--append')}`"
         f", Python {sys.version.split()[0]}, 2 shared CPUs, "
         f"1-min load average before each phase: {', '.join(loads)}.",
         "",

@@ -66,10 +66,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="idle this long before a connection counts against --idle-per-uid"
         " (default %(default)g)",
     )
-    # Tuning knobs for benchmarks/bench_daemon_load.py (issue 14.5), not for users.
-    parser.add_argument(
-        "--worker-nice", type=int, default=defaults.worker_nice, help=argparse.SUPPRESS
-    )
+    # A tuning knob for benchmarks/bench_daemon_load.py (0: queries never wait), not for users.
     parser.add_argument("--query-hold", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--verbose", action="store_true", help="log at debug level")
 
@@ -83,7 +80,6 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
         idle_per_uid=args.idle_per_uid,
         idle_grace=args.idle_grace,
         workers=max(1, args.workers),
-        worker_nice=args.worker_nice,
         query_hold=args.query_hold,
     )
     return DaemonOptions(

@@ -14,11 +14,9 @@ interrupts that request's read connection (``engine.rpc.cancel``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -83,9 +81,6 @@ class ServerLimits:
     """Engine calls in flight at once; apsw releases the GIL, so these overlap for real."""
     pipeline: int = 16
     """Requests a client may send ahead of their answers before the daemon stops reading."""
-    worker_nice: int = 0
-    """Added to the worker threads' nice value (Linux: per thread), so the ingestion writer
-    thread wins the CPU over queries (issue 14.5)."""
     query_hold: float | None = None
     """Longest a query waits for a due drain; None: the gate's default; 0: never waits."""
 
@@ -149,12 +144,7 @@ class DaemonServer:
         Engine calls still running are not waited for here: the caller disposes the services
         (which makes them return) and then calls ``join``.
         """
-        self._executor = ThreadPoolExecutor(
-            self.limits.workers,
-            thread_name_prefix="ade-rpc",
-            initializer=_lower_priority,
-            initargs=(self.limits.worker_nice,),
-        )
+        self._executor = ThreadPoolExecutor(self.limits.workers, thread_name_prefix="ade-rpc")
         server = await asyncio.start_unix_server(self._accept, sock=sock)
         try:
             await stop.wait()
@@ -440,12 +430,3 @@ class DaemonServer:
             "connections": self._active,
             **self.status(),
         }
-
-
-def _lower_priority(increment: int) -> None:
-    """Raise this worker thread's nice value by ``increment`` (Linux sets it per thread)."""
-    if increment <= 0:
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + increment)
