@@ -385,17 +385,22 @@ def report(args: argparse.Namespace) -> str:
         conn = connect(template / ".ade/cache/search-index.db")
         conn.execute("DELETE FROM meta WHERE key = 'backfill_completed_at'")
         conn.close()
-    for round_ in range(args.rounds):
-        for variant in variants if round_ % 2 == 0 else variants[::-1]:
-            loads.append(Path("/proc/loadavg").read_text().split()[0])
-            spy = None
-            if args.py_spy and not round_:
-                spy = args.py_spy.with_suffix(f".{variants.index(variant)}.txt")
-            result = phase(variant.clients, args.seconds, template, spy,
-                           (*args.daemon_arg, *variant.daemon_args), variant.src)  # fmt: skip
-            result["variant"] = variant.label
-            print(json.dumps(result), file=sys.stderr, flush=True)
-            runs[variant.label].append(result)
+    try:
+        for round_ in range(args.rounds):
+            for variant in variants if round_ % 2 == 0 else variants[::-1]:
+                loads.append(Path("/proc/loadavg").read_text().split()[0])
+                spy = None
+                if args.py_spy and not round_:
+                    spy = args.py_spy.with_suffix(f".{variants.index(variant)}.txt")
+                result = phase(variant.clients, args.seconds, template, spy,
+                               (*args.daemon_arg, *variant.daemon_args), variant.src)  # fmt: skip
+                result["variant"] = variant.label
+                print(json.dumps(result), file=sys.stderr, flush=True)
+                runs[variant.label].append(result)
+    finally:
+        for folder in [template.parent if template else None, *(v.src for v in variants)]:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
 
     def med(label: str, key: str) -> float:
         return statistics.median(r[key] for r in runs[label])
