@@ -49,7 +49,7 @@ from engine.index.schema import (
 from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
 from engine.ingest.history import history_status, history_warnings_for
-from engine.ingest.queue import IngestQueue
+from engine.ingest.queue import PAUSE_STEPS, IngestGate, IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.links.places import place_links
 from engine.project.lane_memo import list_lanes, one_listing
@@ -108,6 +108,8 @@ class SearchService:
         self._readers: dict[int, apsw.Connection] = {}
         self._local = threading.local()
         self.queue = IngestQueue(self.timers, self._on_due)
+        self.ingest_gate = IngestGate(self.timers)
+        """The daemon's queries wait here while a drain is due (issue 14.5)."""
         self.drainer = Drainer(project, self.queue, self.tally, self.clock)
         self._worker: threading.Thread | None = None
         self._chat = self.queue.pending["chat"]
@@ -172,6 +174,7 @@ class SearchService:
 
     def _on_due(self) -> None:
         if self._worker is not None:
+            self.ingest_gate.close()  # before the wake: the drain finds the queries held
             self._wake.set()
         else:
             self._drain_due()
@@ -193,6 +196,8 @@ class SearchService:
                 self._drain_due()
             except Exception:  # the writer thread must survive anything a source throws
                 logging.getLogger(__name__).exception("ingestion drain failed")
+            finally:
+                self.ingest_gate.open()
         with self.drainer.lock:
             self.drainer.close()
 
@@ -338,6 +343,8 @@ class SearchService:
             snapshot = True
             fault = write_fault(err, self.project.index_path)
             self.drainer.write_fault = fault or self.drainer.write_fault
+        # A running query steps aside while a drain is due (only when the daemon enabled it).
+        conn.set_progress_handler(self.ingest_gate.pause_query, PAUSE_STEPS)
         self._local.conn, self._local.identity = conn, identity
         self._local.snapshot = snapshot
         with self._readers_lock:
@@ -585,6 +592,7 @@ class SearchService:
         for closer in self._closers:
             closer()
         self.queue.close()
+        self.ingest_gate.open()
         self.timers.close()
         self._wake.set()
         if self._worker is not None and self._worker is not threading.current_thread():

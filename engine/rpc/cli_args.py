@@ -52,6 +52,22 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="idle connections one user may keep open; the oldest beyond it are closed"
         " (default %(default)d)",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=defaults.workers,
+        help="engine calls (queries) run at once; more wait their turn (default %(default)d)",
+    )
+    parser.add_argument(
+        "--idle-grace",
+        type=float,
+        default=defaults.idle_grace,
+        metavar="SECONDS",
+        help="idle this long before a connection counts against --idle-per-uid"
+        " (default %(default)g)",
+    )
+    # A tuning knob for benchmarks/bench_daemon_load.py (0: queries never wait), not for users.
+    parser.add_argument("--query-hold", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--verbose", action="store_true", help="log at debug level")
 
 
@@ -62,6 +78,9 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
         idle_timeout=args.idle_timeout,
         max_connections=args.max_connections,
         idle_per_uid=args.idle_per_uid,
+        idle_grace=args.idle_grace,
+        workers=max(1, args.workers),
+        query_hold=args.query_hold,
     )
     return DaemonOptions(
         socket=args.socket,

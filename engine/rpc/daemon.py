@@ -79,7 +79,7 @@ def run_daemon(options: DaemonOptions) -> int:
         if not is_project(root):
             require_project(root, is_git=False, registered=is_registered(root, registry))
 
-    pool = ServicePool(embedded_factory(options.backfill_delay), allow)
+    pool = ServicePool(embedded_factory(options.backfill_delay, options.limits.query_hold), allow)
     server: DaemonServer | None = None
     bound: BoundSocket | None = None
     try:

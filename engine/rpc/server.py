@@ -50,6 +50,9 @@ from engine.rpc.validation import (
 from engine.text import replace_surrogates_in
 
 log = logging.getLogger("ade.daemon")
+
+CANCEL_AGAIN_S = 0.2
+"""At shutdown, how long a cancelled connection task has before it is cancelled again."""
 audit = logging.getLogger("ade.daemon.audit")
 
 
@@ -70,10 +73,16 @@ class ServerLimits:
     idle_per_uid: int = 16
     """Idle connections one uid may hold open; beyond it the oldest idle ones are closed, so a
     client that opens and abandons connections cannot lock others out (issue 13.16)."""
+    idle_grace: float = 1.0
+    """Seconds a connection must have been idle to count against its uid's idle budget: one of
+    50 clients querying flat out is idle between an answer and its next request, and closing
+    it then failed ~5% of their requests (issue 14.5). The connection cap ignores the grace."""
     workers: int = 8
     """Engine calls in flight at once; apsw releases the GIL, so these overlap for real."""
     pipeline: int = 16
     """Requests a client may send ahead of their answers before the daemon stops reading."""
+    query_hold: float | None = None
+    """Longest a query waits for a due drain; None: the gate's default; 0: never waits."""
 
 
 @dataclass(slots=True, eq=False)
@@ -141,10 +150,21 @@ class DaemonServer:
             await stop.wait()
         finally:
             server.close()
-            for task in list(self._tasks):
-                task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await self._cancel_tasks()
             self._executor.shutdown(wait=False, cancel_futures=True)
+
+    async def _cancel_tasks(self) -> None:
+        """Cancel every connection task until none is left.
+
+        Cancelled once, a task can swallow it: on Python 3.11 ``asyncio.wait_for`` drops a
+        cancellation that lands as its inner await completes, and the answering task then
+        waited for frames for ever, so SIGTERM under load left the daemon running (seen in
+        benchmarks/bench_daemon_load.py). So cancel again until every task has ended.
+        """
+        while pending := [task for task in self._tasks if not task.done()]:
+            for task in pending:
+                task.cancel()
+            await asyncio.wait(pending, timeout=CANCEL_AGAIN_S)
 
     def join(self) -> None:
         """Wait for engine calls that were running at shutdown (after services are disposed)."""
@@ -185,7 +205,9 @@ class DaemonServer:
     def _admit(self, new: _Connection) -> bool:
         """Make room for ``new``: close the oldest idle connections beyond its uid's idle budget
         and, at the cap, the oldest idle one of anyone. False when every connection works."""
-        same_uid = sorted((c for c in self._open if c.idle and c.peer.uid == new.peer.uid),
+        settled = time.monotonic() - self.limits.idle_grace
+        same_uid = sorted((c for c in self._open if c.idle and c.peer.uid == new.peer.uid
+                           and c.last_active <= settled),
                           key=lambda c: c.last_active)  # fmt: skip
         for old in same_uid[: max(0, len(same_uid) - self.limits.idle_per_uid + 1)]:
             log.info("closed idle %s: over the idle budget of its uid", old.label)
@@ -210,6 +232,8 @@ class DaemonServer:
         frames: asyncio.Queue[bytes | None] = asyncio.Queue(self.limits.pipeline)
         conn.queued = frames.qsize
         answering = asyncio.create_task(self._answer(frames, conn, writer))
+        self._tasks.add(answering)  # cancelled at shutdown like the connection's own task
+        answering.add_done_callback(self._tasks.discard)
         waiting = await self._read(reader, writer, conn, frames, answering)
         if waiting:  # the client half-closed: it still waits for what it asked
             await frames.put(None)

@@ -24,18 +24,25 @@ log = logging.getLogger("ade.daemon.services")
 ClientFactory = Callable[[Path], SearchClient]
 
 
-def embedded_factory(backfill_delay: float = BACKFILL_DELAY_S) -> ClientFactory:
+def embedded_factory(
+    backfill_delay: float = BACKFILL_DELAY_S, query_hold: float | None = None
+) -> ClientFactory:
     """The real factory: an ``EmbeddedClient`` with its watcher on, caught up once on open.
 
     The catch-up (stat every source, ingest what changed) is what the in-process CLI does before
     its query, so the first answer from the daemon equals the in-process one; the watcher keeps
-    it current afterwards and the delayed backfill reconciles the rest.
+    it current afterwards and the delayed backfill reconciles the rest. ``query_hold``: longest a
+    query waits for a due drain (None: ``QUERY_HOLD_S``; 0: queries never wait).
     """
 
     def open_client(root: Path) -> SearchClient:
         from engine.embedded import EmbeddedClient  # the engine is heavy; import on first use
 
         client = EmbeddedClient.open(root, watch=True)
+        # Ingestion first (issue 14.5): queries wait, boundedly, while a drain is due.
+        client.service.ingest_gate.enabled = query_hold != 0
+        if query_hold is not None:
+            client.service.ingest_gate.hold = query_hold
         try:
             # Catch up *before* scheduling the backfill: catch_up drains every queued entry
             # regardless of its due time, and the periodic reconcile re-queues itself.
@@ -137,6 +144,11 @@ class DaemonHost:
         self._query = query
 
     def query(self, root: Path, args: SearchQueryArgs) -> SearchQueryResult:
+        # Ingestion first (issue 14.5): with a drain due, a new query waits (bounded by the
+        # gate's hold) instead of taking the GIL and the cores from the writer.
+        gate = getattr(getattr(self._pool.client_for(root), "service", None), "ingest_gate", None)
+        if gate is not None:
+            gate.admit()
         return self._query(root, args)
 
     def index_status(self, root: Path) -> IndexStatus:

@@ -39,8 +39,8 @@ class SlowClient(EmbeddedClient):
         return super().query(args)
 
 
-def slow_factory(backfill_delay: float) -> object:
-    real = embedded_factory(backfill_delay)
+def slow_factory(backfill_delay: float, query_hold: float | None = None) -> object:
+    real = embedded_factory(backfill_delay, query_hold)
 
     def open_client(root: Path) -> SlowClient:
         client = real(root)
