@@ -333,8 +333,15 @@ def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str
                 used[:] = [svc.drainer.prefetch.started, svc.drainer.prefetch.plans_used]
             svc.dispose()
 
+        def noted(name: str, job: Callable[[], None]) -> Callable[[], None]:
+            def run() -> None:
+                took, _ = timed(job)
+                print(f"  {name}: {took:.1f} s", file=sys.stderr, flush=True)
+
+            return run
+
         jobs = {"raw": raw, "ours": ours, "in_process": lambda: ours(worker=False)}
-        timings = interleaved(jobs, runs, warmup=False)
+        timings = interleaved({k: noted(k, j) for k, j in jobs.items()}, runs, warmup=False)
         os.environ.pop(planner.ENV_SWITCH, None)
     text_mb = sum(len(b.encode("utf-8")) for b in bodies) / 1e6
     raw_s, ours_s = timings["raw"].median / 1000, timings["ours"].median / 1000

@@ -38,7 +38,7 @@ from typing import Any
 import apsw
 
 from engine.index.db import PreparedDocs, SourceRow, get_source
-from engine.ingest import tailing
+from engine.ingest import gzcache, tailing
 from engine.project.model import Project, SessionKind
 from engine.project.tally import WarningTally
 
@@ -143,6 +143,8 @@ def serve(channel: Connection) -> None:
             return
         kind, sid, row = job
         answer = plan_job(project, kind, sid, row)
+        if answer.plan is None or not answer.plan.more:
+            gzcache.release()  # keep an inflated ``.gz`` only for its own next pass
         try:
             channel.send(answer)
         except OSError:
@@ -279,6 +281,9 @@ class Prefetcher:
                 self._give_up(f"cannot start the planning worker: {err}")
                 return
             self.started += 1
+        # A plan whose entry left the window (the queue's order changed) would hold its slot.
+        for entry in [e for e in self.worker.answered if e not in upcoming and e != current]:
+            del self.worker.answered[entry]
         given = self.worker.outstanding()
         try:
             for entry in upcoming:
