@@ -356,6 +356,23 @@ def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str
             "workers_started": used[0], "worker_plans": used[1]}  # fmt: skip
 
 
+def bench_worker_start(runs: int = 7) -> dict[str, float]:
+    """Planning worker: start to its first answer (an empty job), median of ``runs``."""
+    from engine.index.db import SourceRow
+
+    walls: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        project = open_project(Path(tmp))
+        for _ in range(runs):
+            start = time.perf_counter()
+            worker = planner.PlanWorker(project)
+            worker.submit(("chat", "none"), SourceRow(key="chat:none"))
+            worker.collect(("chat", "none"), 60.0)
+            walls.append(time.perf_counter() - start)
+            worker.stop()
+    return {"median_ms": statistics.median(walls) * 1000, "max_ms": max(walls) * 1000}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=int, default=32, help="terminal log size for throughput")
@@ -365,9 +382,16 @@ def main() -> None:
     parser.add_argument("--corpus-dir", type=Path, help="where that corpus is (or is written)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved corpus rounds")
     parser.add_argument("--min-backlog-mb", type=float, help="start the planning worker from here")
+    parser.add_argument("--worker-start", action="store_true", help="only the worker start cost")
+    parser.add_argument("--any-load", action="store_true", help="start the worker however busy")
     args = parser.parse_args()
+    if args.worker_start:
+        print("worker start", bench_worker_start(), flush=True)
+        return
     if args.min_backlog_mb is not None:
         planner.WORKER_MIN_BACKLOG_BYTES = int(args.min_backlog_mb * 1024 * 1024)
+    if args.any_load:
+        planner.MAX_LOAD_PER_CPU = float("inf")
     if args.corpus_mb:
         print("corpus", bench_corpus(args.corpus_mb, args.rounds, args.corpus_dir), flush=True)
         return

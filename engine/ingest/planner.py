@@ -17,7 +17,8 @@ a warning, never a line.
 
 The worker is started (fork + exec: safe in a process that runs threads) only when the queued
 transcripts hold at least ``WORKER_MIN_BACKLOG_BYTES`` not yet ingested, so the debounced
-appends of a live session never wait for it, and stopped when no transcript entry is left.
+appends of a live session never wait for it, and only while a core is free (load average), and
+stopped when no transcript entry is left.
 ``ADE_INGEST_WORKER=0`` turns it off.
 """
 
@@ -25,13 +26,15 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
+import select
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +54,11 @@ benchmarks/RESULTS.md) is a few percent of planning that much."""
 LOOKAHEAD = 2
 """Passes planned ahead: one being planned while the one before it waits, ready. Each holds a
 slice's documents (a few MB), so memory stays bounded by the slice size."""
+
+MAX_LOAD_PER_CPU = 0.75
+"""Start a worker only while the 1-minute load average per CPU is below this: a second process
+pays only on a core nobody else uses; on a machine whose cores are all busy it measured slower
+than planning in process (benchmarks/RESULTS.md, issue 14.1)."""
 
 RESULT_TIMEOUT_S = 120.0
 """Longest wait for one plan (a 4 MiB slice plans in well under a second on a loaded machine):
@@ -127,16 +135,22 @@ def plan_job(project: Project, kind: SessionKind, sid: str, row: SourceRow) -> P
     return done
 
 
-def serve(channel: Connection) -> None:
+def serve(channel: socket.socket) -> None:
     """The worker's loop: the project and slice sizes first, then a ``(kind, sid, row)`` job in
-    and a ``Planned`` out, until ``None`` or the parent's end of the socket closes."""
+    and a ``Planned`` out, until ``None`` or the parent's end of the socket closes.
+
+    An answer (a slice's documents: megabytes) is pickled into an unlinked temporary file whose
+    descriptor travels over the socket: the send never waits for the parent to read, so the
+    next plan starts at once (through the socket itself each answer took a dozen wake-ups of
+    both processes, which under load cost more than the planning saved).
+    """
     try:
-        project, tailing.SLICE_BYTES, tailing.LONG_LINE_CAP = channel.recv()
+        project, tailing.SLICE_BYTES, tailing.LONG_LINE_CAP = _receive(channel)
     except (EOFError, OSError):
         return
     while True:
         try:
-            job = channel.recv()
+            job = _receive(channel)
         except (EOFError, OSError):
             return
         if job is None:
@@ -145,10 +159,24 @@ def serve(channel: Connection) -> None:
         answer = plan_job(project, kind, sid, row)
         if answer.plan is None or not answer.plan.more:
             gzcache.release()  # keep an inflated ``.gz`` only for its own next pass
-        try:
-            channel.send(answer)
-        except OSError:
-            return  # the parent is gone (killed mid-pass): nothing to answer
+        with tempfile.TemporaryFile() as holder:
+            pickle.dump(answer, holder, protocol=pickle.HIGHEST_PROTOCOL)
+            holder.flush()
+            try:
+                socket.send_fds(channel, [b"plan"], [holder.fileno()])
+            except OSError:
+                return  # the parent is gone (killed mid-pass): nothing to answer
+
+
+_PACKET = 1 << 20
+"""Largest control message (a job: two names and a source row)."""
+
+
+def _receive(channel: socket.socket) -> Any:
+    data = channel.recv(_PACKET)
+    if not data:
+        raise EOFError("closed")
+    return pickle.loads(data)
 
 
 # --- this process's side --------------------------------------------------------------------
@@ -167,7 +195,7 @@ class PlanWorker:
     """
 
     def __init__(self, project: Project) -> None:
-        ours, theirs = socket.socketpair()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         package_root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             p for p in (package_root, os.environ.get("PYTHONPATH")) if p
@@ -181,12 +209,12 @@ class PlanWorker:
             )
         finally:
             theirs.close()
-        self._channel = Connection(ours.detach())
+        self._channel = ours
         self.sent: list[tuple[Entry, SourceRow]] = []
         """Jobs sent and not yet answered, in order."""
         self.answered: dict[Entry, Planned] = {}
         try:
-            self._channel.send((project, tailing.SLICE_BYTES, tailing.LONG_LINE_CAP))
+            self._send((project, tailing.SLICE_BYTES, tailing.LONG_LINE_CAP))
         except OSError as err:
             self.stop(kill=True)
             raise WorkerFailed(f"cannot reach the planning worker: {err}") from None
@@ -195,9 +223,12 @@ class PlanWorker:
     def pid(self) -> int:
         return self.process.pid
 
+    def _send(self, message: Any) -> None:
+        self._channel.sendall(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
     def submit(self, entry: Entry, row: SourceRow) -> None:
         try:
-            self._channel.send((entry[0], entry[1], row))
+            self._send((entry[0], entry[1], row))
         except (OSError, ValueError) as err:
             raise WorkerFailed(f"cannot reach the planning worker: {err}") from None
         self.sent.append((entry, row))
@@ -215,11 +246,11 @@ class PlanWorker:
         while self.sent:
             left = deadline - time.monotonic()
             try:
-                ready = left > 0 and self._channel.poll(left)
+                ready = left > 0 and select.select([self._channel], [], [], left)[0]
                 if not ready:
                     raise WorkerFailed(f"the planning worker gave no answer in {timeout:.1f} s")
-                answer: Planned = self._channel.recv()
-            except (EOFError, OSError) as err:
+                answer = self._read_answer()
+            except (EOFError, OSError, pickle.UnpicklingError) as err:
                 raise WorkerFailed(f"the planning worker stopped ({err or 'closed'})") from None
             self.sent.pop(0)
             if answer.entry == entry:
@@ -227,11 +258,22 @@ class PlanWorker:
             self.answered[answer.entry] = answer
         return None
 
+    def _read_answer(self) -> Planned:
+        message, fds, _, _ = socket.recv_fds(self._channel, 16, 1)
+        if not message or not fds:
+            for fd in fds:
+                os.close(fd)
+            raise EOFError("closed")
+        with os.fdopen(fds[0], "rb") as holder:
+            holder.seek(0)
+            answer: Planned = pickle.load(holder)
+        return answer
+
     def stop(self, *, kill: bool = False) -> None:
         """End the worker: politely (it finishes the job in hand), or at once with ``kill``."""
         if not kill:
             try:
-                self._channel.send(None)
+                self._send(None)
             except (OSError, ValueError):
                 kill = True
         if kill:
@@ -273,7 +315,7 @@ class Prefetcher:
         if self.disabled:
             return
         if self.worker is None:
-            if backlog < WORKER_MIN_BACKLOG_BYTES or not upcoming:
+            if backlog < WORKER_MIN_BACKLOG_BYTES or not upcoming or not core_free():
                 return
             try:
                 self.worker = PlanWorker(self.project)
@@ -359,6 +401,15 @@ class Prefetcher:
         self.disabled = True
 
 
+def core_free() -> bool:
+    """Whether the machine has a core to spare (load average per CPU under the bound)."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return True
+    return load / (os.cpu_count() or 1) < MAX_LOAD_PER_CPU
+
+
 def _same_row(a: SourceRow, b: SourceRow) -> bool:
     return (a.cursor, a.identity, a.state) == (b.cursor, b.identity, b.state)
 
@@ -392,7 +443,7 @@ def main() -> None:
     # ``engine.ingest.planner.Planned`` for the parent to load it.
     from engine.ingest import planner
 
-    channel = Connection(int(sys.argv[1]))
+    channel = socket.socket(fileno=int(sys.argv[1]))
     try:
         planner.serve(channel)
     finally:

@@ -20,6 +20,7 @@ from engine.wiring import create_project_service
 tailing.SLICE_BYTES = 8 * 1024
 history.SLICE_COMMITS = 40
 planner.WORKER_MIN_BACKLOG_BYTES = 0  # the planning worker takes part whenever there is a backlog
+planner.MAX_LOAD_PER_CPU = float("inf")
 
 
 def main() -> None:

@@ -76,6 +76,7 @@ def small_slices(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(tailing, "SLICE_BYTES", 4096)
     monkeypatch.setattr(planner, "WORKER_MIN_BACKLOG_BYTES", 0)
+    monkeypatch.setattr(planner, "MAX_LOAD_PER_CPU", float("inf"))  # whatever else runs here
     monkeypatch.delenv(planner.ENV_SWITCH, raising=False)
 
 
