@@ -175,7 +175,8 @@ def test_worker_killed_mid_pass_loses_no_line(
         assert killed
         assert prefetch is not None
         assert prefetch.failure is not None
-        assert "stopped" in prefetch.failure
+        # Found dead on the answer it owed, or on the next job sent to it.
+        assert "stopped" in prefetch.failure or "cannot reach" in prefetch.failure
         assert not prefetch.running
         assert any("planning worker" in r.getMessage() for r in caplog.records)
         got = _index_hash(svc)
