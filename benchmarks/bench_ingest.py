@@ -8,7 +8,10 @@
 - stages: CPU time of each step of that pipeline over the same log (best of 3), and how long the
   write transactions held the lock;
 - freshness: a real service with the watcher on; a chat line appended → visible to a query;
-- memory: peak RSS above the idle process while ingesting a big terminal log (own subprocess).
+- memory: peak RSS above the idle process while ingesting a big terminal log (own subprocess);
+- corpus (issue 14.1, ``--corpus-mb N``): the generated corpus (chat + terminal) as a project,
+  first index through the real ingester (``catch_up``) vs raw FTS5 insertion of the same
+  sanitized docs into ``fts5(body)``, interleaved rounds, medians.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from benchmarks.bench_chunking import ansi_log
 from benchmarks.timing import Stopwatch, best_of, interleaved, percentile, timed
 from engine.index import db as index_db
 from engine.index.identifiers import identifier_parts
-from engine.ingest import tailing
+from engine.ingest import planner, tailing
 from engine.ingest.docs import chunk_doc
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
@@ -253,12 +256,145 @@ def bench_memory(mb: int) -> dict[str, float]:
     return result
 
 
+def _corpus_project(corpus: Path, root: Path) -> None:
+    """The corpus as an ade project at ``root``: transcripts hard-linked (a symlink out of the
+    project is refused by the reader), one session file each, its own git repository."""
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".git" / "info" / "exclude").write_text(".ade/\n")
+    ade = root / ".ade"
+    (ade / "sessions").mkdir(parents=True)
+    for kind, folder, suffix in (("chat", "chats", ".jsonl"), ("terminal", "terminals", ".log")):
+        (ade / folder).mkdir()
+        for i, source in enumerate(sorted((corpus / folder).glob(f"*{suffix}"))):
+            os.link(source, ade / folder / source.name)
+            stamp = f"2026-05-{1 + i % 28:02d}T10:00:00+00:00"
+            meta = {"id": source.stem, "kind": kind, "title": f"{kind} {source.stem}",
+                    "laneId": None, "createdAt": stamp, "updatedAt": stamp, "endedAt": stamp}  # fmt: skip
+            (ade / "sessions" / f"{source.stem}.json").write_text(json.dumps(meta))
+
+
+def _sanitized_bodies(root: Path) -> list[str]:
+    """Every doc body the ingester makes of the project (its own builders, one call per
+    transcript): the raw baseline inserts exactly this text."""
+    from engine.ingest.transcripts import chat_builder, terminal_builder
+    from engine.project.sessions import read_session
+    from engine.project.tally import WarningTally
+
+    project = open_project(root)
+    tally = WarningTally()
+    bodies: list[str] = []
+    for kind, folder in (("chat", "chats"), ("terminal", "terminals")):
+        for path in sorted((project.ade_dir / folder).iterdir()):
+            sid = path.name.split(".")[0]
+            meta = read_session(project, sid, tally)
+            builder = (
+                chat_builder(sid, meta, tally) if kind == "chat" else terminal_builder(sid, meta)
+            )
+            out = builder(path.read_bytes(), 0, True, {})
+            bodies += [out.session.body, *(d.body for d in [*out.new_docs, *out.upserts])]
+    return bodies
+
+
+def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str, float]:
+    """First index of the generated corpus through ``catch_up`` vs raw FTS5 of the same text."""
+    from benchmarks.corpus import CORPUS_DIR, generate
+
+    corpus = generate(mb, corpus_dir or CORPUS_DIR / f"mb{mb}")
+    # The project sits beside the corpus: hard links need the same file system.
+    with tempfile.TemporaryDirectory(dir=corpus.parent) as tmp:
+        root = Path(tmp) / "project"
+        _corpus_project(corpus, root)
+        bodies = _sanitized_bodies(root)
+        raw_path = Path(tmp) / "raw.db"
+        index = open_project(root).index_path
+        docs, used = [0], [0, 0]
+
+        def raw() -> None:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{raw_path}{suffix}").unlink(missing_ok=True)
+            conn = apsw.Connection(str(raw_path))
+            conn.pragma("journal_mode", "wal")
+            conn.pragma("synchronous", "NORMAL")
+            conn.execute("CREATE VIRTUAL TABLE raw USING fts5(body)")
+            for i in range(0, len(bodies), 1000):
+                with conn:
+                    conn.executemany("INSERT INTO raw(body) VALUES (?)",
+                                     ((b,) for b in bodies[i : i + 1000]))  # fmt: skip
+            conn.close()
+
+        def ours(worker: bool = True) -> None:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{index}{suffix}").unlink(missing_ok=True)
+            os.environ[planner.ENV_SWITCH] = "1" if worker else "0"
+            svc = create_project_service(open_project(root), start_worker=False)
+            svc.catch_up()
+            docs[0] = svc.index_status().doc_count
+            if worker and svc.drainer.prefetch is not None:
+                used[:] = [svc.drainer.prefetch.started, svc.drainer.prefetch.plans_used]
+            svc.dispose()
+
+        def noted(name: str, job: Callable[[], None]) -> Callable[[], None]:
+            def run() -> None:
+                took, _ = timed(job)
+                print(f"  {name}: {took:.1f} s", file=sys.stderr, flush=True)
+
+            return run
+
+        jobs = {"raw": raw, "ours": ours, "in_process": lambda: ours(worker=False)}
+        timings = interleaved({k: noted(k, j) for k, j in jobs.items()}, runs, warmup=False)
+        os.environ.pop(planner.ENV_SWITCH, None)
+    text_mb = sum(len(b.encode("utf-8")) for b in bodies) / 1e6
+    raw_s, ours_s = timings["raw"].median / 1000, timings["ours"].median / 1000
+    return {"mb": mb, "sanitized_mb": round(text_mb, 1), "docs": docs[0], "raw_s": raw_s,
+            "ours_s": ours_s, "ours_cpu_s": timings["ours"].cpu_median / 1000,
+            "in_process_s": timings["in_process"].median / 1000,
+            "in_process_cpu_s": timings["in_process"].cpu_median / 1000,
+            "raw_cpu_s": timings["raw"].cpu_median / 1000,
+            "ratio": raw_s / ours_s, "ratio_in_process": raw_s * 1000 / timings["in_process"].median,
+            "ratios": [round(r / o, 3) for r, o in
+                       zip(timings["raw"].wall, timings["ours"].wall, strict=True)],
+            "workers_started": used[0], "worker_plans": used[1]}  # fmt: skip
+
+
+def bench_worker_start(runs: int = 7) -> dict[str, float]:
+    """Planning worker: start to its first answer (an empty job), median of ``runs``."""
+    from engine.index.db import SourceRow
+
+    walls: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        project = open_project(Path(tmp))
+        for _ in range(runs):
+            start = time.perf_counter()
+            worker = planner.PlanWorker(project)
+            worker.submit(("chat", "none"), SourceRow(key="chat:none"))
+            worker.collect(("chat", "none"), 60.0)
+            walls.append(time.perf_counter() - start)
+            worker.stop()
+    return {"median_ms": statistics.median(walls) * 1000, "max_ms": max(walls) * 1000}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=int, default=32, help="terminal log size for throughput")
     parser.add_argument("--memory-mb", type=int, default=1024, help="log size for peak memory")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--corpus-mb", type=int, help="only the corpus first-index figure")
+    parser.add_argument("--corpus-dir", type=Path, help="where that corpus is (or is written)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved corpus rounds")
+    parser.add_argument("--min-backlog-mb", type=float, help="start the planning worker from here")
+    parser.add_argument("--worker-start", action="store_true", help="only the worker start cost")
+    parser.add_argument("--any-load", action="store_true", help="start the worker however busy")
     args = parser.parse_args()
+    if args.worker_start:
+        print("worker start", bench_worker_start(), flush=True)
+        return
+    if args.min_backlog_mb is not None:
+        planner.WORKER_MIN_BACKLOG_BYTES = int(args.min_backlog_mb * 1024 * 1024)
+    if args.any_load:
+        planner.MAX_LOAD_PER_CPU = float("inf")
+    if args.corpus_mb:
+        print("corpus", bench_corpus(args.corpus_mb, args.rounds, args.corpus_dir), flush=True)
+        return
     print("notify", bench_notify(), flush=True)
     print("throughput", bench_throughput(args.mb), flush=True)
     print("stages", bench_stages(args.mb), flush=True)

@@ -348,8 +348,13 @@ class _RowidAllocator:
         # Below the second's end nothing is stored at or above ``top`` (the batch's own rows are
         # in ``_taken``), so only a slot spilled into a later second needs an index probe.
         limit = base + (1 << SLOT_BITS)
-        while rowid in self._taken or (rowid >= limit and self._exists(rowid)):
-            rowid += 1
+        while True:
+            if rowid in self._taken:
+                rowid += 1
+            elif rowid >= limit and self._exists(rowid):
+                rowid = self._after_run(rowid)
+            else:
+                break
         self._taken.add(rowid)
         self._next[base] = rowid + 1
         return rowid
@@ -357,6 +362,17 @@ class _RowidAllocator:
     def _exists(self, rowid: int) -> bool:
         return (
             self._conn.execute("SELECT 1 FROM docs WHERE id = ?", (rowid,)).fetchone() is not None
+        )
+
+    def _after_run(self, rowid: int) -> int:
+        """The first free id after the run of stored ids that holds ``rowid``: one statement
+        walking the run in SQLite, where probing id by id from Python made every pass of a
+        session whose second had spilled cost one query per earlier spilled doc (quadratic)."""
+        return scalar(
+            self._conn,
+            "SELECT id + 1 FROM docs AS d WHERE id >= ?"
+            " AND NOT EXISTS (SELECT 1 FROM docs WHERE id = d.id + 1) ORDER BY id LIMIT 1",
+            (rowid,),
         )
 
 

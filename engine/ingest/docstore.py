@@ -8,18 +8,23 @@ carry an empty ``rank_title``), so updating them in place keeps ``docs`` and ``d
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 import apsw
 
 
 def existing_doc_ids(conn: apsw.Connection, doc_ids: Iterable[str]) -> set[str]:
-    """The subset of ``doc_ids`` already in the index."""
-    found: set[str] = set()
-    for doc_id in doc_ids:
-        if conn.execute("SELECT 1 FROM docs WHERE doc_id = ?", (doc_id,)).fetchone() is not None:
-            found.add(doc_id)
-    return found
+    """The subset of ``doc_ids`` already in the index: one statement for the whole batch (a
+    pass of a chat transcript asks about every message it read)."""
+    wanted = list(doc_ids)
+    if not wanted:
+        return set()
+    rows = conn.execute(
+        "SELECT doc_id FROM docs WHERE doc_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(wanted),),
+    )
+    return {str(r[0]) for r in rows}
 
 
 def doc_title_lane(conn: apsw.Connection, doc_id: str) -> tuple[str, str | None] | None:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import apsw
 
@@ -48,6 +49,9 @@ from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
 from engine.project.transcripts import TranscriptNotReady, TranscriptUnreadable
 
+if TYPE_CHECKING:
+    from engine.ingest.planner import Prefetcher
+
 log = logging.getLogger(__name__)
 
 NOT_READY_RETRY_S = 1.0
@@ -73,6 +77,9 @@ HISTORY_WAIT_S = 0.5
 """Delay of the next history slice once a catch-up's history budget is spent."""
 
 Entry = tuple[str, str]
+
+SESSION_QUEUE_KINDS = ("chat", "terminal")
+"""Queue kinds whose passes the planning worker can plan."""
 
 
 class Drainer:
@@ -112,6 +119,9 @@ class Drainer:
         """An entry since that reconcile failed or was unreadable: the manifest cannot vouch."""
         self._warned = 0
         """The tally's total before that reconcile: a new warning keeps the manifest out."""
+        self.prefetch: Prefetcher | None = None
+        """The planning worker's handle (``engine.ingest.planner``), made on the first
+        transcript entry: a warm run that ingests nothing never imports it."""
         self.full_reconciles = 0
         self.skipped_reconciles = 0
         """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
@@ -133,8 +143,11 @@ class Drainer:
         return self._conn
 
     def close(self) -> None:
-        """Close the writer connection (checkpointing the WAL) and the history walk, if open."""
+        """Close the writer connection (checkpointing the WAL), the history walk and the
+        planning worker, if open."""
         self.history.close()
+        if self.prefetch is not None:
+            self.prefetch.close()
         if self._conn is not None:
             try:
                 self._conn.close()
@@ -160,6 +173,8 @@ class Drainer:
                 self.run(entry)
                 done += 1
             gzcache.release()
+            if self.prefetch is not None:
+                self.prefetch.idle()  # what is left is not due yet: no backlog to plan ahead
         return done
 
     def run(self, entry: Entry) -> None:
@@ -353,11 +368,36 @@ class Drainer:
         from engine.ingest.reconcile import session_signature, store_session_signature
         from engine.ingest.transcripts import process_session  # deferred: see module docstring
 
+        prefetch = self._plan_ahead(conn, (kind, sid))
         signature = session_signature(self.project, kind, sid)
-        result = process_session(conn, self.project, kind, sid, self.tally, now)
+        planned = prefetch.take((kind, sid), conn, signature, self.tally)
+        result = process_session(conn, self.project, kind, sid, self.tally, now, planned)
         if not result.more:
             store_session_signature(conn, kind, sid, signature, now)
+        # The backlog is done when no transcript entry is left: the worker stops.
+        if prefetch.running and not result.more and not self.queue.upcoming(SESSION_QUEUE_KINDS, 1):
+            prefetch.idle()
         return result.more
+
+    def _plan_ahead(self, conn: apsw.Connection, entry: Entry) -> Prefetcher:
+        """Start the planning worker for a big backlog and send it the next transcript
+        entries, so their passes are planned while this one is written (issue 14.1)."""
+        from engine.ingest import planner  # deferred: only a transcript entry needs it
+
+        if self.prefetch is None:
+            self.prefetch = planner.Prefetcher(self.project)
+        prefetch = self.prefetch
+        if prefetch.running:
+            prefetch.before(
+                conn, entry, self.queue.upcoming(SESSION_QUEUE_KINDS, planner.LOOKAHEAD + 1), 0
+            )
+        elif prefetch.should_check():
+            upcoming = self.queue.upcoming(SESSION_QUEUE_KINDS, planner.LOOKAHEAD + 1)
+            if upcoming:
+                queued = [(k, s) for k in SESSION_QUEUE_KINDS for s in self.queue.queued(k)]
+                backlog = planner.backlog_bytes(conn, self.project, [entry, *queued])
+                prefetch.before(conn, entry, upcoming, backlog)
+        return prefetch
 
     def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
         """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""

@@ -128,6 +128,31 @@ class IngestQueue:
                 heapq.heappush(self._heap, item)
             return found
 
+    def upcoming(self, kinds: tuple[Kind, ...], limit: int) -> list[tuple[Kind, str]]:
+        """Up to ``limit`` entries of ``kinds`` in the order ``pop_next(ignore_due=True)`` would
+        take them (entries in backoff left out), without taking them: what to plan ahead."""
+        now = self._timers.monotonic()
+        with self._lock:
+            width = limit * 4 + 8
+            while True:
+                found: list[tuple[Kind, str]] = []
+                for due, _, kind, ident in heapq.nsmallest(width, self._heap):
+                    if self.pending[kind].get(ident) != due or kind not in kinds:
+                        continue
+                    if due > now and (kind, ident) in self._retry:
+                        continue
+                    found.append((kind, ident))
+                    if len(found) == limit:
+                        return found
+                if width >= len(self._heap):
+                    return found
+                width *= 4
+
+    def queued(self, kind: Kind) -> list[str]:
+        """Every queued ident of ``kind`` (a snapshot)."""
+        with self._lock:
+            return list(self.pending[kind])
+
     def next_due(self) -> float | None:
         """Due time of the earliest pending entry."""
         with self._lock:

@@ -88,7 +88,10 @@ class CursorMoved(Exception):
 
 
 @dataclass
-class _Plan:
+class Plan:
+    """One pass read and built, not yet written: what ``commit_pass`` needs (picklable but for
+    ``prepared``, whose keys are object ids: ``engine.ingest.planner`` ships it apart)."""
+
     row: SourceRow
     output: PassOutput
     cursor: int
@@ -125,7 +128,7 @@ def _cursor_valid(path: Path, row: SourceRow, data: bytes, start: int, st: os.st
     return fp.matches(stored, row.cursor, data, start, st.st_dev, st.st_ino, compressed, head)
 
 
-def plan_pass(path: Path, row: SourceRow, builder: Builder) -> _Plan:
+def plan_pass(path: Path, row: SourceRow, builder: Builder) -> Plan:
     """Read the next slice of ``path`` after ``row.cursor`` and build its docs (no DB access).
 
     Raises:
@@ -157,7 +160,7 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> _Plan:
         output.new_docs = [replace(d, source_span=None) for d in output.new_docs]
         output.upserts = [replace(d, source_span=None) for d in output.upserts]
     prepared = PreparedDocs([output.session, *output.new_docs, *output.upserts])
-    return _Plan(
+    return Plan(
         row=row,
         output=output,
         cursor=new_cursor,
@@ -224,7 +227,7 @@ def persisted_skips(rows: list[SourceRow]) -> dict[str, int]:
     return found
 
 
-def commit_pass(conn: apsw.Connection, plan: _Plan, kind: str, now_ms: int) -> int:
+def commit_pass(conn: apsw.Connection, plan: Plan, kind: str, now_ms: int) -> int:
     """Write the plan's docs and cursor in one transaction; raise ``CursorMoved`` if stale.
 
     Returns:
@@ -264,9 +267,18 @@ def commit_pass(conn: apsw.Connection, plan: _Plan, kind: str, now_ms: int) -> i
 
 
 def run_pass(
-    conn: apsw.Connection, path: Path, key: str, kind: str, builder: Builder, now_ms: int
+    conn: apsw.Connection,
+    path: Path,
+    key: str,
+    kind: str,
+    builder: Builder,
+    now_ms: int,
+    planned: Plan | None = None,
 ) -> PassResult:
     """Plan and commit one pass, redoing it when another writer got there first.
+
+    ``planned``: a plan made elsewhere (``engine.ingest.planner``) from the source row stored
+    now; it is used only when the stored row is still the one it started from.
 
     Raises:
         TranscriptNotReady / TranscriptUnreadable: from reading (nothing was written).
@@ -274,7 +286,12 @@ def run_pass(
     """
     for attempt in range(MAX_ATTEMPTS):
         row = get_source(conn, key) or SourceRow(key=key)
-        plan = plan_pass(path, row, builder)
+        if planned is not None and (planned.row.cursor, planned.row.identity,
+                                    planned.row.state) == (row.cursor, row.identity, row.state):  # fmt: skip
+            plan = planned
+        else:
+            plan = plan_pass(path, row, builder)
+        planned = None
         try:
             written = commit_pass(conn, plan, kind, now_ms)
         except CursorMoved:

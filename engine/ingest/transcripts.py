@@ -20,7 +20,14 @@ from engine.ingest.docs import (
     session_doc,
     session_title,
 )
-from engine.ingest.tailing import Builder, PassOutput, PassResult, carried_skips, run_pass
+from engine.ingest.tailing import (
+    Builder,
+    PassOutput,
+    PassResult,
+    Plan,
+    carried_skips,
+    run_pass,
+)
 from engine.project.json_salvage import salvage_cut_line
 from engine.project.model import Project, SessionKind, SessionMeta
 from engine.project.sessions import read_session
@@ -124,8 +131,11 @@ def process_session(
     sid: str,
     tally: WarningTally,
     now_ms: int,
+    planned: Plan | None = None,
 ) -> PassResult:
     """One pass over a session's transcript (or just its session doc when it has none).
+
+    ``planned``: a plan of this pass made by the planning worker (``run_pass`` checks it).
 
     Raises:
         TranscriptNotReady / TranscriptUnreadable: from reading; nothing was written.
@@ -141,7 +151,7 @@ def process_session(
         if refused is not None:
             tally.add_once(f"{kind}:{sid}", refused)
         return _session_only(conn, builder)
-    result = run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms)
+    result = run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms, planned)
     if kind == "terminal":
         from engine.ingest.commands import index_commands  # OSC 133: one doc per command
 

@@ -2,7 +2,8 @@
 
 Usage: ``python ingest_worker.py ROOT MODE`` where MODE is ``loop`` (catch up forever),
 ``rebuild`` (catch up, rebuilding every third round) or ``once``. Small slices (of transcripts and
-of the commit history) make every pass short, so a ``kill -9`` lands mid-ingest often.
+of the commit history) make every pass short, so a ``kill -9`` lands mid-ingest often; the
+planning worker (issue 14.1) plans ahead whenever more than one transcript is queued.
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ import sys
 from pathlib import Path
 
 import engine.ingest.history as history
+import engine.ingest.planner as planner
 import engine.ingest.tailing as tailing
 from engine.project.locate import open_project
 from engine.wiring import create_project_service
 
 tailing.SLICE_BYTES = 8 * 1024
 history.SLICE_COMMITS = 40
+planner.WORKER_MIN_BACKLOG_BYTES = 0  # the planning worker takes part whenever there is a backlog
+planner.MAX_LOAD_PER_CPU = float("inf")
 
 
 def main() -> None:

@@ -1,0 +1,229 @@
+"""The planning worker (issue 14.1): a real second process plans the next passes of a backlog.
+
+Whatever the worker does — plan, raise, die from a real signal, hang — the index must come out
+exactly as an ingestion without it: every line once, cursors with their docs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.ingest import planner
+from engine.project.locate import open_project
+from engine.service import SearchService
+from engine.wiring import create_project_service
+from tests.engine.ingest.conftest import NOW, ProjectWriter
+
+SESSIONS = 6
+
+
+def _fill(writer: ProjectWriter) -> None:
+    """Chat and terminal sessions, a few slices each at the test's slice size."""
+    for i in range(SESSIONS):
+        writer.session(f"c{i}", "chat", endedAt="2026-06-01T10:00:00+00:00")
+        for n in range(60):
+            writer.chat(f"c{i}", "user_message", id=f"m{n}", status="accepted",
+                        text=f"chat {i} message {n} readTimeoutError café ✓ token{n * i}")  # fmt: skip
+        writer.session(f"t{i}", "terminal", endedAt="2026-06-01T10:00:00+00:00")
+        writer.terminal(f"t{i}", b"".join(
+            f"\x1b[32mline {n} of t{i}\x1b[0m HTTPServerError ok\r\n".encode() for n in range(300)
+        ))  # fmt: skip
+
+
+def _index_hash(service: SearchService) -> tuple[int, str]:
+    conn = service._reader()
+    rows = conn.execute(
+        "SELECT doc_id, title, rank_title, anchor, digest FROM docs ORDER BY doc_id"
+    ).fetchall()
+    cursors = conn.execute(
+        "SELECT key, cursor, state FROM sources WHERE key NOT LIKE 'stat:%' ORDER BY key"
+    ).fetchall()
+    blob = json.dumps([[r[0], r[1], r[2], r[3], bytes(r[4]).hex()] for r in rows] + cursors)
+    return len(rows), hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _service(root: Path) -> SearchService:
+    return create_project_service(open_project(root), clock=lambda: NOW, start_worker=False)
+
+
+def _reference(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+    """The same project ingested with the worker switched off."""
+    copy = tmp_path / "reference"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("cache"))
+    monkeypatch.setenv(planner.ENV_SWITCH, "0")
+    svc = _service(copy)
+    try:
+        svc.catch_up()
+        return _index_hash(svc)
+    finally:
+        svc.dispose()
+        monkeypatch.delenv(planner.ENV_SWITCH)
+
+
+@pytest.fixture
+def small_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several passes per transcript, and a worker for any backlog."""
+    import engine.ingest.tailing as tailing
+
+    monkeypatch.setattr(tailing, "SLICE_BYTES", 4096)
+    monkeypatch.setattr(planner, "WORKER_MIN_BACKLOG_BYTES", 0)
+    monkeypatch.setattr(planner, "MAX_LOAD_PER_CPU", float("inf"))  # whatever else runs here
+    monkeypatch.delenv(planner.ENV_SWITCH, raising=False)
+
+
+def test_worker_plans_a_backlog_into_the_same_index(
+    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    _fill(writer)
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert prefetch is not None
+        assert prefetch.started == 1
+        assert prefetch.plans_used > SESSIONS  # most passes were planned by the worker
+        assert not prefetch.running  # stopped once no transcript entry was left
+        assert prefetch.failure is None
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_small_appends_stay_in_process(
+    writer: ProjectWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(planner.ENV_SWITCH, raising=False)
+    writer.session("live", "chat")
+    writer.chat("live", "user_message", id="m1", status="accepted", text="hello there")
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        writer.chat("live", "user_message", id="m2", status="accepted", text="fresh words")
+        svc.notify_chat_event("live")
+        svc.process_pending_now()
+        prefetch = svc.drainer.prefetch
+        assert prefetch is not None
+        assert prefetch.started == 0
+        assert "chat:live:m2" in {
+            str(r[0]) for r in svc._reader().execute("SELECT doc_id FROM docs")
+        }
+    finally:
+        svc.dispose()
+
+
+def test_switched_off_by_the_environment(
+    writer: ProjectWriter, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    _fill(writer)
+    monkeypatch.setenv(planner.ENV_SWITCH, "0")
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        assert svc.drainer.prefetch is not None
+        assert svc.drainer.prefetch.started == 0
+    finally:
+        svc.dispose()
+
+
+def _signal_worker_on_take(
+    monkeypatch: pytest.MonkeyPatch, sig: int, at_call: int, timeout: float | None = None
+) -> list[int]:
+    """Send ``sig`` to the worker as the drain asks for its ``at_call``-th plan, while a job is
+    in its hands (so it lands mid-pass), and from then on wait ``timeout`` for an answer.
+    Returns the pids signalled."""
+    real = planner.Prefetcher.take
+    calls, hit = [0], []
+
+    def take(self: planner.Prefetcher, *args: Any) -> Any:
+        calls[0] += 1
+        worker = self.worker
+        if calls[0] >= at_call and not hit and worker is not None and worker.sent:
+            os.kill(worker.pid, sig)
+            hit.append(worker.pid)
+            if timeout is not None:
+                monkeypatch.setattr(planner, "RESULT_TIMEOUT_S", timeout)
+        return real(self, *args)
+
+    monkeypatch.setattr(planner.Prefetcher, "take", take)
+    return hit
+
+
+def test_worker_killed_mid_pass_loses_no_line(
+    writer: ProjectWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    small_slices: None,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    _fill(writer)
+    killed = _signal_worker_on_take(monkeypatch, signal.SIGKILL, at_call=4)
+    svc = _service(writer.root)
+    try:
+        with caplog.at_level(logging.WARNING, logger=planner.__name__):
+            svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert killed
+        assert prefetch is not None
+        assert prefetch.failure is not None
+        # Found dead on the answer it owed, or on the next job sent to it.
+        assert "stopped" in prefetch.failure or "cannot reach" in prefetch.failure
+        assert not prefetch.running
+        assert any("planning worker" in r.getMessage() for r in caplog.records)
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_hung_worker_is_killed_and_planning_returns_here(
+    writer: ProjectWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    small_slices: None,
+) -> None:
+    _fill(writer)
+    stopped = _signal_worker_on_take(monkeypatch, signal.SIGSTOP, at_call=3, timeout=0.2)
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert stopped
+        assert prefetch is not None
+        assert prefetch.failure is not None
+        assert "no answer" in prefetch.failure
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_a_pass_whose_planning_raises_is_planned_again_here(
+    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    _fill(writer)
+    writer.session("bad", "chat")
+    garbage = writer.ade / "chats" / "bad.jsonl.gz"
+    garbage.write_bytes(b"this is not gzip data at all\n" * 200)
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert prefetch is not None
+        assert prefetch.plans_used > SESSIONS
+        assert prefetch.failure is None  # one bad transcript does not retire the worker
+        warnings = svc.tally.snapshot()
+        assert warnings.get("chat:bad") == 1  # counted by the drain, once
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
