@@ -63,6 +63,10 @@ def _cpu_per_page(fn: Callable[[], object], pages: int) -> Callable[[], float]:
     return run
 
 
+def _every_page(module: Any, conn: Any, project: Any, bodies: list[Any]) -> Callable[[], object]:
+    return lambda: [module.snippet_texts(conn, project, b) for b in bodies]
+
+
 def _stages(conn: Any, project: Any, pages: list[list[int]]) -> dict[str, float]:
     """CPU ms per page of the new path's parts, and of the redaction it now skips."""
     from engine.index.db import body_fingerprint, fetch_bodies
@@ -155,6 +159,7 @@ def main() -> None:
     project = open_project(args.project)
     conn = apsw.Connection(str(project.index_path), flags=apsw.SQLITE_OPEN_READONLY)
     pages = _pages(conn, random.Random(14), args.pages)
+    sides: dict[str, Any] = {"old": old, "new": new}
     print("| page | old ms/page | new ms/page | new/old | old p95 | new p95 |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, rows in pages.items():
@@ -164,10 +169,7 @@ def main() -> None:
             if texts != old.snippet_texts(conn, project, b) or not all(texts.values()):
                 raise SystemExit(f"{name}: the new texts differ from the old ones")
         timings = interleaved(
-            {
-                "old": lambda bodies=bodies: [old.snippet_texts(conn, project, b) for b in bodies],
-                "new": lambda bodies=bodies: [new.snippet_texts(conn, project, b) for b in bodies],
-            },
+            {side: _every_page(module, conn, project, bodies) for side, module in sides.items()},
             args.rounds,
         )
         o, n = (timings[side].cpu for side in ("old", "new"))
