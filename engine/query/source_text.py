@@ -4,8 +4,9 @@ Chat messages and terminal chunks are the bulk of the index, and their text is a
 the index keeps only where each came from (``IndexDoc.source_span``) and the fingerprint of the
 text it indexed. For the page being shown, a chat message is parsed again from its JSONL line and
 a terminal chunk is chunked and sanitized again from its raw byte range, with the very functions
-the ingester used (``message_body``, ``chunk_terminal_bytes``), and redacted again. Nothing is
-shown unless the result has the indexed text's fingerprint: a transcript rewritten, compressed,
+the ingester used (``message_body``, ``chunk_terminal_bytes``), and redacted again when it is
+not already the indexed text as it is (:func:`_with_redacted`). Nothing is shown unless the
+result has the indexed text's fingerprint: a transcript rewritten, compressed,
 gone or unreadable gives an empty snippet (the hit keeps its title) and the source is marked so
 the next catch-up re-ingests it (``engine.index.db.mark_for_reingest``).
 
