@@ -4,8 +4,9 @@ Chat messages and terminal chunks are the bulk of the index, and their text is a
 the index keeps only where each came from (``IndexDoc.source_span``) and the fingerprint of the
 text it indexed. For the page being shown, a chat message is parsed again from its JSONL line and
 a terminal chunk is chunked and sanitized again from its raw byte range, with the very functions
-the ingester used (``message_body``, ``chunk_terminal_bytes``), and redacted again. Nothing is
-shown unless the result has the indexed text's fingerprint: a transcript rewritten, compressed,
+the ingester used (``message_body``, ``chunk_terminal_bytes``), and redacted again when it is
+not already the indexed text as it is (:func:`_with_redacted`). Nothing is shown unless the
+result has the indexed text's fingerprint: a transcript rewritten, compressed,
 gone or unreadable gives an empty snippet (the hit keeps its title) and the source is marked so
 the next catch-up re-ingests it (``engine.index.db.mark_for_reingest``).
 
@@ -19,7 +20,6 @@ import json
 import os
 import stat
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import apsw
@@ -53,9 +53,15 @@ def sanitize_text(text: str) -> str:
 
 def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     """Sanitize, redact and cap one body for indexing."""
-    cut = len(text) > limit
-    body = redact_secrets(sanitize_text(text[:limit] if cut else text))
+    sanitized, cut = _sanitized(text, limit)
+    body = redact_secrets(sanitized)
     return body + TRUNCATED_MARK if cut else body
+
+
+def _sanitized(text: str, limit: int = MAX_MESSAGE_CHARS) -> tuple[str, bool]:
+    """The sanitized, capped body before redaction, and whether it was cut."""
+    cut = len(text) > limit
+    return sanitize_text(text[:limit] if cut else text), cut
 
 
 def event_text(event: ChatEvent) -> str | None:
@@ -89,33 +95,42 @@ def message_body(event: ChatEvent) -> str | None:
 
 def chunk_body(raw: bytes, offset: int, alt_screen: bool = False) -> str:
     """The indexed body of a terminal chunk whose raw bytes are ``raw`` (at ``offset``)."""
+    return redact_secrets(_chunk_text(raw, offset, alt_screen))
+
+
+def _chunk_text(raw: bytes, offset: int, alt_screen: bool) -> str:
+    """:func:`chunk_body` before redaction."""
     # Imported on first use: the chunker costs a warm CLI search ~10-20 ms to import, paid only
     # when a terminal chunk is on the page (issue 14.4's start-up budget).
     from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 
     result = chunk_terminal_bytes(raw, offset, force=True, state=ChunkerState(alt_screen))
-    return redact_secrets("".join(chunk.text for chunk in result.chunks))
+    return "".join(chunk.text for chunk in result.chunks)
 
 
 def snippet_texts(
     conn: apsw.Connection, project: Project, bodies: dict[int, StoredBody]
 ) -> dict[int, str]:
     """The text to cut each row's snippet from: stored, or re-derived and checked; "" when the
-    source no longer gives the indexed text (and that source is marked for re-ingestion)."""
+    source no longer gives the indexed text (and that source is marked for re-ingestion).
+
+    A page often holds several hits of one transcript: each transcript is opened once, and its
+    spans are read in offset order, nearby ones in one ``pread``.
+    """
     out: dict[int, str] = {}
     stale: set[str] = set()
-    paths: dict[str, Path | None] = {}  # a page often holds several hits of one session
+    by_source: dict[str, list[tuple[int, StoredBody]]] = {}
     for rowid, stored in bodies.items():
         if stored.text is not None:
             out[rowid] = stored.text
-            continue
-        text = _derive(project, stored, paths)
-        if text is None:
-            out[rowid] = ""
-            if stored.source_key:
-                stale.add(stored.source_key)
         else:
-            out[rowid] = text
+            by_source.setdefault(stored.source_key or "", []).append((rowid, stored))
+    for key, rows in by_source.items():
+        texts = _derive_source(project, key, [stored for _, stored in rows])
+        for (rowid, _), text in zip(rows, texts, strict=True):
+            out[rowid] = "" if text is None else text
+            if text is None and key:
+                stale.add(key)
     for key in sorted(stale):
         mark_for_reingest(conn, key)
     return out
@@ -135,75 +150,120 @@ def document_texts(
     return {rowids[rowid]: text for rowid, text in texts.items()}
 
 
-def _derive(project: Project, stored: StoredBody, paths: dict[str, Path | None]) -> str | None:
-    key = stored.source_key or ""
+def _derive_source(project: Project, key: str, rows: list[StoredBody]) -> list[str | None]:
+    """The indexed text of each of one source's rows (None: not derivable, or not the same)."""
     kind, _, sid = key.partition(":")
-    if stored.span is None or kind not in ("chat", "terminal"):
-        return None
-    offset, length = stored.span
-    if key not in paths:
-        paths[key] = _plain_transcript(project, kind, sid)
-    path = paths[key]
-    if path is None or not 0 < length <= MAX_SPAN_BYTES:
-        return None
-    raw = _read(path, offset, length)
-    if raw is None:
-        return None
-    candidates = _chat_bodies(raw, offset) if kind == "chat" else _chunk_bodies(raw, offset)
-    for text in candidates:
-        if body_fingerprint(text) == stored.fingerprint:
-            return text
-    return None
+    path = _plain_transcript(project, kind, sid) if kind in _FOLDERS else None
+    spans = [
+        s.span if s.span is not None and 0 < s.span[1] <= MAX_SPAN_BYTES else None for s in rows
+    ]
+    raws = _read_spans(path, spans) if path is not None else [None] * len(rows)
+    derive = _chat_bodies if kind == "chat" else _chunk_bodies
+    out: list[str | None] = []
+    for stored, span, raw in zip(rows, spans, raws, strict=True):
+        text = None
+        if span is not None and raw is not None:
+            text = next(
+                (t for t in derive(raw, span[0]) if body_fingerprint(t) == stored.fingerprint),
+                None,
+            )
+        out.append(text)
+    return out
 
 
 _FOLDERS = {"chat": ("chats", ".jsonl"), "terminal": ("terminals", ".log")}
 
 
-def _plain_transcript(project: Project, kind: str, sid: str) -> Path | None:
+def _plain_transcript(project: Project, kind: str, sid: str) -> str | None:
     """The plain transcript a span indexes, or None when it was compacted (or the id is bad).
 
     Cheaper than ``transcript_file``'s bounds check (a page holds up to 50 sessions): whatever
-    the path now leads to, only text with the indexed fingerprint is ever shown, and ``_read``
-    refuses anything but a regular file without blocking on it.
+    the path now leads to, only text with the indexed fingerprint is ever shown, and
+    ``_read_spans`` refuses anything but a regular file without blocking on it.
     """
     if not is_valid_session_id(sid):
         return None
     folder, suffix = _FOLDERS[kind]
-    plain = project.ade_dir / folder / f"{sid}{suffix}"
-    if os.path.lexists(plain.with_name(plain.name + ".gz")):
+    plain = os.path.join(project.ade_dir, folder, sid + suffix)
+    if os.path.lexists(plain + ".gz"):
         return None  # offsets index the plain file; a compacted one is re-ingested
     return plain
 
 
-def _read(path: Path, offset: int, length: int) -> bytes | None:
+COALESCE_GAP_BYTES = 64 * 1024
+"""Spans of one transcript at most this far apart are read with one ``pread``."""
+
+
+def _read_spans(path: str, spans: list[tuple[int, int] | None]) -> list[bytes | None]:
+    """The bytes of each span of one file (None: absent, short, or the file is unreadable)."""
+    out: list[bytes | None] = [None] * len(spans)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO put in its place never blocks
     except OSError:
-        return None
+        return out
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        raw = os.pread(fd, length, offset)
+            return out
+        group: list[tuple[tuple[int, int], int]] = []
+        start = end = 0
+        for span, index in sorted((s, i) for i, s in enumerate(spans) if s is not None):
+            offset, length = span
+            if group and (
+                offset > end + COALESCE_GAP_BYTES or offset + length - start > MAX_SPAN_BYTES
+            ):
+                _read_group(fd, start, end, group, out)
+                group = []
+            if not group:
+                start = end = offset
+            group.append((span, index))
+            end = max(end, offset + length)
+        if group:
+            _read_group(fd, start, end, group, out)
     except OSError:
-        return None
+        return [None] * len(spans)
     finally:
         os.close(fd)
-    return raw if len(raw) == length else None
+    return out
+
+
+def _read_group(
+    fd: int, start: int, end: int, group: list[tuple[tuple[int, int], int]], out: list[bytes | None]
+) -> None:
+    """Read ``start..end`` once and hand each span of ``group`` its slice."""
+    block = os.pread(fd, end - start, start)
+    for (offset, length), index in group:
+        raw = block[offset - start : offset - start + length]
+        out[index] = raw if len(raw) == length else None
 
 
 def _chat_bodies(raw: bytes, offset: int) -> Iterable[str]:
     events, _ = parse_chat_lines(raw + b"\n", offset, "snippet", WarningTally())
     for event in events:
-        body = message_body(event)
-        if body is not None:
-            yield body
+        text = event_text(event)
+        if text is not None:
+            sanitized, cut = _sanitized(text)
+            yield from _with_redacted(sanitized, TRUNCATED_MARK if cut else "")
 
 
 def _chunk_bodies(raw: bytes, offset: int) -> Iterable[str]:
     # A chunk's first line is visible text, so the stream is almost always outside the
     # alternate screen there; a line that leaves it before its text is the one exception.
-    yield chunk_body(raw, offset)
-    yield chunk_body(raw, offset, alt_screen=True)
+    yield from _with_redacted(_chunk_text(raw, offset, False))
+    yield from _with_redacted(_chunk_text(raw, offset, True))
+
+
+def _with_redacted(text: str, suffix: str = "") -> Iterable[str]:
+    """``text`` as it is, then redacted (when that differs), each with ``suffix``.
+
+    The indexed body is the redacted text, so when the text as it is already has the indexed
+    fingerprint, it *is* the indexed text (which the redactor left alone at ingestion) and the
+    redaction pass — most of a chunk's cost — is skipped; a text that held a secret does not
+    match unredacted and is shown only redacted, exactly as it was indexed.
+    """
+    yield text + suffix
+    redacted = redact_secrets(text)
+    if redacted != text:
+        yield redacted + suffix
 
 
 __all__ = [

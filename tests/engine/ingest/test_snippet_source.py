@@ -191,3 +191,31 @@ def test_a_retitled_session_keeps_its_rederived_snippets(
     assert [(i.title, i.snippet) for i in items] == [
         ("a brand new name", "the zorblax flux capacitor hums")
     ]
+
+
+def test_a_rederived_terminal_chunk_is_redacted_again(
+    ingested: SearchService, writer: ProjectWriter
+) -> None:
+    # The unredacted chunk does not have the indexed fingerprint: only the redacted one is shown.
+    writer.terminal("t1", f"$ export GITHUB_TOKEN={GHP}\r\nnarwhal deployed\r\n".encode())
+    ingested.catch_up()
+    _, snippet = _hit(ingested, "narwhal", "terminal")
+    assert "[REDACTED:" in snippet
+    assert GHP not in snippet
+
+
+def test_many_spans_of_one_transcript_near_and_far_all_rederive(
+    ingested: SearchService, writer: ProjectWriter
+) -> None:
+    # Near spans share one read, spans far apart (past COALESCE_GAP_BYTES) are read apart.
+    for n in range(40):
+        writer.chat("c1", "user_message", id=f"near{n}", text=f"marmot {n} near")
+    writer.chat("c1", "tool_result", id="bulk", output="filler line\n" * 12_000)
+    writer.chat("c1", "user_message", id="far", text=f"marmot far with {GHP}")
+    ingested.catch_up()
+    items = ingested.query(SearchQueryArgs(query="marmot", kinds=("chat",), limit=50)).items
+    snippets = {i.doc_id: i.snippet for i in items}
+    assert len(snippets) == 41
+    assert all(f"marmot {n} near" in snippets[f"chat:c1:near{n}"] for n in range(40))
+    assert "[REDACTED:" in snippets["chat:c1:far"]
+    assert GHP not in snippets["chat:c1:far"]
