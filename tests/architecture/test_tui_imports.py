@@ -23,6 +23,8 @@ ALLOWED: dict[str, str] = {
     "answers; then used only through the interface)",
     "engine.rpc.client": "the daemon's implementation of the interface (connect_daemon), and the "
     "raw connection `ade daemon status/stop` greet the daemon with",
+    "engine.rpc.connection": "the bare greeted socket: `ade search` forwards a query to a "
+    "running daemon with nothing of the engine imported (issue 14.4)",
     "engine.project.locate": "which folder is the project (--project, else the cwd's git top "
     "level): a front end decides what it opens",
     "engine.project.lane_memo": "one lane listing per command: the CLI marks where one command "

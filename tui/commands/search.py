@@ -106,6 +106,14 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
 
 
 def run(ns: argparse.Namespace) -> int:
+    args = build_args(ns) if not (ns.status or ns.rebuild) else None
+    if args is not None and not ns.no_daemon:
+        # A running daemon answers with nothing of the engine imported here (issue 14.4).
+        from tui.daemon_search import answer_from_daemon
+
+        code = answer_from_daemon(ns, args)
+        if code is not None:
+            return code
     from tui.search_run import run_search  # deferred: --help stays instant
 
-    return run_search(ns, build_args(ns) if not (ns.status or ns.rebuild) else None)
+    return run_search(ns, args)

@@ -1,0 +1,122 @@
+"""`ade search` answered by a running daemon, importing no engine beyond the wire (issue 14.4).
+
+With a daemon up, the shell's answer is one request over its socket: this module finds the
+project root with plain file-system checks, forwards the query and prints the answer exactly as
+``tui.search_run`` prints a daemon's answer (same JSON, same text, same exit codes). The daemon
+does the catch-up it always does. Whenever a shortcut could differ from the full path — a root
+only git can name (a linked worktree, a submodule, ``GIT_DIR``…), a folder whose project status
+needs git or the registry, ``--status``/``--rebuild``/``--explain`` — it answers ``None`` and the
+full path runs, so nothing here decides anything the full path would decide differently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+from engine.errors import AdeError, ProjectError, UsageError
+from engine.types import SearchQueryArgs, SearchQueryResult, from_wire, to_wire
+
+GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_COMMON_DIR")
+"""Variables that change which repository git sees: the root is then git's to say."""
+
+
+def answer_from_daemon(ns: argparse.Namespace, args: SearchQueryArgs) -> int | None:
+    """Print the daemon's answer to ``args`` and return the exit code; ``None``: run the full
+    path (no daemon answers, or the shortcut does not apply). A daemon that fails the request
+    for its own reasons is warned about, as the full path does, and ``ns.no_daemon`` is set so
+    the full path answers in this process."""
+    if ns.no_daemon or ns.status or ns.rebuild or ns.explain:
+        return None
+    root = _project_root(ns.project)
+    if root is None:
+        return None
+    from engine.rpc.connection import CALL_TIMEOUT_S, open_connection
+
+    connection = open_connection()
+    if connection is None:
+        return None
+    try:
+        params = {k: v for k, v in to_wire(args).items() if v is not None}
+        raw = connection.call("search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S)
+        result = from_wire(raw, SearchQueryResult)
+    except (UsageError, ProjectError):
+        raise
+    except AdeError as err:
+        print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
+        ns.no_daemon = True
+        return None
+    finally:
+        connection.close()
+    return _print(ns, args, result)
+
+
+def _print(ns: argparse.Namespace, args: SearchQueryArgs, result: SearchQueryResult) -> int:
+    from tui.search_format import format_results_json, format_warnings
+
+    for line in format_warnings(result):
+        print(line, file=sys.stderr)
+    if ns.fmt == "json":
+        print(format_results_json(result))
+    else:
+        from engine.clock import clock_from_env
+        from engine.query.cursor import cursor_seen
+        from tui.search_format import format_results_text
+
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        first = cursor_seen(args.cursor) + 1
+        print(format_results_text(result, clock_from_env()(), color=color, first=first))
+    return 0 if result.items else 1
+
+
+def _project_root(project: str | None) -> Path | None:
+    """The root ``open_project`` would name, when plain checks can tell, else ``None``.
+
+    An explicit folder is the root as given (resolved); it is a project without asking git
+    when it holds ``.ade/``. Without one, the cwd's nearest ``.git`` folder (not a file: a
+    linked worktree or a submodule needs git) names the main worktree, ours by ownership
+    (git refuses another user's repository).
+    """
+    if project is not None:
+        try:
+            root = Path(os.path.expanduser(project)).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        ok = root.is_dir() and os.access(root, os.R_OK | os.X_OK) and (root / ".ade").is_dir()
+        return root if ok else None
+    if any(name in os.environ for name in GIT_ENV):
+        return None
+    try:
+        here = Path.cwd()
+    except OSError:
+        return None
+    if ".git" in here.parts:
+        return None
+    device = os.stat(here).st_dev
+    for folder in (here, *here.parents):
+        if os.stat(folder).st_dev != device:
+            return None  # git stops at a file-system boundary; let it say so
+        dot_git = folder / ".git"
+        try:
+            info = os.lstat(dot_git)
+        except OSError:
+            continue
+        mine = info.st_uid == os.getuid() and os.stat(folder).st_uid == os.getuid()
+        plain = os.path.isdir(dot_git) and os.path.isfile(dot_git / "HEAD")
+        if mine and plain and _plain_config(dot_git / "config"):
+            return folder if os.access(folder, os.R_OK | os.X_OK) else None
+        return None
+    return None
+
+
+def _plain_config(config: Path) -> bool:
+    """A repository whose config moves or drops its work tree (``core.worktree``,
+    ``core.bare``) is git's to place."""
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"^\s*(worktree\s*=|bare\s*=\s*true)", text, re.MULTILINE | re.I) is None
