@@ -230,10 +230,11 @@ def daemon_env(warm_demo: Path) -> Iterator[dict[str, str]]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _ade(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-c", "from tui.cli import main_entry; main_entry()", *argv]
+def _ade(env: dict[str, str], *argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    # -P: the cwd (a project folder with its own modules) never shadows an import
+    command = [sys.executable, "-P", "-c", "from tui.cli import main_entry; main_entry()", *argv]
     return subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=60, check=False
     )
 
 
@@ -267,3 +268,17 @@ def test_a_daemon_answer_prints_what_the_in_process_search_prints(
     assert (remote.returncode, remote.stdout, remote.stderr) == (
         local.returncode, local.stdout, local.stderr
     )  # fmt: skip
+
+
+def test_a_daemon_answer_finds_the_project_from_the_cwd_as_git_does(
+    warm_demo: Path, daemon_env: dict[str, str]
+) -> None:
+    """No --project: a subfolder of the main worktree (found without git) and a linked
+    worktree (a `.git` file: git names the main worktree) answer as in-process."""
+    linked = next((warm_demo / ".worktrees").iterdir())
+    subfolder = next(p for p in warm_demo.iterdir() if p.is_dir() and not p.name.startswith("."))
+    for cwd in (warm_demo, subfolder, linked):
+        remote = _ade(daemon_env, "search", "retry", "--json", cwd=cwd)
+        local = _ade(daemon_env, "search", "retry", "--json", "--no-daemon", cwd=cwd)
+        assert remote.returncode == 0, (cwd, remote.stderr)
+        assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr), cwd
