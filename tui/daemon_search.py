@@ -16,19 +16,22 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from engine.errors import AdeError, ProjectError, UsageError
-from engine.types import SearchQueryArgs, SearchQueryResult, from_wire, to_wire
 
 GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_COMMON_DIR")
 """Variables that change which repository git sees: the root is then git's to say."""
 
+_RESULT_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":\d+,"result":')
+"""How the daemon's answer line starts (``validation.result_object``); the rest is the result."""
 
-def answer_from_daemon(ns: argparse.Namespace, args: SearchQueryArgs) -> int | None:
-    """Print the daemon's answer to ``args`` and return the exit code; ``None``: run the full
-    path (no daemon answers, or the shortcut does not apply). A daemon that fails the request
-    for its own reasons is warned about, as the full path does, and ``ns.no_daemon`` is set so
-    the full path answers in this process."""
+
+def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | None:
+    """Print the daemon's answer to ``params`` (``search.query``'s) and return the exit code;
+    ``None``: run the full path (no daemon answers, or the shortcut does not apply). A daemon
+    that fails the request for its own reasons is warned about, as the full path does, and
+    ``ns.no_daemon`` is set so the full path answers in this process."""
     if ns.no_daemon or ns.status or ns.rebuild or ns.explain:
         return None
     root = _project_root(ns.project)
@@ -40,9 +43,9 @@ def answer_from_daemon(ns: argparse.Namespace, args: SearchQueryArgs) -> int | N
     if connection is None:
         return None
     try:
-        params = {k: v for k, v in to_wire(args).items() if v is not None}
-        raw = connection.call("search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S)
-        result = from_wire(raw, SearchQueryResult)
+        line, result = connection.call_line(
+            "search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S
+        )
     except (UsageError, ProjectError):
         raise
     except AdeError as err:
@@ -51,12 +54,36 @@ def answer_from_daemon(ns: argparse.Namespace, args: SearchQueryArgs) -> int | N
         return None
     finally:
         connection.close()
-    return _print(ns, args, result)
+    wire = _wire_json(line, result)
+    if wire is None or ns.fmt != "json":
+        return _print_decoded(ns, params, result)
+    for warning in result["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(wire)
+    return 0 if result["items"] else 1
 
 
-def _print(ns: argparse.Namespace, args: SearchQueryArgs, result: SearchQueryResult) -> int:
+def _wire_json(line: bytes, result: Any) -> str | None:
+    """The result's JSON exactly as the daemon encoded it — what ``to_json`` of the decoded
+    result prints, as both are msgspec's compact form of the same value — or ``None`` when
+    the answer is not the plain shape (then it is decoded and re-encoded)."""
+    head = _RESULT_HEAD.match(line)
+    if head is None or not line.endswith(b"}") or not isinstance(result, dict):
+        return None
+    warnings, items = result.get("warnings"), result.get("items")
+    if not isinstance(items, list) or not isinstance(warnings, list):
+        return None
+    if not all(isinstance(w, str) for w in warnings):
+        return None
+    return line[head.end() : -1].decode()
+
+
+def _print_decoded(ns: argparse.Namespace, params: dict[str, Any], raw: Any) -> int:
+    """The full path's printing of a daemon answer (``search_run._query``), decoded strictly."""
+    from engine.types import SearchQueryResult, from_wire
     from tui.search_format import format_results_json, format_warnings
 
+    result = from_wire(raw, SearchQueryResult)
     for line in format_warnings(result):
         print(line, file=sys.stderr)
     if ns.fmt == "json":
@@ -67,7 +94,7 @@ def _print(ns: argparse.Namespace, args: SearchQueryArgs, result: SearchQueryRes
         from tui.search_format import format_results_text
 
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        first = cursor_seen(args.cursor) + 1
+        first = cursor_seen(params.get("cursor")) + 1
         print(format_results_text(result, clock_from_env()(), color=color, first=first))
     return 0 if result.items else 1
 

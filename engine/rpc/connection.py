@@ -3,19 +3,20 @@
 Kept apart from ``engine.rpc.client`` (the ``SearchClient`` over the socket) so a command that
 only forwards a request and prints the answer (``ade search`` with a daemon running, issue 14.4)
 imports the framing, the socket paths and the role token, not the project reader or the index.
+The wire is coded with the standard library's ``json`` (msgspec's import alone costs more than
+a daemon's answer); the values are the same plain builtins either way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import socket
 import threading
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
 from engine.rpc.framing import encode_frame
@@ -75,7 +76,7 @@ class DaemonConnection:
             raise
         self._sock, self._buffer = sock, b""
         params = {"ctoToken": self._token} if self._token else {}
-        self.hello = self._exchange("rpc.hello", params, self._timeout)
+        self.hello = self._exchange("rpc.hello", params, self._timeout)[1]
 
     def call(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
         """Send one request and return its result, reconnecting once if the socket was dropped.
@@ -84,6 +85,13 @@ class DaemonConnection:
             DaemonError / UsageError / CursorError / ProjectError: the daemon's error answer.
             AdeError: the daemon is gone.
         """
+        return self.call_line(method, params, timeout)[1]
+
+    def call_line(
+        self, method: str, params: dict[str, Any], timeout: float | None
+    ) -> tuple[bytes, Any]:
+        """``call``, returning the response line as received beside its decoded result (a
+        caller that prints the wire form prints the daemon's own bytes)."""
         with self._lock:
             self._interrupted = False
             for attempt in (1, 2):
@@ -99,22 +107,26 @@ class DaemonConnection:
                         raise AdeError(f"lost the ade daemon at {self.path}: {err}") from None
         raise AssertionError("unreachable")
 
-    def _exchange(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
+    def _exchange(
+        self, method: str, params: dict[str, Any], timeout: float | None
+    ) -> tuple[bytes, Any]:
         assert self._sock is not None
         request_id = next(self._ids)
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         self._sock.settimeout(timeout)
-        self._sock.sendall(encode_frame(msgspec.json.encode(message)))
+        # UTF-8 as msgspec wrote it: a lone surrogate raises UnicodeEncodeError here too.
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        self._sock.sendall(encode_frame(data))
         while b"\n" not in self._buffer:
             chunk = self._sock.recv(65536)
             if not chunk:
                 raise EOFError("connection closed by the daemon")
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
-        response = msgspec.json.decode(line)
+        response = json.loads(line)
         if "error" in response:
             raise _error_from(response["error"])
-        return response["result"]
+        return line, response["result"]
 
     def _drop(self) -> None:
         if self._sock is not None:
@@ -181,7 +193,7 @@ def open_connection(
     connection = DaemonConnection(path, client_token(config_dir(env), env), timeout)
     try:
         connection.open()
-    except (OSError, EOFError, AdeError, msgspec.DecodeError):
+    except (OSError, EOFError, AdeError, ValueError):  # ValueError: not JSON
         connection.close()
         return None
     return connection

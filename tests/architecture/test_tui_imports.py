@@ -15,6 +15,8 @@ ALLOWED: dict[str, str] = {
     "engine": "the package itself, for __version__ (ade --version)",
     "engine.client": "the client interface every front end talks through",
     "engine.types": "the wire types of the interface (query args, results, status, explanations)",
+    "engine.kinds": "the result kinds and the page limit (`ade search` validates its flags "
+    "without the wire types, issue 14.4)",
     "engine.errors": "the errors the interface raises (usage → exit 2, project, deep link)",
     "engine.project.model": "the records the interface returns (Project, Lane, SessionMeta, "
     "ChatEvent)",

@@ -188,7 +188,7 @@ def test_a_warm_search_with_claude_code_installed_lists_no_session(
 DAEMON_ANSWER_MAY_IMPORT = {
     "engine",
     "engine.errors",
-    "engine.types",
+    "engine.kinds",
     "engine.text",
     "engine.rpc",
     "engine.rpc.connection",
@@ -200,10 +200,10 @@ DAEMON_ANSWER_MAY_IMPORT = {
     "tui.commands",
     "tui.commands.search",
     "tui.daemon_search",
-    "tui.search_format",
 }
 """Everything of ade a daemon-answered `ade search --json` imports: argument parsing, the
-socket and the JSON output — no index, query language, ingestion, project reader or git."""
+socket and the JSON output — no index, query language, ingestion, project reader or git; not
+even the wire types (msgspec): the daemon's own JSON is printed."""
 
 
 @pytest.fixture
@@ -246,7 +246,7 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
     modules = _modules(argv, env=daemon_env)
     ours = {m for m in modules if m.split(".")[0] in {"engine", "tui"}}
     assert ours == DAEMON_ANSWER_MAY_IMPORT
-    assert not {"apsw", "subprocess"} & modules  # no index opened, no git run
+    assert not {"apsw", "subprocess", "msgspec", "dataclasses"} & modules  # no index, no git
 
 
 @pytest.mark.parametrize(
