@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import AdeError, ProjectError, UsageError
-
-GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_COMMON_DIR")
-"""Variables that change which repository git sees: the root is then git's to say."""
+from engine.project.plain_repo import is_plain_main_worktree
 
 _RESULT_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":\d+,"result":')
 """How the daemon's answer line starts (``validation.result_object``); the rest is the result."""
@@ -114,8 +112,6 @@ def _project_root(project: str | None) -> Path | None:
             return None
         ok = root.is_dir() and os.access(root, os.R_OK | os.X_OK) and (root / ".ade").is_dir()
         return root if ok else None
-    if any(name in os.environ for name in GIT_ENV):
-        return None
     try:
         here = Path.cwd()
     except OSError:
@@ -126,24 +122,8 @@ def _project_root(project: str | None) -> Path | None:
     for folder in (here, *here.parents):
         if os.stat(folder).st_dev != device:
             return None  # git stops at a file-system boundary; let it say so
-        dot_git = folder / ".git"
-        try:
-            info = os.lstat(dot_git)
-        except OSError:
+        if not os.path.lexists(folder / ".git"):
             continue
-        mine = info.st_uid == os.getuid() and os.stat(folder).st_uid == os.getuid()
-        plain = os.path.isdir(dot_git) and os.path.isfile(dot_git / "HEAD")
-        if mine and plain and _plain_config(dot_git / "config"):
-            return folder if os.access(folder, os.R_OK | os.X_OK) else None
-        return None
+        plain = is_plain_main_worktree(folder) and os.access(folder, os.R_OK | os.X_OK)
+        return folder if plain else None
     return None
-
-
-def _plain_config(config: Path) -> bool:
-    """A repository whose config moves or drops its work tree (``core.worktree``,
-    ``core.bare``) is git's to place."""
-    try:
-        text = config.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return re.search(r"^\s*(worktree\s*=|bare\s*=\s*true)", text, re.MULTILINE | re.I) is None

@@ -189,6 +189,8 @@ DAEMON_ANSWER_MAY_IMPORT = {
     "engine",
     "engine.errors",
     "engine.kinds",
+    "engine.project",
+    "engine.project.plain_repo",
     "engine.text",
     "engine.rpc",
     "engine.rpc.connection",
