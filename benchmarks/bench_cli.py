@@ -380,7 +380,7 @@ def classes_report(args: argparse.Namespace) -> str:
     sessions = len(list((root / ".ade" / "sessions").iterdir()))
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         lines = class_report(root, corpus / "vocabulary.json", transcripts, Path(tmp), args.runs,
-                             ADE_NOW)  # fmt: skip
+                             ADE_NOW, daemon=args.daemon)  # fmt: skip
     options = command_options(args)
     return "\n".join([
         CLASSES_HEADING,
@@ -403,6 +403,7 @@ def command_options(args: argparse.Namespace) -> str:
     out += f" --sessions {args.sessions}" if args.sessions else ""
     out += f" --corpus-dir {args.corpus_dir}" if args.corpus_dir else ""
     out += f" --runs {args.runs}" if args.runs != RUNS else ""
+    out += " --daemon" if getattr(args, "daemon", False) else ""
     return out + (" --no-files" if args.no_files else "")
 
 
@@ -417,6 +418,7 @@ def main() -> None:
     parser.add_argument("--file-runs", type=int, default=FILE_RUNS)
     parser.add_argument("--classes", action="store_true", help="per query class vs rg (14.4)")
     parser.add_argument("--corpus-dir", type=Path, help="a corpus generated elsewhere (--classes)")
+    parser.add_argument("--daemon", action="store_true", help="--classes: also through a daemon")
     parser.add_argument("--append", action="store_true", help="write into benchmarks/RESULTS.md")
     args = parser.parse_args()
     text = classes_report(args) if args.classes else report(args)

@@ -15,7 +15,13 @@ first (so the manifest of the last full reconcile is stored: nothing changed sin
   a phrase as its literal text).
 
 Start-up overhead = process - in-process, over ``python -c pass``: goal <= 3x. Whole process
-vs ``rg``: goal < 1x in every class. ``ade --version`` (a minimal run: argument parsing, no
+vs ``rg``: goal < 1x in every class.
+
+``--daemon`` adds, in the same rounds, a daemon started on the project (``python -m
+engine.rpc``, its own runtime and config folders under the run's temporary folder, warmed with
+one query): ``ade search <term> --json`` answered by it as a whole process, and the same
+``search.query`` request sent from this process over a connection (the daemon's work); its
+start-up overhead is the process minus that request. ``ade --version`` (a minimal run: argument parsing, no
 engine) is timed beside ``python -c pass`` once per run as the floor of the command line.
 """
 
@@ -26,9 +32,11 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from benchmarks.timing import Timing, interleaved
@@ -80,14 +88,42 @@ def _run(cmd: list[str], env: Mapping[str, str]) -> None:
     subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
 
 
+@contextlib.contextmanager
+def running_daemon(root: Path, env: dict[str, str], folder: Path) -> Iterator[None]:
+    """A daemon serving ``root`` for the ``with`` block; ``env`` gains its folders."""
+    env.update(ADE_RUNTIME_DIR=str(folder / "run"), ADE_CONFIG_DIR=str(folder / "cfg"))
+    log = folder / "daemon.log"
+    command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log),
+               "--backfill-delay", "3600"]  # fmt: skip
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while "listening on" not in (log.read_text() if log.exists() else ""):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the daemon did not start (see {log})")
+            time.sleep(0.05)
+        ade = str(Path(sys.executable).with_name("ade"))
+        _run([ade, "search", "timeout", "--json", "--project", str(root)], env)  # opens it
+        yield
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+
+
 def time_class(
-    root: Path, queries: list[str], transcripts: list[Path], env: Mapping[str, str], runs: int
+    root: Path,
+    queries: list[str],
+    transcripts: list[Path],
+    env: Mapping[str, str],
+    runs: int,
+    daemon: bool = False,
 ) -> dict[str, Timing]:
-    """Interleaved rounds of the four jobs, round ``i`` using query ``i % len(queries)``."""
+    """Interleaved rounds of the four jobs (six with ``daemon``), round ``i`` using query
+    ``i % len(queries)``."""
     from tui.cli import main
 
     ade = str(Path(sys.executable).with_name("ade"))
-    turn = {"ade": 0, "inproc": 0, "rg": 0}
+    turn = {"ade": 0, "inproc": 0, "rg": 0, "daemon": 0, "request": 0}
 
     def nxt(job: str) -> str:
         query = queries[turn[job] % len(queries)]
@@ -112,6 +148,26 @@ def time_class(
         "ade search (in-process)": in_process,
         "rg": scan,
     }
+    if daemon:
+        from engine.rpc.connection import CALL_TIMEOUT_S, open_connection
+
+        connection = open_connection()
+        assert connection is not None, "no daemon answers"
+
+        def request() -> None:
+            params = {"query": nxt("request"), "limit": 20, "projectRoot": str(root)}
+            connection.call("search.query", params, CALL_TIMEOUT_S)
+
+        def by_daemon() -> None:
+            query = nxt("daemon")
+            _run([ade, "search", *query.split(), "--json", "--project", str(root)], env)
+
+        jobs["ade search (daemon, process)"] = by_daemon
+        jobs["daemon request (in-process)"] = request
+        try:
+            return interleaved(jobs, runs)
+        finally:
+            connection.close()
     return interleaved(jobs, runs)
 
 
@@ -126,27 +182,34 @@ def time_floor(env: Mapping[str, str], runs: int) -> dict[str, Timing]:
 
 
 def class_report(
-    root: Path, vocabulary: Path, transcripts: list[Path], folder: Path, runs: int, now: str
+    root: Path,
+    vocabulary: Path,
+    transcripts: list[Path],
+    folder: Path,
+    runs: int,
+    now: str,
+    daemon: bool = False,
 ) -> list[str]:
     """The table of every class, the floor line and the load, as Markdown lines."""
     home = folder / "home"
     home.mkdir()
     env = bench_env(home, folder / "pycache", now)
     saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)  # the in-process runs see the same HOME as the processes
     try:
         queries = class_queries(root, vocabulary)
         warm = ["search", "timeout", "--json", "--project", str(root), "--no-daemon"]
         for _ in range(2):  # the manifest stored under this HOME, bytecode cached
             _run([str(Path(sys.executable).with_name("ade")), *warm], env)
-        load_before = os.getloadavg()[0]
-        floor = time_floor(env, runs)
-        rows = []
-        for name, picked in queries.items():
-            t = time_class(root, picked, transcripts, env, runs)
-            rows.append((name, picked, t))
-        load_after = os.getloadavg()[0]
+        with running_daemon(root, env, folder) if daemon else contextlib.nullcontext():
+            os.environ.clear()
+            os.environ.update(env)  # the in-process runs see the same HOME as the processes
+            load_before = os.getloadavg()[0]
+            floor = time_floor(env, runs)
+            rows = []
+            for name, picked in queries.items():
+                t = time_class(root, picked, transcripts, env, runs, daemon)
+                rows.append((name, picked, t))
+            load_after = os.getloadavg()[0]
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -166,6 +229,8 @@ def class_report(
             f" {ade.p95 / rg.p95:.2f}x | {overhead:.0f} / {base.median:.0f} ="
             f" **{overhead / base.median:.2f}x** |"
         )
+    if daemon:
+        lines += ["", *daemon_table(rows)]
     version, base = floor["ade --version"], floor["python -c pass"]
     lines += [
         "",
@@ -175,4 +240,28 @@ def class_report(
         f"- load average {load_before:.1f} before, {load_after:.1f} after ({os.cpu_count()} CPUs,"
         " shared).",
     ]
+    return lines
+
+
+def daemon_table(rows: list[tuple[str, list[str], dict[str, Timing]]]) -> list[str]:
+    """The daemon-answered process of every class (same rounds as the table above)."""
+    lines = [
+        "With the daemon running (`ade search <query> --json`, no `--no-daemon`), same rounds:",
+        "",
+        "| class | ade process p50 / p95 ms | daemon request p50 | rg p50 / p95 ms |"
+        " ade/rg p50 | ade/rg p95 | process / `python -c pass` |"
+        " start-up overhead / `python -c pass` |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, _, t in rows:
+        ade, request, rg, base = (t["ade search (daemon, process)"],
+                                  t["daemon request (in-process)"], t["rg"],
+                                  t["python -c pass"])  # fmt: skip
+        overhead = ade.median - request.median
+        lines.append(
+            f"| {name} | {ade.median:.0f} / {ade.p95:.0f} | {request.median:.0f} |"
+            f" {rg.median:.0f} / {rg.p95:.0f} | {ade.median / rg.median:.2f}x |"
+            f" {ade.p95 / rg.p95:.2f}x | {ade.median / base.median:.2f}x |"
+            f" {overhead:.0f} / {base.median:.0f} = **{overhead / base.median:.2f}x** |"
+        )
     return lines

@@ -9,11 +9,10 @@ becomes U+FFFD, as any decoder with ``errors="replace"`` would have done with th
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from engine.types import SearchQueryArgs
+if TYPE_CHECKING:
+    from engine.types import SearchQueryArgs
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
@@ -42,4 +41,6 @@ def encodable_args(args: SearchQueryArgs) -> SearchQueryArgs:
     clean = {k: replace_surrogates(v) for k, v in fields.items() if v is not None}
     if all(clean[k] is fields[k] for k in clean):
         return args
+    import msgspec  # only here: argv's text is cleaned without the wire types (issue 14.4)
+
     return msgspec.structs.replace(args, **clean)

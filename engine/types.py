@@ -13,20 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
-DocKind = Literal[
-    "chat", "terminal", "pr", "commit", "branch", "lane", "file", "artifact", "linear"
-]
-"""Every kind a result can have. ``kind:issue`` is an alias of ``linear`` handled by the parser."""
-
-KIND_ALIASES: dict[str, DocKind] = {"issue": "linear"}
-"""``kind:issue`` is what people type for Linear issues (the query's ``kind:`` and ``--kind``)."""
-
-ALL_KINDS: tuple[DocKind, ...] = get_args(DocKind)
-"""Fixed kind order: used for grouping in the palette and for listing valid values in errors."""
+from engine.kinds import ALL_KINDS as ALL_KINDS
+from engine.kinds import KIND_ALIASES as KIND_ALIASES
+from engine.kinds import MAX_LIMIT as MAX_LIMIT
+from engine.kinds import DocKind as DocKind
 
 DEFAULT_KINDS: tuple[DocKind, ...] = tuple(k for k in ALL_KINDS if k != "linear")
 """Linear can reach the network, so it is consulted only when asked for by name."""
@@ -46,9 +40,6 @@ TIER_ORDER: dict[str, int] = {"exact_title": 0, "title_prefix": 1, "title_substr
 
 DEFAULT_LIMIT = 50
 """Hits per page when the caller does not say (the CLI asks for fewer, see ``ade search``)."""
-
-MAX_LIMIT = 500
-"""A page larger than this is a dump, not a search; the CLI pages with ``--cursor``."""
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(done, total)`` while catching up or rebuilding: called from the ingesting thread, so

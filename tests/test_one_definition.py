@@ -14,10 +14,10 @@ from tui.commands.search import parse_kinds
 ROOT = Path(__file__).resolve().parents[1]
 
 SHARED = {
-    "MAX_LIMIT": "engine/types.py",
+    "MAX_LIMIT": "engine/kinds.py",
     "DEFAULT_LIMIT": "engine/types.py",
     "ProgressCallback": "engine/types.py",
-    "KIND_ALIASES": "engine/types.py",
+    "KIND_ALIASES": "engine/kinds.py",
     "AGENT_TOOLS": "engine/types.py",
     "SLOT_BITS": "engine/index/schema.py",
     "LIVE_TAIL_BYTES": "engine/project/transcripts.py",

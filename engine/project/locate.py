@@ -11,6 +11,7 @@ from engine.errors import ProjectError
 from engine.project.fields import read_json_object
 from engine.project.git import GitError, git_toplevel, run_git, worktrees
 from engine.project.model import Project
+from engine.project.plain_repo import is_plain_main_worktree
 from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
@@ -37,7 +38,8 @@ def open_project(path: Path | None = None, tally: WarningTally | None = None) ->
     """
     if path is not None:
         root = _explicit_root(path)
-        is_git = git_toplevel(root) is not None
+        # A plain main worktree is known without a git process (issue 14.4).
+        is_git = is_plain_main_worktree(root) or git_toplevel(root) is not None
     else:
         root, is_git = _default_root()
     project_id, name = _identity(root, tally if tally is not None else WarningTally())

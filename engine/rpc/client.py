@@ -8,24 +8,21 @@ done locally exactly as the embedded client does them.
 
 from __future__ import annotations
 
-import contextlib
-import itertools
-import os
-import socket
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import msgspec
+from typing import Any
 
 from engine.client import LocalReads, ProgressCallback
-from engine.errors import AdeError, CursorError, ProjectError, UsageError
+from engine.errors import ProjectError
 from engine.links.listings import ProjectListings
 from engine.project.locate import open_project
 from engine.project.model import Project
-from engine.rpc.framing import encode_frame
-from engine.rpc.paths import check_socket_path, config_dir, socket_path
-from engine.rpc.roles import client_token
+from engine.rpc.connection import (
+    CALL_TIMEOUT_S,
+    CONNECT_TIMEOUT_S,
+    DaemonConnection,
+    DaemonError,
+    open_connection,
+)
 from engine.types import (
     IndexStatus,
     RebuildResult,
@@ -35,143 +32,15 @@ from engine.types import (
     to_wire,
 )
 
-if TYPE_CHECKING:
-    pass
-
-CONNECT_TIMEOUT_S = 0.5
-"""A live daemon answers ``rpc.hello`` in about a millisecond; slower means wedged: run locally."""
-
-CALL_TIMEOUT_S = 60.0
-"""Longest wait for a query or status answer (a rebuild waits as long as it takes)."""
-
-_ERRORS: dict[str, type[AdeError]] = {
-    "CursorError": CursorError,
-    "UsageError": UsageError,
-    "DeepLinkError": UsageError,
-    "ProjectError": ProjectError,
-}
-
-
-class DaemonError(AdeError):
-    """The daemon refused or failed a request; ``code`` is the JSON-RPC error code."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class DaemonConnection:
-    """One socket to the daemon, reconnected transparently when the daemon closed it idle.
-
-    Args:
-        path: the socket path.
-        token: the CTO token to present, or ``None`` to be an agent.
-        timeout: seconds for connecting and for the hello exchange.
-    """
-
-    def __init__(self, path: Path, token: str | None, timeout: float = CONNECT_TIMEOUT_S) -> None:
-        self.path = path
-        self._token = token
-        self._timeout = timeout
-        self._sock: socket.socket | None = None
-        self._buffer = b""
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._interrupted = False
-        self.hello: dict[str, Any] = {}
-
-    def open(self) -> None:
-        """Connect and say hello (binding the role). Raises ``OSError`` on failure."""
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self._timeout)
-        try:
-            sock.connect(os.fsencode(self.path))
-        except OSError:
-            sock.close()
-            raise
-        self._sock, self._buffer = sock, b""
-        params = {"ctoToken": self._token} if self._token else {}
-        self.hello = self._exchange("rpc.hello", params, self._timeout)
-
-    def call(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
-        """Send one request and return its result, reconnecting once if the socket was dropped.
-
-        Raises:
-            DaemonError / UsageError / CursorError / ProjectError: the daemon's error answer.
-            AdeError: the daemon is gone.
-        """
-        with self._lock:
-            self._interrupted = False
-            for attempt in (1, 2):
-                try:
-                    if self._sock is None:
-                        self.open()
-                    return self._exchange(method, params, timeout)
-                except (OSError, EOFError) as err:
-                    self._drop()
-                    if self._interrupted:  # not a lost daemon: never re-send the request
-                        raise AdeError("search interrupted") from None
-                    if attempt == 2:
-                        raise AdeError(f"lost the ade daemon at {self.path}: {err}") from None
-        raise AssertionError("unreachable")
-
-    def _exchange(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
-        assert self._sock is not None
-        request_id = next(self._ids)
-        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-        self._sock.settimeout(timeout)
-        self._sock.sendall(encode_frame(msgspec.json.encode(message)))
-        while b"\n" not in self._buffer:
-            chunk = self._sock.recv(65536)
-            if not chunk:
-                raise EOFError("connection closed by the daemon")
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        response = msgspec.json.decode(line)
-        if "error" in response:
-            raise _error_from(response["error"])
-        return response["result"]
-
-    def _drop(self) -> None:
-        if self._sock is not None:
-            with contextlib.suppress(OSError):
-                self._sock.close()
-        self._sock, self._buffer = None, b""
-
-    def interrupt(self) -> None:
-        """Abort a call blocked on the socket (it raises; the next call reconnects).
-
-        The daemon sees the hang-up and interrupts the query it was running for this call.
-        """
-        self._interrupted = True
-        sock = self._sock
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def close(self) -> None:
-        """Close the socket."""
-        with self._lock:
-            self._drop()
-
-    def peer_pid(self) -> int | None:
-        """The daemon's pid, from the kernel (``SO_PEERCRED``), for ``ade daemon stop``."""
-        from engine.rpc.lifecycle import peer_credentials
-
-        if self._sock is None:
-            return None
-        return peer_credentials(self._sock).pid
-
-
-def _error_from(error: Any) -> AdeError:
-    if not isinstance(error, dict):
-        return AdeError("malformed error from the ade daemon")
-    code, message = error.get("code", 0), str(error.get("message", "error"))
-    data = error.get("data")
-    kind = data.get("type") if isinstance(data, dict) else None
-    if isinstance(kind, str) and kind in _ERRORS:
-        return _ERRORS[kind](message)
-    return DaemonError(code if isinstance(code, int) else 0, message)
+__all__ = [
+    "CALL_TIMEOUT_S",
+    "CONNECT_TIMEOUT_S",
+    "DaemonClient",
+    "DaemonConnection",
+    "DaemonError",
+    "connect_daemon",
+    "open_connection",
+]
 
 
 class DaemonClient(LocalReads):
@@ -217,35 +86,6 @@ class DaemonClient(LocalReads):
 
     def close(self) -> None:
         self._conn.close()
-
-
-def open_connection(
-    *,
-    timeout: float = CONNECT_TIMEOUT_S,
-    env: dict[str, str] | None = None,
-    socket: Path | None = None,
-) -> DaemonConnection | None:
-    """A connected, greeted ``DaemonConnection``, or ``None`` when no daemon answers.
-
-    Args:
-        timeout: connect and greeting timeout in seconds.
-        env: environment to resolve the socket and config folders from (default: ours).
-        socket: the daemon's socket path (``ade daemon --socket``); default: the runtime folder.
-    """
-    try:
-        path = socket if socket is not None else socket_path(env)
-        check_socket_path(path)
-    except AdeError:
-        return None
-    if not path.exists():
-        return None
-    connection = DaemonConnection(path, client_token(config_dir(env), env), timeout)
-    try:
-        connection.open()
-    except (OSError, EOFError, AdeError, msgspec.DecodeError):
-        connection.close()
-        return None
-    return connection
 
 
 def connect_daemon(

@@ -11,8 +11,6 @@ import os
 import stat
 from pathlib import Path
 
-import platformdirs
-
 from engine.errors import AdeError
 
 SOCKET_NAME = "daemon.sock"
@@ -31,6 +29,8 @@ def runtime_dir(env: dict[str, str] | None = None) -> Path:
         return Path(override)
     if xdg := env.get("XDG_RUNTIME_DIR"):
         return Path(xdg) / APP_NAME
+    import platformdirs  # only without XDG_RUNTIME_DIR: a daemon-answered search stays light
+
     return Path(platformdirs.user_cache_dir(APP_NAME)) / f"run-{os.getuid()}"
 
 
@@ -98,4 +98,6 @@ def config_dir(env: dict[str, str] | None = None) -> Path:
     env = dict(os.environ) if env is None else env
     if override := env.get("ADE_CONFIG_DIR"):
         return Path(override)
+    import platformdirs
+
     return Path(platformdirs.user_config_dir(APP_NAME))

@@ -14,9 +14,7 @@ environments and out of every request parameter.
 
 from __future__ import annotations
 
-import hmac
 import os
-import secrets
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +47,8 @@ def ensure_cto_token(config: Path) -> str:
     token = _read_private(path)
     if token is not None:
         return token
+    import secrets  # the daemon's start only: a client reads the token, never makes one
+
     token = secrets.token_hex(TOKEN_BYTES)
     temp = path.with_name(f".{TOKEN_NAME}.{os.getpid()}")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -94,4 +94,6 @@ def role_for(presented: object, expected: str) -> Role:
     """``"cto"`` when ``presented`` matches the daemon's token (constant time), else ``"agent"``."""
     if not (isinstance(presented, str) and presented and expected):
         return "agent"
+    import hmac  # the daemon only: a client never compares tokens
+
     return "cto" if hmac.compare_digest(presented.encode(), expected.encode()) else "agent"

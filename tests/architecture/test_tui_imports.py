@@ -15,6 +15,8 @@ ALLOWED: dict[str, str] = {
     "engine": "the package itself, for __version__ (ade --version)",
     "engine.client": "the client interface every front end talks through",
     "engine.types": "the wire types of the interface (query args, results, status, explanations)",
+    "engine.kinds": "the result kinds and the page limit (`ade search` validates its flags "
+    "without the wire types, issue 14.4)",
     "engine.errors": "the errors the interface raises (usage → exit 2, project, deep link)",
     "engine.project.model": "the records the interface returns (Project, Lane, SessionMeta, "
     "ChatEvent)",
@@ -23,6 +25,10 @@ ALLOWED: dict[str, str] = {
     "answers; then used only through the interface)",
     "engine.rpc.client": "the daemon's implementation of the interface (connect_daemon), and the "
     "raw connection `ade daemon status/stop` greet the daemon with",
+    "engine.rpc.connection": "the bare greeted socket: `ade search` forwards a query to a "
+    "running daemon with nothing of the engine imported (issue 14.4)",
+    "engine.project.plain_repo": "whether a folder is a plain main worktree, without git: "
+    "`ade search` names the root a daemon answers for (issue 14.4)",
     "engine.project.locate": "which folder is the project (--project, else the cwd's git top "
     "level): a front end decides what it opens",
     "engine.project.lane_memo": "one lane listing per command: the CLI marks where one command "

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import UsageError
-from engine.types import ALL_KINDS, KIND_ALIASES, MAX_LIMIT, DocKind, SearchQueryArgs
+from engine.kinds import ALL_KINDS, KIND_ALIASES, MAX_LIMIT, DocKind
+
+if TYPE_CHECKING:
+    from engine.types import SearchQueryArgs
 
 EXAMPLES = """\
 query syntax:
@@ -82,7 +86,10 @@ def parse_kinds(flags: Sequence[str], joined: str | None) -> tuple[DocKind, ...]
     return tuple(kinds) or None
 
 
-def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
+def _validated(
+    ns: argparse.Namespace,
+) -> tuple[str, tuple[DocKind, ...] | None, str | None, int, str | None]:
+    """The query, kinds, lane, limit and cursor of the flags, checked (UsageError otherwise)."""
     if not 1 <= ns.limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {ns.limit}")
     if ns.lane is not None and not ns.lane.strip():
@@ -96,16 +103,35 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
         if any(not t or any(ch.isspace() for ch in t) for t in tools):
             raise UsageError("--tool takes tool names like claude or claude,codex")
         query = f"{query} tool:{','.join(tools)}".strip()
-    return SearchQueryArgs(
-        query=query,
-        kinds=parse_kinds(ns.kind, ns.kinds),
-        lane_id=None if ns.lane is None else replace_surrogates(ns.lane),
-        limit=ns.limit,
-        cursor=None if ns.cursor is None else replace_surrogates(ns.cursor),
-    )
+    lane = None if ns.lane is None else replace_surrogates(ns.lane)
+    cursor = None if ns.cursor is None else replace_surrogates(ns.cursor)
+    return query, parse_kinds(ns.kind, ns.kinds), lane, ns.limit, cursor
+
+
+def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
+    from engine.types import SearchQueryArgs
+
+    query, kinds, lane, limit, cursor = _validated(ns)
+    return SearchQueryArgs(query=query, kinds=kinds, lane_id=lane, limit=limit, cursor=cursor)
+
+
+def wire_params(ns: argparse.Namespace) -> dict[str, Any]:
+    """``build_args`` as the daemon's ``search.query`` params (camelCase, no ``None``), built
+    without the wire types: what ``DaemonClient.query`` sends."""
+    query, kinds, lane, limit, cursor = _validated(ns)
+    params = {"query": query, "kinds": None if kinds is None else list(kinds), "laneId": lane,
+              "limit": limit, "cursor": cursor}  # fmt: skip
+    return {k: v for k, v in params.items() if v is not None}
 
 
 def run(ns: argparse.Namespace) -> int:
+    if not (ns.status or ns.rebuild or ns.no_daemon):
+        # A running daemon answers with nothing of the engine imported here (issue 14.4).
+        from tui.daemon_search import answer_from_daemon
+
+        code = answer_from_daemon(ns, wire_params(ns))
+        if code is not None:
+            return code
     from tui.search_run import run_search  # deferred: --help stays instant
 
     return run_search(ns, build_args(ns) if not (ns.status or ns.rebuild) else None)

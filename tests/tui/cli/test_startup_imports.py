@@ -11,8 +11,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -77,7 +81,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 
 def _modules(argv: list[str], env: dict[str, str] | None = None) -> set[str]:
     full = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
-    full.update(ADE_NOW=DEMO_NOW, **(env or {}))
+    full.update({"ADE_NOW": DEMO_NOW, **(env or {})})
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *argv],
         cwd=ROOT,
@@ -186,3 +190,104 @@ def test_a_warm_search_with_claude_code_installed_lists_no_session(
     assert _loaded(modules, NOT_ON_A_WARM_SEARCH) == []
     found = run_main(capsys, search_argv(warm_demo, "quibblewort", "--json"))
     assert {item["sessionId"] for item in json.loads(found.out)["items"]} == {"claude-cc-1"}
+
+
+DAEMON_ANSWER_MAY_IMPORT = {
+    "engine",
+    "engine.errors",
+    "engine.kinds",
+    "engine.project",
+    "engine.project.plain_repo",
+    "engine.text",
+    "engine.rpc",
+    "engine.rpc.connection",
+    "engine.rpc.framing",
+    "engine.rpc.paths",
+    "engine.rpc.roles",
+    "tui",
+    "tui.cli",
+    "tui.commands",
+    "tui.commands.search",
+    "tui.daemon_search",
+}
+"""Everything of ade a daemon-answered `ade search --json` imports: argument parsing, the
+socket and the JSON output — no index, query language, ingestion, project reader or git; not
+even the wire types (msgspec): the daemon's own JSON is printed."""
+
+
+@pytest.fixture
+def daemon_env(warm_demo: Path) -> Iterator[dict[str, str]]:
+    """A real daemon (``python -m engine.rpc``) serving this machine, in folders of its own."""
+    base = Path(tempfile.mkdtemp(prefix="ade-cli-", dir="/tmp"))  # a socket path fits in 107 bytes
+    env = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
+    env.update(
+        ADE_NOW=DEMO_NOW, ADE_RUNTIME_DIR=str(base / "run"), ADE_CONFIG_DIR=str(base / "cfg")
+    )
+    log = base / "daemon.log"
+    command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log), "--backfill-delay", "0"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 15
+        while "listening on" not in (log.read_text() if log.exists() else ""):
+            assert proc.poll() is None, "the daemon exited"
+            assert time.monotonic() < deadline, "the daemon did not start"
+            time.sleep(0.02)  # another process binding its socket: nothing to block on
+        yield env
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _ade(env: dict[str, str], *argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    # -P: the cwd (a project folder with its own modules) never shadows an import
+    command = [sys.executable, "-P", "-c", "from tui.cli import main_entry; main_entry()", *argv]
+    return subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
+    warm_demo: Path, daemon_env: dict[str, str]
+) -> None:
+    argv = ["search", "--project", str(warm_demo), "timeout", "--json"]
+    assert _ade(daemon_env, *argv).returncode == 0  # the daemon opens the project once
+    modules = _modules(argv, env=daemon_env)
+    ours = {m for m in modules if m.split(".")[0] in {"engine", "tui"}}
+    assert ours == DAEMON_ANSWER_MAY_IMPORT
+    assert not {"apsw", "subprocess", "msgspec", "dataclasses"} & modules  # no index, no git
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        ["timeout", "--json"],
+        ["--kind", "chat", "webhook", "--json", "--limit", "3"],
+        ["kind:terminal", "error"],
+        ["zzznothingzzz", "--json"],
+        ["since:yesterday-ish", "--json"],
+    ],
+)
+def test_a_daemon_answer_prints_what_the_in_process_search_prints(
+    warm_demo: Path, daemon_env: dict[str, str], query: list[str]
+) -> None:
+    base = ["search", "--project", str(warm_demo), *query]
+    remote = _ade(daemon_env, *base)
+    local = _ade(daemon_env, *base, "--no-daemon")
+    assert (remote.returncode, remote.stdout, remote.stderr) == (
+        local.returncode, local.stdout, local.stderr
+    )  # fmt: skip
+
+
+def test_a_daemon_answer_finds_the_project_from_the_cwd_as_git_does(
+    warm_demo: Path, daemon_env: dict[str, str]
+) -> None:
+    """No --project: a subfolder of the main worktree (found without git) and a linked
+    worktree (a `.git` file: git names the main worktree) answer as in-process."""
+    linked = next((warm_demo / ".worktrees").iterdir())
+    subfolder = next(p for p in warm_demo.iterdir() if p.is_dir() and not p.name.startswith("."))
+    for cwd in (warm_demo, subfolder, linked):
+        remote = _ade(daemon_env, "search", "retry", "--json", cwd=cwd)
+        local = _ade(daemon_env, "search", "retry", "--json", "--no-daemon", cwd=cwd)
+        assert remote.returncode == 0, (cwd, remote.stderr)
+        assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr), cwd

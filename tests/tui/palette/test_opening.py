@@ -131,4 +131,4 @@ def test_the_app_module_imports_no_engine_machinery() -> None:
     """First paint imports only Textual and the app: the engine is the opener's to import."""
     code = "import sys, tui.app; print(sorted(m for m in sys.modules if m.startswith('engine')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "['engine', 'engine.errors', 'engine.types']"
+    assert done.stdout.strip() == "['engine', 'engine.errors', 'engine.kinds', 'engine.types']"

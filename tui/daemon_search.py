@@ -1,0 +1,129 @@
+"""`ade search` answered by a running daemon, importing no engine beyond the wire (issue 14.4).
+
+With a daemon up, the shell's answer is one request over its socket: this module finds the
+project root with plain file-system checks, forwards the query and prints the answer exactly as
+``tui.search_run`` prints a daemon's answer (same JSON, same text, same exit codes). The daemon
+does the catch-up it always does. Whenever a shortcut could differ from the full path — a root
+only git can name (a linked worktree, a submodule, ``GIT_DIR``…), a folder whose project status
+needs git or the registry, ``--status``/``--rebuild``/``--explain`` — it answers ``None`` and the
+full path runs, so nothing here decides anything the full path would decide differently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.errors import AdeError, ProjectError, UsageError
+from engine.project.plain_repo import is_plain_main_worktree
+
+_RESULT_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":\d+,"result":')
+"""How the daemon's answer line starts (``validation.result_object``); the rest is the result."""
+
+
+def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | None:
+    """Print the daemon's answer to ``params`` (``search.query``'s) and return the exit code;
+    ``None``: run the full path (no daemon answers, or the shortcut does not apply). A daemon
+    that fails the request for its own reasons is warned about, as the full path does, and
+    ``ns.no_daemon`` is set so the full path answers in this process."""
+    if ns.no_daemon or ns.status or ns.rebuild or ns.explain:
+        return None
+    root = _project_root(ns.project)
+    if root is None:
+        return None
+    from engine.rpc.connection import CALL_TIMEOUT_S, open_connection
+
+    connection = open_connection()
+    if connection is None:
+        return None
+    try:
+        line, result = connection.call_line(
+            "search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S
+        )
+    except (UsageError, ProjectError):
+        raise
+    except AdeError as err:
+        print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
+        ns.no_daemon = True
+        return None
+    finally:
+        connection.close()
+    wire = _wire_json(line, result)
+    if wire is None or ns.fmt != "json":
+        return _print_decoded(ns, params, result)
+    for warning in result["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(wire)
+    return 0 if result["items"] else 1
+
+
+def _wire_json(line: bytes, result: Any) -> str | None:
+    """The result's JSON exactly as the daemon encoded it — what ``to_json`` of the decoded
+    result prints, as both are msgspec's compact form of the same value — or ``None`` when
+    the answer is not the plain shape (then it is decoded and re-encoded)."""
+    head = _RESULT_HEAD.match(line)
+    if head is None or not line.endswith(b"}") or not isinstance(result, dict):
+        return None
+    warnings, items = result.get("warnings"), result.get("items")
+    if not isinstance(items, list) or not isinstance(warnings, list):
+        return None
+    if not all(isinstance(w, str) for w in warnings):
+        return None
+    return line[head.end() : -1].decode()
+
+
+def _print_decoded(ns: argparse.Namespace, params: dict[str, Any], raw: Any) -> int:
+    """The full path's printing of a daemon answer (``search_run._query``), decoded strictly."""
+    from engine.types import SearchQueryResult, from_wire
+    from tui.search_format import format_results_json, format_warnings
+
+    result = from_wire(raw, SearchQueryResult)
+    for line in format_warnings(result):
+        print(line, file=sys.stderr)
+    if ns.fmt == "json":
+        print(format_results_json(result))
+    else:
+        from engine.clock import clock_from_env
+        from engine.query.cursor import cursor_seen
+        from tui.search_format import format_results_text
+
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        first = cursor_seen(params.get("cursor")) + 1
+        print(format_results_text(result, clock_from_env()(), color=color, first=first))
+    return 0 if result.items else 1
+
+
+def _project_root(project: str | None) -> Path | None:
+    """The root ``open_project`` would name, when plain checks can tell, else ``None``.
+
+    An explicit folder is the root as given (resolved); it is a project without asking git
+    when it holds ``.ade/``. Without one, the cwd's nearest ``.git`` folder (not a file: a
+    linked worktree or a submodule needs git) names the main worktree, ours by ownership
+    (git refuses another user's repository).
+    """
+    if project is not None:
+        try:
+            root = Path(os.path.expanduser(project)).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        ok = root.is_dir() and os.access(root, os.R_OK | os.X_OK) and (root / ".ade").is_dir()
+        return root if ok else None
+    try:
+        here = Path.cwd()
+    except OSError:
+        return None
+    if ".git" in here.parts:
+        return None
+    device = os.stat(here).st_dev
+    for folder in (here, *here.parents):
+        if os.stat(folder).st_dev != device:
+            return None  # git stops at a file-system boundary; let it say so
+        if not os.path.lexists(folder / ".git"):
+            continue
+        plain = is_plain_main_worktree(folder) and os.access(folder, os.R_OK | os.X_OK)
+        return folder if plain else None
+    return None
