@@ -114,7 +114,8 @@ def _check_text(what: str, value: object) -> str:
         raise DeepLinkError(f"{what} is empty")
     if len(value) > MAX_VALUE_CHARS:
         raise DeepLinkError(f"{what} is longer than {MAX_VALUE_CHARS} characters")
-    for ch in value:
+    # Printable ASCII (every id and number a link holds) has neither: skip the per-character walk.
+    for ch in "" if value.isascii() and value.isprintable() else value:
         # Cc covers NUL, C0, DEL and C1; Cs (lone surrogates) cannot be UTF-8 encoded.
         if unicodedata.category(ch) in ("Cc", "Cs"):
             raise DeepLinkError(f"{what} contains the control character {ch!r}")

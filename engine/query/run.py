@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -339,8 +338,8 @@ def run_query(
         marked = cand.snippet_marked
         if cand.doc_id in rowids:
             marked = make_snippet(bodies.get(rowids[cand.doc_id], ""), parsed)
-            cand = replace(cand, snippet_marked=marked)
-        items.append(_item(cand, tier, default_link(cand, project.id), lane_names, project))
+        link = default_link(cand, project.id)
+        items.append(_item(cand, marked, tier, link, lane_names, project))
     seen = cursor_seen(plan.cursor) + len(page)
     next_cursor = (
         encode_cursor(plan.fingerprint, sort_key(*page[-1]), seen=seen) if more and page else None
@@ -364,9 +363,15 @@ def _count_present(conn: apsw.Connection, doc_ids: frozenset[str], f: Filters) -
 
 
 def _item(
-    cand: Candidate, tier: str, link: str, lane_names: dict[str, str], project: Project
+    cand: Candidate,
+    marked: str,
+    tier: str,
+    link: str,
+    lane_names: dict[str, str],
+    project: Project,
 ) -> SearchResultItem:
-    snippet, ranges = extract_snippet_ranges(cand.snippet_marked)
+    """The wire item of ``cand`` with its ``marked`` snippet (no ``dataclasses.replace`` per hit)."""
+    snippet, ranges = extract_snippet_ranges(marked)
     shown = redact_secrets(snippet)
     if shown != snippet:  # a delegated or live text (an issue, an old index row) held a secret
         kept = 0  # highlights before the first replaced character stay

@@ -4,12 +4,20 @@ The index is contentless (FTS5 ``snippet()`` has no text to read), so the query 
 the bodies of the one page it returns and marks the query's matches here. This is cheaper than
 ``snippet()`` for every windowed candidate and lets identifier parts be highlighted inside the
 identifier (``Type\\x01Error\\x02`` for ``error``).
+
+A rare term's whole query cost is this per-hit work (benchmarks/RESULTS.md, "Per-hit cost"), so
+the common case takes short cuts that give exactly the text and spans of the plain definition
+(``tests/engine/query/test_snippet_reference.py`` keeps that definition and compares): the body
+is collapsed only around the window, and an ASCII window is marked with one regex per query unit
+instead of folding every word.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from engine.index.identifiers import split_identifier
 from engine.query.match import accent_pattern, fold
@@ -26,23 +34,112 @@ _WORD_RE = re.compile(r"[^\W_]+")
 """Approximates ``unicode61`` tokens (letters and digits)."""
 
 
-def _query_units(parsed: ParsedQuery) -> list[tuple[list[str], bool]]:
-    units: list[tuple[list[str], bool]] = []
-    terms: list[Term] = []
-    for node in parsed.terms:
-        terms.extend(node.options if isinstance(node, AnyOf) else (node,))
-    for term in terms:
-        tokens = [fold(t) for t in _WORD_RE.findall(term.text)]
-        if tokens:
-            units.append((tokens, term.prefix))
-    return units
+Unit = tuple[tuple[str, ...], bool]
+"""One query term as folded tokens (a phrase when several) and whether the last is a prefix."""
+
+_WS_RUN = re.compile(r"\s+")
+_NON_WS = re.compile(r"\S")
+_NON_ASCII_TEXT = re.compile(r"[^\x00-\x7f\s]")
+r"""A character that stays non-ASCII once whitespace is collapsed (``str.split``'s whitespace is
+``\s``'s)."""
+
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+"""A folded token of an ASCII query word: what ``_WORD_RE`` keeps of ASCII, lowercased."""
 
 
-def _spans(text: str, units: Iterable[tuple[list[str], bool]]) -> list[tuple[int, int]]:
+@dataclass(frozen=True)
+class _Reading:
+    """What marking needs of one query, built once per query (not per hit)."""
+
+    units: tuple[Unit, ...]
+    ascii_firsts: tuple[str, ...] | None
+    """Every unit's first token, when all are ASCII: found with ``str.find`` in lowered text."""
+    ascii_marks: tuple[tuple[re.Pattern[str], str, bool, bool], ...] | None
+    """Per unit with ASCII tokens only: (its regex over lowered ASCII text, its token, prefix,
+    whether it is one word whose camelCase parts count); None when a token is not plain."""
+
+    @functools.cached_property
+    def escaped(self) -> re.Pattern[str]:
+        return re.compile("|".join(re.escape(tokens[0]) for tokens, _ in self.units), re.IGNORECASE)
+
+    @functools.cached_property
+    def accented(self) -> re.Pattern[str]:
+        return re.compile(
+            "|".join(accent_pattern(tokens[0]) for tokens, _ in self.units), re.IGNORECASE
+        )
+
+
+@functools.lru_cache(maxsize=256)
+def _reading(terms: tuple[Term | AnyOf, ...]) -> _Reading:
+    units: list[Unit] = []
+    for node in terms:
+        for term in node.options if isinstance(node, AnyOf) else (node,):
+            tokens = tuple(fold(t) for t in _WORD_RE.findall(term.text))
+            if tokens:
+                units.append((tokens, term.prefix))
+    firsts = tuple(tokens[0] for tokens, _ in units)
+    plain = all(_ASCII_TOKEN.fullmatch(t) for tokens, _ in units for t in tokens)
+    marks = None
+    if all(t for tokens, _ in units for t in tokens):
+        marks = tuple(_ascii_mark(tokens, prefix) for tokens, prefix in units
+                      if all(_ASCII_TOKEN.fullmatch(t) for t in tokens))  # fmt: skip
+    return _Reading(tuple(units), firsts if plain else None, marks)
+
+
+def _ascii_mark(tokens: tuple[str, ...], prefix: bool) -> tuple[re.Pattern[str], str, bool, bool]:
+    """A regex over lowered ASCII text giving what ``_spans`` finds for one unit.
+
+    One word: every word holding the token (its own match or a camelCase part's is decided per
+    word; a word without the token has neither). Several: a lookahead at every word start, so
+    overlapping phrase matches are all found, as the word-by-word scan finds them.
+    """
+    if len(tokens) == 1:
+        return re.compile(rf"(?<![a-z0-9])[a-z0-9]*{tokens[0]}[a-z0-9]*"), tokens[0], prefix, True
+    last = rf"{tokens[-1]}[a-z0-9]*" if prefix else rf"{tokens[-1]}(?![a-z0-9])"
+    phrase = "[^a-z0-9]+".join([*tokens[:-1], last])
+    return re.compile(rf"(?=(?<![a-z0-9])({phrase}))"), tokens[0], prefix, False
+
+
+def _ascii_spans(
+    window: str, marks: tuple[tuple[re.Pattern[str], str, bool, bool], ...]
+) -> list[tuple[int, int]]:
+    """``_spans`` of an ASCII window: there folding is ``lower()`` and words are ``[A-Za-z0-9]``
+    runs, so only words holding a token are looked at."""
+    lowered = window.lower()
+    spans: list[tuple[int, int]] = []
+    for pattern, token, prefix, one_word in marks:
+        if token not in lowered:
+            continue
+        if not one_word:
+            spans.extend(m.span(1) for m in pattern.finditer(lowered))
+            continue
+        for m in pattern.finditer(lowered):
+            start, end = m.span()
+            word = lowered[start:end]
+            if word == token or (prefix and word.startswith(token)):
+                spans.append((start, end))
+            original = window[start:end]
+            if original.isalpha() and original.islower():
+                continue
+            parts = split_identifier(original)
+            if len(parts) < 2:
+                continue
+            pos = start
+            for part in parts:
+                at = window.index(part, pos, end)
+                pos = at + len(part)
+                folded = part.lower()
+                if folded == token or (prefix and folded.startswith(token)):
+                    spans.append((at, pos))
+    return spans
+
+
+def _spans(text: str, units: Iterable[tuple[Iterable[str], bool]]) -> list[tuple[int, int]]:
     words = [(m.start(), m.end(), fold(m.group())) for m in _WORD_RE.finditer(text)]
     parts: list[tuple[int, str]] | None = None
     spans: list[tuple[int, int]] = []
-    for tokens, prefix in units:
+    for unit, prefix in units:
+        tokens = tuple(unit)
         n = len(tokens)
         for i in range(len(words) - n + 1):
             last = words[i + n - 1][2]
@@ -85,18 +182,60 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def _first_hit(text: str, units: list[tuple[list[str], bool]]) -> int:
-    # A C-speed case-insensitive search for any unit's first token: finds words and camelCase
-    # parts alike. ASCII text (most bodies) needs no accent classes; other text gets them, so
-    # `cafe` centres the window on `café` too (a decomposed accent still falls back to the start).
-    if not units:
+def _first_hit(body: str, reading: _Reading) -> int:
+    """Where in ``body`` (not collapsed) the first unit's first token first occurs, or -1.
+
+    A token holds no whitespace, so this is the same match the collapsed text has. ASCII text
+    (most bodies) needs no accent classes; other text gets them, so `cafe` centres the window on
+    `café` too (a decomposed accent still falls back to the start).
+    """
+    if not reading.units:
         return -1
-    if text.isascii():
-        pattern = "|".join(re.escape(tokens[0]) for tokens, _ in units)
+    if body.isascii() or _NON_ASCII_TEXT.search(body) is None:
+        if reading.ascii_firsts is not None:  # whitespace has no case: lower() keeps offsets
+            lowered = body.lower()
+            found = [at for token in reading.ascii_firsts if (at := lowered.find(token)) >= 0]
+            return min(found, default=-1)
+        pattern = reading.escaped
     else:
-        pattern = "|".join(accent_pattern(tokens[0]) for tokens, _ in units)
-    found = re.search(pattern, text, re.IGNORECASE)
-    return found.start() if found else -1
+        pattern = reading.accented
+    match = pattern.search(body)
+    return match.start() if match else -1
+
+
+def _window(body: str, hit: int, width: int) -> tuple[str, bool, bool]:
+    """``width`` characters of the collapsed body from the word ``_LEAD_CHARS`` before ``hit``,
+    whether text was cut before and after: only the body around the window is collapsed.
+
+    ``head`` is the collapsed text from a word start ``first`` (in the body) up to ``hit``; the
+    lead is counted in it, reaching further back until it holds the lead or starts the body.
+    """
+    hit = max(hit, 0)
+    back = 3 * _LEAD_CHARS
+    while True:
+        first = 0
+        if hit > back:
+            gap = _WS_RUN.search(body, hit - back, hit)
+            if gap is None:  # one word longer than the reach: reach further
+                back *= 2
+                continue
+            first = gap.end()
+        head = " ".join(body[first:hit].split())
+        spaced = bool(head) and body[hit - 1].isspace()
+        at = len(head) + spaced  # the hit's offset in the collapsed text from ``first``
+        if first == 0 or at > _LEAD_CHARS:
+            break
+        back *= 2
+    start = head.rfind(" ", 0, at - _LEAD_CHARS) + 1 if at > _LEAD_CHARS else 0
+    cut_before = start > 0 or (first > 0 and _NON_WS.search(body, 0, first) is not None)
+    end = start + width
+    reach = max(2 * (end - len(head)), 64)
+    while True:
+        text = head + " " * spaced + " ".join(body[hit : hit + reach].split())
+        if len(text) > end or hit + reach >= len(body):
+            break
+        reach *= 2
+    return text[start:end], cut_before, len(text) > end
 
 
 def make_snippet(body: str, parsed: ParsedQuery, width: int = SNIPPET_CHARS) -> str:
@@ -104,22 +243,20 @@ def make_snippet(body: str, parsed: ParsedQuery, width: int = SNIPPET_CHARS) -> 
 
     Whitespace (newlines included) is collapsed so a snippet is always one line. Without a match in
     the body (a title-only hit, a filter-only query) the snippet is the start of the body. Only the
-    window is scanned word by word, so a long body costs one regex search.
+    window is scanned word by word, so a long body costs one search.
     """
-    text = " ".join(body.split())
-    units = _query_units(parsed)
-    hit = _first_hit(text, units)
-    start = 0
-    if hit > _LEAD_CHARS:
-        start = text.rfind(" ", 0, hit - _LEAD_CHARS) + 1
-    end = min(len(text), start + width)
-    window = text[start:end]
-    out = ["…" if start > 0 else ""]
+    reading = _reading(parsed.terms)
+    window, cut_before, cut_after = _window(body, _first_hit(body, reading), width)
+    if reading.ascii_marks is not None and window.isascii():
+        spans = _ascii_spans(window, reading.ascii_marks)
+    else:
+        spans = _spans(window, reading.units)
+    out = ["…" if cut_before else ""]
     pos = 0
-    for s, e in _merge(_spans(window, units)):
+    for s, e in _merge(spans):
         out += [window[pos:s], MARK_START, window[s:e], MARK_END]
         pos = e
     out.append(window[pos:])
-    if end < len(text):
+    if cut_after:
         out.append("…")
     return "".join(out)
