@@ -627,6 +627,8 @@ class _RecentDeferral:
         """Write the held rows and lower the floor to the replayed one, in one transaction; when
         a stored document it needs is not held (another writer's, a rolled-back delete), the
         live floor stays: the table is then small, never wrong, and refills as documents come."""
+        if not self.rows:
+            return  # nothing was written (an entry that failed, a busy index): no lock to take
         with immediate(conn):
             live = recent_floor(conn)
             if self.floor >= live:
@@ -663,6 +665,9 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
         del _deferrals[conn]
         try:
             deferral.fill(conn)
+        except TRANSIENT_ERRORS:
+            # Another process holds the write lock: the live floor stays (valid, see above).
+            log.debug("filling the recent-documents table: busy", exc_info=True)
         except apsw.Error:
             log.warning("filling the recent-documents table failed", exc_info=True)
 
