@@ -568,19 +568,20 @@ class SearchService:
         with self.drainer.lock:
             total = max(self.queue.source_count(), 1)
             done = 0
-            while not self._closed:
-                entry = self.queue.pop_next(ignore_due=True)
-                if entry is None:
-                    break
-                self.drainer.run(entry)
-                if self.drainer.busy or self.drainer.write_fault is not None:
-                    # Another process holds the write lock, or the disk refuses writes: every
-                    # further entry would wait or fail the same way; answer from the index.
-                    break
-                done += 1
-                total = max(total, done + self.queue.source_count())
-                if progress is not None:
-                    progress(done, total)
+            with self.drainer.deferring_recent():
+                while not self._closed:
+                    entry = self.queue.pop_next(ignore_due=True)
+                    if entry is None:
+                        break
+                    self.drainer.run(entry)
+                    if self.drainer.busy or self.drainer.write_fault is not None:
+                        # Another process holds the write lock, or the disk refuses writes: every
+                        # further entry would wait or fail the same way; answer from the index.
+                        break
+                    done += 1
+                    total = max(total, done + self.queue.source_count())
+                    if progress is not None:
+                        progress(done, total)
             gzcache.release()
         self.queue.rearm()
 

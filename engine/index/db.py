@@ -29,8 +29,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import heapq
+import itertools
 import json
+import logging
 import os
+import weakref
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -53,6 +57,8 @@ from engine.index.schema import (
     check_open,
     recreate_in_place,
 )
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -84,6 +90,7 @@ __all__ = [
     "meta_set",
     "open_index",
     "put_source",
+    "recent_deferred",
     "recent_floor",
     "recreate_damaged",
     "scalar",
@@ -456,16 +463,21 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
     _delete_rows(conn, replaced)
     inserts.sort(key=lambda item: (item[0], item[1].doc_id))
     alloc = _RowidAllocator(conn)
-    _insert_rows(
-        conn,
-        [(alloc.take(wanted), doc, derived if isinstance(derived, _Derived) else _derive(doc, derived))
-         for wanted, doc, derived in inserts],
-    )  # fmt: skip
-    if inserts:
-        _prune_recent(conn)
+    rows = [(alloc.take(wanted), doc, derived if isinstance(derived, _Derived) else _derive(doc, derived))
+            for wanted, doc, derived in inserts]  # fmt: skip
+    if rows:
+        # The floor moves before the rows are written, so a row it leaves behind is never put
+        # into the prefix-indexed table only to be deleted again; a first index holds its rows
+        # back until it ends (``recent_deferred``; benchmarks/RESULTS.md, h-ingest2).
+        deferral = _deferrals.get(conn)
+        floor = (deferral.hold(conn, rows) if deferral is not None
+                 else _raise_recent_floor(conn, [row[0] for row in rows]))  # fmt: skip
+        _insert_rows(conn, rows, floor)
 
 
-def _insert_rows(conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived]]) -> None:
+def _insert_rows(
+    conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived]], floor: int
+) -> None:
     conn.executemany(
         "INSERT INTO docs(id, doc_id, kind, title, rank_title, title_norm, body, updated_at,"
         " session_id, lane_id, anchor, source_key, digest, tool, src_offset, src_len)"
@@ -478,7 +490,6 @@ def _insert_rows(conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived
     fts_rows = [(rowid, doc.rank_title, doc.body, d.parts) for rowid, doc, d in rows]
     conn.executemany("INSERT INTO docs_fts(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
                      fts_rows)  # fmt: skip
-    floor = recent_floor(conn)
     recent = [row for row in fts_rows if row[0] >= floor]
     if recent:
         conn.executemany(
@@ -492,7 +503,10 @@ def _insert_rows(conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived
 def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:
     count = 0
     floor = recent_floor(conn)
+    deferral = _deferrals.get(conn)
     for rowid, titled in rows:
+        if deferral is not None:
+            deferral.rows.pop(rowid, None)
         conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))
         if rowid >= floor:
             conn.execute("DELETE FROM docs_recent WHERE rowid = ?", (rowid,))
@@ -555,19 +569,107 @@ def recent_floor(conn: apsw.Connection) -> int:
     return int(row[0]) if row is not None else 0
 
 
-def _prune_recent(conn: apsw.Connection) -> None:
-    """Raise the floor to the newest ``RECENT_DOCS`` once ``RECENT_SLACK`` more have arrived."""
+def _raise_recent_floor(conn: apsw.Connection, new_rowids: list[int]) -> int:
+    """The floor once ``new_rowids`` (not yet written) are stored: raised to the newest
+    ``RECENT_DOCS`` of the stored and new documents once ``RECENT_SLACK`` more have arrived, the
+    stored rows it leaves behind deleted from ``docs_recent`` and the floor saved."""
     floor = recent_floor(conn)
+    fresh = sorted((rowid for rowid in new_rowids if rowid >= floor), reverse=True)
     held = scalar(conn, "SELECT count(*) FROM docs WHERE id >= ?", (floor,))
-    if held <= RECENT_DOCS + RECENT_SLACK:
-        return
-    new_floor = scalar(conn, "SELECT id FROM docs ORDER BY id DESC LIMIT 1 OFFSET ?",
-                       (RECENT_DOCS - 1,))  # fmt: skip
+    if held + len(fresh) <= RECENT_DOCS + RECENT_SLACK:
+        return floor
+    stored = [int(r[0]) for r in conn.execute(
+        "SELECT id FROM docs WHERE id >= ? ORDER BY id DESC LIMIT ?", (floor, RECENT_DOCS))]  # fmt: skip
+    newest = heapq.merge(stored, fresh, reverse=True)
+    new_floor = next(itertools.islice(newest, RECENT_DOCS - 1, None))
     conn.execute(
         "DELETE FROM docs_recent WHERE rowid IN (SELECT id FROM docs WHERE id >= ? AND id < ?)",
         (floor, new_floor),
     )
     meta_set(conn, _FLOOR_KEY, str(new_floor))
+    return new_floor
+
+
+class _RecentDeferral:
+    """The ``docs_recent`` rows of a first index, held in memory until it ends.
+
+    Written as they come, ~70% of a first index's documents went into the prefix-indexed table
+    and most of them out again as the floor rose (a third of the build's CPU on the 40 MB
+    corpus). ``rows`` replays the floor rule of ``_raise_recent_floor`` over the documents this
+    connection writes, so it is what ``docs_recent`` would hold; meanwhile every commit keeps
+    the floor above every stored document, which the empty table satisfies.
+    """
+
+    def __init__(self) -> None:
+        self.rows: dict[int, tuple[int, str, str, str]] = {}
+        self.floor = 0
+
+    def hold(self, conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived]]) -> int:
+        """Keep ``rows``'s FTS values; the live floor the batch commits with (none goes in)."""
+        for rowid, doc, d in rows:
+            if rowid >= self.floor:
+                self.rows[rowid] = (rowid, doc.rank_title, doc.body, d.parts)
+        if len(self.rows) > RECENT_DOCS + RECENT_SLACK:
+            newest = sorted(self.rows, reverse=True)
+            self.floor = newest[RECENT_DOCS - 1]
+            for rowid in newest[RECENT_DOCS:]:
+                del self.rows[rowid]
+        live = recent_floor(conn)
+        top = max(live, max(row[0] for row in rows) + 1)
+        if top > live:
+            # Another writer's rows between the two floors leave the table with them.
+            conn.execute("DELETE FROM docs_recent WHERE rowid IN"
+                         " (SELECT id FROM docs WHERE id >= ? AND id < ?)", (live, top))  # fmt: skip
+            meta_set(conn, _FLOOR_KEY, str(top))
+        return top
+
+    def fill(self, conn: apsw.Connection) -> None:
+        """Write the held rows and lower the floor to the replayed one, in one transaction; when
+        a stored document it needs is not held (another writer's, a rolled-back delete), the
+        live floor stays: the table is then small, never wrong, and refills as documents come."""
+        if not self.rows:
+            return  # nothing was written (an entry that failed, a busy index): no lock to take
+        with immediate(conn):
+            live = recent_floor(conn)
+            if self.floor >= live:
+                return
+            needed = [int(r[0]) for r in conn.execute(
+                "SELECT id FROM docs WHERE id >= ? AND id < ? ORDER BY id", (self.floor, live))]  # fmt: skip
+            if any(rowid not in self.rows for rowid in needed):
+                return
+            conn.executemany(
+                "INSERT INTO docs_recent(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
+                [self.rows[rowid] for rowid in needed],
+            )
+            meta_set(conn, _FLOOR_KEY, str(self.floor) if self.floor else None)
+
+
+_deferrals: weakref.WeakKeyDictionary[apsw.Connection, _RecentDeferral] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@contextlib.contextmanager
+def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
+    """While the block runs, a first index (no document stored yet) writes no ``docs_recent``
+    row; they are written once at its end. A 2-3 character prefix meanwhile ranks on
+    ``docs_fts`` (the table holds no window). Interrupted (a crash), the live floor stays above
+    the stored documents and the table refills with the documents that come after."""
+    if conn in _deferrals or conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
+        yield
+        return
+    deferral = _deferrals[conn] = _RecentDeferral()
+    try:
+        yield
+    finally:
+        del _deferrals[conn]
+        try:
+            deferral.fill(conn)
+        except TRANSIENT_ERRORS:
+            # Another process holds the write lock: the live floor stays (valid, see above).
+            log.debug("filling the recent-documents table: busy", exc_info=True)
+        except apsw.Error:
+            log.warning("filling the recent-documents table failed", exc_info=True)
 
 
 @dataclass(frozen=True)

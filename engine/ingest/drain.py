@@ -12,10 +12,11 @@ where nothing changed never needs them.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +35,7 @@ from engine.index.db import (
     meta_get,
     meta_set,
     open_index,
+    recent_deferred,
     recreate_damaged,
 )
 from engine.index.faults import count_drift, write_fault
@@ -122,6 +124,8 @@ class Drainer:
         self.prefetch: Prefetcher | None = None
         """The planning worker's handle (``engine.ingest.planner``), made on the first
         transcript entry: a warm run that ingests nothing never imports it."""
+        self._deferral: contextlib.ExitStack | None = None
+        """The open ``deferring_recent`` scope whose first entry has not run yet."""
         self.full_reconciles = 0
         self.skipped_reconciles = 0
         """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
@@ -165,7 +169,7 @@ class Drainer:
             How many entries were processed.
         """
         done = 0
-        with self.lock:
+        with self.lock, self.deferring_recent():
             while not should_stop():
                 entry = self.queue.pop_next(ignore_due=everything)
                 if entry is None:
@@ -177,8 +181,23 @@ class Drainer:
                 self.prefetch.idle()  # what is left is not due yet: no backlog to plan ahead
         return done
 
+    @contextlib.contextmanager
+    def deferring_recent(self) -> Iterator[None]:
+        """Around a loop of ``run``: when its first entry finds the index empty (a first index),
+        the recent-prefix table is written once at the end (``recent_deferred``)."""
+        with contextlib.ExitStack() as stack:
+            self._deferral = stack
+            try:
+                yield
+            finally:
+                self._deferral = None
+
     def run(self, entry: Entry) -> None:
         """Process one entry; on failure re-enqueue it with backoff (nothing half-written)."""
+        if self._deferral is not None:
+            stack, self._deferral = self._deferral, None
+            with contextlib.suppress(apsw.Error, OSError, AdeError):
+                stack.enter_context(recent_deferred(self.connection()))
         kind, ident = entry
         try:
             more = self._dispatch(kind, ident)

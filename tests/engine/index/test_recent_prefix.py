@@ -146,3 +146,69 @@ def test_explain_scores_a_short_prefix_on_the_table_it_was_ranked_on(
         )
         plan = build_plan(SearchQueryArgs(query=text), now=NOW, lanes=())
         assert explain_item(conn, plan, res.items[-1]).sort_key == last, text
+
+
+def _recent_rows(conn: apsw.Connection) -> list[int]:
+    return [int(r[0]) for r in conn.execute("SELECT rowid FROM docs_recent ORDER BY rowid")]
+
+
+def _second(tmp_path: Path) -> apsw.Connection:
+    path = tmp_path / "second.db"
+    open_index(path)
+    return connect(path)
+
+
+def test_a_first_index_writes_its_recent_rows_once_and_ends_as_writing_them_as_they_came(
+    conn: apsw.Connection, tmp_path: Path
+) -> None:
+    # Batches out of row-id order, replaced and deleted documents: the floor rule replayed in
+    # memory must leave the same floor and the same rows as the table written batch by batch.
+    batches = [_docs(30, 9, "mid"), _docs(0, 12, "old"), _docs(50, 14, "new"), _docs(39, 11, "x"),
+               _docs(5, 3, "retold"), _docs(64, 8, "newer")]  # fmt: skip
+    plain = _second(tmp_path)
+    for batch in batches:
+        insert(plain, batch)
+    with immediate(plain):
+        delete_docs(plain, ["chat:c:70", "chat:c:33"])
+    with index_db.recent_deferred(conn):
+        for batch in batches:
+            insert(conn, batch)
+            assert _recent_rows(conn) == []  # nothing written before the end
+            assert health_check(conn) == []  # the floor stays above every stored document
+        with immediate(conn):
+            delete_docs(conn, ["chat:c:70", "chat:c:33"])
+    assert recent_floor(conn) == recent_floor(plain) > 0
+    assert _recent_rows(conn) == _recent_rows(plain)
+    hits = "SELECT rowid FROM docs_recent WHERE docs_recent MATCH 'ne*' ORDER BY rowid"
+    assert conn.execute(hits).fetchall() == plain.execute(hits).fetchall()
+    assert health_check(conn) == []
+    plain.close()
+
+
+def test_only_an_empty_index_defers_its_recent_rows(conn: apsw.Connection) -> None:
+    insert(conn, _docs(0, 3, "old"))
+    with index_db.recent_deferred(conn):
+        insert(conn, _docs(3, 3, "new"))
+        assert len(_recent_rows(conn)) == 6
+
+
+def test_an_interrupted_first_index_leaves_a_valid_table_that_refills(
+    conn: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def crash(self: object, conn: apsw.Connection) -> None:
+        raise apsw.IOError("killed before the end")
+
+    monkeypatch.setattr(index_db._RecentDeferral, "fill", crash)
+    with index_db.recent_deferred(conn):
+        insert(conn, _docs(0, 30, "thunder"))
+    assert health_check(conn) == []
+    assert _recent_rows(conn) == []
+    # A short prefix ranks every document on docs_fts meanwhile: nothing is said to be cut.
+    res = run_query(conn, SearchQueryArgs(query="th"), project=project, now=NOW)
+    assert RECENT_NOTE.format(chars=2, docs=20) not in res.warnings
+    assert res.items
+    for start in range(30, 60, 5):
+        insert(conn, _docs(start, 5, "rain"))
+    # 30 new documents passed RECENT_DOCS + RECENT_SLACK: the floor moved to the newest 20.
+    assert _held(conn) == (20, 20)
+    assert health_check(conn) == []
