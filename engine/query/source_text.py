@@ -30,7 +30,7 @@ from engine.project.safe_io import dumps_json
 from engine.project.tally import WarningTally
 from engine.project.transcripts import parse_chat_lines
 from engine.redaction import redact_secrets
-from engine.terminal.sanitize import clean_text as strip_controls
+from engine.terminal.sanitize import sanitize_indexed_text
 
 MAX_MESSAGE_CHARS = 256 * 1024
 """Longest message body indexed (a pasted base64 image is megabytes of noise): the rest is cut."""
@@ -40,15 +40,6 @@ TRUNCATED_MARK = " [… truncated]"
 
 MAX_SPAN_BYTES = 64 * 1024 * 1024
 """A stored span longer than this is not read back for a snippet (a damaged row, not a chunk)."""
-
-
-def sanitize_text(text: str) -> str:
-    """``engine.terminal.chunking.sanitize_indexed_text`` without importing the chunker (a chat
-    snippet must not pay for it; a test checks the two agree): a lone ``\r`` becomes a newline,
-    escape sequences and controls but ``\n``/``\t`` go."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return strip_controls(text)
 
 
 def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -61,7 +52,7 @@ def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 def _sanitized(text: str, limit: int = MAX_MESSAGE_CHARS) -> tuple[str, bool]:
     """The sanitized, capped body before redaction, and whether it was cut."""
     cut = len(text) > limit
-    return sanitize_text(text[:limit] if cut else text), cut
+    return sanitize_indexed_text(text[:limit] if cut else text), cut
 
 
 def event_text(event: ChatEvent) -> str | None:
@@ -274,6 +265,5 @@ __all__ = [
     "document_texts",
     "event_text",
     "message_body",
-    "sanitize_text",
     "snippet_texts",
 ]

@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 
 from engine.terminal.block import chunk_block
-from engine.terminal.sanitize import ESC_BYTES_RE, clean_text, sanitize_lines
+from engine.terminal.sanitize import ESC_BYTES_RE, sanitize_lines
 
 DEFAULT_TARGET_CHARS = 4096
 """About 4 KiB of text a chunk: snippet() re-tokenizes the whole chunk for every hit, so its cost
@@ -85,18 +85,6 @@ class ChunkResult:
     """Bytes consumed from ``data``: the next slice starts at ``base_offset + consumed``."""
     state: ChunkerState
     """State after the consumed bytes; pass it with the next slice."""
-
-
-def sanitize_indexed_text(text: str) -> str:
-    """Make chat, PR or commit text safe to index: the snippet markers can never survive.
-
-    Drops control characters except ``\\n`` and ``\\t`` (a lone ``\\r`` becomes a newline so
-    lines do not glue into one token) and strips escape sequences that pasted terminal output
-    brings along, so ``\\x1b[31merror`` indexes as ``error``.
-    """
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return clean_text(text)
 
 
 def chunk_terminal_bytes(

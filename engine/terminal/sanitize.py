@@ -114,6 +114,18 @@ def clean_text(text: str) -> str:
     return CONTROL_RE.sub("", text)
 
 
+def sanitize_indexed_text(text: str) -> str:
+    """Make chat, PR or commit text safe to index: the snippet markers can never survive.
+
+    Drops control characters except ``\\n`` and ``\\t`` (a lone ``\\r`` becomes a newline so
+    lines do not glue into one token) and strips escape sequences that pasted terminal output
+    brings along, so ``\\x1b[31merror`` indexes as ``error``.
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return clean_text(text)
+
+
 def _clean_block(text: str) -> str:
     """Clean a block, sending only the lines that move the cursor through the cell model."""
     match = _CURSOR_RE.search(text)

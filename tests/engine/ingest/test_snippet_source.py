@@ -168,8 +168,8 @@ def test_every_sourced_doc_rederives_its_indexed_text(
 
 
 def test_the_chat_sanitizer_is_the_indexing_one() -> None:
-    from engine.query.source_text import sanitize_text
-    from engine.terminal.chunking import sanitize_indexed_text
+    from engine.query.source_text import _sanitized
+    from engine.terminal.sanitize import sanitize_indexed_text
 
     for text in (
         "a\r\nb\rc",
@@ -177,7 +177,7 @@ def test_the_chat_sanitizer_is_the_indexing_one() -> None:
         "x\x00y\x1b]0;title\x07z",
         "é\r",
     ):
-        assert sanitize_text(text) == sanitize_indexed_text(text), repr(text)
+        assert _sanitized(text) == (sanitize_indexed_text(text), False), repr(text)
 
 
 def test_a_retitled_session_keeps_its_rederived_snippets(

@@ -13,9 +13,8 @@ from engine.terminal.chunking import (
     ChunkResult,
     TerminalChunk,
     chunk_terminal_bytes,
-    sanitize_indexed_text,
 )
-from engine.terminal.sanitize import sanitize_lines
+from engine.terminal.sanitize import sanitize_indexed_text, sanitize_lines
 
 ESC = b"\x1b"
 
