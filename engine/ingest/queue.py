@@ -255,6 +255,8 @@ class IngestGate:
 
     def close(self) -> None:
         """A drain is due: hold new queries until ``open`` or the hold has passed."""
+        if not self.enabled:
+            return  # the palette and the CLI: no hold, and no timer armed for one per drain
         with self._changed:
             if self._state != "open":
                 return
