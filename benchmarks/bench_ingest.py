@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -322,16 +323,29 @@ def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str
                                      ((b,) for b in bodies[i : i + 1000]))  # fmt: skip
             conn.close()
 
+        split: dict[str, dict[str, list[float]]] = {}
+
         def ours(worker: bool = True) -> None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{index}{suffix}").unlink(missing_ok=True)
             os.environ[planner.ENV_SWITCH] = "1" if worker else "0"
+            own, kids = _rusage_s(resource.RUSAGE_SELF), _rusage_s(resource.RUSAGE_CHILDREN)
             svc = create_project_service(open_project(root), start_worker=False)
             svc.catch_up()
             docs[0] = svc.index_status().doc_count
+            waited = 0.0
             if worker and svc.drainer.prefetch is not None:
                 used[:] = [svc.drainer.prefetch.started, svc.drainer.prefetch.plans_used]
+                waited = svc.drainer.prefetch.waited_s
             svc.dispose()
+            # The writer's CPU, the worker's (and git's: a few ms), and the writer's waits for
+            # plans: writer CPU + waits is the critical path on two free cores.
+            writer = _rusage_s(resource.RUSAGE_SELF) - own
+            sample = {"writer_cpu_s": writer, "worker_cpu_s": _rusage_s(resource.RUSAGE_CHILDREN) - kids,
+                      "writer_wait_s": waited, "critical_path_s": writer + waited}  # fmt: skip
+            into = split.setdefault("ours" if worker else "in_process", {})
+            for name, value in sample.items():
+                into.setdefault(name, []).append(value)
 
         def noted(name: str, job: Callable[[], None]) -> Callable[[], None]:
             def run() -> None:
@@ -353,7 +367,14 @@ def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str
             "ratio": raw_s / ours_s, "ratio_in_process": raw_s * 1000 / timings["in_process"].median,
             "ratios": [round(r / o, 3) for r, o in
                        zip(timings["raw"].wall, timings["ours"].wall, strict=True)],
-            "workers_started": used[0], "worker_plans": used[1]}  # fmt: skip
+            "workers_started": used[0], "worker_plans": used[1],
+            **{f"{variant}_{name}": round(statistics.median(values), 2)
+               for variant, names in split.items() for name, values in names.items()}}  # fmt: skip
+
+
+def _rusage_s(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def bench_worker_start(runs: int = 7) -> dict[str, float]:

@@ -34,14 +34,15 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import apsw
 
-from engine.index.db import PreparedDocs, SourceRow, get_source
+from engine.index.db import SourceRow, get_source
 from engine.ingest import gzcache, tailing
+from engine.ingest.plan_wire import WirePlan, pack, unpack
 from engine.project.model import Project, SessionKind
 from engine.project.tally import WarningTally
 
@@ -85,10 +86,9 @@ class Planned:
     entry: Entry
     row: SourceRow
     signature: str
-    plan: tailing.Plan | None = None
-    derived: list[Any] = field(default_factory=list)
-    """The plan's derived column values in document order (``PreparedDocs`` keys them by object
-    id, which pickling does not keep)."""
+    wire: WirePlan | None = None
+    """The plan, its documents as tuples (``PreparedDocs`` keys derived values by object id,
+    which pickling does not keep; and tuples load faster in the writer)."""
     skipped: list[tuple[str, str, int]] = field(default_factory=list)
     """The builder's counts of skipped or truncated lines, added to the tally once used."""
     error: str | None = None
@@ -120,13 +120,10 @@ def plan_job(project: Project, kind: SessionKind, sid: str, row: SourceRow) -> P
     skipped = WarningTally()
     builder = chat_builder(sid, meta, skipped) if kind == "chat" else terminal_builder(sid, meta)
     try:
-        plan = tailing.plan_pass(path, row, builder)
+        done.wire = pack(tailing.plan_pass(path, row, builder))
     except Exception as err:  # planned again in the drain, which handles it as it always does
         done.error = f"{type(err).__name__}: {err}"
         return done
-    docs = list(plan.prepared)
-    done.derived = [plan.prepared.derive(doc) for doc in docs]
-    done.plan = replace(plan, prepared=PreparedDocs(docs, {}))
     done.skipped = [
         (source, reason, n)
         for source in skipped.snapshot()
@@ -157,7 +154,7 @@ def serve(channel: socket.socket) -> None:
             return
         kind, sid, row = job
         answer = plan_job(project, kind, sid, row)
-        if answer.plan is None or not answer.plan.more:
+        if answer.wire is None or not answer.wire.plan.more:
             gzcache.release()  # keep an inflated ``.gz`` only for its own next pass
         with tempfile.TemporaryFile() as holder:
             pickle.dump(answer, holder, protocol=pickle.HIGHEST_PROTOCOL)
@@ -302,6 +299,8 @@ class Prefetcher:
         self.started = 0
         self.plans_used = 0
         """Counts for tests and benchmarks: workers started, worker plans committed."""
+        self.waited_s = 0.0
+        """Seconds this process spent waiting for the worker's answers (benchmarks)."""
 
     @property
     def running(self) -> bool:
@@ -359,6 +358,7 @@ class Prefetcher:
         The builder's counts of skipped lines are added to ``tally`` with a plan handed over."""
         if self.worker is None:
             return None
+        began = time.perf_counter()
         try:
             answer = self.worker.collect(
                 entry, RESULT_TIMEOUT_S + START_TIMEOUT_S * (not self.plans_used)
@@ -366,21 +366,18 @@ class Prefetcher:
         except WorkerFailed as err:
             self._give_up(str(err))
             return None
-        if answer is None or answer.plan is None:
+        finally:
+            self.waited_s += time.perf_counter() - began
+        if answer is None or answer.wire is None:
             return None
         key = f"{entry[0]}:{entry[1]}"
         row = get_source(conn, key) or SourceRow(key=key)
         if answer.signature != signature or not _same_row(answer.row, row):
             return None
-        plan = answer.plan
-        docs = list(plan.prepared)
-        prepared = PreparedDocs(
-            docs, {id(doc): (doc, d) for doc, d in zip(docs, answer.derived, strict=True)}
-        )
         for source, reason, n in answer.skipped:
             tally.add(source, reason, n)
         self.plans_used += 1
-        return replace(plan, prepared=prepared)
+        return unpack(answer.wire)
 
     def idle(self) -> None:
         """No transcript entry is left: stop the worker (a later backlog starts a new one)."""
