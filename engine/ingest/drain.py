@@ -408,10 +408,10 @@ class Drainer:
         prefetch = self.prefetch
         if prefetch.running:
             prefetch.before(
-                conn, entry, self.queue.upcoming(SESSION_QUEUE_KINDS, planner.LOOKAHEAD + 1), 0
+                conn, entry, self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW), 0
             )
         elif prefetch.should_check():
-            upcoming = self.queue.upcoming(SESSION_QUEUE_KINDS, planner.LOOKAHEAD + 1)
+            upcoming = self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW)
             if upcoming:
                 queued = [(k, s) for k in SESSION_QUEUE_KINDS for s in self.queue.queued(k)]
                 backlog = planner.backlog_bytes(conn, self.project, [entry, *queued])

@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from engine.index.db import SourceRow
-from engine.ingest import planner, tailing
+from engine.ingest import plan_worker, tailing
 from engine.ingest.plan_wire import pack, unpack
 from engine.ingest.transcripts import chat_builder, terminal_builder
 from engine.project.model import Project, SessionKind
@@ -48,10 +48,11 @@ def test_a_shipped_plan_holds_the_same_documents_and_derived_values(
     sessions: tuple[tuple[SessionKind, str], ...] = (("chat", "c1"), ("terminal", "t1"))
     for kind, sid in sessions:
         local = _in_process(project, kind, sid)
-        answer = planner.plan_job(project, kind, sid, SourceRow(key=f"{kind}:{sid}"))
+        answer = plan_worker.plan_job(project, kind, sid, SourceRow(key=f"{kind}:{sid}"))
         assert answer.error is None
-        assert answer.wire is not None
-        shipped = unpack(pickle.loads(pickle.dumps(answer.wire, protocol=pickle.HIGHEST_PROTOCOL)))
+        assert answer.plan is not None
+        wire = pack(answer.plan)  # as the worker sends it
+        shipped = unpack(pickle.loads(pickle.dumps(wire, protocol=pickle.HIGHEST_PROTOCOL)))
         assert len(local.prepared) > 2
         assert list(shipped.prepared) == list(local.prepared)
         assert [shipped.prepared.derive(d) for d in shipped.prepared] == [

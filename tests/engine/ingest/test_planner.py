@@ -227,3 +227,44 @@ def test_a_pass_whose_planning_raises_is_planned_again_here(
     finally:
         svc.dispose()
     assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_the_writer_plans_a_queued_job_itself_while_the_worker_is_behind(
+    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    """A worker held by a real SIGSTOP from its start cannot answer: the writer takes back its
+    last queued job (a real ``cancel`` message) and plans it; then the worker resumes, drops the
+    job it was told to drop, and goes on. Every pass is committed once, as without a worker."""
+    _fill(writer)
+    stopped: list[int] = []
+
+    class HeldWorker(planner.PlanWorker):
+        def __init__(self, project: Any) -> None:
+            super().__init__(project)
+            os.kill(self.pid, signal.SIGSTOP)
+            stopped.append(self.pid)
+
+    real_plan_job = planner.plan_job
+
+    def plan_here(*args: Any) -> Any:
+        answer = real_plan_job(*args)
+        os.kill(stopped[0], signal.SIGCONT)  # behind only for as long as one steal takes
+        return answer
+
+    monkeypatch.setattr(planner, "PlanWorker", HeldWorker)
+    monkeypatch.setattr(planner, "plan_job", plan_here)
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert stopped
+        assert prefetch is not None
+        assert prefetch.failure is None
+        assert prefetch.stolen >= 1
+        assert prefetch.own_used >= 1  # a plan made while waiting was committed
+        assert prefetch.plans_used > SESSIONS  # and the worker went on planning after it
+        assert not prefetch.running
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
