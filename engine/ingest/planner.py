@@ -30,9 +30,10 @@ stopped when no transcript entry is left.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import apsw
@@ -101,6 +102,7 @@ class Prefetcher:
         self.failure: str | None = None
         """Why the worker was given up (the drain plans in process from then on)."""
         self._checked_at = -RECHECK_S
+        self._idle = IdleCores()
         self.started = 0
         self.plans_used = 0
         """Counts for tests and benchmarks: workers started, worker plans committed."""
@@ -125,7 +127,7 @@ class Prefetcher:
         if self.disabled:
             return
         if self.worker is None:
-            if backlog < WORKER_MIN_BACKLOG_BYTES or not upcoming or not core_free():
+            if backlog < WORKER_MIN_BACKLOG_BYTES or not upcoming or not core_free(self._idle):
                 return
             try:
                 self.worker = PlanWorker(self.project)
@@ -248,8 +250,57 @@ class Prefetcher:
         self.disabled = True
 
 
-def core_free() -> bool:
-    """Whether the machine has a core to spare (load average per CPU under the bound)."""
+MIN_IDLE_CORES = 0.75
+"""Measured idle CPU (in cores, over the last recheck period) that counts as a free core."""
+
+
+class IdleCores:
+    """Idle CPU since the last reading of ``/proc/stat``: what the machine has to spare now,
+    where the 1-minute load average trails by a minute (a first index started as another job
+    ended would otherwise plan alone for that minute)."""
+
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, cpus: int | None = None
+    ) -> None:
+        self._clock = clock
+        self._cpus = cpus or os.cpu_count() or 1
+        self._last = _cpu_times()
+        self._at = clock()
+
+    def cores(self) -> float | None:
+        """Idle cores since the last call (None when unknown or too short to tell)."""
+        now, times = self._clock(), _cpu_times()
+        last, at = self._last, self._at
+        self._last, self._at = times, now
+        if times is None or last is None or now - at < 0.2:
+            return None
+        busy = [b - a for a, b in zip(last, times, strict=True)]
+        total = sum(busy)
+        if total <= 0:
+            return None
+        idle = busy[3] + busy[4]  # idle + iowait
+        return idle / total * self._cpus
+
+
+def _cpu_times() -> list[int] | None:
+    try:
+        with open("/proc/stat", "rb") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 6 or fields[0] != b"cpu":
+        return None
+    return [int(f) for f in fields[1:8]]
+
+
+def core_free(idle: IdleCores | None = None) -> bool:
+    """Whether the machine has a core to spare: measured idle CPU since the last check when
+    there is such a measurement, else the 1-minute load average per CPU under the bound."""
+    if math.isinf(MAX_LOAD_PER_CPU):
+        return True  # forced (benchmarks, tests)
+    measured = idle.cores() if idle is not None else None
+    if measured is not None:
+        return measured >= MIN_IDLE_CORES
     try:
         load = os.getloadavg()[0]
     except OSError:

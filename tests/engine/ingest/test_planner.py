@@ -268,3 +268,26 @@ def test_the_writer_plans_a_queued_job_itself_while_the_worker_is_behind(
     finally:
         svc.dispose()
     assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_a_core_idle_now_counts_though_the_load_average_still_trails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The gate reads the idle CPU since its last check (``/proc/stat``), which says at once
+    what the 1-minute load average says a minute late. The machine's load cannot be set from a
+    test, so its two readings are scripted here; the decision is the code under test."""
+    readings = iter([[100, 0, 100, 800, 0, 0, 0], [200, 0, 200, 1400, 0, 0, 0]])
+    monkeypatch.setattr(planner, "_cpu_times", lambda: next(readings))
+    monkeypatch.setattr(planner.os, "getloadavg", lambda: (9.0, 9.0, 9.0))  # a minute ago
+    idle = planner.IdleCores(clock=iter([10.0, 12.0]).__next__, cpus=2)
+    assert planner.core_free(idle)  # 600 of 800 ticks idle: 1.5 of 2 cores
+    assert not planner.core_free()  # without a measurement, the trailing average decides
+
+
+def test_a_busy_machine_keeps_planning_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    readings = iter([[100, 0, 100, 800, 0, 0, 0], [480, 0, 480, 840, 0, 0, 0]])
+    monkeypatch.setattr(planner, "_cpu_times", lambda: next(readings))
+    monkeypatch.setattr(planner.os, "getloadavg", lambda: (0.1, 0.1, 0.1))  # trailing: idle
+    assert not planner.core_free(
+        planner.IdleCores(clock=iter([10.0, 12.0]).__next__, cpus=2)
+    )  # 40 of 800 ticks idle: 0.1 core
