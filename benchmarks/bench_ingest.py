@@ -336,17 +336,18 @@ def bench_corpus(
             svc = create_project_service(open_project(root), start_worker=False)
             svc.catch_up()
             docs[0] = svc.index_status().doc_count
-            waited = 0.0
+            waited, counts = 0.0, {}
             if worker and svc.drainer.prefetch is not None:
                 prefetch = svc.drainer.prefetch
                 used[:] = [prefetch.started, prefetch.plans_used, prefetch.own_used]
+                counts = {"worker_plans": prefetch.plans_used, "own_plans": prefetch.own_used}
                 waited = svc.drainer.prefetch.waited_s
             svc.dispose()
             # The writer's CPU, the worker's (and git's: a few ms), and the writer's waits for
             # plans: writer CPU + waits is the critical path on two free cores.
             writer = _rusage_s(resource.RUSAGE_SELF) - own
             sample = {"writer_cpu_s": writer, "worker_cpu_s": _rusage_s(resource.RUSAGE_CHILDREN) - kids,
-                      "writer_wait_s": waited, "critical_path_s": writer + waited}  # fmt: skip
+                      "writer_wait_s": waited, "critical_path_s": writer + waited, **counts}  # fmt: skip
             variant = ("ours" if steal else "no_steal") if worker else "in_process"
             into = split.setdefault(variant, {})
             for name, value in sample.items():

@@ -20,11 +20,10 @@ takes back the last job the worker has not started (``cancel``) and plans that p
 both cores plan and neither waits while there is work (issue 14.1, h-pipe).
 
 The worker (``engine.ingest.plan_worker``) is started (fork + exec: safe in a process that runs
-threads) only when the queued
-transcripts hold at least ``WORKER_MIN_BACKLOG_BYTES`` not yet ingested, so the debounced
-appends of a live session never wait for it, and only while a core is free (load average), and
-stopped when no transcript entry is left.
-``ADE_INGEST_WORKER=0`` turns it off.
+threads) only when the queued transcripts hold at least ``WORKER_MIN_BACKLOG_BYTES`` not yet
+ingested, so the debounced appends of a live session never wait for it, and only while a core is
+free (idle CPU measured since the last check, else the load average), and stopped when no
+transcript entry is left. ``ADE_INGEST_WORKER=0`` turns it off.
 """
 
 from __future__ import annotations
