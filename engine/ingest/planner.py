@@ -213,9 +213,14 @@ class Prefetcher:
                 finally:
                     self.waited_s += time.perf_counter() - began
             worker.cancel(victim)
-            kind, sid = victim
-            self.own[victim] = plan_job(self.project, kind, sid, _row(conn, victim))  # type: ignore[arg-type]
             self.stolen += 1
+            kind, sid = victim
+            try:
+                self.own[victim] = plan_job(self.project, kind, sid, _row(conn, victim))  # type: ignore[arg-type]
+            except Exception:
+                # Not this entry's failure: the victim is planned again at its own turn, where
+                # the drain handles whatever it raises then.
+                log.debug("planning %s:%s ahead failed", kind, sid, exc_info=True)
         return worker.answered.pop(entry)
 
     def _victim(self, entry: Entry) -> Entry | None:

@@ -291,3 +291,39 @@ def test_a_busy_machine_keeps_planning_in_process(monkeypatch: pytest.MonkeyPatc
     assert not planner.core_free(
         planner.IdleCores(clock=iter([10.0, 12.0]).__next__, cpus=2)
     )  # 40 of 800 ticks idle: 0.1 core
+
+
+def test_a_pass_planned_ahead_that_fails_is_planned_again_at_its_turn(
+    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    """Planning a taken-back job fails (an injected I/O error): not the current entry's fault,
+    so nothing backs off or warns; the job is planned again when its entry runs."""
+    _fill(writer)
+    stopped: list[int] = []
+
+    class HeldWorker(planner.PlanWorker):
+        def __init__(self, project: Any) -> None:
+            super().__init__(project)
+            os.kill(self.pid, signal.SIGSTOP)
+            stopped.append(self.pid)
+
+    def failing_plan_job(*args: Any) -> Any:
+        os.kill(stopped[0], signal.SIGCONT)
+        raise OSError("injected: the transcript vanished for a moment")
+
+    monkeypatch.setattr(planner, "PlanWorker", HeldWorker)
+    monkeypatch.setattr(planner, "plan_job", failing_plan_job)
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert prefetch is not None
+        assert prefetch.stolen >= 1
+        assert prefetch.own_used == 0
+        assert prefetch.failure is None
+        assert not svc.drainer.failures
+        assert not svc.tally.snapshot()
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
