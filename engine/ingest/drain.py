@@ -411,11 +411,11 @@ class Drainer:
                 conn, entry, self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW), 0
             )
         elif prefetch.should_check():
+            # One long transcript alone is a backlog too: its next passes are planned ahead.
             upcoming = self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW)
-            if upcoming:
-                queued = [(k, s) for k in SESSION_QUEUE_KINDS for s in self.queue.queued(k)]
-                backlog = planner.backlog_bytes(conn, self.project, [entry, *queued])
-                prefetch.before(conn, entry, upcoming, backlog)
+            queued = [(k, s) for k in SESSION_QUEUE_KINDS for s in self.queue.queued(k)]
+            backlog = planner.backlog_bytes(conn, self.project, [entry, *queued])
+            prefetch.before(conn, entry, upcoming, backlog)
         return prefetch
 
     def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:

@@ -109,6 +109,10 @@ class Prefetcher:
         self.stolen = 0
         """Passes this process planned while waiting (taken back from the worker), and how many
         of those plans were committed."""
+        self.sent_ahead = 0
+        """Next passes of an entry sent before its current pass was written."""
+        self._tail = False
+        """The queue's rest fits in the planning window (set by ``before``)."""
         self.own: dict[Entry, Planned] = {}
         """Plans this process made while waiting, kept until their entry runs."""
         self.waited_s = 0.0
@@ -126,7 +130,9 @@ class Prefetcher:
         if self.disabled:
             return
         if self.worker is None:
-            if backlog < WORKER_MIN_BACKLOG_BYTES or not upcoming or not core_free(self._idle):
+            # ``current`` alone can be the backlog (one long transcript): its next passes are
+            # then planned ahead (``take``).
+            if backlog < WORKER_MIN_BACKLOG_BYTES or not core_free(self._idle):
                 return
             try:
                 self.worker = PlanWorker(self.project)
@@ -140,6 +146,9 @@ class Prefetcher:
         for entry in [e for e in self.own if e not in upcoming and e != current]:
             del self.own[entry]
         given = self.worker.outstanding() | set(self.own)
+        # The rest of the queue fits in the window: ``current``'s next pass, re-queued behind
+        # it, is still in the window when it runs, so planning it ahead is not wasted.
+        self._tail = len(upcoming) < WINDOW
         try:
             for entry in upcoming:
                 if len(self.worker.waiting()) >= LOOKAHEAD:
@@ -175,6 +184,10 @@ class Prefetcher:
         except WorkerFailed as err:
             self._give_up(str(err))
             return None
+        if answer is None and self._tail:
+            # Nothing was planned ahead for it: plan it here now (what the caller would do), so
+            # that its next pass can go to the worker before this one is written.
+            answer = self._plan_here(entry, conn)
         if answer is None or answer.error is not None:
             return None
         if answer.signature != signature or not _same_row(answer.row, _row(conn, entry)):
@@ -188,7 +201,38 @@ class Prefetcher:
             self.own_used += 1
         else:
             self.plans_used += 1
+        if plan.more and self._tail:
+            self._send_next_pass(entry, plan)
         return plan
+
+    def _send_next_pass(self, entry: Entry, plan: tailing.Plan) -> None:
+        """Send the worker ``entry``'s next pass, from the source row this pass's commit will
+        store: while this pass is written, the next one is planned. If the commit stores
+        anything else (another writer got there first), that plan is stale and unused."""
+        if self.worker is None or entry in self.worker.outstanding():
+            return
+        after = SourceRow(
+            key=plan.row.key,
+            cursor=plan.cursor,
+            identity=plan.identity,
+            size=plan.size,
+            state=tailing.state_json(plan.state),
+        )
+        try:
+            self.worker.submit(entry, after)
+        except WorkerFailed as err:
+            self._give_up(str(err))
+            return
+        self.sent_ahead += 1
+
+    def _plan_here(self, entry: Entry, conn: apsw.Connection) -> Planned | None:
+        kind, sid = entry
+        try:
+            return plan_job(self.project, kind, sid, _row(conn, entry))  # type: ignore[arg-type]
+        except Exception:
+            # Planned again by the caller, which handles whatever it raises there.
+            log.debug("planning %s:%s ahead failed", kind, sid, exc_info=True)
+            return None
 
     def _answer(self, entry: Entry, conn: apsw.Connection) -> Planned | None:
         """The answer for ``entry``. While the worker has not answered it, this process plans
@@ -214,13 +258,10 @@ class Prefetcher:
                     self.waited_s += time.perf_counter() - began
             worker.cancel(victim)
             self.stolen += 1
-            kind, sid = victim
-            try:
-                self.own[victim] = plan_job(self.project, kind, sid, _row(conn, victim))  # type: ignore[arg-type]
-            except Exception:
-                # Not this entry's failure: the victim is planned again at its own turn, where
-                # the drain handles whatever it raises then.
-                log.debug("planning %s:%s ahead failed", kind, sid, exc_info=True)
+            # Its failure is not this entry's: the victim is planned again at its own turn.
+            planned = self._plan_here(victim, conn)
+            if planned is not None:
+                self.own[victim] = planned
         return worker.answered.pop(entry)
 
     def _victim(self, entry: Entry) -> Entry | None:

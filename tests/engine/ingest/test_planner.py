@@ -327,3 +327,28 @@ def test_a_pass_planned_ahead_that_fails_is_planned_again_at_its_turn(
     finally:
         svc.dispose()
     assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_one_long_transcript_has_its_next_pass_planned_while_one_is_written(
+    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    """A backlog of one transcript (a big import, one long log) has no other entry to plan
+    ahead: the worker is sent its next pass, from the source row the current pass's commit
+    stores, and that plan is used; the index is the one without a worker."""
+    writer.session("long", "chat", endedAt="2026-06-01T10:00:00+00:00")
+    for n in range(400):
+        writer.chat("long", "user_message", id=f"m{n}", status="accepted",
+                    text=f"long message {n} parseHTTPResponse token{n} ✓")  # fmt: skip
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert prefetch is not None
+        assert prefetch.started == 1
+        assert prefetch.failure is None
+        assert prefetch.sent_ahead > 3
+        assert prefetch.plans_used > 3  # next passes planned by the worker were committed
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
