@@ -295,6 +295,10 @@ class Prefetcher:
         self.disabled = True
 
 
+IDLE_WINDOW_S = 10.0
+"""Longest interval whose idle CPU still says what the machine has to spare now (a daemon's
+first backlog in hours falls back to the load average)."""
+
 MIN_IDLE_CORES = 0.75
 """Measured idle CPU (in cores, over the last recheck period) that counts as a free core."""
 
@@ -317,8 +321,8 @@ class IdleCores:
         now, times = self._clock(), _cpu_times()
         last, at = self._last, self._at
         self._last, self._at = times, now
-        if times is None or last is None or now - at < 0.2:
-            return None
+        if times is None or last is None or not 0.2 <= now - at <= IDLE_WINDOW_S:
+            return None  # too short to tell, or an average over a long-gone past
         busy = [b - a for a, b in zip(last, times, strict=True)]
         total = sum(busy)
         if total <= 0:

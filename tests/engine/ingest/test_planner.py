@@ -352,3 +352,13 @@ def test_one_long_transcript_has_its_next_pass_planned_while_one_is_written(
     finally:
         svc.dispose()
     assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_an_idle_reading_over_a_long_gone_past_is_not_trusted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    readings = iter([[100, 0, 100, 800, 0, 0, 0], [200, 0, 200, 1400, 0, 0, 0]])
+    monkeypatch.setattr(planner, "_cpu_times", lambda: next(readings))
+    monkeypatch.setattr(planner.os, "getloadavg", lambda: (9.0, 9.0, 9.0))
+    idle = planner.IdleCores(clock=iter([10.0, 10.0 + 3600]).__next__, cpus=2)
+    assert not planner.core_free(idle)  # idle an hour on average says nothing of now
