@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,7 +36,7 @@ from benchmarks.bench_chunking import ansi_log
 from benchmarks.timing import Stopwatch, best_of, interleaved, percentile, timed
 from engine.index import db as index_db
 from engine.index.identifiers import identifier_parts
-from engine.ingest import planner, tailing
+from engine.ingest import plan_worker, planner, tailing
 from engine.ingest.docs import chunk_doc
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
@@ -295,7 +296,9 @@ def _sanitized_bodies(root: Path) -> list[str]:
     return bodies
 
 
-def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str, float]:
+def bench_corpus(
+    mb: int, runs: int, corpus_dir: Path | None = None, *, compare_steal: bool = False
+) -> dict[str, float]:
     """First index of the generated corpus through ``catch_up`` vs raw FTS5 of the same text."""
     from benchmarks.corpus import CORPUS_DIR, generate
 
@@ -307,7 +310,7 @@ def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str
         bodies = _sanitized_bodies(root)
         raw_path = Path(tmp) / "raw.db"
         index = open_project(root).index_path
-        docs, used = [0], [0, 0]
+        docs, used = [0], [0, 0, 0]
 
         def raw() -> None:
             for suffix in ("", "-wal", "-shm"):
@@ -322,16 +325,33 @@ def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str
                                      ((b,) for b in bodies[i : i + 1000]))  # fmt: skip
             conn.close()
 
-        def ours(worker: bool = True) -> None:
+        split: dict[str, dict[str, list[float]]] = {}
+
+        def ours(worker: bool = True, steal: bool = True) -> None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{index}{suffix}").unlink(missing_ok=True)
             os.environ[planner.ENV_SWITCH] = "1" if worker else "0"
+            planner.STEAL_WHILE_WAITING = steal
+            own, kids = _rusage_s(resource.RUSAGE_SELF), _rusage_s(resource.RUSAGE_CHILDREN)
             svc = create_project_service(open_project(root), start_worker=False)
             svc.catch_up()
             docs[0] = svc.index_status().doc_count
+            waited, counts = 0.0, {}
             if worker and svc.drainer.prefetch is not None:
-                used[:] = [svc.drainer.prefetch.started, svc.drainer.prefetch.plans_used]
+                prefetch = svc.drainer.prefetch
+                used[:] = [prefetch.started, prefetch.plans_used, prefetch.own_used]
+                counts = {"worker_plans": prefetch.plans_used, "own_plans": prefetch.own_used}
+                waited = svc.drainer.prefetch.waited_s
             svc.dispose()
+            # The writer's CPU, the worker's (and git's: a few ms), and the writer's waits for
+            # plans: writer CPU + waits is the critical path on two free cores.
+            writer = _rusage_s(resource.RUSAGE_SELF) - own
+            sample = {"writer_cpu_s": writer, "worker_cpu_s": _rusage_s(resource.RUSAGE_CHILDREN) - kids,
+                      "writer_wait_s": waited, "critical_path_s": writer + waited, **counts}  # fmt: skip
+            variant = ("ours" if steal else "no_steal") if worker else "in_process"
+            into = split.setdefault(variant, {})
+            for name, value in sample.items():
+                into.setdefault(name, []).append(value)
 
         def noted(name: str, job: Callable[[], None]) -> Callable[[], None]:
             def run() -> None:
@@ -341,6 +361,8 @@ def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str
             return run
 
         jobs = {"raw": raw, "ours": ours, "in_process": lambda: ours(worker=False)}
+        if compare_steal:
+            jobs["no_steal"] = lambda: ours(steal=False)
         timings = interleaved({k: noted(k, j) for k, j in jobs.items()}, runs, warmup=False)
         os.environ.pop(planner.ENV_SWITCH, None)
     text_mb = sum(len(b.encode("utf-8")) for b in bodies) / 1e6
@@ -353,7 +375,15 @@ def bench_corpus(mb: int, runs: int, corpus_dir: Path | None = None) -> dict[str
             "ratio": raw_s / ours_s, "ratio_in_process": raw_s * 1000 / timings["in_process"].median,
             "ratios": [round(r / o, 3) for r, o in
                        zip(timings["raw"].wall, timings["ours"].wall, strict=True)],
-            "workers_started": used[0], "worker_plans": used[1]}  # fmt: skip
+            "workers_started": used[0], "worker_plans": used[1], "own_plans": used[2],
+            **{f"{name}_walls_s": [round(w / 1000, 2) for w in t.wall] for name, t in timings.items()},
+            **{f"{variant}_{name}": round(statistics.median(values), 2)
+               for variant, names in split.items() for name, values in names.items()}}  # fmt: skip
+
+
+def _rusage_s(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def bench_worker_start(runs: int = 7) -> dict[str, float]:
@@ -365,7 +395,7 @@ def bench_worker_start(runs: int = 7) -> dict[str, float]:
         project = open_project(Path(tmp))
         for _ in range(runs):
             start = time.perf_counter()
-            worker = planner.PlanWorker(project)
+            worker = plan_worker.PlanWorker(project)
             worker.submit(("chat", "none"), SourceRow(key="chat:none"))
             worker.collect(("chat", "none"), 60.0)
             walls.append(time.perf_counter() - start)
@@ -383,6 +413,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved corpus rounds")
     parser.add_argument("--min-backlog-mb", type=float, help="start the planning worker from here")
     parser.add_argument("--worker-start", action="store_true", help="only the worker start cost")
+    parser.add_argument("--compare-steal", action="store_true",
+                        help="also the worker without the writer planning while it waits")  # fmt: skip
     parser.add_argument("--any-load", action="store_true", help="start the worker however busy")
     args = parser.parse_args()
     if args.worker_start:
@@ -393,7 +425,10 @@ def main() -> None:
     if args.any_load:
         planner.MAX_LOAD_PER_CPU = float("inf")
     if args.corpus_mb:
-        print("corpus", bench_corpus(args.corpus_mb, args.rounds, args.corpus_dir), flush=True)
+        found = bench_corpus(
+            args.corpus_mb, args.rounds, args.corpus_dir, compare_steal=args.compare_steal
+        )
+        print("corpus", found, flush=True)
         return
     print("notify", bench_notify(), flush=True)
     print("throughput", bench_throughput(args.mb), flush=True)

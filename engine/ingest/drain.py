@@ -408,14 +408,14 @@ class Drainer:
         prefetch = self.prefetch
         if prefetch.running:
             prefetch.before(
-                conn, entry, self.queue.upcoming(SESSION_QUEUE_KINDS, planner.LOOKAHEAD + 1), 0
+                conn, entry, self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW), 0
             )
         elif prefetch.should_check():
-            upcoming = self.queue.upcoming(SESSION_QUEUE_KINDS, planner.LOOKAHEAD + 1)
-            if upcoming:
-                queued = [(k, s) for k in SESSION_QUEUE_KINDS for s in self.queue.queued(k)]
-                backlog = planner.backlog_bytes(conn, self.project, [entry, *queued])
-                prefetch.before(conn, entry, upcoming, backlog)
+            # One long transcript alone is a backlog too: its next passes are planned ahead.
+            upcoming = self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW)
+            queued = [(k, s) for k in SESSION_QUEUE_KINDS for s in self.queue.queued(k)]
+            backlog = planner.backlog_bytes(conn, self.project, [entry, *queued])
+            prefetch.before(conn, entry, upcoming, backlog)
         return prefetch
 
     def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:

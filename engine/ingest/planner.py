@@ -15,33 +15,31 @@ under the write lock as always. Anything else — no plan, a stale one, a worker
 or hung — means the pass is planned here, as it is without a worker: a worker can cost time and
 a warning, never a line.
 
-The worker is started (fork + exec: safe in a process that runs threads) only when the queued
-transcripts hold at least ``WORKER_MIN_BACKLOG_BYTES`` not yet ingested, so the debounced
-appends of a live session never wait for it, and only while a core is free (load average), and
-stopped when no transcript entry is left.
-``ADE_INGEST_WORKER=0`` turns it off.
+While the plan of the pass it is to write next is not ready, this process does not idle: it
+takes back the last job the worker has not started (``cancel``) and plans that pass itself, so
+both cores plan and neither waits while there is work (issue 14.1, h-pipe).
+
+The worker (``engine.ingest.plan_worker``) is started (fork + exec: safe in a process that runs
+threads) only when the queued transcripts hold at least ``WORKER_MIN_BACKLOG_BYTES`` not yet
+ingested, so the debounced appends of a live session never wait for it, and only while a core is
+free (idle CPU measured since the last check, else the load average), and stopped when no
+transcript entry is left. ``ADE_INGEST_WORKER=0`` turns it off.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
-import pickle
-import select
-import socket
-import subprocess
-import sys
-import tempfile
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 import apsw
 
-from engine.index.db import PreparedDocs, SourceRow, get_source
-from engine.ingest import gzcache, tailing
+from engine.index.db import SourceRow, get_source
+from engine.ingest import tailing
+from engine.ingest.plan_worker import Planned, PlanWorker, WorkerFailed, plan_job
 from engine.project.model import Project, SessionKind
 from engine.project.tally import WarningTally
 
@@ -51,14 +49,23 @@ WORKER_MIN_BACKLOG_BYTES = 24 * 1024 * 1024
 """Queued transcript bytes past their cursors that pay for a worker: its start (~0.2-0.4 s,
 benchmarks/RESULTS.md) is a few percent of planning that much."""
 
-LOOKAHEAD = 2
-"""Passes planned ahead: one being planned while the one before it waits, ready. Each holds a
-slice's documents (a few MB), so memory stays bounded by the slice size."""
+LOOKAHEAD = 4
+"""Jobs the worker holds: one being planned and the rest queued behind it, so a scheduling
+delay of either process does not leave the other idle, and the writer has a queued job to take
+back while it waits. Each plan holds a slice's documents (a few MB): memory stays bounded by a
+few slices."""
+
+WINDOW = 2 * LOOKAHEAD + 1
+"""Queue entries looked at per pass: the current one, the worker's jobs, and the plans this
+process made while waiting."""
 
 MAX_LOAD_PER_CPU = 0.75
 """Start a worker only while the 1-minute load average per CPU is below this: a second process
 pays only on a core nobody else uses; on a machine whose cores are all busy it measured slower
 than planning in process (benchmarks/RESULTS.md, issue 14.1)."""
+
+STEAL_WHILE_WAITING = True
+"""Plan a pass here, taken back from the worker, rather than wait for the worker's answer."""
 
 RESULT_TIMEOUT_S = 120.0
 """Longest wait for one plan (a 4 MiB slice plans in well under a second on a loaded machine):
@@ -78,214 +85,9 @@ SESSION_KINDS: tuple[SessionKind, ...] = ("chat", "terminal")
 Entry = tuple[str, str]
 
 
-@dataclass
-class Planned:
-    """What the worker made of one job: a plan, or why there is none."""
-
-    entry: Entry
-    row: SourceRow
-    signature: str
-    plan: tailing.Plan | None = None
-    derived: list[Any] = field(default_factory=list)
-    """The plan's derived column values in document order (``PreparedDocs`` keys them by object
-    id, which pickling does not keep)."""
-    skipped: list[tuple[str, str, int]] = field(default_factory=list)
-    """The builder's counts of skipped or truncated lines, added to the tally once used."""
-    error: str | None = None
-
-
 def enabled() -> bool:
     """Whether the environment allows a planning worker."""
     return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "off", "no", "false")
-
-
-# --- the worker process ---------------------------------------------------------------------
-
-
-def plan_job(project: Project, kind: SessionKind, sid: str, row: SourceRow) -> Planned:
-    """Plan one pass the way ``process_session`` would (the worker's half; no database)."""
-    from engine.ingest.reconcile import session_signature
-    from engine.ingest.transcripts import chat_builder, terminal_builder
-    from engine.project.sessions import read_session
-    from engine.project.transcripts import transcript_file
-
-    # The signature first, as the drain takes it: a change after it is seen as stale.
-    signature = session_signature(project, kind, sid)
-    done = Planned(entry=(kind, sid), row=row, signature=signature)
-    meta = read_session(project, sid, WarningTally())  # its warnings are counted by the drain
-    path = transcript_file(project, kind, sid)
-    if meta is None or meta.kind != kind or path is None:
-        done.error = "no transcript"
-        return done
-    skipped = WarningTally()
-    builder = chat_builder(sid, meta, skipped) if kind == "chat" else terminal_builder(sid, meta)
-    try:
-        plan = tailing.plan_pass(path, row, builder)
-    except Exception as err:  # planned again in the drain, which handles it as it always does
-        done.error = f"{type(err).__name__}: {err}"
-        return done
-    docs = list(plan.prepared)
-    done.derived = [plan.prepared.derive(doc) for doc in docs]
-    done.plan = replace(plan, prepared=PreparedDocs(docs, {}))
-    done.skipped = [
-        (source, reason, n)
-        for source in skipped.snapshot()
-        for reason, n in skipped.reasons(source).items()
-    ]
-    return done
-
-
-def serve(channel: socket.socket) -> None:
-    """The worker's loop: the project and slice sizes first, then a ``(kind, sid, row)`` job in
-    and a ``Planned`` out, until ``None`` or the parent's end of the socket closes.
-
-    An answer (a slice's documents: megabytes) is pickled into an unlinked temporary file whose
-    descriptor travels over the socket: the send never waits for the parent to read, so the
-    next plan starts at once (through the socket itself each answer took a dozen wake-ups of
-    both processes, which under load cost more than the planning saved).
-    """
-    try:
-        project, tailing.SLICE_BYTES, tailing.LONG_LINE_CAP = _receive(channel)
-    except (EOFError, OSError):
-        return
-    while True:
-        try:
-            job = _receive(channel)
-        except (EOFError, OSError):
-            return
-        if job is None:
-            return
-        kind, sid, row = job
-        answer = plan_job(project, kind, sid, row)
-        if answer.plan is None or not answer.plan.more:
-            gzcache.release()  # keep an inflated ``.gz`` only for its own next pass
-        with tempfile.TemporaryFile() as holder:
-            pickle.dump(answer, holder, protocol=pickle.HIGHEST_PROTOCOL)
-            holder.flush()
-            try:
-                socket.send_fds(channel, [b"plan"], [holder.fileno()])
-            except OSError:
-                return  # the parent is gone (killed mid-pass): nothing to answer
-
-
-_PACKET = 1 << 20
-"""Largest control message (a job: two names and a source row)."""
-
-
-def _receive(channel: socket.socket) -> Any:
-    data = channel.recv(_PACKET)
-    if not data:
-        raise EOFError("closed")
-    return pickle.loads(data)
-
-
-# --- this process's side --------------------------------------------------------------------
-
-
-class WorkerFailed(Exception):
-    """The worker died, hung or broke its pipe: stop using it."""
-
-
-class PlanWorker:
-    """One planning process and the jobs sent to it, answered in order.
-
-    Started with ``subprocess`` (fork + exec of ``python -m engine.ingest.planner FD``) over a
-    socket pair: safe in a process that runs threads, and, unlike ``multiprocessing``'s spawn,
-    it never re-imports the parent's main script.
-    """
-
-    def __init__(self, project: Project) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            p for p in (package_root, os.environ.get("PYTHONPATH")) if p
-        )}  # fmt: skip
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "engine.ingest.planner", str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL,
-                env=env,
-            )
-        finally:
-            theirs.close()
-        self._channel = ours
-        self.sent: list[tuple[Entry, SourceRow]] = []
-        """Jobs sent and not yet answered, in order."""
-        self.answered: dict[Entry, Planned] = {}
-        try:
-            self._send((project, tailing.SLICE_BYTES, tailing.LONG_LINE_CAP))
-        except OSError as err:
-            self.stop(kill=True)
-            raise WorkerFailed(f"cannot reach the planning worker: {err}") from None
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def _send(self, message: Any) -> None:
-        self._channel.sendall(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-
-    def submit(self, entry: Entry, row: SourceRow) -> None:
-        try:
-            self._send((entry[0], entry[1], row))
-        except (OSError, ValueError) as err:
-            raise WorkerFailed(f"cannot reach the planning worker: {err}") from None
-        self.sent.append((entry, row))
-
-    def outstanding(self) -> set[Entry]:
-        return {entry for entry, _ in self.sent} | set(self.answered)
-
-    def collect(self, entry: Entry, timeout: float) -> Planned | None:
-        """The answer for ``entry`` (waiting for it if it was sent), or None when not sent."""
-        if entry in self.answered:
-            return self.answered.pop(entry)
-        if all(sent != entry for sent, _ in self.sent):
-            return None
-        deadline = time.monotonic() + timeout
-        while self.sent:
-            left = deadline - time.monotonic()
-            try:
-                ready = left > 0 and select.select([self._channel], [], [], left)[0]
-                if not ready:
-                    raise WorkerFailed(f"the planning worker gave no answer in {timeout:.1f} s")
-                answer = self._read_answer()
-            except (EOFError, OSError, pickle.UnpicklingError) as err:
-                raise WorkerFailed(f"the planning worker stopped ({err or 'closed'})") from None
-            self.sent.pop(0)
-            if answer.entry == entry:
-                return answer
-            self.answered[answer.entry] = answer
-        return None
-
-    def _read_answer(self) -> Planned:
-        message, fds, _, _ = socket.recv_fds(self._channel, 16, 1)
-        if not message or not fds:
-            for fd in fds:
-                os.close(fd)
-            raise EOFError("closed")
-        with os.fdopen(fds[0], "rb") as holder:
-            holder.seek(0)
-            answer: Planned = pickle.load(holder)
-        return answer
-
-    def stop(self, *, kill: bool = False) -> None:
-        """End the worker: politely (it finishes the job in hand), or at once with ``kill``."""
-        if not kill:
-            try:
-                self._send(None)
-            except (OSError, ValueError):
-                kill = True
-        if kill:
-            self.process.kill()
-        try:
-            self.process.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=5.0)
-        self._channel.close()
-        self.sent.clear()
-        self.answered.clear()
 
 
 class Prefetcher:
@@ -299,9 +101,22 @@ class Prefetcher:
         self.failure: str | None = None
         """Why the worker was given up (the drain plans in process from then on)."""
         self._checked_at = -RECHECK_S
+        self._idle = IdleCores()
         self.started = 0
         self.plans_used = 0
         """Counts for tests and benchmarks: workers started, worker plans committed."""
+        self.own_used = 0
+        self.stolen = 0
+        """Passes this process planned while waiting (taken back from the worker), and how many
+        of those plans were committed."""
+        self.sent_ahead = 0
+        """Next passes of an entry sent before its current pass was written."""
+        self._tail = False
+        """The queue's rest fits in the planning window (set by ``before``)."""
+        self.own: dict[Entry, Planned] = {}
+        """Plans this process made while waiting, kept until their entry runs."""
+        self.waited_s = 0.0
+        """Seconds this process spent waiting for the worker's answers (benchmarks)."""
 
     @property
     def running(self) -> bool:
@@ -315,7 +130,9 @@ class Prefetcher:
         if self.disabled:
             return
         if self.worker is None:
-            if backlog < WORKER_MIN_BACKLOG_BYTES or not upcoming or not core_free():
+            # ``current`` alone can be the backlog (one long transcript): its next passes are
+            # then planned ahead (``take``).
+            if backlog < WORKER_MIN_BACKLOG_BYTES or not core_free(self._idle):
                 return
             try:
                 self.worker = PlanWorker(self.project)
@@ -326,17 +143,19 @@ class Prefetcher:
         # A plan whose entry left the window (the queue's order changed) would hold its slot.
         for entry in [e for e in self.worker.answered if e not in upcoming and e != current]:
             del self.worker.answered[entry]
-        given = self.worker.outstanding()
+        for entry in [e for e in self.own if e not in upcoming and e != current]:
+            del self.own[entry]
+        given = self.worker.outstanding() | set(self.own)
+        # The rest of the queue fits in the window: ``current``'s next pass, re-queued behind
+        # it, is still in the window when it runs, so planning it ahead is not wasted.
+        self._tail = len(upcoming) < WINDOW
         try:
             for entry in upcoming:
-                if len(given) >= LOOKAHEAD:
+                if len(self.worker.waiting()) >= LOOKAHEAD:
                     break
                 if entry in given or entry == current:
                     continue
-                row = get_source(conn, f"{entry[0]}:{entry[1]}") or SourceRow(
-                    key=f"{entry[0]}:{entry[1]}"
-                )
-                self.worker.submit(entry, row)
+                self.worker.submit(entry, _row(conn, entry))
                 given.add(entry)
         except WorkerFailed as err:
             self._give_up(str(err))
@@ -354,36 +173,110 @@ class Prefetcher:
     def take(
         self, entry: Entry, conn: apsw.Connection, signature: str, tally: WarningTally
     ) -> tailing.Plan | None:
-        """The worker's plan for ``entry`` if it still starts at the stored source row and the
-        session's stat ``signature`` is unchanged, else None (the caller plans in process).
-        The builder's counts of skipped lines are added to ``tally`` with a plan handed over."""
+        """The plan made ahead for ``entry`` (by the worker, or here while waiting) if it still
+        starts at the stored source row and the session's stat ``signature`` is unchanged, else
+        None (the caller plans in process). The builder's counts of skipped lines are added to
+        ``tally`` with a plan handed over."""
         if self.worker is None:
             return None
         try:
-            answer = self.worker.collect(
-                entry, RESULT_TIMEOUT_S + START_TIMEOUT_S * (not self.plans_used)
-            )
+            answer = self._answer(entry, conn)
         except WorkerFailed as err:
             self._give_up(str(err))
             return None
-        if answer is None or answer.plan is None:
+        if answer is None and self._tail:
+            # Nothing was planned ahead for it: plan it here now (what the caller would do), so
+            # that its next pass can go to the worker before this one is written.
+            answer = self._plan_here(entry, conn)
+        if answer is None or answer.error is not None:
             return None
-        key = f"{entry[0]}:{entry[1]}"
-        row = get_source(conn, key) or SourceRow(key=key)
-        if answer.signature != signature or not _same_row(answer.row, row):
+        if answer.signature != signature or not _same_row(answer.row, _row(conn, entry)):
             return None
-        plan = answer.plan
-        docs = list(plan.prepared)
-        prepared = PreparedDocs(
-            docs, {id(doc): (doc, d) for doc, d in zip(docs, answer.derived, strict=True)}
-        )
+        plan = answer.take_plan()
+        if plan is None:
+            return None
         for source, reason, n in answer.skipped:
             tally.add(source, reason, n)
-        self.plans_used += 1
-        return replace(plan, prepared=prepared)
+        if answer.plan is not None:
+            self.own_used += 1
+        else:
+            self.plans_used += 1
+        if plan.more and self._tail:
+            self._send_next_pass(entry, plan)
+        return plan
+
+    def _send_next_pass(self, entry: Entry, plan: tailing.Plan) -> None:
+        """Send the worker ``entry``'s next pass, from the source row this pass's commit will
+        store: while this pass is written, the next one is planned. If the commit stores
+        anything else (another writer got there first), that plan is stale and unused."""
+        if self.worker is None or entry in self.worker.outstanding():
+            return
+        after = SourceRow(
+            key=plan.row.key,
+            cursor=plan.cursor,
+            identity=plan.identity,
+            size=plan.size,
+            state=tailing.state_json(plan.state),
+        )
+        try:
+            self.worker.submit(entry, after)
+        except WorkerFailed as err:
+            self._give_up(str(err))
+            return
+        self.sent_ahead += 1
+
+    def _plan_here(self, entry: Entry, conn: apsw.Connection) -> Planned | None:
+        kind, sid = entry
+        try:
+            return plan_job(self.project, kind, sid, _row(conn, entry))  # type: ignore[arg-type]
+        except Exception:
+            # Planned again by the caller, which handles whatever it raises there.
+            log.debug("planning %s:%s ahead failed", kind, sid, exc_info=True)
+            return None
+
+    def _answer(self, entry: Entry, conn: apsw.Connection) -> Planned | None:
+        """The answer for ``entry``. While the worker has not answered it, this process plans
+        the last job the worker has not started instead of waiting (``cancel``), and waits only
+        when no such job is left."""
+        worker = self.worker
+        assert worker is not None
+        if entry in self.own:
+            return self.own.pop(entry)
+        if entry not in worker.answered and entry not in worker.waiting():
+            return None
+        timeout = RESULT_TIMEOUT_S + START_TIMEOUT_S * (not self.plans_used)
+        while entry not in worker.answered:
+            if worker.ready():
+                worker.read_one(timeout, timeout)
+                continue
+            victim = self._victim(entry)
+            if victim is None:
+                began = time.perf_counter()
+                try:
+                    return worker.collect(entry, timeout)
+                finally:
+                    self.waited_s += time.perf_counter() - began
+            worker.cancel(victim)
+            self.stolen += 1
+            # Its failure is not this entry's: the victim is planned again at its own turn.
+            planned = self._plan_here(victim, conn)
+            if planned is not None:
+                self.own[victim] = planned
+        return worker.answered.pop(entry)
+
+    def _victim(self, entry: Entry) -> Entry | None:
+        """The job to take back from the worker: the last one sent, when it is not ``entry``
+        and its transcript is plain (a ``.gz`` is inflated whole, and the worker holds it)."""
+        waiting = self.worker.waiting() if self.worker is not None else []
+        if not STEAL_WHILE_WAITING or len(waiting) < 2 or waiting[-1] == entry:
+            return None
+        kind, sid = waiting[-1]
+        plain = plain_path(self.project, kind, sid)
+        return None if plain.with_name(plain.name + ".gz").exists() else waiting[-1]
 
     def idle(self) -> None:
         """No transcript entry is left: stop the worker (a later backlog starts a new one)."""
+        self.own.clear()
         if self.worker is not None:
             self.worker.stop()
             self.worker = None
@@ -395,19 +288,78 @@ class Prefetcher:
     def _give_up(self, why: str) -> None:
         log.warning("ingestion planning worker: %s; planning in this process", why)
         self.failure = why
+        self.own.clear()
         if self.worker is not None:
             self.worker.stop(kill=True)
             self.worker = None
         self.disabled = True
 
 
-def core_free() -> bool:
-    """Whether the machine has a core to spare (load average per CPU under the bound)."""
+IDLE_WINDOW_S = 10.0
+"""Longest interval whose idle CPU still says what the machine has to spare now (a daemon's
+first backlog in hours falls back to the load average)."""
+
+MIN_IDLE_CORES = 0.75
+"""Measured idle CPU (in cores, over the last recheck period) that counts as a free core."""
+
+
+class IdleCores:
+    """Idle CPU since the last reading of ``/proc/stat``: what the machine has to spare now,
+    where the 1-minute load average trails by a minute (a first index started as another job
+    ended would otherwise plan alone for that minute)."""
+
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, cpus: int | None = None
+    ) -> None:
+        self._clock = clock
+        self._cpus = cpus or os.cpu_count() or 1
+        self._last = _cpu_times()
+        self._at = clock()
+
+    def cores(self) -> float | None:
+        """Idle cores since the last call (None when unknown or too short to tell)."""
+        now, times = self._clock(), _cpu_times()
+        last, at = self._last, self._at
+        self._last, self._at = times, now
+        if times is None or last is None or not 0.2 <= now - at <= IDLE_WINDOW_S:
+            return None  # too short to tell, or an average over a long-gone past
+        busy = [b - a for a, b in zip(last, times, strict=True)]
+        total = sum(busy)
+        if total <= 0:
+            return None
+        idle = busy[3] + busy[4]  # idle + iowait
+        return idle / total * self._cpus
+
+
+def _cpu_times() -> list[int] | None:
+    try:
+        with open("/proc/stat", "rb") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 6 or fields[0] != b"cpu":
+        return None
+    return [int(f) for f in fields[1:8]]
+
+
+def core_free(idle: IdleCores | None = None) -> bool:
+    """Whether the machine has a core to spare: measured idle CPU since the last check when
+    there is such a measurement, else the 1-minute load average per CPU under the bound."""
+    if math.isinf(MAX_LOAD_PER_CPU):
+        return True  # forced (benchmarks, tests)
+    measured = idle.cores() if idle is not None else None
+    if measured is not None:
+        return measured >= MIN_IDLE_CORES
     try:
         load = os.getloadavg()[0]
     except OSError:
         return True
     return load / (os.cpu_count() or 1) < MAX_LOAD_PER_CPU
+
+
+def _row(conn: apsw.Connection, entry: Entry) -> SourceRow:
+    key = f"{entry[0]}:{entry[1]}"
+    return get_source(conn, key) or SourceRow(key=key)
 
 
 def _same_row(a: SourceRow, b: SourceRow) -> bool:
@@ -435,20 +387,3 @@ def backlog_bytes(conn: apsw.Connection, project: Project, entries: Iterable[Ent
 def plain_path(project: Project, kind: str, sid: str) -> Path:
     folder, suffix = ("chats", ".jsonl") if kind == "chat" else ("terminals", ".log")
     return project.ade_dir / folder / f"{sid}{suffix}"
-
-
-def main() -> None:
-    """``python -m engine.ingest.planner FD``: serve the parent over the socket ``FD``."""
-    # Through the package, not this ``__main__`` copy: what the worker pickles must name
-    # ``engine.ingest.planner.Planned`` for the parent to load it.
-    from engine.ingest import planner
-
-    channel = socket.socket(fileno=int(sys.argv[1]))
-    try:
-        planner.serve(channel)
-    finally:
-        channel.close()
-
-
-if __name__ == "__main__":
-    main()

@@ -227,6 +227,11 @@ def persisted_skips(rows: list[SourceRow]) -> dict[str, int]:
     return found
 
 
+def state_json(state: dict[str, Any]) -> str:
+    """A builder state as the source row stores it (its text is compared as is)."""
+    return json.dumps(state, separators=(",", ":"), sort_keys=True)
+
+
 def commit_pass(conn: apsw.Connection, plan: Plan, kind: str, now_ms: int) -> int:
     """Write the plan's docs and cursor in one transaction; raise ``CursorMoved`` if stale.
 
@@ -260,7 +265,7 @@ def commit_pass(conn: apsw.Connection, plan: Plan, kind: str, now_ms: int) -> in
                 identity=plan.identity,
                 size=plan.size,
                 last_run=now_ms,
-                state=json.dumps(plan.state, separators=(",", ":"), sort_keys=True),
+                state=state_json(plan.state),
             ),
         )
     return len(fresh) + len(out.upserts)

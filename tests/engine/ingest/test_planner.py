@@ -227,3 +227,138 @@ def test_a_pass_whose_planning_raises_is_planned_again_here(
     finally:
         svc.dispose()
     assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_the_writer_plans_a_queued_job_itself_while_the_worker_is_behind(
+    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    """A worker held by a real SIGSTOP from its start cannot answer: the writer takes back its
+    last queued job (a real ``cancel`` message) and plans it; then the worker resumes, drops the
+    job it was told to drop, and goes on. Every pass is committed once, as without a worker."""
+    _fill(writer)
+    stopped: list[int] = []
+
+    class HeldWorker(planner.PlanWorker):
+        def __init__(self, project: Any) -> None:
+            super().__init__(project)
+            os.kill(self.pid, signal.SIGSTOP)
+            stopped.append(self.pid)
+
+    real_plan_job = planner.plan_job
+
+    def plan_here(*args: Any) -> Any:
+        answer = real_plan_job(*args)
+        os.kill(stopped[0], signal.SIGCONT)  # behind only for as long as one steal takes
+        return answer
+
+    monkeypatch.setattr(planner, "PlanWorker", HeldWorker)
+    monkeypatch.setattr(planner, "plan_job", plan_here)
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert stopped
+        assert prefetch is not None
+        assert prefetch.failure is None
+        assert prefetch.stolen >= 1
+        assert prefetch.own_used >= 1  # a plan made while waiting was committed
+        assert prefetch.plans_used > SESSIONS  # and the worker went on planning after it
+        assert not prefetch.running
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_a_core_idle_now_counts_though_the_load_average_still_trails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The gate reads the idle CPU since its last check (``/proc/stat``), which says at once
+    what the 1-minute load average says a minute late. The machine's load cannot be set from a
+    test, so its two readings are scripted here; the decision is the code under test."""
+    readings = iter([[100, 0, 100, 800, 0, 0, 0], [200, 0, 200, 1400, 0, 0, 0]])
+    monkeypatch.setattr(planner, "_cpu_times", lambda: next(readings))
+    monkeypatch.setattr(planner.os, "getloadavg", lambda: (9.0, 9.0, 9.0))  # a minute ago
+    idle = planner.IdleCores(clock=iter([10.0, 12.0]).__next__, cpus=2)
+    assert planner.core_free(idle)  # 600 of 800 ticks idle: 1.5 of 2 cores
+    assert not planner.core_free()  # without a measurement, the trailing average decides
+
+
+def test_a_busy_machine_keeps_planning_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    readings = iter([[100, 0, 100, 800, 0, 0, 0], [480, 0, 480, 840, 0, 0, 0]])
+    monkeypatch.setattr(planner, "_cpu_times", lambda: next(readings))
+    monkeypatch.setattr(planner.os, "getloadavg", lambda: (0.1, 0.1, 0.1))  # trailing: idle
+    assert not planner.core_free(
+        planner.IdleCores(clock=iter([10.0, 12.0]).__next__, cpus=2)
+    )  # 40 of 800 ticks idle: 0.1 core
+
+
+def test_a_pass_planned_ahead_that_fails_is_planned_again_at_its_turn(
+    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    """Planning a taken-back job fails (an injected I/O error): not the current entry's fault,
+    so nothing backs off or warns; the job is planned again when its entry runs."""
+    _fill(writer)
+    stopped: list[int] = []
+
+    class HeldWorker(planner.PlanWorker):
+        def __init__(self, project: Any) -> None:
+            super().__init__(project)
+            os.kill(self.pid, signal.SIGSTOP)
+            stopped.append(self.pid)
+
+    def failing_plan_job(*args: Any) -> Any:
+        os.kill(stopped[0], signal.SIGCONT)
+        raise OSError("injected: the transcript vanished for a moment")
+
+    monkeypatch.setattr(planner, "PlanWorker", HeldWorker)
+    monkeypatch.setattr(planner, "plan_job", failing_plan_job)
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert prefetch is not None
+        assert prefetch.stolen >= 1
+        assert prefetch.own_used == 0
+        assert prefetch.failure is None
+        assert not svc.drainer.failures
+        assert not svc.tally.snapshot()
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_one_long_transcript_has_its_next_pass_planned_while_one_is_written(
+    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    """A backlog of one transcript (a big import, one long log) has no other entry to plan
+    ahead: the worker is sent its next pass, from the source row the current pass's commit
+    stores, and that plan is used; the index is the one without a worker."""
+    writer.session("long", "chat", endedAt="2026-06-01T10:00:00+00:00")
+    for n in range(400):
+        writer.chat("long", "user_message", id=f"m{n}", status="accepted",
+                    text=f"long message {n} parseHTTPResponse token{n} ✓")  # fmt: skip
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        prefetch = svc.drainer.prefetch
+        assert prefetch is not None
+        assert prefetch.started == 1
+        assert prefetch.failure is None
+        assert prefetch.sent_ahead > 3
+        assert prefetch.plans_used > 3  # next passes planned by the worker were committed
+        got = _index_hash(svc)
+    finally:
+        svc.dispose()
+    assert got == _reference(writer.root, tmp_path, monkeypatch)
+
+
+def test_an_idle_reading_over_a_long_gone_past_is_not_trusted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    readings = iter([[100, 0, 100, 800, 0, 0, 0], [200, 0, 200, 1400, 0, 0, 0]])
+    monkeypatch.setattr(planner, "_cpu_times", lambda: next(readings))
+    monkeypatch.setattr(planner.os, "getloadavg", lambda: (9.0, 9.0, 9.0))
+    idle = planner.IdleCores(clock=iter([10.0, 10.0 + 3600]).__next__, cpus=2)
+    assert not planner.core_free(idle)  # idle an hour on average says nothing of now
