@@ -46,12 +46,12 @@ import apsw
 from engine.index import fts_rank
 from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query
+from engine.index.rowids import RowidAllocator, doc_rowid, forget_all, forget_rowid
 from engine.index.schema import (
     BUSY_TIMEOUT_MS,
     DAMAGE_ERRORS,
     SCHEMA_SQL,
     SEARCH_INDEX_SCHEMA_VERSION,
-    SLOT_BITS,
     TRANSIENT_ERRORS,
     WRITE_FAULT_ERRORS,
     check_open,
@@ -96,9 +96,6 @@ __all__ = [
     "scalar",
     "upsert_docs",
 ]
-
-_MAX_S = (1 << 52) - 1
-"""``updated_at`` seconds are clamped so the packed rowid stays a positive int64."""
 
 _ZLIB_LEVEL = 1
 """Level 1 compresses text ~3x at >100 MB/s; higher levels cost insert speed for a few %."""
@@ -284,6 +281,7 @@ def immediate(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     try:
         yield conn
     except BaseException:
+        forget_all(conn)  # the ids this transaction wrote are free again
         # SQLITE_FULL and some I/O errors roll the transaction back themselves; a ROLLBACK then
         # fails with "no transaction is active" and hides the real error (a full disk).
         if conn.in_transaction:
@@ -292,14 +290,10 @@ def immediate(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     try:
         conn.execute("COMMIT")
     except BaseException:
+        forget_all(conn)
         if conn.in_transaction:
             conn.execute("ROLLBACK")  # a failed COMMIT (disk full) leaves the transaction open
         raise
-
-
-def doc_rowid(updated_at: int) -> int:
-    """The first row id of ``updated_at``'s second: seconds in the high bits, a slot below."""
-    return min(max(updated_at // 1000, 0), _MAX_S) << SLOT_BITS
 
 
 FINGERPRINT_BYTES = 8
@@ -333,54 +327,6 @@ def _existing(conn: apsw.Connection, doc_ids: list[str]) -> dict[str, tuple[_Row
         (json.dumps(doc_ids),),
     )
     return {str(r[0]): ((int(r[1]), bool(r[2])), bytes(r[3])) for r in rows}
-
-
-class _RowidAllocator:
-    """Free row ids for one batch: the next slot of each second, never one taken in the batch."""
-
-    def __init__(self, conn: apsw.Connection) -> None:
-        self._conn = conn
-        self._next: dict[int, int] = {}
-        self._taken: set[int] = set()
-
-    def take(self, base: int) -> int:
-        # Next slot of the second (one index probe the first time a second is seen); a second with
-        # more than 1024 documents spills into the following slots, which only blurs recency order
-        # by a second.
-        rowid = self._next.get(base)
-        if rowid is None:
-            top = scalar(self._conn, "SELECT max(id) + 1 FROM docs WHERE id >= ? AND id < ?",
-                         (base, base + (1 << SLOT_BITS)))  # fmt: skip
-            rowid = max(base, top)
-        # Below the second's end nothing is stored at or above ``top`` (the batch's own rows are
-        # in ``_taken``), so only a slot spilled into a later second needs an index probe.
-        limit = base + (1 << SLOT_BITS)
-        while True:
-            if rowid in self._taken:
-                rowid += 1
-            elif rowid >= limit and self._exists(rowid):
-                rowid = self._after_run(rowid)
-            else:
-                break
-        self._taken.add(rowid)
-        self._next[base] = rowid + 1
-        return rowid
-
-    def _exists(self, rowid: int) -> bool:
-        return (
-            self._conn.execute("SELECT 1 FROM docs WHERE id = ?", (rowid,)).fetchone() is not None
-        )
-
-    def _after_run(self, rowid: int) -> int:
-        """The first free id after the run of stored ids that holds ``rowid``: one statement
-        walking the run in SQLite, where probing id by id from Python made every pass of a
-        session whose second had spilled cost one query per earlier spilled doc (quadratic)."""
-        return scalar(
-            self._conn,
-            "SELECT id + 1 FROM docs AS d WHERE id >= ?"
-            " AND NOT EXISTS (SELECT 1 FROM docs WHERE id = d.id + 1) ORDER BY id LIMIT 1",
-            (rowid,),
-        )
 
 
 @dataclass(frozen=True)
@@ -462,7 +408,7 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
         inserts.append((doc_rowid(doc.updated_at), doc, derived))
     _delete_rows(conn, replaced)
     inserts.sort(key=lambda item: (item[0], item[1].doc_id))
-    alloc = _RowidAllocator(conn)
+    alloc = RowidAllocator(conn)
     rows = [(alloc.take(wanted), doc, derived if isinstance(derived, _Derived) else _derive(doc, derived))
             for wanted, doc, derived in inserts]  # fmt: skip
     if rows:
@@ -513,6 +459,7 @@ def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:
         if titled:
             conn.execute("DELETE FROM docs_title WHERE rowid = ?", (rowid,))
         conn.execute("DELETE FROM docs WHERE id = ?", (rowid,))
+        forget_rowid(conn, rowid)
         count += 1
     return count
 
@@ -798,6 +745,7 @@ def clear_index(conn: apsw.Connection) -> None:
     writing into the same file rather than a ghost (RELIABILITY 13).
     """
     with immediate(conn):
+        forget_all(conn)
         conn.execute("DELETE FROM docs")
         conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
         conn.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")
