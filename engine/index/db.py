@@ -81,11 +81,13 @@ __all__ = [
     "docs_by_kind",
     "fetch_bodies",
     "file_identity",
+    "fts_automerge",
     "get_source",
     "health_check",
     "immediate",
     "list_sources",
     "mark_for_reingest",
+    "merge_fts",
     "meta_get",
     "meta_set",
     "open_index",
@@ -596,15 +598,81 @@ _deferrals: weakref.WeakKeyDictionary[apsw.Connection, _RecentDeferral] = (
 )
 
 
+FTS_AUTOMERGE = 4
+"""``docs_fts``'s ``automerge`` (FTS5's default): every write merges a little, so the table holds
+few segments."""
+
+FIRST_INDEX_AUTOMERGE = 0
+"""``docs_fts``'s ``automerge`` during a first index: segments are merged only when a level holds
+``crisismerge`` (16) of them. A first index commits one small segment per transcript pass, and
+merging them as they came cost ~30% of the table's build CPU on the 330 MB corpus; left so, it
+would end with 24 segments instead of 9 and a table 15% larger, so it ends with ``merge_fts``
+(benchmarks/RESULTS.md, "Writer cost (issue 14.1, h-write)")."""
+
+MERGE_STEP_PAGES = 500
+"""Pages one ``merge`` step of ``merge_fts`` writes (~50 ms on this machine): the write lock is
+let go between steps, so a live append waits at most one step."""
+
+MERGE_MAX_STEPS = 10_000
+"""A bound on ``merge_fts``'s steps (the 330 MB corpus's first index needs ~80)."""
+
+
+def fts_automerge(conn: apsw.Connection) -> int:
+    """``docs_fts``'s current ``automerge`` setting."""
+    row = conn.execute("SELECT v FROM docs_fts_config WHERE k = 'automerge'").fetchone()
+    return FTS_AUTOMERGE if row is None else int(row[0])
+
+
+def _set_fts_automerge(conn: apsw.Connection, value: int) -> None:
+    """Set ``docs_fts``'s ``automerge`` in a transaction of its own, best effort: a busy index
+    keeps the setting it has (a first index then merges as usual; a lowered setting is put
+    back by the next drain)."""
+    try:
+        if conn.in_transaction or fts_automerge(conn) == value:
+            return
+        with immediate(conn):
+            conn.execute("INSERT INTO docs_fts(docs_fts, rank) VALUES ('automerge', ?)", (value,))
+    except TRANSIENT_ERRORS:
+        log.debug("setting the FTS automerge: busy", exc_info=True)
+    except apsw.Error:
+        log.warning("setting the FTS automerge failed", exc_info=True)
+
+
+def merge_fts(conn: apsw.Connection) -> int:
+    """Merge ``docs_fts``'s segments, one short transaction a step, until FTS5 finds no more to
+    merge; returns the steps taken. Merged once, the 330 MB corpus's table is one segment and
+    7% smaller than automerge left it, for ~3.4 s of CPU (less than it saved)."""
+    steps = 0
+    while steps < MERGE_MAX_STEPS:
+        with immediate(conn):
+            before = conn.total_changes()
+            conn.execute("INSERT INTO docs_fts(docs_fts, rank) VALUES ('merge', ?)",
+                         (MERGE_STEP_PAGES,))  # fmt: skip
+            worked = conn.total_changes() - before > 1
+        steps += 1
+        if not worked:
+            break
+    return steps
+
+
 @contextlib.contextmanager
 def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
     """While the block runs, a first index (no document stored yet) writes no ``docs_recent``
     row; they are written once at its end. A 2-3 character prefix meanwhile ranks on
     ``docs_fts`` (the table holds no window). Interrupted (a crash), the live floor stays above
-    the stored documents and the table refills with the documents that come after."""
-    if conn in _deferrals or conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
+    the stored documents and the table refills with the documents that come after.
+
+    A first index also runs ``docs_fts`` with ``FIRST_INDEX_AUTOMERGE``, and at its end puts
+    ``FTS_AUTOMERGE`` back and merges the table (``merge_fts``); one that was interrupted has the
+    setting put back by the next block."""
+    if conn in _deferrals:
         yield
         return
+    if conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
+        _set_fts_automerge(conn, FTS_AUTOMERGE)
+        yield
+        return
+    _set_fts_automerge(conn, FIRST_INDEX_AUTOMERGE)
     deferral = _deferrals[conn] = _RecentDeferral()
     try:
         yield
@@ -617,6 +685,15 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
             log.debug("filling the recent-documents table: busy", exc_info=True)
         except apsw.Error:
             log.warning("filling the recent-documents table failed", exc_info=True)
+        _set_fts_automerge(conn, FTS_AUTOMERGE)
+        try:
+            if deferral.rows:  # this connection wrote documents: their segments are its own
+                merge_fts(conn)
+        except TRANSIENT_ERRORS:
+            # Busy: the segments stay as they are (valid; later writes merge them as usual).
+            log.debug("merging the FTS segments: busy", exc_info=True)
+        except apsw.Error:
+            log.warning("merging the FTS segments failed", exc_info=True)
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,8 @@ class RowidAllocator:
         self._next: dict[int, int] = {}
         self._taken: set[int] = set()
         self._runs = _known_runs(conn)
+        self._free = (0, 0)
+        """``[start, end)``: ids found free in the table (the write lock keeps them so)."""
 
     def take(self, base: int) -> int:
         """The row id for a new document of the second starting at ``base``."""
@@ -129,7 +131,7 @@ class RowidAllocator:
         while True:
             if rowid in self._taken:
                 rowid += 1
-            elif rowid >= limit and self._exists(rowid):
+            elif rowid >= limit and not self._free_in_table(rowid):
                 rowid = self._after_run(rowid)
             else:
                 break
@@ -137,17 +139,23 @@ class RowidAllocator:
         self._next[base] = rowid + 1
         return rowid
 
-    def _exists(self, rowid: int) -> bool:
-        return (
-            self._conn.execute("SELECT 1 FROM docs WHERE id = ?", (rowid,)).fetchone() is not None
-        )
+    def _free_in_table(self, rowid: int) -> bool:
+        """Whether no document holds ``rowid``; one statement finds the whole free stretch that
+        starts there, so the spilled documents after it are not probed one by one."""
+        if self._free[0] <= rowid < self._free[1]:
+            return True
+        stored = _scalar(self._conn, "SELECT min(id) FROM docs WHERE id >= ?", (rowid,))
+        if stored == rowid:
+            return False
+        self._free = (rowid, stored if stored > rowid else 1 << 63)
+        return True
 
     def _after_run(self, rowid: int) -> int:
         """The first free id after the run of stored ids that holds ``rowid``: resumed at the
         end of the run as far as this connection knows it, then walked in one statement (id by
         id from Python, every pass cost one query per earlier spilled doc)."""
         start = self._runs.resume(rowid)
-        if start != rowid and not self._exists(start):
+        if start != rowid and self._free_in_table(start):
             free = start
         else:
             free = _scalar(
