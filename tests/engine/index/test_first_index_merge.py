@@ -1,5 +1,5 @@
 """A first index runs ``docs_fts`` without incremental merging and puts it back at its end
-(``engine.index.db.recent_deferred``, issue 14.1): no merges while it builds, one at its end, the usual
+(``engine.index.recent.recent_deferred``, issue 14.1): no merges while it builds, one at its end, the usual
 setting for every write after it, also after a first index that was interrupted."""
 
 from __future__ import annotations
@@ -8,16 +8,12 @@ from pathlib import Path
 
 import apsw
 
-from engine.index.db import (
+from engine.index.db import connect, health_check, immediate, scalar, upsert_docs
+from engine.index.recent import (
     FIRST_INDEX_AUTOMERGE,
     FTS_AUTOMERGE,
-    connect,
     fts_automerge,
-    health_check,
-    immediate,
     recent_deferred,
-    scalar,
-    upsert_docs,
 )
 from tests.engine.index.index_helpers import NOW_MS, doc
 
