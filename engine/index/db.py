@@ -29,14 +29,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import heapq
-import itertools
 import json
 import logging
 import os
-import weakref
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,22 +43,33 @@ import apsw
 from engine.index import fts_rank
 from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query
+from engine.index.recent import (
+    RECENT_DOCS,
+    deferrals,
+    fts_automerge,
+    merge_fts,
+    raise_recent_floor,
+    recent_deferred,
+    recent_floor,
+)
+from engine.index.rowids import RowidAllocator, doc_rowid, forget_all, forget_rowid
 from engine.index.schema import (
     BUSY_TIMEOUT_MS,
     DAMAGE_ERRORS,
     SCHEMA_SQL,
     SEARCH_INDEX_SCHEMA_VERSION,
-    SLOT_BITS,
     TRANSIENT_ERRORS,
     WRITE_FAULT_ERRORS,
     check_open,
     recreate_in_place,
 )
+from engine.index.txn import immediate, meta_get, meta_set, scalar
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
+    "RECENT_DOCS",
     "SCHEMA_SQL",
     "SEARCH_INDEX_SCHEMA_VERSION",
     "IndexDoc",
@@ -81,11 +89,13 @@ __all__ = [
     "docs_by_kind",
     "fetch_bodies",
     "file_identity",
+    "fts_automerge",
     "get_source",
     "health_check",
     "immediate",
     "list_sources",
     "mark_for_reingest",
+    "merge_fts",
     "meta_get",
     "meta_set",
     "open_index",
@@ -96,9 +106,6 @@ __all__ = [
     "scalar",
     "upsert_docs",
 ]
-
-_MAX_S = (1 << 52) - 1
-"""``updated_at`` seconds are clamped so the packed rowid stays a positive int64."""
 
 _ZLIB_LEVEL = 1
 """Level 1 compresses text ~3x at >100 MB/s; higher levels cost insert speed for a few %."""
@@ -273,35 +280,6 @@ def recreate_damaged(path: Path, damaged: tuple[int, int] | None = None) -> Open
     return OpenReport(path=path, recreated_reason="damaged", identity=file_identity(path))
 
 
-@contextlib.contextmanager
-def immediate(conn: apsw.Connection) -> Iterator[apsw.Connection]:
-    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error): a write lock taken up front.
-
-    A deferred read-then-write transaction racing another writer fails at once with ``BusyError``
-    whatever the busy timeout (RELIABILITY 12); taking the lock first makes it wait instead.
-    """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        # SQLITE_FULL and some I/O errors roll the transaction back themselves; a ROLLBACK then
-        # fails with "no transaction is active" and hides the real error (a full disk).
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    try:
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")  # a failed COMMIT (disk full) leaves the transaction open
-        raise
-
-
-def doc_rowid(updated_at: int) -> int:
-    """The first row id of ``updated_at``'s second: seconds in the high bits, a slot below."""
-    return min(max(updated_at // 1000, 0), _MAX_S) << SLOT_BITS
-
-
 FINGERPRINT_BYTES = 8
 """The digest's leading bytes: a fingerprint of the body alone. A retitle changes the stored
 title but not the digest, so a re-derived body is checked against these bytes only."""
@@ -333,54 +311,6 @@ def _existing(conn: apsw.Connection, doc_ids: list[str]) -> dict[str, tuple[_Row
         (json.dumps(doc_ids),),
     )
     return {str(r[0]): ((int(r[1]), bool(r[2])), bytes(r[3])) for r in rows}
-
-
-class _RowidAllocator:
-    """Free row ids for one batch: the next slot of each second, never one taken in the batch."""
-
-    def __init__(self, conn: apsw.Connection) -> None:
-        self._conn = conn
-        self._next: dict[int, int] = {}
-        self._taken: set[int] = set()
-
-    def take(self, base: int) -> int:
-        # Next slot of the second (one index probe the first time a second is seen); a second with
-        # more than 1024 documents spills into the following slots, which only blurs recency order
-        # by a second.
-        rowid = self._next.get(base)
-        if rowid is None:
-            top = scalar(self._conn, "SELECT max(id) + 1 FROM docs WHERE id >= ? AND id < ?",
-                         (base, base + (1 << SLOT_BITS)))  # fmt: skip
-            rowid = max(base, top)
-        # Below the second's end nothing is stored at or above ``top`` (the batch's own rows are
-        # in ``_taken``), so only a slot spilled into a later second needs an index probe.
-        limit = base + (1 << SLOT_BITS)
-        while True:
-            if rowid in self._taken:
-                rowid += 1
-            elif rowid >= limit and self._exists(rowid):
-                rowid = self._after_run(rowid)
-            else:
-                break
-        self._taken.add(rowid)
-        self._next[base] = rowid + 1
-        return rowid
-
-    def _exists(self, rowid: int) -> bool:
-        return (
-            self._conn.execute("SELECT 1 FROM docs WHERE id = ?", (rowid,)).fetchone() is not None
-        )
-
-    def _after_run(self, rowid: int) -> int:
-        """The first free id after the run of stored ids that holds ``rowid``: one statement
-        walking the run in SQLite, where probing id by id from Python made every pass of a
-        session whose second had spilled cost one query per earlier spilled doc (quadratic)."""
-        return scalar(
-            self._conn,
-            "SELECT id + 1 FROM docs AS d WHERE id >= ?"
-            " AND NOT EXISTS (SELECT 1 FROM docs WHERE id = d.id + 1) ORDER BY id LIMIT 1",
-            (rowid,),
-        )
 
 
 @dataclass(frozen=True)
@@ -462,16 +392,16 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
         inserts.append((doc_rowid(doc.updated_at), doc, derived))
     _delete_rows(conn, replaced)
     inserts.sort(key=lambda item: (item[0], item[1].doc_id))
-    alloc = _RowidAllocator(conn)
+    alloc = RowidAllocator(conn)
     rows = [(alloc.take(wanted), doc, derived if isinstance(derived, _Derived) else _derive(doc, derived))
             for wanted, doc, derived in inserts]  # fmt: skip
     if rows:
         # The floor moves before the rows are written, so a row it leaves behind is never put
         # into the prefix-indexed table only to be deleted again; a first index holds its rows
         # back until it ends (``recent_deferred``; benchmarks/RESULTS.md, h-ingest2).
-        deferral = _deferrals.get(conn)
+        deferral = deferrals.get(conn)
         floor = (deferral.hold(conn, rows) if deferral is not None
-                 else _raise_recent_floor(conn, [row[0] for row in rows]))  # fmt: skip
+                 else raise_recent_floor(conn, [row[0] for row in rows]))  # fmt: skip
         _insert_rows(conn, rows, floor)
 
 
@@ -503,7 +433,7 @@ def _insert_rows(
 def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:
     count = 0
     floor = recent_floor(conn)
-    deferral = _deferrals.get(conn)
+    deferral = deferrals.get(conn)
     for rowid, titled in rows:
         if deferral is not None:
             deferral.rows.pop(rowid, None)
@@ -513,6 +443,7 @@ def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:
         if titled:
             conn.execute("DELETE FROM docs_title WHERE rowid = ?", (rowid,))
         conn.execute("DELETE FROM docs WHERE id = ?", (rowid,))
+        forget_rowid(conn, rowid)
         count += 1
     return count
 
@@ -549,127 +480,6 @@ def delete_docs_where_session_not_in(
         (kind, json.dumps(sorted(set(session_ids)))),
     )
     return _delete_rows(conn, rows)
-
-
-RECENT_DOCS = 10_000
-"""Documents ``docs_recent`` holds at least (the newest by row id): 2-3 character prefixes match
-most documents, so their window is the newest matches anyway. On the 330 MB corpus (268,932
-docs) it costs 0.07x of the text at 10,000 and 0.12x at 20,000 (prefix indexes over every
-document: ~0.66x); benchmarks/RESULTS.md, "Index size (issue 14.2)"."""
-
-RECENT_SLACK = RECENT_DOCS // 4
-"""Documents above ``RECENT_DOCS`` before the floor moves: pruning runs once per that many."""
-
-_FLOOR_KEY = "recent_floor"
-
-
-def recent_floor(conn: apsw.Connection) -> int:
-    """The lowest row id ``docs_recent`` holds: every document at or above it is in it."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (_FLOOR_KEY,)).fetchone()
-    return int(row[0]) if row is not None else 0
-
-
-def _raise_recent_floor(conn: apsw.Connection, new_rowids: list[int]) -> int:
-    """The floor once ``new_rowids`` (not yet written) are stored: raised to the newest
-    ``RECENT_DOCS`` of the stored and new documents once ``RECENT_SLACK`` more have arrived, the
-    stored rows it leaves behind deleted from ``docs_recent`` and the floor saved."""
-    floor = recent_floor(conn)
-    fresh = sorted((rowid for rowid in new_rowids if rowid >= floor), reverse=True)
-    held = scalar(conn, "SELECT count(*) FROM docs WHERE id >= ?", (floor,))
-    if held + len(fresh) <= RECENT_DOCS + RECENT_SLACK:
-        return floor
-    stored = [int(r[0]) for r in conn.execute(
-        "SELECT id FROM docs WHERE id >= ? ORDER BY id DESC LIMIT ?", (floor, RECENT_DOCS))]  # fmt: skip
-    newest = heapq.merge(stored, fresh, reverse=True)
-    new_floor = next(itertools.islice(newest, RECENT_DOCS - 1, None))
-    conn.execute(
-        "DELETE FROM docs_recent WHERE rowid IN (SELECT id FROM docs WHERE id >= ? AND id < ?)",
-        (floor, new_floor),
-    )
-    meta_set(conn, _FLOOR_KEY, str(new_floor))
-    return new_floor
-
-
-class _RecentDeferral:
-    """The ``docs_recent`` rows of a first index, held in memory until it ends.
-
-    Written as they come, ~70% of a first index's documents went into the prefix-indexed table
-    and most of them out again as the floor rose (a third of the build's CPU on the 40 MB
-    corpus). ``rows`` replays the floor rule of ``_raise_recent_floor`` over the documents this
-    connection writes, so it is what ``docs_recent`` would hold; meanwhile every commit keeps
-    the floor above every stored document, which the empty table satisfies.
-    """
-
-    def __init__(self) -> None:
-        self.rows: dict[int, tuple[int, str, str, str]] = {}
-        self.floor = 0
-
-    def hold(self, conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived]]) -> int:
-        """Keep ``rows``'s FTS values; the live floor the batch commits with (none goes in)."""
-        for rowid, doc, d in rows:
-            if rowid >= self.floor:
-                self.rows[rowid] = (rowid, doc.rank_title, doc.body, d.parts)
-        if len(self.rows) > RECENT_DOCS + RECENT_SLACK:
-            newest = sorted(self.rows, reverse=True)
-            self.floor = newest[RECENT_DOCS - 1]
-            for rowid in newest[RECENT_DOCS:]:
-                del self.rows[rowid]
-        live = recent_floor(conn)
-        top = max(live, max(row[0] for row in rows) + 1)
-        if top > live:
-            # Another writer's rows between the two floors leave the table with them.
-            conn.execute("DELETE FROM docs_recent WHERE rowid IN"
-                         " (SELECT id FROM docs WHERE id >= ? AND id < ?)", (live, top))  # fmt: skip
-            meta_set(conn, _FLOOR_KEY, str(top))
-        return top
-
-    def fill(self, conn: apsw.Connection) -> None:
-        """Write the held rows and lower the floor to the replayed one, in one transaction; when
-        a stored document it needs is not held (another writer's, a rolled-back delete), the
-        live floor stays: the table is then small, never wrong, and refills as documents come."""
-        if not self.rows:
-            return  # nothing was written (an entry that failed, a busy index): no lock to take
-        with immediate(conn):
-            live = recent_floor(conn)
-            if self.floor >= live:
-                return
-            needed = [int(r[0]) for r in conn.execute(
-                "SELECT id FROM docs WHERE id >= ? AND id < ? ORDER BY id", (self.floor, live))]  # fmt: skip
-            if any(rowid not in self.rows for rowid in needed):
-                return
-            conn.executemany(
-                "INSERT INTO docs_recent(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
-                [self.rows[rowid] for rowid in needed],
-            )
-            meta_set(conn, _FLOOR_KEY, str(self.floor) if self.floor else None)
-
-
-_deferrals: weakref.WeakKeyDictionary[apsw.Connection, _RecentDeferral] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-@contextlib.contextmanager
-def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
-    """While the block runs, a first index (no document stored yet) writes no ``docs_recent``
-    row; they are written once at its end. A 2-3 character prefix meanwhile ranks on
-    ``docs_fts`` (the table holds no window). Interrupted (a crash), the live floor stays above
-    the stored documents and the table refills with the documents that come after."""
-    if conn in _deferrals or conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
-        yield
-        return
-    deferral = _deferrals[conn] = _RecentDeferral()
-    try:
-        yield
-    finally:
-        del _deferrals[conn]
-        try:
-            deferral.fill(conn)
-        except TRANSIENT_ERRORS:
-            # Another process holds the write lock: the live floor stays (valid, see above).
-            log.debug("filling the recent-documents table: busy", exc_info=True)
-        except apsw.Error:
-            log.warning("filling the recent-documents table failed", exc_info=True)
 
 
 @dataclass(frozen=True)
@@ -741,12 +551,6 @@ def _source_row(r: Any) -> SourceRow:
     return SourceRow(str(r[0]), int(r[1]), str(r[2]), int(r[3]), int(r[4]), str(r[5]))
 
 
-def scalar(conn: apsw.Connection, sql: str, params: Any = ()) -> int:
-    """The first column of the first row of ``sql`` as an int (0 when there is no row)."""
-    row: Any = conn.execute(sql, params).fetchone()
-    return 0 if row is None or row[0] is None else int(row[0])
-
-
 def get_source(conn: apsw.Connection, key: str) -> SourceRow | None:
     """The stored progress of ``key``, or None when it was never ingested."""
     row = conn.execute(
@@ -777,20 +581,6 @@ def list_sources(conn: apsw.Connection) -> list[SourceRow]:
     return [_source_row(r) for r in rows]
 
 
-def meta_get(conn: apsw.Connection, key: str) -> str | None:
-    """A bookkeeping value (``backfill_completed_at`` …), or None."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return None if row is None else str(row[0])
-
-
-def meta_set(conn: apsw.Connection, key: str, value: str | None) -> None:
-    """Set (or, with None, remove) a bookkeeping value."""
-    if value is None:
-        conn.execute("DELETE FROM meta WHERE key = ?", (key,))
-    else:
-        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
-
-
 def clear_index(conn: apsw.Connection) -> None:
     """Wipe every document, FTS row, source and meta value in one transaction; keep the schema.
 
@@ -798,6 +588,7 @@ def clear_index(conn: apsw.Connection) -> None:
     writing into the same file rather than a ghost (RELIABILITY 13).
     """
     with immediate(conn):
+        forget_all(conn)
         conn.execute("DELETE FROM docs")
         conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
         conn.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")

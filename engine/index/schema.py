@@ -41,7 +41,7 @@ FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}'"
 
 RECENT_FTS_OPTIONS = f"{FTS_OPTIONS}, prefix='{FTS_PREFIX}'"
 """``docs_recent``: the same columns as ``docs_fts`` over every document at or above the
-``recent_floor`` row id (meta), with the short prefix indexes (``engine.index.db.RECENT_DOCS``)."""
+``recent_floor`` row id (meta), with the short prefix indexes (``engine.index.recent.RECENT_DOCS``)."""
 
 TITLE_FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}'"
 """The title table holds only titled documents (sessions, PRs, commits, branches): tiny, so no

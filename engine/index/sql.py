@@ -86,7 +86,7 @@ FTS_TABLE = "docs_fts"
 
 RECENT_TABLE = "docs_recent"
 """Same columns and row ids as ``docs_fts`` over the newest documents, with 2-3 character prefix
-indexes (``engine.index.db.RECENT_DOCS``)."""
+indexes (``engine.index.recent.RECENT_DOCS``)."""
 
 
 def on_table(table: str, sql: str) -> str:

@@ -14,6 +14,7 @@ import pytest
 from index_helpers import NOW, NOW_MS, doc, insert
 
 import engine.index.db as index_db
+import engine.index.recent as recent
 import engine.query.run as run
 from engine.index.db import (
     SEARCH_INDEX_SCHEMA_VERSION,
@@ -35,8 +36,8 @@ from engine.types import SearchQueryArgs
 
 @pytest.fixture(autouse=True)
 def small_recent(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(index_db, "RECENT_DOCS", 20)
-    monkeypatch.setattr(index_db, "RECENT_SLACK", 5)
+    monkeypatch.setattr(recent, "RECENT_DOCS", 20)
+    monkeypatch.setattr(recent, "RECENT_SLACK", 5)
     monkeypatch.setattr(run, "RECENT_DOCS", 20)
     monkeypatch.setattr(run, "BM25_WINDOW", 10)
 
@@ -198,7 +199,7 @@ def test_an_interrupted_first_index_leaves_a_valid_table_that_refills(
     def crash(self: object, conn: apsw.Connection) -> None:
         raise apsw.IOError("killed before the end")
 
-    monkeypatch.setattr(index_db._RecentDeferral, "fill", crash)
+    monkeypatch.setattr(recent.RecentDeferral, "fill", crash)
     with index_db.recent_deferred(conn):
         insert(conn, _docs(0, 30, "thunder"))
     assert health_check(conn) == []

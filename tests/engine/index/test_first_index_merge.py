@@ -1,0 +1,69 @@
+"""A first index runs ``docs_fts`` without incremental merging and puts it back at its end
+(``engine.index.recent.recent_deferred``, issue 14.1): no merges while it builds, one at its end, the usual
+setting for every write after it, also after a first index that was interrupted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import apsw
+
+from engine.index.db import connect, health_check, immediate, scalar, upsert_docs
+from engine.index.recent import (
+    FIRST_INDEX_AUTOMERGE,
+    FTS_AUTOMERGE,
+    fts_automerge,
+    recent_deferred,
+)
+from tests.engine.index.index_helpers import NOW_MS, doc
+
+
+def _segments(conn: apsw.Connection) -> int:
+    return scalar(conn, "SELECT count(DISTINCT segid) FROM docs_fts_idx")
+
+
+def _passes(conn: apsw.Connection, n: int, tag: str) -> None:
+    """``n`` committed passes of documents large enough (several pages a segment) for FTS5's
+    incremental merging to run: tiny segments are left alone whatever the setting."""
+    for i in range(n):
+        words = (" ".join(f"{tag}{i}x{j}x{k}" for k in range(3000)) for j in range(3))
+        with immediate(conn):
+            upsert_docs(conn, [doc(f"chat:{tag}:{i}:{j}", body, updated_at=NOW_MS + i * 1000)
+                               for j, body in enumerate(words)])  # fmt: skip
+
+
+def test_a_first_index_merges_its_segments_once_at_its_end(
+    conn: apsw.Connection,
+) -> None:
+    assert fts_automerge(conn) == FTS_AUTOMERGE
+    with recent_deferred(conn):
+        assert fts_automerge(conn) == FIRST_INDEX_AUTOMERGE
+        _passes(conn, 12, "first")
+        # One segment a committed pass; with automerge 4 they are merged as they come.
+        assert _segments(conn) == 12
+    assert fts_automerge(conn) == FTS_AUTOMERGE
+    assert _segments(conn) == 1  # merged once at its end
+    assert health_check(conn) == []
+    words = conn.execute("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'first3x1x7'")
+    assert words.fetchone() == (1,)
+
+
+def test_a_later_drain_writes_with_the_usual_automerge(conn: apsw.Connection) -> None:
+    _passes(conn, 1, "seed")
+    with recent_deferred(conn):  # not a first index: nothing is lowered
+        assert fts_automerge(conn) == FTS_AUTOMERGE
+        _passes(conn, 11, "more")
+    assert _segments(conn) < 12
+
+
+def test_an_interrupted_first_index_has_automerge_put_back_by_the_next_drain(
+    conn: apsw.Connection, index_path: Path
+) -> None:
+    interrupted = recent_deferred(conn)
+    interrupted.__enter__()  # never left: the process died during its first index
+    _passes(conn, 2, "first")
+    other = connect(index_path)  # the next process
+    assert fts_automerge(other) == FIRST_INDEX_AUTOMERGE
+    with recent_deferred(other):
+        assert fts_automerge(other) == FTS_AUTOMERGE
+    other.close()
