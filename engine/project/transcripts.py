@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import stat
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
+
+import msgspec
 
 from engine.project.fields import parse_aware_time
 from engine.project.model import (
@@ -66,8 +67,7 @@ class TranscriptMissing(TranscriptUnreadable):
     """Neither the plain file nor its ``.gz`` sibling exists."""
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptSlice:
+class TranscriptSlice(msgspec.Struct, frozen=True):
     """Bytes ``[start, start + len(data))`` of a transcript whose full length is ``total_size``."""
 
     data: bytes

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from engine.terminal.sanitize import ALT_MODES, OTHER_ESC_PATTERN, resolve_stripped_line
 
@@ -44,8 +45,7 @@ _ALT_BYTES_RE = re.compile(
 without visiting the cursor show/hide sequences (``ESC[?25l``) one by one in Python."""
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(msgspec.Struct, frozen=True):
     """A sanitized slice: the visible lines' text and where each came from."""
 
     text: str
