@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import apsw
+import msgspec
 
 from engine.index import fts_rank
 from engine.index.identifiers import identifier_parts
@@ -125,8 +126,7 @@ class IndexDoc:
     derived from again for a snippet; the body is then indexed but not stored. None: stored."""
 
 
-@dataclass
-class SourceRow:
+class SourceRow(msgspec.Struct):
     """Ingestion progress of one source key (a transcript, a PR, a lane's git log)."""
 
     key: str
@@ -137,8 +137,7 @@ class SourceRow:
     state: str = "{}"
 
 
-@dataclass(frozen=True)
-class OpenReport:
+class OpenReport(msgspec.Struct, frozen=True):
     """What ``open_index`` found and did. ``recreated_reason`` is None when the file was usable."""
 
     path: Path
@@ -383,8 +382,7 @@ class _RowidAllocator:
         )
 
 
-@dataclass(frozen=True)
-class _Derived:
+class _Derived(msgspec.Struct, frozen=True):
     """A document's computed column values: digest, compressed body, identifier parts."""
 
     digest: bytes
@@ -672,8 +670,7 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
             log.warning("filling the recent-documents table failed", exc_info=True)
 
 
-@dataclass(frozen=True)
-class StoredBody:
+class StoredBody(msgspec.Struct, frozen=True):
     """What the index keeps of one document's body: the text, or where to derive it again."""
 
     text: str | None
