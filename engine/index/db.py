@@ -32,7 +32,6 @@ import hashlib
 import heapq
 import itertools
 import json
-import logging
 import os
 import weakref
 import zlib
@@ -58,8 +57,9 @@ from engine.index.schema import (
     check_open,
     recreate_in_place,
 )
+from engine.logs import get_logger
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 __all__ = [
     "BUSY_TIMEOUT_MS",

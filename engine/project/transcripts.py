@@ -7,6 +7,7 @@ offsets into that stream, so a cursor stays valid across compaction (DESIGN §4,
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import zlib
@@ -164,6 +165,8 @@ def read_transcript(path: Path, offset: int, max_bytes: int) -> TranscriptSlice:
 
 
 def _decompress(gz: Path) -> bytes:
+    if not os.path.lexists(gz):  # no compacted copy (most transcripts): gzip is not imported
+        raise FileNotFoundError(errno.ENOENT, "no such file", str(gz))
     import gzip  # deferred: most transcripts are plain, and gzip costs start-up (issue 5)
 
     try:

@@ -59,6 +59,9 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.rpc.client",
     "engine.rpc.server",
     "tui.logic",
+    # Only a fault logs; only a compacted transcript is inflated (issue 14.4, h-start).
+    "logging",
+    "gzip",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
