@@ -167,6 +167,12 @@ def test_a_warm_search_spawns_each_git_command_once(warm_demo: Path, tmp_path: P
     # rev-parse --show-toplevel, worktree list, ls-files, grep, and remote get-url origin (the
     # portable envelope of the hits' links, issue 12.4: one lookup per query for every lane).
     assert len(calls) <= 5, calls
+    # The next command reads the origin from .ade/cache/origin.json: git's config is unchanged.
+    log.unlink()
+    _modules(search_argv(warm_demo, "timeout", "--json"), env={"PATH": path})
+    again = log.read_text().splitlines()
+    assert not [call for call in again if "remote get-url" in call], again
+    assert len(again) <= 4, again
 
 
 def _claude_line(text: str, cwd: Path) -> bytes:
