@@ -11,6 +11,7 @@ stdout carries results only; diagnostics go to stderr as one line, never a trace
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import re
@@ -116,6 +117,11 @@ def main_entry() -> None:
         # at devnull so the interpreter's final flush does not raise again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 0
+    # The interpreter's exit would run one more full collection over every object the command
+    # made and imported (~10-15 ms of a warm `ade search`, issue 14.4); frozen, they are freed by
+    # reference counting as the modules are cleared. Only garbage cycles go uncollected, and
+    # their memory goes with the process.
+    gc.freeze()
     sys.exit(code)
 
 
