@@ -36,7 +36,6 @@ import os
 import weakref
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -105,8 +104,7 @@ _ZLIB_LEVEL = 1
 """Level 1 compresses text ~3x at >100 MB/s; higher levels cost insert speed for a few %."""
 
 
-@dataclass(frozen=True)
-class IndexDoc:
+class IndexDoc(msgspec.Struct, frozen=True):
     """One document as the ingester hands it to the index (DESIGN §3 table)."""
 
     doc_id: str

@@ -62,6 +62,8 @@ NOT_ON_A_WARM_SEARCH = (
     # Only a fault logs; only a compacted transcript is inflated (issue 14.4, h-start).
     "logging",
     "gzip",
+    # Its records are msgspec Structs: no dataclass is built on a warm search.
+    "dataclasses",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
