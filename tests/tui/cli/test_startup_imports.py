@@ -64,6 +64,9 @@ NOT_ON_A_WARM_SEARCH = (
     "gzip",
     # Its records are msgspec Structs: no dataclass is built on a warm search.
     "dataclasses",
+    # msgspec takes its typing helpers from `typing` (tui.lean_msgspec).
+    "typing_extensions",
+    "inspect",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
