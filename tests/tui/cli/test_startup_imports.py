@@ -154,6 +154,16 @@ def test_a_changed_transcript_brings_in_the_ingestion_processors(warm_demo: Path
     assert _loaded(modules, INGESTION) == list(INGESTION)
 
 
+def test_a_compacted_transcript_brings_in_gzip(warm_demo: Path) -> None:
+    """The positive control of ``gzip`` staying out: a transcript with a ``.gz`` copy (lossless
+    compaction, canonical when present) is inflated, so gzip loads."""
+    import gzip
+
+    chat = next((warm_demo / ".ade" / "chats").glob("*.jsonl"))
+    chat.with_name(chat.name + ".gz").write_bytes(gzip.compress(chat.read_bytes()))
+    assert "gzip" in _modules(search_argv(warm_demo, "timeout", "--json"))
+
+
 def test_a_warm_search_spawns_each_git_command_once(warm_demo: Path, tmp_path: Path) -> None:
     """A real git behind a logging shim on PATH: the lane list is taken once per command."""
     shims = tmp_path / "bin"
