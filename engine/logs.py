@@ -38,6 +38,9 @@ class LazyLogger:
     def warning(self, msg: str, *args: object, **kwargs: Any) -> None:
         self._real().warning(msg, *args, **kwargs)
 
+    def error(self, msg: str, *args: object, **kwargs: Any) -> None:
+        self._real().error(msg, *args, **kwargs)
+
     def exception(self, msg: str, *args: object, **kwargs: Any) -> None:
         self._real().exception(msg, *args, **kwargs)
 

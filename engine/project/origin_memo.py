@@ -17,7 +17,7 @@ import os
 import re
 from pathlib import Path
 
-from engine.project.git import origin_slug
+from engine.project.git import GitError, origin_slug, parse_remote_slug, run_git
 from engine.project.model import Project
 from engine.project.safe_io import loads_json
 from engine.project.stat import stat_signature
@@ -84,7 +84,13 @@ def remembered_origin(project: Project) -> str | None:
         slug = stored.get("slug")
         if slug is None or isinstance(slug, str):
             return slug
-    slug = origin_slug(project.root)
+    try:
+        url = run_git(project.root, "remote", "get-url", "origin")  # applies url.*.insteadOf
+    except GitError as err:
+        if "no such remote" not in str(err).lower():
+            return None  # git missing, timed out, a broken repository: ask again next time
+        url = None  # no origin: as cacheable an answer as a URL
+    slug = None if url is None else parse_remote_slug(url)
     _store(path, {"signature": signature, "slug": slug})
     return slug
 

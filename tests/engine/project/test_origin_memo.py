@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,22 @@ def test_a_damaged_or_missing_cache_only_costs_a_git_call(
     shutil.rmtree(project.cache_dir)  # no cache folder: nothing can be stored, git answers
     assert remembered_origin(project) == "acme/widgets"
     assert not project.cache_dir.exists()
+
+
+def test_a_failed_git_is_not_remembered(
+    origin_repo: tuple[Any, Project], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git missing (or timing out) says nothing about the remote: the next command asks again,
+    while "no origin" is an answer like any URL."""
+    repo, project = origin_repo
+    path = os.environ["PATH"]
+    _without_git(monkeypatch, tmp_path)
+    assert remembered_origin(project) is None
+    assert not (project.cache_dir / CACHE_NAME).exists()
+    monkeypatch.setenv("PATH", path)
+    assert remembered_origin(project) == "acme/widgets"
+    repo.git("remote", "remove", "origin")
+    assert remembered_origin(project) is None
+    _without_git(monkeypatch, tmp_path)
+    assert remembered_origin(project) is None  # from the cache: no git to ask
+    assert b'"slug": null' in (project.cache_dir / CACHE_NAME).read_bytes()
