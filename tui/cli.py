@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from engine.errors import AdeError, UsageError
+from tui import collector
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "palette": ("tui.commands.palette", "open the full-screen search palette (default)"),
@@ -87,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         namespace = parser.parse_args(rest)
     except SystemExit as exit_:
         return int(exit_.code or 0)
+    if name != "search":  # a search releases it once its index is open (tui.search_run)
+        collector.release()
     try:
         return int(module.run(namespace))
     except UsageError as err:
@@ -109,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def main_entry() -> None:
     """Console-script entry point."""
+    collector.hold()
     try:
         code = main()
         sys.stdout.flush()

@@ -164,6 +164,49 @@ def test_a_compacted_transcript_brings_in_gzip(warm_demo: Path) -> None:
     assert "gzip" in _modules(search_argv(warm_demo, "timeout", "--json"))
 
 
+COLLECTOR_PROBE = """
+import gc, json, sys
+from tui import collector
+from tui.cli import main
+collector.hold()  # what main_entry does first
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}))
+"""
+
+
+def _collector_after(argv: list[str]) -> dict[str, int]:
+    full = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
+    full["ADE_NOW"] = DEMO_NOW
+    done = subprocess.run([sys.executable, "-c", COLLECTOR_PROBE, *argv], cwd=ROOT, env=full,
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    report: dict[str, int] = json.loads(done.stdout.splitlines()[-1])
+    assert report["code"] in (0, 1), done.stderr
+    return report
+
+
+def test_a_search_collects_again_once_its_engine_is_imported(warm_demo: Path) -> None:
+    """The collector is held for the start-up's imports only (issue 14.4): once the index is
+    open it runs again (a catch-up may ingest), over a young generation, what start-up built
+    being frozen."""
+    report = _collector_after(search_argv(warm_demo, "timeout", "--json"))
+    assert report["enabled"] and report["frozen"] > 10_000
+
+
+def test_every_other_command_collects_again_before_it_runs(warm_demo: Path) -> None:
+    report = _collector_after(["skill"])
+    assert report["enabled"] and report["frozen"] > 0
+
+
+def test_release_without_hold_leaves_the_collector_alone() -> None:
+    import gc
+
+    from tui import collector
+
+    before = gc.get_freeze_count()
+    collector.release()
+    assert gc.isenabled() and gc.get_freeze_count() == before
+
+
 def test_a_warm_search_spawns_each_git_command_once(warm_demo: Path, tmp_path: Path) -> None:
     """A real git behind a logging shim on PATH: the lane list is taken once per command."""
     shims = tmp_path / "bin"
@@ -230,6 +273,7 @@ DAEMON_ANSWER_MAY_IMPORT = {
     "engine.rpc.roles",
     "tui",
     "tui.cli",
+    "tui.collector",
     "tui.commands",
     "tui.commands.search",
     "tui.daemon_search",
