@@ -189,12 +189,14 @@ def test_a_search_collects_again_once_its_engine_is_imported(warm_demo: Path) ->
     open it runs again (a catch-up may ingest), over a young generation, what start-up built
     being frozen."""
     report = _collector_after(search_argv(warm_demo, "timeout", "--json"))
-    assert report["enabled"] and report["frozen"] > 10_000
+    assert report["enabled"]
+    assert report["frozen"] > 10_000
 
 
 def test_every_other_command_collects_again_before_it_runs(warm_demo: Path) -> None:
     report = _collector_after(["skill"])
-    assert report["enabled"] and report["frozen"] > 0
+    assert report["enabled"]
+    assert report["frozen"] > 0
 
 
 def test_release_without_hold_leaves_the_collector_alone() -> None:
@@ -204,7 +206,8 @@ def test_release_without_hold_leaves_the_collector_alone() -> None:
 
     before = gc.get_freeze_count()
     collector.release()
-    assert gc.isenabled() and gc.get_freeze_count() == before
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == before
 
 
 def test_a_warm_search_spawns_each_git_command_once(warm_demo: Path, tmp_path: Path) -> None:
