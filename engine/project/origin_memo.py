@@ -53,8 +53,8 @@ def _config_files(project: Project) -> list[Path]:
     return files
 
 
-def _signature(project: Project) -> str | None:
-    """The signature the slug is stored under, or None when it cannot be trusted: a linked
+def config_signature(project: Project) -> str | None:
+    """The signature of git's configuration an answer is stored under, or None when it cannot be trusted: a linked
     worktree (its ``.git`` is a file), per-command settings, or a config with includes."""
     if not (project.root / ".git").is_dir() or os.environ.get("GIT_CONFIG_COUNT"):
         return None
@@ -72,7 +72,7 @@ def _signature(project: Project) -> str | None:
 
 def remembered_origin(project: Project) -> str | None:
     """``origin_slug(project.root)``, read from the cache when git's config is unchanged."""
-    signature = _signature(project)
+    signature = config_signature(project)
     if signature is None:
         return origin_slug(project.root)
     path = project.cache_dir / CACHE_NAME
@@ -91,11 +91,11 @@ def remembered_origin(project: Project) -> str | None:
             return None  # git missing, timed out, a broken repository: ask again next time
         url = None  # no origin: as cacheable an answer as a URL
     slug = None if url is None else parse_remote_slug(url)
-    _store(path, {"signature": signature, "slug": slug})
+    store_json(path, {"signature": signature, "slug": slug})
     return slug
 
 
-def _store(path: Path, value: dict[str, str | None]) -> None:
+def store_json(path: Path, value: dict[str, object]) -> None:
     """Write atomically; a cache that cannot be written (read-only, disk full) is only skipped."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
