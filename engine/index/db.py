@@ -28,7 +28,6 @@ batch of documents and its source cursor commit together (RELIABILITY 2, 10, 12)
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import heapq
 import itertools
 import json
@@ -42,6 +41,7 @@ from typing import Any
 import apsw
 import msgspec
 
+from engine.digests import blake2b
 from engine.index import fts_rank
 from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query
@@ -306,7 +306,7 @@ title but not the digest, so a re-derived body is checked against these bytes on
 
 def body_fingerprint(body: str) -> bytes:
     """The body's fingerprint, as the digest of its document starts with it."""
-    return hashlib.blake2b(body.encode("utf-8"), digest_size=FINGERPRINT_BYTES).digest()
+    return blake2b(body.encode("utf-8"), digest_size=FINGERPRINT_BYTES).digest()
 
 
 def _digest(doc: IndexDoc) -> bytes:
@@ -314,7 +314,7 @@ def _digest(doc: IndexDoc) -> bytes:
     # pass over the body, which was a visible build cost).
     fields = (doc.kind, doc.title, doc.rank_title, doc.updated_at, doc.session_id, doc.lane_id,
               doc.anchor, doc.source_key, doc.tool, doc.source_span)  # fmt: skip
-    head = hashlib.blake2b(json.dumps(fields).encode("utf-8"), digest_size=8).digest()
+    head = blake2b(json.dumps(fields).encode("utf-8"), digest_size=8).digest()
     return body_fingerprint(doc.body) + head
 
 

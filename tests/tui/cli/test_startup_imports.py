@@ -67,6 +67,8 @@ NOT_ON_A_WARM_SEARCH = (
     # msgspec takes its typing helpers from `typing` (tui.lean_msgspec).
     "typing_extensions",
     "inspect",
+    # Digests come from the interpreter's own modules, not OpenSSL (engine.digests).
+    "hashlib",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
