@@ -10,7 +10,6 @@ owned by the calling thread (RELIABILITY 14), so a long query never waits for th
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import threading
 import time
@@ -52,6 +51,7 @@ from engine.ingest.history import history_status, history_warnings_for
 from engine.ingest.queue import PAUSE_STEPS, IngestGate, IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.links.places import place_links
+from engine.logs import get_logger
 from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.locate import identity_warnings
 from engine.project.model import Lane, Project
@@ -72,6 +72,8 @@ from engine.types import (
 )
 
 _T = TypeVar("_T")
+
+_log = get_logger(__name__)
 
 
 BUSY_NOTE = (
@@ -195,7 +197,7 @@ class SearchService:
             try:
                 self._drain_due()
             except Exception:  # the writer thread must survive anything a source throws
-                logging.getLogger(__name__).exception("ingestion drain failed")
+                _log.exception("ingestion drain failed")
             finally:
                 self.ingest_gate.open()
         with self.drainer.lock:
@@ -240,7 +242,7 @@ class SearchService:
                 self.drainer.write_fault = (
                     write_fault(err, self.project.index_path) or self.drainer.write_fault
                 )
-                logging.getLogger(__name__).debug("catch-up skipped", exc_info=True)
+                _log.debug("catch-up skipped", exc_info=True)
                 return
             self.catch_up_queued(progress)
             self.drainer.store_manifest(conn)
@@ -268,7 +270,7 @@ class SearchService:
         if drift is None:
             self.drainer.reconcile(conn, everything=False)
             return
-        logging.getLogger(__name__).info("search index drift (%s): re-indexing", drift)
+        _log.info("search index drift (%s): re-indexing", drift)
         self.tally.add("index", f"re-indexed after {drift}")
         self._once_note = f"search index had lost rows ({drift}) and was re-indexed"
         clear_index(conn)
@@ -284,7 +286,7 @@ class SearchService:
             with self.drainer.lock:
                 self.drainer.recover_damage(err, damaged)
         except (apsw.Error, OSError):
-            logging.getLogger(__name__).warning("recreating the index failed", exc_info=True)
+            _log.warning("recreating the index failed", exc_info=True)
             self._once_note = f"search index damaged ({cause}); it could not be recreated yet"
             return False
         self._once_note = f"search index was damaged ({cause}) and has been recreated"

@@ -12,7 +12,6 @@ code base spells a camelCase key.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import msgspec
@@ -188,16 +187,14 @@ def from_wire(data: Any, type_: type[_T]) -> _T:
 # --- ranking explanations (``ade search --explain``, ``SearchClient.explain``) -------------------
 
 
-@dataclass(frozen=True)
-class TermMatch:
+class TermMatch(msgspec.Struct, frozen=True):
     """One positive query term and where it matched (empty: it did not match this hit)."""
 
     term: str
     where: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class HitExplanation:
+class HitExplanation(msgspec.Struct, frozen=True):
     """Why one hit is where it is. ``bm25``/``bm25_split`` are None outside the body tier's
     full-text matches (filter-only queries, title tiers, delegated hits)."""
 

@@ -7,7 +7,6 @@ line passes neither and calls ``catch_up`` itself; tests pass a manual ``timer``
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ import apsw
 from engine.ingest.drain import RECONCILE_INTERVAL_S, RECONCILE_NO_WATCHER_S
 from engine.ingest.records import common_dir, git_dir
 from engine.ingest.timers import TimerFactory
+from engine.logs import get_logger
 from engine.project.lanes import list_lanes
 from engine.project.model import Project
 from engine.service import SearchService
@@ -25,7 +25,7 @@ from engine.service import SearchService
 if TYPE_CHECKING:
     from engine.ingest.watcher import Watcher
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 __all__ = ["TimerFactory", "create_project_service"]
 

@@ -19,6 +19,7 @@ from engine.client import SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.project.lane_memo import one_listing
 from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, to_json
+from tui import collector
 from tui.progress import StderrProgress
 from tui.search_format import (
     format_results_json,
@@ -52,6 +53,7 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
     from engine.embedded import EmbeddedClient
 
     client = EmbeddedClient.open(project.root, start_worker=False, project=project)
+    collector.release()  # the engine is imported: a catch-up's ingestion collects as usual
     if not catch_up:
         return client
     bar = StderrProgress("indexing")

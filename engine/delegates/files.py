@@ -19,9 +19,10 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
+
+import msgspec
 
 from engine.query.match import LineFilter
 
@@ -64,8 +65,7 @@ UNTRACKED_MAX_BYTES = 1024 * 1024
 _GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 
 
-@dataclass(frozen=True, slots=True)
-class FileLineHit:
+class FileLineHit(msgspec.Struct, frozen=True):
     path: str
     line: int
     text: str

@@ -16,10 +16,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
+
+import msgspec
 
 from engine.delegates.files import (
     MAX_LINE_HITS,
@@ -46,8 +47,7 @@ MAX_PATH_HITS = 200
 """Path matches kept per query: enough for several pages, bounded on a 100k-file monorepo."""
 
 
-@dataclass(frozen=True)
-class DelegateContext:
+class DelegateContext(msgspec.Struct, frozen=True):
     """What every delegate gets: the query's plan and the project's lanes."""
 
     project: Project

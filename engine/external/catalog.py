@@ -7,12 +7,13 @@ queues that session alone, and a write to another project's transcript costs not
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from engine.external.roots import (
     claude_folder_matches,
@@ -227,7 +228,7 @@ def _shown(meta: SessionMeta) -> SessionMeta:
     command = None if meta.command is None else redact_title(meta.command)
     if title == meta.title and command == meta.command:
         return meta
-    return dataclasses.replace(meta, title=title, command=command)
+    return msgspec.structs.replace(meta, title=title, command=command)
 
 
 def discovery_roots_of(environ: Mapping[str, str]) -> dict[str, Path]:

@@ -16,10 +16,10 @@ truncated and marked) is stored with the session, as the tailed transcripts stor
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import apsw
+import msgspec
 
 from engine.external.gemini import (
     SUBAGENT_STRIDE,
@@ -78,7 +78,7 @@ def derived_events(
         cut_lines += sub_cut
         base = (number + 1) * SUBAGENT_STRIDE
         events += [
-            dataclasses.replace(e, seq=base + e.seq, offset=base + e.offset)
+            msgspec.structs.replace(e, seq=base + e.seq, offset=base + e.offset)
             for e in gemini_events(sub_record or GeminiRecord())
         ]
     return events, cut_lines

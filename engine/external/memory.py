@@ -10,13 +10,14 @@ transcript file still exists stays listed (and indexed, and followed) until the 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+import msgspec
 
 from engine.project.fields import parse_aware_time
 from engine.project.model import Project, SessionMeta, is_valid_session_id
@@ -93,7 +94,7 @@ def still_there(
         except OSError:
             continue  # the file is gone: so is the session
         updated = max(entry.meta.created_at, mtime)
-        out.append(Remembered(dataclasses.replace(entry.meta, updated_at=updated), entry.root))
+        out.append(Remembered(msgspec.structs.replace(entry.meta, updated_at=updated), entry.root))
     return out
 
 

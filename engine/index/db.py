@@ -28,18 +28,17 @@ batch of documents and its source cursor commit together (RELIABILITY 2, 10, 12)
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
-import logging
 import os
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import apsw
+import msgspec
 
+from engine.digests import blake2b
 from engine.index import fts_rank
 from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query
@@ -64,8 +63,9 @@ from engine.index.schema import (
     recreate_in_place,
 )
 from engine.index.txn import immediate, meta_get, meta_set, scalar
+from engine.logs import get_logger
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -111,8 +111,7 @@ _ZLIB_LEVEL = 1
 """Level 1 compresses text ~3x at >100 MB/s; higher levels cost insert speed for a few %."""
 
 
-@dataclass(frozen=True)
-class IndexDoc:
+class IndexDoc(msgspec.Struct, frozen=True):
     """One document as the ingester hands it to the index (DESIGN §3 table)."""
 
     doc_id: str
@@ -132,8 +131,7 @@ class IndexDoc:
     derived from again for a snippet; the body is then indexed but not stored. None: stored."""
 
 
-@dataclass
-class SourceRow:
+class SourceRow(msgspec.Struct):
     """Ingestion progress of one source key (a transcript, a PR, a lane's git log)."""
 
     key: str
@@ -144,8 +142,7 @@ class SourceRow:
     state: str = "{}"
 
 
-@dataclass(frozen=True)
-class OpenReport:
+class OpenReport(msgspec.Struct, frozen=True):
     """What ``open_index`` found and did. ``recreated_reason`` is None when the file was usable."""
 
     path: Path
@@ -287,7 +284,7 @@ title but not the digest, so a re-derived body is checked against these bytes on
 
 def body_fingerprint(body: str) -> bytes:
     """The body's fingerprint, as the digest of its document starts with it."""
-    return hashlib.blake2b(body.encode("utf-8"), digest_size=FINGERPRINT_BYTES).digest()
+    return blake2b(body.encode("utf-8"), digest_size=FINGERPRINT_BYTES).digest()
 
 
 def _digest(doc: IndexDoc) -> bytes:
@@ -295,7 +292,7 @@ def _digest(doc: IndexDoc) -> bytes:
     # pass over the body, which was a visible build cost).
     fields = (doc.kind, doc.title, doc.rank_title, doc.updated_at, doc.session_id, doc.lane_id,
               doc.anchor, doc.source_key, doc.tool, doc.source_span)  # fmt: skip
-    head = hashlib.blake2b(json.dumps(fields).encode("utf-8"), digest_size=8).digest()
+    head = blake2b(json.dumps(fields).encode("utf-8"), digest_size=8).digest()
     return body_fingerprint(doc.body) + head
 
 
@@ -313,8 +310,7 @@ def _existing(conn: apsw.Connection, doc_ids: list[str]) -> dict[str, tuple[_Row
     return {str(r[0]): ((int(r[1]), bool(r[2])), bytes(r[3])) for r in rows}
 
 
-@dataclass(frozen=True)
-class _Derived:
+class _Derived(msgspec.Struct, frozen=True):
     """A document's computed column values: digest, compressed body, identifier parts."""
 
     digest: bytes
@@ -482,8 +478,7 @@ def delete_docs_where_session_not_in(
     return _delete_rows(conn, rows)
 
 
-@dataclass(frozen=True)
-class StoredBody:
+class StoredBody(msgspec.Struct, frozen=True):
     """What the index keeps of one document's body: the text, or where to derive it again."""
 
     text: str | None

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
-import logging
 import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -21,11 +20,12 @@ import apsw
 
 from engine.index.schema import TRANSIENT_ERRORS
 from engine.index.txn import immediate, meta_set, scalar
+from engine.logs import get_logger
 
 if TYPE_CHECKING:
     from engine.index.db import IndexDoc, _Derived
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 
 RECENT_DOCS = 10_000

@@ -7,8 +7,9 @@ window reads the newest matches first and stops at its budget, and counts stop a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from engine.index.fts_rank import FUNCTION_NAME
 from engine.index.schema import SLOT_BITS
@@ -26,8 +27,7 @@ COLUMNS = (
 """Row shape shared by every candidate query (see ``engine.query.run._row_candidate``)."""
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(msgspec.Struct, frozen=True):
     """SQL-side filters. ``None`` means unconstrained; an empty tuple matches nothing."""
 
     kinds: tuple[str, ...] | None = None

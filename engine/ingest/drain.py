@@ -13,7 +13,6 @@ where nothing changed never needs them.
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -44,6 +43,7 @@ from engine.ingest import gzcache
 from engine.ingest.history import HistoryWalker
 from engine.ingest.manifest import Manifest, project_manifest
 from engine.ingest.queue import IngestQueue
+from engine.logs import get_logger
 from engine.project import lane_memo
 from engine.project.lanes import list_lanes
 from engine.project.model import Project, SessionKind
@@ -54,7 +54,7 @@ from engine.project.transcripts import TranscriptNotReady, TranscriptUnreadable
 if TYPE_CHECKING:
     from engine.ingest.planner import Prefetcher
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 NOT_READY_RETRY_S = 1.0
 """Wait before re-reading a ``.gz`` that is still being written (RELIABILITY 5)."""

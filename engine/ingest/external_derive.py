@@ -7,10 +7,10 @@ skipped, in one transaction.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import apsw
+import msgspec
 
 from engine.external.derive import derived_events
 from engine.index.db import (
@@ -72,7 +72,9 @@ def process_derived(
                 "SELECT doc_id FROM docs WHERE source_key = ?", (key,))]  # fmt: skip
             gone = [doc_id for doc_id in stored if doc_id not in keep]
             delete_docs(conn, gone)
-            upsert_docs(conn, [dataclasses.replace(d, source_key=key) for d in (session, *docs)])
+            upsert_docs(
+                conn, [msgspec.structs.replace(d, source_key=key) for d in (session, *docs)]
+            )
             written = len(docs) + len(gone)
         state = json.dumps({SKIPPED_STATE_KEY: skipped}, separators=(",", ":"))
         if skipped:

@@ -10,10 +10,10 @@ number, so anchors never collide with the main file's.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import apsw
+import msgspec
 
 from engine.external.agents import DERIVED_TOOLS
 from engine.external.aider import parse_aider
@@ -53,7 +53,7 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
             # message is written twice): its seq is the anchor the chat view lands on.
             if doc is not None and doc.doc_id not in seen:
                 seen.add(doc.doc_id)
-                docs.append(dataclasses.replace(doc, source_key=key))
+                docs.append(msgspec.structs.replace(doc, source_key=key))
                 latest = max(latest, doc.updated_at)
         skipped.add(key, "message indexed truncated", truncated_count(docs, events, state))
         tally.merge(skipped)

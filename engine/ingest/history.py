@@ -11,11 +11,11 @@ once; after a crash or restart the walk resumes with ``--skip`` = the commits al
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
 import apsw
+import msgspec
 
 from engine.index.db import SourceRow, delete_docs, get_source, immediate, put_source, upsert_docs
 from engine.ingest.history_plan import (
@@ -106,8 +106,8 @@ def process_history(
             delete_docs(conn, [f"commit:{c.sha}" for c in commits])
         else:
             docs = [commit_doc(c, walk.lane_id or "") for c in commits]
-            upsert_docs(conn, [dataclasses.replace(d, source_key=HISTORY_SOURCE,
-                                                   lane_id=walk.lane_id) for d in docs])  # fmt: skip
+            upsert_docs(conn, [msgspec.structs.replace(d, source_key=HISTORY_SOURCE,
+                                                       lane_id=walk.lane_id) for d in docs])  # fmt: skip
         walk.done += len(commits)
         state.pass_done += len(commits)
         if stream.finished:
@@ -127,7 +127,7 @@ def _plan(
     if shallow is not None:
         notes.insert(0, shallow)
     if state.depth != depth:
-        state = dataclasses.replace(state, tips={}, bounded=False)  # re-walk with the new depth
+        state = msgspec.structs.replace(state, tips={}, bounded=False)  # re-walk with the new depth
     planned = plan_pass(state, groups, repo, depth)
     planned.notes = notes
     if not planned.walks:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from engine.project.fields import read_json_object
 from engine.project.git import GitError, list_branches, worktrees
@@ -44,8 +45,7 @@ DEPTH_ENV = "ADE_HISTORY_DEPTH"
 BRANCHES_GROUP = "branches"
 
 
-@dataclass
-class Walk:
+class Walk(msgspec.Struct):
     """One ``git log`` of a pass: ``include`` minus ``exclude``, written with ``lane_id`` (None:
     local branches no lane has checked out), or deleted with ``delete``."""
 
@@ -57,22 +57,21 @@ class Walk:
     delete: bool = False
 
 
-@dataclass
-class HistoryState:
+class HistoryState(msgspec.Struct):
     """The ``git:history`` row's state."""
 
-    tips: dict[str, list[str]] = field(default_factory=dict)
-    walks: list[Walk] = field(default_factory=list)
-    groups: list[str] = field(default_factory=list)
+    tips: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    walks: list[Walk] = msgspec.field(default_factory=list)
+    groups: list[str] = msgspec.field(default_factory=list)
     """Groups of the pass being walked: the tips of any other group are dropped at its end."""
     pass_done: int = 0
     pass_total: int | None = None
     depth: int | None = None
     bounded: bool = False
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        return json.dumps(msgspec.to_builtins(self), separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> HistoryState:
@@ -109,8 +108,7 @@ def _opt_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-@dataclass(frozen=True)
-class TipGroup:
+class TipGroup(msgspec.Struct, frozen=True):
     """Tips attributed to one lane, in attribution order."""
 
     group: str

@@ -20,12 +20,12 @@ outside those folders: ``covers`` says so, and such a reconcile stores no manife
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from engine.digests import blake2b
 from engine.external.roots import (
     AIDER_HISTORY_FILE,
     claude_folder_matches,
@@ -76,7 +76,7 @@ class _Walk:
     """One digest over folder listings, bounded in the agent tools' entries."""
 
     def __init__(self) -> None:
-        self.digest = hashlib.blake2b(digest_size=16)
+        self.digest = blake2b(digest_size=16)
         self.covered: set[str] = set()
         self.entries = 0
 

@@ -1,15 +1,14 @@
 """A transcript pass's plan as the planning worker ships it: documents as plain tuples.
 
-Pickling a plan's ``IndexDoc`` and derived-value objects (dataclasses: a class reference and a
-state dict each) cost the writing process ~0.5 s of unpickling per 60 MB corpus, most of it
-building the objects back; one tuple of fields per document loads ~8x faster and the objects
-are rebuilt without ``__init__`` (benchmarks/RESULTS.md, issue 14.1, h-pipe). The writer is the
-critical path of a first index, so what it spends receiving a plan is spent on the wall clock.
+Pickling a plan's ``IndexDoc`` and derived-value objects one by one (a class reference and a state
+each) cost the writing process ~0.5 s of unpickling per 60 MB corpus; one tuple of fields per
+document loads faster, and the records are rebuilt with their own (C) ``msgspec.Struct``
+constructors (benchmarks/RESULTS.md, issue 14.1, h-pipe). The writer is the critical path of a
+first index, so what it spends receiving a plan is spent on the wall clock.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -17,8 +16,8 @@ from engine.index.db import IndexDoc, PreparedDocs
 from engine.index.db import _Derived as Derived
 from engine.ingest.tailing import Plan
 
-_DOC_FIELDS = tuple(f.name for f in dataclasses.fields(IndexDoc))
-_DERIVED_FIELDS = tuple(f.name for f in dataclasses.fields(Derived))
+_DOC_FIELDS: tuple[str, ...] = IndexDoc.__struct_fields__
+_DERIVED_FIELDS: tuple[str, ...] = Derived.__struct_fields__
 _SPLIT = len(_DOC_FIELDS)
 
 
@@ -57,14 +56,9 @@ def unpack(wire: WirePlan) -> Plan:
     """The plan as ``plan_pass`` made it: the same documents and derived values."""
     derived: dict[int, tuple[IndexDoc, Derived]] = {}
     docs: list[IndexDoc] = []
-    new = object.__new__
     for row in wire.rows:
-        # Frozen dataclasses without ``__init__``: their fields are plain instance attributes,
-        # so filling ``__dict__`` builds the same object (a test compares them field by field).
-        doc = new(IndexDoc)
-        doc.__dict__.update(zip(_DOC_FIELDS, row, strict=False))
-        values = new(Derived)
-        values.__dict__.update(zip(_DERIVED_FIELDS, row[_SPLIT:], strict=True))
+        doc = IndexDoc(*row[:_SPLIT])
+        values = Derived(*row[_SPLIT:])
         derived[id(doc)] = (doc, values)
         docs.append(doc)
     output = replace(

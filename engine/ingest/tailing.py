@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import apsw
+import msgspec
 
 from engine.index.db import (
     IndexDoc,
@@ -157,8 +158,8 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> Plan:
     # Derived column values (digest, zlib body, identifier parts) are computed here, before the
     # write transaction: the lock is then held ~half as long (benchmarks/RESULTS.md, issue 4).
     if compressed:  # snippets are re-read from a plain file only: a .gz pass stores its bodies
-        output.new_docs = [replace(d, source_span=None) for d in output.new_docs]
-        output.upserts = [replace(d, source_span=None) for d in output.upserts]
+        output.new_docs = [msgspec.structs.replace(d, source_span=None) for d in output.new_docs]
+        output.upserts = [msgspec.structs.replace(d, source_span=None) for d in output.upserts]
     prepared = PreparedDocs([output.session, *output.new_docs, *output.upserts])
     return Plan(
         row=row,

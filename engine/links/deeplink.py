@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from urllib.parse import quote, unquote
+
+import msgspec
 
 from engine.errors import DeepLinkError
 from engine.project.model import is_valid_session_id
@@ -75,8 +76,7 @@ _BRANCH_BAD_CHARS = frozenset(" ~^:?*[\\")
 """Characters git refuses in a ref name (``git check-ref-format``), besides control characters."""
 
 
-@dataclass(frozen=True)
-class Envelope:
+class Envelope(msgspec.Struct, frozen=True):
     """Portable context of a session, lane or commit: where it lives outside this machine."""
 
     repo: str | None = None
@@ -89,8 +89,7 @@ class Envelope:
         return self.repo is None and self.branch is None and self.pr is None and self.linear is None
 
 
-@dataclass(frozen=True)
-class DeepLink:
+class DeepLink(msgspec.Struct, frozen=True):
     """One parsed link. ``target`` is decoded text (a PR number is its decimal digits)."""
 
     kind: str

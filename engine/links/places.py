@@ -13,7 +13,6 @@ Run once per query on the page about to be returned (``SearchService.query``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import msgspec
 
@@ -103,7 +102,7 @@ def _at_matching_line(text: str, item: SearchResultItem, project: Project) -> st
     if offset is None or offset == link.offset:
         return text
     try:
-        return build_deep_link(replace(link, offset=offset))
+        return build_deep_link(msgspec.structs.replace(link, offset=offset))
     except AdeError:
         return text
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+import msgspec
 
 from engine.errors import AdeError
 from engine.project.model import Branch, Commit
@@ -56,8 +57,7 @@ class GitError(AdeError):
     """A git command failed, timed out, or git is not installed."""
 
 
-@dataclass(frozen=True, slots=True)
-class Worktree:
+class Worktree(msgspec.Struct, frozen=True):
     """One entry of ``git worktree list --porcelain``."""
 
     path: Path

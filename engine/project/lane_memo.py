@@ -18,6 +18,7 @@ from pathlib import Path
 from engine.project import lanes
 from engine.project.git import origin_slug
 from engine.project.model import Lane, Project, PrSnapshot
+from engine.project.origin_memo import remembered_origin
 from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
 
@@ -92,6 +93,6 @@ def _origin(project: Project) -> str | None:
     cached = _ORIGINS.get(project.root)
     if cached is not None and cached[0] == identity:
         return cached[1]
-    slug = origin_slug(project.root)
+    slug = remembered_origin(project)  # the last command's answer while git's config is unchanged
     _ORIGINS[project.root] = (identity, slug)
     return slug

@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.project.fields import FieldError, opt_bool, opt_str, read_json_file, req_str
-from engine.project.git import GitError, Worktree, worktrees
+from engine.project.git import GitError, Worktree
 from engine.project.model import Lane, Project
 from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
+from engine.project.worktree_memo import remembered_worktrees
 
 PRIMARY_LANE_ID = "primary"
 """The main worktree's lane id (DESIGN §2)."""
@@ -33,7 +34,7 @@ def list_lanes(project: Project, tally: WarningTally) -> list[Lane]:
     if not project.is_git:
         return []
     try:
-        trees = worktrees(project.root)
+        trees = remembered_worktrees(project)  # git asked only when its files changed
     except GitError as err:
         tally.add(LANES_SOURCE, f"git worktree list failed: {err}")
         return []

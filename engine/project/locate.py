@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
 
+from engine.digests import sha256_hex
 from engine.errors import ProjectError
 from engine.project.fields import read_json_object
 from engine.project.git import GitError, git_toplevel, run_git, worktrees
@@ -103,9 +103,7 @@ def main_worktree(path: Path) -> Path | None:
 
 def default_project_id(root: Path) -> str:
     """First 12 hex digits of sha256 of the project's real path."""
-    return hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogateescape")).hexdigest()[
-        :12
-    ]
+    return sha256_hex(os.path.realpath(root).encode("utf-8", "surrogateescape"))[:12]
 
 
 def _identity(root: Path, tally: WarningTally) -> tuple[str, str]:

@@ -7,10 +7,11 @@ All datetimes are timezone-aware; the reader refuses naive ones.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 SESSION_ID_RE = re.compile(r"[A-Za-z0-9._-]{1,128}")
 """Session ids that may become file names; anything else is rejected (no traversal, no NUL)."""
@@ -30,8 +31,7 @@ def is_valid_session_id(value: str) -> bool:
     return bool(SESSION_ID_RE.fullmatch(value)) and value not in {".", ".."}
 
 
-@dataclass(frozen=True, slots=True)
-class Project:
+class Project(msgspec.Struct, frozen=True):
     """A project directory and its identity.
 
     ``ade_dir`` is ``root / ".ade"`` whether or not it exists; ``is_git`` says whether ``root`` is
@@ -56,8 +56,7 @@ class Project:
         return self.cache_dir / "search-index.db"
 
 
-@dataclass(frozen=True, slots=True)
-class SessionMeta:
+class SessionMeta(msgspec.Struct, frozen=True):
     """One chat or terminal session (``.ade/sessions/<id>.json``)."""
 
     id: str
@@ -77,8 +76,7 @@ class SessionMeta:
     """Set for sessions whose transcript lives outside ``.ade/`` (Claude Code, Codex)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ChatEvent:
+class ChatEvent(msgspec.Struct, frozen=True):
     """One parsed line of a chat transcript.
 
     ``offset`` is the byte offset of the line's first byte in the (decompressed) transcript, so a
@@ -90,7 +88,7 @@ class ChatEvent:
     ts: datetime | None
     type: ChatEventType
     offset: int
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def event_id(self) -> str | None:
@@ -98,15 +96,13 @@ class ChatEvent:
         return value if isinstance(value, str) and value else None
 
 
-@dataclass(frozen=True, slots=True)
-class PrComment:
+class PrComment(msgspec.Struct, frozen=True):
     author: str
     body: str
     created_at: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class PrSnapshot:
+class PrSnapshot(msgspec.Struct, frozen=True):
     """``.ade/prs/<number>.json`` — the shape of ``gh pr view --json``."""
 
     number: int
@@ -121,8 +117,7 @@ class PrSnapshot:
     comments: tuple[PrComment, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Lane:
+class Lane(msgspec.Struct, frozen=True):
     """An isolated working copy. The primary lane is the main worktree (id ``primary``)."""
 
     id: str
@@ -132,8 +127,7 @@ class Lane:
     primary: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Artifact:
+class Artifact(msgspec.Struct, frozen=True):
     """``.ade/artifacts/<id>.json``; ``path`` is resolved relative to the artifacts folder."""
 
     id: str
@@ -145,8 +139,7 @@ class Artifact:
     created_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
+class Commit(msgspec.Struct, frozen=True):
     sha: str
     subject: str
     body: str
@@ -154,8 +147,7 @@ class Commit:
     committed_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class Branch:
+class Branch(msgspec.Struct, frozen=True):
     name: str
     tip_sha: str
     tip_subject: str

@@ -7,12 +7,14 @@ offsets into that stream, so a cursor stays valid across compaction (DESIGN §4,
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
+
+import msgspec
 
 from engine.project.fields import parse_aware_time
 from engine.project.model import (
@@ -66,8 +68,7 @@ class TranscriptMissing(TranscriptUnreadable):
     """Neither the plain file nor its ``.gz`` sibling exists."""
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptSlice:
+class TranscriptSlice(msgspec.Struct, frozen=True):
     """Bytes ``[start, start + len(data))`` of a transcript whose full length is ``total_size``."""
 
     data: bytes
@@ -164,6 +165,8 @@ def read_transcript(path: Path, offset: int, max_bytes: int) -> TranscriptSlice:
 
 
 def _decompress(gz: Path) -> bytes:
+    if not os.path.lexists(gz):  # no compacted copy (most transcripts): gzip is not imported
+        raise FileNotFoundError(errno.ENOENT, "no such file", str(gz))
     import gzip  # deferred: most transcripts are plain, and gzip costs start-up (issue 5)
 
     try:

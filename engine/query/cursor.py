@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 from collections.abc import Sequence
 
+from engine.digests import blake2b
 from engine.errors import CursorError
 from engine.query.ranking import SortKey
 
@@ -37,11 +37,11 @@ def query_fingerprint(
     if sessions:
         fields.append(sorted(sessions))
     raw = json.dumps(fields, ensure_ascii=False)
-    return hashlib.blake2b(raw.encode("utf-8"), digest_size=8).hexdigest()
+    return blake2b(raw.encode("utf-8"), digest_size=8).hexdigest()
 
 
 def _mac(payload: bytes) -> bytes:
-    return hashlib.blake2b(payload, key=_KEY, digest_size=8).digest()
+    return blake2b(payload, key=_KEY, digest_size=8).digest()
 
 
 def encode_cursor(fingerprint: str, key: SortKey, *, seen: int = 0) -> str:

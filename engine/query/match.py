@@ -20,8 +20,9 @@ import functools
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from engine.index.identifiers import identifier_parts
 
@@ -54,8 +55,7 @@ def tokens(text: str) -> list[str]:
     return TOKEN_RE.findall(fold(text))
 
 
-@dataclass(frozen=True)
-class Haystack:
+class Haystack(msgspec.Struct, frozen=True):
     """The token columns of one record: each text given, then its identifier parts."""
 
     columns: tuple[tuple[str, ...], ...]
@@ -146,8 +146,7 @@ def grep_regex(needle: str) -> str:
     return _COMBINING.join(_grep_char(ch) for ch in needle)
 
 
-@dataclass(frozen=True)
-class LineFilter:
+class LineFilter(msgspec.Struct, frozen=True):
     """A cheap necessary condition for a line to match: the file delegate's ``git grep``.
 
     ``groups``: every group must have a needle (a folded token) that occurs in the folded line.

@@ -26,8 +26,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
+
+import msgspec
 
 from engine.errors import UsageError
 from engine.project.model import is_valid_session_id
@@ -50,8 +51,7 @@ _TIME_HELP = (
 )
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(msgspec.Struct, frozen=True):
     """One user term: ``prefix`` for bare words (``"x"*``), False for phrases and 1-char words."""
 
     text: str
@@ -59,8 +59,7 @@ class Term:
     phrase: bool = False
 
 
-@dataclass(frozen=True)
-class AnyOf:
+class AnyOf(msgspec.Struct, frozen=True):
     """``a|b``: any of the alternatives."""
 
     options: tuple[Term, ...]
@@ -69,8 +68,7 @@ class AnyOf:
 Node = Term | AnyOf
 
 
-@dataclass(frozen=True)
-class ParsedQuery:
+class ParsedQuery(msgspec.Struct, frozen=True):
     """A parsed query: the text tree, the filters, and how to run it."""
 
     terms: tuple[Node, ...] = ()
@@ -85,7 +83,7 @@ class ParsedQuery:
     title_text: str = ""
     match_none: bool = False
     title_prefix_scan: str | None = None
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = msgspec.field(default=())
 
     @property
     def match_all(self) -> bool:
@@ -220,18 +218,17 @@ def _make_term(text: str, phrase: bool) -> Term | None:
     return Term(text=text, prefix=prefix, phrase=phrase)
 
 
-@dataclass
-class _Builder:
+class _Builder(msgspec.Struct):
     now: datetime
-    terms: list[Node] = field(default_factory=list)
-    excluded: list[Term] = field(default_factory=list)
+    terms: list[Node] = msgspec.field(default_factory=list)
+    excluded: list[Term] = msgspec.field(default_factory=list)
     kinds: set[str] | None = None
-    lanes: list[str] = field(default_factory=list)
-    sessions: list[str] = field(default_factory=list)
+    lanes: list[str] = msgspec.field(default_factory=list)
+    sessions: list[str] = msgspec.field(default_factory=list)
     since_ms: int | None = None
     until_ms: int | None = None
     tools: set[str] | None = None
-    dropped: list[str] = field(default_factory=list)
+    dropped: list[str] = msgspec.field(default_factory=list)
 
     def kind(self, value: str) -> None:
         self.kinds = (self.kinds or set()) | _parse_kinds(value)

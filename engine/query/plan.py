@@ -15,8 +15,9 @@ Lanes (``lane:`` and ``--lane``) are found by id, display name, folder name or b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
+
+import msgspec
 
 from engine.errors import UsageError
 from engine.index.identifiers import split_identifier
@@ -40,8 +41,7 @@ PRIMARY_ALIASES = ("primary", "main")
 """What people call the primary lane, whatever its id and branch."""
 
 
-@dataclass(frozen=True)
-class PlanTerm:
+class PlanTerm(msgspec.Struct, frozen=True):
     """One user term in every form a source needs.
 
     ``text`` is as typed (the FTS string is built from it); ``normalized`` is the NFKC-casefolded
@@ -65,8 +65,7 @@ class PlanTerm:
                    tuple(tokens(term.text)), parts)  # fmt: skip
 
 
-@dataclass(frozen=True)
-class QueryPlan:
+class QueryPlan(msgspec.Struct, frozen=True):
     """One query, parsed and resolved (see the module docstring).
 
     ``nodes`` are the positive nodes: a 1-tuple for a plain term or phrase, the alternatives of

@@ -12,8 +12,9 @@ queries are stable.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from engine.index.normalize import normalize_title_query as normalize_title_query
 from engine.types import TIER_ORDER, MatchRange, Tier
@@ -27,8 +28,7 @@ MARK_END = "\x02"
 SortKey = tuple[int, float, float, int, str]
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True):
     """One document that may be shown, before ranking and paging.
 
     ``bm25`` is the FTS5 score over title and body (lower is better; 0 means no exact-token hit),
@@ -47,7 +47,7 @@ class Candidate:
     anchor: str | None = None
     bm25: float | None = None
     bm25_split: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 def tier_for(candidate: Candidate, normalized_query: str) -> Tier:

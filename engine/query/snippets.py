@@ -17,7 +17,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from engine.index.identifiers import split_identifier
 from engine.query.match import accent_pattern, fold
@@ -47,8 +48,7 @@ _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 """A folded token of an ASCII query word: what ``_WORD_RE`` keeps of ASCII, lowercased."""
 
 
-@dataclass(frozen=True)
-class _Reading:
+class _Reading(msgspec.Struct, frozen=True, dict=True):  # dict: room for the cached properties
     """What marking needs of one query, built once per query (not per hit)."""
 
     units: tuple[Unit, ...]

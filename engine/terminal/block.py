@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from engine.terminal.sanitize import ALT_MODES, OTHER_ESC_PATTERN, resolve_stripped_line
 
@@ -44,8 +45,7 @@ _ALT_BYTES_RE = re.compile(
 without visiting the cursor show/hide sequences (``ESC[?25l``) one by one in Python."""
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(msgspec.Struct, frozen=True):
     """A sanitized slice: the visible lines' text and where each came from."""
 
     text: str
@@ -181,8 +181,14 @@ def _alt_block(raw: bytes, alt_screen: bool) -> Block:
 _BLANK_LINES_RE = re.compile(r"(?:[^\S\n]*+\n)*+")
 """Whole lines of whitespace only (``\\s`` is exactly ``str.isspace``): a chunk never starts there."""
 
-_SKIP_LINES = [re.compile(rb"(?:[^\n]*+\n){%d}" % (1 << k)) for k in range(17)]
-"""Skip 2**k raw lines in one C-level match: a chunk's raw offset without a per-line loop."""
+_SKIP_POWERS = 17
+
+
+@functools.cache
+def _skip_lines_re(power: int) -> re.Pattern[bytes]:
+    """Skip 2**power raw lines in one C-level match: a chunk's raw offset without a per-line
+    loop (compiled when first needed: a snippet needs a few of the 17, start-up none)."""
+    return re.compile(rb"(?:[^\n]*+\n){%d}" % (1 << power))
 
 
 @functools.lru_cache(maxsize=8)
@@ -257,7 +263,7 @@ def _skip_blank(text: str, pos: int) -> int:
 def _skip_lines(raw: bytes, pos: int, count: int) -> int:
     """The position after the ``count``-th newline at or after ``pos``."""
     while count > 0:
-        power = min(count.bit_length() - 1, len(_SKIP_LINES) - 1)
-        pos = _SKIP_LINES[power].match(raw, pos).end()  # type: ignore[union-attr]
+        power = min(count.bit_length() - 1, _SKIP_POWERS - 1)
+        pos = _skip_lines_re(power).match(raw, pos).end()  # type: ignore[union-attr]
         count -= 1 << power
     return pos

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import bisect
 import json
-from dataclasses import dataclass
+
+import msgspec
 
 from engine.terminal.block import chunk_block
 from engine.terminal.sanitize import ESC_BYTES_RE, sanitize_lines
@@ -38,8 +39,7 @@ LINE_CAP_FACTOR = 2
 wide lines stay whole, short enough that one chunk stays within a few target sizes."""
 
 
-@dataclass(frozen=True)
-class TerminalChunk:
+class TerminalChunk(msgspec.Struct, frozen=True):
     """One indexed piece of a terminal transcript."""
 
     offset: int
@@ -48,8 +48,7 @@ class TerminalChunk:
     """Sanitized text (no escapes, no controls but ``\\n``/``\\t``), possibly ending in ``\\n``."""
 
 
-@dataclass(frozen=True)
-class ChunkerState:
+class ChunkerState(msgspec.Struct, frozen=True):
     """What the chunker must remember between slices, persisted beside the byte cursor."""
 
     alt_screen: bool = False
@@ -75,8 +74,11 @@ class ChunkerState:
         return cls(alt_screen=value["altScreen"])
 
 
-@dataclass(frozen=True)
-class ChunkResult:
+FRESH_STATE = ChunkerState()
+"""A transcript's start: outside any alternate-screen region."""
+
+
+class ChunkResult(msgspec.Struct, frozen=True):
     """The outcome of chunking one slice."""
 
     chunks: list[TerminalChunk]
@@ -92,7 +94,7 @@ def chunk_terminal_bytes(
     base_offset: int,
     *,
     force: bool = False,
-    state: ChunkerState = ChunkerState(),
+    state: ChunkerState = FRESH_STATE,
     target_chars: int = DEFAULT_TARGET_CHARS,
 ) -> ChunkResult:
     """Chunk one slice of a terminal transcript.

@@ -132,6 +132,9 @@ def run(ns: argparse.Namespace) -> int:
         code = answer_from_daemon(ns, wire_params(ns))
         if code is not None:
             return code
+    from tui.lean_msgspec import import_msgspec_lean
+
+    import_msgspec_lean()  # before the engine's first `import msgspec`
     from tui.search_run import run_search  # deferred: --help stays instant
 
     return run_search(ns, build_args(ns) if not (ns.status or ns.rebuild) else None)

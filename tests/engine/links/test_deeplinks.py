@@ -156,7 +156,7 @@ ENV = Envelope(repo="acme/widgets", branch="feature/login", pr=42, linear="ENG-7
 )
 def test_build_table(link: DeepLink, expected: str) -> None:
     assert build_deep_link(link) == expected
-    fields = {name: getattr(link, name) for name in link.__dataclass_fields__}
+    fields = {name: getattr(link, name) for name in link.__struct_fields__}
     assert build_link(**fields) == expected
 
 
