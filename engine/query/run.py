@@ -110,10 +110,10 @@ and ``resultsTruncated`` is set."""
 
 def _row_candidate(row: Sequence[Any]) -> tuple[int, Candidate]:
     rowid, doc_id, kind, title, rank_title, updated_at, sid, lane, anchor, tool, b1, b2 = row
-    cand = Candidate(doc_id=doc_id, kind=kind, title=title, rank_title=rank_title,
-                     snippet_marked="", updated_at=updated_at, session_id=sid, lane_id=lane,
-                     anchor=anchor, bm25=b1, bm25_split=b2,
-                     extra={"tool": tool} if tool else {})  # fmt: skip
+    # Positional, in field order: a window is 1,000 rows, and twelve keywords cost 2.5x the
+    # construction (~2 ms a query, issue 14.4).
+    cand = Candidate(doc_id, kind, title, rank_title, "", updated_at, sid, lane, anchor, b1, b2,
+                     {"tool": tool} if tool else {})  # fmt: skip
     return rowid, cand
 
 
