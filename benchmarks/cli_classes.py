@@ -43,6 +43,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from statistics import fmean
 
 from benchmarks.timing import Timing, interleaved
 
@@ -94,6 +95,13 @@ def _run(cmd: list[str], env: Mapping[str, str], cwd: Path | None = None) -> Non
                    check=False)  # fmt: skip
 
 
+def process_cpu_ms(pid: int) -> float:
+    """CPU time (user + sys) a running process has used, from ``/proc`` (clock ticks: only a
+    sum over many requests is meaningful, hence the mean in the table)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def launcher(tree: Path | None) -> list[str]:
     """The ``ade`` command: the installed script, or a checkout's code run from its folder (the
     same ``main_entry`` the script calls)."""
@@ -116,9 +124,9 @@ def project_copy(root: Path, folder: Path) -> Path:
 @contextlib.contextmanager
 def running_daemon(
     root: Path, env: dict[str, str], folder: Path, tree: Path | None = None
-) -> Iterator[None]:
+) -> Iterator[int]:
     """A daemon serving ``root`` for the ``with`` block; ``env`` gains its folders. ``tree``:
-    run another checkout's daemon (its folder as the working directory)."""
+    run another checkout's daemon (its folder as the working directory). Yields its pid."""
     folder.mkdir(parents=True, exist_ok=True)
     env.update(ADE_RUNTIME_DIR=str(folder / "run"), ADE_CONFIG_DIR=str(folder / "cfg"))
     log = folder / "daemon.log"
@@ -133,7 +141,7 @@ def running_daemon(
                 raise SystemExit(f"the daemon did not start (see {log})")
             time.sleep(0.05)
         _run([*launcher(tree), "search", "timeout", "--json", "--project", str(root)], env, tree)
-        yield
+        yield proc.pid
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
@@ -146,11 +154,11 @@ def time_class(
     env: Mapping[str, str],
     runs: int,
     daemon: bool = False,
-    before: tuple[Path, Path, Mapping[str, str]] | None = None,
+    before: tuple[Path, Path, Mapping[str, str], int, int] | None = None,
 ) -> dict[str, Timing]:
     """Interleaved rounds of the four jobs (six with ``daemon``, eight with ``before``: the
-    other checkout, its project copy and its daemon's environment), round ``i`` using query
-    ``i % len(queries)``."""
+    other checkout, its project copy, its daemon's environment and both daemons' pids, whose
+    CPU per request is kept as ``… daemon CPU``), round ``i`` using query ``i % len(queries)``."""
     from tui.cli import main
 
     ade = str(Path(sys.executable).with_name("ade"))
@@ -196,24 +204,33 @@ def time_class(
         jobs["ade search (daemon, process)"] = by_daemon
         jobs["daemon request (in-process)"] = request
         if before is not None:
-            tree, copy, before_env = before
+            tree, copy, before_env, old_pid, new_pid = before
+            served: dict[str, list[float]] = {"before": [], "after": []}
 
             def old() -> None:
                 query = nxt("before")
+                start = process_cpu_ms(old_pid)
                 _run([*launcher(tree), "search", *query.split(), "--json", "--project", str(copy)],
                      before_env, tree)  # fmt: skip
+                served["before"].append(process_cpu_ms(old_pid) - start)
 
             def new() -> None:
                 query = nxt("after")
+                start = process_cpu_ms(new_pid)
                 _run([*launcher(Path.cwd()), "search", *query.split(), "--json", "--project",
                       str(root)], env, Path.cwd())  # fmt: skip
+                served["after"].append(process_cpu_ms(new_pid) - start)
 
             jobs["before (daemon, process)"] = old
             jobs["after (daemon, process)"] = new
         try:
-            return interleaved(jobs, runs)
+            timings = interleaved(jobs, runs)
         finally:
             connection.close()
+        if before is not None:
+            for side, samples in served.items():
+                timings[f"{side} daemon CPU"] = Timing(tuple(samples), tuple(samples))
+        return timings
     return interleaved(jobs, runs)
 
 
@@ -250,12 +267,14 @@ def class_report(
         with contextlib.ExitStack() as stack:
             other = None
             if daemon:
-                stack.enter_context(running_daemon(root, env, folder))
+                new_pid = stack.enter_context(running_daemon(root, env, folder))
             if daemon and before is not None:
                 copy = project_copy(root, folder / "before")
                 before_env = dict(env)
-                stack.enter_context(running_daemon(copy, before_env, folder / "before", before))
-                other = (before, copy, before_env)
+                old_pid = stack.enter_context(
+                    running_daemon(copy, before_env, folder / "before", before)
+                )
+                other = (before, copy, before_env, old_pid, new_pid)
             os.environ.clear()
             os.environ.update(env)  # the in-process runs see the same HOME as the processes
             load_before = os.getloadavg()[0]
@@ -325,21 +344,25 @@ def daemon_table(rows: list[tuple[str, list[str], dict[str, Timing]]]) -> list[s
 
 
 def before_table(rows: list[tuple[str, list[str], dict[str, Timing]]], tree: Path) -> list[str]:
-    """Another checkout's client and daemon beside this one's, started alike (same rounds)."""
+    """Another checkout's client and daemon beside this one's, started alike (same rounds); the
+    CPU is the client process's (user + sys), which a loaded machine moves far less than wall."""
     lines = [
         f"Through the daemon, `{tree}` (before) and this checkout (after), each its own daemon"
         " and client started as `python -c 'from tui.cli import main_entry; main_entry()'` from"
         " its folder, same rounds:",
         "",
         "| class | before p50 / p95 ms | after p50 / p95 ms | after/before p50 | after/before p95 |"
+        " client CPU before / after ms | daemon CPU a request, before / after ms |"
         " before/rg p50 / p95 | after/rg p50 / p95 |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, _, t in rows:
         old, new, rg = t["before (daemon, process)"], t["after (daemon, process)"], t["rg"]
         lines.append(
             f"| {name} | {old.median:.0f} / {old.p95:.0f} | {new.median:.0f} / {new.p95:.0f} |"
             f" {new.median / old.median:.2f}x | {new.p95 / old.p95:.2f}x |"
+            f" {old.cpu_median:.0f} / {new.cpu_median:.0f} |"
+            f" {fmean(t['before daemon CPU'].wall):.1f} / {fmean(t['after daemon CPU'].wall):.1f} |"
             f" {old.median / rg.median:.2f}x / {old.p95 / rg.p95:.2f}x |"
             f" {new.median / rg.median:.2f}x / {new.p95 / rg.p95:.2f}x |"
         )
