@@ -266,6 +266,8 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
         ["kind:terminal", "error"],
         ["zzznothingzzz", "--json"],
         ["since:yesterday-ish", "--json"],
+        ['"timed out"', "--json"],  # a phrase: the one-phrase scorer's order (issue 14.4)
+        ["retr", "time", "--json", "--limit", "50"],  # prefixes, file and lane delegates merged
     ],
 )
 def test_a_daemon_answer_prints_what_the_in_process_search_prints(
