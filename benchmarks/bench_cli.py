@@ -380,7 +380,7 @@ def classes_report(args: argparse.Namespace) -> str:
     sessions = len(list((root / ".ade" / "sessions").iterdir()))
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         lines = class_report(root, corpus / "vocabulary.json", transcripts, Path(tmp), args.runs,
-                             ADE_NOW, daemon=args.daemon)  # fmt: skip
+                             ADE_NOW, daemon=args.daemon, before=args.before)  # fmt: skip
     options = command_options(args)
     return "\n".join([
         CLASSES_HEADING,
@@ -404,6 +404,7 @@ def command_options(args: argparse.Namespace) -> str:
     out += f" --corpus-dir {args.corpus_dir}" if args.corpus_dir else ""
     out += f" --runs {args.runs}" if args.runs != RUNS else ""
     out += " --daemon" if getattr(args, "daemon", False) else ""
+    out += f" --before {args.before}" if getattr(args, "before", None) else ""
     return out + (" --no-files" if args.no_files else "")
 
 
@@ -412,7 +413,8 @@ def main() -> None:
     parser.add_argument("--corpus", action="store_true", help="use the >= 300 MB corpus")
     parser.add_argument("--mb", type=int, help="a generated corpus of this size (implies corpus)")
     parser.add_argument("--sessions", type=int, default=0, help="pad to this many sessions")
-    parser.add_argument("--before", type=Path, help="a checkout to time beside this one")
+    parser.add_argument("--before", type=Path,
+                        help="a checkout to time beside this one (--classes: needs --daemon)")  # fmt: skip
     parser.add_argument("--no-files", action="store_true", help="skip the file delegate part")
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--file-runs", type=int, default=FILE_RUNS)

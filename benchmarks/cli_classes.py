@@ -23,6 +23,11 @@ one query): ``ade search <term> --json`` answered by it as a whole process, and 
 ``search.query`` request sent from this process over a connection (the daemon's work); its
 start-up overhead is the process minus that request. ``ade --version`` (a minimal run: argument parsing, no
 engine) is timed beside ``python -c pass`` once per run as the floor of the command line.
+
+``--before DIR`` (with ``--daemon``) adds, in the same rounds, another checkout's client and
+daemon (``DIR`` a tree of the same code base, e.g. ``git archive main``) on a copy of the project
+(transcripts hard-linked, the index file copied: an older schema rebuilds only the copy), and this
+checkout's client started the same way: the daemon path before and after a change, interleaved.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from statistics import fmean
 
 from benchmarks.timing import Timing, interleaved
 
@@ -83,28 +89,59 @@ def scan_term(query: str) -> str:
     return query.split()[0]
 
 
-def _run(cmd: list[str], env: Mapping[str, str]) -> None:
+def _run(cmd: list[str], env: Mapping[str, str], cwd: Path | None = None) -> None:
     # stdout is read, as a caller would (a tool may shortcut output to /dev/null).
-    subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                   check=False)  # fmt: skip
+
+
+def process_cpu_ms(pid: int) -> float:
+    """CPU time (user + sys) a running process has used, from ``/proc`` (clock ticks: only a
+    sum over many requests is meaningful, hence the mean in the table)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def launcher(tree: Path | None) -> list[str]:
+    """The ``ade`` command: the installed script, or a checkout's code run from its folder (the
+    same ``main_entry`` the script calls)."""
+    if tree is None:
+        return [str(Path(sys.executable).with_name("ade"))]
+    return [sys.executable, "-c", "from tui.cli import main_entry; main_entry()"]
+
+
+def project_copy(root: Path, folder: Path) -> Path:
+    """``root`` as another project for a second daemon: transcripts and session records
+    hard-linked, the git folder and the index copied (each daemon writes only its own)."""
+    copy = folder / root.name
+    shutil.copytree(root / ".git", copy / ".git")
+    for part in ("chats", "terminals", "sessions"):
+        shutil.copytree(root / ".ade" / part, copy / ".ade" / part, copy_function=os.link)
+    shutil.copytree(root / ".ade" / "cache", copy / ".ade" / "cache")
+    return copy
 
 
 @contextlib.contextmanager
-def running_daemon(root: Path, env: dict[str, str], folder: Path) -> Iterator[None]:
-    """A daemon serving ``root`` for the ``with`` block; ``env`` gains its folders."""
+def running_daemon(
+    root: Path, env: dict[str, str], folder: Path, tree: Path | None = None
+) -> Iterator[int]:
+    """A daemon serving ``root`` for the ``with`` block; ``env`` gains its folders. ``tree``:
+    run another checkout's daemon (its folder as the working directory). Yields its pid."""
+    folder.mkdir(parents=True, exist_ok=True)
     env.update(ADE_RUNTIME_DIR=str(folder / "run"), ADE_CONFIG_DIR=str(folder / "cfg"))
     log = folder / "daemon.log"
     command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log),
                "--backfill-delay", "3600"]  # fmt: skip
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command, env=env, cwd=tree, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         deadline = time.monotonic() + 60
         while "listening on" not in (log.read_text() if log.exists() else ""):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"the daemon did not start (see {log})")
             time.sleep(0.05)
-        ade = str(Path(sys.executable).with_name("ade"))
-        _run([ade, "search", "timeout", "--json", "--project", str(root)], env)  # opens it
-        yield
+        _run([*launcher(tree), "search", "timeout", "--json", "--project", str(root)], env, tree)
+        yield proc.pid
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
@@ -117,13 +154,15 @@ def time_class(
     env: Mapping[str, str],
     runs: int,
     daemon: bool = False,
+    before: tuple[Path, Path, Mapping[str, str], int, int] | None = None,
 ) -> dict[str, Timing]:
-    """Interleaved rounds of the four jobs (six with ``daemon``), round ``i`` using query
-    ``i % len(queries)``."""
+    """Interleaved rounds of the four jobs (six with ``daemon``, eight with ``before``: the
+    other checkout, its project copy, its daemon's environment and both daemons' pids, whose
+    CPU per request is kept as ``… daemon CPU``), round ``i`` using query ``i % len(queries)``."""
     from tui.cli import main
 
     ade = str(Path(sys.executable).with_name("ade"))
-    turn = {"ade": 0, "inproc": 0, "rg": 0, "daemon": 0, "request": 0}
+    turn = {"ade": 0, "inproc": 0, "rg": 0, "daemon": 0, "request": 0, "before": 0, "after": 0}
 
     def nxt(job: str) -> str:
         query = queries[turn[job] % len(queries)]
@@ -164,10 +203,34 @@ def time_class(
 
         jobs["ade search (daemon, process)"] = by_daemon
         jobs["daemon request (in-process)"] = request
+        if before is not None:
+            tree, copy, before_env, old_pid, new_pid = before
+            served: dict[str, list[float]] = {"before": [], "after": []}
+
+            def old() -> None:
+                query = nxt("before")
+                start = process_cpu_ms(old_pid)
+                _run([*launcher(tree), "search", *query.split(), "--json", "--project", str(copy)],
+                     before_env, tree)  # fmt: skip
+                served["before"].append(process_cpu_ms(old_pid) - start)
+
+            def new() -> None:
+                query = nxt("after")
+                start = process_cpu_ms(new_pid)
+                _run([*launcher(Path.cwd()), "search", *query.split(), "--json", "--project",
+                      str(root)], env, Path.cwd())  # fmt: skip
+                served["after"].append(process_cpu_ms(new_pid) - start)
+
+            jobs["before (daemon, process)"] = old
+            jobs["after (daemon, process)"] = new
         try:
-            return interleaved(jobs, runs)
+            timings = interleaved(jobs, runs)
         finally:
             connection.close()
+        if before is not None:
+            for side, samples in served.items():
+                timings[f"{side} daemon CPU"] = Timing(tuple(samples), tuple(samples))
+        return timings
     return interleaved(jobs, runs)
 
 
@@ -189,6 +252,7 @@ def class_report(
     runs: int,
     now: str,
     daemon: bool = False,
+    before: Path | None = None,
 ) -> list[str]:
     """The table of every class, the floor line and the load, as Markdown lines."""
     home = folder / "home"
@@ -200,14 +264,24 @@ def class_report(
         warm = ["search", "timeout", "--json", "--project", str(root), "--no-daemon"]
         for _ in range(2):  # the manifest stored under this HOME, bytecode cached
             _run([str(Path(sys.executable).with_name("ade")), *warm], env)
-        with running_daemon(root, env, folder) if daemon else contextlib.nullcontext():
+        with contextlib.ExitStack() as stack:
+            other = None
+            if daemon:
+                new_pid = stack.enter_context(running_daemon(root, env, folder))
+            if daemon and before is not None:
+                copy = project_copy(root, folder / "before")
+                before_env = dict(env)
+                old_pid = stack.enter_context(
+                    running_daemon(copy, before_env, folder / "before", before)
+                )
+                other = (before, copy, before_env, old_pid, new_pid)
             os.environ.clear()
             os.environ.update(env)  # the in-process runs see the same HOME as the processes
             load_before = os.getloadavg()[0]
             floor = time_floor(env, runs)
             rows = []
             for name, picked in queries.items():
-                t = time_class(root, picked, transcripts, env, runs, daemon)
+                t = time_class(root, picked, transcripts, env, runs, daemon, other)
                 rows.append((name, picked, t))
             load_after = os.getloadavg()[0]
     finally:
@@ -231,6 +305,8 @@ def class_report(
         )
     if daemon:
         lines += ["", *daemon_table(rows)]
+    if daemon and before is not None:
+        lines += ["", *before_table(rows, before)]
     version, base = floor["ade --version"], floor["python -c pass"]
     lines += [
         "",
@@ -263,5 +339,31 @@ def daemon_table(rows: list[tuple[str, list[str], dict[str, Timing]]]) -> list[s
             f" {rg.median:.0f} / {rg.p95:.0f} | {ade.median / rg.median:.2f}x |"
             f" {ade.p95 / rg.p95:.2f}x | {ade.median / base.median:.2f}x |"
             f" {overhead:.0f} / {base.median:.0f} = **{overhead / base.median:.2f}x** |"
+        )
+    return lines
+
+
+def before_table(rows: list[tuple[str, list[str], dict[str, Timing]]], tree: Path) -> list[str]:
+    """Another checkout's client and daemon beside this one's, started alike (same rounds); the
+    CPU is the client process's (user + sys), which a loaded machine moves far less than wall."""
+    lines = [
+        f"Through the daemon, `{tree}` (before) and this checkout (after), each its own daemon"
+        " and client started as `python -c 'from tui.cli import main_entry; main_entry()'` from"
+        " its folder, same rounds:",
+        "",
+        "| class | before p50 / p95 ms | after p50 / p95 ms | after/before p50 | after/before p95 |"
+        " client CPU before / after ms | daemon CPU a request, before / after ms |"
+        " before/rg p50 / p95 | after/rg p50 / p95 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, _, t in rows:
+        old, new, rg = t["before (daemon, process)"], t["after (daemon, process)"], t["rg"]
+        lines.append(
+            f"| {name} | {old.median:.0f} / {old.p95:.0f} | {new.median:.0f} / {new.p95:.0f} |"
+            f" {new.median / old.median:.2f}x | {new.p95 / old.p95:.2f}x |"
+            f" {old.cpu_median:.0f} / {new.cpu_median:.0f} |"
+            f" {fmean(t['before daemon CPU'].wall):.1f} / {fmean(t['after daemon CPU'].wall):.1f} |"
+            f" {old.median / rg.median:.2f}x / {old.p95 / rg.p95:.2f}x |"
+            f" {new.median / rg.median:.2f}x / {new.p95 / rg.p95:.2f}x |"
         )
     return lines

@@ -58,6 +58,7 @@ from engine.project.model import Lane, Project
 from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
 from engine.project.transcripts import refused_transcript
+from engine.query.overlap import Background
 from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
@@ -439,10 +440,12 @@ class SearchService:
         if fresh is not None:
             extras.extend(fresh.candidates)
             replace = fresh.replace_doc_ids
-        delegated, delegate_warnings = delegated_for_plan(self.project, plan, lanes)
-        extras.extend(delegated)
+        # The delegates (git of the lanes) run while SQLite answers the index (issue 14.4).
+        delegation = Background(lambda: delegated_for_plan(self.project, plan, lanes))
         result = run_query(conn, plan, project=self.project, lanes=lanes,
-                           extra_candidates=extras, replace_doc_ids=replace)  # fmt: skip
+                           extra_candidates=lambda: [*extras, *delegation.result()[0]],
+                           replace_doc_ids=replace)  # fmt: skip
+        delegate_warnings = delegation.result()[1]
         if not result.items and not result.total and plan.cursor is None and unavailable is None:
             delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]
         if unavailable is not None:

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import AdeError, ProjectError, UsageError
-from engine.project.plain_repo import is_plain_main_worktree
 
 _RESULT_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":\d+,"result":')
 """How the daemon's answer line starts (``validation.result_object``); the rest is the result."""
@@ -35,23 +34,19 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
     root = _project_root(ns.project)
     if root is None:
         return None
-    from engine.rpc.connection import CALL_TIMEOUT_S, open_connection
+    from engine.rpc.connection import CALL_TIMEOUT_S, call_once
 
-    connection = open_connection()
-    if connection is None:
-        return None
     try:
-        line, result = connection.call_line(
-            "search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S
-        )
+        answered = call_once("search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S)
     except (UsageError, ProjectError):
         raise
     except AdeError as err:
         print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
         ns.no_daemon = True
         return None
-    finally:
-        connection.close()
+    if answered is None:
+        return None
+    line, result = answered
     wire = _wire_json(line, result)
     if wire is None or ns.fmt != "json":
         return _print_decoded(ns, params, result)
@@ -118,6 +113,8 @@ def _project_root(project: str | None) -> Path | None:
         return None
     if ".git" in here.parts:
         return None
+    from engine.project.plain_repo import is_plain_main_worktree  # only without --project
+
     device = os.stat(here).st_dev
     for folder in (here, *here.parents):
         if os.stat(folder).st_dev != device:

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import msgspec
 
+from engine.delegates.listing_memo import memoised_listing
 from engine.query.match import LineFilter
 
 GIT_TIMEOUT_SECONDS = 5.0
@@ -100,6 +101,17 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         raise FileSearchFailed(f"git in {root} failed: {err}") from None
+
+
+def lane_listing(root: Path) -> tuple[Sequence[str], Sequence[str]]:
+    """:func:`list_tracked_untracked`, from this process's memo while the lane's index, its
+    directories and its ignore rules are unchanged (see :mod:`engine.delegates.listing_memo`)."""
+
+    def list_now() -> tuple[tuple[str, ...], tuple[str, ...]]:
+        tracked, untracked = list_tracked_untracked(root)
+        return tuple(tracked), tuple(untracked)
+
+    return memoised_listing(root, list_now, _git)
 
 
 def list_tracked_untracked(root: Path) -> tuple[list[str], list[str]]:
@@ -327,7 +339,7 @@ class _Streamed:
 
 
 def grep_untracked(
-    root: Path, paths: list[str], terms: Sequence[str] | LineFilter, limit: int = MAX_LINE_HITS
+    root: Path, paths: Sequence[str], terms: Sequence[str] | LineFilter, limit: int = MAX_LINE_HITS
 ) -> list[FileLineHit]:
     """The same line search over untracked files, in this process, at most ``limit`` lines.
 
@@ -382,7 +394,7 @@ def search_lane_files(
     limit = MAX_LINE_HITS + 1  # one more than kept: that one says the answer is truncated
     tracked_lines = _Background(lambda: grep_lane_lines(root, wanted, untracked=False, limit=limit))
     try:
-        tracked, untracked = list_tracked_untracked(root)
+        tracked, untracked = lane_listing(root)
         extra = grep_untracked(root, untracked, wanted, limit) if wanted.groups else []
     finally:
         lines = tracked_lines.result()

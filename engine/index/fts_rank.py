@@ -27,6 +27,12 @@ B = 0.75
 def bm25_one_phrase(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) -> apsw.SQLiteValue:
     """BM25 of the current row for the query's only phrase, IDF left out (lower is better).
 
+    The ranking calls this twice per row (exact and split weights): the row's per-column hit
+    counts and length factor are kept in the cursor's auxiliary data (shared by every call of
+    this function on one cursor), so the second call only weighs them; the average document
+    length is read once per cursor. A Python call per row is this scorer's whole cost, and
+    each FTS5 API call inside it a good part of that (issue 14.4).
+
     Args:
         api: the FTS5 extension API positioned on the row.
         weights: one weight per column, as for ``bm25()``.
@@ -34,18 +40,38 @@ def bm25_one_phrase(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) -> a
     Raises:
         ValueError: the query has more than one phrase (use ``bm25()`` there).
     """
-    if api.phrase_count != 1:
-        raise ValueError(f"{FUNCTION_NAME} scores one-phrase queries only")
+    state: _RowState | None = api.aux_data
+    rowid = api.rowid
+    if state is None:
+        if api.phrase_count != 1:
+            raise ValueError(f"{FUNCTION_NAME} scores one-phrase queries only")
+        state = api.aux_data = _RowState(api.column_total_size(-1) / max(api.row_count, 1))
+    if state.rowid != rowid:
+        state.rowid = rowid
+        state.counts = [len(offsets) for offsets in api.phrase_locations(0)]
+        state.norm = None
     freq = 0.0
-    for column, offsets in enumerate(api.phrase_locations(0)):
-        if offsets:
+    for column, hits in enumerate(state.counts):
+        if hits:
             weight = weights[column] if column < len(weights) else 1.0
-            freq += float(weight) * len(offsets)  # type: ignore[arg-type]
+            freq += float(weight) * hits  # type: ignore[arg-type]
     if not freq:
         return -0.0
-    avgdl = api.column_total_size(-1) / max(api.row_count, 1)
-    norm = 1 - B + B * api.column_size(-1) / avgdl
-    return -(freq * (K1 + 1) / (freq + K1 * norm))
+    if state.norm is None:
+        state.norm = 1 - B + B * api.column_size(-1) / state.avgdl
+    return -(freq * (K1 + 1) / (freq + K1 * state.norm))
+
+
+class _RowState:
+    """What ``bm25_one_phrase`` keeps between its calls on one cursor."""
+
+    __slots__ = ("avgdl", "counts", "norm", "rowid")
+
+    def __init__(self, avgdl: float) -> None:
+        self.avgdl = avgdl
+        self.rowid: int | None = None
+        self.counts: list[int] = []
+        self.norm: float | None = None
 
 
 def register(conn: apsw.Connection) -> None:

@@ -8,6 +8,7 @@ daemon died without cleaning up) and is replaced.
 
 from __future__ import annotations
 
+import _socket
 import contextlib
 import fcntl
 import os
@@ -33,8 +34,9 @@ class PeerCredentials:
     gid: int
 
 
-def peer_credentials(sock: socket.socket) -> PeerCredentials:
-    """The kernel's record of the peer process (cannot be forged by the peer)."""
+def peer_credentials(sock: _socket.socket) -> PeerCredentials:
+    """The kernel's record of the peer process (cannot be forged by the peer); ``sock`` may be
+    the built-in socket a ``DaemonConnection`` holds or a ``socket.socket``."""
     raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     pid, uid, gid = struct.unpack("3i", raw)
     return PeerCredentials(pid=pid, uid=uid, gid=gid)

@@ -58,6 +58,25 @@ def test_one_phrase_score_orders_exactly_as_fts5_bm25(conn: apsw.Connection) -> 
         assert order["bm25"] == order["ade_bm25_1"], match
 
 
+def test_one_phrase_scores_of_a_row_do_not_depend_on_the_other_call(
+    conn: apsw.Connection,
+) -> None:
+    """The second call on a row reuses the first's hit counts (issue 14.4): both weightings in
+    one statement, either order, give what each alone gives."""
+    insert(conn, _random_docs(200))
+    exact, split = "ade_bm25_1(docs_fts, 1.0, 2.0, 0.0)", "ade_bm25_1(docs_fts, 0.0, 0.0, 1.0)"
+    for match in ['"of the"', '"alpha"*', '"readTimeout"']:
+
+        def scores(*columns: str, m: str = match) -> list[tuple[object, ...]]:
+            sql = f"SELECT rowid, {', '.join(columns)} FROM docs_fts WHERE docs_fts MATCH ?"
+            return conn.execute(sql, (m,)).fetchall()
+
+        alone = [(a[0], a[1], b[1]) for a, b in zip(scores(exact), scores(split), strict=True)]
+        assert alone, match
+        assert scores(exact, split) == alone, match
+        assert [(r, x, y) for r, y, x in scores(split, exact)] == alone, match
+
+
 def test_one_phrase_score_refuses_two_phrases(conn: apsw.Connection) -> None:
     insert(conn, [doc("chat:s:1", "alpha beta", session_id="s")])
     sql = 'SELECT ade_bm25_1(docs_fts) FROM docs_fts WHERE docs_fts MATCH \'"alpha" "beta"\''

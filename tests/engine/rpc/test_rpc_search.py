@@ -13,6 +13,7 @@ import pytest
 from engine.errors import CursorError, UsageError
 from engine.index.db import IndexDoc, connect, immediate, upsert_docs
 from engine.rpc.client import DaemonError, connect_daemon
+from engine.rpc.connection import call_once
 from engine.types import SearchQueryArgs
 from tui.cli import main as ade_main
 
@@ -173,6 +174,32 @@ def test_daemon_client_speaks_the_search_client_protocol(daemon: Any, project: P
         agent.rebuild_index()
     assert info.value.code == -32001
     agent.close()
+
+
+def test_a_one_shot_call_greets_and_asks_in_one_write(
+    daemon: Any, project: Path, short_dir: Path
+) -> None:
+    """``call_once`` (the shell's ``ade search``) pipelines the hello and the request: the role
+    the hello binds holds for the request, the daemon's own errors are raised as such, and no
+    daemon is ``None``."""
+    env = {"ADE_RUNTIME_DIR": str(daemon.runtime), "ADE_CONFIG_DIR": str(daemon.config)}
+    params = {"projectRoot": str(project), "query": "zebra", "limit": 3}
+    answered = call_once("search.query", params, 30, env=env)
+    assert answered is not None
+    line, result = answered
+    assert line.startswith(b'{"jsonrpc":"2.0","id":2,"result":')  # the hello was id 1
+    assert result == _query(daemon.connect(), project, query="zebra", limit=3)["result"]
+    rebuilt = call_once("search.rebuildIndex", {"projectRoot": str(project)}, 60, env=env)
+    assert rebuilt is not None
+    assert rebuilt[1]["ok"]  # CTO-only: the hello's role came first
+    agent = {**env, "ADE_SESSION_ID": "chat-alpha"}
+    with pytest.raises(DaemonError) as info:
+        call_once("search.rebuildIndex", {"projectRoot": str(project)}, 60, env=agent)
+    assert info.value.code == -32001
+    with pytest.raises(UsageError):
+        call_once("search.query", {**params, "query": "since:nonsense"}, 30, env=env)
+    nobody = {"ADE_RUNTIME_DIR": str(short_dir / "nothing"), "ADE_CONFIG_DIR": str(short_dir)}
+    assert call_once("search.query", params, 30, env=nobody) is None
 
 
 def test_client_reconnects_after_an_idle_cut_off(make_daemon: Any, project: Path) -> None:

@@ -270,8 +270,6 @@ DAEMON_ANSWER_MAY_IMPORT = {
     "engine",
     "engine.errors",
     "engine.kinds",
-    "engine.project",
-    "engine.project.plain_repo",
     "engine.text",
     "engine.rpc",
     "engine.rpc.connection",
@@ -331,6 +329,8 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
     ours = {m for m in modules if m.split(".")[0] in {"engine", "tui"}}
     assert ours == DAEMON_ANSWER_MAY_IMPORT
     assert not {"apsw", "subprocess", "msgspec", "dataclasses"} & modules  # no index, no git
+    # A Unix socket client needs neither the socket module's wrappers nor threading (~4 ms).
+    assert not {"socket", "selectors", "threading"} & modules
 
 
 @pytest.mark.parametrize(
@@ -341,6 +341,8 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
         ["kind:terminal", "error"],
         ["zzznothingzzz", "--json"],
         ["since:yesterday-ish", "--json"],
+        ['"timed out"', "--json"],  # a phrase: the one-phrase scorer's order (issue 14.4)
+        ["retr", "time", "--json", "--limit", "50"],  # prefixes, file and lane delegates merged
     ],
 )
 def test_a_daemon_answer_prints_what_the_in_process_search_prints(
