@@ -129,15 +129,17 @@ def _write_sessions(ade: Path) -> tuple[Path, Path]:
     return chat, term
 
 
-def _settle(client: DaemonClient) -> None:
-    """Wait until the daemon's backfill is done and nothing is pending."""
-    deadline = time.monotonic() + 120
+def _settle(client: DaemonClient, pid: int) -> None:
+    """Backfill marked, nothing pending, the daemon's CPU quiet (<5 % over 0.5 s): the open's
+    catch-up sets the mark and a running entry is not pending, so its backfill ran in the phase."""
+    deadline, cpu, quiet = time.monotonic() + 120, -1e9, 0.05 * 0.5 * os.sysconf("SC_CLK_TCK")
     while time.monotonic() < deadline:
-        status = client.index_status()
-        if status.backfill_completed_at is not None and status.pending_sources == 0:
+        status, was = client.index_status(), cpu
+        cpu = sum(map(int, Path(f"/proc/{pid}/stat").read_text().rsplit(")")[1].split()[11:13]))
+        if status.backfill_completed_at and not status.pending_sources and cpu - was < quiet:
             return
-        time.sleep(0.1)
-    raise SystemExit("the daemon did not finish its backfill")
+        time.sleep(0.5)
+    raise SystemExit("the daemon did not settle")
 
 
 def _writer(chat: Path, term: Path, streams: tuple[Stream, Stream], stop: threading.Event) -> None:
@@ -214,7 +216,7 @@ def phase(
         proc, env = _start_daemon(base, daemon_args, src)
         probe = connect_daemon(root, env=env, timeout=5.0)
         assert probe is not None
-        _settle(probe)
+        _settle(probe, proc.pid)
         streams = (Stream(f"chat:{CHAT_SID}"), Stream(f"terminal:{TERM_SID}"))
         if clients:
             cmd = [sys.executable, "-m", "benchmarks.bench_daemon_load", "--client-worker",
@@ -253,8 +255,7 @@ def phase(
         if spying is not None:
             spying.send_signal(signal.SIGINT)
             spying.wait(timeout=60)
-        load: dict[str, Any] = {"requests": 0, "throughput": 0.0, "p50": 0.0, "p99": 0.0,
-                                "errors": 0}  # fmt: skip
+        load: dict[str, Any] = dict.fromkeys(("requests", "throughput", "p50", "p99", "errors"), 0)
         if workers is not None:
             assert workers.stdin is not None
             assert workers.stdout is not None
@@ -268,8 +269,7 @@ def phase(
         # 5,001 of 5,900 when every line is in the index).
         old = probe.query(SearchQueryArgs(query=f'"load message" session:{CHAT_SID}', limit=1))
         probe.close()
-        out: dict[str, Any] = {"clients": clients, "found_last": check.total,
-                               "old_probe": old.total, **load}  # fmt: skip
+        out: dict[str, Any] = {"clients": clients, "found_last": check.total, "old_probe": old.total, **load}  # fmt: skip
         for stream in streams:
             name = stream.key.split(":")[0]
             lags = stream.lags()
