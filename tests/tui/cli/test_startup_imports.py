@@ -69,6 +69,9 @@ NOT_ON_A_WARM_SEARCH = (
     "inspect",
     # Digests come from the interpreter's own modules, not OpenSSL (engine.digests).
     "hashlib",
+    # git's stderr goes to a memory file, not a `tempfile` (and its `random`; issue 14.4, h-start3).
+    "tempfile",
+    "random",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
