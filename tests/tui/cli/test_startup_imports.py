@@ -72,6 +72,8 @@ NOT_ON_A_WARM_SEARCH = (
     # git's stderr goes to a memory file, not a `tempfile` (and its `random`; issue 14.4, h-start3).
     "tempfile",
     "random",
+    # argparse asks the terminal's width (`shutil`) only for usage and help shown (tui.cli).
+    "shutil",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
@@ -167,6 +169,24 @@ def test_a_compacted_transcript_brings_in_gzip(warm_demo: Path) -> None:
     chat = next((warm_demo / ".ade" / "chats").glob("*.jsonl"))
     chat.with_name(chat.name + ".gz").write_bytes(gzip.compress(chat.read_bytes()))
     assert "gzip" in _modules(search_argv(warm_demo, "timeout", "--json"))
+
+
+def test_help_still_takes_the_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The positive control of ``shutil`` staying out: usage and help shown to the user are
+    wrapped to the terminal's width (``COLUMNS`` here), as argparse does by default."""
+    from tui.cli import OneLineParser
+
+    parser = OneLineParser(prog="ade search")
+    parser.add_argument("--some-long-option-name", metavar="VALUE", help="word " * 30)
+
+    def widest_help_line(columns: str) -> int:
+        monkeypatch.setenv("COLUMNS", columns)
+        return max(len(line) for line in parser.format_help().splitlines() if "word" in line)
+
+    assert widest_help_line("40") <= 40
+    assert widest_help_line("200") > 100
+    monkeypatch.setenv("COLUMNS", "200")
+    assert len(parser.format_usage().splitlines()) == 1
 
 
 COLLECTOR_PROBE = """
