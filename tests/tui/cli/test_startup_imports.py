@@ -74,6 +74,8 @@ NOT_ON_A_WARM_SEARCH = (
     "random",
     # argparse asks the terminal's width (`shutil`) only for usage and help shown (tui.cli).
     "shutil",
+    # msgspec's JSON Schema generator loads on its first call (tui.lean_msgspec).
+    "textwrap",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
