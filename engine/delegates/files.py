@@ -16,7 +16,6 @@ import os
 import re
 import stat
 import subprocess
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import NamedTuple
 import msgspec
 
 from engine.delegates.listing_memo import memoised_listing
+from engine.project.git import stderr_file
 from engine.query.match import LineFilter
 
 GIT_TIMEOUT_SECONDS = 5.0
@@ -272,13 +272,13 @@ def is_definition(text: str, words: list[str]) -> bool:
 
 class _Streamed:
     """``git <args>`` whose stdout is read while it runs; killed on ``stop``, on leaving the
-    ``with`` block early, or after ``GIT_TIMEOUT_SECONDS``. stderr goes to a temporary file so a
+    ``with`` block early, or after ``GIT_TIMEOUT_SECONDS``. stderr goes to an unnamed file so a
     chatty git can never block on a full pipe while we read stdout."""
 
     def __init__(self, root: Path, args: tuple[str, ...]) -> None:
         self._root = root
         # Closed in __exit__: the file outlives this constructor on purpose.
-        self._err = tempfile.TemporaryFile()  # noqa: SIM115
+        self._err = stderr_file()
         try:
             self._proc = subprocess.Popen(
                 ["git", "-C", str(root), *args],

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import apsw
 import msgspec
@@ -29,11 +30,13 @@ from engine.ingest.history_plan import (
     tip_groups,
 )
 from engine.project.git import GitError
-from engine.project.git_stream import CommitStream
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 from engine.types import CommitHistoryStatus
+
+if TYPE_CHECKING:
+    from engine.project.git_stream import CommitStream
 
 SLICE_COMMITS = 2000
 """Commits written per transaction: ~0.1-0.3 s of writing, so other writers wait little."""
@@ -53,6 +56,8 @@ class HistoryWalker:
         if current is not None and self._key == key and current.taken == walk.done:
             return current
         self.close()
+        from engine.project.git_stream import CommitStream  # a walk's: see history_plan._is_sha
+
         limit = None if walk.delete or depth is None else depth - walk.done
         self._stream = CommitStream(repo, walk.include, walk.exclude, skip=walk.done,
                                     max_count=limit)  # fmt: skip

@@ -25,14 +25,6 @@ import msgspec
 
 from engine.project.fields import read_json_object
 from engine.project.git import GitError, list_branches, worktrees
-from engine.project.git_stream import (
-    SHA_RE,
-    checked_out_branch,
-    count_commits,
-    existing_commits,
-    head_commit,
-)
-from engine.project.git_stream import is_shallow as repo_is_shallow
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 
@@ -94,8 +86,17 @@ class HistoryState(msgspec.Struct):
             return cls()
 
 
+_HEX_DIGITS = frozenset("0123456789abcdef")
+
+
+def _is_sha(value: str) -> bool:
+    """``git_stream.SHA_RE.fullmatch`` without importing the stream: reading the stored state
+    is every warm search's (its history warnings), walking it only a changed history's."""
+    return len(value) in (40, 64) and _HEX_DIGITS.issuperset(value)
+
+
 def _sha(value: Any) -> str:
-    if not isinstance(value, str) or not SHA_RE.fullmatch(value):
+    if not isinstance(value, str) or not _is_sha(value):
         raise ValueError("not a sha")
     return value
 
@@ -144,17 +145,19 @@ def repo_path(project: Project, lanes: list[Lane]) -> Path:
 def tip_groups(lanes: list[Lane], repo: Path, notes: list[str]) -> list[TipGroup]:
     """Each lane's HEAD (primary first), then the local branches; problems become ``notes``
     (one clear line each: a lane folder gone, a lane without commits, a detached HEAD)."""
+    from engine.project import git_stream  # a walk's module: see ``_is_sha``
+
     ordered = sorted(lanes, key=lambda lane: not lane.primary)
     groups: list[TipGroup] = []
     for lane in ordered:
-        sha = head_commit(lane.path)
+        sha = git_stream.head_commit(lane.path)
         if sha is None:
             if not lane.path.is_dir():
                 notes.append(f"lane {lane.id}: its folder {lane.path} is gone; not indexed")
             else:
                 notes.append(f"lane {lane.id}: no commits yet")
             continue
-        if lane.branch is None and checked_out_branch(lane.path) is None:
+        if lane.branch is None and git_stream.checked_out_branch(lane.path) is None:
             notes.append(
                 f"lane {lane.id}: detached HEAD at {sha[:12]}; history indexed from that commit"
             )
@@ -162,9 +165,7 @@ def tip_groups(lanes: list[Lane], repo: Path, notes: list[str]) -> list[TipGroup
     groups = _in_repository(groups, repo, notes)
     notes.extend(_gone_worktrees(repo, {lane.path for lane in lanes}))
     try:
-        branch_tips = sorted(
-            {b.tip_sha for b in list_branches(repo) if SHA_RE.fullmatch(b.tip_sha)}
-        )
+        branch_tips = sorted({b.tip_sha for b in list_branches(repo) if _is_sha(b.tip_sha)})
     except GitError:
         branch_tips = []
     if branch_tips:
@@ -175,8 +176,10 @@ def tip_groups(lanes: list[Lane], repo: Path, notes: list[str]) -> list[TipGroup
 def _in_repository(groups: list[TipGroup], repo: Path, notes: list[str]) -> list[TipGroup]:
     """The groups whose HEAD the shared repository holds (a lanes.json lane may be a checkout of
     another repository: its history is not this one's)."""
+    from engine.project import git_stream  # a walk's module: see ``_is_sha``
+
     try:
-        known = existing_commits(repo, [sha for g in groups for sha in g.tips])
+        known = git_stream.existing_commits(repo, [sha for g in groups for sha in g.tips])
     except GitError:
         return groups
     kept = [g for g in groups if set(g.tips) <= known]
@@ -207,8 +210,10 @@ def plan_pass(
     Raises:
         GitError: git failed.
     """
+    from engine.project import git_stream  # a walk's module: see ``_is_sha``
+
     old_all = {sha for shas in state.tips.values() for sha in shas}
-    still = existing_commits(repo, old_all) if old_all else set()
+    still = git_stream.existing_commits(repo, old_all) if old_all else set()
     current_all = {sha for g in groups for sha in g.tips}
     walks: list[Walk] = []
     gone = sorted(still - current_all)
@@ -221,7 +226,7 @@ def plan_pass(
             exclude = sorted(old | earlier)
             walks.append(Walk(group.group, group.lane_id, sorted(group.tips), exclude))
         earlier |= set(group.tips)
-    total = count_commits(repo, sorted(current_all), sorted(still)) if walks else 0
+    total = git_stream.count_commits(repo, sorted(current_all), sorted(still)) if walks else 0
     return HistoryState(
         tips=state.tips, walks=walks, groups=[g.group for g in groups], pass_done=0,
         pass_total=total, depth=depth, bounded=state.bounded and depth is not None,
@@ -233,9 +238,10 @@ def shallow_note(repo: Path) -> str | None:
     """The note of a shallow clone, whose history stops at the clone's depth (git keeps the
     grafts in ``<common dir>/shallow``: a stat, no git process, in the usual layout)."""
     from engine.ingest.records import common_dir, git_dir
+    from engine.project import git_stream
 
     gitdir = git_dir(repo)
     shallow = (common_dir(gitdir) / "shallow").exists() if gitdir is not None else None
-    if shallow if shallow is not None else repo_is_shallow(repo):
+    if shallow if shallow is not None else git_stream.is_shallow(repo):
         return "shallow clone: older history is not in the repository (git fetch --unshallow)"
     return None

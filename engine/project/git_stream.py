@@ -13,12 +13,11 @@ import os
 import re
 import select
 import subprocess
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from engine.project.git import _CONFIG, GitError, _env, _parse_git_time, run_git
+from engine.project.git import _CONFIG, GitError, _env, _parse_git_time, run_git, stderr_file
 from engine.project.model import Commit
 
 SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -148,7 +147,7 @@ class CommitStream:
         args = ["log", "--stdin", "-z", f"--format={_FORMAT}", f"--skip={skip}"]
         if max_count is not None:
             args.append(f"--max-count={max_count}")
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the stream
+        self._stderr = stderr_file()  # lives as long as the stream
         cmd = ["git", "--no-pager", "-C", str(Path(repo_path).absolute()), *_CONFIG, *args]
         try:
             self._proc = subprocess.Popen(

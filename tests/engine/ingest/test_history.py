@@ -22,6 +22,7 @@ import pytest
 import engine.ingest.history as history
 from engine.ingest.history_plan import DEPTH_ENV
 from engine.ingest.timers import ManualTimerFactory
+from engine.project import git_stream
 from engine.project.git_stream import CommitStream
 from engine.project.locate import open_project
 from engine.service import SearchService
@@ -52,7 +53,8 @@ def streams(monkeypatch: pytest.MonkeyPatch) -> Streams:
             self.skip = kwargs.get("skip", 0)
             seen.opened.append(self)
 
-    monkeypatch.setattr(history, "CommitStream", Recorded)
+    # The walker imports the stream when it opens one (a warm search never does).
+    monkeypatch.setattr(git_stream, "CommitStream", Recorded)
     return seen
 
 

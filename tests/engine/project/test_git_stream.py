@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engine.project.git import GitError, recent_commits
+from engine.project.git import GitError, recent_commits, stderr_file
 from engine.project.git_stream import CommitStream, count_commits, existing_commits
 
 
@@ -43,3 +45,15 @@ def test_a_missing_object_is_filtered_before_the_walk(repo: Any) -> None:
     assert existing_commits(repo.root, [head, ghost]) == {head}
     with pytest.raises(GitError), CommitStream(repo.root, [head], [ghost]) as stream:
         stream.take(10)  # git refuses a missing object: why the plan filters old tips first
+
+
+def test_a_chatty_child_never_blocks_on_its_stderr_file() -> None:
+    """A child writing far more than a pipe holds to stderr while its stdout is read to the end
+    does not stall, and the file gives back its first line (what ``error()`` reports)."""
+    chatty = "import sys; sys.stderr.write('first line\\n' + 'x' * 1_000_000); print('done')"
+    with stderr_file() as err:
+        done = subprocess.run([sys.executable, "-c", chatty], stdout=subprocess.PIPE,
+                              stderr=err, timeout=60, check=True)  # fmt: skip
+        err.seek(0)
+        assert err.read(4096).splitlines()[0] == b"first line"
+    assert done.stdout == b"done\n"

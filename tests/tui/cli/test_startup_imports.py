@@ -69,6 +69,15 @@ NOT_ON_A_WARM_SEARCH = (
     "inspect",
     # Digests come from the interpreter's own modules, not OpenSSL (engine.digests).
     "hashlib",
+    # git's stderr goes to a memory file, not a `tempfile` (and its `random`; issue 14.4, h-start3).
+    "tempfile",
+    "random",
+    # argparse asks the terminal's width (`shutil`) only for usage and help shown (tui.cli).
+    "shutil",
+    # msgspec's JSON Schema generator loads on its first call (tui.lean_msgspec).
+    "textwrap",
+    # The stored history state is read (its warnings); only a walk needs `git log` (h-start3).
+    "engine.project.git_stream",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
@@ -77,6 +86,8 @@ reader behind session and lane listings, the live tail of ``session:`` queries, 
 client (``--no-daemon``), the text output's ages and the thread pool (and its logging).
 ``engine.redaction`` is imported: every shown title and file snippet passes it (issue 13.1/13.2);
 its rule alternation is compiled on first use, so the import itself costs ~1 ms."""
+
+CLEAN_GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 INGESTION = ("engine.ingest.docs", "engine.ingest.transcripts", "engine.redaction")
 """What a changed transcript needs (sorted, as ``_loaded`` returns them)."""
@@ -156,6 +167,16 @@ def test_a_changed_transcript_brings_in_the_ingestion_processors(warm_demo: Path
     assert _loaded(modules, INGESTION) == list(INGESTION)
 
 
+def test_a_new_commit_brings_in_the_history_walk(warm_demo: Path) -> None:
+    """The positive control of ``git_stream`` staying out: a commit moves a lane's tip, so the
+    catch-up walks the history to it with ``git log``."""
+    env = {**CLEAN_GIT_ENV, "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+           "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}  # fmt: skip
+    subprocess.run(["git", "-C", str(warm_demo), "commit", "-q", "--allow-empty", "-m", "later"],
+                   env=env, check=True, capture_output=True)  # fmt: skip
+    assert "engine.project.git_stream" in _modules(search_argv(warm_demo, "timeout", "--json"))
+
+
 def test_a_compacted_transcript_brings_in_gzip(warm_demo: Path) -> None:
     """The positive control of ``gzip`` staying out: a transcript with a ``.gz`` copy (lossless
     compaction, canonical when present) is inflated, so gzip loads."""
@@ -164,6 +185,24 @@ def test_a_compacted_transcript_brings_in_gzip(warm_demo: Path) -> None:
     chat = next((warm_demo / ".ade" / "chats").glob("*.jsonl"))
     chat.with_name(chat.name + ".gz").write_bytes(gzip.compress(chat.read_bytes()))
     assert "gzip" in _modules(search_argv(warm_demo, "timeout", "--json"))
+
+
+def test_help_still_takes_the_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The positive control of ``shutil`` staying out: usage and help shown to the user are
+    wrapped to the terminal's width (``COLUMNS`` here), as argparse does by default."""
+    from tui.cli import OneLineParser
+
+    parser = OneLineParser(prog="ade search")
+    parser.add_argument("--some-long-option-name", metavar="VALUE", help="word " * 30)
+
+    def widest_help_line(columns: str) -> int:
+        monkeypatch.setenv("COLUMNS", columns)
+        return max(len(line) for line in parser.format_help().splitlines() if "word" in line)
+
+    assert widest_help_line("40") <= 40
+    assert widest_help_line("200") > 100
+    monkeypatch.setenv("COLUMNS", "200")
+    assert len(parser.format_usage().splitlines()) == 1
 
 
 COLLECTOR_PROBE = """
