@@ -74,8 +74,6 @@ NOT_ON_A_WARM_SEARCH = (
     "random",
     # argparse asks the terminal's width (`shutil`) only for usage and help shown (tui.cli).
     "shutil",
-    # msgspec's JSON Schema generator loads on its first call (tui.lean_msgspec).
-    "textwrap",
     # The stored history state is read (its warnings); only a walk needs `git log` (h-start3).
     "engine.project.git_stream",
 )
