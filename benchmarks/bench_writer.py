@@ -205,6 +205,7 @@ def bench_fill(mb: int, rounds: int, corpus_dir: Path | None) -> dict[str, objec
         "mb": mb, "rounds": rounds, "fill_hashsize": sizes["fill"],
         **{f"{name}_fill_cpu_s": round(statistics.median(fill_cpu[name]) / 1000, 3) for name in sizes},
         **{f"{name}_write_cpu_s": round(statistics.median(write_cpu[name]) / 1000, 3) for name in sizes},
+        **{f"{name}_fill_cpu_each_s": [round(ms / 1000, 3) for ms in fill_cpu[name]] for name in sizes},
     }  # fmt: skip
 
 
