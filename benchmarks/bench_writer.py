@@ -1,6 +1,7 @@
 """The index writer's cost alone (issue 14.1): planned passes through ``commit_pass`` vs raw FTS5.
 
     python -m benchmarks.bench_writer [--mb 16] [--corpus-dir DIR] [--rounds 5] [--profile]
+    python -m benchmarks.bench_writer --fill [--mb 16] [--corpus-dir DIR] [--rounds 5]
 
 The corpus (``benchmarks.corpus.generate``) is made an ade project and every transcript is planned
 once, up front and untimed, pass by pass exactly as the drain plans it (``tailing.plan_pass``:
@@ -10,6 +11,9 @@ index as the drain's first index does (``recent_deferred``, one ``commit_pass`` 
 pass), interleaved with the raw baseline: the same docs' bodies into ``fts5(body)`` (apsw, 1000
 rows a transaction, WAL, ``synchronous=NORMAL``), as ``bench_ingest --corpus-mb`` does. Wall and
 CPU medians; the ratio is raw / ours (goal: the writer close to 1, end to end >= 0.75).
+
+``--fill`` instead times the end of a first index, the ``docs_recent`` fill (CPU), with FTS5's
+default ``hashsize`` and with ``recent.FILL_HASHSIZE``, interleaved, the whole write around it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import argparse
 import cProfile
 import json
 import pstats
+import statistics
 import sys
 import tempfile
 from collections.abc import Callable
@@ -28,6 +33,7 @@ import apsw
 from benchmarks.bench_ingest import _corpus_project
 from benchmarks.timing import Stopwatch, Timing, cpu_ms
 from engine.index import db as index_db
+from engine.index import recent
 from engine.ingest import tailing
 from engine.ingest.transcripts import chat_builder, terminal_builder
 from engine.project.locate import open_project
@@ -162,13 +168,58 @@ def bench(mb: int, rounds: int, corpus_dir: Path | None, profile: bool) -> dict[
     }  # fmt: skip
 
 
+def bench_fill(mb: int, rounds: int, corpus_dir: Path | None) -> dict[str, object]:
+    """The ``docs_recent`` fill's CPU with the default and the fill's ``hashsize``, interleaved."""
+    from benchmarks.corpus import CORPUS_DIR, generate
+
+    corpus = generate(mb, corpus_dir or CORPUS_DIR / f"mb{mb}")
+    sizes = {"default": recent.FTS_HASHSIZE, "fill": recent.FILL_HASHSIZE}
+    fill_cpu: dict[str, list[float]] = {name: [] for name in sizes}
+    write_cpu: dict[str, list[float]] = {name: [] for name in sizes}
+    real_fill = recent.RecentDeferral.fill
+
+    def timed_fill(self: recent.RecentDeferral, conn: apsw.Connection) -> None:
+        before = cpu_ms()
+        real_fill(self, conn)
+        fill_cpu[current[0]].append(cpu_ms() - before)
+
+    current = ["default"]
+    with tempfile.TemporaryDirectory(dir=corpus.parent) as tmp:
+        root = Path(tmp) / "project"
+        _corpus_project(corpus, root)
+        plans = plan_corpus(root)
+        index = open_project(root).index_path
+        recent.RecentDeferral.fill = timed_fill  # type: ignore[method-assign]
+        try:
+            for _ in range(rounds):
+                for name, size in sizes.items():
+                    current[0], recent.FILL_HASHSIZE = name, size
+                    fresh_index(index)
+                    before = cpu_ms()
+                    write_ours(index, plans)
+                    write_cpu[name].append(cpu_ms() - before)
+        finally:
+            recent.RecentDeferral.fill = real_fill  # type: ignore[method-assign]
+            recent.FILL_HASHSIZE = sizes["fill"]
+    return {
+        "mb": mb, "rounds": rounds, "fill_hashsize": sizes["fill"],
+        **{f"{name}_fill_cpu_s": round(statistics.median(fill_cpu[name]) / 1000, 3) for name in sizes},
+        **{f"{name}_write_cpu_s": round(statistics.median(write_cpu[name]) / 1000, 3) for name in sizes},
+        **{f"{name}_fill_cpu_each_s": [round(ms / 1000, 3) for ms in fill_cpu[name]] for name in sizes},
+    }  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=int, default=16, help="corpus size to generate or read")
     parser.add_argument("--corpus-dir", type=Path, help="where that corpus is (or is written)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds")
     parser.add_argument("--profile", action="store_true", help="cProfile one write first")
+    parser.add_argument("--fill", action="store_true", help="time the docs_recent fill instead")
     args = parser.parse_args()
+    if args.fill:
+        print("fill", bench_fill(args.mb, args.rounds, args.corpus_dir), flush=True)
+        return
     print("writer", bench(args.mb, args.rounds, args.corpus_dir, args.profile), flush=True)
 
 

@@ -114,11 +114,30 @@ class RecentDeferral:
                 "SELECT id FROM docs WHERE id >= ? AND id < ? ORDER BY id", (self.floor, live))]  # fmt: skip
             if any(rowid not in self.rows for rowid in needed):
                 return
+            _set_recent_hashsize(conn, FILL_HASHSIZE)
             conn.executemany(
                 "INSERT INTO docs_recent(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
                 [self.rows[rowid] for rowid in needed],
             )
+            # The limit only matters while inserting: the pending terms are flushed at commit.
+            _set_recent_hashsize(conn, FTS_HASHSIZE)
             meta_set(conn, _FLOOR_KEY, str(self.floor) if self.floor else None)
+
+
+FILL_HASHSIZE = 32 << 20
+"""``docs_recent``'s pending-terms limit (FTS5 ``hashsize``, bytes) while a first index's held rows
+are written in one transaction. At the default (1 MiB) ~10,000 documents with two prefix indexes
+flushed a segment every 1 MiB and ``automerge`` merged them inside the same transaction; with
+room for the whole fill it writes one segment at its commit: ~0.35 s less CPU for the writer on
+the 60 MB corpus and a smaller file (benchmarks/RESULTS.md, "Writer, third pass (h-write2)")."""
+
+FTS_HASHSIZE = 1 << 20
+"""FTS5's default ``hashsize``, put back before the fill commits (the setting is stored in the
+table's config, so it would otherwise outlive the fill)."""
+
+
+def _set_recent_hashsize(conn: apsw.Connection, size: int) -> None:
+    conn.execute("INSERT INTO docs_recent(docs_recent, rank) VALUES ('hashsize', ?)", (size,))
 
 
 deferrals: weakref.WeakKeyDictionary[apsw.Connection, RecentDeferral] = weakref.WeakKeyDictionary()

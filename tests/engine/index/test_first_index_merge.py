@@ -12,6 +12,7 @@ from engine.index.db import connect, health_check, immediate, scalar, upsert_doc
 from engine.index.recent import (
     FIRST_INDEX_AUTOMERGE,
     FTS_AUTOMERGE,
+    FTS_HASHSIZE,
     fts_automerge,
     recent_deferred,
 )
@@ -46,6 +47,22 @@ def test_a_first_index_merges_its_segments_once_at_its_end(
     assert health_check(conn) == []
     words = conn.execute("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'first3x1x7'")
     assert words.fetchone() == (1,)
+
+
+def test_a_first_index_writes_its_recent_rows_as_one_segment_and_keeps_the_usual_hashsize(
+    conn: apsw.Connection,
+) -> None:
+    # 36 documents of 3,000 distinct words with two prefix indexes: far more pending terms than
+    # FTS5's default 1 MiB, which flushed (and merged) several segments inside the fill.
+    with recent_deferred(conn):
+        _passes(conn, 12, "first")
+    assert scalar(conn, "SELECT count(DISTINCT segid) FROM docs_recent_idx") == 1
+    hashsize = conn.execute("SELECT v FROM docs_recent_config WHERE k = 'hashsize'").fetchone()
+    assert hashsize == (FTS_HASHSIZE,)
+    found = "SELECT count(*) FROM docs_recent WHERE docs_recent MATCH ?"
+    assert conn.execute(found, ("first3x1x7",)).fetchone() == (1,)
+    assert conn.execute(found, ("fi*",)).fetchone() == (36,)
+    assert health_check(conn) == []
 
 
 def test_a_later_drain_writes_with_the_usual_automerge(conn: apsw.Connection) -> None:
