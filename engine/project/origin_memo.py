@@ -16,10 +16,11 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from engine.project.git import GitError, origin_slug, parse_remote_slug, run_git
 from engine.project.model import Project
-from engine.project.safe_io import loads_json
+from engine.project.safe_io import loads_json, read_regular
 from engine.project.stat import stat_signature
 
 CACHE_NAME = "origin.json"
@@ -76,11 +77,8 @@ def remembered_origin(project: Project) -> str | None:
     if signature is None:
         return origin_slug(project.root)
     path = project.cache_dir / CACHE_NAME
-    try:
-        stored = loads_json(path.read_bytes())
-    except (OSError, ValueError):
-        stored = None
-    if isinstance(stored, dict) and stored.get("signature") == signature:
+    stored = load_signed(path, signature)
+    if stored is not None:
         slug = stored.get("slug")
         if slug is None or isinstance(slug, str):
             return slug
@@ -93,6 +91,25 @@ def remembered_origin(project: Project) -> str | None:
     slug = None if url is None else parse_remote_slug(url)
     store_json(path, {"signature": signature, "slug": slug})
     return slug
+
+
+MAX_CACHE_BYTES = 1 << 20
+"""A memo file larger than this is not read (it was not written by us): asked again."""
+
+
+def load_signed(path: Path, signature: str) -> dict[str, Any] | None:
+    """The memo stored at ``path`` when it was stored under ``signature``, else None.
+
+    Read through ``read_regular``: ``.ade/cache`` is inside the project, so a FIFO, a device or a
+    symlink out of the project there is refused (never read, never waited on), like any project
+    file (RELIABILITY: hostile files)."""
+    try:
+        stored = loads_json(read_regular(path, MAX_CACHE_BYTES))
+    except (OSError, ValueError):
+        return None
+    if isinstance(stored, dict) and stored.get("signature") == signature:
+        return stored
+    return None
 
 
 def store_json(path: Path, value: dict[str, object]) -> None:

@@ -22,9 +22,8 @@ from pathlib import Path
 
 from engine.project.git import Worktree, worktrees
 from engine.project.model import Project
-from engine.project.origin_memo import config_signature, store_json
+from engine.project.origin_memo import config_signature, load_signed, store_json
 from engine.project.plain_repo import GIT_ENV
-from engine.project.safe_io import loads_json
 from engine.project.stat import stat_signature
 
 CACHE_NAME = "worktrees.json"
@@ -110,11 +109,8 @@ def remembered_worktrees(project: Project) -> list[Worktree]:
     if signature is None:
         return worktrees(project.root)
     path = project.cache_dir / CACHE_NAME
-    try:
-        stored = loads_json(path.read_bytes())
-    except (OSError, ValueError):
-        stored = None
-    if isinstance(stored, dict) and stored.get("signature") == signature:
+    stored = load_signed(path, signature)
+    if stored is not None:
         found = _decode(stored.get("worktrees"))
         if found is not None:
             return found

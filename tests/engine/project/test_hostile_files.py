@@ -365,3 +365,25 @@ def test_external_transcript_linked_out_of_its_folder_is_refused(
     assert tally.reasons("claude") == {
         "refused linked.jsonl: links outside the Claude Code projects folder": 1
     }
+
+
+def test_fifos_as_the_git_memos_are_refused_and_git_answers(repo: Any) -> None:
+    # .ade/cache is inside the project: a FIFO committed there must not hang a command (the memos
+    # read through open_regular); the answer is git's own, as with no memo at all.
+    from engine.project.git import origin_slug, worktrees
+    from engine.project.origin_memo import CACHE_NAME as ORIGIN_MEMO
+    from engine.project.origin_memo import remembered_origin
+    from engine.project.worktree_memo import CACHE_NAME as WORKTREE_MEMO
+    from engine.project.worktree_memo import remembered_worktrees
+
+    repo.commit("base")
+    repo.git("remote", "add", "origin", "https://github.com/acme/widgets.git")
+    cache = repo.root / ".ade" / "cache"
+    cache.mkdir(parents=True)
+    os.mkfifo(cache / ORIGIN_MEMO)
+    os.mkfifo(cache / WORKTREE_MEMO)
+    project = Project(root=repo.root, id="p", name="repo", is_git=True)
+    assert guarded(lambda: remembered_origin(project)) == origin_slug(repo.root) == "acme/widgets"
+    assert [t.path for t in guarded(lambda: remembered_worktrees(project))] == [
+        t.path for t in worktrees(repo.root)
+    ]
