@@ -155,10 +155,12 @@ def time_class(
     runs: int,
     daemon: bool = False,
     before: tuple[Path, Path, Mapping[str, str], int, int] | None = None,
+    daemon_pid: int | None = None,
 ) -> dict[str, Timing]:
     """Interleaved rounds of the four jobs (six with ``daemon``, eight with ``before``: the
     other checkout, its project copy, its daemon's environment and both daemons' pids, whose
-    CPU per request is kept as ``… daemon CPU``), round ``i`` using query ``i % len(queries)``."""
+    CPU per request is kept as ``… daemon CPU``), round ``i`` using query ``i % len(queries)``.
+    ``daemon_pid``: the daemon's CPU per daemon-answered process is kept as ``daemon CPU``."""
     from tui.cli import main
 
     ade = str(Path(sys.executable).with_name("ade"))
@@ -197,9 +199,14 @@ def time_class(
             params = {"query": nxt("request"), "limit": 20, "projectRoot": str(root)}
             connection.call("search.query", params, CALL_TIMEOUT_S)
 
+        answered: list[float] = []
+
         def by_daemon() -> None:
             query = nxt("daemon")
+            start = process_cpu_ms(daemon_pid) if daemon_pid is not None else 0.0
             _run([ade, "search", *query.split(), "--json", "--project", str(root)], env)
+            if daemon_pid is not None:
+                answered.append(process_cpu_ms(daemon_pid) - start)
 
         jobs["ade search (daemon, process)"] = by_daemon
         jobs["daemon request (in-process)"] = request
@@ -227,6 +234,8 @@ def time_class(
             timings = interleaved(jobs, runs)
         finally:
             connection.close()
+        if answered:
+            timings["daemon CPU"] = Timing(tuple(answered), tuple(answered))
         if before is not None:
             for side, samples in served.items():
                 timings[f"{side} daemon CPU"] = Timing(tuple(samples), tuple(samples))
@@ -281,7 +290,8 @@ def class_report(
             floor = time_floor(env, runs)
             rows = []
             for name, picked in queries.items():
-                t = time_class(root, picked, transcripts, env, runs, daemon, other)
+                t = time_class(root, picked, transcripts, env, runs, daemon, other,
+                               daemon_pid=new_pid if daemon else None)  # fmt: skip
                 rows.append((name, picked, t))
             load_after = os.getloadavg()[0]
     finally:
@@ -324,18 +334,20 @@ def daemon_table(rows: list[tuple[str, list[str], dict[str, Timing]]]) -> list[s
     lines = [
         "With the daemon running (`ade search <query> --json`, no `--no-daemon`), same rounds:",
         "",
-        "| class | ade process p50 / p95 ms | daemon request p50 | rg p50 / p95 ms |"
-        " ade/rg p50 | ade/rg p95 | process / `python -c pass` |"
+        "| class | ade process p50 / p95 ms | daemon request p50 | daemon CPU a request ms |"
+        " rg p50 / p95 ms | ade/rg p50 | ade/rg p95 | process / `python -c pass` |"
         " start-up overhead / `python -c pass` |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, _, t in rows:
         ade, request, rg, base = (t["ade search (daemon, process)"],
                                   t["daemon request (in-process)"], t["rg"],
                                   t["python -c pass"])  # fmt: skip
         overhead = ade.median - request.median
+        served = t.get("daemon CPU")
+        cpu = f"{fmean(served.wall):.1f}" if served is not None else ""
         lines.append(
-            f"| {name} | {ade.median:.0f} / {ade.p95:.0f} | {request.median:.0f} |"
+            f"| {name} | {ade.median:.0f} / {ade.p95:.0f} | {request.median:.0f} | {cpu} |"
             f" {rg.median:.0f} / {rg.p95:.0f} | {ade.median / rg.median:.2f}x |"
             f" {ade.p95 / rg.p95:.2f}x | {ade.median / base.median:.2f}x |"
             f" {overhead:.0f} / {base.median:.0f} = **{overhead / base.median:.2f}x** |"

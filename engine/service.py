@@ -45,6 +45,7 @@ from engine.index.schema import (
     WRITE_FAULT_ERRORS,
     recreate_in_place,
 )
+from engine.index.sql import QUERY_CACHE_KIB
 from engine.ingest import gzcache
 from engine.ingest.drain import Drainer
 from engine.ingest.history import history_status, history_warnings_for
@@ -346,6 +347,7 @@ class SearchService:
             snapshot = True
             fault = write_fault(err, self.project.index_path)
             self.drainer.write_fault = fault or self.drainer.write_fault
+        conn.pragma("cache_size", -QUERY_CACHE_KIB)  # see QUERY_CACHE_KIB (issue 14.4)
         # A running query steps aside while a drain is due (only when the daemon enabled it).
         conn.set_progress_handler(self.ingest_gate.pause_query, PAUSE_STEPS)
         self._local.conn, self._local.identity = conn, identity

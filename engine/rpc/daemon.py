@@ -23,6 +23,7 @@ from engine.rpc.services import (
     DaemonHost,
     ServicePool,
     embedded_factory,
+    frozen_after_open,
 )
 
 log = logging.getLogger("ade.daemon")
@@ -79,7 +80,8 @@ def run_daemon(options: DaemonOptions) -> int:
         if not is_project(root):
             require_project(root, is_git=False, registered=is_registered(root, registry))
 
-    pool = ServicePool(embedded_factory(options.backfill_delay, options.limits.query_hold), allow)
+    opener = embedded_factory(options.backfill_delay, options.limits.query_hold)
+    pool = ServicePool(frozen_after_open(opener), allow)
     server: DaemonServer | None = None
     bound: BoundSocket | None = None
     try:
