@@ -231,16 +231,17 @@ def redact_secrets(text: str) -> str:
 def _prefilter_rules(text: str) -> tuple[int, ...] | None:
     """The rules whose literal (and gate) occur in ``text``, sorted; None when there are none."""
     haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps
-    gates = {b for b in _GATE_BYTES if b in haystack}
     automaton = _automaton
     if automaton is not None:
+        # The literals found first, in one pass; then only their gates are looked for.
         found = {entry for entry, _, _ in automaton.find_matches_as_indexes(haystack, True)}
         present = [
             rules
-            for entry, (_, gate, rules) in enumerate(_PREFILTER)
-            if entry in found and (not gate or not gate.isdisjoint(gates))
+            for _, gate, rules in map(_PREFILTER.__getitem__, found)
+            if not gate or any(byte in haystack for byte in gate)
         ]
     else:
+        gates = {b for b in _GATE_BYTES if b in haystack}
         present = [
             rules
             for needle, gate, rules in _PREFILTER
