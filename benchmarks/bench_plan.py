@@ -64,7 +64,8 @@ def bench(corpus: Path, baseline: Path | None, rounds: int) -> dict[str, object]
     here = Path(__file__).resolve().parents[1]
     trees = {"ours": here, **({"baseline": baseline.resolve()} if baseline else {})}
     runs: dict[str, list[dict[str, object]]] = {name: [] for name in trees}
-    with tempfile.TemporaryDirectory() as tmp:
+    # The project sits beside the corpus: hard links need the same file system.
+    with tempfile.TemporaryDirectory(dir=corpus.resolve().parent) as tmp:
         root = Path(tmp) / "project"
         _corpus_project(corpus, root)
         plan_once(here, root)  # page cache
