@@ -260,8 +260,8 @@ def scan_literals_in_one_pass() -> None:
     """Find the rule literals in one pass over each text instead of one ``in`` per literal.
 
     For bulk redaction (the ingester's builders call it): ~24 ``bytes.__contains__`` scans cost
-    ~15% of planning a transcript, one Aho-Corasick pass (``ahocorasick_rs``, the Rust
-    ``aho-corasick`` crate) a seventh of that (benchmarks/RESULTS.md, h-plan). Not done on import:
+    ~20% of planning a transcript, one Aho-Corasick pass (``ahocorasick_rs``, the Rust
+    ``aho-corasick`` crate) an eighth of that (benchmarks/RESULTS.md, h-plan). Not done on import:
     a query redacts a page of short snippets, where the scans cost nothing and loading the
     extension module would (issue 5's start-up budget). Same rules found either way (overlapping
     matches: a literal inside or across another is still seen); without the module the
