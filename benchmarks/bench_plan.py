@@ -7,10 +7,10 @@ transcript is planned pass by pass exactly as the drain plans it (``bench_writer
 ``tailing.plan_pass`` — read, parse, chunk, sanitize, redact, derive digest, zlib body and
 identifier parts), in a fresh interpreter per run so each tree's imports and caches start cold
 alike. With ``--baseline-tree`` (an unpacked ``git archive`` of the commit to compare against)
-the two trees alternate, one run each per round, and the report gives both medians and their
-ratio; every run also hashes what it planned (every document's fields and derived column
+the two trees take turns, one run each per round, and the report gives both medians and their
+change; every run also hashes what it planned (every document's fields and derived column
 values, every cursor, identity and state, in order), so equal planning is checked on the corpus
-itself, not only in the tests. The first run of each round set warms the page cache for both.
+itself, not only in the tests. One untimed run first warms the page cache for both.
 """
 
 from __future__ import annotations
@@ -18,13 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.bench_ingest import _corpus_project
+from benchmarks.timing import Timing
+from benchmarks.timing import rounds as timing_rounds
 
 _CHILD = r"""
 import hashlib, json, sys, time
@@ -68,21 +70,24 @@ def bench(corpus: Path, baseline: Path | None, rounds: int) -> dict[str, object]
     with tempfile.TemporaryDirectory(dir=corpus.resolve().parent) as tmp:
         root = Path(tmp) / "project"
         _corpus_project(corpus, root)
+
+        def job(name: str) -> Callable[[], float]:
+            def run() -> float:
+                result = plan_once(trees[name], root)
+                runs[name].append(result)
+                print(f"  {name}: {result['cpu_s']:.2f} s CPU", file=sys.stderr, flush=True)
+                return float(str(result["cpu_s"]))
+
+            return run
+
         plan_once(here, root)  # page cache
-        for round_no in range(rounds):
-            order = list(trees) if round_no % 2 == 0 else list(reversed(trees))
-            for name in order:
-                run = plan_once(trees[name], root)
-                runs[name].append(run)
-                print(f"  {name}: {run['cpu_s']:.2f} s CPU", file=sys.stderr, flush=True)
+        cpu = timing_rounds({name: job(name) for name in trees}, rounds)
     report: dict[str, object] = {"corpus": str(corpus), "rounds": rounds}
     for name, samples in runs.items():
-        report[f"{name}_cpu_s"] = round(
-            statistics.median(float(str(r["cpu_s"])) for r in samples), 3
-        )
-        report[f"{name}_wall_s"] = round(
-            statistics.median(float(str(r["wall_s"])) for r in samples), 3
-        )
+        walls = tuple(float(str(r["wall_s"])) for r in samples)
+        taken = Timing(wall=walls, cpu=tuple(cpu[name]))
+        report[f"{name}_cpu_s"] = round(taken.cpu_median, 3)
+        report[f"{name}_wall_s"] = round(taken.median, 3)
         report[f"{name}_docs"] = samples[0]["docs"]
         report[f"{name}_sha256"] = sorted({str(r["sha256"]) for r in samples})
     if baseline:
