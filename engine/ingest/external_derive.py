@@ -28,6 +28,7 @@ from engine.ingest.docstore import existing_doc_ids
 from engine.ingest.tailing import SKIPPED_STATE_KEY, PassResult, persisted_skips
 from engine.project.model import SessionMeta
 from engine.project.tally import WarningTally
+from engine.redaction import scan_literals_in_one_pass
 
 
 def derived_docs(meta: SessionMeta, tally: WarningTally) -> tuple[IndexDoc, list[IndexDoc]] | None:
@@ -40,6 +41,7 @@ def derived_docs(meta: SessionMeta, tally: WarningTally) -> tuple[IndexDoc, list
         return None
     docs: dict[str, IndexDoc] = {}
     fallback = ms(meta.updated_at)
+    scan_literals_in_one_pass()
     for event in events:
         doc = message_doc(meta.id, event, meta.title, meta.lane_id, fallback, meta.tool)
         if doc is not None and doc.doc_id not in docs:

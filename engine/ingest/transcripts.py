@@ -33,12 +33,13 @@ from engine.project.model import Project, SessionKind, SessionMeta
 from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
 from engine.project.transcripts import parse_chat_lines, refused_transcript, transcript_file
-from engine.redaction import redact_title
+from engine.redaction import redact_title, scan_literals_in_one_pass
 from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 
 
 def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Builder:
     """A builder for ``.ade/chats/<sid>.jsonl``: one doc per accepted message / reply / tool."""
+    scan_literals_in_one_pass()
     source = f"chat:{sid}"
     lane = meta.lane_id if meta else None
     fallback = ms(meta.updated_at) if meta else 0
@@ -96,6 +97,7 @@ def truncated_count(docs: list[IndexDoc], events: list[Any], state: dict[str, An
 
 def terminal_builder(sid: str, meta: SessionMeta | None) -> Builder:
     """A builder for ``.ade/terminals/<sid>.log``: newline-aligned sanitized chunks."""
+    scan_literals_in_one_pass()
     title = session_title(meta, sid, None)
     lane = meta.lane_id if meta else None
     updated = ms(meta.updated_at) if meta else 0

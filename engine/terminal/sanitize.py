@@ -111,7 +111,19 @@ def clean_text(text: str) -> str:
     """Strip escape sequences and controls (keeping ``\\n``/``\\t``) without the cell model."""
     if "\x1b" in text:
         text = ESC_RE.sub("", text)
-    return CONTROL_RE.sub("", text)
+    return CONTROL_RE.sub("", text) if _may_hold_controls(text) else text
+
+
+_C0_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
+"""``CONTROL_RE``'s C0 controls and DEL, as bytes."""
+
+
+def _may_hold_controls(text: str) -> bool:
+    """Whether ``CONTROL_RE`` can match: a C0 control or DEL, or a ``\\xc2`` lead byte (C1
+    controls are U+0080-U+009F, ``\\xc2\\x80``-``\\xc2\\x9f``). Two C loops over the bytes instead
+    of ``re`` stepping through every character: 7x faster on text that holds none (h-plan)."""
+    raw = text.encode("utf-8", "surrogatepass")
+    return len(raw.translate(None, _C0_BYTES)) != len(raw) or b"\xc2" in raw
 
 
 def sanitize_indexed_text(text: str) -> str:

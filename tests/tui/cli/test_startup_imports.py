@@ -76,6 +76,8 @@ NOT_ON_A_WARM_SEARCH = (
     "shutil",
     # The stored history state is read (its warnings); only a walk needs `git log` (h-start3).
     "engine.project.git_stream",
+    # The redaction literals' one-pass automaton is for bulk ingestion (h-plan).
+    "ahocorasick_rs",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
@@ -87,7 +89,12 @@ its rule alternation is compiled on first use, so the import itself costs ~1 ms.
 
 CLEAN_GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
-INGESTION = ("engine.ingest.docs", "engine.ingest.transcripts", "engine.redaction")
+INGESTION = (
+    "ahocorasick_rs",
+    "engine.ingest.docs",
+    "engine.ingest.transcripts",
+    "engine.redaction",
+)
 """What a changed transcript needs (sorted, as ``_loaded`` returns them)."""
 
 PROBE = """
