@@ -29,7 +29,12 @@ def test_a_file_made_by_the_schema_opens_without_the_probe(
     assert open_index(index).recreated_reason is None  # created
     probed: list[bool] = []
     probe = schema.expected_schema
-    monkeypatch.setattr(schema, "expected_schema", lambda: probed.append(True) or probe())
+
+    def counted() -> frozenset[tuple[str, str, str]]:
+        probed.append(True)
+        return probe()
+
+    monkeypatch.setattr(schema, "expected_schema", counted)
     assert open_index(index).recreated_reason is None
     assert probed == []
 
