@@ -158,6 +158,7 @@ def startup(
     folder: Path,
     before: Path | None = None,
 ) -> dict[str, Timing]:
+    from benchmarks.cli_classes import one_shot_listing
     from tui.cli import main
 
     argv = ["search", term, "--json", "--project", str(root), "--no-daemon"]
@@ -168,6 +169,7 @@ def startup(
     cached = cached_bytecode_env(env, folder)
 
     def in_process() -> None:
+        one_shot_listing()
         with contextlib.redirect_stdout(io.StringIO()):
             main(argv)
 

@@ -147,6 +147,16 @@ def running_daemon(
         proc.wait(timeout=60)
 
 
+def one_shot_listing() -> None:
+    """Forget this process's file listings before an in-process run: a one-shot ``ade search``
+    has no listing memo (``engine.delegates.listing_memo``) and runs ``git ls-files`` every time,
+    so without this the in-process run skipped a git process the whole process pays, and the
+    start-up overhead counted it (~2.5 ms CPU, ~6 ms wall on the 330 MB project)."""
+    from engine.delegates import listing_memo
+
+    listing_memo.forget()
+
+
 def time_class(
     root: Path,
     queries: list[str],
@@ -175,6 +185,7 @@ def time_class(
         return ["search", *query.split(), "--json", "--project", str(root), "--no-daemon"]
 
     def in_process() -> None:
+        one_shot_listing()  # the git work of a one-shot process, not a long-running one's
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             main(argv(nxt("inproc")))
 
