@@ -10,6 +10,7 @@ half (listing, grep, caps per lane) is :mod:`engine.delegates.files`.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -26,6 +27,7 @@ from engine.delegates.files import (
 from engine.delegates.matching import mark_matches
 from engine.links.deeplink import build_link
 from engine.project.model import Lane
+from engine.query.match import LineFilter
 from engine.query.plan import QueryPlan
 from engine.query.ranking import Candidate, natural_key, tier_for
 from engine.types import TIER_ORDER
@@ -118,15 +120,21 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         return [], []
     warnings: list[str] = []
     searched: list[tuple[Lane, FileMatches]] = []
+    present: list[Lane] = []
     for lane in _file_lanes(ctx):
-        if not lane.path.is_dir():
+        if lane.path.is_dir():
+            present.append(lane)
+        else:
             which = "the primary lane's" if lane.primary else f"lane {lane.id}'s"
             warnings.append(f"files: {which} folder {lane.path} is missing")
-            continue
-        try:
-            searched.append((lane, search_lane_files(lane.path, plan.line_filter(), names)))
-        except FileSearchFailed as err:
-            warnings.append(f"files: {err}" if lane.primary else f"files: lane {lane.id}: {err}")
+    wanted = plan.line_filter()
+    for lane, result in zip(present, _each_lane(present, wanted, names), strict=True):
+        if isinstance(result, FileSearchFailed):
+            warnings.append(
+                f"files: {result}" if lane.primary else f"files: lane {lane.id}: {result}"
+            )
+        else:
+            searched.append((lane, result))
     mtimes: dict[tuple[str, str], int] = {}
 
     def mtime(lane: Lane, path: str) -> int:
@@ -181,6 +189,30 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                              extra={"deep_link": line_link, "path": hit.path,
                                     "line": hit.line, **cut}))  # fmt: skip
     return out, warnings
+
+
+def _each_lane(
+    lanes: list[Lane], wanted: LineFilter, names: list[str]
+) -> list[FileMatches | FileSearchFailed]:
+    """``search_lane_files`` of every lane, the lanes after the first on threads of their own:
+    each is mostly a wait on git processes, so several lanes cost little more than one."""
+    results: list[FileMatches | FileSearchFailed] = [FileSearchFailed("not searched")] * len(lanes)
+
+    def search(index: int) -> None:
+        try:
+            results[index] = search_lane_files(lanes[index].path, wanted, names)
+        except FileSearchFailed as err:
+            results[index] = err
+
+    others = [threading.Thread(target=search, args=(i,), name="ade-lane-files", daemon=True)
+              for i in range(1, len(lanes))]  # fmt: skip
+    for thread in others:
+        thread.start()
+    if lanes:
+        search(0)
+    for thread in others:
+        thread.join()
+    return results
 
 
 def _plain_lines(found: FileMatches) -> list[FileLineHit]:
