@@ -127,3 +127,27 @@ def test_the_line_cap_holds_for_the_whole_answer_and_takes_lanes_in_turn(
     assert per_lane == {"primary": MAX_LINE_HITS // 2, "lane-a": MAX_LINE_HITS // 2}
     assert len(warnings) == 1
     assert f"more than {MAX_LINE_HITS:,} lines match" in warnings[0]
+
+
+def test_a_lane_git_cannot_read_costs_one_warning_and_the_others_answer(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = tmp_path / "not-a-worktree"  # a lanes.json lane naming a plain folder
+    plain.mkdir()
+    (plain / "handler.txt").write_text("handler\n")
+    lanes = [*list_lanes(open_project(project), WarningTally()),
+             Lane("stray", "stray", plain, None, False)]  # fmt: skip
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # no repository above it
+    hits, warnings = _files(project, "handler lane:lane-a lane:stray", lanes=lanes)
+    assert {h["lane"] for h in hits} == {"lane-a"}
+    assert len(warnings) == 1
+    assert warnings[0].startswith("files: lane stray: ")
+
+
+def test_a_file_written_in_a_lane_after_a_query_is_found_by_the_next(
+    project: Path, tmp_path: Path
+) -> None:
+    assert _files(project, "echidna lane:lane-a") == ([], [])
+    (tmp_path / "lane-a" / "echidna.txt").write_text("an echidna\n")
+    hits, _ = _files(project, "echidna lane:lane-a")
+    assert {h["title"] for h in hits} == {"echidna.txt", "echidna.txt:1"}
