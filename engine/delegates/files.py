@@ -1,4 +1,4 @@
-"""Files of the primary lane, asked at query time (DESIGN §5): path matches and line matches.
+"""Files of one lane (its worktree), asked at query time (DESIGN §5): path matches and line matches.
 
 Both halves are git itself: ``git ls-files`` lists tracked and untracked-but-not-ignored files
 (so ``.gitignore`` is honoured exactly as the user expects), and ``git grep`` finds lines — it is

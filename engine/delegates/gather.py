@@ -8,27 +8,19 @@ lanes, files and Linear issues, which belong to no session; ``lane:`` drops Line
 failure yields no candidates and one warning line, never a failed query. Their candidates go through the same comparator as indexed ones (``run_query`` merges them
 via ``extra_candidates``), so a file named exactly like the query outranks a body hit the same way
 a PR titled like it does. Files and Linear need positive query text; a filter-only query skips them.
+File hits are :mod:`engine.delegates.file_hits`.
 Linear is imported only when asked for: its HTTP client (urllib.request, ssl, email) costs ~15 ms.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from functools import partial
-from pathlib import Path
 
 import msgspec
 
-from engine.delegates.files import (
-    MAX_LINE_HITS,
-    FileLineHit,
-    FileSearchFailed,
-    is_definition,
-    search_lane_files,
-)
+from engine.delegates.file_hits import file_candidates, mtime_ms
 from engine.delegates.matching import mark_matches
 from engine.errors import AdeError
 from engine.links.deeplink import build_link
@@ -40,11 +32,8 @@ from engine.project.lanes import LANES_SOURCE
 from engine.project.model import Lane, Project, PrSnapshot
 from engine.project.tally import WarningTally
 from engine.query.plan import QueryPlan, build_plan
-from engine.query.ranking import Candidate, natural_key, tier_for
-from engine.types import TIER_ORDER, SearchQueryArgs
-
-MAX_PATH_HITS = 200
-"""Path matches kept per query: enough for several pages, bounded on a 100k-file monorepo."""
+from engine.query.ranking import Candidate
+from engine.types import SearchQueryArgs
 
 
 class DelegateContext(msgspec.Struct, frozen=True):
@@ -56,20 +45,13 @@ class DelegateContext(msgspec.Struct, frozen=True):
     environ: Mapping[str, str]
 
 
-def _mtime_ms(path: Path) -> int:
-    try:
-        return int(path.stat().st_mtime * 1000)
-    except OSError:
-        return 0
-
-
 def _lane_activity_ms(lane: Lane) -> int:
     """When the lane last moved: its HEAD commit's time (deterministic, unlike folder mtimes)."""
     try:
         commits = recent_commits(lane.path, limit=1)
     except (GitError, OSError):
-        return _mtime_ms(lane.path)
-    return int(commits[0].committed_at.timestamp() * 1000) if commits else _mtime_ms(lane.path)
+        return mtime_ms(lane.path)
+    return int(commits[0].committed_at.timestamp() * 1000) if commits else mtime_ms(lane.path)
 
 
 def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
@@ -140,131 +122,6 @@ def artifact_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str
         )
     skipped = sum(tally.snapshot().values())
     return out, [f"artifacts: {skipped} unreadable record(s) skipped"] if skipped else []
-
-
-def _primary_lane(ctx: DelegateContext) -> Lane | None:
-    for lane in ctx.lanes:
-        if lane.primary:
-            return lane
-    if ctx.project.is_git:
-        return Lane(
-            id="primary", name=ctx.project.name, path=ctx.project.root, branch=None, primary=True
-        )
-    return None
-
-
-def _best_path_title(path: str, query: str) -> str:
-    """The file's path or its basename, whichever ranks better against the query."""
-    base = path.rsplit("/", 1)[-1]
-    probe = [
-        Candidate(doc_id="", kind="file", title=t, rank_title=t, snippet_marked="", updated_at=0)
-        for t in (base, path)
-    ]
-    tiers = [tier_for(c, query) for c in probe]
-    return base if TIER_ORDER[tiers[0]] <= TIER_ORDER[tiers[1]] else path
-
-
-def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
-    """Path hits (ranked by title tier, the best ``MAX_PATH_HITS``) and line hits (definition
-    lines first, then lines of files named like a term, then mentions; see ``_line_score``).
-    When either was cut, every candidate carries ``results_truncated`` and a warning says how
-    to narrow; otherwise every matching line is reachable by paging."""
-    plan = ctx.plan
-    names = [w for term in plan.positive_terms for w in _NAME_RE.findall(term.text)]
-    lane = _primary_lane(ctx)
-    # A file belongs to no session: `session:` leaves no file to show.
-    if not plan.has_text or plan.sessions or lane is None or not plan.allows_lane(lane.id):
-        return [], []
-    if not lane.path.is_dir():
-        return [], [f"files: the primary lane's folder {lane.path} is missing"]
-    try:
-        found = search_lane_files(lane.path, plan.line_filter(), names)
-    except FileSearchFailed as err:
-        return [], [f"files: {err}"]
-    mtimes: dict[str, int] = {}
-
-    def mtime(path: str) -> int:
-        if path not in mtimes:
-            mtimes[path] = _mtime_ms(lane.path / path)
-        return mtimes[path]
-
-    paths, warnings = _ranked_paths(plan, found.paths, mtime)
-    if found.truncated:
-        warnings.append(
-            f"files: more than {MAX_LINE_HITS:,} lines match; the first {MAX_LINE_HITS:,} (and "
-            "the definition lines) are shown — add a folder or file name, or another word of "
-            "the line, to narrow"
-        )
-    cut = {"results_truncated": True} if warnings else {}
-    out: list[Candidate] = []
-    for path in paths:
-        link = build_link("file", path, project_id=ctx.project.id, lane=lane.id)
-        title = _best_path_title(path, plan.title_text)
-        out.append(Candidate(doc_id=f"file:{path}", kind="file", title=path, rank_title=title,
-                             snippet_marked=mark_matches(plan, path), updated_at=mtime(path),
-                             bm25=LINE_SCORES["named"], lane_id=lane.id, anchor=path,
-                             extra={"deep_link": link, "path": path, **cut}))  # fmt: skip
-    for hit in found.lines:
-        if not plan.matches(hit.path, hit.text):
-            continue
-        updated = mtime(hit.path)
-        if not plan.allows_time(updated):
-            continue
-        line_link = partial(build_link, "file", hit.path, project_id=ctx.project.id,
-                            line=hit.line, lane=lane.id)  # fmt: skip
-        out.append(Candidate(doc_id=f"file:{hit.path}:{hit.line}", kind="file",
-                             title=f"{hit.path}:{hit.line}", rank_title="",
-                             snippet_marked=mark_matches(plan, hit.text.strip()),
-                             updated_at=updated, bm25=_line_score(hit, names), lane_id=lane.id,
-                             anchor=f"{hit.path}:{hit.line}",
-                             extra={"deep_link": line_link, "path": hit.path,
-                                    "line": hit.line, **cut}))  # fmt: skip
-    return out, warnings
-
-
-_NAME_RE = re.compile(r"\w+")
-"""A term's words as a program spells names (``strbuf_addf`` stays whole): for definitions."""
-
-LINE_SCORES = {"definition": -2e-6, "named": -1e-6}
-"""``bm25`` of a file hit (lower ranks first, as BM25) when it ranks in the body tier: a line
-defining a term, then a path hit and a line of a file named like a term (``strbuf.c`` for
-``strbuf_addf``), then a mention (None). Path hits in a title tier rank by tier. Tiny, so
-file lines still follow indexed documents with real BM25 scores; within a score, the comparator
-orders newer files first and then path and line number (numerically)."""
-
-
-def _line_score(hit: FileLineHit, words: list[str]) -> float | None:
-    if is_definition(hit.text, words):
-        return LINE_SCORES["definition"]
-    stem = hit.path.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
-    if len(stem) >= 3 and any(stem in w.casefold() or w.casefold() in stem for w in words):
-        return LINE_SCORES["named"]
-    return None
-
-
-def _ranked_paths(
-    plan: QueryPlan, paths: list[str], mtime: Callable[[str], int]
-) -> tuple[list[str], list[str]]:
-    """The matching paths, best title tier first (then path), at most ``MAX_PATH_HITS``, and
-    the warning when more matched."""
-    query = plan.title_text
-    matched = [p for p in paths if plan.matches(p)]
-    if plan.has_time_bounds:
-        matched = [p for p in matched if plan.allows_time(mtime(p))]
-
-    def tier(path: str) -> int:
-        title = _best_path_title(path, query)
-        probe = Candidate(doc_id="", kind="file", title=title, rank_title=title,
-                          snippet_marked="", updated_at=0)  # fmt: skip
-        return TIER_ORDER[tier_for(probe, query)]
-
-    if len(matched) <= MAX_PATH_HITS:
-        return matched, []
-    best = sorted(matched, key=lambda p: (tier(p), natural_key(p)))[:MAX_PATH_HITS]
-    return best, [
-        f"files: {len(matched):,} paths match; the best {MAX_PATH_HITS} are shown — add more "
-        "of the path to narrow"
-    ]
 
 
 def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.delegates import files, gather
+from engine.delegates import file_hits, files
 from engine.delegates.files import grep_definitions, is_definition, search_lane_files
 from engine.embedded import EmbeddedClient
 from engine.query.ranking import natural_key
@@ -104,7 +104,7 @@ def test_past_the_cap_the_answer_says_so_and_the_definition_survives(
     c_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(files, "MAX_LINE_HITS", 10)
-    monkeypatch.setattr(gather, "MAX_LINE_HITS", 10)
+    monkeypatch.setattr(file_hits, "MAX_LINE_HITS", 10)
     items, truncated, warnings = _every_page(c_repo, "strbuf_addf")
     lines = _lines(items)
     assert truncated
@@ -123,7 +123,7 @@ def test_path_hits_past_their_cap_keep_the_best_name(
 ) -> None:
     tree = {f"docs/gateway-{i:02}.md": "x\n" for i in range(8)} | {"zz/gateway": "x\n"}
     root = _repo(tmp_path / "paths", tree)
-    monkeypatch.setattr(gather, "MAX_PATH_HITS", 3)
+    monkeypatch.setattr(file_hits, "MAX_PATH_HITS", 3)
     items, truncated, warnings = _every_page(root, "gateway")
     assert next(item.doc_id for item in items) == "file:zz/gateway"  # exact name, sorted last
     assert len(items) == 3

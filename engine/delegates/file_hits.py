@@ -1,0 +1,277 @@
+"""File hits of a query (DESIGN §5): the path and line hits of the lanes ``lane:`` names.
+
+Without ``lane:`` (or ``--lane``) the primary lane is searched, as a query that names no lane
+always has; with it each lane it names, so an agent finds the files and lines of its own
+worktree (an untracked file it just wrote, a line its branch changed). Every hit carries its
+lane's id and a link to that lane's file, which ``ade open`` shows from that worktree. The git
+half (listing, grep, caps per lane) is :mod:`engine.delegates.files`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from engine.delegates.files import (
+    MAX_LINE_HITS,
+    FileLineHit,
+    FileMatches,
+    FileSearchFailed,
+    is_definition,
+    search_lane_files,
+)
+from engine.delegates.matching import mark_matches
+from engine.links.deeplink import build_link
+from engine.project.model import Lane
+from engine.query.match import LineFilter
+from engine.query.plan import QueryPlan
+from engine.query.ranking import Candidate, natural_key, tier_for
+from engine.types import TIER_ORDER
+
+if TYPE_CHECKING:  # gather imports this module for its delegate table
+    from engine.delegates.gather import DelegateContext
+
+MAX_PATH_HITS = 200
+"""Path matches kept per query (over every lane searched): enough for several pages, bounded on a 100k-file monorepo."""
+
+
+def mtime_ms(path: Path) -> int:
+    """The file's mtime in ms, 0 when it cannot be read (a file removed since it was listed)."""
+    try:
+        return int(path.stat().st_mtime * 1000)
+    except OSError:
+        return 0
+
+
+def _primary_lane(ctx: DelegateContext) -> Lane | None:
+    for lane in ctx.lanes:
+        if lane.primary:
+            return lane
+    if ctx.project.is_git:
+        return Lane(
+            id="primary", name=ctx.project.name, path=ctx.project.root, branch=None, primary=True
+        )
+    return None
+
+
+def _best_path_title(path: str, query: str) -> str:
+    """The file's path or its basename, whichever ranks better against the query."""
+    base = path.rsplit("/", 1)[-1]
+    probe = [
+        Candidate(doc_id="", kind="file", title=t, rank_title=t, snippet_marked="", updated_at=0)
+        for t in (base, path)
+    ]
+    tiers = [tier_for(c, query) for c in probe]
+    return base if TIER_ORDER[tiers[0]] <= TIER_ORDER[tiers[1]] else path
+
+
+def _file_lanes(ctx: DelegateContext) -> list[Lane]:
+    """The lanes whose files a query searches: without ``lane:`` the primary lane (what an
+    unfiltered query always searched), with it every lane it names, in the project's lane order."""
+    primary = _primary_lane(ctx)
+    if ctx.plan.lane_ids is None:
+        return [primary] if primary is not None else []
+    named = [lane for lane in ctx.lanes if ctx.plan.allows_lane(lane.id)]
+    if not named and primary is not None and ctx.plan.allows_lane(primary.id):
+        named = [primary]  # a repository without listed lanes: its folder is the primary lane
+    return named
+
+
+def _interleaved(per_lane: list[list[_LaneLine]], limit: int) -> list[_LaneLine]:
+    """At most ``limit`` lines taken from each lane in turn, so one lane full of mentions
+    cannot leave another's lines out of the answer."""
+    out: list[_LaneLine] = []
+    for depth in range(max((len(lines) for lines in per_lane), default=0)):
+        for lines in per_lane:
+            if depth < len(lines):
+                out.append(lines[depth])
+                if len(out) >= limit:
+                    return out
+    return out
+
+
+class _LaneLine(NamedTuple):
+    lane: Lane
+    hit: FileLineHit
+
+
+def _file_doc_id(lane: Lane, where: str) -> str:
+    # The primary lane keeps the ids it always had; a linked lane's copy of a file is its own hit.
+    return f"file:{where}" if lane.primary else f"file@{lane.id}:{where}"
+
+
+def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
+    """Path hits (ranked by title tier, the best ``MAX_PATH_HITS``) and line hits (definition
+    lines first, then lines of files named like a term, then mentions; see ``_line_score``) of
+    each lane ``_file_lanes`` picks. The caps hold for the whole answer: the best
+    ``MAX_PATH_HITS`` paths over all those lanes, and ``MAX_LINE_HITS`` lines taken from the
+    lanes in turn (plus each lane's definition lines). When either was cut, every candidate
+    carries ``results_truncated`` and a warning says how to narrow; otherwise every matching
+    line is reachable by paging. A lane whose folder is missing or whose git fails costs one
+    warning; the other lanes still answer."""
+    plan = ctx.plan
+    names = [w for term in plan.positive_terms for w in _NAME_RE.findall(term.text)]
+    # A file belongs to no session: `session:` leaves no file to show.
+    if not plan.has_text or plan.sessions:
+        return [], []
+    warnings: list[str] = []
+    searched: list[tuple[Lane, FileMatches]] = []
+    present: list[Lane] = []
+    for lane in _file_lanes(ctx):
+        if lane.path.is_dir():
+            present.append(lane)
+        else:
+            which = "the primary lane's" if lane.primary else f"lane {lane.id}'s"
+            warnings.append(f"files: {which} folder {lane.path} is missing")
+    wanted = plan.line_filter()
+    for lane, result in zip(present, _each_lane(present, wanted, names), strict=True):
+        if isinstance(result, FileSearchFailed):
+            warnings.append(
+                f"files: {result}" if lane.primary else f"files: lane {lane.id}: {result}"
+            )
+        else:
+            searched.append((lane, result))
+    mtimes: dict[tuple[str, str], int] = {}
+
+    def mtime(lane: Lane, path: str) -> int:
+        key = (lane.id, path)
+        if key not in mtimes:
+            mtimes[key] = mtime_ms(lane.path / path)
+        return mtimes[key]
+
+    lanes_by_id = {lane.id: lane for lane, _ in searched}
+    pairs = [f"{lane.id}\0{path}" for lane, found in searched for path in found.paths]
+
+    def pair_mtime(pair: str) -> int:
+        lane_id, _, path = pair.partition("\0")
+        return mtime(lanes_by_id[lane_id], path)
+
+    kept_paths, cuts = _ranked_paths(plan, pairs, pair_mtime, path_of=_pair_path)
+    plain = [[_LaneLine(lane, h) for h in _plain_lines(found)] for lane, found in searched]
+    lines = _interleaved(plain, MAX_LINE_HITS)
+    lines += [_LaneLine(lane, h) for lane, found in searched for h in _definition_lines(found)]
+    if any(found.truncated for _, found in searched) or sum(map(len, plain)) > MAX_LINE_HITS:
+        cuts.append(
+            f"files: more than {MAX_LINE_HITS:,} lines match; the first {MAX_LINE_HITS:,} (and "
+            "the definition lines) are shown — add a folder or file name, or another word of "
+            "the line, to narrow"
+        )
+    warnings += cuts
+    cut = {"results_truncated": True} if cuts else {}
+    out: list[Candidate] = []
+    for pair in kept_paths:
+        lane_id, _, path = pair.partition("\0")
+        lane = lanes_by_id[lane_id]
+        link = build_link("file", path, project_id=ctx.project.id, lane=lane.id)
+        title = _best_path_title(path, plan.title_text)
+        out.append(Candidate(doc_id=_file_doc_id(lane, path), kind="file", title=path,
+                             rank_title=title, snippet_marked=mark_matches(plan, path),
+                             updated_at=mtime(lane, path), bm25=LINE_SCORES["named"],
+                             lane_id=lane.id, anchor=path,
+                             extra={"deep_link": link, "path": path, **cut}))  # fmt: skip
+    for lane, hit in lines:
+        if not plan.matches(hit.path, hit.text):
+            continue
+        updated = mtime(lane, hit.path)
+        if not plan.allows_time(updated):
+            continue
+        line_link = partial(build_link, "file", hit.path, project_id=ctx.project.id,
+                            line=hit.line, lane=lane.id)  # fmt: skip
+        where = f"{hit.path}:{hit.line}"
+        out.append(Candidate(doc_id=_file_doc_id(lane, where), kind="file", title=where,
+                             rank_title="", snippet_marked=mark_matches(plan, hit.text.strip()),
+                             updated_at=updated, bm25=_line_score(hit, names), lane_id=lane.id,
+                             anchor=where,
+                             extra={"deep_link": line_link, "path": hit.path,
+                                    "line": hit.line, **cut}))  # fmt: skip
+    return out, warnings
+
+
+def _each_lane(
+    lanes: list[Lane], wanted: LineFilter, names: list[str]
+) -> list[FileMatches | FileSearchFailed]:
+    """``search_lane_files`` of every lane, the lanes after the first on threads of their own:
+    each is mostly a wait on git processes, so several lanes cost little more than one."""
+    results: list[FileMatches | FileSearchFailed] = [FileSearchFailed("not searched")] * len(lanes)
+
+    def search(index: int) -> None:
+        try:
+            results[index] = search_lane_files(lanes[index].path, wanted, names)
+        except FileSearchFailed as err:
+            results[index] = err
+
+    others = [threading.Thread(target=search, args=(i,), name="ade-lane-files", daemon=True)
+              for i in range(1, len(lanes))]  # fmt: skip
+    for thread in others:
+        thread.start()
+    if lanes:
+        search(0)
+    for thread in others:
+        thread.join()
+    return results
+
+
+def _plain_lines(found: FileMatches) -> list[FileLineHit]:
+    """The lane's line hits up to the cap (past it ``search_lane_files`` adds definitions)."""
+    return found.lines[:MAX_LINE_HITS] if found.truncated else found.lines
+
+
+def _definition_lines(found: FileMatches) -> list[FileLineHit]:
+    return found.lines[MAX_LINE_HITS:] if found.truncated else []
+
+
+def _pair_path(pair: str) -> str:
+    return pair.partition("\0")[2]
+
+
+_NAME_RE = re.compile(r"\w+")
+"""A term's words as a program spells names (``strbuf_addf`` stays whole): for definitions."""
+
+LINE_SCORES = {"definition": -2e-6, "named": -1e-6}
+"""``bm25`` of a file hit (lower ranks first, as BM25) when it ranks in the body tier: a line
+defining a term, then a path hit and a line of a file named like a term (``strbuf.c`` for
+``strbuf_addf``), then a mention (None). Path hits in a title tier rank by tier. Tiny, so
+file lines still follow indexed documents with real BM25 scores; within a score, the comparator
+orders newer files first and then path and line number (numerically)."""
+
+
+def _line_score(hit: FileLineHit, words: list[str]) -> float | None:
+    if is_definition(hit.text, words):
+        return LINE_SCORES["definition"]
+    stem = hit.path.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
+    if len(stem) >= 3 and any(stem in w.casefold() or w.casefold() in stem for w in words):
+        return LINE_SCORES["named"]
+    return None
+
+
+def _ranked_paths(
+    plan: QueryPlan,
+    paths: list[str],
+    mtime: Callable[[str], int],
+    path_of: Callable[[str], str] = str,
+) -> tuple[list[str], list[str]]:
+    """The matching paths (``path_of`` reads the path out of an entry), best title tier first
+    (then path), at most ``MAX_PATH_HITS``, and the warning when more matched."""
+    query = plan.title_text
+    matched = [p for p in paths if plan.matches(path_of(p))]
+    if plan.has_time_bounds:
+        matched = [p for p in matched if plan.allows_time(mtime(p))]
+
+    def tier(entry: str) -> int:
+        title = _best_path_title(path_of(entry), query)
+        probe = Candidate(doc_id="", kind="file", title=title, rank_title=title,
+                          snippet_marked="", updated_at=0)  # fmt: skip
+        return TIER_ORDER[tier_for(probe, query)]
+
+    if len(matched) <= MAX_PATH_HITS:
+        return matched, []
+    best = sorted(matched, key=lambda p: (tier(p), natural_key(path_of(p)), p))
+    best = best[:MAX_PATH_HITS]
+    return best, [
+        f"files: {len(matched):,} paths match; the best {MAX_PATH_HITS} are shown — add more "
+        "of the path to narrow"
+    ]
