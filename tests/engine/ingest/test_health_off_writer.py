@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine.ingest.queue import DEBOUNCE_S
 from engine.ingest.timers import ManualTimerFactory
+from engine.project.locate import open_project
 from engine.project.model import Project
 from engine.service import SearchService
 from engine.wiring import create_project_service
+from tests.engine.index.test_index_damage import _damaged, damaged_demo
 from tests.engine.ingest.conftest import NOW, Index, ProjectWriter
+
+__all__ = ["damaged_demo"]  # the damage tests' fixture: real zeroed pages
 
 HOLD_S = 20.0
 """How long a held check waits for its release: only reached when the code under test is wrong
@@ -190,3 +195,26 @@ def test_status_counts_the_entry_being_run(
     assert seen == [("indexing", 1)]
     status = service.index_status()
     assert (status.state, status.pending_sources) == ("ready", 0)
+
+
+def test_page_damage_found_off_the_writer_recreates_the_file(
+    damaged_demo: tuple[Path, int],
+) -> None:
+    """Zeroed ``docs`` pages (as the damage tests make them): the off-thread check reports
+    them, and the writer, acting on the verdict, recreates the file and re-ingests it all."""
+    root, docs = damaged_demo
+    service = create_project_service(
+        open_project(root), timer=ManualTimerFactory(), start_worker=True
+    )
+    try:
+        with service.drainer.lock:  # as the writer's backfill or hourly entry does
+            assert service.drainer.check_health(service.drainer.connection())
+        service.drainer.health.wait()
+        assert service.drainer.health.outcome == "unhealthy"
+        assert service.drainer.recreated_reason is None  # nothing acted yet: the writer will
+        service.process_pending_now()
+        assert service.drainer.recreated_reason is not None
+        assert service.index_status().doc_count == docs
+    finally:
+        service.dispose()
+    assert not _damaged(root)
