@@ -11,7 +11,10 @@ What a reader racing the writer sees: the whole check is one read transaction
 (``health_check``), so it reads one committed snapshot and a commit landing meanwhile cannot
 look like drift. A verdict is kept only for the file it read (its ``file_identity``) and only if
 no clear or recreation happened since it started (``cancel``): a verdict about a file the writer
-already replaced, or rows it already cleared, is dropped.
+already replaced, or rows it already cleared, is dropped. A complaint found while the writer is
+mid-pass waits for that pass to end (the ``health`` entry is taken between passes); a pass that
+trips over the damage first recreates the file itself, and the verdict about the old one is
+dropped. ``close`` (the service's dispose) interrupts a running check and joins its thread.
 
 The cost: while the snapshot is held the writer's checkpoint cannot move past it, so the WAL
 grows by what is written during the check (a few seconds of ingestion) and is checkpointed by

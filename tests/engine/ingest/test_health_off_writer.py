@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from engine.ingest.queue import DEBOUNCE_S
+from engine.ingest.queue import DEBOUNCE_S, IngestQueue
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
 from engine.project.model import Project
@@ -218,3 +218,19 @@ def test_page_damage_found_off_the_writer_recreates_the_file(
     finally:
         service.dispose()
     assert not _damaged(root)
+
+
+def test_a_running_entry_queued_again_is_counted_once(timers: ManualTimerFactory) -> None:
+    queue = IngestQueue(timers, lambda: None)
+    queue.add("chat", "c1", delay=0.0)
+    queue.add("reconcile", "periodic", delay=0.0, retry=True)
+    assert queue.pop_next() == ("chat", "c1")
+    assert (queue.source_count(), queue.pending_sources()) == (0, 1)
+    queue.add("chat", "c1")  # a notify while it runs: one source, not two
+    assert queue.pending_sources() == 1
+    assert queue.pop_next() == ("reconcile", "periodic")  # the chat entry's debounce is not due
+    assert queue.pending_sources() == 1  # the queued chat entry; the reconcile is no source
+    timers.advance(DEBOUNCE_S["chat"])
+    assert queue.pop_next() == ("chat", "c1")
+    assert queue.pop_next() is None  # the drain found nothing more: no entry runs
+    assert queue.pending_sources() == 0
