@@ -123,6 +123,8 @@ class SearchService:
         self._pr = self.queue.pending["pr"]
         self._git = self.queue.pending["git"]
         if start_worker:
+            # A writer thread serves live appends: the health check must not stop it (14.5).
+            self.drainer.health.background = True
             self._worker = threading.Thread(target=self._run, name="ade-ingest", daemon=True)
             self._worker.start()
 
@@ -483,7 +485,7 @@ class SearchService:
             return "closed"
         if self._rebuilding:
             return "rebuilding"
-        pending = self.queue.source_count()
+        pending = self.queue.pending_sources()
         if self.drainer.recreated_reason is not None and not pending:
             return "recreated"
         return "indexing" if pending else "ready"
@@ -520,7 +522,7 @@ class SearchService:
             doc_count=doc_count(conn),
             docs_by_kind=docs_by_kind(conn),
             source_count=sum(1 for s in sources if not s.key.startswith("stat:")),
-            pending_sources=self.queue.source_count(),
+            pending_sources=self.queue.pending_sources(),
             last_ingest_at=self.drainer.last_ingest_ms or _last_source_run(sources),
             backfill_completed_at=int(backfill) if backfill and backfill.isdigit() else None,
             watcher_state=self.watcher_state,
@@ -599,6 +601,7 @@ class SearchService:
         self._closed = True
         for closer in self._closers:
             closer()
+        self.drainer.health.close()  # interrupts a running check: dispose never waits it out
         self.queue.close()
         self.ingest_gate.open()
         self.timers.close()

@@ -29,7 +29,6 @@ from engine.index.db import (
     clear_index,
     connect,
     file_identity,
-    health_check,
     immediate,
     meta_get,
     meta_set,
@@ -40,6 +39,7 @@ from engine.index.db import (
 from engine.index.faults import count_drift, write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest import gzcache
+from engine.ingest.health import HEALTH_EVERY, HealthChecker, heal
 from engine.ingest.history import HistoryWalker
 from engine.ingest.manifest import Manifest, project_manifest
 from engine.ingest.queue import IngestQueue
@@ -70,10 +70,6 @@ RECONCILE_INTERVAL_S = 30.0
 
 RECONCILE_NO_WATCHER_S = 5.0
 """Reconcile period without a watcher: the reconcile is then the only way changes arrive."""
-
-HEALTH_EVERY = 120
-"""Periodic reconciles between health checks: hourly at the 30 s watcher-on period (the FTS5
-integrity check reads the whole index, so it runs rarely and only from the idle writer)."""
 
 HISTORY_WAIT_S = 0.5
 """Delay of the next history slice once a catch-up's history budget is spent."""
@@ -129,6 +125,10 @@ class Drainer:
         self.full_reconciles = 0
         self.skipped_reconciles = 0
         """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
+        self.health = HealthChecker(
+            project.index_path, lambda: queue.add("health", "verdict", delay=0.0)
+        )
+        """The health check, off the writer thread once the service has one (issue 14.5)."""
 
     @property
     def path(self) -> Path:
@@ -299,6 +299,10 @@ class Drainer:
         elif ident == "backfill-done":
             with immediate(conn):
                 meta_set(conn, "backfill_completed_at", str(now))
+        elif kind == "health":
+            problems = self.health.take(self._identity)
+            if problems:
+                heal(self, conn, problems)
         elif kind == "reconcile":
             self.reconcile(conn, everything=False)
             if ident == "periodic":
@@ -311,24 +315,14 @@ class Drainer:
         return False
 
     def check_health(self, conn: apsw.Connection) -> bool:
-        """Run the index health check; on any complaint clear the index and re-ingest it all
-        (RELIABILITY 10: some corruption only shows up here). Returns True when healthy."""
-        problems = health_check(conn)
-        if not problems:
+        """Check the index's health (``engine.ingest.health``): on a thread of its own when
+        ``health.background`` (its complaint comes back as a ``health`` entry), else now.
+        Returns False when the index was found unhealthy now (and is being rebuilt)."""
+        if self.health.background:
+            self.health.start()
             return True
-        log.warning("search index unhealthy, rebuilding: %s", "; ".join(problems[:3]))
-        self.tally.add("index", f"health check failed: {problems[0]}")
-        if any(p.startswith(("quick_check", "CorruptError", "NotADBError")) for p in problems):
-            # Damaged pages: clearing rows would walk them (and fail, forever: issue 13.9).
-            self.recover_damage(problems[0])
-            return False
-        try:
-            clear_index(conn)
-        except DAMAGE_ERRORS as err:
-            self.recover_damage(err)
-            return False
-        self.reconcile(conn, everything=True)
-        return False
+        problems = self.health.run_now()
+        return not problems or heal(self, conn, problems)
 
     def recover_damage(
         self, cause: BaseException | str, damaged: tuple[int, int] | None = None
@@ -345,6 +339,7 @@ class Drainer:
         log.info("search index damaged (%s): recreating it and re-indexing", reason)
         with self.lock:
             damaged = damaged or self._identity or file_identity(self.path)
+            self.health.cancel()  # a running check reads the file about to go
             self.close()
             recreate_damaged(self.path, damaged)
             self.recreated_reason = f"damaged index ({reason})"
@@ -361,6 +356,7 @@ class Drainer:
         try:
             conn = self.connection()
             clear_index(conn)
+            self.health.cancel()
         except DAMAGE_ERRORS as err:
             self.recover_damage(err)  # readers see the new inode and reopen
             conn = self.connection()

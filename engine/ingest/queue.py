@@ -30,11 +30,14 @@ DEBOUNCE_S: dict[Kind, float] = {
     "history": 0.0,
     "backfill": 0.0,
     "reconcile": 0.0,
+    "health": 0.0,
 }
 """Seconds between a notify and the drain (DESIGN §4): chat 300 ms, terminal 1200 ms (PTY output
 comes in bursts; one pass per burst), PR 500 ms, lane-git 1000 ms. Session metadata and external
 (Claude Code / Codex) transcripts follow chat; the commit history pass is queued by the lane-git
-entry (already debounced) and runs its slices back to back."""
+entry (already debounced) and runs its slices back to back. ``health`` is no source: a health
+check that ran off the writer thread queues it when it found a problem for the writer to act on
+(``engine.ingest.health``)."""
 
 KINDS: tuple[Kind, ...] = tuple(DEBOUNCE_S)
 
@@ -49,8 +52,14 @@ DRAIN_ORDER: dict[Kind, int] = {
     "history": 6,
     "backfill": 7,
     "reconcile": 8,
+    "health": 0,
 }
-"""Among entries due at the same moment, metadata first so transcripts see the fresh title."""
+"""Among entries due at the same moment, metadata first so transcripts see the fresh title (and a
+health complaint before all: what is written into a damaged index is written again)."""
+
+NOT_SOURCES: frozenset[Kind] = frozenset({"reconcile", "health"})
+"""Kinds that are not sources: the periodic reconcile is always scheduled, a health verdict is
+the writer's own bookkeeping; neither makes the status say "indexing"."""
 
 
 class IngestQueue:
@@ -71,6 +80,8 @@ class IngestQueue:
         self._closed = False
         self._generation = 0
         self._retry: set[tuple[Kind, str]] = set()
+        self.running: tuple[Kind, str] | None = None
+        """The entry the last ``pop_next`` took: being run until the next ``pop_next``."""
 
     def add(self, kind: Kind, ident: str, delay: float | None = None, retry: bool = False) -> None:
         """Queue ``(kind, ident)`` due after ``delay`` (default: the kind's debounce).
@@ -100,8 +111,20 @@ class IngestQueue:
         return sum(len(entries) for entries in self.pending.values())
 
     def source_count(self) -> int:
-        """Pending sources, not counting the periodic reconcile (always scheduled)."""
-        return sum(len(entries) for kind, entries in self.pending.items() if kind != "reconcile")
+        """Queued sources, not counting the periodic reconcile (always scheduled)."""
+        return sum(
+            len(entries) for kind, entries in self.pending.items() if kind not in NOT_SOURCES
+        )
+
+    def pending_sources(self) -> int:
+        """Queued sources plus the one being run (``pop_next`` took it off the queue): what the
+        status reports, so "ready, 0 pending" never shows while an entry still runs."""
+        queued = self.source_count()
+        running = self.running
+        if running is None or running[0] in NOT_SOURCES:
+            return queued
+        kind, ident = running
+        return queued if ident in self.pending[kind] else queued + 1  # re-queued: counted once
 
     def pop_next(self, *, ignore_due: bool = False) -> tuple[Kind, str] | None:
         """Remove and return the earliest entry that is due (any entry with ``ignore_due``)."""
@@ -126,6 +149,8 @@ class IngestQueue:
                 break
             for item in deferred:
                 heapq.heappush(self._heap, item)
+            # The drain loops call pop_next until it finds nothing: that call ends the last run.
+            self.running = found
             return found
 
     def upcoming(self, kinds: tuple[Kind, ...], limit: int) -> list[tuple[Kind, str]]:
@@ -186,6 +211,7 @@ class IngestQueue:
                 entries.clear()
             self._heap.clear()
             self._retry.clear()
+            self.running = None
 
     def _arm_locked(self, due: float) -> None:
         if self._armed is not None:
