@@ -144,6 +144,11 @@ deferrals: weakref.WeakKeyDictionary[apsw.Connection, RecentDeferral] = weakref.
 """The first index in progress on a connection (``recent_deferred``), read by ``upsert_docs``."""
 
 
+def first_index_running(conn: apsw.Connection) -> bool:
+    """Whether a first index is being written on ``conn`` (inside ``recent_deferred``)."""
+    return conn in deferrals
+
+
 FTS_AUTOMERGE = 4
 """``docs_fts``'s ``automerge`` (FTS5's default): every write merges a little, so the table holds
 few segments."""

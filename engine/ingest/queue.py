@@ -71,6 +71,9 @@ class IngestQueue:
         self._closed = False
         self._generation = 0
         self._retry: set[tuple[Kind, str]] = set()
+        self.live_adds = 0
+        """New entries queued with their kind's debounce (a notify hook: live activity); a first
+        index's group of passes ends when it moves (``engine.ingest.pass_group``)."""
 
     def add(self, kind: Kind, ident: str, delay: float | None = None, retry: bool = False) -> None:
         """Queue ``(kind, ident)`` due after ``delay`` (default: the kind's debounce).
@@ -88,6 +91,8 @@ class IngestQueue:
             if old is not None and old <= due:
                 return
             entries[ident] = due
+            if delay is None:
+                self.live_adds += 1
             if retry:
                 self._retry.add((kind, ident))
             else:
