@@ -97,10 +97,18 @@ def commit_group(conn: apsw.Connection) -> bool:
     return True
 
 
+def group_open(conn: apsw.Connection) -> bool:
+    """Whether a group's transaction is open on ``conn`` (begun, not rolled back)."""
+    return _groups.get(conn) == _OPEN and conn.in_transaction
+
+
 def abandon_group(conn: apsw.Connection) -> None:
-    """Forget the group without committing it (its connection is being closed: rolled back)."""
+    """Roll the group back (a failed write before its ``COMMIT``, or its connection closing)."""
     _groups.pop(conn, None)
     forget_all(conn)
+    if conn.in_transaction:
+        with contextlib.suppress(apsw.Error):
+            conn.execute("ROLLBACK")
 
 
 def scalar(conn: apsw.Connection, sql: str, params: Any = ()) -> int:

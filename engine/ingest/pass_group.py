@@ -21,6 +21,7 @@ import time
 
 import apsw
 
+from engine.index.held_fts import drop_held_fts, hold_fts_rows, write_held_fts
 from engine.index.txn import abandon_group, begin_group, commit_group
 
 GROUP_PASSES = 8
@@ -62,6 +63,7 @@ class PassGroup:
     def begin(self, conn: apsw.Connection, live_adds: int) -> None:
         """Open a group on ``conn`` (its transaction begins with its first write)."""
         begin_group(conn)
+        hold_fts_rows(conn)
         self.conn, self.entries = conn, []
         self._began, self._live_mark = time.monotonic(), live_adds
 
@@ -82,8 +84,11 @@ class PassGroup:
         if conn is None:
             return []
         try:
+            write_held_fts(conn)
             stored = commit_group(conn)
         except BaseException:
+            drop_held_fts(conn)
+            abandon_group(conn)  # a failed write of the held rows leaves the transaction open
             self.entries = entries  # the caller queues them again
             raise
         return [] if stored else entries
@@ -93,5 +98,6 @@ class PassGroup:
         conn, entries = self.conn, self.entries
         self.conn, self.entries = None, []
         if conn is not None:
+            drop_held_fts(conn)
             abandon_group(conn)
         return entries
