@@ -33,7 +33,7 @@ import apsw
 from benchmarks.bench_ingest import _corpus_project
 from benchmarks.timing import Stopwatch, Timing, cpu_ms
 from engine.index import db as index_db
-from engine.index import recent, txn
+from engine.index import held_fts, recent, txn
 from engine.ingest import tailing
 from engine.ingest.transcripts import chat_builder, terminal_builder
 from engine.project.locate import open_project
@@ -83,11 +83,13 @@ def write_ours(index: Path, plans: Plans, group: int = 1) -> int:
     try:
         with index_db.recent_deferred(conn):
             for start in range(0, len(plans), group):
-                if group > 1:
+                if group > 1:  # as ``engine.ingest.pass_group`` does
                     txn.begin_group(conn)
+                    held_fts.hold_fts_rows(conn)
                 for kind, plan in plans[start : start + group]:
                     tailing.commit_pass(conn, plan, kind, 0)
                 if group > 1:
+                    held_fts.write_held_fts(conn)
                     txn.commit_group(conn)
         return index_db.doc_count(conn)
     finally:
