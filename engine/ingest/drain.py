@@ -446,6 +446,7 @@ class Drainer:
 
         if self.prefetch is None:
             self.prefetch = planner.Prefetcher(self.project)
+            self.prefetch.before_wait = self.end_group
         prefetch = self.prefetch
         if prefetch.running:
             prefetch.before(
