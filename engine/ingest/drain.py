@@ -128,11 +128,11 @@ class Drainer:
         transcript entry: a warm run that ingests nothing never imports it."""
         self._deferral: contextlib.ExitStack | None = None
         """The open ``deferring_recent`` scope whose first entry has not run yet."""
+        self.group = PassGroup()
+        """A first index's passes sharing one transaction (``engine.ingest.pass_group``)."""
         self.full_reconciles = 0
         self.skipped_reconciles = 0
         """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
-        self.group = PassGroup()
-        """A first index's passes sharing one transaction (``engine.ingest.pass_group``)."""
 
     @property
     def path(self) -> Path:

@@ -68,12 +68,12 @@ class IngestQueue:
         self._heap: list[tuple[float, int, Kind, str]] = []
         self._armed_due: float | None = None
         self._armed: TimerHandle | None = None
-        self._closed = False
-        self._generation = 0
-        self._retry: set[tuple[Kind, str]] = set()
         self.live_adds = 0
         """New entries queued with their kind's debounce (a notify hook: live activity); a first
         index's group of passes ends when it moves (``engine.ingest.pass_group``)."""
+        self._closed = False
+        self._generation = 0
+        self._retry: set[tuple[Kind, str]] = set()
 
     def add(self, kind: Kind, ident: str, delay: float | None = None, retry: bool = False) -> None:
         """Queue ``(kind, ident)`` due after ``delay`` (default: the kind's debounce).
