@@ -36,7 +36,7 @@ from benchmarks.bench_chunking import ansi_log
 from benchmarks.timing import Stopwatch, best_of, interleaved, percentile, timed
 from engine.index import db as index_db
 from engine.index.identifiers import identifier_parts
-from engine.ingest import plan_worker, planner, tailing
+from engine.ingest import pass_group, plan_worker, planner, tailing
 from engine.ingest.docs import chunk_doc
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
@@ -297,9 +297,18 @@ def _sanitized_bodies(root: Path) -> list[str]:
 
 
 def bench_corpus(
-    mb: int, runs: int, corpus_dir: Path | None = None, *, compare_steal: bool = False
-) -> dict[str, float]:
-    """First index of the generated corpus through ``catch_up`` vs raw FTS5 of the same text."""
+    mb: int,
+    runs: int,
+    corpus_dir: Path | None = None,
+    *,
+    compare_steal: bool = False,
+    compare_group: bool = False,
+    digest: bool = False,
+) -> dict[str, Any]:
+    """First index of the generated corpus through ``catch_up`` vs raw FTS5 of the same text.
+
+    ``compare_group`` adds the worker variant with one pass per transaction (``one_pass``);
+    ``digest`` builds each variant once, untimed, and returns their content digests instead."""
     from benchmarks.corpus import CORPUS_DIR, generate
 
     corpus = generate(mb, corpus_dir or CORPUS_DIR / f"mb{mb}")
@@ -327,11 +336,14 @@ def bench_corpus(
 
         split: dict[str, dict[str, list[float]]] = {}
 
-        def ours(worker: bool = True, steal: bool = True) -> None:
+        grouped = pass_group.GROUP_PASSES
+
+        def ours(worker: bool = True, steal: bool = True, group: bool = True) -> None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{index}{suffix}").unlink(missing_ok=True)
             os.environ[planner.ENV_SWITCH] = "1" if worker else "0"
             planner.STEAL_WHILE_WAITING = steal
+            pass_group.GROUP_PASSES = grouped if group else 1
             own, kids = _rusage_s(resource.RUSAGE_SELF), _rusage_s(resource.RUSAGE_CHILDREN)
             svc = create_project_service(open_project(root), start_worker=False)
             svc.catch_up()
@@ -349,6 +361,7 @@ def bench_corpus(
             sample = {"writer_cpu_s": writer, "worker_cpu_s": _rusage_s(resource.RUSAGE_CHILDREN) - kids,
                       "writer_wait_s": waited, "critical_path_s": writer + waited, **counts}  # fmt: skip
             variant = ("ours" if steal else "no_steal") if worker else "in_process"
+            variant = variant if group else "one_pass"
             into = split.setdefault(variant, {})
             for name, value in sample.items():
                 into.setdefault(name, []).append(value)
@@ -360,11 +373,25 @@ def bench_corpus(
 
             return run
 
-        jobs = {"raw": raw, "ours": ours, "in_process": lambda: ours(worker=False)}
+        jobs: dict[str, Callable[[], None]] = {
+            "raw": raw, "ours": ours, "in_process": lambda: ours(worker=False)}  # fmt: skip
         if compare_steal:
             jobs["no_steal"] = lambda: ours(steal=False)
+        if compare_group:
+            jobs["one_pass"] = lambda: ours(group=False)
+        if digest:
+            from benchmarks.index_digest import index_digest
+
+            found: dict[str, Any] = {}
+            for name, job in jobs.items():
+                if name != "raw":
+                    job()
+                    found[name] = index_digest(index)
+            pass_group.GROUP_PASSES = grouped
+            return found
         timings = interleaved({k: noted(k, j) for k, j in jobs.items()}, runs, warmup=False)
         os.environ.pop(planner.ENV_SWITCH, None)
+        pass_group.GROUP_PASSES = grouped
     text_mb = sum(len(b.encode("utf-8")) for b in bodies) / 1e6
     raw_s, ours_s = timings["raw"].median / 1000, timings["ours"].median / 1000
     return {"mb": mb, "sanitized_mb": round(text_mb, 1), "docs": docs[0], "raw_s": raw_s,
@@ -416,6 +443,11 @@ def main() -> None:
     parser.add_argument("--compare-steal", action="store_true",
                         help="also the worker without the writer planning while it waits")  # fmt: skip
     parser.add_argument("--any-load", action="store_true", help="start the worker however busy")
+    parser.add_argument("--compare-group", action="store_true",
+                        help="also the worker with one pass per transaction")  # fmt: skip
+    parser.add_argument("--group-passes", type=int, help="passes per first-index transaction")
+    parser.add_argument("--digest", action="store_true",
+                        help="only the content digests of each variant's index (untimed)")  # fmt: skip
     args = parser.parse_args()
     if args.worker_start:
         print("worker start", bench_worker_start(), flush=True)
@@ -424,9 +456,16 @@ def main() -> None:
         planner.WORKER_MIN_BACKLOG_BYTES = int(args.min_backlog_mb * 1024 * 1024)
     if args.any_load:
         planner.MAX_LOAD_PER_CPU = float("inf")
+    if args.group_passes is not None:
+        pass_group.GROUP_PASSES = args.group_passes
     if args.corpus_mb:
         found = bench_corpus(
-            args.corpus_mb, args.rounds, args.corpus_dir, compare_steal=args.compare_steal
+            args.corpus_mb,
+            args.rounds,
+            args.corpus_dir,
+            compare_steal=args.compare_steal,
+            compare_group=args.compare_group,
+            digest=args.digest,
         )
         print("corpus", found, flush=True)
         return

@@ -33,7 +33,7 @@ import apsw
 from benchmarks.bench_ingest import _corpus_project
 from benchmarks.timing import Stopwatch, Timing, cpu_ms
 from engine.index import db as index_db
-from engine.index import recent
+from engine.index import held_fts, recent, txn
 from engine.ingest import tailing
 from engine.ingest.transcripts import chat_builder, terminal_builder
 from engine.project.locate import open_project
@@ -76,13 +76,21 @@ def fresh_index(index: Path) -> None:
     index_db.open_index(index)
 
 
-def write_ours(index: Path, plans: Plans) -> int:
-    """A first index of ``plans`` into the empty index at ``index``; returns the doc count."""
+def write_ours(index: Path, plans: Plans, group: int = 1) -> int:
+    """A first index of ``plans`` into the empty index at ``index``, ``group`` passes a
+    transaction (as the drain's ``pass_group``); returns the doc count."""
     conn = index_db.connect(index)
     try:
         with index_db.recent_deferred(conn):
-            for kind, plan in plans:
-                tailing.commit_pass(conn, plan, kind, 0)
+            for start in range(0, len(plans), group):
+                if group > 1:  # as ``engine.ingest.pass_group`` does
+                    txn.begin_group(conn)
+                    held_fts.hold_fts_rows(conn)
+                for kind, plan in plans[start : start + group]:
+                    tailing.commit_pass(conn, plan, kind, 0)
+                if group > 1:
+                    held_fts.write_held_fts(conn)
+                    txn.commit_group(conn)
         return index_db.doc_count(conn)
     finally:
         conn.close()
@@ -128,7 +136,9 @@ def _interleaved_with_setup(
     return {name: Timing(tuple(wall[name]), tuple(cpu[name])) for name in jobs}
 
 
-def bench(mb: int, rounds: int, corpus_dir: Path | None, profile: bool) -> dict[str, object]:
+def bench(
+    mb: int, rounds: int, corpus_dir: Path | None, profile: bool, groups: tuple[int, ...] = ()
+) -> dict[str, object]:
     """Plan the corpus once, then write it ``rounds`` times each way, interleaved."""
     from benchmarks.corpus import CORPUS_DIR, generate
 
@@ -154,6 +164,12 @@ def bench(mb: int, rounds: int, corpus_dir: Path | None, profile: bool) -> dict[
             "raw": (lambda: fresh_raw(raw_path), lambda: write_raw(raw_path, bodies)),
             "ours": (lambda: fresh_index(index), ours),
         }
+
+        def grouped(size: int) -> Callable[[], None]:
+            return lambda: count.__setitem__(0, write_ours(index, plans, size))
+
+        for size in groups:
+            jobs[f"group{size}"] = (lambda: fresh_index(index), grouped(size))
         timings = _interleaved_with_setup(jobs, rounds)
         index_bytes = index.stat().st_size
     raw, mine = timings["raw"], timings["ours"]
@@ -165,6 +181,10 @@ def bench(mb: int, rounds: int, corpus_dir: Path | None, profile: bool) -> dict[
         "ratio": round(raw.median / mine.median, 3),
         "ratio_cpu": round(raw.cpu_median / mine.cpu_median, 3),
         "index_mb": round(index_bytes / 1e6, 1),
+        **{f"{name}_cpu_s": round(t.cpu_median / 1000, 3) for name, t in timings.items()
+           if name.startswith("group")},
+        **{f"{name}_s": round(t.median / 1000, 3) for name, t in timings.items()
+           if name.startswith("group")},
     }  # fmt: skip
 
 
@@ -216,11 +236,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds")
     parser.add_argument("--profile", action="store_true", help="cProfile one write first")
     parser.add_argument("--fill", action="store_true", help="time the docs_recent fill instead")
+    parser.add_argument("--groups", default="", help="also N passes a transaction, e.g. 4,8,16")
     args = parser.parse_args()
     if args.fill:
         print("fill", bench_fill(args.mb, args.rounds, args.corpus_dir), flush=True)
         return
-    print("writer", bench(args.mb, args.rounds, args.corpus_dir, args.profile), flush=True)
+    groups = tuple(int(n) for n in args.groups.split(",") if n)
+    found = bench(args.mb, args.rounds, args.corpus_dir, args.profile, groups)
+    print("writer", found, flush=True)
 
 
 if __name__ == "__main__":

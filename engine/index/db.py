@@ -40,6 +40,7 @@ import msgspec
 
 from engine.digests import blake2b
 from engine.index import fts_rank
+from engine.index.held_fts import held_rows
 from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query
 from engine.index.recent import (
@@ -415,8 +416,12 @@ def _insert_rows(
          for rowid, doc, d in rows],
     )  # fmt: skip
     fts_rows = [(rowid, doc.rank_title, doc.body, d.parts) for rowid, doc, d in rows]
-    conn.executemany("INSERT INTO docs_fts(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
-                     fts_rows)  # fmt: skip
+    held = held_rows(conn)
+    if held is not None:
+        held.update((row[0], row) for row in fts_rows)
+    else:
+        conn.executemany("INSERT INTO docs_fts(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
+                         fts_rows)  # fmt: skip
     recent = [row for row in fts_rows if row[0] >= floor]
     if recent:
         conn.executemany(
@@ -431,10 +436,13 @@ def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:
     count = 0
     floor = recent_floor(conn)
     deferral = deferrals.get(conn)
+    held = held_rows(conn)
     for rowid, titled in rows:
         if deferral is not None:
             deferral.rows.pop(rowid, None)
-        conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))
+        if held is None or held.pop(rowid, None) is None:
+            # A held row is not in the table yet: deleting it there would leave a tombstone.
+            conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))
         if rowid >= floor:
             conn.execute("DELETE FROM docs_recent WHERE rowid = ?", (rowid,))
         if titled:
@@ -585,6 +593,8 @@ def clear_index(conn: apsw.Connection) -> None:
     """
     with immediate(conn):
         forget_all(conn)
+        if (held := held_rows(conn)) is not None:
+            held.clear()
         conn.execute("DELETE FROM docs")
         conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
         conn.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")

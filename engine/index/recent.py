@@ -94,9 +94,15 @@ class RecentDeferral:
         live = recent_floor(conn)
         top = max(live, max(row[0] for row in rows) + 1)
         if top > live:
-            # Another writer's rows between the two floors leave the table with them.
-            conn.execute("DELETE FROM docs_recent WHERE rowid IN"
-                         " (SELECT id FROM docs WHERE id >= ? AND id < ?)", (live, top))  # fmt: skip
+            # Another writer's rows between the two floors leave the table with them. It is
+            # looked for first: a multi-row DELETE on an FTS5 table, even one that deletes
+            # nothing, opens a statement savepoint, and FTS5 flushes every table's pending
+            # terms at a savepoint, so a group of passes (``engine.ingest.pass_group``) would
+            # write a ``docs_fts`` segment a pass again (benchmarks/RESULTS.md, h-batch).
+            held = "FROM docs_recent_docsize WHERE id >= ? AND id < ?"
+            if conn.execute(f"SELECT 1 {held} LIMIT 1", (live, top)).fetchone() is not None:
+                conn.execute(f"DELETE FROM docs_recent WHERE rowid IN (SELECT id {held})",
+                             (live, top))  # fmt: skip
             meta_set(conn, _FLOOR_KEY, str(top))
         return top
 
@@ -142,6 +148,11 @@ def _set_recent_hashsize(conn: apsw.Connection, size: int) -> None:
 
 deferrals: weakref.WeakKeyDictionary[apsw.Connection, RecentDeferral] = weakref.WeakKeyDictionary()
 """The first index in progress on a connection (``recent_deferred``), read by ``upsert_docs``."""
+
+
+def first_index_running(conn: apsw.Connection) -> bool:
+    """Whether a first index is being written on ``conn`` (inside ``recent_deferred``)."""
+    return conn in deferrals
 
 
 FTS_AUTOMERGE = 4

@@ -1,10 +1,12 @@
 """The index's transaction and small-value helpers, shared by ``engine.index.db`` and
 ``engine.index.recent``: ``immediate`` (the write lock taken up front), ``scalar``, and the
-``meta`` table's values."""
+``meta`` table's values; ``begin_group`` / ``commit_group``, one transaction around several
+``immediate`` blocks (a first index's passes, ``engine.ingest.pass_group``)."""
 
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +21,28 @@ def immediate(conn: apsw.Connection) -> Iterator[apsw.Connection]:
 
     A deferred read-then-write transaction racing another writer fails at once with ``BusyError``
     whatever the busy timeout (RELIABILITY 12); taking the lock first makes it wait instead.
+
+    Inside a group (``begin_group``) the block joins the group's transaction, begun by the
+    group's first block: it commits with the group, and an error inside it rolls the whole
+    group back (no savepoint: an FTS5 savepoint flushes the table's pending terms, the very
+    segments a group saves).
     """
+    state = _groups.get(conn)
+    if state == _PENDING:
+        conn.execute("BEGIN IMMEDIATE")
+        state = _groups[conn] = _OPEN
+    if state == _OPEN and conn.in_transaction:
+        try:
+            yield conn
+        except BaseException:
+            _groups[conn] = _LOST
+            forget_all(conn)
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return
+    if state == _OPEN:
+        _groups[conn] = _LOST  # rolled back under an error its caller swallowed
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
@@ -37,6 +60,55 @@ def immediate(conn: apsw.Connection) -> Iterator[apsw.Connection]:
         if conn.in_transaction:
             conn.execute("ROLLBACK")  # a failed COMMIT (disk full) leaves the transaction open
         raise
+
+
+_PENDING, _OPEN, _LOST = "pending", "open", "lost"
+"""A group's states: opened, its transaction not begun yet (no block ran); begun; rolled back."""
+
+_groups: weakref.WeakKeyDictionary[apsw.Connection, str] = weakref.WeakKeyDictionary()
+"""Connections with a group open (``begin_group``) and its state."""
+
+
+def begin_group(conn: apsw.Connection) -> None:
+    """Open a group: the next ``immediate`` blocks on ``conn`` share one transaction, which the
+    first of them begins (so what runs before it, planning a pass, holds no lock)."""
+    _groups[conn] = _PENDING
+
+
+def commit_group(conn: apsw.Connection) -> bool:
+    """Commit the group's transaction. False when it was rolled back (an error inside one of
+    its blocks, a full disk): nothing written inside the group is stored.
+
+    Raises:
+        apsw.Error: the ``COMMIT`` failed (the group is rolled back).
+    """
+    state = _groups.pop(conn, None)
+    if state == _PENDING:
+        return True  # no block ran: nothing to store
+    if state != _OPEN or not conn.in_transaction:
+        return False
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        forget_all(conn)
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return True
+
+
+def group_open(conn: apsw.Connection) -> bool:
+    """Whether a group's transaction is open on ``conn`` (begun, not rolled back)."""
+    return _groups.get(conn) == _OPEN and conn.in_transaction
+
+
+def abandon_group(conn: apsw.Connection) -> None:
+    """Roll the group back (a failed write before its ``COMMIT``, or its connection closing)."""
+    _groups.pop(conn, None)
+    forget_all(conn)
+    if conn.in_transaction:
+        with contextlib.suppress(apsw.Error):
+            conn.execute("ROLLBACK")
 
 
 def scalar(conn: apsw.Connection, sql: str, params: Any = ()) -> int:

@@ -37,11 +37,13 @@ from engine.index.db import (
     recreate_damaged,
 )
 from engine.index.faults import count_drift, write_fault
+from engine.index.recent import first_index_running
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest import gzcache
 from engine.ingest.health import HEALTH_EVERY, HealthChecker, heal
 from engine.ingest.history import HistoryWalker
 from engine.ingest.manifest import Manifest, project_manifest
+from engine.ingest.pass_group import PassGroup
 from engine.ingest.queue import IngestQueue
 from engine.logs import get_logger
 from engine.project import lane_memo
@@ -122,6 +124,8 @@ class Drainer:
         transcript entry: a warm run that ingests nothing never imports it."""
         self._deferral: contextlib.ExitStack | None = None
         """The open ``deferring_recent`` scope whose first entry has not run yet."""
+        self.group = PassGroup()
+        """A first index's passes sharing one transaction (``engine.ingest.pass_group``)."""
         self.full_reconciles = 0
         self.skipped_reconciles = 0
         """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
@@ -148,7 +152,9 @@ class Drainer:
 
     def close(self) -> None:
         """Close the writer connection (checkpointing the WAL), the history walk and the
-        planning worker, if open."""
+        planning worker, if open. An open group of passes is rolled back with the connection:
+        its passes are queued again."""
+        self._requeue(self.group.abandon())
         self.history.close()
         if self.prefetch is not None:
             self.prefetch.close()
@@ -191,6 +197,7 @@ class Drainer:
                 yield
             finally:
                 self._deferral = None
+                self.end_group()  # before the deferral's fill and merge, which need no group
 
     def run(self, entry: Entry) -> None:
         """Process one entry; on failure re-enqueue it with backoff (nothing half-written)."""
@@ -200,7 +207,7 @@ class Drainer:
                 stack.enter_context(recent_deferred(self.connection()))
         kind, ident = entry
         try:
-            more = self._dispatch(kind, ident)
+            more = self._grouped_dispatch(kind, ident)
         except TranscriptNotReady:
             self._incomplete = True
             self.queue.add(kind, ident, delay=NOT_READY_RETRY_S, retry=True)
@@ -223,6 +230,40 @@ class Drainer:
         if more and kind == "history" and self._past_history_deadline():
             self.queue.add(kind, ident, delay=HISTORY_WAIT_S, retry=True)
         elif more:
+            self.queue.add(kind, ident, delay=0.0)
+
+    def _grouped_dispatch(self, kind: str, ident: str) -> bool:
+        """``_dispatch`` inside a first index's group of passes when the entry may join one
+        (``engine.ingest.pass_group``); an entry that raises ends the group first."""
+        conn = self.connection()
+        group = self.group
+        live = self.queue.live_adds
+        if group.open and not group.admits(conn, kind, live):
+            self.end_group()
+        if not group.open and kind in SESSION_QUEUE_KINDS and first_index_running(conn):
+            group.begin(conn, live)
+        try:
+            more = self._dispatch(kind, ident)
+        except BaseException:
+            self.end_group()
+            raise
+        group.joined((kind, ident))
+        return more
+
+    def end_group(self) -> None:
+        """Commit the open group of passes. One rolled back already (an error inside it) or
+        whose ``COMMIT`` fails stored none of its passes: they are queued again."""
+        try:
+            self._requeue(self.group.commit())
+        except (apsw.Error, OSError) as err:
+            lost, self.group.entries = self.group.entries, []
+            for entry in lost:
+                self._back_off(entry, err)
+
+    def _requeue(self, entries: list[Entry]) -> None:
+        if entries:
+            self._incomplete = True
+        for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)
 
     def _past_history_deadline(self) -> bool:
@@ -401,6 +442,7 @@ class Drainer:
 
         if self.prefetch is None:
             self.prefetch = planner.Prefetcher(self.project)
+            self.prefetch.before_wait = self.end_group
         prefetch = self.prefetch
         if prefetch.running:
             prefetch.before(

@@ -117,6 +117,9 @@ class Prefetcher:
         """Plans this process made while waiting, kept until their entry runs."""
         self.waited_s = 0.0
         """Seconds this process spent waiting for the worker's answers (benchmarks)."""
+        self.before_wait: Callable[[], None] = lambda: None
+        """Called before this process blocks on the worker: the drain commits its open group of
+        passes (``engine.ingest.pass_group``), so no write lock is held through the wait."""
 
     @property
     def running(self) -> bool:
@@ -251,6 +254,7 @@ class Prefetcher:
                 continue
             victim = self._victim(entry)
             if victim is None:
+                self.before_wait()
                 began = time.perf_counter()
                 try:
                     return worker.collect(entry, timeout)

@@ -77,6 +77,9 @@ class IngestQueue:
         self._heap: list[tuple[float, int, Kind, str]] = []
         self._armed_due: float | None = None
         self._armed: TimerHandle | None = None
+        self.live_adds = 0
+        """New entries queued with their kind's debounce (a notify hook: live activity); a first
+        index's group of passes ends when it moves (``engine.ingest.pass_group``)."""
         self._closed = False
         self._generation = 0
         self._retry: set[tuple[Kind, str]] = set()
@@ -99,6 +102,8 @@ class IngestQueue:
             if old is not None and old <= due:
                 return
             entries[ident] = due
+            if delay is None:
+                self.live_adds += 1
             if retry:
                 self._retry.add((kind, ident))
             else:

@@ -362,3 +362,46 @@ def test_an_idle_reading_over_a_long_gone_past_is_not_trusted(
     monkeypatch.setattr(planner.os, "getloadavg", lambda: (9.0, 9.0, 9.0))
     idle = planner.IdleCores(clock=iter([10.0, 10.0 + 3600]).__next__, cpus=2)
     assert not planner.core_free(idle)  # idle an hour on average says nothing of now
+
+
+def test_a_wait_for_the_worker_first_commits_the_open_group_of_passes(
+    writer: ProjectWriter, monkeypatch: pytest.MonkeyPatch, small_slices: None
+) -> None:
+    """A first index groups its passes in one transaction (``pass_group``); when the writer has
+    to block on the worker (here a real SIGSTOP, and no job to take back), it commits the group
+    first, so no write lock is held through the wait (a hung worker can take minutes)."""
+    from engine.index.db import connect
+    from engine.ingest import pass_group
+
+    monkeypatch.setattr(pass_group, "GROUP_PASSES", 1000)
+    monkeypatch.setattr(pass_group, "GROUP_SECONDS", float("inf"))
+    monkeypatch.setattr(planner, "STEAL_WHILE_WAITING", False)
+    _fill(writer)
+    index = open_project(writer.root).index_path
+    seen: list[int] = []
+
+    class HeldWorker(planner.PlanWorker):
+        def __init__(self, project: Any) -> None:
+            super().__init__(project)
+            os.kill(self.pid, signal.SIGSTOP)
+
+        def collect(self, entry: Any, timeout: float) -> Any:
+            if not seen:
+                other = connect(index)  # what another process sees as the wait begins
+                seen.append(int(other.execute("SELECT count(*) FROM sources").fetchone()[0]))
+                other.close()
+                os.kill(self.pid, signal.SIGCONT)
+            return super().collect(entry, timeout)
+
+    monkeypatch.setattr(planner, "PlanWorker", HeldWorker)
+    svc = _service(writer.root)
+    try:
+        svc.catch_up()
+        # The first transcript entry is planned here (nothing was sent yet) and written in the
+        # group; the second was sent to the held worker, and the writer waits for it.
+        assert seen
+        assert seen[0] >= 1
+        assert svc.drainer.prefetch is not None
+        assert svc.drainer.prefetch.plans_used > 0
+    finally:
+        svc.dispose()

@@ -1,0 +1,103 @@
+"""Several transcript passes in one write transaction while a first index runs (issue 14.1).
+
+A first index commits hundreds of passes. Each ``COMMIT`` made FTS5 flush the pass's pending
+terms as a segment of its own, later merged; committing a few passes together writes fewer,
+larger segments and fewer pages (benchmarks/RESULTS.md, "Writer in the pipeline (h-batch)").
+
+Crash safety is that of one pass: a group's docs and cursors commit together, so a process
+killed mid-group stores none of its passes, and the next drain redoes them from the stored
+cursors. A group that is rolled back in this process (an error inside one of its passes, a
+failed ``COMMIT``, a closed connection) queues its passes again.
+
+A group holds the write lock longer than one pass, so it stays short: at most
+``GROUP_PASSES`` passes and ``GROUP_SECONDS`` of work, and it ends as soon as a notify hook
+queues a new entry (live activity) or the next entry is not a transcript pass. Later drains
+(the index holds documents) keep one pass per transaction: their appends are small and live.
+"""
+
+from __future__ import annotations
+
+import time
+
+import apsw
+
+from engine.index.held_fts import drop_held_fts, hold_fts_rows, write_held_fts
+from engine.index.txn import abandon_group, begin_group, commit_group
+
+GROUP_PASSES = 8
+"""Most transcript passes one first-index transaction holds."""
+
+GROUP_SECONDS = 0.25
+"""Work after which a group commits (monotonic seconds since it began): another process's
+write, or this one's live append after the group, waits at most about this long."""
+
+GROUPED_KINDS = ("chat", "terminal")
+"""Queue kinds whose passes may share a transaction."""
+
+Entry = tuple[str, str]
+
+
+class PassGroup:
+    """The open group of a drain: its connection, its passes, and when it must end."""
+
+    def __init__(self) -> None:
+        self.conn: apsw.Connection | None = None
+        self.entries: list[Entry] = []
+        self._began = 0.0
+        self._live_mark = 0
+
+    @property
+    def open(self) -> bool:
+        return self.conn is not None
+
+    def admits(self, conn: apsw.Connection, kind: str, live_adds: int) -> bool:
+        """Whether a pass of ``kind`` may join the open group."""
+        return (
+            conn is self.conn
+            and kind in GROUPED_KINDS
+            and len(self.entries) < GROUP_PASSES
+            and live_adds == self._live_mark
+            and time.monotonic() - self._began < GROUP_SECONDS
+        )
+
+    def begin(self, conn: apsw.Connection, live_adds: int) -> None:
+        """Open a group on ``conn`` (its transaction begins with its first write)."""
+        begin_group(conn)
+        hold_fts_rows(conn)
+        self.conn, self.entries = conn, []
+        self._began, self._live_mark = time.monotonic(), live_adds
+
+    def joined(self, entry: Entry) -> None:
+        """``entry``'s pass ran inside the open group."""
+        if self.conn is not None:
+            self.entries.append(entry)
+
+    def commit(self) -> list[Entry]:
+        """Commit the group; returns its passes when nothing of them was stored (the group was
+        rolled back before), to be queued again.
+
+        Raises:
+            apsw.Error: the ``COMMIT`` failed; the group is rolled back (``entries`` holds them).
+        """
+        conn, entries = self.conn, self.entries
+        self.conn, self.entries = None, []
+        if conn is None:
+            return []
+        try:
+            write_held_fts(conn)
+            stored = commit_group(conn)
+        except BaseException:
+            drop_held_fts(conn)
+            abandon_group(conn)  # a failed write of the held rows leaves the transaction open
+            self.entries = entries  # the caller queues them again
+            raise
+        return [] if stored else entries
+
+    def abandon(self) -> list[Entry]:
+        """Drop the group (its connection is closing, which rolls it back); its passes."""
+        conn, entries = self.conn, self.entries
+        self.conn, self.entries = None, []
+        if conn is not None:
+            drop_held_fts(conn)
+            abandon_group(conn)
+        return entries
