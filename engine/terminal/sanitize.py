@@ -71,11 +71,17 @@ ALT_MODES = frozenset({"1049", "1047", "47"})
 OTHER_ESC_PATTERN = r"\x1b(?!\[[0-9;]*[KGCD`])" + ESC_SEQ_PATTERN.removeprefix(r"\x1b")
 """Every escape sequence except the cursor CSIs the cell model obeys (ASCII: bytes or text)."""
 
-_OTHER_ESC_RE = re.compile(OTHER_ESC_PATTERN)
-"""Escapes the cell model ignores, in decoded text."""
 
-_OTHER_CONTROL_RE = re.compile(r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]+")
-"""Controls the cell model ignores: all but ``\\b``, ``\\t``, ``\\r`` and ESC."""
+@functools.cache
+def _other_esc_re() -> re.Pattern[str]:
+    """Escapes the cell model ignores, in decoded text."""
+    return re.compile(OTHER_ESC_PATTERN)
+
+
+@functools.cache
+def _other_control_re() -> re.Pattern[str]:
+    """Controls the cell model ignores: all but ``\\b``, ``\\t``, ``\\r`` and ESC."""
+    return re.compile(r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]+")
 
 
 @functools.cache
@@ -183,7 +189,7 @@ def resolve_line(line: str) -> str:
     ``10%\\r20%\\r100%`` gives ``100%``; ``hello\\rHe`` gives ``Hello`` (a shorter rewrite leaves
     the tail visible, as on a real terminal); ``ab\\bc`` gives ``ac``; ``ESC[K`` erases.
     """
-    return resolve_stripped_line(_OTHER_CONTROL_RE.sub("", _OTHER_ESC_RE.sub("", line)))
+    return resolve_stripped_line(_other_control_re().sub("", _other_esc_re().sub("", line)))
 
 
 def resolve_stripped_line(line: str) -> str:

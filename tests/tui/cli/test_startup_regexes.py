@@ -53,10 +53,14 @@ print(json.dumps({"code": code, "called": called}))
 """
 
 
-def _called(argv: list[str]) -> list[str]:
+TERMINAL_PAGE = {"engine.terminal.sanitize": ("_other_esc_re", "_other_control_re")}
+"""What only a page with a terminal snippet needs (its line is replayed on the cell model)."""
+
+
+def _called(argv: list[str], lazy: dict[str, tuple[str, ...]] = LAZY) -> list[str]:
     env = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
     env["ADE_NOW"] = DEMO_NOW
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(LAZY), *argv], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(lazy), *argv], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     report = json.loads(done.stdout.splitlines()[-1])
     assert report["code"] in (0, 1), done.stderr
@@ -92,6 +96,14 @@ def test_a_warm_search_compiles_none_of_the_lazy_patterns(warm_demo: Path) -> No
 def test_a_time_filter_compiles_the_duration_pattern(warm_demo: Path) -> None:
     called = _called(search_argv(warm_demo, "since:30d", "retry", "--json"))
     assert called == ["engine.query.parser._duration_re"]
+
+
+def test_only_a_terminal_snippet_compiles_the_cell_model_patterns(warm_demo: Path) -> None:
+    assert _called(search_argv(warm_demo, "payments", "--json"), TERMINAL_PAGE) == []
+    called = _called(search_argv(warm_demo, "retry", "--json"), TERMINAL_PAGE)  # a pytest run
+    assert called == [
+        f"engine.terminal.sanitize.{name}" for name in sorted(*TERMINAL_PAGE.values())
+    ]
 
 
 def _compiles(getter: Any, use: Callable[[], object]) -> bool:
@@ -145,6 +157,8 @@ def test_each_terminal_pattern_is_compiled_where_its_text_comes_along() -> None:
     alt_screen = b"a\x1b[?1049hb\r\n\x1b[?1049lc"
     assert _compiles(sanitize._alt_re, lambda: sanitize.sanitize_lines(alt_screen, False))
     assert _compiles(sanitize._line_token_re, lambda: sanitize.resolve_line("abc\bd"))
+    assert _compiles(sanitize._other_esc_re, lambda: sanitize.resolve_line("a\x1b[31mb"))
+    assert _compiles(sanitize._other_control_re, lambda: sanitize.resolve_line("a\x07b"))
     assert _compiles(sanitize._cursor_csi_re, lambda: sanitize.resolve_line("abc\x1b[2Gx"))
     assert sanitize.resolve_line("abc\x1b[2Gx") == "axc"
     assert _compiles(block._crlf_bytes_re, lambda: block.sanitize_block(b"a\r\r\nb", False))
@@ -152,6 +166,13 @@ def test_each_terminal_pattern_is_compiled_where_its_text_comes_along() -> None:
     assert _compiles(block._ignored_control_bytes_re, lambda: block.clean_bytes(b"a\x07b"))
     long_line = b"\x1b[31m" + b"x" * 100_000 + b"\x1b[0m\n"
     assert _compiles(sanitize.esc_bytes_re, lambda: chunk_terminal_bytes(long_line, 0, force=True))
+
+
+def test_a_file_hit_id_is_keyed_with_the_digits_pattern() -> None:
+    from engine.query import ranking
+
+    assert _compiles(ranking._digits_re, lambda: ranking.natural_key("file:a.c:235"))
+    assert ranking.natural_key("file:a.c:235") == "file:a.c:03235"
 
 
 def test_a_remote_is_parsed_with_the_remote_patterns() -> None:
