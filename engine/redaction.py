@@ -121,8 +121,15 @@ _LABEL_BY_GROUP = {f"r{i}": label for i, (label, _) in enumerate(_RULES)}
 _ASSIGNMENT_KINDS = frozenset({"password", "token", "secret", "api-key"})
 """Rules that match ``key<sep>value``: only the value is redacted, and only when plausible."""
 
-_NEEDLE_RE = re.compile(r"[A-Za-z0-9_:/-]+")
-"""The literal a rule pattern starts with (up to its first regex syntax)."""
+_NEEDLE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:/-")
+"""What a rule's leading literal is made of (it ends at the first regex syntax)."""
+
+
+def _leading_literal(rule: str) -> str:
+    """The literal a rule pattern starts with: ``[A-Za-z0-9_:/-]+`` at its start, found without
+    compiling a regex at import (a query redacts without needing one)."""
+    end = next((i for i, ch in enumerate(rule) if ch not in _NEEDLE_CHARS), len(rule))
+    return rule[:end]
 
 
 _GATES = {
@@ -139,7 +146,7 @@ def _prefilter() -> list[tuple[bytes, frozenset[bytes], tuple[int, ...]]]:
     ``needle`` and at least one byte of ``gate`` (a ``memchr``-fast test tried first)."""
     table: dict[tuple[bytes, frozenset[bytes]], tuple[int, ...]] = {}
     for index, (label, rule) in enumerate(_RULES):
-        needle = _NEEDLE_RE.match(rule).group().lower().encode()  # type: ignore[union-attr]
+        needle = _leading_literal(rule).lower().encode()
         if label == "stripe-key":
             needle = needle[1:]  # sk_live_ and rk_live_ share one test of k_live_
         punctuation = [bytes([b]) for b in needle if not chr(b).isalnum()]
@@ -157,20 +164,42 @@ pass of :func:`full_pattern` does, but the gates skip most of them in text witho
 _GATE_BYTES = sorted({b for _, gate, _ in _PREFILTER for b in gate})
 """Every gate byte: each is looked for once a chunk, not once per literal."""
 
-_ASSIGNMENT_RE = re.compile(r"""(?P<key>[^:="']*)(?P<sep>["']?[ \t]*[:=][ \t]*)(?P<value>.*)""")
-"""Split an assignment match into key, separator and value (keys hold no ``:=`` or quotes)."""
+# The patterns below are compiled on first use: most texts never reach them, and a query that
+# shows none pays nothing for them (issue 14.4, h-regex).
 
-_CREDENTIAL_RE = re.compile(r"[A-Za-z0-9._~+/=-]+\Z")
-"""The credential at the end of an ``Authorization``/``Bearer`` match."""
 
-_PEM_TAIL_RE = re.compile(
-    r"\A(?:[A-Za-z0-9+/=]{16,}\r?\n)+(?:[A-Za-z0-9+/=]+\r?\n)?"
-    r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
-)
-"""Text that opens with the body of a PEM (or PGP) block whose BEGIN was in the previous chunk."""
+@functools.cache
+def _assignment_re() -> re.Pattern[str]:
+    """Split an assignment match into key, separator and value (keys hold no ``:=`` or quotes)."""
+    return re.compile(r"""(?P<key>[^:="']*)(?P<sep>["']?[ \t]*[:=][ \t]*)(?P<value>.*)""")
 
-_NOT_HEX_RE = re.compile(r"[G-Zg-z+/]")
-"""A base64 body has letters beyond hex; a column of git shas or sha256 sums has none."""
+
+@functools.cache
+def _credential_re() -> re.Pattern[str]:
+    """The credential at the end of an ``Authorization``/``Bearer`` match."""
+    return re.compile(r"[A-Za-z0-9._~+/=-]+\Z")
+
+
+_BASE64_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+_PEM_LINE_MIN = 16
+"""A PEM body line is at least this many base64 characters (``_pem_tail_re``'s ``{16,}``)."""
+
+
+@functools.cache
+def _pem_tail_re() -> re.Pattern[str]:
+    """Text that opens with the body of a PEM (or PGP) block whose BEGIN was in the previous
+    chunk. Only text whose first ``_PEM_LINE_MIN`` characters are base64 can match."""
+    return re.compile(
+        r"\A(?:[A-Za-z0-9+/=]{16,}\r?\n)+(?:[A-Za-z0-9+/=]+\r?\n)?"
+        r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+    )
+
+
+@functools.cache
+def _not_hex_re() -> re.Pattern[str]:
+    """A base64 body has letters beyond hex; a column of git shas or sha256 sums has none."""
+    return re.compile(r"[G-Zg-z+/]")
+
 
 _STOPWORDS = frozenset(
     [
@@ -204,8 +233,11 @@ _STOPWORDS = frozenset(
 _PLACEHOLDER_START = ("$", "%", "{", "<", "*", "[REDACTED", "…", "...")
 """Values starting like this are template variables, masks or already redacted."""
 
-_DOTTED_NAME_RE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
-"""``password = self.password`` in code: an attribute access (without digits), not a secret."""
+
+@functools.cache
+def _dotted_name_re() -> re.Pattern[str]:
+    """``password = self.password`` in code: an attribute access (without digits), not a secret."""
+    return re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
 def marker(label: str) -> str:
@@ -219,13 +251,22 @@ def redact_secrets(text: str) -> str:
     Keys, schemes and URL user names are kept so the context stays searchable
     (``DB_PASSWORD=[REDACTED:password]``, ``Bearer [REDACTED:bearer-token]``).
     """
-    tail = _PEM_TAIL_RE.match(text)
-    if tail is not None and ("-----END" in tail.group() or _NOT_HEX_RE.search(tail.group())):
+    tail = _pem_tail(text)
+    if tail is not None and ("-----END" in tail.group() or _not_hex_re().search(tail.group())):
         text = marker("private-key") + text[tail.end() :]
     rules = _prefilter_rules(text)
     if rules is None:
         return text
     return _redact_with(_secret_re_for(rules), text)
+
+
+def _pem_tail(text: str) -> re.Match[str] | None:
+    """``_pem_tail_re`` matched at the start of ``text``; text that cannot open with a body line
+    (most text: its first characters are not all base64) is told apart without the regex."""
+    head = text[:_PEM_LINE_MIN]
+    if len(head) < _PEM_LINE_MIN or head.strip(_BASE64_CHARS):
+        return None
+    return _pem_tail_re().match(text)
 
 
 def _prefilter_rules(text: str) -> tuple[int, ...] | None:
@@ -309,8 +350,11 @@ AWS_NEARBY_LINES = 2
 
 _AWS_ID_MARKER = "[REDACTED:aws-access-key-id]"
 
-_AWS_SECRET_KEY_RE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-"""A 40-character base64 run standing alone: the shape of an AWS secret access key."""
+
+@functools.cache
+def _aws_secret_key_re() -> re.Pattern[str]:
+    """A 40-character base64 run standing alone: the shape of an AWS secret access key."""
+    return re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 
 def _redact_aws_secret_keys(text: str) -> str:
@@ -328,8 +372,9 @@ def _redact_aws_secret_keys(text: str) -> str:
     for number, line in enumerate(lines):
         if _AWS_ID_MARKER in line:
             near.update(range(number - AWS_NEARBY_LINES, number + AWS_NEARBY_LINES + 1))
+    secret_key = _aws_secret_key_re()
     for number in sorted(n for n in near if 0 <= n < len(lines)):
-        lines[number] = _AWS_SECRET_KEY_RE.sub(_aws_secret_key_or_keep, lines[number])
+        lines[number] = secret_key.sub(_aws_secret_key_or_keep, lines[number])
     return "\n".join(lines)
 
 
@@ -365,7 +410,7 @@ def _replace(match: re.Match[str]) -> str:
         colon = whole.index(":", 3)
         return whole[: colon + 1] + marker("password") + "@"
     if label == "auth":
-        credential = _CREDENTIAL_RE.search(whole)
+        credential = _credential_re().search(whole)
         if credential is None or not _looks_secret(credential.group()):
             return whole  # "bearer of bad news", "Authorization: required"
         return whole[: credential.start()] + marker("bearer-token")
@@ -376,7 +421,7 @@ def _replace(match: re.Match[str]) -> str:
 
 def _replace_assignment(whole: str, label: str) -> str:
     """``password=…``-style assignment: keep the key, redact a plausible value."""
-    parts = _ASSIGNMENT_RE.match(whole)
+    parts = _assignment_re().match(whole)
     if parts is None:  # pragma: no cover - every assignment rule has a separator
         return whole
     value = parts.group("value")
@@ -393,7 +438,7 @@ def _plausible_value(value: str, *, strict: bool) -> bool:
     """Whether an assigned value could be a secret rather than code, a type, or prose."""
     if len(value) < 3 or value.lower() in _STOPWORDS or value.startswith(_PLACEHOLDER_START):
         return False
-    if _DOTTED_NAME_RE.fullmatch(value) and not any(ch.isdigit() for ch in value):
+    if _dotted_name_re().fullmatch(value) and not any(ch.isdigit() for ch in value):
         return False
     # ``key: value`` unquoted is also how errors and prose read ("token: expected"): demand shape.
     return _looks_secret(value) if strict else True

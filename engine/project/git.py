@@ -14,6 +14,7 @@ inherited ``GIT_DIR``-style variables removed, a timeout, NUL-separated ``--form
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -231,9 +232,15 @@ def worktrees(repo_path: Path) -> list[Worktree]:
     return result
 
 
-_SLUG_PART_RE = re.compile(r"[A-Za-z0-9._-]+")
-_SCP_RE = re.compile(r"^(?:[^@/:]+@)?([^/:]+):(?!//)(.+)$")
-_URL_RE = re.compile(r"^(?:https?|ssh|git|git\+ssh|ssh\+git)://(?:[^@/]+@)?[^/]+/(.+)$")
+@functools.cache
+def _remote_res() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(URL remote, scp-like remote, slug part), compiled on first use: a warm search reads the
+    stored origin and parses no remote (issue 14.4, h-regex)."""
+    return (
+        re.compile(r"^(?:https?|ssh|git|git\+ssh|ssh\+git)://(?:[^@/]+@)?[^/]+/(.+)$"),
+        re.compile(r"^(?:[^@/:]+@)?([^/:]+):(?!//)(.+)$"),
+        re.compile(r"[A-Za-z0-9._-]+"),
+    )
 
 
 def parse_remote_slug(url: str) -> str | None:
@@ -243,10 +250,11 @@ def parse_remote_slug(url: str) -> str | None:
     (``group/sub/name``) the last two components are taken.
     """
     url = url.strip()
-    match = _URL_RE.match(url)
+    url_re, scp_re, slug_part_re = _remote_res()
+    match = url_re.match(url)
     path = match.group(1) if match else None
     if path is None and "://" not in url and not url.startswith(("/", ".")):
-        scp = _SCP_RE.match(url)
+        scp = scp_re.match(url)
         path = scp.group(2) if scp else None
     if path is None:
         return None
@@ -254,7 +262,7 @@ def parse_remote_slug(url: str) -> str | None:
     if len(parts) < 2:
         return None
     owner, name = parts[-2], parts[-1].removesuffix(".git")
-    if not (_SLUG_PART_RE.fullmatch(owner) and _SLUG_PART_RE.fullmatch(name)):
+    if not (slug_part_re.fullmatch(owner) and slug_part_re.fullmatch(name)):
         return None
     if name in {".", ".."} or owner in {".", ".."}:
         return None

@@ -23,6 +23,7 @@ keystroke instead scans titles by prefix (``ParsedQuery.title_prefix_scan``).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -44,7 +45,12 @@ MAX_TERMS = 32
 ``MAX_TERMS`` distinctive terms (with a warning), it is not refused."""
 
 
-_DURATION_RE = re.compile(r"(\d{1,7})([mhdw])")
+@functools.cache
+def _duration_re() -> re.Pattern[str]:
+    """``30m``, ``24h``, ``7d``, ``2w``: compiled when a time filter is parsed (h-regex)."""
+    return re.compile(r"(\d{1,7})([mhdw])")
+
+
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _TIME_HELP = (
     "use 30m, 24h, 7d, 2w, or an ISO date/datetime like 2026-06-01 or 2026-06-01T09:30+02:00"
@@ -164,7 +170,7 @@ def parse_since(value: str, now: datetime, *, key: str = "since", day_end: bool 
     """
     if now.tzinfo is None:
         raise ValueError("now must be timezone-aware")
-    m = _DURATION_RE.fullmatch(value.lower())
+    m = _duration_re().fullmatch(value.lower())
     try:
         if m:
             stamp = now - timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})

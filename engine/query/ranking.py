@@ -11,6 +11,7 @@ queries are stable.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -69,14 +70,17 @@ def tier_for(candidate: Candidate, normalized_query: str) -> Tier:
     return "body"
 
 
-_DIGITS_RE = re.compile(r"\d{1,20}")
+@functools.cache
+def _digits_re() -> re.Pattern[str]:
+    """Runs of digits; compiled for the first file hit (h-regex)."""
+    return re.compile(r"\d{1,20}")
 
 
 def natural_key(doc_id: str) -> str:
     """``doc_id`` with each run of digits prefixed by its length, so plain string order is
     numeric order for the numbers inside: ``file:a.c:235`` before ``file:a.c:1310``,
     ``terminal:s@4096`` before ``terminal:s@12288``."""
-    return _DIGITS_RE.sub(lambda m: f"{len(m.group()):02d}{m.group()}", doc_id)
+    return _digits_re().sub(lambda m: f"{len(m.group()):02d}{m.group()}", doc_id)
 
 
 def sort_key(candidate: Candidate, tier: Tier) -> SortKey:

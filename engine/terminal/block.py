@@ -30,19 +30,31 @@ _OTHER_ESC_BYTES_RE = re.compile(OTHER_ESC_PATTERN.encode("ascii"))
 _IGNORED_C0 = bytes([*range(0x00, 0x08), 0x0B, 0x0C, *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
 """C0 controls and DEL the cell model ignores (all but ``\\b``, ``\\t``, ``\\n``, ``\\r``, ESC)."""
 
-_IGNORED_CONTROL_BYTES_RE = re.compile(rb"[" + re.escape(_IGNORED_C0) + rb"]+|\xc2[\x80-\x9f]")
-"""The same controls plus C1 (U+0080-U+009F, ``\\xc2\\x80``-``\\xc2\\x9f`` in UTF-8)."""
+# These three are compiled on first use: the raw bytes of a search's terminal snippet rarely hold
+# what they find (issue 14.4, h-regex).
 
-_CRLF_BYTES_RE = re.compile(rb"\r+\n")
-"""Carriage returns right before a newline change nothing visible."""
 
-_ALT_BYTES_RE = re.compile(
-    rb"\x1b\[\?(?:[0-9;]*;)?(?:%s)(?:;[0-9;]*)?([hl])"
-    % b"|".join(sorted((mode.encode("ascii") for mode in ALT_MODES), reverse=True))
-)
-"""A DEC private mode set/reset with an alternate-screen mode among its parameters: the span of
-``_ALT_RE`` in ``engine.terminal.sanitize`` whose split parameters meet ``ALT_MODES``, found
-without visiting the cursor show/hide sequences (``ESC[?25l``) one by one in Python."""
+@functools.cache
+def _ignored_control_bytes_re() -> re.Pattern[bytes]:
+    """The same controls plus C1 (U+0080-U+009F, ``\\xc2\\x80``-``\\xc2\\x9f`` in UTF-8)."""
+    return re.compile(rb"[" + re.escape(_IGNORED_C0) + rb"]+|\xc2[\x80-\x9f]")
+
+
+@functools.cache
+def _crlf_bytes_re() -> re.Pattern[bytes]:
+    """Carriage returns right before a newline change nothing visible."""
+    return re.compile(rb"\r+\n")
+
+
+@functools.cache
+def _alt_bytes_re() -> re.Pattern[bytes]:
+    """A DEC private mode set/reset with an alternate-screen mode among its parameters: the span
+    of ``_alt_re`` in ``engine.terminal.sanitize`` whose split parameters meet ``ALT_MODES``,
+    found without visiting the cursor show/hide sequences (``ESC[?25l``) one by one in Python."""
+    return re.compile(
+        rb"\x1b\[\?(?:[0-9;]*;)?(?:%s)(?:;[0-9;]*)?([hl])"
+        % b"|".join(sorted((mode.encode("ascii") for mode in ALT_MODES), reverse=True))
+    )
 
 
 class Block(msgspec.Struct, frozen=True):
@@ -74,7 +86,7 @@ def sanitize_block(raw: bytes, alt_screen: bool) -> Block | None:
     if b"\r\n" in raw:
         raw = raw.replace(b"\r\n", b"\n")
         if b"\r\n" in raw:  # \r\r\n: the replace left one \r of each run
-            raw = _CRLF_BYTES_RE.sub(b"\n", raw)
+            raw = _crlf_bytes_re().sub(b"\n", raw)
     if alt_screen or (b"\x1b[?" in raw and _alt_toggle(raw, 0) is not None):
         return _alt_block(raw, alt_screen)
     return Block(clean_bytes(raw), [(0, 0)], False)
@@ -90,7 +102,7 @@ def clean_bytes(raw: bytes) -> str:
     if b"\x1b" in raw:
         raw = _OTHER_ESC_BYTES_RE.sub(b"", raw)
     if len(raw.translate(None, _IGNORED_C0)) != len(raw) or b"\xc2" in raw:
-        raw = _IGNORED_CONTROL_BYTES_RE.sub(b"", raw)
+        raw = _ignored_control_bytes_re().sub(b"", raw)
     text = raw.decode("utf-8")
     if "\r" in text or "\b" in text or "\x1b" in text:
         return _resolve_lines(text)
@@ -133,7 +145,7 @@ def _resolve_lines(text: str) -> str:
 
 def _alt_toggle(raw: bytes, start: int) -> re.Match[bytes] | None:
     """The next private-mode CSI at or after ``start`` that switches the alternate screen."""
-    return _ALT_BYTES_RE.search(raw, start)
+    return _alt_bytes_re().search(raw, start)
 
 
 def _alt_block(raw: bytes, alt_screen: bool) -> Block:

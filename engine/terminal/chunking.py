@@ -27,7 +27,7 @@ import json
 import msgspec
 
 from engine.terminal.block import chunk_block
-from engine.terminal.sanitize import ESC_BYTES_RE, sanitize_lines
+from engine.terminal.sanitize import esc_bytes_re, sanitize_lines
 
 DEFAULT_TARGET_CHARS = 4096
 """About 4 KiB of text a chunk: snippet() re-tokenizes the whole chunk for every hit, so its cost
@@ -223,7 +223,7 @@ def _cut_points(data: bytes, start: int, stop: int, cap: int) -> list[int]:
     after a space or ``\\r`` in the last half of the window, so words and progress frames stay
     whole.
     """
-    spans = [(m.start(), m.end()) for m in ESC_BYTES_RE.finditer(data, start, stop)]
+    spans = [(m.start(), m.end()) for m in esc_bytes_re().finditer(data, start, stop)]
     escape_starts = [span[0] for span in spans]
     cuts = [start]
     position = start

@@ -21,6 +21,7 @@ progress displays) is not modelled, so each redrawn frame stays as its own line.
 
 from __future__ import annotations
 
+import functools
 import re
 
 ESC_SEQ_PATTERN = (
@@ -38,8 +39,15 @@ ESC_SEQ_PATTERN = (
 ESC_RE = re.compile(ESC_SEQ_PATTERN)
 """Escape sequences in decoded text."""
 
-ESC_BYTES_RE = re.compile(ESC_SEQ_PATTERN.encode("ascii"))
-"""The same grammar over raw bytes, used to find safe cut points inside a long line."""
+
+@functools.cache
+def esc_bytes_re() -> re.Pattern[bytes]:
+    """The same grammar over raw bytes, used to find safe cut points inside a long line.
+
+    This and the patterns of the cell model and the alternate screen below are compiled on first
+    use: a search's snippets rarely need them (issue 14.4, h-regex)."""
+    return re.compile(ESC_SEQ_PATTERN.encode("ascii"))
+
 
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
 """C0 and C1 controls except ``\\n`` and ``\\t``: never indexed (snippet markers are ``\\x01``/``\\x02``)."""
@@ -50,8 +58,12 @@ _CRLF_RE = re.compile(r"\r+\n")
 _CURSOR_RE = re.compile(r"[\r\b]|\x1b\[[0-9;]*[KGCD`]")
 """What moves the cursor within a line or erases it: such lines need the cell model."""
 
-_ALT_RE = re.compile(r"\x1b\[\?([0-9;]*)([hl])")
-"""DEC private mode set/reset; the alternate screen is modes 1049, 1047 and 47."""
+
+@functools.cache
+def _alt_re() -> re.Pattern[str]:
+    """DEC private mode set/reset; the alternate screen is modes 1049, 1047 and 47."""
+    return re.compile(r"\x1b\[\?([0-9;]*)([hl])")
+
 
 ALT_MODES = frozenset({"1049", "1047", "47"})
 """The three private modes that switch to (``h``) or from (``l``) the alternate screen."""
@@ -59,17 +71,30 @@ ALT_MODES = frozenset({"1049", "1047", "47"})
 OTHER_ESC_PATTERN = r"\x1b(?!\[[0-9;]*[KGCD`])" + ESC_SEQ_PATTERN.removeprefix(r"\x1b")
 """Every escape sequence except the cursor CSIs the cell model obeys (ASCII: bytes or text)."""
 
-_OTHER_ESC_RE = re.compile(OTHER_ESC_PATTERN)
-"""Escapes the cell model ignores, in decoded text."""
 
-_OTHER_CONTROL_RE = re.compile(r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]+")
-"""Controls the cell model ignores: all but ``\\b``, ``\\t``, ``\\r`` and ESC."""
+@functools.cache
+def _other_esc_re() -> re.Pattern[str]:
+    """Escapes the cell model ignores, in decoded text."""
+    return re.compile(OTHER_ESC_PATTERN)
 
-_LINE_TOKEN_RE = re.compile(r"\x1b\[[0-9;]*[KGCD`]|[\r\b]|[^\x1b\r\b]+")
-"""Tokens of a pre-stripped line: a cursor CSI, ``\\r`` or ``\\b``, or a run of text."""
 
-_CURSOR_CSI_RE = re.compile(r"\x1b\[([0-9;]*)([KGCD`])")
-"""The cursor CSIs the cell model obeys: erase in line, column absolute, forward, back."""
+@functools.cache
+def _other_control_re() -> re.Pattern[str]:
+    """Controls the cell model ignores: all but ``\\b``, ``\\t``, ``\\r`` and ESC."""
+    return re.compile(r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]+")
+
+
+@functools.cache
+def _line_token_re() -> re.Pattern[str]:
+    """Tokens of a pre-stripped line: a cursor CSI, ``\\r`` or ``\\b``, or a run of text."""
+    return re.compile(r"\x1b\[[0-9;]*[KGCD`]|[\r\b]|[^\x1b\r\b]+")
+
+
+@functools.cache
+def _cursor_csi_re() -> re.Pattern[str]:
+    """The cursor CSIs the cell model obeys: erase in line, column absolute, forward, back."""
+    return re.compile(r"\x1b\[([0-9;]*)([KGCD`])")
+
 
 MAX_COLUMN = 1000
 """Cursor columns are clamped here so ``ESC[99999999G`` cannot allocate a huge line."""
@@ -101,7 +126,7 @@ def sanitize_lines(raw: bytes, alt_screen: bool) -> tuple[list[str | None], bool
 
 def _find_alt_toggle(text: str, start: int = 0) -> re.Match[str] | None:
     """The next private-mode CSI at or after ``start`` that switches the alternate screen."""
-    for match in _ALT_RE.finditer(text, start):
+    for match in _alt_re().finditer(text, start):
         if not ALT_MODES.isdisjoint(match.group(1).split(";")):
             return match
     return None
@@ -164,7 +189,7 @@ def resolve_line(line: str) -> str:
     ``10%\\r20%\\r100%`` gives ``100%``; ``hello\\rHe`` gives ``Hello`` (a shorter rewrite leaves
     the tail visible, as on a real terminal); ``ab\\bc`` gives ``ac``; ``ESC[K`` erases.
     """
-    return resolve_stripped_line(_OTHER_CONTROL_RE.sub("", _OTHER_ESC_RE.sub("", line)))
+    return resolve_stripped_line(_other_control_re().sub("", _other_esc_re().sub("", line)))
 
 
 def resolve_stripped_line(line: str) -> str:
@@ -182,7 +207,7 @@ def resolve_stripped_line(line: str) -> str:
             return body[body.rfind("\r") + 1 :]
     cells: list[str] = []
     col = 0
-    for token in _LINE_TOKEN_RE.findall(line):
+    for token in _line_token_re().findall(line):
         first = token[0]
         if first == "\r":
             col = 0
@@ -209,7 +234,7 @@ def _overlay_frames(frames: list[str]) -> str:
 
 def _apply_cursor_csi(token: str, cells: list[str], col: int) -> int:
     """Apply an erase or horizontal-move CSI to the cells; return the new column."""
-    match = _CURSOR_CSI_RE.fullmatch(token)
+    match = _cursor_csi_re().fullmatch(token)
     if match is None:
         return col  # any other escape is invisible and leaves the cursor alone
     param_text = match.group(1).split(";", 1)[0]
