@@ -37,16 +37,21 @@ def _spelled_as_pathlib(path: str) -> str:
     return (root + "/".join(parts)) or "."
 
 
+def _child(folder: str, name: str) -> str:
+    """``str(Path(folder) / name)``: a ``/`` folder gives ``/name``, not the ``//`` root."""
+    return _spelled_as_pathlib(os.path.join(_spelled_as_pathlib(folder), name))
+
+
 def runtime_folder(env: dict[str, str] | None = None) -> str:
     """``runtime_dir`` as a string, for the client that must not import ``pathlib``."""
     env = dict(os.environ) if env is None else env
     if override := env.get("ADE_RUNTIME_DIR"):
         return _spelled_as_pathlib(override)
     if xdg := env.get("XDG_RUNTIME_DIR"):
-        return _spelled_as_pathlib(f"{xdg}/{APP_NAME}")
+        return _child(xdg, APP_NAME)
     import platformdirs  # only without XDG_RUNTIME_DIR: a daemon-answered search stays light
 
-    return _spelled_as_pathlib(f"{platformdirs.user_cache_dir(APP_NAME)}/run-{os.getuid()}")
+    return _child(platformdirs.user_cache_dir(APP_NAME), f"run-{os.getuid()}")
 
 
 def runtime_dir(env: dict[str, str] | None = None) -> Path:
@@ -58,7 +63,7 @@ def runtime_dir(env: dict[str, str] | None = None) -> Path:
 
 def socket_file(env: dict[str, str] | None = None) -> str:
     """``socket_path`` as a string (the daemon-answered search's client)."""
-    path = _spelled_as_pathlib(f"{runtime_folder(env)}/{SOCKET_NAME}")
+    path = _child(runtime_folder(env), SOCKET_NAME)
     check_socket_path(path)
     return path
 
