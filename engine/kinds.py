@@ -6,18 +6,35 @@ arguments and forwards them to a daemon (``ade search``, issue 14.4) does not im
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)
+if TYPE_CHECKING:
+    from typing import Literal
 
-DocKind = Literal[
+    DocKind = Literal[
+        "chat", "terminal", "pr", "commit", "branch", "lane", "file", "artifact", "linear"
+    ]
+    """Every kind a result can have. ``kind:issue`` is an alias of ``linear`` (the parser's)."""
+
+ALL_KINDS: tuple[DocKind, ...] = (
     "chat", "terminal", "pr", "commit", "branch", "lane", "file", "artifact", "linear"
-]
-"""Every kind a result can have. ``kind:issue`` is an alias of ``linear`` handled by the parser."""
+)  # fmt: skip
+"""Fixed kind order: used for grouping in the palette and for listing valid values in errors.
+At run time ``DocKind`` is ``Literal[ALL_KINDS]``, built by ``engine.types`` (msgspec validates
+the wire types against it) and by ``__getattr__`` below; the checker reads the one above."""
 
 KIND_ALIASES: dict[str, DocKind] = {"issue": "linear"}
 """``kind:issue`` is what people type for Linear issues (the query's ``kind:`` and ``--kind``)."""
 
-ALL_KINDS: tuple[DocKind, ...] = get_args(DocKind)
-"""Fixed kind order: used for grouping in the palette and for listing valid values in errors."""
-
 MAX_LIMIT = 500
 """A page larger than this is a dump, not a search; the CLI pages with ``--cursor``."""
+
+
+def __getattr__(name: str) -> object:
+    """``DocKind`` for a run-time reader, built (importing ``typing``) only when one asks."""
+    if name != "DocKind":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Literal
+
+    kind = Literal[ALL_KINDS]  # type: ignore[valid-type]
+    globals()["DocKind"] = kind
+    return kind

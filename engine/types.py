@@ -12,14 +12,18 @@ code base spells a camelCase key.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 
 from engine.kinds import ALL_KINDS as ALL_KINDS
 from engine.kinds import KIND_ALIASES as KIND_ALIASES
 from engine.kinds import MAX_LIMIT as MAX_LIMIT
-from engine.kinds import DocKind as DocKind
+
+if TYPE_CHECKING:
+    from engine.kinds import DocKind as DocKind
+else:
+    DocKind = Literal[ALL_KINDS]  # a real Literal: msgspec validates the wire's kinds with it
 
 DEFAULT_KINDS: tuple[DocKind, ...] = tuple(k for k in ALL_KINDS if k != "linear")
 """Linear can reach the network, so it is consulted only when asked for by name."""

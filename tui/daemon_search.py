@@ -15,10 +15,12 @@ import argparse
 import os
 import re
 import sys
-from pathlib import Path
-from typing import Any
 
 from engine.errors import AdeError, ProjectError, UsageError
+
+TYPE_CHECKING = False  # neither `typing` nor `pathlib` on a daemon-answered search (issue 14.4)
+if TYPE_CHECKING:
+    from typing import Any
 
 _RESULT_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":\d+,"result":')
 """How the daemon's answer line starts (``validation.result_object``); the rest is the result."""
@@ -92,7 +94,7 @@ def _print_decoded(ns: argparse.Namespace, params: dict[str, Any], raw: Any) -> 
     return 0 if result.items else 1
 
 
-def _project_root(project: str | None) -> Path | None:
+def _project_root(project: str | None) -> str | None:
     """The root ``open_project`` would name, when plain checks can tell, else ``None``.
 
     An explicit folder is the root as given (resolved); it is a project without asking git
@@ -102,11 +104,18 @@ def _project_root(project: str | None) -> Path | None:
     """
     if project is not None:
         try:
-            root = Path(os.path.expanduser(project)).resolve(strict=True)
+            # Path.resolve(strict=True) is this realpath (3.11); the strings are the same
+            root = os.path.realpath(os.path.expanduser(project) or ".", strict=True)
         except (OSError, RuntimeError):
             return None
-        ok = root.is_dir() and os.access(root, os.R_OK | os.X_OK) and (root / ".ade").is_dir()
+        ok = (
+            os.path.isdir(root)
+            and os.access(root, os.R_OK | os.X_OK)
+            and os.path.isdir(os.path.join(root, ".ade"))
+        )
         return root if ok else None
+    from pathlib import Path  # only without --project: git's own discovery rules follow
+
     try:
         here = Path.cwd()
     except OSError:
@@ -122,5 +131,5 @@ def _project_root(project: str | None) -> Path | None:
         if not os.path.lexists(folder / ".git"):
             continue
         plain = is_plain_main_worktree(folder) and os.access(folder, os.R_OK | os.X_OK)
-        return folder if plain else None
+        return str(folder) if plain else None
     return None

@@ -19,13 +19,15 @@ import contextlib
 import itertools
 import json
 import os
-from pathlib import Path
-from typing import Any
 
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
 from engine.rpc.framing import encode_frame
-from engine.rpc.paths import check_socket_path, config_dir, socket_path
+from engine.rpc.paths import check_socket_path, config_folder, socket_file
 from engine.rpc.roles import client_token
+
+TYPE_CHECKING = False  # a daemon-answered search imports neither `typing` nor `pathlib`
+if TYPE_CHECKING:
+    from typing import Any
 
 CONNECT_TIMEOUT_S = 0.5
 """A live daemon answers ``rpc.hello`` in about a millisecond; slower means wedged: run locally."""
@@ -58,7 +60,9 @@ class DaemonConnection:
         timeout: seconds for connecting and for the hello exchange.
     """
 
-    def __init__(self, path: Path, token: str | None, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], token: str | None, timeout: float = CONNECT_TIMEOUT_S
+    ) -> None:
         self.path = path
         self._token = token
         self._timeout = timeout
@@ -220,7 +224,7 @@ def open_connection(
     *,
     timeout: float = CONNECT_TIMEOUT_S,
     env: dict[str, str] | None = None,
-    socket: Path | None = None,
+    socket: str | os.PathLike[str] | None = None,
 ) -> DaemonConnection | None:
     """A connected, greeted ``DaemonConnection``, or ``None`` when no daemon answers.
 
@@ -230,13 +234,13 @@ def open_connection(
         socket: the daemon's socket path (``ade daemon --socket``); default: the runtime folder.
     """
     try:
-        path = socket if socket is not None else socket_path(env)
+        path = socket if socket is not None else socket_file(env)
         check_socket_path(path)
     except AdeError:
         return None
-    if not path.exists():
+    if not os.path.exists(path):
         return None
-    connection = DaemonConnection(path, client_token(config_dir(env), env), timeout)
+    connection = DaemonConnection(path, client_token(config_folder(env), env), timeout)
     try:
         connection.open()
     except (OSError, EOFError, AdeError, ValueError):  # ValueError: not JSON
@@ -256,12 +260,12 @@ def call_once(
         AdeError: the daemon greeted us and was lost before answering.
     """
     try:
-        path = socket_path(env)
+        path = socket_file(env)
     except AdeError:
         return None
-    if not path.exists():
+    if not os.path.exists(path):
         return None
-    connection = DaemonConnection(path, client_token(config_dir(env), env))
+    connection = DaemonConnection(path, client_token(config_folder(env), env))
     try:
         try:
             connection.send_with_greeting(method, params)

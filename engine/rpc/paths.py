@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from engine.errors import AdeError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SOCKET_NAME = "daemon.sock"
 LOCK_NAME = "daemon.lock"
@@ -22,26 +25,57 @@ SUN_PATH_MAX = 107
 APP_NAME = "ade"
 
 
-def runtime_dir(env: dict[str, str] | None = None) -> Path:
-    """The folder holding the socket and the lock file (not created here)."""
+def _spelled_as_pathlib(path: str) -> str:
+    """``str(PurePosixPath(path))`` without importing ``pathlib`` (~3 ms of a daemon-answered
+    search): empty and ``.`` parts dropped, ``..`` kept, a leading ``//`` kept, so every length
+    check sees the bytes it saw when these were ``Path`` objects."""
+    if path.startswith("//") and not path.startswith("///"):
+        root = "//"
+    else:
+        root = "/" if path.startswith("/") else ""
+    parts = [part for part in path.split("/") if part and part != "."]
+    return (root + "/".join(parts)) or "."
+
+
+def _child(folder: str, name: str) -> str:
+    """``str(Path(folder) / name)``: a ``/`` folder gives ``/name``, not the ``//`` root."""
+    return _spelled_as_pathlib(os.path.join(_spelled_as_pathlib(folder), name))
+
+
+def runtime_folder(env: dict[str, str] | None = None) -> str:
+    """``runtime_dir`` as a string, for the client that must not import ``pathlib``."""
     env = dict(os.environ) if env is None else env
     if override := env.get("ADE_RUNTIME_DIR"):
-        return Path(override)
+        return _spelled_as_pathlib(override)
     if xdg := env.get("XDG_RUNTIME_DIR"):
-        return Path(xdg) / APP_NAME
+        return _child(xdg, APP_NAME)
     import platformdirs  # only without XDG_RUNTIME_DIR: a daemon-answered search stays light
 
-    return Path(platformdirs.user_cache_dir(APP_NAME)) / f"run-{os.getuid()}"
+    return _child(platformdirs.user_cache_dir(APP_NAME), f"run-{os.getuid()}")
 
 
-def socket_path(env: dict[str, str] | None = None) -> Path:
-    """The daemon's socket path; raises ``AdeError`` when it is too long to bind."""
-    path = runtime_dir(env) / SOCKET_NAME
+def runtime_dir(env: dict[str, str] | None = None) -> Path:
+    """The folder holding the socket and the lock file (not created here)."""
+    from pathlib import Path
+
+    return Path(runtime_folder(env))
+
+
+def socket_file(env: dict[str, str] | None = None) -> str:
+    """``socket_path`` as a string (the daemon-answered search's client)."""
+    path = _child(runtime_folder(env), SOCKET_NAME)
     check_socket_path(path)
     return path
 
 
-def check_socket_path(path: Path) -> None:
+def socket_path(env: dict[str, str] | None = None) -> Path:
+    """The daemon's socket path; raises ``AdeError`` when it is too long to bind."""
+    from pathlib import Path
+
+    return Path(socket_file(env))
+
+
+def check_socket_path(path: str | os.PathLike[str]) -> None:
     """Refuse a socket path that does not fit ``sun_path`` (a bind would fail obscurely)."""
     size = len(os.fsencode(path))
     if size > SUN_PATH_MAX:
@@ -93,11 +127,18 @@ def prepare_socket_dir(path: Path, *, private: bool) -> Path:
     return path
 
 
-def config_dir(env: dict[str, str] | None = None) -> Path:
-    """The user's ade config folder (registry, CTO token); ``ADE_CONFIG_DIR`` overrides it."""
+def config_folder(env: dict[str, str] | None = None) -> str:
+    """``config_dir`` as a string (the daemon-answered search's client)."""
     env = dict(os.environ) if env is None else env
     if override := env.get("ADE_CONFIG_DIR"):
-        return Path(override)
+        return _spelled_as_pathlib(override)
     import platformdirs
 
-    return Path(platformdirs.user_config_dir(APP_NAME))
+    return _spelled_as_pathlib(platformdirs.user_config_dir(APP_NAME))
+
+
+def config_dir(env: dict[str, str] | None = None) -> Path:
+    """The user's ade config folder (registry, CTO token); ``ADE_CONFIG_DIR`` overrides it."""
+    from pathlib import Path
+
+    return Path(config_folder(env))

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from engine.errors import AdeError
 
+TYPE_CHECKING = False  # the client imports neither `typing` nor `pathlib` (issue 14.4)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from engine.actions import Role
 
 TOKEN_NAME = "cto.token"
@@ -32,6 +33,11 @@ TOKEN_BYTES = 32
 def token_path(config: Path) -> Path:
     """Where the CTO token lives in the config folder."""
     return config / TOKEN_NAME
+
+
+def _token_file(config: str | os.PathLike[str]) -> str:
+    """``token_path`` as a string, for a client that does not import ``pathlib``."""
+    return os.path.join(config, TOKEN_NAME)
 
 
 def ensure_cto_token(config: Path) -> str:
@@ -60,21 +66,22 @@ def ensure_cto_token(config: Path) -> str:
     return token
 
 
-def _read_private(path: Path) -> str | None:
+def _read_private(path: str | os.PathLike[str]) -> str | None:
     """The token in ``path`` if it exists, is ours and is private; else ``None``."""
     try:
-        info = path.lstat()
+        info = os.lstat(path)
     except FileNotFoundError:
         return None
     if info.st_uid != os.getuid():
         raise AdeError(f"{path} belongs to uid {info.st_uid}: refusing to trust it")
     if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) & 0o077:
         return None
-    text = path.read_text("ascii", errors="replace").strip()
+    with open(path, encoding="ascii", errors="replace") as file:  # Path.read_text's own reading
+        text = file.read().strip()
     return text or None
 
 
-def client_token(config: Path, env: dict[str, str] | None = None) -> str | None:
+def client_token(config: str | os.PathLike[str], env: dict[str, str] | None = None) -> str | None:
     """The token a client should present, or ``None`` when it must act as an agent.
 
     Args:
@@ -85,7 +92,7 @@ def client_token(config: Path, env: dict[str, str] | None = None) -> str | None:
     if env.get("ADE_SESSION_ID") and env.get("ADE_ROLE") != "cto":
         return None
     try:
-        return _read_private(token_path(config))
+        return _read_private(_token_file(config))
     except (OSError, AdeError):
         return None
 

@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Iterator
@@ -105,11 +106,16 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def _modules(argv: list[str], env: dict[str, str] | None = None) -> set[str]:
+def _modules(argv: list[str], env: dict[str, str] | None = None, *, site: bool = True) -> set[str]:
+    """The modules ``ade argv`` leaves loaded. ``site=False``: as a wheel install loads them —
+    this checkout's editable-install finder (``site`` runs it) imports ``pathlib`` and
+    ``urllib.parse`` itself, so ``-S``, with site-packages on ``PYTHONPATH`` for the deps."""
     full = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
     full.update({"ADE_NOW": DEMO_NOW, **(env or {})})
+    if not site:
+        full["PYTHONPATH"] = sysconfig.get_paths()["purelib"]
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv],
+        [sys.executable, *([] if site else ["-S"]), "-c", PROBE, *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -375,6 +381,12 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
     assert not {"apsw", "subprocess", "msgspec", "dataclasses"} & modules  # no index, no git
     # A Unix socket client needs neither the socket module's wrappers nor threading (~4 ms).
     assert not {"socket", "selectors", "threading"} & modules
+    # Annotations only need `typing`, and the socket's path is a string (~6 ms, issue 14.4).
+    installed = _modules(argv, env=daemon_env, site=False)
+    assert {
+        m for m in installed if m.split(".")[0] in {"engine", "tui"}
+    } == DAEMON_ANSWER_MAY_IMPORT
+    assert not {"typing", "pathlib", "urllib.parse", "ipaddress"} & installed
 
 
 @pytest.mark.parametrize(
