@@ -132,25 +132,6 @@ def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
     return sorted(n for n in names if any(m == n or m.startswith(f"{n}.") for m in modules))
 
 
-@pytest.fixture
-def warm_demo(
-    demo_copy: Path,
-    capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> Path:
-    # A home of its own: this machine's Claude Code or Codex folders are never read.
-    (tmp_path / "home").mkdir()
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    assert run_main(capsys, search_argv(demo_copy, "--status")).code == 0  # builds the index
-    # The demo's malformed lines are counted on the first pass; the second finds nothing new
-    # and stores the manifest, so later runs are warm (issue 14.4).
-    assert run_main(capsys, search_argv(demo_copy, "--status")).code == 0
-    return demo_copy
-
-
 def test_a_warm_search_imports_no_ui_watcher_linear_or_ingestion(warm_demo: Path) -> None:
     modules = _modules(search_argv(warm_demo, "timeout", "--json"))
     assert _loaded(modules, NOT_ON_A_WARM_SEARCH) == []

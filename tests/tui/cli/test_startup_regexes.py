@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import CLEAN_ENV, DEMO_NOW, run_main, search_argv
+from cli_helpers import CLEAN_ENV, DEMO_NOW, search_argv
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -69,23 +69,10 @@ def _called(argv: list[str], lazy: dict[str, tuple[str, ...]] = LAZY) -> list[st
 
 
 @pytest.fixture
-def warm_demo(
-    demo_copy: Path,
-    capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> Path:
-    # A home of its own: this machine's Claude Code or Codex folders are never read.
-    (tmp_path / "home").mkdir()
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    # The first pass counts the demo's malformed lines, the second stores the manifest.
-    assert run_main(capsys, search_argv(demo_copy, "--status")).code == 0
-    assert run_main(capsys, search_argv(demo_copy, "--status")).code == 0
+def warm_demo(warm_demo: Path) -> Path:
     # The first search process stores the origin it read (a remote parsed once per checkout).
-    _called(search_argv(demo_copy, "retry", "--json"))
-    return demo_copy
+    _called(search_argv(warm_demo, "retry", "--json"))
+    return warm_demo
 
 
 def test_a_warm_search_compiles_none_of_the_lazy_patterns(warm_demo: Path) -> None:
