@@ -11,6 +11,7 @@ import msgspec
 
 from engine.delegates.gather import delegated_for_plan
 from engine.ingest.history import history_warnings_for
+from engine.project.lanes import gone_lanes
 from engine.query.overlap import Background
 from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
@@ -30,7 +31,8 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     conn, unavailable = service._reader_or_empty()
     lanes = service.lanes()
     # Parsed and resolved once; every source below reads this plan, none the raw text.
-    plan = build_plan(args, now=service.clock(), lanes=lanes)
+    plan = build_plan(args, now=service.clock(), lanes=lanes,
+                      gone=lambda: gone_lanes(service.project))  # fmt: skip
     extras: list[Candidate] = []
     replace: frozenset[str] = frozenset()
     fresh = None
@@ -53,7 +55,11 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
         delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
     if not service.project.is_git:
         delegate_warnings = [NOT_GIT_NOTE, *delegate_warnings]
-    delegate_warnings = [*history_warnings_for(conn, plan.kinds), *delegate_warnings]
+    history = history_warnings_for(conn, plan.kinds)
+    if plan.gone_folders:  # said once, by the plan's "lane X: its folder … is gone"
+        gone = tuple(f"worktree {folder} is gone" for folder in plan.gone_folders)
+        history = [note for note in history if not note.startswith(gone)]
+    delegate_warnings = [*history, *delegate_warnings]
     if not delegate_warnings:
         return result
     return msgspec.structs.replace(result, warnings=(*result.warnings, *delegate_warnings))
