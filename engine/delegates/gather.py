@@ -21,7 +21,6 @@ from datetime import datetime
 import msgspec
 
 from engine.delegates.file_hits import file_candidates, mtime_ms
-from engine.delegates.matching import mark_matches
 from engine.errors import AdeError
 from engine.links.deeplink import build_link
 from engine.links.targets import envelope_for_lane
@@ -33,6 +32,7 @@ from engine.project.model import Lane, Project, PrSnapshot
 from engine.project.tally import WarningTally
 from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
+from engine.query.snippets import mark_matches
 from engine.types import SearchQueryArgs
 
 
