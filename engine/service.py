@@ -5,6 +5,9 @@ source not yet queued takes a lock. One writer thread drains due sources one at 
 ``process_pending_now`` drains on the caller's thread instead (tests, the CLI's catch-up, rebuild)
 under the same lock, so there is never more than one drain. Queries run on a read connection
 owned by the calling thread (RELIABILITY 14), so a long query never waits for the writer.
+
+The read connections are ``engine.readers``, one query's answer ``engine.service_answer``, and
+the status and rebuild ``engine.service_status`` (imported when asked: a search never needs it).
 """
 
 from __future__ import annotations
