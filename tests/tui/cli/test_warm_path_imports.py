@@ -16,7 +16,7 @@ from test_startup_imports import NOT_ON_A_WARM_SEARCH, _loaded, _modules
 DEFERRED = (
     "engine.ingest.gzcache",
     "engine.project.sessions",
-    "engine.service_status",
+    "engine.service.status",
 )
 """The inflated-``.gz`` cache (only a pass reading a transcript fills it), the session listing
 (only an ingested ``session`` entry or the status reads it) and the status and rebuild module."""
@@ -42,4 +42,4 @@ def test_a_grown_transcript_brings_in_the_transcript_readers(warm_demo: Path) ->
 
 def test_the_status_brings_in_its_module(warm_demo: Path) -> None:
     modules = _modules(search_argv(warm_demo, "--status", "--json"), site=False)
-    assert {"engine.service_status", "engine.project.sessions"} <= modules
+    assert {"engine.service.status", "engine.project.sessions"} <= modules

@@ -6,8 +6,9 @@ source not yet queued takes a lock. One writer thread drains due sources one at 
 under the same lock, so there is never more than one drain. Queries run on a read connection
 owned by the calling thread (RELIABILITY 14), so a long query never waits for the writer.
 
-The read connections are ``engine.readers``, one query's answer ``engine.service_answer``, and
-the status and rebuild ``engine.service_status`` (imported when asked: a search never needs it).
+The read connections are ``engine.service.readers``, one query's answer
+``engine.service.answer``, and the status and rebuild ``engine.service.status`` (imported when
+asked: a search never needs it).
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from engine.logs import get_logger
 from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
-from engine.readers import ReadConnections
-from engine.service_answer import answer_query
+from engine.service.answer import answer_query
+from engine.service.readers import ReadConnections
 from engine.text import encodable_args
 from engine.types import (
     IndexState,
@@ -359,13 +360,13 @@ class SearchService(ReadConnections):
             return self._damaged_retry(self._index_status)
 
     def _index_status(self) -> IndexStatus:
-        from engine.service_status import index_status_of  # deferred: a search never asks
+        from engine.service.status import index_status_of  # deferred: a search never asks
 
         return index_status_of(self)
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
         """Clear every row in one transaction (never delete the file) and re-ingest everything."""
-        from engine.service_status import rebuild_of
+        from engine.service.status import rebuild_of
 
         return rebuild_of(self, progress)
 
