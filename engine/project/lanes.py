@@ -18,6 +18,9 @@ PRIMARY_LANE_ID = "primary"
 LANES_SOURCE = "lanes"
 """Tally key for lanes.json and worktree problems."""
 
+MISSING_WORKTREE = "skipped missing worktree"
+"""The tally reason of a linked worktree whose folder is gone (git lists it as prunable)."""
+
 
 def list_lanes(project: Project, tally: WarningTally) -> list[Lane]:
     """The project's lanes, primary first.
@@ -96,7 +99,7 @@ def lanes_from_worktrees(trees: list[Worktree], tally: WarningTally) -> list[Lan
     """
     for tree in trees:
         if tree.bare or tree.prunable:
-            tally.add(LANES_SOURCE, f"skipped {'bare' if tree.bare else 'missing'} worktree")
+            tally.add(LANES_SOURCE, "skipped bare worktree" if tree.bare else MISSING_WORKTREE)
     return [lane for lane, gone in _worktree_lanes(trees) if not gone]
 
 
