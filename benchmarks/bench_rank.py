@@ -25,8 +25,9 @@ from benchmarks.timing import interleaved
 from engine.index.db import connect
 from engine.index.sql import EXACT_WEIGHTS, SPLIT_WEIGHTS, Filters, window_sql
 from engine.project.model import Project
-from engine.query.run import BM25_WINDOW as WINDOW
-from engine.query.run import SCORE_BUDGET, run_query
+from engine.query.candidates import BM25_WINDOW as WINDOW
+from engine.query.candidates import SCORE_BUDGET
+from engine.query.run import run_query
 from engine.types import SearchQueryArgs
 
 TARGETS = (1_000, 10_000, 50_000, 100_000)

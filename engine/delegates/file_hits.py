@@ -24,12 +24,12 @@ from engine.delegates.files import (
     is_definition,
     search_lane_files,
 )
-from engine.delegates.matching import mark_matches
 from engine.links.deeplink import build_link
 from engine.project.model import Lane
 from engine.query.match import LineFilter
 from engine.query.plan import QueryPlan
 from engine.query.ranking import Candidate, natural_key, tier_for
+from engine.query.snippets import mark_matches
 from engine.types import TIER_ORDER
 
 if TYPE_CHECKING:  # gather imports this module for its delegate table

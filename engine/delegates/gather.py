@@ -21,18 +21,18 @@ from datetime import datetime
 import msgspec
 
 from engine.delegates.file_hits import file_candidates, mtime_ms
-from engine.delegates.matching import mark_matches
 from engine.errors import AdeError
 from engine.links.deeplink import build_link
 from engine.links.targets import envelope_for_lane
 from engine.project.artifacts import list_artifacts
 from engine.project.git import GitError, recent_commits
 from engine.project.lane_memo import envelope_inputs, list_lanes
-from engine.project.lanes import LANES_SOURCE
+from engine.project.lanes import LANES_SOURCE, MISSING_WORKTREE
 from engine.project.model import Lane, Project, PrSnapshot
 from engine.project.tally import WarningTally
 from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
+from engine.query.snippets import mark_matches
 from engine.types import SearchQueryArgs
 
 
@@ -209,7 +209,7 @@ def delegated_for_plan(
         return [], []
     found, warnings = delegated_candidates(project, plan, lanes, environ)
     if "lane" in plan.kinds:
-        warnings = [*_lane_listing_warnings(project), *warnings]
+        warnings = [*_lane_listing_warnings(project, len(plan.gone_folders)), *warnings]
     return found, warnings
 
 
@@ -228,8 +228,13 @@ def delegated_for_args(
     return delegated_for_plan(project, build_plan(args, now=now, lanes=lanes), lanes, environ)
 
 
-def _lane_listing_warnings(project: Project) -> list[str]:
-    """Why worktrees were left out of the lane list (a folder deleted under git's feet…)."""
+def _lane_listing_warnings(project: Project, named_gone: int = 0) -> list[str]:
+    """Why worktrees were left out of the lane list (a folder deleted under git's feet…); the
+    ``named_gone`` lanes a ``lane:`` names have their own warning (``QueryPlan.gone_folders``),
+    so they are not counted again."""
     tally = WarningTally()
     list_lanes(project, tally)
-    return [f"lanes: {reason} ({count}x)" for reason, count in tally.reasons(LANES_SOURCE).items()]
+    reasons = tally.reasons(LANES_SOURCE)
+    if named_gone and MISSING_WORKTREE in reasons:
+        reasons[MISSING_WORKTREE] -= named_gone
+    return [f"lanes: {reason} ({count}x)" for reason, count in reasons.items() if count > 0]

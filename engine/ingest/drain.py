@@ -39,7 +39,6 @@ from engine.index.db import (
 from engine.index.faults import count_drift, write_fault
 from engine.index.recent import first_index_running
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
-from engine.ingest import gzcache
 from engine.ingest.health import HEALTH_EVERY, HealthChecker, heal
 from engine.ingest.history import HistoryWalker
 from engine.ingest.manifest import Manifest, project_manifest
@@ -49,7 +48,6 @@ from engine.logs import get_logger
 from engine.project import lane_memo
 from engine.project.lanes import list_lanes
 from engine.project.model import Project, SessionKind
-from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
 from engine.project.transcripts import TranscriptNotReady, TranscriptUnreadable
 
@@ -182,6 +180,8 @@ class Drainer:
                     break
                 self.run(entry)
                 done += 1
+            from engine.ingest import gzcache  # deferred: see the module docstring
+
             gzcache.release()
             if self.prefetch is not None:
                 self.prefetch.idle()  # what is left is not due yet: no backlog to plan ahead
@@ -312,6 +312,8 @@ class Drainer:
         if kind == "external":
             return self._external(conn, ident, now)
         if kind == "session":
+            from engine.project.sessions import read_session  # deferred: see the module docstring
+
             meta = read_session(self.project, ident, self.tally)
             if meta is None:
                 self.queue.add("reconcile", "cleanup", delay=0.0)

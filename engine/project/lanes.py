@@ -18,6 +18,9 @@ PRIMARY_LANE_ID = "primary"
 LANES_SOURCE = "lanes"
 """Tally key for lanes.json and worktree problems."""
 
+MISSING_WORKTREE = "skipped missing worktree"
+"""The tally reason of a linked worktree whose folder is gone (git lists it as prunable)."""
+
 
 def list_lanes(project: Project, tally: WarningTally) -> list[Lane]:
     """The project's lanes, primary first.
@@ -90,16 +93,40 @@ def lanes_from_worktrees(trees: list[Worktree], tally: WarningTally) -> list[Lan
 
     Folder names that collide (``a/feat`` and ``b/feat``, or a folder named ``primary``) are
     disambiguated deterministically: in path order the first keeps the name, later ones get
-    ``-2``, ``-3``… Bare and prunable (folder gone) worktrees are skipped and counted.
+    ``-2``, ``-3``… Bare and prunable (folder gone) worktrees are skipped and counted; a
+    prunable one still takes its name in that order, so no other lane's id moves when a
+    folder is deleted (see ``gone_lanes``).
     """
-    lanes: list[Lane] = []
+    for tree in trees:
+        if tree.bare or tree.prunable:
+            tally.add(LANES_SOURCE, "skipped bare worktree" if tree.bare else MISSING_WORKTREE)
+    return [lane for lane, gone in _worktree_lanes(trees) if not gone]
+
+
+def gone_lanes(project: Project) -> list[Lane]:
+    """The lanes git still records whose folder is gone (a linked worktree deleted without
+    ``git worktree remove``): asked only for a ``lane:`` that names no listed lane, so its
+    indexed chats and terminals stay searchable. None from ``lanes.json``, none outside git."""
+    if not project.is_git or (project.ade_dir / "lanes.json").exists():
+        return []
+    try:
+        trees = remembered_worktrees(project)
+    except GitError:
+        return []
+    return [lane for lane, gone in _worktree_lanes(trees) if gone]
+
+
+def _worktree_lanes(trees: list[Worktree]) -> list[tuple[Lane, bool]]:
+    """Every non-bare worktree's lane, and whether its folder is gone (prunable)."""
+    lanes: list[tuple[Lane, bool]] = []
     taken = {PRIMARY_LANE_ID}
     linked: list[Worktree] = []
     for tree in trees:
-        if tree.bare or tree.prunable:
-            tally.add(LANES_SOURCE, f"skipped {'bare' if tree.bare else 'missing'} worktree")
-        elif tree.is_main:
-            lanes.append(Lane(PRIMARY_LANE_ID, tree.path.name, tree.path, tree.branch, True))
+        if tree.bare:
+            continue
+        if tree.is_main:
+            lanes.append((Lane(PRIMARY_LANE_ID, tree.path.name, tree.path, tree.branch, True),
+                          tree.prunable))  # fmt: skip
         else:
             linked.append(tree)
     for tree in sorted(linked, key=lambda t: str(t.path)):
@@ -109,5 +136,5 @@ def lanes_from_worktrees(trees: list[Worktree], tally: WarningTally) -> list[Lan
             n += 1
             lane_id = f"{base}-{n}"
         taken.add(lane_id)
-        lanes.append(Lane(lane_id, tree.path.name, tree.path, tree.branch, False))
+        lanes.append((Lane(lane_id, tree.path.name, tree.path, tree.branch, False), tree.prunable))
     return lanes

@@ -21,10 +21,10 @@ import apsw
 
 from engine.index.db import connect
 from engine.index.sql import on_table, score_columns
+from engine.query.candidates import ranking_table, scores_without_idf
 from engine.query.parser import Term, build_match, fts_string
 from engine.query.plan import PlanTerm, QueryPlan, build_plan
 from engine.query.ranking import Candidate, sort_key
-from engine.query.run import ranking_table, scores_without_idf
 from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, TermMatch
 from engine.types import explanation_to_wire as explanation_to_wire
 

@@ -14,7 +14,7 @@ Lanes (``lane:`` and ``--lane``) are found by id, display name, folder name or b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -87,6 +87,9 @@ class QueryPlan(msgspec.Struct, frozen=True):
     cursor: str | None
     fingerprint: str
     warnings: tuple[str, ...]
+    gone_folders: tuple[str, ...] = ()
+    """The folders of the ``lane:`` lanes git still records but whose folder is gone (their
+    warning is in ``warnings``; the commit history's note on the same folder is then dropped)."""
 
     @property
     def terms(self) -> tuple[PlanTerm, ...]:
@@ -231,12 +234,48 @@ def resolve_lanes(
     return None if chosen is None else tuple(sorted(chosen))
 
 
+def _lanes_or_gone(
+    arg: str | None,
+    typed: Sequence[str],
+    lanes: Sequence[Lane],
+    gone: Callable[[], Sequence[Lane]] | None,
+) -> tuple[tuple[str, ...] | None, tuple[tuple[str, str], ...]]:
+    """``resolve_lanes``; a lane it does not know may be one git still records whose folder is
+    gone: then its id (its indexed sessions are still found; no source reads its folder), and
+    its (id, folder) for the warning. Any other unknown lane stays the usage error, listing the lanes there are."""
+    try:
+        return resolve_lanes(arg, typed, lanes), ()
+    except UsageError as unknown:
+        missing = gone() if gone is not None and lanes else ()
+        if not missing:
+            raise
+        try:  # the listed lanes first: a gone lane never shadows a name a live lane answers to
+            ids = resolve_lanes(arg, typed, [*lanes, *missing])
+        except UsageError:
+            raise unknown from None
+    live = {lane.id for lane in lanes}
+    found = tuple((lane.id, str(lane.path)) for lane in missing
+                  if lane.id in (ids or ()) and lane.id not in live)  # fmt: skip
+    return ids, found
+
+
+def _gone_note(lane_id: str, folder: str) -> str:
+    return f"lane {lane_id}: its folder {folder} is gone"
+
+
 def _plan_node(node: Term | AnyOf) -> tuple[PlanTerm, ...]:
     return tuple(PlanTerm.of(t) for t in (node.options if isinstance(node, AnyOf) else (node,)))
 
 
-def build_plan(args: SearchQueryArgs, *, now: datetime, lanes: Sequence[Lane]) -> QueryPlan:
-    """Parse and resolve ``args`` once (``now`` for ``since:``/``until:``; ``lanes`` for ``lane:``).
+def build_plan(
+    args: SearchQueryArgs,
+    *,
+    now: datetime,
+    lanes: Sequence[Lane],
+    gone: Callable[[], Sequence[Lane]] | None = None,
+) -> QueryPlan:
+    """Parse and resolve ``args`` once (``now`` for ``since:``/``until:``; ``lanes`` for ``lane:``;
+    ``gone``, asked only for a lane none of ``lanes`` is, the lanes whose folder is gone).
 
     Raises:
         UsageError: a bad limit, kind, lane, filter or query (see ``parse_query``).
@@ -246,7 +285,7 @@ def build_plan(args: SearchQueryArgs, *, now: datetime, lanes: Sequence[Lane]) -
     kinds = resolve_kinds(args.kinds, parsed.kinds)
     if parsed.tools is not None:  # only chats have an agent (issue 16): tool: drops the rest
         kinds = tuple(k for k in kinds if k == "chat")
-    lane_ids = resolve_lanes(args.lane_id, parsed.lanes, lanes)
+    lane_ids, gone_folders = _lanes_or_gone(args.lane_id, parsed.lanes, lanes, gone)
     # since:/until: enter by the text as typed, not by their instant: `since:7d` must keep its
     # cursor valid while the clock moves between two pages.
     fingerprint = query_fingerprint(args.query, kinds, lane_ids or (), sessions=parsed.sessions)
@@ -263,5 +302,6 @@ def build_plan(args: SearchQueryArgs, *, now: datetime, lanes: Sequence[Lane]) -
         limit=limit,
         cursor=args.cursor,
         fingerprint=fingerprint,
-        warnings=parsed.warnings,
+        warnings=(*parsed.warnings, *(_gone_note(lane, path) for lane, path in gone_folders)),
+        gone_folders=tuple(path for _, path in gone_folders),
     )

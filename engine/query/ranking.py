@@ -35,7 +35,7 @@ class Candidate(msgspec.Struct, frozen=True):
     ``bm25`` is the FTS5 score over title and body (lower is better; 0 means no exact-token hit),
     ``bm25_split`` the score over identifier parts only; both None outside full-text matches.
     ``extra`` carries what a delegate needs for its deep link (file line, lane name…).
-    The query path builds a window's candidates positionally (``run._row_candidate``): keep
+    The query path builds a window's candidates positionally (``candidates._row_candidate``): keep
     the field order.
     """
 

@@ -21,36 +21,27 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
 
 import apsw
 
 from engine.errors import AdeError
-from engine.index.db import RECENT_DOCS, fetch_bodies, recent_floor, scalar
+from engine.index.db import fetch_bodies, scalar
 from engine.index.sql import (
-    FTS_TABLE,
-    RECENT_TABLE,
-    SCORED_COLUMNS,
     Filters,
-    count_sql,
-    is_match_sql,
     match_all_count_sql,
     match_all_sql,
-    title_scan_sql,
-    title_window_sql,
-    window_sql,
 )
 from engine.links.deeplink import build_link
 from engine.project.model import Lane, Project
-from engine.query.cursor import cursor_seen, decode_cursor, encode_cursor
-from engine.query.parser import (
-    AnyOf,
-    ParsedQuery,
-    build_excluded,
-    build_match,
-    build_positive,
-    is_token_char,
+from engine.query.candidates import (
+    BUDGET_NOTE,
+    TOTAL_CAP,
+    fetch_rows,
+    fts_candidates,
+    plan_filters,
+    ranking_table,
 )
+from engine.query.cursor import cursor_seen, decode_cursor, encode_cursor
 from engine.query.plan import QueryPlan, build_plan, resolve_kinds, resolve_lanes
 from engine.query.ranking import (
     Candidate,
@@ -58,231 +49,15 @@ from engine.query.ranking import (
     extract_snippet_ranges,
     rank,
     sort_key,
-    tier_for,
 )
 from engine.query.snippets import make_snippet
 from engine.query.source_text import snippet_texts
 from engine.redaction import redact_secrets, redact_title
 from engine.types import (
-    INDEXED_KINDS,
     SearchQueryArgs,
     SearchQueryResult,
     SearchResultItem,
 )
-
-BM25_WINDOW = 1000
-"""Best-scored matches a query keeps (20 pages of 50): the rest are cut (``resultsTruncated``)."""
-
-SCORE_BUDGET = 25_000
-"""Matches scored per query. Scoring every match of a term inside SQLite and keeping the best
-window cost 7/14/44/93 ms for 2k/10k/52k/103k matches (benchmarks/RESULTS.md, issue 14.3): 25k
-stays within the ~20 ms a palette keystroke can spend. Past it the newest 25k are scored and the
-answer's warnings say so."""
-
-PHRASE_SCORE_BUDGET = 5_000
-"""Matches scored for a query of one multi-word phrase (``"of the"``, ``foo.bar``). ``bm25()``
-first walks every match of a phrase to weigh it (70 ms for the 100k matches of ``"of the"`` on the
-330 MB corpus, on top of the scoring); one phrase needs no weight (``engine.index.fts_rank``), but
-that scorer is a Python call per row: 5k rows cost 30 ms, 25k with ``bm25()`` 105 ms (measured)."""
-
-BUDGET_NOTE = (
-    "more than {budget:,} matches: ranked the best of the newest {budget:,};"
-    " narrow the query (a longer term, kind:, since:) to rank every match"
-)
-"""Said by an answer whose ranking the scoring budget bounded (issue 14.3)."""
-
-SHORT_PREFIX = 3
-"""Prefixes this short (2-3 characters) are read from ``docs_recent``, the only table with
-prefix indexes; a longer prefix merges few enough doclists on ``docs_fts`` (issue 14.2)."""
-
-RECENT_NOTE = (
-    "a {chars}-character prefix: ranked its matches among the newest {docs:,} documents;"
-    " type more of the word to rank every match"
-)
-"""Said when a short prefix filled its window from ``docs_recent`` alone (older docs unread)."""
-
-TITLE_WINDOW = 200
-"""Title-scoped matches unioned in when the BM25 window fills."""
-
-TOTAL_CAP = 2_000
-"""Counting every match of a common phrase cost 300+ ms (measured); past this ``total`` is a floor
-and ``resultsTruncated`` is set."""
-
-
-def _row_candidate(row: Sequence[Any]) -> tuple[int, Candidate]:
-    rowid, doc_id, kind, title, rank_title, updated_at, sid, lane, anchor, tool, b1, b2 = row
-    # Positional, in field order: a window is 1,000 rows, and twelve keywords cost 2.5x the
-    # construction (~2 ms a query, issue 14.4).
-    cand = Candidate(doc_id, kind, title, rank_title, "", updated_at, sid, lane, anchor, b1, b2,
-                     {"tool": tool} if tool else {})  # fmt: skip
-    return rowid, cand
-
-
-def _fetch(conn: apsw.Connection, stmt: tuple[str, list[Any]]) -> list[tuple[int, Candidate]]:
-    return [_row_candidate(r) for r in conn.execute(*stmt)]
-
-
-def _fetch_window(
-    conn: apsw.Connection, stmt: tuple[str, list[Any]], counted: bool
-) -> tuple[list[tuple[int, Candidate]], tuple[int, int] | None]:
-    """A ``window_sql`` statement's candidates, and with ``counted`` its (matches scored,
-    oldest scored row id)."""
-    if not counted:
-        return _fetch(conn, stmt), None
-    rows: list[Any] = conn.execute(*stmt).fetchall()
-    scored = (rows[0][-2], rows[0][-1]) if rows else (0, 0)
-    return [_row_candidate(r[:-SCORED_COLUMNS]) for r in rows], scored
-
-
-def _tokens(text: str) -> list[str]:
-    """The FTS tokens of a term's text (what the tokenizer splits it into, case aside)."""
-    return "".join(ch if is_token_char(ch) else " " for ch in text).split()
-
-
-def tallies_in_window(parsed: ParsedQuery) -> bool:
-    """Whether the window statement counts the matches it scores (``window_sql(counted=True)``)
-    instead of a second statement counting them: for a match of several tokens (two terms, a
-    phrase of two words), where counting again builds every prefix's doclist, intersects them
-    or checks positions once more (~4.5 ms of a two-term prefix's ~24, issue 14.4). A one-token
-    match counts one doclist, cheaper than tallying its up to ``SCORE_BUDGET`` scored rows."""
-    terms = [
-        t for node in parsed.terms for t in (node.options if isinstance(node, AnyOf) else (node,))
-    ]
-    return sum(len(_tokens(t.text)) for t in (*terms, *parsed.excluded)) > 1
-
-
-def _match_total(
-    conn: apsw.Connection, match: str, f: Filters, budget: int, table: str,
-    scored: tuple[int, int] | None,
-) -> int:  # fmt: skip
-    """How many documents match, at most ``budget + 1``: from the window's tally when it has
-    one (fewer scored than ``budget``: all of them; else one older match or none)."""
-    if scored is None:
-        return scalar(conn, *count_sql(match, f, budget + 1, table=table))
-    matched, oldest = scored
-    if matched < budget:
-        return matched
-    return budget + scalar(conn, *count_sql(match, f, 1, below=oldest, table=table))
-
-
-def scores_without_idf(parsed: ParsedQuery) -> bool:
-    """Whether ``parsed`` is scored by ``ade_bm25_1`` within ``PHRASE_SCORE_BUDGET``: one phrase
-    of several words (``--explain`` asks too, so it shows the ranking's own numbers)."""
-    if not parsed.one_phrase:
-        return False
-    text = parsed.terms[0].text  # type: ignore[union-attr]  # one_phrase: a Term
-    return len(_tokens(text)) > 1
-
-
-def short_prefix(parsed: ParsedQuery) -> int:
-    """The length of the shortest 2-3 character prefix term of ``parsed`` (0: none)."""
-    lengths = []
-    for node in parsed.terms:
-        for term in node.options if isinstance(node, AnyOf) else (node,):
-            if term.prefix:
-                word = _tokens(term.text)
-                if word and len(word[-1]) <= SHORT_PREFIX:
-                    lengths.append(len(word[-1]))
-    return min(lengths, default=0)
-
-
-def ranking_table(conn: apsw.Connection, plan: QueryPlan) -> str:
-    """The FTS table ``_fts_candidates`` ranks ``plan`` on (``--explain`` scores on the same one,
-    so its numbers are the ranking's own): ``docs_recent`` for a short prefix when it holds every
-    document or at least a window of matches (the same test as a filled window)."""
-    if not short_prefix(plan.parsed):
-        return FTS_TABLE
-    if recent_floor(conn) == 0:
-        return RECENT_TABLE
-    match = build_match(plan.parsed)
-    if match is None:
-        return FTS_TABLE
-    held = scalar(conn, *count_sql(match, _filters(plan), BM25_WINDOW, table=RECENT_TABLE))
-    return RECENT_TABLE if held >= BM25_WINDOW else FTS_TABLE
-
-
-def _fts_candidates(
-    conn: apsw.Connection, parsed: ParsedQuery, f: Filters
-) -> tuple[list[tuple[int, Candidate]], int, bool, int, str]:
-    """Candidates, total, whether some match is beyond paging, the budget that bounded the
-    ranking (0: every match was scored), and a note when only the newest documents were read.
-
-    A 2-3 character prefix reads ``docs_recent`` (prefix-indexed, the newest documents): when
-    its window fills there, the answer is the best of those (said in the note; with more matches
-    than the scoring budget it is exactly what ``docs_fts`` would give, since both score the
-    newest matches); otherwise the prefix is rare among new documents and ``docs_fts`` merges
-    its few doclists over every document.
-    """
-    match = build_match(parsed)
-    assert match is not None
-    phrase = scores_without_idf(parsed)
-    budget = PHRASE_SCORE_BUDGET if phrase else SCORE_BUDGET
-    table, note = FTS_TABLE, ""
-    found: list[tuple[int, Candidate]] = []
-    counted = tallies_in_window(parsed)
-    scored: tuple[int, int] | None = None
-    chars = short_prefix(parsed)
-    if chars:
-        floor = recent_floor(conn)
-        found, scored = _fetch_window(conn, window_sql(match, f, BM25_WINDOW, budget=budget,
-                                                       one_phrase=phrase, table=RECENT_TABLE,
-                                                       counted=counted), counted)  # fmt: skip
-        if floor == 0 or len(found) == BM25_WINDOW:
-            table = RECENT_TABLE  # holds every document, or enough matches to fill the window
-            if floor:
-                note = RECENT_NOTE.format(chars=chars, docs=RECENT_DOCS)
-    if table == FTS_TABLE:
-        stmt = window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase, counted=counted)
-        found, scored = _fetch_window(conn, stmt, counted)
-    total, truncated, bounded = len(found), False, 0
-    if len(found) == BM25_WINDOW:
-        total = _match_total(conn, match, f, budget, table, scored)
-        bounded = budget if total > budget else 0
-        if bounded:
-            note = ""  # the newest ``budget`` matches were scored, as on docs_fts
-        found += _title_candidates(conn, parsed, f, {rowid for rowid, _ in found})
-        truncated = True
-    if parsed.title_prefix_scan:
-        # First keystroke: the FTS term is exact-token only, so titles are scanned by prefix.
-        seen = {c.doc_id for _, c in found}
-        scanned = [p for p in _fetch(conn, title_scan_sql(parsed.title_prefix_scan, f, TITLE_WINDOW))
-                   if p[1].doc_id not in seen]  # fmt: skip
-        found += scanned
-        total += len(scanned)
-    return found, total, truncated, bounded, note
-
-
-def _title_candidates(
-    conn: apsw.Connection, parsed: ParsedQuery, f: Filters, seen: set[int]
-) -> list[tuple[int, Candidate]]:
-    """Titled matches outside the full window that rank in a title tier (never buried).
-
-    Only title-tier documents are kept: their sort key ignores BM25, so they need no score, and a
-    body-tier document beyond the window is cut like any other (``resultsTruncated``).
-    """
-    positive = build_positive(parsed)
-    assert positive is not None
-    excluded = build_excluded(parsed)
-    out = []
-    for rowid, cand in _fetch(conn, title_window_sql(positive, f, TITLE_WINDOW)):
-        if rowid in seen or tier_for(cand, parsed.title_text) == "body":
-            continue
-        if excluded is not None and conn.execute(*is_match_sql(excluded, rowid)).fetchone():
-            continue
-        out.append((rowid, cand))
-    return out
-
-
-def _filters(plan: QueryPlan) -> Filters:
-    indexed = tuple(k for k in plan.kinds if k in INDEXED_KINDS)
-    return Filters(
-        kinds=None if set(indexed) == set(INDEXED_KINDS) else indexed,
-        lane_ids=plan.lane_ids,
-        session_ids=plan.sessions or None,
-        since_ms=plan.since_ms,
-        until_ms=plan.until_ms,
-        tools=tuple(sorted(plan.tools)) if plan.tools is not None else None,
-    )
 
 
 def default_link(candidate: Candidate, project_id: str | None) -> str:
@@ -357,7 +132,7 @@ def run_query(
     after = decode_cursor(plan.cursor, plan.fingerprint) if plan.cursor else None
     if parsed.match_none:
         return SearchQueryResult(items=(), next_cursor=None, total=0, warnings=plan.warnings)
-    f = _filters(plan)
+    f = plan_filters(plan)
 
     def gathered() -> tuple[list[Candidate], frozenset[str]]:
         given = extra_candidates() if callable(extra_candidates) else extra_candidates
@@ -370,12 +145,12 @@ def run_query(
     if use_index and parsed.match_all:
         extras, drop = gathered()  # the keyset page's size depends on them
         position = None if after is None else (-after[3], after[4])
-        indexed = _fetch(conn, match_all_sql(f, position, limit + 1 + len(drop)))
+        indexed = fetch_rows(conn, match_all_sql(f, position, limit + 1 + len(drop)))
         total = scalar(conn, *match_all_count_sql(f, TOTAL_CAP))
         truncated = total >= TOTAL_CAP
         total -= _count_present(conn, drop, f)
     elif use_index:
-        indexed, total, truncated, bounded, recent_note = _fts_candidates(conn, parsed, f)
+        indexed, total, truncated, bounded, recent_note = fts_candidates(conn, parsed, f)
         extras, drop = gathered()
         total -= len({c.doc_id for _, c in indexed} & drop)
     else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -24,6 +25,9 @@ from engine.index.identifiers import split_identifier
 from engine.query.match import accent_pattern, fold
 from engine.query.parser import AnyOf, ParsedQuery, Term
 from engine.query.ranking import MARK_END, MARK_START
+
+if TYPE_CHECKING:
+    from engine.query.plan import QueryPlan
 
 SNIPPET_CHARS = 160
 """One line of a wide terminal; the palette and the CLI both show one snippet line."""
@@ -269,3 +273,11 @@ def make_snippet(body: str, parsed: ParsedQuery, width: int = SNIPPET_CHARS) -> 
     if cut_after:
         out.append("…")
     return "".join(out)
+
+
+def mark_matches(plan: QueryPlan, text: str) -> str:
+    """``text`` (whitespace collapsed, never cut) with the plan's positive terms marked: how a
+    delegated source (lanes, files, artifacts, Linear) marks a record the plan matched
+    (``QueryPlan.matches``), placed as the indexed snippets place them, so one extractor serves
+    both and a hit highlights the same words whichever source found it."""
+    return make_snippet(text, plan.parsed, width=len(text) + 1)

@@ -1,6 +1,6 @@
 """The one-pass literal scan finds exactly the rules the per-literal scan found (h-plan, issue 14.1).
 
-``reference_prefilter_rules`` is ``engine.redaction._prefilter_rules`` as it stood before the
+``reference_prefilter_rules`` is ``engine.redaction_rules.prefilter_rules`` as it stood before the
 Aho-Corasick automaton: one ``bytes.__contains__`` per distinct rule literal over the lowercased
 UTF-8 text, gated by the punctuation each rule needs. Redaction must stay exactly as strict, so
 the rules found, and the redacted text, are compared with the automaton on and off.
@@ -14,18 +14,19 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine import redaction
-from engine.redaction import _GATE_BYTES, _PREFILTER, redact_lines, redact_secrets
+from engine import redaction, redaction_rules
+from engine.redaction import redact_lines, redact_secrets
+from engine.redaction_rules import GATE_BYTES, PREFILTER
 
 from .test_redaction import SECRET_FRAGMENTS
 
 
 def reference_prefilter_rules(text: str) -> tuple[int, ...] | None:
     haystack = text.encode("utf-8", "replace").lower()
-    gates = {b for b in _GATE_BYTES if b in haystack}
+    gates = {b for b in GATE_BYTES if b in haystack}
     present = [
         rules
-        for needle, gate, rules in _PREFILTER
+        for needle, gate, rules in PREFILTER
         if (not gate or not gate.isdisjoint(gates)) and needle in haystack
     ]
     if not present:
@@ -35,17 +36,17 @@ def reference_prefilter_rules(text: str) -> tuple[int, ...] | None:
 
 @pytest.fixture(autouse=True)
 def automaton_restored() -> Iterator[None]:
-    before = redaction._automaton
+    before = redaction_rules._automaton
     yield
-    redaction._automaton = before
+    redaction_rules._automaton = before
 
 
 def _both_ways(text: str) -> tuple[object, object]:
-    redaction._automaton = None
-    plain = (redaction._prefilter_rules(text), redact_secrets(text))
+    redaction_rules._automaton = None
+    plain = (redaction_rules.prefilter_rules(text), redact_secrets(text))
     redaction.scan_literals_in_one_pass()
-    assert redaction._automaton is not None
-    return plain, (redaction._prefilter_rules(text), redact_secrets(text))
+    assert redaction_rules._automaton is not None
+    return plain, (redaction_rules.prefilter_rules(text), redact_secrets(text))
 
 
 # Literals overlapping each other ("asiapi": "api" starts inside "asia"), inside each other,
@@ -72,7 +73,7 @@ def test_the_automaton_finds_the_rules_the_literal_scans_find(text: str) -> None
 
 def test_each_literal_alone_and_in_a_long_text_is_found() -> None:
     filler = "ordinary words and a path/to/file.py:12 = value\n" * 2000
-    for needle, _, _ in _PREFILTER:
+    for needle, _, _ in PREFILTER:
         literal = needle.decode()
         for text in (literal + ":=_-.", filler + literal.upper() + ":=_-." + filler):
             plain, automaton = _both_ways(text)
@@ -82,7 +83,7 @@ def test_each_literal_alone_and_in_a_long_text_is_found() -> None:
 
 def test_lines_are_redacted_alike_either_way() -> None:
     lines = ["plain", "api_key = 'sk-abc123DEF456ghi789JKL0'", "AKIAABCDEFGHIJKLMNOP"]
-    redaction._automaton = None
+    redaction_rules._automaton = None
     plain = redact_lines(lines)
     redaction.scan_literals_in_one_pass()
     assert redact_lines(lines) == plain

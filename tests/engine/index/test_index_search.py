@@ -15,9 +15,10 @@ from index_helpers import NOW, NOW_MS, doc, insert
 from engine.errors import CursorError, UsageError
 from engine.index.db import IndexDoc, connect, open_index
 from engine.project.model import Lane, Project
-from engine.query import run
+from engine.query import candidates
+from engine.query.candidates import BM25_WINDOW, TOTAL_CAP
 from engine.query.ranking import Candidate
-from engine.query.run import BM25_WINDOW, TOTAL_CAP, run_query
+from engine.query.run import run_query
 from engine.types import SearchQueryArgs, SearchQueryResult
 
 
@@ -348,11 +349,11 @@ def test_an_old_strong_match_of_a_common_term_ranks_first(
 def test_a_bounded_ranking_says_so(
     old_strong: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(run, "SCORE_BUDGET", 1_200)
+    monkeypatch.setattr(candidates, "SCORE_BUDGET", 1_200)
     result = q(old_strong, project, "deploy")
     assert "chat:old:1" not in ids(result)  # beyond the newest 1,200: not scored
     assert result.total == 1_201  # counted to the budget: a floor
-    assert result.warnings == (run.BUDGET_NOTE.format(budget=1_200),)
+    assert result.warnings == (candidates.BUDGET_NOTE.format(budget=1_200),)
 
 
 def test_filter_only_on_big_index_pages_exactly(big: apsw.Connection, project: Project) -> None:
@@ -368,8 +369,8 @@ def test_a_phrase_is_scored_within_its_own_budget(
     old_strong: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert q(old_strong, project, '"deploy word0"').warnings == ()  # 1,500 < 5,000
-    monkeypatch.setattr(run, "PHRASE_SCORE_BUDGET", 1_200)
+    monkeypatch.setattr(candidates, "PHRASE_SCORE_BUDGET", 1_200)
     result = q(old_strong, project, '"deploy word0"')
     assert result.total == 1_201
-    assert result.warnings == (run.BUDGET_NOTE.format(budget=1_200),)
+    assert result.warnings == (candidates.BUDGET_NOTE.format(budget=1_200),)
     assert q(old_strong, project, "deploy").warnings == ()  # a single word: the wider budget

@@ -18,10 +18,11 @@ from engine.index.db import connect, delete_docs, delete_docs_by_source, health_
 from engine.index.identifiers import identifier_parts, identifiers, split_identifier
 from engine.index.schema import FTS_OPTIONS, RECENT_FTS_OPTIONS, SCHEMA_SQL
 from engine.project.model import Project
+from engine.query.candidates import BM25_WINDOW
 from engine.query.cursor import decode_cursor, query_fingerprint
 from engine.query.explain import explain_item
 from engine.query.plan import build_plan
-from engine.query.run import BM25_WINDOW, resolve_kinds, run_query
+from engine.query.run import resolve_kinds, run_query
 from engine.types import SearchQueryArgs
 
 WORDS = ["alpha", "beta", "gamma", "delta", "of", "the", "TypeError", "readTimeout", "x"]

@@ -15,7 +15,7 @@ from index_helpers import NOW, NOW_MS, doc, insert
 
 import engine.index.db as index_db
 import engine.index.recent as recent
-import engine.query.run as run
+import engine.query.candidates as candidates
 from engine.index.db import (
     SEARCH_INDEX_SCHEMA_VERSION,
     connect,
@@ -27,10 +27,11 @@ from engine.index.db import (
     scalar,
 )
 from engine.project.model import Project
+from engine.query.candidates import RECENT_NOTE
 from engine.query.cursor import decode_cursor, query_fingerprint
 from engine.query.explain import explain_item
 from engine.query.plan import build_plan
-from engine.query.run import RECENT_NOTE, resolve_kinds, run_query
+from engine.query.run import resolve_kinds, run_query
 from engine.types import SearchQueryArgs
 
 
@@ -38,8 +39,8 @@ from engine.types import SearchQueryArgs
 def small_recent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recent, "RECENT_DOCS", 20)
     monkeypatch.setattr(recent, "RECENT_SLACK", 5)
-    monkeypatch.setattr(run, "RECENT_DOCS", 20)
-    monkeypatch.setattr(run, "BM25_WINDOW", 10)
+    monkeypatch.setattr(candidates, "RECENT_DOCS", 20)
+    monkeypatch.setattr(candidates, "BM25_WINDOW", 10)
 
 
 def _held(conn: apsw.Connection) -> tuple[int, int]:

@@ -10,10 +10,11 @@ import msgspec
 import pytest
 from index_helpers import NOW, NOW_MS, doc, insert
 
-import engine.query.run as run
+import engine.query.candidates as candidates
 from engine.project.model import Project
+from engine.query.candidates import BM25_WINDOW, BUDGET_NOTE, tallies_in_window
 from engine.query.plan import build_plan
-from engine.query.run import BM25_WINDOW, BUDGET_NOTE, run_query, tallies_in_window
+from engine.query.run import run_query
 from engine.types import SearchQueryArgs, SearchQueryResult
 
 STEPS = BM25_WINDOW + 234
@@ -59,7 +60,7 @@ def test_the_total_of_a_several_token_query_is_its_exact_count(
     tallied = _answer(filled, project, text)
     assert tallied.total == QUERIES[text]
     assert tallied.results_truncated == (QUERIES[text] >= BM25_WINDOW)
-    monkeypatch.setattr(run, "tallies_in_window", lambda _parsed: False)
+    monkeypatch.setattr(candidates, "tallies_in_window", lambda _parsed: False)
     counted = _answer(filled, project, text)  # the separate count of before: same answer
     assert msgspec.json.encode(tallied) == msgspec.json.encode(counted)
 
@@ -83,12 +84,12 @@ def test_at_and_past_the_scoring_budget_the_total_is_bounded_as_before(
     total: int,
     said: bool,
 ) -> None:
-    monkeypatch.setattr(run, "SCORE_BUDGET", budget)
-    monkeypatch.setattr(run, "PHRASE_SCORE_BUDGET", budget)
+    monkeypatch.setattr(candidates, "SCORE_BUDGET", budget)
+    monkeypatch.setattr(candidates, "PHRASE_SCORE_BUDGET", budget)
     tallied = _answer(filled, project, text)
     assert tallied.total == total
     assert (BUDGET_NOTE.format(budget=budget) in tallied.warnings) == said
-    monkeypatch.setattr(run, "tallies_in_window", lambda _parsed: False)
+    monkeypatch.setattr(candidates, "tallies_in_window", lambda _parsed: False)
     assert msgspec.json.encode(_answer(filled, project, text)) == msgspec.json.encode(tallied)
 
 

@@ -157,5 +157,5 @@ def test_make_snippet_is_the_definition(body: str, parsed: ParsedQuery, width: i
 def test_parsed_queries_mark_as_the_definition(body: str, text: str) -> None:
     parsed = parse_query(text, now=datetime(2026, 6, 15, tzinfo=UTC))
     assert make_snippet(body, parsed) == reference_snippet(body, parsed)
-    whole = len(body) + 1  # the delegates mark a whole line (engine.delegates.matching)
+    whole = len(body) + 1  # the delegates mark a whole line (engine.query.snippets.mark_matches)
     assert make_snippet(body, parsed, whole) == reference_snippet(body, parsed, whole)

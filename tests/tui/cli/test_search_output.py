@@ -198,7 +198,7 @@ def test_every_flag_through_a_real_process(demo_copy: Path) -> None:
 def test_explain_says_when_a_window_bounded_the_answer() -> None:
     from datetime import UTC, datetime
 
-    from engine.query.run import BUDGET_NOTE
+    from engine.query.candidates import BUDGET_NOTE
     from tui.search_format import format_results_text
 
     bounded = BUDGET_NOTE.format(budget=25_000)

@@ -5,12 +5,16 @@ source not yet queued takes a lock. One writer thread drains due sources one at 
 ``process_pending_now`` drains on the caller's thread instead (tests, the CLI's catch-up, rebuild)
 under the same lock, so there is never more than one drain. Queries run on a read connection
 owned by the calling thread (RELIABILITY 14), so a long query never waits for the writer.
+
+The read connections are ``engine.service.readers``, one query's answer
+``engine.service.answer``, and the status and rebuild ``engine.service.status`` (imported when
+asked: a search never needs it).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -22,47 +26,20 @@ import apsw
 import msgspec
 
 from engine.clock import Clock, system_clock
-from engine.delegates.gather import delegated_for_plan
-from engine.errors import AdeError
 from engine.external.catalog import FOREIGN
-from engine.index.db import (
-    SEARCH_INDEX_SCHEMA_VERSION,
-    SourceRow,
-    clear_index,
-    connect,
-    doc_count,
-    docs_by_kind,
-    file_identity,
-    immediate,
-    list_sources,
-    meta_get,
-    meta_set,
-)
-from engine.index.faults import connect_snapshot, count_drift, write_fault
-from engine.index.schema import (
-    DAMAGE_ERRORS,
-    TRANSIENT_ERRORS,
-    WRITE_FAULT_ERRORS,
-    recreate_in_place,
-)
-from engine.index.sql import QUERY_CACHE_KIB
-from engine.ingest import gzcache
+from engine.index.db import clear_index, immediate, meta_get, meta_set
+from engine.index.faults import count_drift, write_fault
+from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest.drain import Drainer
-from engine.ingest.history import history_status, history_warnings_for
-from engine.ingest.queue import PAUSE_STEPS, IngestGate, IngestQueue
+from engine.ingest.queue import IngestGate, IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.links.places import place_links
 from engine.logs import get_logger
 from engine.project.lane_memo import list_lanes, one_listing
-from engine.project.locate import identity_warnings
 from engine.project.model import Lane, Project
-from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
-from engine.project.transcripts import refused_transcript
-from engine.query.overlap import Background
-from engine.query.plan import QueryPlan, build_plan
-from engine.query.ranking import Candidate
-from engine.query.run import run_query
+from engine.service.answer import answer_query
+from engine.service.readers import ReadConnections
 from engine.text import encodable_args
 from engine.types import (
     IndexState,
@@ -83,11 +60,8 @@ BUSY_NOTE = (
 )
 """Said by the answer after a catch-up that gave up waiting for the write lock (issue 13.12)."""
 
-NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
-"""The one note a plain folder gets (issue 2): it works, with .ade/ sources only."""
 
-
-class SearchService:
+class SearchService(ReadConnections):
     """The search service of one project (see the module docstring for the threading model)."""
 
     def __init__(
@@ -300,12 +274,6 @@ class SearchService:
             self._once_note += "; re-indexing in the background"
         return True
 
-    def _drop_local_reader(self) -> None:
-        conn: apsw.Connection | None = getattr(self._local, "conn", None)
-        if conn is not None:
-            self._local.conn = None
-            self._drop_reader(conn)
-
     def _index_notes(self) -> list[str]:
         """Warnings about the index's health that every answer and the status carry."""
         notes: list[str] = []
@@ -326,67 +294,8 @@ class SearchService:
 
     # -- queries -------------------------------------------------------------------------------
 
-    def _reader(self) -> apsw.Connection:
-        conn: apsw.Connection | None = getattr(self._local, "conn", None)
-        identity = file_identity(self.project.index_path)
-        snapshot = getattr(self._local, "snapshot", False)
-        same = identity == getattr(self._local, "identity", None)
-        if conn is not None and same and not (snapshot and self.drainer.write_fault is None):
-            return conn
-        if conn is not None:
-            self._drop_reader(conn)
-        if identity is None:
-            with self.drainer.lock:
-                self.drainer.connection()  # creates the index file
-            identity = file_identity(self.project.index_path)
-        snapshot = False
-        try:
-            conn = connect(self.project.index_path)
-        except WRITE_FAULT_ERRORS as err:
-            # No -shm can be made (disk full) or written (read-only): read the main file as it
-            # is rather than nothing (issue 13.11, 13.12); a real reader once writes work again.
-            conn = connect_snapshot(self.project.index_path)
-            snapshot = True
-            fault = write_fault(err, self.project.index_path)
-            self.drainer.write_fault = fault or self.drainer.write_fault
-        conn.pragma("cache_size", -QUERY_CACHE_KIB)  # see QUERY_CACHE_KIB (issue 14.4)
-        # A running query steps aside while a drain is due (only when the daemon enabled it).
-        conn.set_progress_handler(self.ingest_gate.pause_query, PAUSE_STEPS)
-        self._local.conn, self._local.identity = conn, identity
-        self._local.snapshot = snapshot
-        with self._readers_lock:
-            self._readers[threading.get_ident()] = conn
-        return conn
-
-    def _drop_reader(self, conn: apsw.Connection) -> None:
-        with self._readers_lock:
-            self._readers = {k: v for k, v in self._readers.items() if v is not conn}
-        with contextlib.suppress(apsw.Error):
-            conn.close()
-
-    def _reader_or_empty(self) -> tuple[apsw.Connection, str | None]:
-        """This thread's read connection, or an empty in-memory index and the reason why.
-
-        When the index file cannot be opened at all (read-only cache folder, a directory where
-        the file should be), queries still answer from delegated sources (lanes, files,
-        artifacts, live transcripts) instead of failing (RELIABILITY 9); the writer keeps
-        retrying with backoff, so the index comes back by itself once the cause is fixed.
-        """
-        unusable: str | None = getattr(self._local, "unusable", None)
-        try:
-            if unusable is not None:
-                raise AdeError(unusable)
-            return self._reader(), None
-        except DAMAGE_ERRORS:
-            raise  # the callers recreate the file (issue 13.9), then ask again
-        except (apsw.Error, OSError, AdeError) as err:
-            reason = f"search index unavailable ({type(err).__name__}: {err})"
-        empty: apsw.Connection | None = getattr(self._local, "empty", None)
-        if empty is None:
-            empty = connect(Path(":memory:"))
-            recreate_in_place(empty)
-            self._local.empty = empty
-        return empty, reason
+    def _query(self, args: SearchQueryArgs) -> SearchQueryResult:
+        return answer_query(self, args)
 
     def lanes(self) -> list[Lane]:
         """The project's lanes (fresh, or the listing of the enclosing ``one_listing`` block)."""
@@ -429,55 +338,6 @@ class SearchService:
             finally:
                 self._local.unusable = None
 
-    def _query(self, args: SearchQueryArgs) -> SearchQueryResult:
-        conn, unavailable = self._reader_or_empty()
-        lanes = self.lanes()
-        # Parsed and resolved once; every source below reads this plan, none the raw text.
-        plan = build_plan(args, now=self.clock(), lanes=lanes)
-        extras: list[Candidate] = []
-        replace: frozenset[str] = frozenset()
-        fresh = None
-        if plan.sessions:  # deferred: only a `session:` query reads a live tail
-            from engine.ingest.freshness import session_candidates
-
-            fresh = session_candidates(conn, self.project, plan, self.tally)
-        if fresh is not None:
-            extras.extend(fresh.candidates)
-            replace = fresh.replace_doc_ids
-        # The delegates (git of the lanes) run while SQLite answers the index (issue 14.4).
-        delegation = Background(lambda: delegated_for_plan(self.project, plan, lanes))
-        result = run_query(conn, plan, project=self.project, lanes=lanes,
-                           extra_candidates=lambda: [*extras, *delegation.result()[0]],
-                           replace_doc_ids=replace)  # fmt: skip
-        delegate_warnings = delegation.result()[1]
-        if not result.items and not result.total and plan.cursor is None and unavailable is None:
-            delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]
-        if unavailable is not None:
-            delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
-        if not self.project.is_git:
-            delegate_warnings = [NOT_GIT_NOTE, *delegate_warnings]
-        delegate_warnings = [*history_warnings_for(conn, plan.kinds), *delegate_warnings]
-        if not delegate_warnings:
-            return result
-        return msgspec.structs.replace(result, warnings=(*result.warnings, *delegate_warnings))
-
-    def interrupt(self) -> None:
-        """Interrupt every in-flight query (quit, superseded search)."""
-        with self._readers_lock:
-            readers = list(self._readers.values())
-        for conn in readers:
-            with contextlib.suppress(apsw.Error):
-                conn.interrupt()
-
-    def interrupt_thread(self, thread_id: int) -> None:
-        """Interrupt the query running on ``thread_id``'s read connection only (the daemon
-        cancelling one request while other threads' queries go on)."""
-        with self._readers_lock:
-            conn = self._readers.get(thread_id)
-        if conn is not None:
-            with contextlib.suppress(apsw.Error):
-                conn.interrupt()
-
     # -- status and rebuild --------------------------------------------------------------------
 
     def _state(self) -> IndexState:
@@ -500,73 +360,15 @@ class SearchService:
             return self._damaged_retry(self._index_status)
 
     def _index_status(self) -> IndexStatus:
-        conn, unavailable = self._reader_or_empty()
-        sources = list_sources(conn)
-        backfill = meta_get(conn, "backfill_completed_at")
-        try:
-            size = os.stat(self.project.index_path).st_size
-        except OSError:
-            size = 0
-        warnings = self._warnings(sources)
-        notes = self._index_notes()
-        if unavailable is not None:
-            notes.insert(0, unavailable)
-        if notes:
-            warnings = {**dict.fromkeys(notes, 1), **warnings}
-        degraded = unavailable is not None or self.drainer.write_fault is not None
-        return IndexStatus(
-            state="degraded" if degraded and not self._closed else self._state(),
-            schema_version=SEARCH_INDEX_SCHEMA_VERSION,
-            db_path=str(self.project.index_path),
-            db_bytes=size,
-            doc_count=doc_count(conn),
-            docs_by_kind=docs_by_kind(conn),
-            source_count=sum(1 for s in sources if not s.key.startswith("stat:")),
-            pending_sources=self.queue.pending_sources(),
-            last_ingest_at=self.drainer.last_ingest_ms or _last_source_run(sources),
-            backfill_completed_at=int(backfill) if backfill and backfill.isdigit() else None,
-            watcher_state=self.watcher_state,
-            recreated_reason=self.drainer.recreated_reason,
-            warnings=warnings,
-            commit_history=history_status(conn),
-            discovery=self.drainer.external.discovery_roots(),
-        )
+        from engine.service.status import index_status_of  # deferred: a search never asks
 
-    def _warnings(self, sources: list[SourceRow]) -> dict[str, int]:
-        """This process's counts, the skipped-line counts stored with the cursors (they outlive
-        the run that saw the lines: a later ``--status`` still shows them) and project.json's."""
-        from engine.ingest.tailing import persisted_skips  # deferred: a warm search never asks
-
-        counts = self.tally.snapshot()
-        for key, stored in persisted_skips(sources).items():
-            counts[key] = max(counts.get(key, 0), stored)  # this run's lines are in both
-        found = WarningTally()
-        identity_warnings(self.project.root, found)
-        # Counted here, not only by the reconcile: a warm run whose manifest matched lists none.
-        for meta in list_sessions(self.project, found):  # a FIFO or a link out stays
-            refused = refused_transcript(self.project, meta.kind, meta.id)  # one warning
-            if refused is not None:
-                found.add(f"{meta.kind}:{meta.id}", refused)
-        for key, count in found.snapshot().items():
-            counts[key] = max(counts.get(key, 0), count)
-        return dict(sorted(counts.items()))
+        return index_status_of(self)
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
         """Clear every row in one transaction (never delete the file) and re-ingest everything."""
-        started = time.monotonic()
-        self._rebuilding = True
-        try:
-            with self.drainer.lock:
-                self.drainer.clear_for_rebuild()
-            self.catch_up_queued(progress)
-        finally:
-            self._rebuilding = False
-        conn = self._reader()
-        return RebuildResult(
-            ok=True,
-            doc_count=doc_count(conn),
-            duration_ms=int((time.monotonic() - started) * 1000),
-        )
+        from engine.service.status import rebuild_of
+
+        return rebuild_of(self, progress)
 
     def catch_up_queued(self, progress: ProgressCallback | None = None) -> None:
         """Drain everything queued, reporting ``progress(done, total)``.
@@ -591,7 +393,7 @@ class SearchService:
                     total = max(total, done + self.queue.source_count())
                     if progress is not None:
                         progress(done, total)
-            gzcache.release()
+            _release_inflated()
         self.queue.rearm()
 
     def dispose(self) -> None:
@@ -622,16 +424,9 @@ def now_ms(clock: Callable[[], datetime]) -> int:
     return int(clock().timestamp() * 1000)
 
 
-def _last_source_run(sources: list[SourceRow]) -> int | None:
-    """When a source was last ingested, as the index recorded it: a later process (the next
-    `ade search --status`) reports it too, not only the one that ingested (issue 15.12)."""
-    runs = [s.last_run for s in sources if not s.key.startswith("stat:") and s.last_run]
-    return max(runs, default=None)
-
-
-def _did_you_mean(conn: apsw.Connection, plan: QueryPlan) -> list[str]:
-    """A query that found nothing is not a dead end: the nearest indexed words (issue 15.10)."""
-    from engine.query.suggest import suggest_query  # deferred: only a zero-result query pays
-
-    better = suggest_query(conn, plan)
-    return [] if better is None else [f"did you mean {better}?"]
+def _release_inflated() -> None:
+    """Drop the inflated ``.gz`` a pass kept (``engine.ingest.gzcache``); a catch-up that read
+    no transcript never imported it, so there is nothing to drop and nothing to import."""
+    gzcache = sys.modules.get("engine.ingest.gzcache")
+    if gzcache is not None:
+        gzcache.release()

@@ -1,0 +1,73 @@
+"""One query's answer in a project's search service: the plan, the index and the delegates run
+side by side, and the warnings the answer carries (``SearchService.query`` wraps it with the
+damage retry, the exact places and the index's own notes)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import apsw
+import msgspec
+
+from engine.delegates.gather import delegated_for_plan
+from engine.ingest.history import history_warnings_for
+from engine.project.lanes import gone_lanes
+from engine.query.overlap import Background
+from engine.query.plan import QueryPlan, build_plan
+from engine.query.ranking import Candidate
+from engine.query.run import run_query
+from engine.types import SearchQueryArgs, SearchQueryResult
+
+if TYPE_CHECKING:
+    from engine.service import SearchService
+
+NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
+"""The one note a plain folder gets (issue 2): it works, with .ade/ sources only."""
+
+
+def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryResult:
+    """One query on this thread's read connection: the index, the delegates and the warnings
+    every answer carries (``SearchService.query`` adds the places and the index notes)."""
+    conn, unavailable = service._reader_or_empty()
+    lanes = service.lanes()
+    # Parsed and resolved once; every source below reads this plan, none the raw text.
+    plan = build_plan(args, now=service.clock(), lanes=lanes,
+                      gone=lambda: gone_lanes(service.project))  # fmt: skip
+    extras: list[Candidate] = []
+    replace: frozenset[str] = frozenset()
+    fresh = None
+    if plan.sessions:  # deferred: only a `session:` query reads a live tail
+        from engine.ingest.freshness import session_candidates
+
+        fresh = session_candidates(conn, service.project, plan, service.tally)
+    if fresh is not None:
+        extras.extend(fresh.candidates)
+        replace = fresh.replace_doc_ids
+    # The delegates (git of the lanes) run while SQLite answers the index (issue 14.4).
+    delegation = Background(lambda: delegated_for_plan(service.project, plan, lanes))
+    result = run_query(conn, plan, project=service.project, lanes=lanes,
+                       extra_candidates=lambda: [*extras, *delegation.result()[0]],
+                       replace_doc_ids=replace)  # fmt: skip
+    delegate_warnings = delegation.result()[1]
+    if not result.items and not result.total and plan.cursor is None and unavailable is None:
+        delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]
+    if unavailable is not None:
+        delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
+    if not service.project.is_git:
+        delegate_warnings = [NOT_GIT_NOTE, *delegate_warnings]
+    history = history_warnings_for(conn, plan.kinds)
+    if plan.gone_folders:  # said once, by the plan's "lane X: its folder … is gone"
+        gone = tuple(f"worktree {folder} is gone" for folder in plan.gone_folders)
+        history = [note for note in history if not note.startswith(gone)]
+    delegate_warnings = [*history, *delegate_warnings]
+    if not delegate_warnings:
+        return result
+    return msgspec.structs.replace(result, warnings=(*result.warnings, *delegate_warnings))
+
+
+def _did_you_mean(conn: apsw.Connection, plan: QueryPlan) -> list[str]:
+    """A query that found nothing is not a dead end: the nearest indexed words (issue 15.10)."""
+    from engine.query.suggest import suggest_query  # deferred: only a zero-result query pays
+
+    better = suggest_query(conn, plan)
+    return [] if better is None else [f"did you mean {better}?"]
