@@ -146,6 +146,8 @@ class IndexStatus(_Wire, frozen=True):
     warnings: dict[str, int] = {}
     commit_history: CommitHistoryStatus | None = None
     discovery: tuple[DiscoveryRoots, ...] = ()
+    health_check_since: int | None = None
+    """When the full health check under way started (epoch ms); None when none runs."""
 
 
 class RebuildResult(_Wire, frozen=True):

@@ -182,6 +182,8 @@ def format_status_text(status: IndexStatus) -> str:
         f"last ingest:  {_stamp(status.last_ingest_at)}",
         f"backfill:     {_stamp(status.backfill_completed_at)}",
     ]
+    if status.health_check_since is not None:
+        lines.append(f"health check: running since {_stamp(status.health_check_since)}")
     if status.recreated_reason:
         lines.append(f"recreated:    {status.recreated_reason}")
     if status.warnings:

@@ -28,6 +28,7 @@ expects the drain to have acted when it returns.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -143,6 +144,7 @@ class HealthChecker:
         self._verdict: Verdict | None = None
         self.outcome: str | None = None
         """How the last check ended: ``healthy``, ``unhealthy``, ``interrupted``, ``busy``."""
+        self._started_ms = 0
 
     @property
     def running(self) -> bool:
@@ -150,12 +152,19 @@ class HealthChecker:
         thread = self._thread
         return thread is not None and thread.is_alive()
 
+    @property
+    def running_since_ms(self) -> int | None:
+        """When the background check under way started (epoch ms); None when none runs. The
+        status says it, so a busy disk or a slow answer during a check has a visible cause."""
+        return self._started_ms if self.running else None
+
     def start(self) -> bool:
         """Start a background check unless one is running (or closing). True when started."""
         with self._lock:
             if self.stopping.is_set() or self.running:
                 return False
             generation = self._generation
+            self._started_ms = int(time.time() * 1000)
             self._thread = threading.Thread(
                 target=self._run, args=(generation,), name="ade-health", daemon=True
             )

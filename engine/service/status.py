@@ -59,6 +59,7 @@ def index_status_of(service: SearchService) -> IndexStatus:
         warnings=warnings,
         commit_history=history_status(conn),
         discovery=service.drainer.external.discovery_roots(),
+        health_check_since=service.drainer.health.running_since_ms,
     )
 
 

@@ -234,3 +234,28 @@ def test_a_running_entry_queued_again_is_counted_once(timers: ManualTimerFactory
     assert queue.pop_next() == ("chat", "c1")
     assert queue.pop_next() is None  # the drain found nothing more: no entry runs
     assert queue.pending_sources() == 0
+
+
+def test_the_status_says_while_a_health_check_runs(
+    live_service: SearchService, writer: ProjectWriter, timers: ManualTimerFactory
+) -> None:
+    """The status (JSON and text) names a check under way and stops naming it once it ends."""
+    from tui.search_format import format_status_text
+
+    service = live_service
+    writer.session("c1", title="Live chat")
+    writer.chat("c1", "user_message", id="m1", text="words", status="accepted")
+    service.catch_up()
+    assert service.index_status().health_check_since is None
+    hold = Hold(service)
+    service.start_backfill(0.0)
+    timers.advance(0.0)
+    assert hold.entered.wait(HOLD_S), "the backfill did not start a health check"
+    during = service.index_status()
+    assert during.health_check_since is not None
+    assert "health check: running since " in format_status_text(during)
+    hold.release.set()
+    service.drainer.health.wait()
+    after = service.index_status()
+    assert after.health_check_since is None
+    assert "health check" not in format_status_text(after)
