@@ -1,0 +1,122 @@
+"""``ade search`` starting the daemon for the next search, as watchman, Bazel or Gradle do.
+
+A search that found no daemon answers in its own process, prints, and only then starts one in
+the background (``start_daemon_in_background``): a new session with no terminal, stdio on
+``/dev/null``, the log in ``daemon.log`` beside the socket, and the socket the client looks for
+(the child resolves the same runtime folder from the same environment). Two searches starting
+at once start two processes and one daemon: the instance lock makes the second exit with a log
+line (``serve_auto_started``). A daemon that cannot start only says so in its log; the search
+that started it has already answered.
+
+An auto-started daemon exits after ``AUTO_IDLE_EXIT_S`` without a request; one the user starts
+(``ade daemon run``) runs until stopped unless given ``--idle-exit``.
+
+An agent's shell (``ADE_SESSION_ID`` set) may start it too: it runs as the user either way. Roles
+are bound per connection by the token each client presents, never by the daemon's environment;
+the agent variables are still removed from the child so nothing it runs (git, a catch-up) sees
+an agent's identity.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from engine.errors import AdeError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from engine.rpc.daemon import DaemonOptions
+
+AUTO_IDLE_EXIT_S = 1800.0
+"""30 minutes: longer than the gaps between searches in a stretch of work (each gap outlived
+means one in-process search, ~0.3-0.6 s on the 330 MB corpus, and a restart), short enough that
+a daemon left from the morning gives its memory (index pages, up to ~256 MiB) back within the
+hour. sccache uses 10 minutes, Gradle and Bazel 3 hours."""
+
+SWITCH = "ADE_DAEMON"
+"""``ADE_DAEMON=off`` (or ``0``, ``no``, ``false``): ``ade search`` never starts a daemon (it
+still uses one that runs; ``--no-daemon`` does neither)."""
+
+_OFF = frozenset({"off", "0", "no", "false"})
+
+AGENT_VARIABLES = ("ADE_SESSION_ID", "ADE_ROLE", "ADE_TERMINAL_SESSION_ID")
+"""Who the spawning shell is: none of the daemon's business (see the module doc)."""
+
+LOG_NAME = "daemon.log"
+
+
+def autostart_allowed(env: dict[str, str] | os._Environ[str] | None = None) -> bool:
+    """False when ``ADE_DAEMON`` turns auto-starting off."""
+    value = (os.environ if env is None else env).get(SWITCH, "")
+    return value.strip().lower() not in _OFF
+
+
+def daemon_command(executable: str = sys.executable) -> list[str]:
+    """The auto-started daemon's command line: ``-P`` so a project folder's own modules never
+    shadow ade's (the child runs in ``/`` anyway)."""
+    return [executable, "-P", "-m", "engine.rpc", "--auto-started"]
+
+
+def start_daemon_in_background(env: dict[str, str] | None = None) -> int | None:
+    """Start a daemon detached from this process; its pid, or ``None`` when none could start.
+
+    Never raises: the caller has answered its search and exits with that answer's code.
+    """
+    env = dict(os.environ) if env is None else env
+    if not autostart_allowed(env) or not sys.executable:
+        return None
+    from engine.rpc.paths import socket_file
+
+    try:
+        socket_file(env)  # a socket path too long to bind: no daemon could serve it
+    except AdeError:
+        return None
+    import subprocess
+
+    child_env = {k: v for k, v in env.items() if k not in AGENT_VARIABLES}
+    try:
+        child = subprocess.Popen(
+            daemon_command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            env=child_env,
+            start_new_session=True,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+    child.returncode = 0  # never waited for: no "still running" warning when this exits
+    return child.pid
+
+
+def serve_auto_started(options: DaemonOptions) -> int:
+    """``python -m engine.rpc --auto-started``: log beside the socket, then serve; a daemon
+    already holding the lock makes this one exit 0 with one log line."""
+    import logging
+    from dataclasses import replace
+
+    from engine.rpc.daemon import configure_logging, run_daemon
+    from engine.rpc.lifecycle import InstanceTaken
+    from engine.rpc.paths import SOCKET_NAME, prepare_socket_dir, socket_path
+
+    log = logging.getLogger("ade.daemon")
+    try:
+        sock = options.socket if options.socket is not None else socket_path()
+        prepare_socket_dir(sock.parent, private=options.socket is None)
+        if options.log_file is None:
+            name = LOG_NAME if sock.name == SOCKET_NAME else f"{sock.name}.log"
+            options = replace(options, log_file=sock.parent / name)
+        configure_logging(options)
+    except (AdeError, OSError):
+        return 2  # nowhere to log: stdio is /dev/null, the search has answered already
+    log.info("ade daemon started by `ade search` (idle exit after %g s)", options.limits.idle_exit)
+    try:
+        return run_daemon(options)
+    except InstanceTaken as err:
+        log.info("ade daemon not started: %s", err)
+        return 0
+    except (AdeError, OSError) as err:
+        log.error("ade daemon could not start: %s", err)
+        return 2
