@@ -80,7 +80,8 @@ def _require_project(project: Project) -> None:
 def _daemon_client(project: Project) -> SearchClient | None:
     from engine.rpc.client import connect_daemon
 
-    return connect_daemon(project_root=project.root)  # None fast when no daemon runs
+    # None fast when no daemon runs; a daemon lost mid-call is answered in process, not waited for
+    return connect_daemon(project_root=project.root, restart=False)
 
 
 def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:

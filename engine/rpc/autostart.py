@@ -26,6 +26,8 @@ from engine.errors import AdeError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
+
     from engine.rpc.daemon import DaemonOptions
 
 AUTO_IDLE_EXIT_S = 1800.0
@@ -45,6 +47,12 @@ AGENT_VARIABLES = ("ADE_SESSION_ID", "ADE_ROLE", "ADE_TERMINAL_SESSION_ID")
 
 LOG_NAME = "daemon.log"
 
+_CHILDREN: list[subprocess.Popen[bytes]] = []
+"""Daemons this process started (see ``_spawn``)."""
+
+RESTART_WAIT_S = 15.0
+"""Longest a client that lost its daemon waits for the one it starts to answer."""
+
 
 def autostart_allowed(env: dict[str, str] | os._Environ[str] | None = None) -> bool:
     """False when ``ADE_DAEMON`` turns auto-starting off."""
@@ -63,7 +71,52 @@ def start_daemon_in_background(env: dict[str, str] | None = None) -> int | None:
 
     Never raises: the caller has answered its search and exits with that answer's code.
     """
+    child = _spawn(dict(os.environ) if env is None else env)
+    return None if child is None else child.pid
+
+
+def restart_daemon(path: str | os.PathLike[str], env: dict[str, str] | None = None) -> bool:
+    """After a lost daemon at ``path``: start one and wait (bounded) until it answers; False
+    when auto-start is off, ``path`` is not the default socket (a ``--socket`` daemon is the
+    user's to start) or none came up. A daemon still shutting down holds the lock: the one
+    started beside it exits, and another is started."""
+    import time
+
+    from engine.rpc.paths import socket_file
+
     env = dict(os.environ) if env is None else env
+    try:
+        if os.fspath(path) != socket_file(env):
+            return False
+    except AdeError:
+        return False
+    deadline = time.monotonic() + RESTART_WAIT_S
+    child = None
+    while time.monotonic() < deadline:
+        if _answers(os.fspath(path)):
+            return True
+        if child is None or child.poll() is not None:
+            child = _spawn(env)
+            if child is None:
+                return False
+        time.sleep(0.05)  # another process binding its socket: nothing to block on
+    return False
+
+
+def _answers(path: str) -> bool:
+    import _socket
+
+    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        probe.connect(os.fsencode(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def _spawn(env: dict[str, str]) -> subprocess.Popen[bytes] | None:
     if not autostart_allowed(env) or not sys.executable:
         return None
     from engine.rpc.paths import socket_file
@@ -87,8 +140,10 @@ def start_daemon_in_background(env: dict[str, str] | None = None) -> int | None:
         )
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
-    child.returncode = 0  # never waited for: no "still running" warning when this exits
-    return child.pid
+    # Kept, never waited for: a long-lived parent (a palette) reaps the ones that have exited.
+    _CHILDREN[:] = [old for old in _CHILDREN if old.poll() is None]
+    _CHILDREN.append(child)
+    return child
 
 
 def serve_auto_started(options: DaemonOptions) -> int:

@@ -328,3 +328,42 @@ def test_the_idle_clock_counts_from_the_last_request_and_never_during_one() -> N
     # Past the limit with nothing running: returns at once, without the stop event.
     asyncio.run(asyncio.wait_for(clock.until_stopped_or_idle(asyncio.Event()), timeout=5))
     assert IdleClock(None).left_s() is None
+
+
+def test_a_palette_client_outlives_the_idle_exit_of_its_daemon(
+    warm_demo: Path, machine: Machine
+) -> None:
+    """A client kept open (the palette's) over an auto-started daemon that reached its idle
+    exit starts another and searches on; a one-shot command's client (``restart=False``, the
+    CLI answers in process instead) says the daemon is lost."""
+    from engine.rpc.client import connect_daemon
+    from engine.rpc.connection import DaemonLost
+    from engine.types import SearchQueryArgs
+
+    command = [*daemon_command(), "--idle-exit", "1"]
+    first = subprocess.Popen(command, env=machine.env, cwd="/", stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)  # fmt: skip
+    palette = one_shot = None
+    try:
+        machine.wait_listening()
+        palette = connect_daemon(warm_demo, env=machine.env)
+        one_shot = connect_daemon(warm_demo, env=machine.env, restart=False)
+        assert palette is not None
+        assert one_shot is not None
+        args = SearchQueryArgs(query="timeout")
+        before = palette.query(args)
+        assert before.items
+        assert first.wait(timeout=WAIT_S) == 0  # idle: it exits by itself
+        with pytest.raises(DaemonLost):
+            one_shot.query(args)
+        assert palette.query(args).items == before.items  # answered by a new daemon
+        [pid] = machine.wait_until(1)
+        assert pid != first.pid
+        assert machine.status()["autoStarted"] is True
+    finally:
+        for client in (palette, one_shot):
+            if client is not None:
+                client.close()
+        if first.poll() is None:
+            first.kill()
+            first.wait()
