@@ -367,3 +367,10 @@ def test_a_palette_client_outlives_the_idle_exit_of_its_daemon(
         if first.poll() is None:
             first.kill()
             first.wait()
+
+
+def test_an_idle_exit_of_zero_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from tui.cli import main
+
+    assert main(["daemon", "run", "--idle-exit", "0"]) == 2
+    assert capsys.readouterr().err == "ade daemon: --idle-exit must be above 0 seconds (got 0)\n"
