@@ -374,3 +374,33 @@ def test_an_idle_exit_of_zero_is_a_usage_error(capsys: pytest.CaptureFixture[str
 
     assert main(["daemon", "run", "--idle-exit", "0"]) == 2
     assert capsys.readouterr().err == "ade daemon: --idle-exit must be above 0 seconds (got 0)\n"
+
+
+SPAWNER = """
+import sys
+from engine.rpc.autostart import start_daemon_in_background
+print(start_daemon_in_background(), flush=True)
+sys.stdin.read()  # the search's last moments, for as long as the test says
+"""
+
+
+def test_the_daemon_a_search_starts_waits_for_that_search_to_exit(machine: Machine) -> None:
+    """The spawned daemon blocks on a pipe only its parent holds: its imports never take the
+    CPU from the search's exit; it serves once the parent is gone."""
+    parent = subprocess.Popen([sys.executable, "-c", SPAWNER], env=machine.env, cwd=ROOT,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert parent.stdout is not None
+        pid = int(parent.stdout.readline())
+        deadline = time.monotonic() + WAIT_S
+        while "pipe_read" not in Path(f"/proc/{pid}/wchan").read_text():
+            assert time.monotonic() < deadline, "the daemon does not wait on its pipe"
+            time.sleep(0.02)  # the child's interpreter starting: nothing to block on
+        assert not machine.socket.exists()  # blocked while the parent lives
+        assert not machine.log.exists()
+    finally:
+        assert parent.stdin is not None
+        parent.stdin.close()
+        parent.wait(timeout=WAIT_S)
+    machine.wait_listening()
+    assert machine.status()["pid"] == pid
