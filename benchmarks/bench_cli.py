@@ -383,6 +383,11 @@ def classes_report(args: argparse.Namespace) -> str:
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         lines = class_report(root, corpus / "vocabulary.json", transcripts, Path(tmp), args.runs,
                              ADE_NOW, daemon=args.daemon, before=args.before)  # fmt: skip
+        if getattr(args, "default_path", False):
+            from benchmarks.cli_default_path import default_path_report
+
+            lines += ["", *default_path_report(root, corpus / "vocabulary.json", transcripts,
+                                               Path(tmp), args.runs, ADE_NOW)]  # fmt: skip
     options = command_options(args)
     return "\n".join([
         CLASSES_HEADING,
@@ -407,6 +412,7 @@ def command_options(args: argparse.Namespace) -> str:
     out += f" --runs {args.runs}" if args.runs != RUNS else ""
     out += " --daemon" if getattr(args, "daemon", False) else ""
     out += f" --before {args.before}" if getattr(args, "before", None) else ""
+    out += " --default-path" if getattr(args, "default_path", False) else ""
     return out + (" --no-files" if args.no_files else "")
 
 
@@ -423,6 +429,8 @@ def main() -> None:
     parser.add_argument("--classes", action="store_true", help="per query class vs rg (14.4)")
     parser.add_argument("--corpus-dir", type=Path, help="a corpus generated elsewhere (--classes)")
     parser.add_argument("--daemon", action="store_true", help="--classes: also through a daemon")
+    parser.add_argument("--default-path", action="store_true",
+                        help="--classes: also the default path (the first search starts a daemon)")  # fmt: skip
     parser.add_argument("--append", action="store_true", help="write into benchmarks/RESULTS.md")
     args = parser.parse_args()
     text = classes_report(args) if args.classes else report(args)

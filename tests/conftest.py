@@ -4,8 +4,9 @@
 read-only; a test that writes (an index in ``.ade/cache``, new transcript lines…) must copy it
 first, e.g. ``shutil.copytree(demo_project, tmp_path / "demo", symlinks=True)``.
 
-Every test runs with ``HOME`` (and each agent tool's home variable) pointing at a temporary
-folder: the suite never reads this machine's ``~/.claude`` or ``~/.codex``. The git identity of
+Every test runs with ``ADE_DAEMON=off`` (no ``ade search`` leaves a daemon behind) and with
+``HOME`` (and each agent tool's home variable) pointing at a temporary folder: the suite never
+reads this machine's ``~/.claude`` or ``~/.codex``. The git identity of
 the real home is copied into that folder's ``.gitconfig`` so tests may commit.
 """
 
@@ -46,6 +47,8 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     (home / ".gitconfig").write_text(_git_identity())
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(home))
+        # `ade search` never starts a daemon in the suite; tests of that turn it back on.
+        patch.setenv("ADE_DAEMON", "off")
         for name in AGENT_HOME_VARIABLES:
             patch.delenv(name, raising=False)
         yield home

@@ -114,22 +114,23 @@ def _project_root(project: str | None) -> str | None:
             and os.path.isdir(os.path.join(root, ".ade"))
         )
         return root if ok else None
-    from pathlib import Path  # only without --project: git's own discovery rules follow
-
     try:
-        here = Path.cwd()
+        here = os.getcwd()  # what Path.cwd() names, as a string: no pathlib (issue 14.4)
     except OSError:
         return None
-    if ".git" in here.parts:
+    if ".git" in here.split("/"):
         return None
     from engine.project.plain_repo import is_plain_main_worktree  # only without --project
 
     device = os.stat(here).st_dev
-    for folder in (here, *here.parents):
+    folder = here
+    while True:
         if os.stat(folder).st_dev != device:
             return None  # git stops at a file-system boundary; let it say so
-        if not os.path.lexists(folder / ".git"):
-            continue
-        plain = is_plain_main_worktree(folder) and os.access(folder, os.R_OK | os.X_OK)
-        return str(folder) if plain else None
-    return None
+        if os.path.lexists(os.path.join(folder, ".git")):
+            plain = is_plain_main_worktree(folder) and os.access(folder, os.R_OK | os.X_OK)
+            return folder if plain else None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent

@@ -80,7 +80,8 @@ def _require_project(project: Project) -> None:
 def _daemon_client(project: Project) -> SearchClient | None:
     from engine.rpc.client import connect_daemon
 
-    return connect_daemon(project_root=project.root)  # None fast when no daemon runs
+    # None fast when no daemon runs; a daemon lost mid-call is answered in process, not waited for
+    return connect_daemon(project_root=project.root, restart=False)
 
 
 def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:
@@ -108,8 +109,11 @@ def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
 
 def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     client = open_client(ns, catch_up=not ns.rebuild)
+    # No daemon answered (and none was refused): this query starts one for the next.
+    no_daemon_answered = _is_embedded(client) and not ns.no_daemon and args is not None
+    code: int | None = None
     try:
-        return _answer(client, ns, args)
+        code = _answer(client, ns, args)
     except (UsageError, ProjectError):
         raise
     except AdeError as err:
@@ -118,12 +122,28 @@ def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
         print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
     finally:
         client.close()
+    if code is not None:
+        if no_daemon_answered:
+            _start_daemon_for_next_search()
+        return code
     ns.no_daemon = True
     client = open_client(ns, catch_up=not ns.rebuild)
     try:
         return _answer(client, ns, args)
     finally:
         client.close()
+
+
+def _start_daemon_for_next_search() -> None:
+    """Start the daemon in the background once the answer is out (``engine.rpc.autostart``):
+    the output is flushed first, so a reader never waits for the spawn."""
+    from engine.rpc.autostart import autostart_allowed, start_daemon_in_background
+
+    if not autostart_allowed():
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    start_daemon_in_background()
 
 
 def _is_embedded(client: SearchClient) -> bool:

@@ -5,13 +5,15 @@ folder of ours, with a valid ``HEAD``, ``objects/`` and ``refs/`` and a config t
 the work tree nor makes it bare — the answer is known from a few ``stat`` calls (issue 14.4).
 Anything else (a ``.git`` file: a linked worktree or a submodule; another user's repository,
 which git refuses; ``GIT_DIR`` and friends) answers ``False``: ask git.
+
+Paths are strings: a daemon-answered ``ade search`` without ``--project`` asks this and must
+not import ``pathlib`` (~3 ms, issue 14.4); a ``Path`` is accepted as well.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_COMMON_DIR")
 """Variables that change which repository git sees: then git is asked."""
@@ -20,15 +22,15 @@ _HEAD = re.compile(r"(ref: refs/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?")
 _MOVED_OR_BARE = re.compile(r"^\s*(worktree\s*=|bare\s*=\s*true)", re.MULTILINE | re.IGNORECASE)
 
 
-def is_plain_main_worktree(folder: Path) -> bool:
+def is_plain_main_worktree(folder: str | os.PathLike[str]) -> bool:
     """True when git would name ``folder`` the top level of a main worktree (see module doc)."""
     if any(name in os.environ for name in GIT_ENV):
         return False
-    dot_git = folder / ".git"
+    dot_git = os.path.join(folder, ".git")
     try:
         info, top = os.lstat(dot_git), os.stat(folder)
-        head = (dot_git / "HEAD").read_text(encoding="ascii")
-        config = (dot_git / "config").read_text(encoding="utf-8", errors="replace")
+        head = _read(os.path.join(dot_git, "HEAD"), "ascii")
+        config = _read(os.path.join(dot_git, "config"), "utf-8")
     except (OSError, UnicodeDecodeError):
         return False
     mine = info.st_uid == os.getuid() and top.st_uid == os.getuid()
@@ -36,8 +38,15 @@ def is_plain_main_worktree(folder: Path) -> bool:
         mine
         and os.path.isdir(dot_git)
         and not os.path.islink(dot_git)
-        and os.path.isdir(dot_git / "objects")
-        and os.path.isdir(dot_git / "refs")
+        and os.path.isdir(os.path.join(dot_git, "objects"))
+        and os.path.isdir(os.path.join(dot_git, "refs"))
         and _HEAD.fullmatch(head) is not None
         and _MOVED_OR_BARE.search(config) is None
     )
+
+
+def _read(path: str, encoding: str) -> str:
+    """``Path.read_text``: ascii strictly (a HEAD that is not is no HEAD), utf-8 leniently."""
+    errors = "strict" if encoding == "ascii" else "replace"
+    with open(path, encoding=encoding, errors=errors) as file:
+        return file.read()

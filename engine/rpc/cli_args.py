@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.errors import AdeError
+from engine.rpc.autostart import AUTO_IDLE_EXIT_S, serve_auto_started
 from engine.rpc.daemon import DaemonOptions, configure_logging, run_daemon
 from engine.rpc.server import ServerLimits
 from engine.rpc.services import BACKFILL_DELAY_S
@@ -66,6 +67,16 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="idle this long before a connection counts against --idle-per-uid"
         " (default %(default)g)",
     )
+    parser.add_argument(
+        "--idle-exit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="exit after this long without a request (default: never; a daemon `ade search`"
+        f" started itself: {AUTO_IDLE_EXIT_S:g})",
+    )
+    # How `ade search` starts its daemon (engine.rpc.autostart), not for users.
+    parser.add_argument("--auto-started", action="store_true", help=argparse.SUPPRESS)
     # A tuning knob for benchmarks/bench_daemon_load.py (0: queries never wait), not for users.
     parser.add_argument("--query-hold", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--verbose", action="store_true", help="log at debug level")
@@ -81,6 +92,7 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
         idle_grace=args.idle_grace,
         workers=max(1, args.workers),
         query_hold=args.query_hold,
+        idle_exit=idle_exit_from_args(args),
     )
     return DaemonOptions(
         socket=args.socket,
@@ -88,12 +100,24 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
         backfill_delay=args.backfill_delay,
         limits=limits,
         verbose=args.verbose,
+        auto_started=args.auto_started,
     )
+
+
+def idle_exit_from_args(args: argparse.Namespace) -> float | None:
+    """``--idle-exit`` as given; an auto-started daemon's default is ``AUTO_IDLE_EXIT_S``."""
+    if args.idle_exit is not None:
+        if args.idle_exit <= 0:
+            raise AdeError(f"--idle-exit must be above 0 seconds (got {args.idle_exit:g})")
+        return float(args.idle_exit)
+    return AUTO_IDLE_EXIT_S if args.auto_started else None
 
 
 def serve_from_args(args: argparse.Namespace) -> int:
     """Configure logging and run the daemon in the foreground."""
     options = options_from_args(args)
+    if options.auto_started:
+        return serve_auto_started(options)
     configure_logging(options)
     return run_daemon(options)
 

@@ -21,6 +21,7 @@ from engine.rpc.connection import (
     CONNECT_TIMEOUT_S,
     DaemonConnection,
     DaemonError,
+    DaemonLost,
     open_connection,
 )
 from engine.types import (
@@ -44,12 +45,36 @@ __all__ = [
 
 
 class DaemonClient(LocalReads):
-    """The ``SearchClient`` of one project, served by the daemon."""
+    """The ``SearchClient`` of one project, served by the daemon.
 
-    def __init__(self, connection: DaemonConnection, project: Project) -> None:
+    ``restart``: a call that finds the daemon gone starts one (``engine.rpc.autostart``) and is
+    sent again once it answers — a palette left open past an auto-started daemon's idle exit
+    searches on. A one-shot command passes False: it answers in process instead.
+    """
+
+    def __init__(
+        self,
+        connection: DaemonConnection,
+        project: Project,
+        *,
+        restart: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self._conn = connection
         self._project = project
         self._reads = ProjectListings(project)
+        self._restart = restart
+        self._env = env
+
+    def _call(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
+        try:
+            return self._conn.call(method, params, timeout)
+        except DaemonLost:
+            from engine.rpc.autostart import restart_daemon
+
+            if not self._restart or not restart_daemon(self._conn.path, self._env):
+                raise
+        return self._conn.call(method, params, timeout)
 
     @property
     def project(self) -> Project:
@@ -64,11 +89,11 @@ class DaemonClient(LocalReads):
 
     def query(self, args: SearchQueryArgs) -> SearchQueryResult:
         params = {k: v for k, v in to_wire(args).items() if v is not None}
-        result = self._conn.call("search.query", {**params, **self._root()}, CALL_TIMEOUT_S)
+        result = self._call("search.query", {**params, **self._root()}, CALL_TIMEOUT_S)
         return from_wire(result, SearchQueryResult)
 
     def index_status(self) -> IndexStatus:
-        result = self._conn.call("search.indexStatus", self._root(), CALL_TIMEOUT_S)
+        result = self._call("search.indexStatus", self._root(), CALL_TIMEOUT_S)
         return from_wire(result, IndexStatus)
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
@@ -93,9 +118,10 @@ def connect_daemon(
     *,
     timeout: float = CONNECT_TIMEOUT_S,
     env: dict[str, str] | None = None,
+    restart: bool = True,
 ) -> DaemonClient | None:
     """A ``DaemonClient`` for the project at ``project_root`` (default: as ``open_project`` finds
-    it), or ``None`` fast when no daemon is running.
+    it), or ``None`` fast when no daemon is running. ``restart``: see ``DaemonClient``.
 
     Raises:
         ProjectError: the project folder does not exist (same as in-process).
@@ -108,4 +134,4 @@ def connect_daemon(
     except ProjectError:
         connection.close()
         raise
-    return DaemonClient(connection, project)
+    return DaemonClient(connection, project, restart=restart, env=env)

@@ -51,6 +51,11 @@ class DaemonError(AdeError):
         self.code = code
 
 
+class DaemonLost(AdeError):
+    """The daemon went away during a call and no daemon answered the reconnect (it was
+    stopped, or an auto-started one reached its idle exit: ``engine.rpc.autostart``)."""
+
+
 class DaemonConnection:
     """One socket to the daemon, reconnected transparently when the daemon closed it idle.
 
@@ -143,7 +148,7 @@ class DaemonConnection:
                     if self._interrupted:  # not a lost daemon: never re-send the request
                         raise AdeError("search interrupted") from None
                     if attempt == 2:
-                        raise AdeError(f"lost the ade daemon at {self.path}: {err}") from None
+                        raise DaemonLost(f"lost the ade daemon at {self.path}: {err}") from None
         raise AssertionError("unreachable")
 
     def _exchange(
@@ -274,6 +279,6 @@ def call_once(
         try:
             return connection.read_answer(timeout)
         except (OSError, EOFError) as err:
-            raise AdeError(f"lost the ade daemon at {path}: {err}") from None
+            raise DaemonLost(f"lost the ade daemon at {path}: {err}") from None
     finally:
         connection.close()

@@ -42,6 +42,9 @@ class DaemonOptions:
     backfill_delay: float = BACKFILL_DELAY_S
     limits: ServerLimits = field(default_factory=ServerLimits)
     verbose: bool = False
+    auto_started: bool = False
+    """Started by ``ade search`` for the next search (``engine.rpc.autostart``): said by
+    ``rpc.status``; its idle exit is in ``limits``."""
 
 
 def configure_logging(options: DaemonOptions) -> None:
@@ -92,7 +95,10 @@ def run_daemon(options: DaemonOptions) -> int:
         domain = SearchDomain(DaemonHost(pool, router.query))
 
         def status() -> dict[str, Any]:
-            return {"socket": str(sock_file), "projects": [str(r) for r in pool.roots()]}
+            projects = [str(r) for r in pool.roots()]
+            return {"socket": str(sock_file), "projects": projects, "autoStarted": auto_started}
+
+        auto_started = options.auto_started
 
         server = DaemonServer(
             domain,

@@ -47,6 +47,10 @@ def peer_allowed(peer: PeerCredentials, own_uid: int) -> bool:
     return peer.uid == own_uid
 
 
+class InstanceTaken(AdeError):
+    """Another daemon holds the instance lock (a second daemon started alongside it)."""
+
+
 class InstanceLock:
     """The single-instance lock; held for the daemon's lifetime.
 
@@ -70,7 +74,8 @@ class InstanceLock:
         """Take the lock or refuse with a clear message naming the live daemon.
 
         Raises:
-            AdeError: another daemon holds the lock.
+            InstanceTaken: another daemon holds the lock.
+            AdeError: the lock file is unusable.
         """
         try:
             # No symlink (a shared folder could hold one pointing at a file of ours) and no
@@ -87,7 +92,7 @@ class InstanceLock:
         except BlockingIOError:
             other = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
             os.close(fd)
-            raise AdeError(
+            raise InstanceTaken(
                 f"an ade daemon is already running (pid {other}, socket {socket_file}); "
                 "stop it with `ade daemon stop`"
             ) from None

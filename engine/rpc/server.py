@@ -30,6 +30,7 @@ from engine.actions import Role, SearchDomain
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.rpc.cancel import CallCancelled, EngineCall, ThreadInterrupt, cancel_target, hung_up
 from engine.rpc.framing import FrameDecoder, FrameTooLarge, encode_frame
+from engine.rpc.idle import IdleClock
 from engine.rpc.lifecycle import PeerCredentials, peer_allowed, peer_credentials
 from engine.rpc.roles import role_for
 from engine.rpc.validation import (
@@ -83,6 +84,9 @@ class ServerLimits:
     """Requests a client may send ahead of their answers before the daemon stops reading."""
     query_hold: float | None = None
     """Longest a query waits for a due drain; None: the gate's default; 0: never waits."""
+    idle_exit: float | None = None
+    """Seconds without a request before the daemon stops by itself (``engine.rpc.idle``);
+    None: never. A daemon ``ade search`` started for itself sets it (``engine.rpc.autostart``)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -134,6 +138,8 @@ class DaemonServer:
     interrupt_thread: ThreadInterrupt = field(default=lambda _thread_id: None)
     _active: int = 0
     _started: float = field(default_factory=time.time)
+    idle: IdleClock | None = None
+    """Default: an ``IdleClock`` of ``limits.idle_exit``."""
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _open: dict[_Connection, None] = field(default_factory=dict)
     """Admitted connections, oldest first (a dict keeps insertion order)."""
@@ -147,11 +153,16 @@ class DaemonServer:
         self._executor = ThreadPoolExecutor(self.limits.workers, thread_name_prefix="ade-rpc")
         server = await asyncio.start_unix_server(self._accept, sock=sock)
         try:
-            await stop.wait()
+            await self._idle_clock().until_stopped_or_idle(stop)
         finally:
             server.close()
             await self._cancel_tasks()
             self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def _idle_clock(self) -> IdleClock:
+        if self.idle is None:
+            self.idle = IdleClock(self.limits.idle_exit)
+        return self.idle
 
     async def _cancel_tasks(self) -> None:
         """Cancel every connection task until none is left.
@@ -404,6 +415,8 @@ class DaemonServer:
         def work() -> Any:
             return self.domain.call(request.method, request.params, conn.role, conn.label)
 
+        idle = self._idle_clock()
+        idle.request_started()
         try:
             return await loop.run_in_executor(self._executor, call.run, work)
         except (Exception, CallCancelled):
@@ -411,6 +424,7 @@ class DaemonServer:
                 raise RpcError(REQUEST_CANCELLED, "request cancelled") from None
             raise
         finally:
+            idle.request_ended()
             if conn.inflight.get(request.id) is call:
                 del conn.inflight[request.id]
 
@@ -428,5 +442,7 @@ class DaemonServer:
             "version": __version__,
             "uptimeMs": int((time.time() - self._started) * 1000),
             "connections": self._active,
+            "idleExitS": self.limits.idle_exit,
+            "idleExitInS": self._idle_clock().left_s(),
             **self.status(),
         }

@@ -64,11 +64,27 @@ def _status(*, as_json: bool, socket: Path | None = None) -> int:
     print(f"  uptime:      {int(status.get('uptimeMs', 0)) // 1000} s")
     print(f"  connections: {status.get('connections')}")
     print(f"  your role:   {status.get('role')}")
+    print(f"  started:     {_started_line(status)}")
     projects = status.get("projects") or []
     print(f"  projects:    {len(projects)} open")
     for root in projects:
         print(f"    {root}")
     return 0
+
+
+def _started_line(status: dict[str, object]) -> str:
+    """Who started the daemon and when it exits by itself (``engine.rpc.autostart``)."""
+    how = "by `ade search` (auto-started)" if status.get("autoStarted") else "by hand"
+    limit, left = status.get("idleExitS"), status.get("idleExitInS")
+    if not isinstance(limit, int | float) or not isinstance(left, int | float):
+        return f"{how}; runs until stopped"
+    return f"{how}; exits after {_duration(limit)} without a request (in {_duration(left)})"
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
 
 
 def _alive(pid: int) -> bool:

@@ -106,17 +106,20 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def _modules(argv: list[str], env: dict[str, str] | None = None, *, site: bool = True) -> set[str]:
+def _modules(
+    argv: list[str], env: dict[str, str] | None = None, *, site: bool = True, cwd: Path = ROOT
+) -> set[str]:
     """The modules ``ade argv`` leaves loaded. ``site=False``: as a wheel install loads them —
     this checkout's editable-install finder (``site`` runs it) imports ``pathlib`` and
-    ``urllib.parse`` itself, so ``-S``, with site-packages on ``PYTHONPATH`` for the deps."""
+    ``urllib.parse`` itself, so ``-S``, with site-packages on ``PYTHONPATH`` for the deps (and
+    this checkout, when run in another folder)."""
     full = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
     full.update({"ADE_NOW": DEMO_NOW, **(env or {})})
     if not site:
-        full["PYTHONPATH"] = sysconfig.get_paths()["purelib"]
+        full["PYTHONPATH"] = os.pathsep.join([sysconfig.get_paths()["purelib"], str(ROOT)])
     done = subprocess.run(
         [sys.executable, *([] if site else ["-S"]), "-c", PROBE, *argv],
-        cwd=ROOT,
+        cwd=cwd,
         capture_output=True,
         text=True,
         env=full,
@@ -405,3 +408,16 @@ def test_a_daemon_answer_finds_the_project_from_the_cwd_as_git_does(
         local = _ade(daemon_env, "search", "retry", "--json", "--no-daemon", cwd=cwd)
         assert remote.returncode == 0, (cwd, remote.stderr)
         assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr), cwd
+
+
+def test_a_daemon_answered_search_from_the_repo_imports_no_pathlib(
+    warm_demo: Path, daemon_env: dict[str, str]
+) -> None:
+    """The common case, `ade search foo` typed in the repo (no --project): the root is found
+    with string paths, so the daemon-answered path still imports no `pathlib` (issue 14.4)."""
+    argv = ["search", "timeout", "--json"]
+    assert _ade(daemon_env, *argv, cwd=warm_demo).returncode == 0  # the daemon opens it once
+    installed = _modules(argv, env=daemon_env, site=False, cwd=warm_demo)
+    ours = {m for m in installed if m.split(".")[0] in {"engine", "tui"}}
+    assert ours == DAEMON_ANSWER_MAY_IMPORT | {"engine.project", "engine.project.plain_repo"}
+    assert not {"pathlib", "typing", "apsw", "msgspec"} & installed

@@ -1,0 +1,199 @@
+"""``ade search`` starting the daemon for the next search, as watchman, Bazel or Gradle do.
+
+A search that found no daemon answers in its own process, prints, and only then starts one in
+the background (``start_daemon_in_background``): a new session with no terminal, stdio on
+``/dev/null``, the log in ``daemon.log`` beside the socket, and the socket the client looks for
+(the child resolves the same runtime folder from the same environment); it starts serving once
+the search has exited. Two searches starting
+at once start two processes and one daemon: the instance lock makes the second exit with a log
+line (``serve_auto_started``). A daemon that cannot start only says so in its log; the search
+that started it has already answered.
+
+An auto-started daemon exits after ``AUTO_IDLE_EXIT_S`` without a request; one the user starts
+(``ade daemon run``) runs until stopped unless given ``--idle-exit``.
+
+An agent's shell (``ADE_SESSION_ID`` set) may start it too: it runs as the user either way. Roles
+are bound per connection by the token each client presents, never by the daemon's environment;
+the agent variables are still removed from the child so nothing it runs (git, a catch-up) sees
+an agent's identity.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from engine.errors import AdeError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+
+    from engine.rpc.daemon import DaemonOptions
+
+AUTO_IDLE_EXIT_S = 1800.0
+"""30 minutes: longer than the gaps between searches in a stretch of work (each gap outlived
+means one in-process search, ~0.3-0.6 s on the 330 MB corpus, and a restart), short enough that
+a daemon left from the morning gives its memory (index pages, up to ~256 MiB) back within the
+hour. sccache uses 10 minutes, Gradle and Bazel 3 hours."""
+
+SWITCH = "ADE_DAEMON"
+"""``ADE_DAEMON=off`` (or ``0``, ``no``, ``false``): ``ade search`` never starts a daemon (it
+still uses one that runs; ``--no-daemon`` does neither)."""
+
+_OFF = frozenset({"off", "0", "no", "false"})
+
+AGENT_VARIABLES = ("ADE_SESSION_ID", "ADE_ROLE", "ADE_TERMINAL_SESSION_ID")
+"""Who the spawning shell is: none of the daemon's business (see the module doc)."""
+
+LOG_NAME = "daemon.log"
+
+_CHILDREN: list[subprocess.Popen[bytes]] = []
+"""Daemons this process started (see ``_spawn``)."""
+
+RESTART_WAIT_S = 15.0
+"""Longest a client that lost its daemon waits for the one it starts to answer."""
+
+
+def autostart_allowed(env: dict[str, str] | os._Environ[str] | None = None) -> bool:
+    """False when ``ADE_DAEMON`` turns auto-starting off."""
+    value = (os.environ if env is None else env).get(SWITCH, "")
+    return value.strip().lower() not in _OFF
+
+
+_AFTER_PARENT = (
+    "import os, sys; os.read(int(sys.argv[1]), 1); os.close(int(sys.argv[1])); "
+    "from engine.rpc.cli_args import main; sys.exit(main(sys.argv[2:]))"
+)
+"""The daemon's start once the pipe's other end closes, i.e. once the search that started it has
+exited: on two shared cores its imports would otherwise take the CPU from that exit (measured:
+the spawn's ~0.5 ms grew to ~7 ms of the search's process)."""
+
+
+def daemon_command(executable: str = sys.executable, after_fd: int | None = None) -> list[str]:
+    """The auto-started daemon's command line: ``-P`` so a project folder's own modules never
+    shadow ade's (the child runs in ``/`` anyway). ``after_fd``: wait for EOF on that pipe
+    first (``_AFTER_PARENT``)."""
+    if after_fd is None:
+        return [executable, "-P", "-m", "engine.rpc", "--auto-started"]
+    return [executable, "-P", "-c", _AFTER_PARENT, str(after_fd), "--auto-started"]
+
+
+def start_daemon_in_background(env: dict[str, str] | None = None) -> int | None:
+    """Start a daemon detached from this process; its pid, or ``None`` when none could start.
+
+    It starts serving once this process has exited (it waits on a pipe only this process holds
+    open). Never raises: the caller has answered its search and exits with that answer's code.
+    """
+    child = _spawn(dict(os.environ) if env is None else env, after_exit=True)
+    return None if child is None else child.pid
+
+
+def restart_daemon(path: str | os.PathLike[str], env: dict[str, str] | None = None) -> bool:
+    """After a lost daemon at ``path``: start one and wait (bounded) until it answers; False
+    when auto-start is off, ``path`` is not the default socket (a ``--socket`` daemon is the
+    user's to start) or none came up. A daemon still shutting down holds the lock: the one
+    started beside it exits, and another is started."""
+    import time
+
+    from engine.rpc.paths import socket_file
+
+    env = dict(os.environ) if env is None else env
+    try:
+        if os.fspath(path) != socket_file(env):
+            return False
+    except AdeError:
+        return False
+    deadline = time.monotonic() + RESTART_WAIT_S
+    child = None
+    while time.monotonic() < deadline:
+        if _answers(os.fspath(path)):
+            return True
+        if child is None or child.poll() is not None:
+            child = _spawn(env)
+            if child is None:
+                return False
+        time.sleep(0.05)  # another process binding its socket: nothing to block on
+    return False
+
+
+def _answers(path: str) -> bool:
+    import _socket
+
+    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        probe.connect(os.fsencode(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def _spawn(env: dict[str, str], *, after_exit: bool = False) -> subprocess.Popen[bytes] | None:
+    if not autostart_allowed(env) or not sys.executable:
+        return None
+    from engine.rpc.paths import socket_file
+
+    try:
+        socket_file(env)  # a socket path too long to bind: no daemon could serve it
+    except AdeError:
+        return None
+    import subprocess
+
+    child_env = {k: v for k, v in env.items() if k not in AGENT_VARIABLES}
+    held = os.pipe() if after_exit else None  # both ends close-on-exec: no other child has them
+    try:
+        child = subprocess.Popen(
+            daemon_command(after_fd=None if held is None else held[0]),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            env=child_env,
+            start_new_session=True,
+            pass_fds=() if held is None else (held[0],),
+        )
+    except (OSError, ValueError, subprocess.SubprocessError):
+        if held is not None:
+            os.close(held[1])
+        return None
+    finally:
+        if held is not None:
+            os.close(held[0])
+    # The write end stays open until this process exits; the kernel closes it then.
+    # Kept, never waited for: a long-lived parent (a palette) reaps the ones that have exited.
+    _CHILDREN[:] = [old for old in _CHILDREN if old.poll() is None]
+    _CHILDREN.append(child)
+    return child
+
+
+def serve_auto_started(options: DaemonOptions) -> int:
+    """``python -m engine.rpc --auto-started``: log beside the socket, then serve; a daemon
+    already holding the lock makes this one exit 0 with one log line."""
+    import logging
+    from dataclasses import replace
+
+    from engine.rpc.daemon import configure_logging, run_daemon
+    from engine.rpc.lifecycle import InstanceTaken
+    from engine.rpc.paths import SOCKET_NAME, prepare_socket_dir, socket_path
+
+    log = logging.getLogger("ade.daemon")
+    try:
+        sock = options.socket if options.socket is not None else socket_path()
+        prepare_socket_dir(sock.parent, private=options.socket is None)
+        if options.log_file is None:
+            name = LOG_NAME if sock.name == SOCKET_NAME else f"{sock.name}.log"
+            options = replace(options, log_file=sock.parent / name)
+        configure_logging(options)
+    except (AdeError, OSError):
+        return 2  # nowhere to log: stdio is /dev/null, the search has answered already
+    log.info("ade daemon started by `ade search` (idle exit after %g s)", options.limits.idle_exit)
+    try:
+        return run_daemon(options)
+    except InstanceTaken as err:
+        log.info("ade daemon not started: %s", err)
+        return 0
+    except (AdeError, OSError) as err:
+        log.error("ade daemon could not start: %s", err)
+        return 2
