@@ -303,11 +303,13 @@ def bench_corpus(
     *,
     compare_steal: bool = False,
     compare_group: bool = False,
+    compare_lookahead: int | None = None,
     digest: bool = False,
 ) -> dict[str, Any]:
     """First index of the generated corpus through ``catch_up`` vs raw FTS5 of the same text.
 
     ``compare_group`` adds the worker variant with one pass per transaction (``one_pass``);
+    ``compare_lookahead`` the worker holding that many jobs (``lookahead_N``, no byte bound);
     ``digest`` builds each variant once, untimed, and returns their content digests instead."""
     from benchmarks.corpus import CORPUS_DIR, generate
 
@@ -337,13 +339,19 @@ def bench_corpus(
         split: dict[str, dict[str, list[float]]] = {}
 
         grouped = pass_group.GROUP_PASSES
+        lookahead, lookahead_slices = planner.LOOKAHEAD, planner.LOOKAHEAD_SLICES
 
-        def ours(worker: bool = True, steal: bool = True, group: bool = True) -> None:
+        def ours(
+            worker: bool = True, steal: bool = True, group: bool = True, ahead: int = 0
+        ) -> None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{index}{suffix}").unlink(missing_ok=True)
             os.environ[planner.ENV_SWITCH] = "1" if worker else "0"
             planner.STEAL_WHILE_WAITING = steal
             pass_group.GROUP_PASSES = grouped if group else 1
+            planner.LOOKAHEAD = ahead or lookahead
+            planner.WINDOW = 2 * planner.LOOKAHEAD + 1
+            planner.LOOKAHEAD_SLICES = lookahead_slices if not ahead else 1 << 20
             own, kids = _rusage_s(resource.RUSAGE_SELF), _rusage_s(resource.RUSAGE_CHILDREN)
             svc = create_project_service(open_project(root), start_worker=False)
             svc.catch_up()
@@ -362,6 +370,7 @@ def bench_corpus(
                       "writer_wait_s": waited, "critical_path_s": writer + waited, **counts}  # fmt: skip
             variant = ("ours" if steal else "no_steal") if worker else "in_process"
             variant = variant if group else "one_pass"
+            variant = f"lookahead_{ahead}" if ahead else variant
             into = split.setdefault(variant, {})
             for name, value in sample.items():
                 into.setdefault(name, []).append(value)
@@ -379,6 +388,8 @@ def bench_corpus(
             jobs["no_steal"] = lambda: ours(steal=False)
         if compare_group:
             jobs["one_pass"] = lambda: ours(group=False)
+        if compare_lookahead:
+            jobs[f"lookahead_{compare_lookahead}"] = lambda: ours(ahead=compare_lookahead)
         if digest:
             from benchmarks.index_digest import index_digest
 
@@ -388,10 +399,14 @@ def bench_corpus(
                     job()
                     found[name] = index_digest(index)
             pass_group.GROUP_PASSES = grouped
+            planner.LOOKAHEAD, planner.LOOKAHEAD_SLICES = lookahead, lookahead_slices
+            planner.WINDOW = 2 * lookahead + 1
             return found
         timings = interleaved({k: noted(k, j) for k, j in jobs.items()}, runs, warmup=False)
         os.environ.pop(planner.ENV_SWITCH, None)
         pass_group.GROUP_PASSES = grouped
+        planner.LOOKAHEAD, planner.LOOKAHEAD_SLICES = lookahead, lookahead_slices
+        planner.WINDOW = 2 * lookahead + 1
     text_mb = sum(len(b.encode("utf-8")) for b in bodies) / 1e6
     raw_s, ours_s = timings["raw"].median / 1000, timings["ours"].median / 1000
     return {"mb": mb, "sanitized_mb": round(text_mb, 1), "docs": docs[0], "raw_s": raw_s,
@@ -399,7 +414,9 @@ def bench_corpus(
             "in_process_s": timings["in_process"].median / 1000,
             "in_process_cpu_s": timings["in_process"].cpu_median / 1000,
             "raw_cpu_s": timings["raw"].cpu_median / 1000,
-            "ratio": raw_s / ours_s, "ratio_in_process": raw_s * 1000 / timings["in_process"].median,
+            "ratio": raw_s / ours_s,
+            **{f"ratio_{name}": round(raw_s * 1000 / t.median, 3)
+               for name, t in timings.items() if name.startswith("lookahead_")}, "ratio_in_process": raw_s * 1000 / timings["in_process"].median,
             "ratios": [round(r / o, 3) for r, o in
                        zip(timings["raw"].wall, timings["ours"].wall, strict=True)],
             "workers_started": used[0], "worker_plans": used[1], "own_plans": used[2],
@@ -446,6 +463,8 @@ def main() -> None:
     parser.add_argument("--compare-group", action="store_true",
                         help="also the worker with one pass per transaction")  # fmt: skip
     parser.add_argument("--group-passes", type=int, help="passes per first-index transaction")
+    parser.add_argument("--compare-lookahead", type=int, metavar="N",
+                        help="also the worker holding N jobs ahead (no byte bound)")  # fmt: skip
     parser.add_argument("--digest", action="store_true",
                         help="only the content digests of each variant's index (untimed)")  # fmt: skip
     args = parser.parse_args()
@@ -465,6 +484,7 @@ def main() -> None:
             args.corpus_dir,
             compare_steal=args.compare_steal,
             compare_group=args.compare_group,
+            compare_lookahead=args.compare_lookahead,
             digest=args.digest,
         )
         print("corpus", found, flush=True)

@@ -49,11 +49,21 @@ WORKER_MIN_BACKLOG_BYTES = 24 * 1024 * 1024
 """Queued transcript bytes past their cursors that pay for a worker: its start (~0.2-0.4 s,
 benchmarks/RESULTS.md) is a few percent of planning that much."""
 
-LOOKAHEAD = 4
+LOOKAHEAD = 12
 """Jobs the worker holds: one being planned and the rest queued behind it, so a scheduling
 delay of either process does not leave the other idle, and the writer has a queued job to take
-back while it waits. Each plan holds a slice's documents (a few MB): memory stays bounded by a
-few slices."""
+back while it waits. A first index commits ``pass_group.GROUP_PASSES`` (8) passes a transaction:
+the writer takes their plans faster than the worker makes them (their FTS rows are only held),
+then spends the group's commit in FTS5. Holding 4, the worker ran dry during every commit and
+the writer planned a quarter of the passes itself; 12 cover a group and the start of the next
+(benchmarks/RESULTS.md, h-ingest5). ``LOOKAHEAD_SLICES`` bounds the memory this takes."""
+
+LOOKAHEAD_SLICES = 4
+"""No job is sent to the worker once the jobs it holds (answered plans not yet written included)
+cover this many full slices (``tailing.SLICE_BYTES``) of transcript, each counted at most one
+slice. A plan holds its slice's documents, so what is held ahead stays about the four full
+slices it was when ``LOOKAHEAD`` was 4: small passes (a first index of many sessions) fill
+``LOOKAHEAD``, full slices stop at four."""
 
 WINDOW = 2 * LOOKAHEAD + 1
 """Queue entries looked at per pass: the current one, the worker's jobs, and the plans this
@@ -113,6 +123,8 @@ class Prefetcher:
         """Next passes of an entry sent before its current pass was written."""
         self._tail = False
         """The queue's rest fits in the planning window (set by ``before``)."""
+        self._ahead: dict[Entry, int] = {}
+        """Transcript bytes of a pass each job given to the worker covers (``LOOKAHEAD_SLICES``)."""
         self.own: dict[Entry, Planned] = {}
         """Plans this process made while waiting, kept until their entry runs."""
         self.waited_s = 0.0
@@ -149,19 +161,33 @@ class Prefetcher:
         for entry in [e for e in self.own if e not in upcoming and e != current]:
             del self.own[entry]
         given = self.worker.outstanding() | set(self.own)
+        self._ahead = {e: n for e, n in self._ahead.items() if e in given}
         # The rest of the queue fits in the window: ``current``'s next pass, re-queued behind
         # it, is still in the window when it runs, so planning it ahead is not wasted.
         self._tail = len(upcoming) < WINDOW
+        budget = LOOKAHEAD_SLICES * tailing.SLICE_BYTES
         try:
             for entry in upcoming:
-                if len(self.worker.waiting()) >= LOOKAHEAD:
+                if len(self.worker.waiting()) >= LOOKAHEAD or sum(self._ahead.values()) >= budget:
                     break
                 if entry in given or entry == current:
                     continue
-                self.worker.submit(entry, _row(conn, entry))
+                row = _row(conn, entry)
+                self.worker.submit(entry, row)
+                self._ahead[entry] = self._pass_bytes(entry, row)
                 given.add(entry)
         except WorkerFailed as err:
             self._give_up(str(err))
+
+    def _pass_bytes(self, entry: Entry, row: SourceRow) -> int:
+        """What one pass of ``entry`` reads: its transcript past the stored cursor, at most one
+        slice (one whose plain file cannot be read, a ``.gz``, counts a full slice)."""
+        plain = plain_path(self.project, *entry)
+        try:
+            left = os.stat(plain).st_size - row.cursor
+        except OSError:
+            return tailing.SLICE_BYTES
+        return max(0, min(left, tailing.SLICE_BYTES))
 
     def should_check(self) -> bool:
         """Whether the backlog is worth measuring now (never while a worker runs)."""
@@ -226,6 +252,7 @@ class Prefetcher:
         except WorkerFailed as err:
             self._give_up(str(err))
             return
+        self._ahead[entry] = max(0, min(plan.size - plan.cursor, tailing.SLICE_BYTES))
         self.sent_ahead += 1
 
     def _plan_here(self, entry: Entry, conn: apsw.Connection) -> Planned | None:
@@ -281,6 +308,7 @@ class Prefetcher:
     def idle(self) -> None:
         """No transcript entry is left: stop the worker (a later backlog starts a new one)."""
         self.own.clear()
+        self._ahead.clear()
         if self.worker is not None:
             self.worker.stop()
             self.worker = None
@@ -293,6 +321,7 @@ class Prefetcher:
         log.warning("ingestion planning worker: %s; planning in this process", why)
         self.failure = why
         self.own.clear()
+        self._ahead.clear()
         if self.worker is not None:
             self.worker.stop(kill=True)
             self.worker = None
