@@ -124,12 +124,21 @@ class IngestQueue:
     def pending_sources(self) -> int:
         """Queued sources plus the one being run (``pop_next`` took it off the queue): what the
         status reports, so "ready, 0 pending" never shows while an entry still runs."""
-        queued = self.source_count()
+        queued = self.source_count() - self._backfills_not_due()
         running = self.running
         if running is None or running[0] in NOT_SOURCES:
             return queued
         kind, ident = running
         return queued if ident in self.pending[kind] else queued + 1  # re-queued: counted once
+
+    def _backfills_not_due(self) -> int:
+        """A backfill scheduled for later (the daemon's, ``BACKFILL_DELAY_S`` after it opens a
+        project it has just caught up) is a safety net, not work in hand: counted, it made the
+        status say "indexing, 1 pending" for that whole delay. Its own line is "backfill: never"
+        until it has run."""
+        now = self._timers.monotonic()
+        with self._lock:
+            return sum(1 for due in self.pending["backfill"].values() if due > now)
 
     def pop_next(self, *, ignore_due: bool = False) -> tuple[Kind, str] | None:
         """Remove and return the earliest entry that is due (any entry with ``ignore_due``)."""

@@ -61,6 +61,9 @@ def test_backfill_ingests_everything_and_records_completion(
     service.start_backfill(10.0)
     timers.advance(9.9)
     assert idx.indexed_ids() == set()
+    waiting = service.index_status()  # a backfill not yet due is no work in hand
+    assert (waiting.state, waiting.pending_sources) == ("ready", 0)
+    assert waiting.backfill_completed_at is None
     timers.advance(0.1)
     assert {"chat:c1:m1", "pr:3"} <= idx.indexed_ids()
     status = service.index_status()
