@@ -23,7 +23,7 @@ import os
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
 from engine.rpc.framing import encode_frame
 from engine.rpc.paths import check_socket_path, config_folder, socket_file
-from engine.rpc.roles import client_token
+from engine.rpc.roles import CTO_METHODS, client_token
 
 TYPE_CHECKING = False  # a daemon-answered search imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
@@ -270,7 +270,9 @@ def call_once(
         return None
     if not os.path.exists(path):
         return None
-    connection = DaemonConnection(path, client_token(config_folder(env), env))
+    # The role matters only to the CTO's methods: a search asks for no token (see CTO_METHODS)
+    token = client_token(config_folder(env), env) if method in CTO_METHODS else None
+    connection = DaemonConnection(path, token)
     try:
         try:
             connection.send_with_greeting(method, params)

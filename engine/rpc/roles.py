@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 
     from engine.actions import Role
 
+CTO_METHODS: frozenset[str] = frozenset({"search.rebuildIndex"})
+"""The methods only the CTO role may call (``engine.actions.CTO_ONLY`` is the same set): a
+one-shot request for any other method presents no token, so finding the config folder (and
+importing ``platformdirs`` for it, ~10-15 ms) is not on a daemon-answered search's path."""
+
 TOKEN_NAME = "cto.token"
 TOKEN_BYTES = 32
 """256 bits of randomness: not guessable, and short enough to read in one call."""

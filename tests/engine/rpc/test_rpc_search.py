@@ -282,3 +282,11 @@ def test_sigterm_disposes_open_services(daemon: Any, project: Path) -> None:
     index = project / ".ade" / "cache" / "search-index.db"
     # Every connection closed: SQLite removes the WAL when the last one goes.
     assert not index.with_name(index.name + "-wal").exists()
+
+
+def test_the_client_s_cto_methods_are_the_daemon_s() -> None:
+    """``call_once`` presents the token only for these; the daemon refuses them to agents."""
+    from engine.actions import CTO_ONLY
+    from engine.rpc.roles import CTO_METHODS
+
+    assert CTO_METHODS == CTO_ONLY

@@ -421,3 +421,20 @@ def test_a_daemon_answered_search_from_the_repo_imports_no_pathlib(
     ours = {m for m in installed if m.split(".")[0] in {"engine", "tui"}}
     assert ours == DAEMON_ANSWER_MAY_IMPORT | {"engine.project", "engine.project.plain_repo"}
     assert not {"pathlib", "typing", "apsw", "msgspec"} & installed
+
+
+def test_a_daemon_answered_search_without_a_config_override_imports_no_platformdirs(
+    warm_demo: Path, daemon_env: dict[str, str]
+) -> None:
+    """A user sets no ``ADE_CONFIG_DIR``: the config folder (the CTO token's) would come from
+    ``platformdirs`` (~10-15 ms); a search needs no role, so the client never looks for it."""
+    argv = ["search", "--project", str(warm_demo), "timeout", "--json"]
+    env = {k: v for k, v in daemon_env.items() if k != "ADE_CONFIG_DIR"}
+    answered = _ade(env, *argv)
+    assert answered.returncode == 0
+    assert answered.stdout == _ade(daemon_env, *argv).stdout
+    installed = _modules(argv, env=env, site=False)
+    assert {
+        m for m in installed if m.split(".")[0] in {"engine", "tui"}
+    } == DAEMON_ANSWER_MAY_IMPORT
+    assert "platformdirs" not in installed
