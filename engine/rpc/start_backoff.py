@@ -1,13 +1,14 @@
 """An auto-started daemon that failed to start is not spawned again by every search.
 
-Its failure leaves a marker, ``daemon-failed-<crc32 of the socket path>`` in the config folder:
-not beside the log, because the commonest lasting failure is a runtime folder that cannot be made
-or used, where no marker (nor log) could go either; keyed by the socket so a fixed
-``ADE_RUNTIME_DIR`` is not held back by the old one's failure. It holds the reason and the log's
-path; its mtime is when it failed. Within ``BACKOFF_S`` of that a search spawns nothing; the first
-search after it claims the one retry (it moves the mtime to now, so searches racing it do not
-spawn too) and a retry that fails writes a fresh marker. A daemon that binds its socket removes
-the marker; one that lost the instance lock (another daemon won) leaves none.
+Its failure leaves a marker, ``daemon-failed-<crc32 of the socket path>`` in ade's state folder
+(``state_folder``): not beside the log, because the commonest lasting failure is a runtime folder
+that cannot be made or used (an inherited ``XDG_RUNTIME_DIR`` of another user), where no marker
+nor log could go; keyed by the socket so a fixed ``ADE_RUNTIME_DIR`` is not held back by the old
+one's failure. It holds the reason and the log's path; its mtime is when it failed. Within
+``BACKOFF_S`` of that a search spawns nothing; the first search after it claims the one retry
+(it moves the mtime to now, so searches racing it do not spawn too) and a retry that fails writes
+a fresh marker. A daemon that binds its socket removes the marker; one that lost the instance
+lock (another daemon won) leaves none.
 
 A search checks with one ``stat`` and reads nothing when there is no marker. Whether the user was
 told is the marker's mode, so that same ``stat`` answers it: written 0600, made 0400 by the
@@ -38,13 +39,27 @@ _listening = False
 
 
 def failure_marker(socket: str, env: dict[str, str] | None = None) -> str:
-    """Where a failed start of the daemon at ``socket`` is recorded."""
+    """Where a failed start of the daemon at ``socket`` is recorded (``state_folder``)."""
     import zlib
 
+    key = zlib.crc32(os.fsencode(socket))
+    return os.path.join(state_folder(env), f"{MARKER_PREFIX}{key:08x}")
+
+
+def state_folder(env: dict[str, str] | None = None) -> str:
+    """``ADE_CONFIG_DIR`` when set (a test's or a custom setup's own folder), else the XDG
+    state folder: ``$XDG_STATE_HOME/ade``, ``~/.local/state/ade``. Not ``config_folder``: its
+    ``platformdirs`` import costs ~10-15 ms, paid by every search that starts a daemon."""
+    env = dict(os.environ) if env is None else env
+    if override := env.get("ADE_CONFIG_DIR"):
+        return override
+    if (state := env.get("XDG_STATE_HOME", "").strip()) and os.path.isabs(state):
+        return os.path.join(state, "ade")
+    if home := env.get("HOME"):
+        return os.path.join(home, ".local", "state", "ade")
     from engine.rpc.paths import config_folder
 
-    key = zlib.crc32(os.fsencode(socket))
-    return os.path.join(config_folder(env), f"{MARKER_PREFIX}{key:08x}")
+    return config_folder(env)
 
 
 def may_start(marker: str, *, tell: bool = False, now: float | None = None) -> bool:

@@ -174,7 +174,7 @@ def test_a_daemon_that_cannot_start_changes_nothing_of_the_search(
     assert local.returncode == (0 if query == "timeout" else 1)
     _same(machine.ade(*argv), local)
     machine.wait_until(0)  # the daemon it started has given up (and it did start: see below)
-    # No runtime folder, no log: the failure is kept in the config folder (engine.rpc.start_backoff)
+    # No runtime folder, no log: the failure is kept in the state folder (start_backoff)
     marker = failure_marker(str(blocker / "run" / "daemon.sock"), machine.env)
     reason, log = read_failure(marker)
     assert (reason, log) == (f"[Errno 20] Not a directory: '{blocker / 'run'}'", "")

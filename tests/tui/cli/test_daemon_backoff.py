@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import pty
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -214,3 +215,19 @@ def test_a_daemon_that_failed_after_binding_records_no_start_failure(
     assert not marker.exists()
     start_backoff.record_failure(str(marker), "while serving", None)
     assert not marker.exists()  # it did start: searches need not hold back
+
+
+def test_the_marker_folder_follows_xdg_state_without_importing_platformdirs() -> None:
+    from engine.rpc.start_backoff import state_folder
+
+    assert state_folder({"ADE_CONFIG_DIR": "/c", "XDG_STATE_HOME": "/s", "HOME": "/h"}) == "/c"
+    assert state_folder({"XDG_STATE_HOME": "/s", "HOME": "/h"}) == "/s/ade"
+    assert state_folder({"XDG_STATE_HOME": "rel", "HOME": "/h"}) == "/h/.local/state/ade"
+    probe = (
+        "import sys; from engine.rpc.start_backoff import failure_marker; "
+        "print(failure_marker('/r/daemon.sock', {'HOME': '/h'}), 'platformdirs' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, timeout=60)  # fmt: skip
+    folder, imported = done.stdout.split()
+    assert (os.path.dirname(folder), imported) == ("/h/.local/state/ade", "False")
