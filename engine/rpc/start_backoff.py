@@ -117,7 +117,7 @@ def record_failure(marker: str, reason: str, log: str | os.PathLike[str] | None)
     temporary = f"{marker}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(marker), mode=0o700, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
             os.write(fd, text.encode("utf-8", "replace"))
             os.fchmod(fd, mode)
@@ -148,11 +148,9 @@ def failure_lines(socket: str, now: float | None = None) -> list[str]:
     reason, log = read_failure(marker)
     ago = max(0.0, now - info.st_mtime)
     left = BACKOFF_S - ago
-    retry = (
-        f"the next `ade search` tries again in {left / 60:.0f} min"
-        if 0 < left < BACKOFF_S + 1
-        else "the next `ade search` tries again"
-    )
+    retry = "the next `ade search` tries again"
+    if 0 < left <= BACKOFF_S:
+        retry += f" in {int(-(-left // 60))} min"  # rounded up: never "in 0 min"
     lines = [f"the last auto-started daemon could not start ({ago / 60:.0f} min ago): {reason}"]
     lines.append(f"  see {log or marker}; {retry} (`ade daemon run` starts one now)")
     return lines

@@ -231,3 +231,16 @@ def test_the_marker_folder_follows_xdg_state_without_importing_platformdirs() ->
                           check=True, timeout=60)  # fmt: skip
     folder, imported = done.stdout.split()
     assert (os.path.dirname(folder), imported) == ("/h/.local/state/ade", "False")
+
+
+def test_a_palette_restarting_its_daemon_stops_at_the_first_failed_start(machine: Machine) -> None:
+    """``restart_daemon`` spawned again and again for 15 s while each start failed; the marker
+    the first one leaves (written before it exits) ends the loop after one."""
+    from engine.rpc.autostart import restart_daemon
+
+    machine.runtime.mkdir(mode=0o700)
+    machine.socket.write_text("not a socket\n")
+    assert restart_daemon(machine.socket, env=machine.env) is False
+    machine.wait_until(0)
+    assert _failures(machine) == 1
+    assert _marker(machine).exists()
