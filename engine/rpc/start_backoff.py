@@ -76,7 +76,7 @@ def may_start(marker: str, *, tell: bool = False, now: float | None = None) -> b
         with contextlib.suppress(OSError):
             os.utime(marker, (now, now))
         return True
-    if tell and info.st_mode & 0o200 and sys.stderr.isatty():
+    if tell and info.st_mode & 0o200 and sys.stderr is not None and sys.stderr.isatty():
         print(_told_line(marker), file=sys.stderr)
         with contextlib.suppress(OSError):
             os.chmod(marker, _TOLD)
