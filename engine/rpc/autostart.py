@@ -6,8 +6,9 @@ the background (``start_daemon_in_background``): a new session with no terminal,
 (the child resolves the same runtime folder from the same environment); it starts serving once
 the search has exited. Two searches starting
 at once start two processes and one daemon: the instance lock makes the second exit with a log
-line (``serve_auto_started``). A daemon that cannot start only says so in its log; the search
-that started it has already answered.
+line (``serve_auto_started``). A daemon that cannot start says so in its log and leaves a
+marker that stops the searches of the next 15 minutes from spawning another
+(``engine.rpc.start_backoff``); the search that started it has already answered.
 
 An auto-started daemon exits after ``AUTO_IDLE_EXIT_S`` without a request; one the user starts
 (``ade daemon run``) runs until stopped unless given ``--idle-exit``.
@@ -61,22 +62,43 @@ def autostart_allowed(env: dict[str, str] | os._Environ[str] | None = None) -> b
     return value.strip().lower() not in _OFF
 
 
-_AFTER_PARENT = (
-    "import os, sys; os.read(int(sys.argv[1]), 1); os.close(int(sys.argv[1])); "
-    "from engine.rpc.cli_args import main; sys.exit(main(sys.argv[2:]))"
-)
-"""The daemon's start once the pipe's other end closes, i.e. once the search that started it has
-exited: on two shared cores its imports would otherwise take the CPU from that exit (measured:
-the spawn's ~0.5 ms grew to ~7 ms of the search's process)."""
+_BOOT = """\
+import os, sys
+fd, marker = int(sys.argv[1]), sys.argv[2]
+if fd >= 0:
+    os.read(fd, 1)
+    os.close(fd)
+try:
+    from engine.rpc.cli_args import main
+except Exception as err:
+    if marker:
+        try:
+            os.makedirs(os.path.dirname(marker), 0o700, exist_ok=True)
+            out = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.write(out, f"ade cannot be imported: {err!r}\\nlog: \\n".encode())
+            os.close(out)
+        except OSError:
+            pass
+    sys.exit(2)
+sys.exit(main(sys.argv[3:]))
+"""
+"""The auto-started daemon's first lines. It waits for EOF on the pipe ``fd`` (when not -1), i.e.
+until the search that started it has exited: on two shared cores its imports would otherwise
+take the CPU from that exit (measured: the spawn's ~0.5 ms grew to ~7 ms of the search's
+process). An install too broken to import the daemon still leaves the start-failure ``marker``
+(``engine.rpc.start_backoff``), written without importing ade."""
 
 
-def daemon_command(executable: str = sys.executable, after_fd: int | None = None) -> list[str]:
+def daemon_command(
+    executable: str = sys.executable, after_fd: int | None = None, marker: str | None = None
+) -> list[str]:
     """The auto-started daemon's command line: ``-P`` so a project folder's own modules never
     shadow ade's (the child runs in ``/`` anyway). ``after_fd``: wait for EOF on that pipe
-    first (``_AFTER_PARENT``)."""
-    if after_fd is None:
+    first; ``marker``: where a failed import is recorded (``_BOOT``)."""
+    if after_fd is None and marker is None:
         return [executable, "-P", "-m", "engine.rpc", "--auto-started"]
-    return [executable, "-P", "-c", _AFTER_PARENT, str(after_fd), "--auto-started"]
+    fd = -1 if after_fd is None else after_fd
+    return [executable, "-P", "-c", _BOOT, str(fd), marker or "", "--auto-started"]
 
 
 def start_daemon_in_background(env: dict[str, str] | None = None) -> int | None:
@@ -85,7 +107,7 @@ def start_daemon_in_background(env: dict[str, str] | None = None) -> int | None:
     It starts serving once this process has exited (it waits on a pipe only this process holds
     open). Never raises: the caller has answered its search and exits with that answer's code.
     """
-    child = _spawn(dict(os.environ) if env is None else env, after_exit=True)
+    child = _spawn(dict(os.environ) if env is None else env, after_exit=True, tell=True)
     return None if child is None else child.pid
 
 
@@ -117,6 +139,18 @@ def restart_daemon(path: str | os.PathLike[str], env: dict[str, str] | None = No
     return False
 
 
+def last_start_failure() -> list[str]:
+    """What ``ade daemon status`` says, when none runs, of the last auto-started daemon that
+    could not start (``engine.rpc.start_backoff``); nothing when none is kept."""
+    from engine.rpc.paths import socket_file
+    from engine.rpc.start_backoff import failure_lines
+
+    try:
+        return failure_lines(socket_file())
+    except AdeError:
+        return []
+
+
 def _answers(path: str) -> bool:
     import _socket
 
@@ -130,14 +164,21 @@ def _answers(path: str) -> bool:
     return True
 
 
-def _spawn(env: dict[str, str], *, after_exit: bool = False) -> subprocess.Popen[bytes] | None:
+def _spawn(
+    env: dict[str, str], *, after_exit: bool = False, tell: bool = False
+) -> subprocess.Popen[bytes] | None:
+    """``tell``: say once on stderr (a terminal) that a start failed recently, when it did."""
     if not autostart_allowed(env) or not sys.executable:
         return None
     from engine.rpc.paths import socket_file
+    from engine.rpc.start_backoff import failure_marker, may_start
 
     try:
-        socket_file(env)  # a socket path too long to bind: no daemon could serve it
+        sock = socket_file(env)  # a socket path too long to bind: no daemon could serve it
     except AdeError:
+        return None
+    marker = failure_marker(sock, env)
+    if not may_start(marker, tell=tell):
         return None
     import subprocess
 
@@ -145,7 +186,7 @@ def _spawn(env: dict[str, str], *, after_exit: bool = False) -> subprocess.Popen
     held = os.pipe() if after_exit else None  # both ends close-on-exec: no other child has them
     try:
         child = subprocess.Popen(
-            daemon_command(after_fd=None if held is None else held[0]),
+            daemon_command(after_fd=None if held is None else held[0], marker=marker),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -170,23 +211,30 @@ def _spawn(env: dict[str, str], *, after_exit: bool = False) -> subprocess.Popen
 
 def serve_auto_started(options: DaemonOptions) -> int:
     """``python -m engine.rpc --auto-started``: log beside the socket, then serve; a daemon
-    already holding the lock makes this one exit 0 with one log line."""
+    already holding the lock makes this one exit 0 with one log line. Any other failure to start
+    leaves the marker that holds back the next searches' spawns (``engine.rpc.start_backoff``)."""
     import logging
     from dataclasses import replace
 
     from engine.rpc.daemon import configure_logging, run_daemon
     from engine.rpc.lifecycle import InstanceTaken
     from engine.rpc.paths import SOCKET_NAME, prepare_socket_dir, socket_path
+    from engine.rpc.start_backoff import failure_marker, record_failure
 
     log = logging.getLogger("ade.daemon")
     try:
         sock = options.socket if options.socket is not None else socket_path()
+    except AdeError:
+        return 2  # a socket path too long: no search spawns one for it (``_spawn``)
+    marker = failure_marker(str(sock))
+    try:
         prepare_socket_dir(sock.parent, private=options.socket is None)
         if options.log_file is None:
             name = LOG_NAME if sock.name == SOCKET_NAME else f"{sock.name}.log"
             options = replace(options, log_file=sock.parent / name)
         configure_logging(options)
-    except (AdeError, OSError):
+    except (AdeError, OSError) as err:
+        record_failure(marker, str(err), None)
         return 2  # nowhere to log: stdio is /dev/null, the search has answered already
     log.info("ade daemon started by `ade search` (idle exit after %g s)", options.limits.idle_exit)
     try:
@@ -194,6 +242,9 @@ def serve_auto_started(options: DaemonOptions) -> int:
     except InstanceTaken as err:
         log.info("ade daemon not started: %s", err)
         return 0
-    except (AdeError, OSError) as err:
-        log.error("ade daemon could not start: %s", err)
+    except Exception as err:
+        log.error(
+            "ade daemon could not start: %s", err, exc_info=not isinstance(err, AdeError | OSError)
+        )
+        record_failure(marker, str(err) or type(err).__name__, options.log_file)
         return 2

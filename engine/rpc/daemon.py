@@ -25,6 +25,7 @@ from engine.rpc.services import (
     embedded_factory,
     frozen_after_open,
 )
+from engine.rpc.start_backoff import note_started
 
 log = logging.getLogger("ade.daemon")
 
@@ -90,6 +91,7 @@ def run_daemon(options: DaemonOptions) -> int:
     try:
         token = ensure_cto_token(config)
         bound = bind_socket(sock_file, private_dir=default)
+        note_started(sock_file)  # bound: searches may start daemons here again
         sock = bound.sock
         router = MachineRouter(pool.client_for, registry)
         domain = SearchDomain(DaemonHost(pool, router.query))

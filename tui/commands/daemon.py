@@ -50,6 +50,11 @@ def _status(*, as_json: bool, socket: Path | None = None) -> int:
     connection = open_connection(socket=socket)
     if connection is None:
         print(f"no ade daemon is running (socket {socket or socket_path()})", file=sys.stderr)
+        if socket is None:  # only the default socket's daemon is auto-started
+            from engine.rpc.autostart import last_start_failure
+
+            for line in last_start_failure():
+                print(line, file=sys.stderr)
         return 1
     try:
         status = connection.call("rpc.status", {}, 5.0)
