@@ -25,7 +25,6 @@ import apsw
 from engine.errors import AdeError
 from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index.db import (
-    MANIFEST_KEY,
     clear_index,
     connect,
     file_identity,
@@ -33,12 +32,12 @@ from engine.index.db import (
     meta_get,
     meta_set,
     open_index,
-    recent_deferred,
     recreate_damaged,
 )
 from engine.index.faults import count_drift, write_fault
-from engine.index.recent import first_index_running
+from engine.index.recent import first_index_running, recent_deferred
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
+from engine.index.sources import MANIFEST_KEY
 from engine.ingest.health import HEALTH_EVERY, HealthChecker, heal
 from engine.ingest.history import HistoryWalker
 from engine.ingest.manifest import Manifest, project_manifest
