@@ -31,9 +31,7 @@ from engine.index.recent import first_index_running, recent_deferred
 from engine.index.schema import DAMAGE_ERRORS
 from engine.ingest.drain_faults import WriteFaults
 from engine.ingest.drain_passes import SESSION_QUEUE_KINDS, Entry, SourcePasses
-from engine.ingest.health import HEALTH_EVERY, HealthChecker, heal
 from engine.ingest.history import HistoryWalker
-from engine.ingest.pass_group import PassGroup
 from engine.ingest.queue import IngestQueue
 from engine.logs import get_logger
 from engine.project.lanes import list_lanes
@@ -42,6 +40,7 @@ from engine.project.tally import WarningTally
 from engine.project.transcripts import TranscriptNotReady, TranscriptUnreadable
 
 if TYPE_CHECKING:
+    from engine.ingest.pass_group import PassGroup
     from engine.ingest.planner import Prefetcher
 
 log = get_logger(__name__)
@@ -101,15 +100,27 @@ class Drainer(SourcePasses, WriteFaults):
         transcript entry: a warm run that ingests nothing never imports it."""
         self._deferral: contextlib.ExitStack | None = None
         """The open ``deferring_recent`` scope whose first entry has not run yet."""
-        self.group = PassGroup()
-        """A first index's passes sharing one transaction (``engine.ingest.pass_group``)."""
+        self._group: PassGroup | None = None
         self.full_reconciles = 0
         self.skipped_reconciles = 0
         """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
-        self.health = HealthChecker(
-            project.index_path, lambda: queue.add("health", "verdict", delay=0.0)
-        )
-        """The health check, off the writer thread once the service has one (issue 14.5)."""
+        self._health = None  # built on first use: ``WriteFaults.health``
+
+    # The group of passes and the health checker (``WriteFaults.health``) are built on first
+    # use: a warm search where nothing changed needs neither, nor their modules.
+
+    @property
+    def group(self) -> PassGroup:
+        """A first index's passes sharing one transaction (``engine.ingest.pass_group``)."""
+        if self._group is None:
+            from engine.ingest.pass_group import PassGroup
+
+            self._group = PassGroup()
+        return self._group
+
+    @property
+    def _group_open(self) -> bool:
+        return self._group is not None and self._group.open
 
     def connection(self) -> apsw.Connection:
         """The writer connection, reopened when the index file was replaced or deleted."""
@@ -127,7 +138,8 @@ class Drainer(SourcePasses, WriteFaults):
         """Close the writer connection (checkpointing the WAL), the history walk and the
         planning worker, if open. An open group of passes is rolled back with the connection:
         its passes are queued again."""
-        self._requeue(self.group.abandon())
+        if self._group is not None:
+            self._requeue(self._group.abandon())
         self.history.close()
         if self.prefetch is not None:
             self.prefetch.close()
@@ -211,23 +223,25 @@ class Drainer(SourcePasses, WriteFaults):
         """``_dispatch`` inside a first index's group of passes when the entry may join one
         (``engine.ingest.pass_group``); an entry that raises ends the group first."""
         conn = self.connection()
-        group = self.group
         live = self.queue.live_adds
-        if group.open and not group.admits(conn, kind, live):
+        if self._group_open and not self.group.admits(conn, kind, live):
             self.end_group()
-        if not group.open and kind in SESSION_QUEUE_KINDS and first_index_running(conn):
-            group.begin(conn, live)
+        if not self._group_open and kind in SESSION_QUEUE_KINDS and first_index_running(conn):
+            self.group.begin(conn, live)
         try:
             more = self._dispatch(kind, ident)
         except BaseException:
             self.end_group()
             raise
-        group.joined((kind, ident))
+        if self._group_open:
+            self.group.joined((kind, ident))
         return more
 
     def end_group(self) -> None:
         """Commit the open group of passes. One rolled back already (an error inside it) or
         whose ``COMMIT`` fails stored none of its passes: they are queued again."""
+        if self._group is None:
+            return  # no first index ever grouped its passes here
         try:
             self._requeue(self.group.commit())
         except (apsw.Error, OSError) as err:
@@ -283,12 +297,16 @@ class Drainer(SourcePasses, WriteFaults):
             with immediate(conn):
                 meta_set(conn, "backfill_completed_at", str(now))
         elif kind == "health":
+            from engine.ingest.health import heal  # deferred: a complaint is rare
+
             problems = self.health.take(self._identity)
             if problems:
                 heal(self, conn, problems)
         elif kind == "reconcile":
             self.reconcile(conn, everything=False)
             if ident == "periodic":
+                from engine.ingest.health import HEALTH_EVERY
+
                 self._periodic += 1
                 # The count check costs ~1 ms (issue 13.10): every period, not hourly, so lost
                 # FTS rows are repaired within a reconcile period, not after the health check.

@@ -18,11 +18,13 @@ from engine.errors import AdeError
 from engine.index.db import clear_index, file_identity, recreate_damaged
 from engine.index.faults import write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
-from engine.ingest.health import HealthChecker, heal
 from engine.ingest.queue import IngestQueue
 from engine.logs import get_logger
 from engine.project.model import Project
 from engine.project.tally import WarningTally
+
+if TYPE_CHECKING:
+    from engine.ingest.health import HealthChecker
 
 log = get_logger(__name__)
 
@@ -46,7 +48,7 @@ class WriteFaults:
     recreated_reason: str | None
     write_fault: str | None
     busy: bool
-    health: HealthChecker
+    _health: HealthChecker | None
     _identity: tuple[int, int] | None
     _incomplete: bool
 
@@ -61,6 +63,29 @@ class WriteFaults:
     @property
     def path(self) -> Path:
         return self.project.index_path
+
+    @property
+    def health(self) -> HealthChecker:
+        """The health check, off the writer thread once the service has one (issue 14.5);
+        built on first use (``engine.ingest.health``: a warm search never checks)."""
+        if self._health is None:
+            from engine.ingest.health import HealthChecker
+
+            queue = self.queue
+            self._health = HealthChecker(
+                self.project.index_path, lambda: queue.add("health", "verdict", delay=0.0)
+            )
+        return self._health
+
+    def stop_health_check(self) -> None:
+        """Interrupt a running health check and join its thread (the service's dispose)."""
+        if self._health is not None:
+            self._health.close()
+
+    def _cancel_health_check(self) -> None:
+        # A checker never built has no check under way: nothing to drop.
+        if self._health is not None:
+            self._health.cancel()
 
     def _recovered(self, err: BaseException) -> bool:
         try:
@@ -101,6 +126,8 @@ class WriteFaults:
         """Check the index's health (``engine.ingest.health``): on a thread of its own when
         ``health.background`` (its complaint comes back as a ``health`` entry), else now.
         Returns False when the index was found unhealthy now (and is being rebuilt)."""
+        from engine.ingest.health import heal  # deferred with the checker
+
         if self.health.background:
             self.health.start()
             return True
@@ -122,7 +149,7 @@ class WriteFaults:
         log.info("search index damaged (%s): recreating it and re-indexing", reason)
         with self.lock:
             damaged = damaged or self._identity or file_identity(self.path)
-            self.health.cancel()  # a running check reads the file about to go
+            self._cancel_health_check()  # a running check reads the file about to go
             self.close()
             recreate_damaged(self.path, damaged)
             self.recreated_reason = f"damaged index ({reason})"
@@ -139,7 +166,7 @@ class WriteFaults:
         try:
             conn = self.connection()
             clear_index(conn)
-            self.health.cancel()
+            self._cancel_health_check()
         except DAMAGE_ERRORS as err:
             self.recover_damage(err)  # readers see the new inode and reopen
             conn = self.connection()

@@ -61,7 +61,9 @@ class Rebuilder(Protocol):
     """What ``heal`` needs of the drainer (``engine.ingest.drain.Drainer``)."""
 
     tally: WarningTally
-    health: HealthChecker
+
+    @property
+    def health(self) -> HealthChecker: ...
 
     def recover_damage(
         self, cause: BaseException | str, damaged: tuple[int, int] | None = None
