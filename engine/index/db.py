@@ -7,7 +7,7 @@ identifiers), ``docs_recent`` (the same over the newest ``RECENT_DOCS`` document
 never walk the body doclists), ``sources`` (ingestion cursors) and ``meta``. Their rows are written
 and read by ``engine.index.documents`` (documents and FTS rows), ``engine.index.sources`` (the
 cursors) and ``engine.index.checks`` (the health check and counts); the names most modules use are
-re-exported here.
+re-exported here (not the checks: a warm search never runs them).
 
 The open check (``engine.index.schema.check_open``) compares the file's DDL with what
 ``SCHEMA_SQL`` creates, so any schema change recreates an old file without a version bump.
@@ -24,7 +24,6 @@ import apsw
 import msgspec
 
 from engine.index import fts_rank
-from engine.index.checks import health_check
 from engine.index.documents import (
     IndexDoc,
     delete_docs,
@@ -58,7 +57,6 @@ __all__ = [
     "delete_docs_by_source",
     "file_identity",
     "get_source",
-    "health_check",
     "immediate",
     "list_sources",
     "meta_get",

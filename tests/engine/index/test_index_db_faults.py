@@ -10,7 +10,7 @@ import apsw
 import pytest
 from index_helpers import doc, insert
 
-from engine.index.checks import doc_count, docs_by_kind
+from engine.index.checks import doc_count, docs_by_kind, health_check
 from engine.index.db import (
     SourceRow,
     clear_index,
@@ -19,7 +19,6 @@ from engine.index.db import (
     delete_docs_by_source,
     file_identity,
     get_source,
-    health_check,
     immediate,
     list_sources,
     meta_get,

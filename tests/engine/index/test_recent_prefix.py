@@ -16,7 +16,8 @@ from index_helpers import NOW, NOW_MS, doc, insert
 import engine.index.db as index_db
 import engine.index.recent as recent
 import engine.query.candidates as candidates
-from engine.index.db import connect, delete_docs, health_check, immediate, open_index, scalar
+from engine.index.checks import health_check
+from engine.index.db import connect, delete_docs, immediate, open_index, scalar
 from engine.index.recent import recent_floor
 from engine.index.schema import SEARCH_INDEX_SCHEMA_VERSION
 from engine.project.model import Project

@@ -9,7 +9,8 @@ import apsw
 import pytest
 
 import engine.index.documents as index_documents
-from engine.index.db import connect, health_check, immediate, open_index, upsert_docs
+from engine.index.checks import health_check
+from engine.index.db import connect, immediate, open_index, upsert_docs
 from engine.index.documents import PreparedDocs
 from tests.engine.index.index_helpers import NOW_MS, doc
 
