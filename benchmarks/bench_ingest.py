@@ -34,7 +34,7 @@ import apsw
 
 from benchmarks.bench_chunking import ansi_log
 from benchmarks.timing import Stopwatch, best_of, interleaved, percentile, timed
-from engine.index import db as index_db
+from engine.index import documents as index_documents
 from engine.index.identifiers import identifier_parts
 from engine.ingest import pass_group, plan_worker, planner, tailing
 from engine.ingest.docs import chunk_doc
@@ -138,7 +138,7 @@ def bench_stages(mb: int) -> dict[str, float]:
     parts, _ = _cpu(lambda: [identifier_parts("bench t1", b) for b in bodies])
     zlib_s, _ = _cpu(lambda: [zlib.compress(b.encode(), 1) for b in bodies])
     docs = [chunk_doc("t1", i, t, "bench t1", None, 0) for i, t in enumerate(texts)]
-    derived, _ = _cpu(lambda: index_db.PreparedDocs(docs))
+    derived, _ = _cpu(lambda: index_documents.PreparedDocs(docs))
     held = [0.0]
     real_commit = tailing.commit_pass
 

@@ -1,5 +1,5 @@
 """FTS5 table-shape and build-option comparison on a slice of the corpus (how
-``engine.index.schema`` and ``engine.index.db`` were chosen).
+``engine.index.schema`` and ``engine.index.documents`` were chosen).
 
 Run: ``python -m benchmarks.bench_shapes [--files 30] [NAME ...]``. For each shape:
 build time relative to raw FTS5 insertion, file size and FTS data size relative to the sanitized
@@ -19,6 +19,7 @@ import apsw
 import apsw.bestpractice
 
 import engine.index.db as index_db
+import engine.index.documents as index_documents
 from benchmarks.bench_index import NOW, build_raw, load_docs
 from benchmarks.corpus import generate
 from benchmarks.timing import Stopwatch, percentile, timed
@@ -66,10 +67,13 @@ def build_shape(path: Path, shape: dict[str, Any], docs: list[IndexDoc]) -> floa
     conn.execute(index_schema.SCHEMA_SQL.replace(BASE, shape.get("opts", BASE)))
     for sql in shape.get("pre", []):
         conn.execute(sql)
-    level, index_db._ZLIB_LEVEL = index_db._ZLIB_LEVEL, shape.get("zlib", index_db._ZLIB_LEVEL)
-    parts = getattr(index_db, "identifier_parts")  # noqa: B009 - patched below, restored after
+    level, index_documents._ZLIB_LEVEL = (
+        index_documents._ZLIB_LEVEL,
+        shape.get("zlib", index_documents._ZLIB_LEVEL),
+    )
+    parts = getattr(index_documents, "identifier_parts")  # noqa: B009 - patched below, restored after
     if not shape.get("parts", True):
-        setattr(index_db, "identifier_parts", lambda *_texts: "")  # noqa: B010
+        setattr(index_documents, "identifier_parts", lambda *_texts: "")  # noqa: B010
     batch = shape.get("batch", 1000)
     try:
 
@@ -82,8 +86,8 @@ def build_shape(path: Path, shape: dict[str, Any], docs: list[IndexDoc]) -> floa
 
         elapsed, _ = timed(load)
     finally:
-        index_db._ZLIB_LEVEL = level
-        setattr(index_db, "identifier_parts", parts)  # noqa: B010
+        index_documents._ZLIB_LEVEL = level
+        setattr(index_documents, "identifier_parts", parts)  # noqa: B010
     conn.pragma("wal_checkpoint", "TRUNCATE")
     conn.close()
     return elapsed

@@ -69,7 +69,7 @@ def _every_page(module: Any, conn: Any, project: Any, bodies: list[Any]) -> Call
 
 def _stages(conn: Any, project: Any, pages: list[list[int]]) -> dict[str, float]:
     """CPU ms per page of the new path's parts, and of the redaction it now skips."""
-    from engine.index.db import body_fingerprint, fetch_bodies
+    from engine.index.documents import body_fingerprint, fetch_bodies
     from engine.query import source_text as new
     from engine.redaction import redact_secrets
 
@@ -105,7 +105,7 @@ def _fresh_first_page(project_dir: Path, side: str, kind: str, rev: str) -> floa
     lazy imports (the chunker) and the redaction patterns compiled on first use included."""
     import apsw
 
-    from engine.index.db import fetch_bodies
+    from engine.index.documents import fetch_bodies
     from engine.project.locate import open_project
 
     if side == "old":
@@ -151,7 +151,7 @@ def main() -> None:
 
     import apsw
 
-    from engine.index.db import fetch_bodies
+    from engine.index.documents import fetch_bodies
     from engine.project.locate import open_project
     from engine.query import source_text as new
 

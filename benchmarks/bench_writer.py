@@ -32,8 +32,10 @@ import apsw
 
 from benchmarks.bench_ingest import _corpus_project
 from benchmarks.timing import Stopwatch, Timing, cpu_ms
+from engine.index import checks as index_checks
 from engine.index import db as index_db
 from engine.index import held_fts, recent, txn
+from engine.index import recent as index_recent
 from engine.ingest import tailing
 from engine.ingest.transcripts import chat_builder, terminal_builder
 from engine.project.locate import open_project
@@ -81,7 +83,7 @@ def write_ours(index: Path, plans: Plans, group: int = 1) -> int:
     transaction (as the drain's ``pass_group``); returns the doc count."""
     conn = index_db.connect(index)
     try:
-        with index_db.recent_deferred(conn):
+        with index_recent.recent_deferred(conn):
             for start in range(0, len(plans), group):
                 if group > 1:  # as ``engine.ingest.pass_group`` does
                     txn.begin_group(conn)
@@ -91,7 +93,7 @@ def write_ours(index: Path, plans: Plans, group: int = 1) -> int:
                 if group > 1:
                     held_fts.write_held_fts(conn)
                     txn.commit_group(conn)
-        return index_db.doc_count(conn)
+        return index_checks.doc_count(conn)
     finally:
         conn.close()
 

@@ -2,7 +2,7 @@
 index does differently (issue 14.1, 14.2).
 
 ``docs_recent`` holds every document at or above the ``recent_floor`` row id (kept in ``meta``),
-the newest ``RECENT_DOCS`` to ``RECENT_DOCS + RECENT_SLACK`` of them. ``engine.index.db`` writes
+the newest ``RECENT_DOCS`` to ``RECENT_DOCS + RECENT_SLACK`` of them. ``engine.index.documents`` writes
 it with every batch (``raise_recent_floor`` first); a first index holds its rows back and writes
 them once at its end (``recent_deferred``), with ``docs_fts`` merging only then.
 """
@@ -23,7 +23,7 @@ from engine.index.txn import immediate, meta_set, scalar
 from engine.logs import get_logger
 
 if TYPE_CHECKING:
-    from engine.index.db import IndexDoc, _Derived
+    from engine.index.documents import IndexDoc, _Derived
 
 log = get_logger(__name__)
 

@@ -1,7 +1,7 @@
 """SQL of the query path, as pure functions returning ``(sql, params)`` (run elsewhere).
 
 Each filter contributes its own clause and parameters; the FTS statements always put the FTS table
-first (``CROSS JOIN``). Its rowid is recency order (``engine.index.db.doc_rowid``): the scored
+first (``CROSS JOIN``). Its rowid is recency order (``engine.index.rowids.doc_rowid``): the scored
 window reads the newest matches first and stops at its budget, and counts stop at their cap.
 """
 

@@ -1,7 +1,8 @@
-"""The index's transaction and small-value helpers, shared by ``engine.index.db`` and
-``engine.index.recent``: ``immediate`` (the write lock taken up front), ``scalar``, and the
-``meta`` table's values; ``begin_group`` / ``commit_group``, one transaction around several
-``immediate`` blocks (a first index's passes, ``engine.ingest.pass_group``)."""
+"""The index's transaction and small-value helpers, shared by ``engine.index.db``,
+``engine.index.documents``, ``engine.index.sources`` and ``engine.index.recent``: ``immediate``
+(the write lock taken up front), ``scalar``, and the ``meta`` table's values; ``begin_group`` /
+``commit_group``, one transaction around several ``immediate`` blocks (a first index's passes,
+``engine.ingest.pass_group``)."""
 
 from __future__ import annotations
 

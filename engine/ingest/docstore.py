@@ -1,4 +1,4 @@
-"""The few document reads and writes ingestion needs beyond ``engine.index.db``.
+"""The few document reads and writes ingestion needs beyond ``engine.index.documents``.
 
 Both run inside the caller's ``BEGIN IMMEDIATE`` transaction: which message ids a session already
 has (a replayed event changes nothing), and renaming or moving a session's child documents when

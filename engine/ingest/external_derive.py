@@ -17,12 +17,12 @@ from engine.index.db import (
     IndexDoc,
     SourceRow,
     delete_docs,
-    delete_source,
     get_source,
     immediate,
     put_source,
     upsert_docs,
 )
+from engine.index.sources import delete_source
 from engine.ingest.docs import TRUNCATED_MARK, message_doc, ms, session_doc
 from engine.ingest.docstore import existing_doc_ids
 from engine.ingest.tailing import SKIPPED_STATE_KEY, PassResult, persisted_skips

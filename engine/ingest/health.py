@@ -36,13 +36,8 @@ from typing import Protocol
 import apsw
 
 from engine.index import fts_rank
-from engine.index.db import (
-    BUSY_TIMEOUT_MS,
-    QUICK_CHECK_RUNS_FTS5,
-    clear_index,
-    file_identity,
-    health_check,
-)
+from engine.index.checks import QUICK_CHECK_RUNS_FTS5, health_check
+from engine.index.db import BUSY_TIMEOUT_MS, clear_index, file_identity
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.logs import get_logger
 from engine.project.tally import WarningTally
@@ -66,7 +61,9 @@ class Rebuilder(Protocol):
     """What ``heal`` needs of the drainer (``engine.ingest.drain.Drainer``)."""
 
     tally: WarningTally
-    health: HealthChecker
+
+    @property
+    def health(self) -> HealthChecker: ...
 
     def recover_damage(
         self, cause: BaseException | str, damaged: tuple[int, int] | None = None

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.index.db import IndexDoc, PreparedDocs
-from engine.index.db import _Derived as Derived
+from engine.index.documents import IndexDoc, PreparedDocs
+from engine.index.documents import _Derived as Derived
 from engine.ingest.tailing import Plan
 
 _DOC_FIELDS: tuple[str, ...] = IndexDoc.__struct_fields__

@@ -12,14 +12,9 @@ import json
 import apsw
 
 from engine.external.catalog import ExternalCatalog, external_signature
-from engine.index.db import (
-    SourceRow,
-    delete_docs_where_session_not_in,
-    delete_source,
-    immediate,
-    list_sources,
-    put_source,
-)
+from engine.index.db import SourceRow, immediate, list_sources, put_source
+from engine.index.documents import delete_docs_where_session_not_in
+from engine.index.sources import delete_source
 from engine.ingest.history import history_pending
 from engine.ingest.records import GIT_SOURCE, git_signature, pr_path
 from engine.project.lane_memo import list_lanes

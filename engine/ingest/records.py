@@ -18,12 +18,12 @@ from engine.index.db import (
     SourceRow,
     delete_docs,
     delete_docs_by_source,
-    delete_source,
     immediate,
     list_sources,
     put_source,
     upsert_docs,
 )
+from engine.index.sources import delete_source
 from engine.project.git import GitError, list_branches
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project

@@ -27,7 +27,6 @@ import msgspec
 
 from engine.index.db import (
     IndexDoc,
-    PreparedDocs,
     SourceRow,
     delete_docs_by_source,
     get_source,
@@ -35,6 +34,7 @@ from engine.index.db import (
     put_source,
     upsert_docs,
 )
+from engine.index.documents import PreparedDocs
 from engine.ingest import fingerprint as fp
 from engine.ingest.docstore import doc_title_lane, existing_doc_ids, retitle_children
 from engine.ingest.gzcache import read_slice

@@ -9,7 +9,8 @@ from typing import Any
 
 import apsw
 
-from engine.index.db import RECENT_DOCS, recent_floor, scalar
+from engine.index.db import scalar
+from engine.index.recent import RECENT_DOCS, recent_floor
 from engine.index.sql import (
     FTS_TABLE,
     RECENT_TABLE,

@@ -25,7 +25,8 @@ from datetime import datetime
 import apsw
 
 from engine.errors import AdeError
-from engine.index.db import fetch_bodies, scalar
+from engine.index.db import scalar
+from engine.index.documents import fetch_bodies
 from engine.index.sql import (
     Filters,
     match_all_count_sql,

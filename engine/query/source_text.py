@@ -8,7 +8,7 @@ the ingester used (``message_body``, ``chunk_terminal_bytes``), and redacted aga
 not already the indexed text as it is (:func:`_with_redacted`). Nothing is shown unless the
 result has the indexed text's fingerprint: a transcript rewritten, compressed,
 gone or unreadable gives an empty snippet (the hit keeps its title) and the source is marked so
-the next catch-up re-ingests it (``engine.index.db.mark_for_reingest``).
+the next catch-up re-ingests it (``engine.index.sources.mark_for_reingest``).
 
 The body helpers live here, below both rooms, because ``engine.ingest.docs`` builds the indexed
 text with them and the query path must build exactly the same text.
@@ -24,7 +24,8 @@ from typing import Any
 
 import apsw
 
-from engine.index.db import StoredBody, body_fingerprint, fetch_bodies, mark_for_reingest
+from engine.index.documents import StoredBody, body_fingerprint, fetch_bodies
+from engine.index.sources import mark_for_reingest
 from engine.project.model import ChatEvent, Project, is_valid_session_id
 from engine.project.safe_io import dumps_json
 from engine.project.tally import WarningTally

@@ -403,7 +403,7 @@ class SearchService(ReadConnections):
         self._closed = True
         for closer in self._closers:
             closer()
-        self.drainer.health.close()  # interrupts a running check: dispose never waits it out
+        self.drainer.stop_health_check()  # interrupts a running check: dispose never waits it out
         self.queue.close()
         self.ingest_gate.open()
         self.timers.close()

@@ -8,14 +8,9 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from engine.index.db import (
-    SEARCH_INDEX_SCHEMA_VERSION,
-    SourceRow,
-    doc_count,
-    docs_by_kind,
-    list_sources,
-    meta_get,
-)
+from engine.index.checks import doc_count, docs_by_kind
+from engine.index.db import SourceRow, list_sources, meta_get
+from engine.index.schema import SEARCH_INDEX_SCHEMA_VERSION
 from engine.ingest.history import history_status
 from engine.project.locate import identity_warnings
 from engine.project.sessions import list_sessions

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import apsw
 
-from engine.index.db import connect, health_check, immediate, scalar, upsert_docs
+from engine.index.checks import health_check
+from engine.index.db import connect, immediate, scalar, upsert_docs
 from engine.index.recent import (
     FIRST_INDEX_AUTOMERGE,
     FTS_AUTOMERGE,

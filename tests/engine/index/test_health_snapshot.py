@@ -8,7 +8,8 @@ from typing import Any
 
 import apsw
 
-from engine.index.db import connect, health_check, immediate, open_index, upsert_docs
+from engine.index.checks import health_check
+from engine.index.db import connect, immediate, open_index, upsert_docs
 from tests.engine.index.index_helpers import doc
 
 

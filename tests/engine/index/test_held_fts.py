@@ -7,7 +7,8 @@ from __future__ import annotations
 import apsw
 import pytest
 
-from engine.index.db import health_check, immediate, scalar, upsert_docs
+from engine.index.checks import health_check
+from engine.index.db import immediate, scalar, upsert_docs
 from engine.index.held_fts import drop_held_fts, hold_fts_rows, write_held_fts
 from engine.index.txn import abandon_group, begin_group, commit_group
 from tests.engine.index.index_helpers import NOW_MS, doc

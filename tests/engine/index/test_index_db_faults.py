@@ -10,19 +10,15 @@ import apsw
 import pytest
 from index_helpers import doc, insert
 
+from engine.index.checks import doc_count, docs_by_kind, health_check
 from engine.index.db import (
-    SEARCH_INDEX_SCHEMA_VERSION,
     SourceRow,
     clear_index,
     connect,
     delete_docs,
     delete_docs_by_source,
-    delete_docs_where_session_not_in,
-    doc_count,
-    docs_by_kind,
     file_identity,
     get_source,
-    health_check,
     immediate,
     list_sources,
     meta_get,
@@ -30,6 +26,8 @@ from engine.index.db import (
     open_index,
     put_source,
 )
+from engine.index.documents import delete_docs_where_session_not_in
+from engine.index.schema import SEARCH_INDEX_SCHEMA_VERSION
 
 
 def _usable(path: Path) -> None:
@@ -295,7 +293,7 @@ def test_sources_round_trip(conn: apsw.Connection) -> None:
         put_source(conn, row)
     assert get_source(conn, "chat:s1") == row
     assert list_sources(conn) == [row]
-    from engine.index.db import delete_source
+    from engine.index.sources import delete_source
 
     with immediate(conn):
         delete_source(conn, "chat:s1")

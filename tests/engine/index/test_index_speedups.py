@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from index_helpers import NOW, NOW_MS, doc, insert
 
-from engine.index.db import connect, delete_docs, delete_docs_by_source, health_check, open_index
+from engine.index.checks import health_check
+from engine.index.db import connect, delete_docs, delete_docs_by_source, open_index
 from engine.index.identifiers import identifier_parts, identifiers, split_identifier
 from engine.index.schema import FTS_OPTIONS, RECENT_FTS_OPTIONS, SCHEMA_SQL
 from engine.project.model import Project

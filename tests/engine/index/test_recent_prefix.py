@@ -16,16 +16,10 @@ from index_helpers import NOW, NOW_MS, doc, insert
 import engine.index.db as index_db
 import engine.index.recent as recent
 import engine.query.candidates as candidates
-from engine.index.db import (
-    SEARCH_INDEX_SCHEMA_VERSION,
-    connect,
-    delete_docs,
-    health_check,
-    immediate,
-    open_index,
-    recent_floor,
-    scalar,
-)
+from engine.index.checks import health_check
+from engine.index.db import connect, delete_docs, immediate, open_index, scalar
+from engine.index.recent import recent_floor
+from engine.index.schema import SEARCH_INDEX_SCHEMA_VERSION
 from engine.project.model import Project
 from engine.query.candidates import RECENT_NOTE
 from engine.query.cursor import decode_cursor, query_fingerprint
@@ -172,7 +166,7 @@ def test_a_first_index_writes_its_recent_rows_once_and_ends_as_writing_them_as_t
         insert(plain, batch)
     with immediate(plain):
         delete_docs(plain, ["chat:c:70", "chat:c:33"])
-    with index_db.recent_deferred(conn):
+    with recent.recent_deferred(conn):
         for batch in batches:
             insert(conn, batch)
             assert _recent_rows(conn) == []  # nothing written before the end
@@ -189,7 +183,7 @@ def test_a_first_index_writes_its_recent_rows_once_and_ends_as_writing_them_as_t
 
 def test_only_an_empty_index_defers_its_recent_rows(conn: apsw.Connection) -> None:
     insert(conn, _docs(0, 3, "old"))
-    with index_db.recent_deferred(conn):
+    with recent.recent_deferred(conn):
         insert(conn, _docs(3, 3, "new"))
         assert len(_recent_rows(conn)) == 6
 
@@ -201,7 +195,7 @@ def test_an_interrupted_first_index_leaves_a_valid_table_that_refills(
         raise apsw.IOError("killed before the end")
 
     monkeypatch.setattr(recent.RecentDeferral, "fill", crash)
-    with index_db.recent_deferred(conn):
+    with recent.recent_deferred(conn):
         insert(conn, _docs(0, 30, "thunder"))
     assert health_check(conn) == []
     assert _recent_rows(conn) == []

@@ -9,15 +9,8 @@ from pathlib import Path
 import apsw
 import pytest
 
-from engine.index.db import (
-    IndexDoc,
-    connect,
-    delete_docs,
-    health_check,
-    immediate,
-    open_index,
-    upsert_docs,
-)
+from engine.index.checks import health_check
+from engine.index.db import IndexDoc, connect, delete_docs, immediate, open_index, upsert_docs
 from engine.index.rowids import doc_rowid, forget_all
 from tests.engine.index.index_helpers import NOW_MS, doc
 

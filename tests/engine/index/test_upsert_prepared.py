@@ -8,8 +8,10 @@ from pathlib import Path
 import apsw
 import pytest
 
-import engine.index.db as index_db
-from engine.index.db import PreparedDocs, connect, health_check, immediate, open_index, upsert_docs
+import engine.index.documents as index_documents
+from engine.index.checks import health_check
+from engine.index.db import connect, immediate, open_index, upsert_docs
+from engine.index.documents import PreparedDocs
 from tests.engine.index.index_helpers import NOW_MS, doc
 
 
@@ -17,7 +19,7 @@ def _rows(conn: apsw.Connection) -> list[tuple[object, ...]]:
     return list(conn.execute("SELECT * FROM docs ORDER BY id"))
 
 
-def _batch() -> list[index_db.IndexDoc]:
+def _batch() -> list[index_documents.IndexDoc]:
     return [doc(f"chat:s:{i}", f"readTimeout number {i}", title=f"Title{i} HTTPServer",
                 updated_at=NOW_MS + i * 1000) for i in range(5)]  # fmt: skip
 
@@ -29,9 +31,9 @@ def test_prepared_batch_writes_what_a_plain_batch_writes(tmp_path: Path, monkeyp
     batch = PreparedDocs(_batch())
     extra = doc("chat:s:extra", "notPrepared yet", title="Late")  # not in the batch: derived now
     # Everything the batch holds was derived up front: the transaction computes no parts for it.
-    real = index_db.identifier_parts
+    real = index_documents.identifier_parts
     calls: list[tuple[str, ...]] = []
-    monkeypatch.setattr(index_db, "identifier_parts", lambda *t: calls.append(t) or real(*t))
+    monkeypatch.setattr(index_documents, "identifier_parts", lambda *t: calls.append(t) or real(*t))
     with immediate(prepared_conn):
         upsert_docs(prepared_conn, batch.subset([*batch, extra]))
     assert calls == [("Late", "notPrepared yet"), ("Late",)]

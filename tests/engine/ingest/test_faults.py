@@ -11,7 +11,7 @@ import pytest
 import engine.index.db as index_db
 import engine.ingest.tailing as tailing
 from engine.index.db import connect
-from engine.ingest.drain import BACKOFF_BASE_S
+from engine.ingest.drain_faults import BACKOFF_BASE_S
 from engine.service import SearchService
 from engine.types import SearchQueryArgs
 from engine.wiring import create_project_service

@@ -163,7 +163,8 @@ def test_an_index_from_before_title_redaction_is_recreated_and_scrubbed(tmp_path
     keep the token in the file."""
     import apsw
 
-    from engine.index.db import SEARCH_INDEX_SCHEMA_VERSION, connect, open_index
+    from engine.index.db import connect, open_index
+    from engine.index.schema import SEARCH_INDEX_SCHEMA_VERSION
 
     db = tmp_path / "cache" / "search-index.db"
     open_index(db)

@@ -15,7 +15,8 @@ import apsw
 import pytest
 
 import engine.ingest.reconcile as reconcile
-from engine.index.db import MANIFEST_KEY, connect, meta_get
+from engine.index.db import connect, meta_get
+from engine.index.sources import MANIFEST_KEY
 from engine.service import BUSY_NOTE, SearchService
 from engine.types import SearchQueryArgs
 

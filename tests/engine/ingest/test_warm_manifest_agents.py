@@ -18,7 +18,8 @@ import pytest
 
 import engine.ingest.reconcile as reconcile
 from engine.external.discover import claude_slug
-from engine.index.db import MANIFEST_KEY, connect, meta_get
+from engine.index.db import connect, meta_get
+from engine.index.sources import MANIFEST_KEY
 from engine.ingest.manifest import project_manifest
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.lanes import list_lanes

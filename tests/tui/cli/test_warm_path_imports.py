@@ -21,10 +21,15 @@ DEFERRED = (
 """The inflated-``.gz`` cache (only a pass reading a transcript fills it), the session listing
 (only an ingested ``session`` entry or the status reads it) and the status and rebuild module."""
 
+ON_FIRST_USE = ("engine.index.checks", "engine.ingest.health", "engine.ingest.pass_group")
+"""Loaded on first use (h-split): the index's health check and counts and the drainer's health
+checker (the status reports both), and a first index's group of passes."""
+
 
 def test_a_warm_wheel_search_loads_no_ingestion_side(warm_demo: Path) -> None:
     modules = _modules(search_argv(warm_demo, "timeout", "--json"), site=False)
     assert _loaded(modules, DEFERRED) == []
+    assert _loaded(modules, ON_FIRST_USE) == []
     assert _loaded(modules, NOT_ON_A_WARM_SEARCH) == []
     assert "engine.delegates.files" in modules  # the probe did run a search
 
@@ -43,3 +48,9 @@ def test_a_grown_transcript_brings_in_the_transcript_readers(warm_demo: Path) ->
 def test_the_status_brings_in_its_module(warm_demo: Path) -> None:
     modules = _modules(search_argv(warm_demo, "--status", "--json"), site=False)
     assert {"engine.service.status", "engine.project.sessions"} <= modules
+    assert {"engine.index.checks", "engine.ingest.health"} <= modules
+
+
+def test_a_first_index_brings_in_the_pass_group(demo_copy: Path) -> None:
+    modules = _modules(search_argv(demo_copy, "timeout", "--json"), site=False)
+    assert "engine.ingest.pass_group" in modules

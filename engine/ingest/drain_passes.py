@@ -1,0 +1,155 @@
+"""The drain's per-kind passes over transcripts, and the reconcile that queues changed sources.
+
+The processors (and the document builders, redaction and chunking behind them) are imported
+when an entry runs, and the source listing when a reconcile runs in full: a warm CLI search
+where nothing changed never needs them. ``SourcePasses`` is a mixin of
+``engine.ingest.drain.Drainer``, which owns the attributes below.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import apsw
+
+from engine.external.catalog import ExternalCatalog, external_signature
+from engine.index.db import immediate, meta_get, meta_set
+from engine.index.sources import MANIFEST_KEY
+from engine.ingest.manifest import Manifest, project_manifest
+from engine.ingest.queue import IngestQueue
+from engine.logs import get_logger
+from engine.project import lane_memo
+from engine.project.model import Project, SessionKind
+from engine.project.tally import WarningTally
+
+if TYPE_CHECKING:
+    from engine.ingest.planner import Prefetcher
+
+log = get_logger(__name__)
+
+Entry = tuple[str, str]
+
+SESSION_QUEUE_KINDS = ("chat", "terminal")
+"""Queue kinds whose passes the planning worker can plan."""
+
+
+class SourcePasses:
+    """The per-kind side of ``Drainer`` (a mixin: the drainer owns the attributes below)."""
+
+    project: Project
+    queue: IngestQueue
+    tally: WarningTally
+    external: ExternalCatalog
+    prefetch: Prefetcher | None
+    failures: dict[Entry, int]
+    write_fault: str | None
+    busy: bool
+    pending_manifest: str | None
+    full_reconciles: int
+    skipped_reconciles: int
+    _incomplete: bool
+    _warned: int
+
+    if TYPE_CHECKING:
+
+        def end_group(self) -> None: ...
+
+    def _session(self, conn: apsw.Connection, kind: SessionKind, sid: str, now: int) -> bool:
+        from engine.ingest.reconcile import session_signature, store_session_signature
+        from engine.ingest.transcripts import process_session  # deferred: see module docstring
+
+        prefetch = self._plan_ahead(conn, (kind, sid))
+        signature = session_signature(self.project, kind, sid)
+        planned = prefetch.take((kind, sid), conn, signature, self.tally)
+        result = process_session(conn, self.project, kind, sid, self.tally, now, planned)
+        if not result.more:
+            store_session_signature(conn, kind, sid, signature, now)
+        # The backlog is done when no transcript entry is left: the worker stops.
+        if prefetch.running and not result.more and not self.queue.upcoming(SESSION_QUEUE_KINDS, 1):
+            prefetch.idle()
+        return result.more
+
+    def _plan_ahead(self, conn: apsw.Connection, entry: Entry) -> Prefetcher:
+        """Start the planning worker for a big backlog and send it the next transcript
+        entries, so their passes are planned while this one is written (issue 14.1)."""
+        from engine.ingest import planner  # deferred: only a transcript entry needs it
+
+        if self.prefetch is None:
+            self.prefetch = planner.Prefetcher(self.project)
+            self.prefetch.before_wait = self.end_group
+        prefetch = self.prefetch
+        if prefetch.running:
+            prefetch.before(
+                conn, entry, self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW), 0
+            )
+        elif prefetch.should_check():
+            # One long transcript alone is a backlog too: its next passes are planned ahead.
+            upcoming = self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW)
+            queued = [(k, s) for k in SESSION_QUEUE_KINDS for s in self.queue.queued(k)]
+            backlog = planner.backlog_bytes(conn, self.project, [entry, *queued])
+            prefetch.before(conn, entry, upcoming, backlog)
+        return prefetch
+
+    def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
+        """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
+        from engine.ingest.external_pass import process_external  # deferred like the other builders
+        from engine.ingest.reconcile import store_session_signature
+
+        meta = self.external.get(sid)
+        if meta is None:
+            return False  # not listed (any more): the next reconcile lists it or drops its docs
+        signature = external_signature(meta)
+        result = process_external(conn, meta, self.tally, now)
+        if not result.more:
+            store_session_signature(conn, "chat", sid, signature, now)
+        return result.more
+
+    def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]:
+        """Enqueue every changed source (every source with ``everything``); drop gone sessions.
+
+        Skipped, reading one ``meta`` row, when the manifest equals the stored one
+        (``engine.ingest.manifest``): nothing changed since every source was last ingested.
+        """
+        warned = self.tally.total()
+        manifest = None if everything else self._manifest()
+        if manifest is not None and manifest.digest == meta_get(conn, MANIFEST_KEY):
+            self.skipped_reconciles += 1
+            return []
+        self.full_reconciles += 1
+        # Deferred like the processors: a warm run whose manifest matched never lists sources.
+        from engine.ingest.reconcile import changed_sources, remove_gone_sessions
+
+        entries, sessions = changed_sources(
+            conn, self.project, self.tally, everything=everything, external=self.external
+        )
+        remove_gone_sessions(conn, sessions)
+        for kind, ident in entries:
+            self.queue.add(kind, ident, delay=0.0)
+        # A session remembered from another environment lies outside the folders it lists.
+        covered = manifest is not None and manifest.covers(self.external.sessions())
+        self.pending_manifest = manifest.digest if manifest is not None and covered else None
+        self._incomplete = False
+        self._warned = warned
+        return entries
+
+    def _manifest(self) -> Manifest | None:
+        lanes = lane_memo.list_lanes(self.project, self.tally)
+        return project_manifest(self.project, lanes, self.external.env())
+
+    def store_manifest(self, conn: apsw.Connection) -> None:
+        """Remember the last full reconcile's manifest once everything it queued is ingested
+        (one small write, only after a reconcile that ran in full)."""
+        manifest, self.pending_manifest = self.pending_manifest, None
+        if manifest is None or self._incomplete or self.queue.source_count() or self.failures:
+            return
+        if self.tally.total() > self._warned:
+            # A hostile file was counted: its warning is this process's, so later runs must
+            # list it again to say it (``ade search --status``), never skip it silently.
+            return
+        if self.busy or self.write_fault is not None:
+            return
+        try:
+            with immediate(conn):
+                meta_set(conn, MANIFEST_KEY, manifest)
+        except (apsw.Error, OSError):
+            log.debug("storing the reconcile manifest failed", exc_info=True)
