@@ -57,8 +57,9 @@ CLASSES = (
 )
 """The query classes of issue 14.4 (``benchmarks.bench_index.query_classes`` names)."""
 
-ENV_SCRUB = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-             "GEMINI_CLI_HOME", "COPILOT_HOME", "ADE_SESSION_ID", "PYTHONDONTWRITEBYTECODE")  # fmt: skip
+ENV_SCRUB = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME",
+             "GEMINI_CLI_HOME", "COPILOT_HOME", "ADE_SESSION_ID", "ADE_CONFIG_DIR",
+             "PYTHONDONTWRITEBYTECODE")  # fmt: skip
 
 
 def bench_env(home: Path, pycache: Path, now: str) -> dict[str, str]:
@@ -128,7 +129,9 @@ def running_daemon(
     """A daemon serving ``root`` for the ``with`` block; ``env`` gains its folders. ``tree``:
     run another checkout's daemon (its folder as the working directory). Yields its pid."""
     folder.mkdir(parents=True, exist_ok=True)
-    env.update(ADE_RUNTIME_DIR=str(folder / "run"), ADE_CONFIG_DIR=str(folder / "cfg"))
+    # No ADE_CONFIG_DIR: a user sets none, and how the client finds (or skips) its config folder
+    # is part of what is timed; the config lands under the bench's own HOME.
+    env.update(ADE_RUNTIME_DIR=str(folder / "run"))
     log = folder / "daemon.log"
     command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log),
                "--backfill-delay", "3600"]  # fmt: skip

@@ -40,20 +40,20 @@ project opens, then the reconcile and the full health check) before timing the w
 
 
 def wait_settled(connection: DaemonConnection, root: Path) -> float:
-    """Wait until the daemon's service of ``root`` has backfilled, runs no health check and has
-    nothing pending: "warm" is that steady state (the rounds after it are what a user gets once
-    the daemon has settled; the settling itself is reported beside them). Returns the seconds."""
+    """Wait until the daemon's first backfill of ``root`` is due and done: ``BACKFILL_DELAY_S``
+    after it opened the project (the call just before), then no health check running and nothing
+    pending. "Warm" is that steady state (the rounds after it are what a user gets once the
+    daemon has settled; the settling itself is reported beside them). The backfill's own stamp
+    cannot tell: the index keeps an earlier run's, and ``ADE_NOW`` fixes the clock it is written
+    with. Returns the seconds."""
     from engine.rpc.connection import CALL_TIMEOUT_S
+    from engine.rpc.services import BACKFILL_DELAY_S
 
     start = time.monotonic()
+    time.sleep(BACKFILL_DELAY_S + 1.0)  # the daemon's own timer: nothing here to wait on
     while True:
         status = connection.call("search.indexStatus", {"projectRoot": str(root)}, CALL_TIMEOUT_S)
-        settled = (
-            status.get("backfillCompletedAt") is not None
-            and status.get("healthCheckSince") is None
-            and status.get("pendingSources") == 0
-        )
-        if settled:
+        if status.get("healthCheckSince") is None and status.get("pendingSources") == 0:
             return time.monotonic() - start
         if time.monotonic() - start > SETTLE_WAIT_S:
             raise SystemExit(f"the daemon did not settle within {SETTLE_WAIT_S:.0f} s")
@@ -189,7 +189,7 @@ def default_path_report(
     home.mkdir()
     env = bench_env(home, folder / "pycache-default", now)
     env.pop("ADE_DAEMON", None)
-    env["ADE_CONFIG_DIR"] = str(folder / "cfg-default")
+    # No ADE_CONFIG_DIR (see ``cli_classes.running_daemon``): this HOME is the run's own.
     ade = str(Path(sys.executable).with_name("ade"))
     for _ in range(2):  # the manifest stored under this HOME, bytecode cached
         _run([ade, "search", "timeout", "--json", "--project", str(root), "--no-daemon"], env)
