@@ -60,9 +60,12 @@ def test_the_client_reads_the_token_from_a_string_folder(tmp_path: Path) -> None
     assert client_token(str(tmp_path / "cfg"), {}) is None  # a readable secret proves nothing
 
 
-def test_the_cache_fallback_is_spelled_as_before() -> None:
-    """Without XDG_RUNTIME_DIR the folder is under platformdirs' cache dir, as it was."""
-    import platformdirs
-
-    expected = Path(platformdirs.user_cache_dir("ade")) / f"run-{os.getuid()}"
-    assert runtime_folder({}) == str(expected)
+def test_without_xdg_runtime_dir_the_folder_is_in_the_temporary_folder() -> None:
+    """As tmux's ``/tmp/tmux-<uid>``: ``$TMPDIR`` when absolute, else ``/tmp`` (a relative or
+    empty ``TMPDIR`` would put the socket wherever the search was typed)."""
+    uid = os.getuid()
+    assert runtime_folder({}) == f"/tmp/ade-{uid}" == str(runtime_dir({}))
+    assert runtime_folder({"TMPDIR": "/var/tmp/me/"}) == f"/var/tmp/me/ade-{uid}"
+    assert runtime_folder({"TMPDIR": "tmp"}) == f"/tmp/ade-{uid}"
+    assert runtime_folder({"TMPDIR": ""}) == f"/tmp/ade-{uid}"
+    assert runtime_folder({"TMPDIR": "/x", "XDG_RUNTIME_DIR": "/run/user/7"}) == "/run/user/7/ade"
