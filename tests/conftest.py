@@ -7,13 +7,17 @@ first, e.g. ``shutil.copytree(demo_project, tmp_path / "demo", symlinks=True)``.
 Every test runs with ``ADE_DAEMON=off`` (no ``ade search`` leaves a daemon behind) and with
 ``HOME`` (and each agent tool's home variable) pointing at a temporary folder: the suite never
 reads this machine's ``~/.claude`` or ``~/.codex``. The git identity of
-the real home is copied into that folder's ``.gitconfig`` so tests may commit.
+the real home is copied into that folder's ``.gitconfig`` so tests may commit. ``XDG_RUNTIME_DIR``
+is a short folder of the session's own: a daemon a test starts on the default socket never meets
+another run's (without it the default is ``/tmp/ade-<uid>``, one per machine).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,13 +49,16 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A temporary ``HOME`` for the whole session, agent tool homes unset."""
     home = tmp_path_factory.mktemp("home")
     (home / ".gitconfig").write_text(_git_identity())
+    runtime = tempfile.mkdtemp(prefix="ade-run-", dir="/tmp")  # a socket path fits in 107 bytes
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(home))
+        patch.setenv("XDG_RUNTIME_DIR", runtime)
         # `ade search` never starts a daemon in the suite; tests of that turn it back on.
         patch.setenv("ADE_DAEMON", "off")
         for name in AGENT_HOME_VARIABLES:
             patch.delenv(name, raising=False)
         yield home
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
