@@ -59,7 +59,7 @@ CLASSES = (
 
 ENV_SCRUB = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME",
              "GEMINI_CLI_HOME", "COPILOT_HOME", "ADE_SESSION_ID", "ADE_CONFIG_DIR",
-             "PYTHONDONTWRITEBYTECODE")  # fmt: skip
+             "ADE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "PYTHONDONTWRITEBYTECODE")  # fmt: skip
 
 
 def bench_env(home: Path, pycache: Path, now: str) -> dict[str, str]:
@@ -130,8 +130,11 @@ def running_daemon(
     run another checkout's daemon (its folder as the working directory). Yields its pid."""
     folder.mkdir(parents=True, exist_ok=True)
     # No ADE_CONFIG_DIR: a user sets none, and how the client finds (or skips) its config folder
-    # is part of what is timed; the config lands under the bench's own HOME.
-    env.update(ADE_RUNTIME_DIR=str(folder / "run"))
+    # is part of what is timed; the config lands under the bench's own HOME. No ADE_RUNTIME_DIR
+    # either: the socket is found as on a machine without XDG_RUNTIME_DIR, in $TMPDIR/ade-<uid>,
+    # with TMPDIR the run's own folder (the client does what a user's does; no daemon is shared).
+    (folder / "tmp").mkdir(exist_ok=True)
+    env.update(TMPDIR=str(folder / "tmp"))
     log = folder / "daemon.log"
     command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log),
                "--backfill-delay", "3600"]  # fmt: skip

@@ -2,8 +2,10 @@
 
 Run: ``python -m benchmarks.bench_cli --classes --default-path --corpus-dir /work/corpora/c330``.
 
-Two parts, each in its own runtime folder (``ADE_RUNTIME_DIR``) under the run's temporary folder,
-so no daemon of this machine's user is ever used or started:
+Two parts, each in its own runtime folder under the run's temporary folder (the first call's
+rounds through ``ADE_RUNTIME_DIR``, the default path's through ``TMPDIR``, where a machine without
+``XDG_RUNTIME_DIR`` has it: ``$TMPDIR/ade-<uid>``, found as a user's search finds it), so no
+daemon of this machine's user is ever used or started:
 
 * **The first call.** Interleaved rounds of today's in-process answer (``ADE_DAEMON=off``, no
   daemon) and the same call with auto-start on (a fresh runtime folder each round: no daemon
@@ -60,9 +62,10 @@ def wait_settled(connection: DaemonConnection, root: Path) -> float:
         time.sleep(0.2)  # the daemon's own timers: nothing here to wait on
 
 
-def daemons_in(runtime: Path) -> list[int]:
-    """Pids of daemon processes started with ``ADE_RUNTIME_DIR=runtime`` (lock losers too)."""
-    marker = f"ADE_RUNTIME_DIR={runtime}".encode()
+def daemons_in(setting: str) -> list[int]:
+    """Pids of daemon processes whose environment holds ``setting`` (``NAME=value``: the
+    variable that chose their runtime folder; lock losers too)."""
+    marker = setting.encode()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -77,12 +80,12 @@ def daemons_in(runtime: Path) -> list[int]:
     return found
 
 
-def stop_daemons(runtime: Path) -> None:
-    """SIGTERM every daemon of ``runtime`` and wait (bounded) until they are gone."""
-    for pid in daemons_in(runtime):
+def stop_daemons(setting: str) -> None:
+    """SIGTERM every daemon started with ``setting`` and wait (bounded) until they are gone."""
+    for pid in daemons_in(setting):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 30
-    while (left := daemons_in(runtime)) and time.monotonic() < deadline:
+    while (left := daemons_in(setting)) and time.monotonic() < deadline:
         time.sleep(0.02)  # another process's exit: nothing to wait on
     for pid in left:
         os.kill(pid, signal.SIGKILL)
@@ -123,7 +126,7 @@ def first_call(
         pair = [(today, off), (spawning, on)]
         for samples, run_env in pair if i % 2 == 0 else pair[::-1]:
             samples.append(_timed_run(argv, run_env))
-            stop_daemons(runtime)  # untimed: the next round starts with no daemon again
+            stop_daemons(f"ADE_RUNTIME_DIR={runtime}")  # untimed: no daemon in the next round
         shutil.rmtree(runtime, ignore_errors=True)
     return today, spawning
 
@@ -136,8 +139,10 @@ def default_path(
     from engine.rpc.connection import CALL_TIMEOUT_S, open_connection
 
     ade = str(Path(sys.executable).with_name("ade"))
-    runtime = folder / "run"
-    env = {**env, "ADE_RUNTIME_DIR": str(runtime)}
+    temporary = folder / "tmp-default"
+    temporary.mkdir()
+    env = {**env, "TMPDIR": str(temporary)}
+    runtime = temporary / f"ade-{os.getuid()}"
     warm = [ade, "search", "timeout", "--json", "--project", str(root)]
     try:
         first = _timed_run(warm, env)
@@ -173,7 +178,7 @@ def default_path(
             rows.append((name, picked, interleaved(jobs, runs)))
         connection.close()
     finally:
-        stop_daemons(runtime)
+        stop_daemons(f"TMPDIR={temporary}")
     return first, second, settle, rows
 
 
