@@ -10,7 +10,7 @@ from pathlib import Path
 from engine.errors import AdeError
 from engine.rpc.autostart import AUTO_IDLE_EXIT_S, serve_auto_started
 from engine.rpc.daemon import DaemonOptions, configure_logging, run_daemon
-from engine.rpc.server import ServerLimits
+from engine.rpc.limits import ServerLimits
 from engine.rpc.services import BACKFILL_DELAY_S
 
 

@@ -12,12 +12,13 @@ from typing import Any
 
 from engine.actions import SearchDomain
 from engine.rpc.lifecycle import BoundSocket, InstanceLock, bind_socket
+from engine.rpc.limits import ServerLimits
 from engine.rpc.paths import config_dir, prepare_socket_dir, socket_path
 from engine.rpc.project_marker import is_project, is_registered, require_project
 from engine.rpc.registry import registry_path
 from engine.rpc.roles import ensure_cto_token
 from engine.rpc.router import MachineRouter
-from engine.rpc.server import DaemonServer, ServerLimits
+from engine.rpc.server import DaemonServer
 from engine.rpc.services import (
     BACKFILL_DELAY_S,
     DaemonHost,

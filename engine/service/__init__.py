@@ -6,7 +6,8 @@ source not yet queued takes a lock. One writer thread drains due sources one at 
 under the same lock, so there is never more than one drain. Queries run on a read connection
 owned by the calling thread (RELIABILITY 14), so a long query never waits for the writer.
 
-The read connections are ``engine.service.readers``, one query's answer
+The read connections are ``engine.service.readers``, the catch-up, the drain of everything
+queued and a damaged file's recovery ``engine.service.catch_up``, one query's answer
 ``engine.service.answer``, and the status and rebuild ``engine.service.status`` (imported when
 asked: a search never needs it).
 """
@@ -14,9 +15,7 @@ asked: a search never needs it).
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
-import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -27,9 +26,7 @@ import msgspec
 
 from engine.clock import Clock, system_clock
 from engine.external.catalog import FOREIGN
-from engine.index.db import clear_index, immediate, meta_get, meta_set
-from engine.index.faults import count_drift, write_fault
-from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
+from engine.index.schema import DAMAGE_ERRORS
 from engine.ingest.drain import Drainer
 from engine.ingest.queue import IngestGate, IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
@@ -39,6 +36,7 @@ from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 from engine.service.answer import answer_query
+from engine.service.catch_up import CatchUp
 from engine.service.readers import ReadConnections
 from engine.text import encodable_args
 from engine.types import (
@@ -55,13 +53,7 @@ _T = TypeVar("_T")
 _log = get_logger(__name__)
 
 
-BUSY_NOTE = (
-    "search index busy: another process holds its write lock; the newest changes may be missing"
-)
-"""Said by the answer after a catch-up that gave up waiting for the write lock (issue 13.12)."""
-
-
-class SearchService(ReadConnections):
+class SearchService(ReadConnections, CatchUp):
     """The search service of one project (see the module docstring for the threading model)."""
 
     def __init__(
@@ -186,94 +178,6 @@ class SearchService(ReadConnections):
         self.drainer.drain(everything=True, should_stop=lambda: self._closed)
         self.queue.rearm()
 
-    def catch_up(
-        self, progress: ProgressCallback | None = None, *, history_seconds: float | None = None
-    ) -> None:
-        """Stat every source, ingest only what changed, and return when the index is current.
-
-        A warm run where nothing changed stats files and reads no transcript. With
-        ``history_seconds``, a commit-history pass still under way after that long is left to
-        the background writer (or the next run) and answers say so.
-        """
-        self.drainer.history_deadline = (
-            None if history_seconds is None else time.monotonic() + history_seconds
-        )
-        try:
-            self._catch_up(progress)
-        finally:
-            self.drainer.history_deadline = None
-
-    def _catch_up(self, progress: ProgressCallback | None) -> None:
-        with self.drainer.lock:
-            try:
-                conn = self.drainer.connection()
-                self._reconcile_checked(conn)
-            except DAMAGE_ERRORS as err:
-                if not self._recover(err):
-                    return
-            except (apsw.Error, OSError) as err:
-                # The index cannot be opened (reported by wiring and in every answer's
-                # warnings), another process holds the write lock, or the disk is full:
-                # queries answer from the index as it is (with a warning), the writer retries.
-                if isinstance(err, TRANSIENT_ERRORS):
-                    self._once_note = BUSY_NOTE
-                self.drainer.write_fault = (
-                    write_fault(err, self.project.index_path) or self.drainer.write_fault
-                )
-                _log.debug("catch-up skipped", exc_info=True)
-                return
-            self.catch_up_queued(progress)
-            self.drainer.store_manifest(conn)
-            self._mark_backfilled()
-            if self.drainer.busy and self._once_note is None:
-                # The lock was held through the whole busy timeout: this answer misses what
-                # was not ingested, so it says so (a daemon's routine retries never do).
-                self._once_note = BUSY_NOTE
-
-    def _mark_backfilled(self) -> None:
-        """The first catch-up that drains everything is the backfill `--status` reports; the
-        daemon's backfill entry records it the same way (issue 15.12)."""
-        if self.queue.source_count() or self.drainer.busy or self.drainer.write_fault is not None:
-            return
-        with contextlib.suppress(apsw.Error, OSError):
-            conn = self.drainer.connection()
-            if meta_get(conn, "backfill_completed_at") is None:
-                with immediate(conn):
-                    meta_set(conn, "backfill_completed_at", str(self.drainer.now_ms()))
-
-    def _reconcile_checked(self, conn: apsw.Connection) -> None:
-        """Queue what changed; when documents and FTS rows disagree (the cheap count check of
-        issue 13.10) clear the index and queue everything, as the daemon's health check does."""
-        drift = count_drift(conn)
-        if drift is None:
-            self.drainer.reconcile(conn, everything=False)
-            return
-        _log.info("search index drift (%s): re-indexing", drift)
-        self.tally.add("index", f"re-indexed after {drift}")
-        self._once_note = f"search index had lost rows ({drift}) and was re-indexed"
-        clear_index(conn)
-        self.drainer.reconcile(conn, everything=True)
-
-    def _recover(self, err: BaseException) -> bool:
-        """Recreate a damaged index file and, without a writer thread (the CLI), re-ingest it
-        now (issue 13.9). False when even that failed (the file stays, retried later)."""
-        damaged = getattr(self._local, "identity", None)  # the file this thread read
-        self._drop_local_reader()
-        cause = type(err).__name__
-        try:
-            with self.drainer.lock:
-                self.drainer.recover_damage(err, damaged)
-        except (apsw.Error, OSError):
-            _log.warning("recreating the index failed", exc_info=True)
-            self._once_note = f"search index damaged ({cause}); it could not be recreated yet"
-            return False
-        self._once_note = f"search index was damaged ({cause}) and has been recreated"
-        if self._worker is None and not self._closed:
-            self.catch_up_queued()
-        else:
-            self._once_note += "; re-indexing in the background"
-        return True
-
     def _index_notes(self) -> list[str]:
         """Warnings about the index's health that every answer and the status carry."""
         notes: list[str] = []
@@ -370,32 +274,6 @@ class SearchService(ReadConnections):
 
         return rebuild_of(self, progress)
 
-    def catch_up_queued(self, progress: ProgressCallback | None = None) -> None:
-        """Drain everything queued, reporting ``progress(done, total)``.
-
-        The periodic reconcile is queued due-only, so it is left for its time (it re-queues
-        itself when run: taking it here would never end).
-        """
-        with self.drainer.lock:
-            total = max(self.queue.source_count(), 1)
-            done = 0
-            with self.drainer.deferring_recent():
-                while not self._closed:
-                    entry = self.queue.pop_next(ignore_due=True)
-                    if entry is None:
-                        break
-                    self.drainer.run(entry)
-                    if self.drainer.busy or self.drainer.write_fault is not None:
-                        # Another process holds the write lock, or the disk refuses writes: every
-                        # further entry would wait or fail the same way; answer from the index.
-                        break
-                    done += 1
-                    total = max(total, done + self.queue.source_count())
-                    if progress is not None:
-                        progress(done, total)
-            _release_inflated()
-        self.queue.rearm()
-
     def dispose(self) -> None:
         """Stop the writer thread and timers, close every connection. Idempotent."""
         if self._closed:
@@ -422,11 +300,3 @@ class SearchService(ReadConnections):
 def now_ms(clock: Callable[[], datetime]) -> int:
     """Milliseconds since the epoch on ``clock``."""
     return int(clock().timestamp() * 1000)
-
-
-def _release_inflated() -> None:
-    """Drop the inflated ``.gz`` a pass kept (``engine.ingest.gzcache``); a catch-up that read
-    no transcript never imported it, so there is nothing to drop and nothing to import."""
-    gzcache = sys.modules.get("engine.ingest.gzcache")
-    if gzcache is not None:
-        gzcache.release()

@@ -17,7 +17,8 @@ import pytest
 import engine.ingest.reconcile as reconcile
 from engine.index.db import connect, meta_get
 from engine.index.sources import MANIFEST_KEY
-from engine.service import BUSY_NOTE, SearchService
+from engine.service import SearchService
+from engine.service.catch_up import BUSY_NOTE
 from engine.types import SearchQueryArgs
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from engine.actions import SearchDomain
 from engine.rpc.lifecycle import bind_socket
-from engine.rpc.server import DaemonServer, ServerLimits
+from engine.rpc.limits import ServerLimits
+from engine.rpc.server import DaemonServer
 from engine.rpc.validation import SERVER_BUSY
 
 DRIP_INTERVAL_S = 0.2

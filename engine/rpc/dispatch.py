@@ -1,0 +1,139 @@
+"""What the daemon answers for one frame: its messages (one, or a batch), each parsed and
+dispatched. ``rpc.hello`` binds the connection's role, ``rpc.status`` answers from the server,
+any other method is an engine call on the worker pool that an ``rpc.cancel`` can interrupt; every
+failure becomes an error response. The connection loop around it is ``engine.rpc.server``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from engine import __version__
+from engine.actions import SearchDomain
+from engine.errors import AdeError, ProjectError, UsageError
+from engine.rpc.admission import ServedConnection
+from engine.rpc.cancel import CallCancelled, EngineCall
+from engine.rpc.limits import ServerLimits
+from engine.rpc.roles import role_for
+from engine.rpc.validation import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    REQUEST_CANCELLED,
+    Request,
+    RpcError,
+    decode_frame,
+    error_object,
+    parse_request,
+    request_id_of,
+    result_object,
+    split_batch,
+)
+
+if TYPE_CHECKING:
+    from engine.rpc.idle import IdleClock
+
+log = logging.getLogger("ade.daemon")
+audit = logging.getLogger("ade.daemon.audit")
+
+
+class RequestDispatch:
+    """The answering side of ``DaemonServer`` (a mixin: the server owns the attributes below)."""
+
+    domain: SearchDomain
+    cto_token: str
+    status: Callable[[], dict[str, Any]]
+    limits: ServerLimits
+    _active: int
+    _started: float
+    _executor: ThreadPoolExecutor
+
+    if TYPE_CHECKING:
+
+        def _idle_clock(self) -> IdleClock: ...
+
+    async def _frame(self, frame: bytes, conn: ServedConnection) -> Any:
+        """Answer one frame: a single response, a batch list, or ``None`` (notifications)."""
+        try:
+            messages, is_batch = split_batch(decode_frame(frame))
+        except RpcError as err:
+            return error_object(None, err)
+        responses = []
+        for message in messages:
+            response = await self._message(message, conn)
+            if response is not None:
+                responses.append(response)
+        if is_batch:
+            return responses or None
+        return responses[0] if responses else None
+
+    async def _message(self, message: Any, conn: ServedConnection) -> dict[str, Any] | None:
+        try:
+            request = parse_request(message)
+        except RpcError as err:
+            return error_object(request_id_of(message), err)
+        try:
+            result = await self._dispatch(request, conn)
+        except RpcError as err:
+            response = error_object(request.id, err)
+        except (UsageError, ProjectError) as err:
+            data = {"type": type(err).__name__}
+            response = error_object(request.id, RpcError(INVALID_PARAMS, str(err), data))
+        except AdeError as err:
+            response = error_object(request.id, RpcError(INTERNAL_ERROR, str(err)))
+        except Exception:
+            log.exception("internal error in %s from %s", request.method, conn.label)
+            response = error_object(request.id, RpcError(INTERNAL_ERROR, "internal error"))
+        else:
+            response = result_object(request.id, result)
+        return None if request.is_notification else response
+
+    async def _dispatch(self, request: Request, conn: ServedConnection) -> Any:
+        if request.method == "rpc.hello":
+            return self._hello(request.params, conn)
+        if request.method == "rpc.status":
+            return self._status()
+        loop = asyncio.get_running_loop()
+        call = EngineCall()
+        if not request.is_notification:
+            conn.inflight[request.id] = call
+
+        def work() -> Any:
+            return self.domain.call(request.method, request.params, conn.role, conn.label)
+
+        idle = self._idle_clock()
+        idle.request_started()
+        try:
+            return await loop.run_in_executor(self._executor, call.run, work)
+        except (Exception, CallCancelled):
+            if call.cancelled:  # an interrupted statement surfaces as any engine error
+                raise RpcError(REQUEST_CANCELLED, "request cancelled") from None
+            raise
+        finally:
+            idle.request_ended()
+            if conn.inflight.get(request.id) is call:
+                del conn.inflight[request.id]
+
+    def _hello(self, params: dict[str, Any], conn: ServedConnection) -> dict[str, Any]:
+        """Bind a role to the connection: ``cto`` only with the right token."""
+        presented = params.get("ctoToken")
+        conn.role = role_for(presented, self.cto_token)
+        if presented is not None and conn.role != "cto":
+            audit.warning("wrong CTO token from %s: connection stays agent", conn.label)
+        return {"role": conn.role, "pid": os.getpid(), "version": __version__}
+
+    def _status(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "version": __version__,
+            "uptimeMs": int((time.time() - self._started) * 1000),
+            "connections": self._active,
+            "idleExitS": self.limits.idle_exit,
+            "idleExitInS": self._idle_clock().left_s(),
+            **self.status(),
+        }

@@ -1,0 +1,174 @@
+"""Driving ingestion on the caller's thread in one project's search service: the catch-up that
+makes the index current before a CLI answer (``SearchService.catch_up``), the drain of
+everything queued (also the rebuild's), and a damaged index file recreated and re-ingested
+(issue 13.9), with the note the next answer carries about each. The writer thread that drains
+in the background is ``engine.service``'s own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import time
+from typing import TYPE_CHECKING
+
+import apsw
+
+from engine.index.db import clear_index, immediate, meta_get, meta_set
+from engine.index.faults import count_drift, write_fault
+from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
+from engine.logs import get_logger
+from engine.types import ProgressCallback
+
+if TYPE_CHECKING:
+    from engine.ingest.drain import Drainer
+    from engine.ingest.queue import IngestQueue
+    from engine.project.model import Project
+    from engine.project.tally import WarningTally
+
+_log = get_logger("engine.service")  # moved lines keep their logger name in the daemon log
+
+BUSY_NOTE = (
+    "search index busy: another process holds its write lock; the newest changes may be missing"
+)
+"""Said by the answer after a catch-up that gave up waiting for the write lock (issue 13.12)."""
+
+
+class CatchUp:
+    """The catch-up side of ``SearchService`` (a mixin: the service owns the attributes below)."""
+
+    project: Project
+    drainer: Drainer
+    queue: IngestQueue
+    tally: WarningTally
+    _once_note: str | None
+    _local: threading.local
+    _worker: threading.Thread | None
+    _closed: bool
+
+    if TYPE_CHECKING:
+
+        def _drop_local_reader(self) -> None: ...
+
+    def catch_up(
+        self, progress: ProgressCallback | None = None, *, history_seconds: float | None = None
+    ) -> None:
+        """Stat every source, ingest only what changed, and return when the index is current.
+
+        A warm run where nothing changed stats files and reads no transcript. With
+        ``history_seconds``, a commit-history pass still under way after that long is left to
+        the background writer (or the next run) and answers say so.
+        """
+        self.drainer.history_deadline = (
+            None if history_seconds is None else time.monotonic() + history_seconds
+        )
+        try:
+            self._catch_up(progress)
+        finally:
+            self.drainer.history_deadline = None
+
+    def _catch_up(self, progress: ProgressCallback | None) -> None:
+        with self.drainer.lock:
+            try:
+                conn = self.drainer.connection()
+                self._reconcile_checked(conn)
+            except DAMAGE_ERRORS as err:
+                if not self._recover(err):
+                    return
+            except (apsw.Error, OSError) as err:
+                # The index cannot be opened (reported by wiring and in every answer's
+                # warnings), another process holds the write lock, or the disk is full:
+                # queries answer from the index as it is (with a warning), the writer retries.
+                if isinstance(err, TRANSIENT_ERRORS):
+                    self._once_note = BUSY_NOTE
+                self.drainer.write_fault = (
+                    write_fault(err, self.project.index_path) or self.drainer.write_fault
+                )
+                _log.debug("catch-up skipped", exc_info=True)
+                return
+            self.catch_up_queued(progress)
+            self.drainer.store_manifest(conn)
+            self._mark_backfilled()
+            if self.drainer.busy and self._once_note is None:
+                # The lock was held through the whole busy timeout: this answer misses what
+                # was not ingested, so it says so (a daemon's routine retries never do).
+                self._once_note = BUSY_NOTE
+
+    def _mark_backfilled(self) -> None:
+        """The first catch-up that drains everything is the backfill `--status` reports; the
+        daemon's backfill entry records it the same way (issue 15.12)."""
+        if self.queue.source_count() or self.drainer.busy or self.drainer.write_fault is not None:
+            return
+        with contextlib.suppress(apsw.Error, OSError):
+            conn = self.drainer.connection()
+            if meta_get(conn, "backfill_completed_at") is None:
+                with immediate(conn):
+                    meta_set(conn, "backfill_completed_at", str(self.drainer.now_ms()))
+
+    def _reconcile_checked(self, conn: apsw.Connection) -> None:
+        """Queue what changed; when documents and FTS rows disagree (the cheap count check of
+        issue 13.10) clear the index and queue everything, as the daemon's health check does."""
+        drift = count_drift(conn)
+        if drift is None:
+            self.drainer.reconcile(conn, everything=False)
+            return
+        _log.info("search index drift (%s): re-indexing", drift)
+        self.tally.add("index", f"re-indexed after {drift}")
+        self._once_note = f"search index had lost rows ({drift}) and was re-indexed"
+        clear_index(conn)
+        self.drainer.reconcile(conn, everything=True)
+
+    def _recover(self, err: BaseException) -> bool:
+        """Recreate a damaged index file and, without a writer thread (the CLI), re-ingest it
+        now (issue 13.9). False when even that failed (the file stays, retried later)."""
+        damaged = getattr(self._local, "identity", None)  # the file this thread read
+        self._drop_local_reader()
+        cause = type(err).__name__
+        try:
+            with self.drainer.lock:
+                self.drainer.recover_damage(err, damaged)
+        except (apsw.Error, OSError):
+            _log.warning("recreating the index failed", exc_info=True)
+            self._once_note = f"search index damaged ({cause}); it could not be recreated yet"
+            return False
+        self._once_note = f"search index was damaged ({cause}) and has been recreated"
+        if self._worker is None and not self._closed:
+            self.catch_up_queued()
+        else:
+            self._once_note += "; re-indexing in the background"
+        return True
+
+    def catch_up_queued(self, progress: ProgressCallback | None = None) -> None:
+        """Drain everything queued, reporting ``progress(done, total)``.
+
+        The periodic reconcile is queued due-only, so it is left for its time (it re-queues
+        itself when run: taking it here would never end).
+        """
+        with self.drainer.lock:
+            total = max(self.queue.source_count(), 1)
+            done = 0
+            with self.drainer.deferring_recent():
+                while not self._closed:
+                    entry = self.queue.pop_next(ignore_due=True)
+                    if entry is None:
+                        break
+                    self.drainer.run(entry)
+                    if self.drainer.busy or self.drainer.write_fault is not None:
+                        # Another process holds the write lock, or the disk refuses writes: every
+                        # further entry would wait or fail the same way; answer from the index.
+                        break
+                    done += 1
+                    total = max(total, done + self.queue.source_count())
+                    if progress is not None:
+                        progress(done, total)
+            _release_inflated()
+        self.queue.rearm()
+
+
+def _release_inflated() -> None:
+    """Drop the inflated ``.gz`` a pass kept (``engine.ingest.gzcache``); a catch-up that read
+    no transcript never imported it, so there is nothing to drop and nothing to import."""
+    gzcache = sys.modules.get("engine.ingest.gzcache")
+    if gzcache is not None:
+        gzcache.release()
