@@ -59,6 +59,9 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.ingest.external_pass",
     "engine.rpc.client",
     "engine.rpc.server",
+    "engine.rpc.dispatch",
+    "engine.rpc.admission",
+    "engine.rpc.limits",
     "tui.logic",
     # Only a fault logs; only a compacted transcript is inflated (issue 14.4, h-start).
     "logging",
