@@ -20,6 +20,7 @@ import apsw
 
 from engine.index.schema import TRANSIENT_ERRORS
 from engine.index.txn import immediate, meta_set, scalar
+from engine.index.vacuum import convert_if_empty, give_back_free_pages
 from engine.logs import get_logger
 
 if TYPE_CHECKING:
@@ -220,8 +221,9 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
     the stored documents and the table refills with the documents that come after.
 
     A first index also runs ``docs_fts`` with ``FIRST_INDEX_AUTOMERGE``, and at its end puts
-    ``FTS_AUTOMERGE`` back and merges the table (``merge_fts``); one that was interrupted has the
-    setting put back by the next block."""
+    ``FTS_AUTOMERGE`` back, merges the table (``merge_fts``) and gives the pages the merge freed
+    back to the file system (``engine.index.vacuum``); one that was interrupted has the setting
+    put back by the next block."""
     if conn in deferrals:
         yield
         return
@@ -229,6 +231,7 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
         _set_fts_automerge(conn, FTS_AUTOMERGE)
         yield
         return
+    convert_if_empty(conn)
     _set_fts_automerge(conn, FIRST_INDEX_AUTOMERGE)
     deferral = deferrals[conn] = RecentDeferral()
     try:
@@ -251,3 +254,5 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
             log.debug("merging the FTS segments: busy", exc_info=True)
         except apsw.Error:
             log.warning("merging the FTS segments failed", exc_info=True)
+        if deferral.rows:
+            give_back_free_pages(conn)  # best effort, never raises
