@@ -20,7 +20,7 @@ import apsw
 
 from engine.index.schema import TRANSIENT_ERRORS
 from engine.index.txn import immediate, meta_set, scalar
-from engine.index.vacuum import convert_if_empty, give_back_free_pages
+from engine.index.vacuum import convert_if_empty, give_back_free_pages, give_back_if_worth
 from engine.logs import get_logger
 
 if TYPE_CHECKING:
@@ -230,6 +230,7 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
     if conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
         _set_fts_automerge(conn, FTS_AUTOMERGE)
         yield
+        give_back_if_worth(conn)  # best effort, never raises
         return
     convert_if_empty(conn)
     _set_fts_automerge(conn, FIRST_INDEX_AUTOMERGE)
