@@ -13,7 +13,9 @@ older ``SEARCH_INDEX_SCHEMA_VERSION`` and is recreated, as DESIGN §3 says; the 
 ``recreate_in_place`` runs after dropping the old tables converts it (``convert_vacuum``). A
 file whose conversion failed (that ``VACUUM`` is best effort) is converted at the start of its
 next first index, when the file holds no document and a ``VACUUM`` costs next to nothing
-(``convert_if_empty``).
+(``convert_if_empty``). Why a version and not the open check seeing the pragma: the check would
+drop a full index on every open for as long as its conversion kept failing; a version mismatch
+recreates a file once, and only the empty file is ever converted.
 
 With WAL the file only shrinks at a checkpoint that copies the last step: the CLI's when its
 last connection closes, the daemon's at its drainer's idle checkpoint.
