@@ -35,6 +35,8 @@ import apsw
 from benchmarks.bench_chunking import ansi_log
 from benchmarks.timing import Stopwatch, best_of, interleaved, percentile, timed
 from engine.index import documents as index_documents
+from engine.index import recent as index_recent
+from engine.index import vacuum as index_vacuum
 from engine.index.identifiers import identifier_parts
 from engine.ingest import pass_group, plan_worker, planner, tailing
 from engine.ingest.docs import chunk_doc
@@ -304,6 +306,7 @@ def bench_corpus(
     compare_steal: bool = False,
     compare_group: bool = False,
     compare_lookahead: int | None = None,
+    compare_no_vacuum: bool = False,
     digest: bool = False,
     in_process: bool = True,
 ) -> dict[str, Any]:
@@ -311,6 +314,8 @@ def bench_corpus(
 
     ``compare_group`` adds the worker variant with one pass per transaction (``one_pass``);
     ``compare_lookahead`` the worker holding that many jobs (``lookahead_N``, no byte bound);
+    ``compare_no_vacuum`` the file made and left as before issue 14.2 (``no_vacuum``:
+    ``auto_vacuum = NONE``, no free page given back; each variant's ``db_mb`` is its file);
     ``digest`` builds each variant once, untimed, and returns their content digests instead;
     ``in_process=False`` leaves out the in-process variant (the 11-round set of raw vs ours the
     issue asks for, in half the time)."""
@@ -344,8 +349,22 @@ def bench_corpus(
         grouped = pass_group.GROUP_PASSES
         lookahead, lookahead_slices = planner.LOOKAHEAD, planner.LOOKAHEAD_SLICES
 
+        give_back = index_recent.give_back_free_pages
+        vacuumed = [0.0]
+
+        def timed_give_back(conn: apsw.Connection) -> int:
+            took, pages = timed(lambda: give_back(conn))
+            vacuumed[0] += took
+            return pages
+
+        index_recent.give_back_free_pages = timed_give_back  # type: ignore[assignment]
+
         def ours(
-            worker: bool = True, steal: bool = True, group: bool = True, ahead: int = 0
+            worker: bool = True,
+            steal: bool = True,
+            group: bool = True,
+            ahead: int = 0,
+            vacuum: bool = True,
         ) -> None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{index}{suffix}").unlink(missing_ok=True)
@@ -355,6 +374,7 @@ def bench_corpus(
             planner.LOOKAHEAD = ahead or lookahead
             planner.WINDOW = 2 * planner.LOOKAHEAD + 1
             planner.LOOKAHEAD_SLICES = lookahead_slices if not ahead else 1 << 20
+            index_vacuum.ENABLED, vacuumed[0] = vacuum, 0.0
             own, kids = _rusage_s(resource.RUSAGE_SELF), _rusage_s(resource.RUSAGE_CHILDREN)
             svc = create_project_service(open_project(root), start_worker=False)
             svc.catch_up()
@@ -366,14 +386,17 @@ def bench_corpus(
                 counts = {"worker_plans": prefetch.plans_used, "own_plans": prefetch.own_used}
                 waited = svc.drainer.prefetch.waited_s
             svc.dispose()
+            index_vacuum.ENABLED = True
             # The writer's CPU, the worker's (and git's: a few ms), and the writer's waits for
             # plans: writer CPU + waits is the critical path on two free cores.
             writer = _rusage_s(resource.RUSAGE_SELF) - own
             sample = {"writer_cpu_s": writer, "worker_cpu_s": _rusage_s(resource.RUSAGE_CHILDREN) - kids,
-                      "writer_wait_s": waited, "critical_path_s": writer + waited, **counts}  # fmt: skip
+                      "writer_wait_s": waited, "critical_path_s": writer + waited, **counts,
+                      "vacuum_ms": vacuumed[0] * 1000, "db_mb": index.stat().st_size / 1e6}  # fmt: skip
             variant = ("ours" if steal else "no_steal") if worker else "in_process"
             variant = variant if group else "one_pass"
             variant = f"lookahead_{ahead}" if ahead else variant
+            variant = variant if vacuum else "no_vacuum"
             into = split.setdefault(variant, {})
             for name, value in sample.items():
                 into.setdefault(name, []).append(value)
@@ -395,6 +418,8 @@ def bench_corpus(
             jobs["one_pass"] = lambda: ours(group=False)
         if compare_lookahead:
             jobs[f"lookahead_{compare_lookahead}"] = lambda: ours(ahead=compare_lookahead)
+        if compare_no_vacuum:
+            jobs["no_vacuum"] = lambda: ours(vacuum=False)
         if digest:
             from benchmarks.index_digest import index_digest
 
@@ -406,8 +431,10 @@ def bench_corpus(
             pass_group.GROUP_PASSES = grouped
             planner.LOOKAHEAD, planner.LOOKAHEAD_SLICES = lookahead, lookahead_slices
             planner.WINDOW = 2 * lookahead + 1
+            index_recent.give_back_free_pages = give_back  # type: ignore[assignment]
             return found
         timings = interleaved({k: noted(k, j) for k, j in jobs.items()}, runs, warmup=False)
+        index_recent.give_back_free_pages = give_back  # type: ignore[assignment]
         os.environ.pop(planner.ENV_SWITCH, None)
         pass_group.GROUP_PASSES = grouped
         planner.LOOKAHEAD, planner.LOOKAHEAD_SLICES = lookahead, lookahead_slices
@@ -423,9 +450,12 @@ def bench_corpus(
             "raw_cpu_s": timings["raw"].cpu_median / 1000,
             "ratio": raw_s / ours_s,
             **{f"ratio_{name}": round(raw_s * 1000 / t.median, 3)
-               for name, t in timings.items() if name.startswith("lookahead_")},
+               for name, t in timings.items() if name.startswith(("lookahead_", "no_vacuum"))},
             "ratios": [round(r / o, 3) for r, o in
                        zip(timings["raw"].wall, timings["ours"].wall, strict=True)],
+            **({"no_vacuum_over_ours": [round(n / o, 3) for n, o in
+                zip(timings["no_vacuum"].wall, timings["ours"].wall, strict=True)]}
+               if "no_vacuum" in timings else {}),
             "workers_started": used[0], "worker_plans": used[1], "own_plans": used[2],
             **{f"{name}_walls_s": [round(w / 1000, 2) for w in t.wall] for name, t in timings.items()},
             **{f"{variant}_{name}": round(statistics.median(values), 2)
@@ -472,6 +502,8 @@ def main() -> None:
     parser.add_argument("--group-passes", type=int, help="passes per first-index transaction")
     parser.add_argument("--compare-lookahead", type=int, metavar="N",
                         help="also the worker holding N jobs ahead (no byte bound)")  # fmt: skip
+    parser.add_argument("--compare-no-vacuum", action="store_true",
+                        help="also the file made and left as before issue 14.2 (free pages kept)")  # fmt: skip
     parser.add_argument(
         "--no-in-process",
         action="store_true",
@@ -497,6 +529,7 @@ def main() -> None:
             compare_steal=args.compare_steal,
             compare_group=args.compare_group,
             compare_lookahead=args.compare_lookahead,
+            compare_no_vacuum=args.compare_no_vacuum,
             digest=args.digest,
             in_process=not args.no_in_process,
         )

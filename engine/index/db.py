@@ -43,6 +43,7 @@ from engine.index.schema import (
 )
 from engine.index.sources import SourceRow, get_source, list_sources, put_source
 from engine.index.txn import immediate, meta_get, meta_set, scalar
+from engine.index.vacuum import set_for_new_file
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -96,7 +97,8 @@ of the text, measured); 16 KB pages hold them inline. Applies when the file is c
 
 
 def connect(path: Path) -> apsw.Connection:
-    """A new connection for the calling thread: WAL, busy timeout, ``synchronous=NORMAL``."""
+    """A new connection for the calling thread: WAL, busy timeout, ``synchronous=NORMAL``; a new
+    file is made with 16 KiB pages and ``auto_vacuum = INCREMENTAL`` (``engine.index.vacuum``)."""
     conn = apsw.Connection(str(path))
     # The busy timeout comes first: switching a new file to WAL takes a lock, and without a
     # timeout a second process doing the same fails at once (and used to look like damage).
@@ -106,6 +108,7 @@ def connect(path: Path) -> apsw.Connection:
     # it pulls in apsw.ext (~12 ms of every CLI start-up).
     with contextlib.suppress(apsw.ReadOnlyError):
         if not conn.readonly("main"):
+            set_for_new_file(conn)  # before WAL: switching a new file to WAL writes its header
             conn.pragma("journal_mode", "wal")
     conn.pragma("synchronous", "NORMAL")
     fts_rank.register(conn)

@@ -20,6 +20,7 @@ import apsw
 
 from engine.index.schema import TRANSIENT_ERRORS
 from engine.index.txn import immediate, meta_set, scalar
+from engine.index.vacuum import convert_if_empty, give_back_free_pages, give_back_if_worth
 from engine.logs import get_logger
 
 if TYPE_CHECKING:
@@ -220,15 +221,18 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
     the stored documents and the table refills with the documents that come after.
 
     A first index also runs ``docs_fts`` with ``FIRST_INDEX_AUTOMERGE``, and at its end puts
-    ``FTS_AUTOMERGE`` back and merges the table (``merge_fts``); one that was interrupted has the
-    setting put back by the next block."""
+    ``FTS_AUTOMERGE`` back, merges the table (``merge_fts``) and gives the pages the merge freed
+    back to the file system (``engine.index.vacuum``); one that was interrupted has the setting
+    put back by the next block."""
     if conn in deferrals:
         yield
         return
     if conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
         _set_fts_automerge(conn, FTS_AUTOMERGE)
         yield
+        give_back_if_worth(conn)  # best effort, never raises
         return
+    convert_if_empty(conn)
     _set_fts_automerge(conn, FIRST_INDEX_AUTOMERGE)
     deferral = deferrals[conn] = RecentDeferral()
     try:
@@ -251,3 +255,5 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
             log.debug("merging the FTS segments: busy", exc_info=True)
         except apsw.Error:
             log.warning("merging the FTS segments failed", exc_info=True)
+        if deferral.rows:
+            give_back_free_pages(conn)  # best effort, never raises

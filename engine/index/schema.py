@@ -11,13 +11,16 @@ import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 7
+SEARCH_INDEX_SCHEMA_VERSION = 8
 """Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
 6: titles, command lines and subjects are redacted (issue 13.1); an older index holds them raw.
 7: chat messages and terminal chunks store no body (``src_offset``/``src_len`` say where their
 snippet text is re-derived from), the digest leads with a body fingerprint, ``docs_fts`` has no
-prefix index and ``docs_recent`` answers 2-3 character prefixes (issue 14.2)."""
+prefix index and ``docs_recent`` answers 2-3 character prefixes (issue 14.2).
+8: the file is made with ``auto_vacuum = INCREMENTAL`` and gives its free pages back after a first
+index (``engine.index.vacuum``); an older file cannot (``NONE``): recreated, the ``VACUUM``
+after its tables are dropped converts it."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
@@ -236,7 +239,10 @@ def recreate_in_place(conn: apsw.Connection) -> None:
     conn.execute("COMMIT")
     # Dropped tables leave their pages, text and all, in the file's free list: an index recreated
     # because it held unredacted titles must not keep them. Best effort (another process may hold
-    # a read snapshot): the empty schema is a few pages, so this costs next to nothing.
+    # a read snapshot): the empty schema is a few pages, so this costs next to nothing. It also
+    # turns an old file's ``auto_vacuum = NONE`` into ``INCREMENTAL`` (``engine.index.vacuum``).
+    from engine.index.vacuum import convert_vacuum  # deferred: it imports this module
+
     with contextlib.suppress(apsw.Error):
-        conn.execute("VACUUM")
+        convert_vacuum(conn)
         conn.pragma("wal_checkpoint(TRUNCATE)")
