@@ -8,9 +8,11 @@ into the session-scoped original.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,40 @@ DEMO_NOW = "2026-06-15T12:00:00+00:00"
 """``engine.demo.DEMO_NOW``: relative times and ``since:`` are computed against it."""
 
 GOLDEN = Path(__file__).parent / "golden"
+
+ROOT = Path(__file__).resolve().parents[3]
+
+MODULES_PROBE = """
+import json, sys
+from tui.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def loaded_modules(
+    argv: list[str], env: dict[str, str], *, site: bool = True, cwd: Path = ROOT
+) -> tuple[int, set[str]]:
+    """The exit code and the modules ``ade argv`` leaves loaded, in a fresh interpreter with
+    exactly ``env``. ``site=False``: as a wheel install loads them — this checkout's
+    editable-install finder (``site`` runs it) imports ``pathlib`` and ``urllib.parse`` itself,
+    so ``-S``, with site-packages on ``PYTHONPATH`` for the deps (and this checkout, when run in
+    another folder)."""
+    if not site:
+        env = {**env, "PYTHONPATH": os.pathsep.join([sysconfig.get_paths()["purelib"], str(ROOT)])}
+    done = subprocess.run(
+        [sys.executable, *([] if site else ["-S"]), "-c", MODULES_PROBE, *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    return report["code"], set(report["modules"])
+
 
 CLEAN_ENV = ("ADE_SESSION_ID", "ADE_ROLE", "NO_COLOR", "LINEAR_API_KEY", "ADE_LINEAR_API_URL")
 """Variables of the developer's shell that change what `ade` does; removed in every test."""

@@ -9,30 +9,19 @@ daemon-answered search. Each check runs a real daemon and a fresh client interpr
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
 import stat
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import CLEAN_ENV, DEMO_NOW
-
-ROOT = Path(__file__).resolve().parents[3]
-
-PROBE = """
-import json, sys
-from tui.cli import main
-code = main(sys.argv[1:])
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
-"""
+from cli_helpers import CLEAN_ENV, DEMO_NOW, loaded_modules
 
 RUNTIME_VARIABLES = ("ADE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "TMPDIR")
 
@@ -73,25 +62,10 @@ def test_a_daemon_without_xdg_runtime_dir_serves_from_tmpdir_and_its_client_stay
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
 
         argv = ["search", "--project", str(warm_demo), "timeout", "--json"]
-        # As a wheel install runs it (`-S`, deps on PYTHONPATH): the editable finder of this
-        # checkout would import `urllib.parse` itself.
-        probe_env = {
-            **env,
-            "PYTHONPATH": os.pathsep.join([sysconfig.get_paths()["purelib"], str(ROOT)]),
-        }
-        for _ in range(2):  # the first opens the project in the daemon
-            done = subprocess.run(
-                [sys.executable, "-S", "-c", PROBE, *argv],
-                cwd=ROOT,
-                env=probe_env,
-                capture_output=True,
-                text=True,
-                timeout=60,
-                check=False,
-            )
-        report = json.loads(done.stdout.splitlines()[-1])
-        assert report["code"] == 0, done.stderr
-        modules = set(report["modules"])
+        assert loaded_modules(argv, env)[0] == 0  # the daemon opens the project once
+        # As a wheel install runs it: this checkout's editable finder imports urllib.parse.
+        code, modules = loaded_modules(argv, env, site=False)
+        assert code == 0
         assert "apsw" not in modules  # answered by the daemon, not in process
         assert not {"platformdirs", "tempfile", "shutil", "urllib.parse"} & modules
     finally:

@@ -14,16 +14,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import CLEAN_ENV, DEMO_NOW, run_main, search_argv
-
-ROOT = Path(__file__).resolve().parents[3]
+from cli_helpers import CLEAN_ENV, DEMO_NOW, ROOT, loaded_modules, run_main, search_argv
 
 NOT_ON_A_WARM_SEARCH = (
     "textual",
@@ -101,37 +98,17 @@ INGESTION = (
 )
 """What a changed transcript needs (sorted, as ``_loaded`` returns them)."""
 
-PROBE = """
-import json, sys
-from tui.cli import main
-code = main(sys.argv[1:])
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
-"""
-
 
 def _modules(
     argv: list[str], env: dict[str, str] | None = None, *, site: bool = True, cwd: Path = ROOT
 ) -> set[str]:
-    """The modules ``ade argv`` leaves loaded. ``site=False``: as a wheel install loads them —
-    this checkout's editable-install finder (``site`` runs it) imports ``pathlib`` and
-    ``urllib.parse`` itself, so ``-S``, with site-packages on ``PYTHONPATH`` for the deps (and
-    this checkout, when run in another folder)."""
+    """The modules ``ade argv`` leaves loaded (``cli_helpers.loaded_modules``), in this
+    process's environment without ``CLEAN_ENV``, plus ``env``."""
     full = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
     full.update({"ADE_NOW": DEMO_NOW, **(env or {})})
-    if not site:
-        full["PYTHONPATH"] = os.pathsep.join([sysconfig.get_paths()["purelib"], str(ROOT)])
-    done = subprocess.run(
-        [sys.executable, *([] if site else ["-S"]), "-c", PROBE, *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=full,
-        timeout=60,
-        check=False,
-    )
-    report = json.loads(done.stdout.splitlines()[-1])
-    assert report["code"] in (0, 1), done.stderr
-    return set(report["modules"])
+    code, modules = loaded_modules(argv, full, site=site, cwd=cwd)
+    assert code in (0, 1)
+    return modules
 
 
 def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
