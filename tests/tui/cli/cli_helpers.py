@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,15 @@ from tui.cli import main
 code = main(sys.argv[1:])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
+
+
+def wait_until_listening(proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Until the daemon ``proc`` says in ``log`` that it listens (bounded; it must not exit)."""
+    deadline = time.monotonic() + 15
+    while "listening on" not in (log.read_text() if log.exists() else ""):
+        assert proc.poll() is None, "the daemon exited"
+        assert time.monotonic() < deadline, "the daemon did not start"
+        time.sleep(0.02)  # another process binding its socket: nothing to block on
 
 
 def loaded_modules(

@@ -16,12 +16,11 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import CLEAN_ENV, DEMO_NOW, loaded_modules
+from cli_helpers import CLEAN_ENV, DEMO_NOW, loaded_modules, wait_until_listening
 
 RUNTIME_VARIABLES = ("ADE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "TMPDIR")
 
@@ -52,11 +51,7 @@ def test_a_daemon_without_xdg_runtime_dir_serves_from_tmpdir_and_its_client_stay
     log = temporary / "daemon.log"
     proc = _start_daemon(env, log)
     try:
-        deadline = time.monotonic() + 15
-        while "listening on" not in (log.read_text() if log.exists() else ""):
-            assert proc.poll() is None, "the daemon exited"
-            assert time.monotonic() < deadline, "the daemon did not start"
-            time.sleep(0.02)  # another process binding its socket: nothing to block on
+        wait_until_listening(proc, log)
         folder = temporary / f"ade-{os.getuid()}"
         assert stat.S_ISSOCK((folder / "daemon.sock").lstat().st_mode)
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700

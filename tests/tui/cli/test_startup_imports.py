@@ -15,12 +15,19 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import CLEAN_ENV, DEMO_NOW, ROOT, loaded_modules, run_main, search_argv
+from cli_helpers import (
+    CLEAN_ENV,
+    DEMO_NOW,
+    ROOT,
+    loaded_modules,
+    run_main,
+    search_argv,
+    wait_until_listening,
+)
 
 NOT_ON_A_WARM_SEARCH = (
     "textual",
@@ -314,11 +321,7 @@ def daemon_env(warm_demo: Path) -> Iterator[dict[str, str]]:
     command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log), "--backfill-delay", "0"]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 15
-        while "listening on" not in (log.read_text() if log.exists() else ""):
-            assert proc.poll() is None, "the daemon exited"
-            assert time.monotonic() < deadline, "the daemon did not start"
-            time.sleep(0.02)  # another process binding its socket: nothing to block on
+        wait_until_listening(proc, log)
         yield env
     finally:
         proc.send_signal(signal.SIGTERM)
