@@ -17,11 +17,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# The CLI helpers (``cli_helpers``, ``daemon_machine``) are imported by name from every folder.
+sys.path.insert(0, str(Path(__file__).parent / "tui" / "cli"))
 
 from engine.demo import build_demo
 from engine.demo.copy import copy_demo
@@ -59,6 +63,52 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             patch.delenv(name, raising=False)
         yield home
     shutil.rmtree(runtime, ignore_errors=True)
+
+
+DAEMON_CONTEXT = {"HOME": "daemon-home"}
+"""How the module's daemon's own environment differs from every caller's: another ``HOME`` (no
+agent sessions, no git identity) and a clock of its own (no ``ADE_NOW``). An answer that depends
+on the daemon's environment instead of the caller's differs."""
+
+
+@pytest.fixture(scope="module")
+def module_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A daemon started the way ``ade search`` starts one (``engine.rpc.autostart``), in a
+    runtime folder of this test module's own, from an environment unlike its callers'."""
+    from daemon_machine import Machine
+
+    from engine.rpc.autostart import restart_daemon
+
+    base = Path(tempfile.mkdtemp(prefix="ade-cp-", dir="/tmp"))  # a socket path fits 107 bytes
+    machine = Machine(base)
+    home = tmp_path_factory.mktemp(DAEMON_CONTEXT["HOME"])
+    env = {k: v for k, v in machine.env.items() if k != "ADE_NOW"}
+    env.update(HOME=str(home))
+    try:
+        assert restart_daemon(str(machine.socket), env), "the module's daemon did not start"
+        yield machine
+    finally:
+        machine.stop_all()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(params=["in-process", "daemon"])
+def cli_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Runs a CLI-level test on both paths a user's ``ade`` takes: in this process
+    (``--no-daemon``), and through the module's auto-started daemon (``module_daemon``), with the
+    caller's environment as the test sets it. ``cli_helpers.search_argv`` follows it."""
+    from cli_helpers import CliPath
+
+    if request.param == "daemon":
+        machine = request.getfixturevalue("module_daemon")
+        monkeypatch.delenv("ADE_DAEMON", raising=False)
+        for name in ("ADE_RUNTIME_DIR", "ADE_CONFIG_DIR"):
+            monkeypatch.setenv(name, machine.env[name])  # type: ignore[attr-defined]
+    CliPath.daemon = request.param == "daemon"
+    try:
+        yield request.param
+    finally:
+        CliPath.daemon = False
 
 
 @pytest.fixture(scope="session")

@@ -111,6 +111,19 @@ def run_ade(argv: Sequence[str], env: dict[str, str] | None = None, cwd: Path | 
     return Run(done.returncode, done.stdout, done.stderr)
 
 
+class CliPath:
+    """Which path the CLI-level test now running answers on (set by the ``cli_path`` fixture of
+    tests/conftest.py): in this process, or through an auto-started daemon of the test module's
+    own. Tests never talk to a daemon someone else runs."""
+
+    daemon: bool = False
+
+
+def no_daemon_flag() -> list[str]:
+    """``--no-daemon`` on the in-process path, nothing through the daemon."""
+    return [] if CliPath.daemon else ["--no-daemon"]
+
+
 def search_argv(root: Path, *rest: str) -> list[str]:
-    """``search --project ROOT --no-daemon …``: tests never talk to a daemon someone else runs."""
-    return ["search", "--project", str(root), "--no-daemon", *rest]
+    """``search --project ROOT …`` on the path the test runs on (``--no-daemon`` in process)."""
+    return ["search", "--project", str(root), *no_daemon_flag(), *rest]

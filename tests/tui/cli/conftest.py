@@ -6,11 +6,7 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-
-# Test modules import ``cli_helpers`` by name whatever the pytest import mode.
-sys.path.insert(0, str(Path(__file__).parent))
 
 import pytest
 from cli_helpers import CLEAN_ENV, DEMO_NOW, copy_demo, run_main, search_argv

@@ -13,6 +13,8 @@ from cli_helpers import run_main, search_argv
 
 from engine.types import IndexStatus, RebuildResult, SearchQueryResult, from_json
 
+pytestmark = pytest.mark.usefixtures("cli_path")
+
 FTS5_OPERATORS = 'AND OR NOT NEAR( ) * ^ - : " + { }'
 """Every character and keyword with a meaning in FTS5 query syntax (RELIABILITY 15)."""
 
