@@ -154,7 +154,7 @@ def folder_to_trust(folder: str) -> bool:
     """
     try:
         info = os.lstat(folder)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # nothing there, nor can there be
         return False
     except OSError as err:
         raise UntrustedDaemon(
@@ -188,14 +188,14 @@ def socket_to_trust(path: str | os.PathLike[str], *, private: bool) -> str | Non
         return None
     try:
         info = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as err:
         raise UntrustedDaemon(
             f"cannot check the ade daemon's socket {path}: {err.strerror}"
         ) from None
     if not stat.S_ISSOCK(info.st_mode):
-        raise UntrustedDaemon(f"{path} is not a socket")
+        return None  # no daemon can answer there (the daemon refuses to replace such a file)
     if info.st_uid != os.getuid():
         raise UntrustedDaemon(f"the socket {path} belongs to uid {info.st_uid}, not to you")
     return path
