@@ -84,7 +84,10 @@ def _known(name: str) -> bool:
 
 
 def _digest(value: str) -> str:
-    from engine.digests import blake2b
+    try:  # the built-in module: hashlib would load OpenSSL (engine.digests says why)
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover
+        from hashlib import blake2b
 
     return "blake2b:" + blake2b(value.encode("utf-8", "surrogateescape")).hexdigest()
 

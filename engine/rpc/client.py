@@ -88,7 +88,7 @@ class DaemonClient(LocalReads):
 
     def _root(self) -> dict[str, Any]:
         # Every request carries the caller's context (engine.caller_env), read when it is sent
-        return {"projectRoot": str(self._project.root), "context": caller_context(self._env)}
+        return {"projectRoot": str(self._project.root), "context": caller_context()}
 
     def query(self, args: SearchQueryArgs) -> SearchQueryResult:
         params = {k: v for k, v in to_wire(args).items() if v is not None}
@@ -132,7 +132,7 @@ def connect_daemon(
     """
     if daemon_switched_off(env):
         return None
-    connection = open_connection(timeout=timeout, env=env, context=caller_context(env))
+    connection = open_connection(timeout=timeout, env=env, context=caller_context())
     if connection is None:
         return None
     if not connection.context_served:  # another TZ, git variable…: answered in process

@@ -316,7 +316,7 @@ def call_once(
     if method.startswith("search."):  # answered in our environment, or refused (caller_env)
         from engine.caller_env import caller_context
 
-        params = {**params, "context": caller_context(env)}
+        params = {**params, "context": caller_context()}  # ours: env only names the socket
     # The role matters only to the CTO's methods: a search asks for no token (see CTO_METHODS)
     token = client_token(config_folder(env), env) if method in CTO_METHODS else None
     connection = DaemonConnection(path, token)
