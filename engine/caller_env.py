@@ -11,7 +11,7 @@ Three kinds of variable (``docs/daemon-switches.md`` has the table):
 
 - ``PER_REQUEST`` (``ADE_NOW``): applied to the one request (the query's clock).
 - ``AGENT_FOLDERS``: where discovery looks. The daemon keeps one service per project root and
-  per set of folders (``engine.rpc.services.ServicePool``, at most ``MAX_FOLDER_CONTEXTS``), its
+  per set of folders (``engine.rpc.services.ServicePool``, ``MAX_FOLDER_CONTEXTS`` per root), its
   discovery, warm manifest and watcher pointed at the caller's folders.
 - ``MATCHED`` (and every ``GIT_*``): read process-wide (the time zone by ``astimezone``, git's
   variables by every git the daemon runs, the Linear key by the delegate), so they cannot be
@@ -65,8 +65,8 @@ SECRETS = frozenset({"ADE_LINEAR_API_KEY", "LINEAR_API_KEY"})
 """Sent as a digest: equality is all the daemon needs to know."""
 
 MAX_FOLDER_CONTEXTS = 4
-"""Distinct sets of agent folders the daemon serves at once (each is a service per project:
-a writer, a watcher and caches); a fifth is answered by the caller in its own process."""
+"""Distinct sets of agent folders the daemon serves one project for (each set is a service of
+its own: a writer, a watcher and caches); a fifth is answered by the caller in its own process."""
 
 CONTEXT_NOT_SERVED = -32003
 """Server-defined JSON-RPC code: this daemon cannot answer in the caller's context."""

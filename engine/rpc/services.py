@@ -93,7 +93,7 @@ ServiceKey = tuple[Path, tuple[tuple[str, str], ...]]
 
 class ServicePool:
     """The open services, keyed by resolved project root and the caller's agent folders
-    (at most ``MAX_FOLDER_CONTEXTS`` sets of folders at once).
+    (at most ``MAX_FOLDER_CONTEXTS`` sets of folders per root).
 
     Args:
         factory: opens one project's client (raises ``ProjectError`` for a missing folder).
@@ -128,10 +128,11 @@ class ServicePool:
                 raise ProjectError("the daemon is shutting down")
             if (client := self._clients.get(key)) is not None:
                 return client
-            contexts = {folders for _, folders in self._clients}
-            if key[1] not in contexts and len(contexts) >= MAX_FOLDER_CONTEXTS:
+            contexts = [folders for served, folders in self._clients if served == resolved]
+            if len(contexts) >= MAX_FOLDER_CONTEXTS:  # each is a writer and a watcher
                 raise ContextNotServed(
-                    f"context not served: {len(contexts)} sets of agent folders already served"
+                    f"context not served: {resolved} is served for {len(contexts)} sets of"
+                    " agent folders already"
                 )
             opening = self._opening.setdefault(key, threading.Lock())
         with opening:
