@@ -210,4 +210,3 @@ def test_a_project_served_for_too_many_folder_sets_is_answered_in_process(
         assert through_daemon.err == in_process.err
     log = module_daemon.log.read_text()
     assert log.count(f"opened search service for {repo.resolve()}") == 4
-
