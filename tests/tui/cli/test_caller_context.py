@@ -22,8 +22,9 @@ from cli_helpers import Run, run_ade
 from daemon_machine import Machine
 
 from engine.caller_env import AGENT_FOLDERS, MATCHED, PER_REQUEST, caller_context
+from engine.errors import INVALID_PARAMS
 from engine.external.roots import claude_slug
-from engine.rpc.connection import open_connection
+from engine.rpc.connection import DaemonError, open_connection
 from tests.engine.external.agent_fixtures import write_copilot, write_gemini, write_opencode
 
 
@@ -210,3 +211,29 @@ def test_a_project_served_for_too_many_folder_sets_is_answered_in_process(
         assert through_daemon.err == in_process.err
     log = module_daemon.log.read_text()
     assert log.count(f"opened search service for {repo.resolve()}") == 4
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        ["HOME"],
+        {"PATH": "/bin"},
+        {"HOME": 3},
+        {"HOME": "a\x00b"},
+        {f"GIT_{n}": "x" for n in range(65)},
+    ],
+    ids=["not-an-object", "unknown-variable", "not-a-string", "nul", "too-many"],
+)
+def test_a_malformed_context_is_invalid_params(
+    context: object, repo: Path, daemon_env: dict[str, str]
+) -> None:
+    connection = open_connection(env={**os.environ, **daemon_env})
+    assert connection is not None
+    try:
+        params = {"query": "first", "projectRoot": str(repo), "context": context}
+        with pytest.raises(DaemonError) as raised:
+            connection.call("search.query", params, 10.0)
+        assert raised.value.code == INVALID_PARAMS
+        assert "context" in str(raised.value)
+    finally:
+        connection.close()
