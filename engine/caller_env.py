@@ -173,6 +173,10 @@ def served(context: Any) -> Served:
     folders = tuple(sorted((k, v) for k, v in context.items() if k in AGENT_FOLDERS))
     environ = {k: v for k, v in os.environ.items() if k not in AGENT_FOLDERS}
     environ.update(folders)
+    if "HOME" not in environ:  # the caller's `~` is then the account's, never the daemon's HOME
+        import pwd
+
+        environ["HOME"] = pwd.getpwuid(os.getuid()).pw_dir
     text = context.get("ADE_NOW")
     return Served(folders, environ, parse_fixed_now(text) if text else None)
 

@@ -237,3 +237,14 @@ def test_a_malformed_context_is_invalid_params(
         assert "context" in str(raised.value)
     finally:
         connection.close()
+
+
+def test_a_caller_without_home_is_answered_in_the_accounts_home() -> None:
+    """In process, an unset ``HOME`` means the account's folder (``expanduser``): the daemon
+    must not fill in its own."""
+    import pwd
+
+    from engine.caller_env import served
+
+    context = {k: v for k, v in caller_context().items() if k != "HOME"}
+    assert served(context).environ["HOME"] == pwd.getpwuid(os.getuid()).pw_dir
