@@ -48,8 +48,9 @@ MAX_TEXT_CHARS = 4096
 
 """Largest page a caller may ask for; the router's per-project ceilings are separate."""
 
-_QUERY_KEYS = frozenset({"query", "kinds", "laneId", "limit", "cursor", "projectRoot"})
-_ROOT_ONLY_KEYS = frozenset({"projectRoot"})
+_QUERY_KEYS = frozenset({"query", "kinds", "laneId", "limit", "cursor", "projectRoot", "context"})
+_ROOT_ONLY_KEYS = frozenset({"projectRoot", "context"})
+"""``context``: the caller's environment that changes an answer (``engine.caller_env``)."""
 
 audit_log = logging.getLogger("ade.daemon.audit")
 
@@ -135,7 +136,7 @@ def query_args_param(params: dict[str, Any]) -> SearchQueryArgs:
         raise _invalid(f"limit must be an integer from 1 to {MAX_LIMIT}")
     _optional_text(params, "laneId", MAX_TEXT_CHARS)
     _optional_text(params, "cursor", MAX_TEXT_CHARS)
-    wire = {key: value for key, value in params.items() if key != "projectRoot"}
+    wire = {k: v for k, v in params.items() if k not in ("projectRoot", "context")}
     try:
         return from_wire(wire, SearchQueryArgs)
     except msgspec.ValidationError as err:  # belt and braces: msgspec re-checks every type
@@ -166,13 +167,17 @@ class SearchDomain:
             audit_log.warning("refused %s for role=%s peer=%s: CTO only", method, role, peer)
             raise RpcError(FORBIDDEN, f"forbidden: {method} is CTO-only (caller role: {role})")
         clean = strip_caller_scope(params)
+        from engine.caller_env import serving
+
         if method == "search.query":
             args = query_args_param(clean)
             root = project_root_param(clean)
-            return to_wire(self._host.query(root, args))
+            with serving(clean.get("context")):  # the caller's environment, not the daemon's
+                return to_wire(self._host.query(root, args))
         _check_keys(clean, _ROOT_ONLY_KEYS)
         root = project_root_param(clean)
-        if method == "search.indexStatus":
-            return to_wire(self._host.index_status(root))
-        audit_log.info("rebuild of %s by role=%s peer=%s", root, role, peer)
-        return to_wire(self._host.rebuild_index(root))
+        with serving(clean.get("context")):
+            if method == "search.indexStatus":
+                return to_wire(self._host.index_status(root))
+            audit_log.info("rebuild of %s by role=%s peer=%s", root, role, peer)
+            return to_wire(self._host.rebuild_index(root))

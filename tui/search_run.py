@@ -119,7 +119,9 @@ def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     except AdeError as err:
         if ns.no_daemon or _is_embedded(client):
             raise
-        print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
+        if type(err).__name__ != "ContextNotServed":  # the caller's context: nothing failed
+            print(f"warning: the ade daemon failed ({err}); searching in this process",
+                  file=sys.stderr)  # fmt: skip
     finally:
         client.close()
     if code is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.caller_env import caller_context
 from engine.client import LocalReads, ProgressCallback
 from engine.errors import ProjectError
 from engine.links.listings import ProjectListings
@@ -22,6 +23,7 @@ from engine.rpc.connection import (
     DaemonConnection,
     DaemonError,
     DaemonLost,
+    daemon_switched_off,
     open_connection,
 )
 from engine.types import (
@@ -85,7 +87,8 @@ class DaemonClient(LocalReads):
         return self._conn
 
     def _root(self) -> dict[str, Any]:
-        return {"projectRoot": str(self._project.root)}
+        # Every request carries the caller's context (engine.caller_env), read when it is sent
+        return {"projectRoot": str(self._project.root), "context": caller_context()}
 
     def query(self, args: SearchQueryArgs) -> SearchQueryResult:
         params = {k: v for k, v in to_wire(args).items() if v is not None}
@@ -121,13 +124,19 @@ def connect_daemon(
     restart: bool = True,
 ) -> DaemonClient | None:
     """A ``DaemonClient`` for the project at ``project_root`` (default: as ``open_project`` finds
-    it), or ``None`` fast when no daemon is running. ``restart``: see ``DaemonClient``.
+    it), or ``None`` fast when no daemon is running, ``ADE_DAEMON`` is off, or the daemon says
+    it cannot answer in this caller's context. ``restart``: see ``DaemonClient``.
 
     Raises:
         ProjectError: the project folder does not exist (same as in-process).
     """
-    connection = open_connection(timeout=timeout, env=env)
+    if daemon_switched_off(env):
+        return None
+    connection = open_connection(timeout=timeout, env=env, context=caller_context())
     if connection is None:
+        return None
+    if not connection.context_served:  # another TZ, git variable…: answered in process
+        connection.close()
         return None
     try:
         project = open_project(project_root)
