@@ -164,10 +164,14 @@ class DaemonHost:
         self._pool = pool
         self._query = query
 
-    def query(self, root: Path, args: SearchQueryArgs) -> SearchQueryResult:
+    def query(self, root: Path, args: SearchQueryArgs, *, fresh: bool = True) -> SearchQueryResult:
+        service = getattr(self._pool.client_for(root), "service", None)
+        if fresh and service is not None:
+            # Read your writes (issue 24.1): what was written before this request is answered.
+            service.catch_up_for_answer()
         # Ingestion first (issue 14.5): with a drain due, a new query waits (bounded by the
         # gate's hold) instead of taking the GIL and the cores from the writer.
-        gate = getattr(getattr(self._pool.client_for(root), "service", None), "ingest_gate", None)
+        gate = getattr(service, "ingest_gate", None)
         if gate is not None:
             gate.admit()
         return self._query(root, args)
