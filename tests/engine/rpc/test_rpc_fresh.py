@@ -88,3 +88,37 @@ def test_concurrent_answers_share_one_catch_up_started_after_them() -> None:
     first.join()
     assert shared.run(lambda deadline: calls.append("next") is None, 30.0) is True
     assert calls == ["slow", "next"]
+
+
+def test_a_freshly_opened_palette_sees_what_was_written_then_types_without_catching_up(
+    daemon: Any, demo_copy: Path, monkeypatch: Any
+) -> None:
+    from engine.rpc.client import DaemonClient
+    from engine.types import SearchQueryArgs
+    from tui.palette_client import open_palette_client
+
+    conn = daemon.connect()
+    assert _query(conn, demo_copy, "kind:pr")["result"]["items"]  # open and watched
+    with (demo_copy / ".ade" / "chats" / "chat-release-notes.jsonl").open("a") as f:
+        f.write('{"seq":90,"ts":"2026-06-09T18:20:00.000Z","type":"assistant_message",'
+                '"id":"msg_pal","text":"dugongpaletteword"}\n')  # fmt: skip
+    for name in ("ADE_RUNTIME_DIR", "ADE_CONFIG_DIR", "ADE_NOW"):
+        monkeypatch.setenv(name, daemon.env[name])
+    monkeypatch.delenv("ADE_DAEMON", raising=False)
+    client = open_palette_client(demo_copy, use_daemon=True, watch=False)
+    try:
+        assert isinstance(client, DaemonClient)
+        first = client.query(SearchQueryArgs(query="dugongpaletteword"))
+        assert [i.doc_id for i in first.items] == ["chat:chat-release-notes:msg_pal"]
+        sent: list[dict[str, Any]] = []
+        call = client.connection.call
+
+        def spy(method: str, params: dict[str, Any], timeout: float | None) -> Any:
+            sent.append(params)
+            return call(method, params, timeout)
+
+        monkeypatch.setattr(client.connection, "call", spy)
+        client.query(SearchQueryArgs(query="dugong"))
+        assert sent[0]["fresh"] is False  # typing: the watcher's pace, no catch-up per key
+    finally:
+        client.close()
