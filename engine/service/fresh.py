@@ -98,7 +98,9 @@ class FreshAnswers:
         limit = catch_up_bound() if bound is None else bound
 
         def once(deadline: float) -> bool:
-            return self.catch_up(history_seconds=limit, deadline=deadline)
+            # One slice of a commit-history pass (a new commit's) and the rest to the writer:
+            # a first pass of a huge history is background work the answers already mention.
+            return self.catch_up(history_seconds=0.0, deadline=deadline)
 
         if self._closed:
             return
