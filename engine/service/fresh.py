@@ -89,6 +89,7 @@ class FreshAnswers:
             *,
             history_seconds: float | None = None,
             deadline: float | None = None,
+            check_drift: bool = True,
         ) -> bool: ...
 
     def catch_up_for_answer(self, bound: float | None = None) -> None:
@@ -100,7 +101,7 @@ class FreshAnswers:
         def once(deadline: float) -> bool:
             # One slice of a commit-history pass (a new commit's) and the rest to the writer:
             # a first pass of a huge history is background work the answers already mention.
-            return self.catch_up(history_seconds=0.0, deadline=deadline)
+            return self.catch_up(history_seconds=0.0, deadline=deadline, check_drift=False)
 
         if self._closed:
             return
