@@ -187,13 +187,21 @@ class DaemonHost:
         self._pool = pool
         self._query = query
 
-    def query(self, root: Path, args: SearchQueryArgs) -> SearchQueryResult:
-        # Ingestion first (issue 14.5): with a drain due, a new query waits (bounded by the
-        # gate's hold) instead of taking the GIL and the cores from the writer.
-        gate = getattr(getattr(self._pool.client_for(root), "service", None), "ingest_gate", None)
-        if gate is not None:
-            gate.admit()
-        return self._query(root, args)
+    def query(self, root: Path, args: SearchQueryArgs, *, fresh: bool = True) -> SearchQueryResult:
+        from engine.project.lane_memo import one_listing  # the engine loads on first open
+
+        service = getattr(self._pool.client_for(root), "service", None)
+        # The catch-up's manifest and the query share one `git worktree list`.
+        with one_listing():
+            if fresh and service is not None:
+                # Read your writes (issue 24.1): what was written before this request is answered.
+                service.catch_up_for_answer()
+            # Ingestion first (issue 14.5): with a drain due, a new query waits (bounded by the
+            # gate's hold) instead of taking the GIL and the cores from the writer.
+            gate = getattr(service, "ingest_gate", None)
+            if gate is not None:
+                gate.admit()
+            return self._query(root, args)
 
     def index_status(self, root: Path) -> IndexStatus:
         return self._pool.client_for(root).index_status()
