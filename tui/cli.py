@@ -17,7 +17,7 @@ import os
 import re
 import sys
 
-from engine.errors import AdeError, UsageError
+from engine.errors import AdeError
 from tui import collector
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)

@@ -53,7 +53,7 @@ def _caret(code: int) -> str:
 _VISIBLE: dict[int, str | None] = {
     **{code: _caret(code) for code in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F)},
     **{code: _caret(code) for code in range(0x80, 0xA0)},
-    **{code: None for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))},
+    **dict.fromkeys((*range(0x202A, 0x202F), *range(0x2066, 0x206A))),
 }
 """The ``str.translate`` table of :func:`printable` (after escape sequences are removed)."""
 
@@ -145,8 +145,8 @@ def printable_json(document: str) -> str:
 
 
 _INPUT_DROP: dict[int, str | None] = {
-    **{code: " " for code in (*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0))},
-    **{code: None for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))},
+    **dict.fromkeys((*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)), " "),
+    **dict.fromkeys((*range(0x202A, 0x202F), *range(0x2066, 0x206A))),
 }
 """A pasted query: controls (newlines too: a query is one line) become spaces, bidi goes."""
 

@@ -21,7 +21,6 @@ from engine.types import (
     to_json,
     to_wire,
 )
-
 from tui.printable import printable, printable_json, printable_spans
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from engine.errors import AdeError
 from engine.links.details import Detail
 from tui.logic.rows import KIND_ICON, KIND_LABEL
+from tui.printable import printable
 
 DetailLoader = Callable[[], Detail]
 """Builds the record on a worker thread; may raise ``AdeError`` with a one-line message."""
@@ -43,7 +44,7 @@ class DetailScreen(Screen[None]):
     def __init__(self, kind: str, title: str, loader: DetailLoader) -> None:
         super().__init__()
         self.kind = kind
-        self.title_text = title
+        self.title_text = printable(title)
         self.loader = loader
         self.detail: Detail | None = None
 
@@ -67,10 +68,13 @@ class DetailScreen(Screen[None]):
         except AdeError as err:
             self.app.call_from_thread(self._failed, str(err))
             return
-        self.app.call_from_thread(self.show_detail, detail)
+        from tui.printable_records import printable_detail
+
+        self.app.call_from_thread(self.show_detail, printable_detail(detail))
 
     def _failed(self, message: str) -> None:
-        self.query_one("#detail-body", Static).update(Content.styled(f"⚠ {message}", "$text-error"))
+        shown = Content.styled(f"⚠ {printable(message)}", "$text-error")
+        self.query_one("#detail-body", Static).update(shown)
 
     def show_detail(self, detail: Detail) -> None:
         """Paint ``detail`` (subclasses paint the body differently)."""

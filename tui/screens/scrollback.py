@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 
 from tui.logic.line_window import LineWindow
 from tui.logic.terms import highlight_terms, terms_pattern
+from tui.printable import printable
 from tui.widgets.scrollback_view import ScrollbackView
 
 FOLLOW_SECONDS = 1.0
@@ -37,7 +38,7 @@ class ScrollbackScreen(Screen[None]):
         self.path = path
         self.byte_offset = offset
         self.query_text = query
-        self.title_text = title
+        self.title_text = printable(title)
         self.window: LineWindow | None = None
         self.note: str | None = None
 
@@ -81,7 +82,7 @@ class ScrollbackScreen(Screen[None]):
         self._show_status()
 
     def _failed(self, message: str) -> None:
-        self.query_one("#scrollback-status", Static).update(f"⚠ cannot open: {message}")
+        self.query_one("#scrollback-status", Static).update(f"⚠ cannot open: {printable(message)}")
 
     def _show_status(self, extra: str = "") -> None:
         view = self.query_one(ScrollbackView)
