@@ -7,6 +7,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))  # the test modules import hostile_project by name
 
-from hostile_project import _caller_env, hostile_project, linear_url  # noqa: E402
+from hostile_project import _caller_env, hostile_project, linear_url
 
 __all__ = ["_caller_env", "hostile_project", "linear_url"]

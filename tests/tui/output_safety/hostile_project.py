@@ -129,7 +129,7 @@ def _session(sid: str, kind: str, title: str, tool: str, updated: str) -> dict[s
 
 
 def _chat_line(seq: int, kind: str, **fields: object) -> str:
-    return json.dumps({"seq": seq, "ts": "2026-06-14T10:00:0%dZ" % seq, "type": kind, **fields})
+    return json.dumps({"seq": seq, "ts": f"2026-06-14T10:00:0{seq}Z", "type": kind, **fields})
 
 
 def _plant_ade(root: Path) -> None:
