@@ -37,7 +37,8 @@ TARGETS: list[tuple[str, str, str, str]] = [
 def _link(hostile: Hostile, capsys: pytest.CaptureFixture[str], query: str, kind: str) -> str:
     found = run_main(capsys, ["search", "--project", str(hostile.root), "--no-daemon",
                               *query.split(), "--json"])  # fmt: skip
-    links = [i["deepLink"] for i in json.loads(found.out)["items"] if i["kind"] == kind]
+    items = json.loads(found.out)["items"]
+    links = [i["deepLink"] for i in items if i["kind"] == kind and i["deepLink"]]
     assert any(links), f"no {kind} hit with a link for {query!r}"
     return str(links[-1])  # the most specific one (an event, an offset, a line)
 

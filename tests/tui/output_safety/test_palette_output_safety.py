@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from hostile_project import PAYLOAD, UNSAFE, Hostile
 from textual import events
+from textual.widgets import Input
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from engine.demo import DEMO_NOW
 from engine.embedded import EmbeddedClient
 from tui.app import PaletteApp
-from tui.widgets.query_input import QueryInput
 from tui.widgets.result_list import ResultList
 
 UNSAFE_RE = re.compile(UNSAFE)
@@ -94,7 +94,7 @@ async def test_a_toast_and_a_pasted_query_paint_no_controls(client: EmbeddedClie
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         app.notify(f"cannot open {PAYLOAD}", title=PAYLOAD)
-        box = app.screen.query_one(QueryInput)
+        box = app.screen.query_one("#query", Input)
         box.focus()
         box.post_message(events.Paste(f"zappr {PAYLOAD}\nsecond line"))
         await settle(pilot)
