@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import re
 
-from engine.terminal.sanitize import ESC_RE
-
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -58,12 +56,20 @@ _VISIBLE: dict[int, str | None] = {
 """The ``str.translate`` table of :func:`printable` (after escape sequences are removed)."""
 
 
+def _without_escapes(text: str) -> str:
+    """``text`` without its escape sequences, by the indexer's grammar (imported on first use:
+    a daemon-answered ``ade search --json`` prints with nothing of the engine loaded)."""
+    from engine.terminal.sanitize import ESC_RE
+
+    return ESC_RE.sub("", text)
+
+
 def printable(text: str) -> str:
     """``text`` as it may reach a terminal (see the module docstring); the same object if safe."""
     if _UNSAFE_RE.search(text) is None:
         return text
     if "\x1b" in text:
-        text = ESC_RE.sub("", text)
+        text = _without_escapes(text)
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")  # a CRLF file's lines are not shown ending in ^M
     return text.translate(_VISIBLE)
@@ -154,5 +160,5 @@ _INPUT_DROP: dict[int, str | None] = {
 def printable_input(text: str) -> str:
     """A pasted or typed query safe to echo in the palette's input line."""
     if "\x1b" in text:
-        text = ESC_RE.sub("", text)
+        text = _without_escapes(text)
     return text.translate(_INPUT_DROP)
