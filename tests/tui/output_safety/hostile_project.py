@@ -210,6 +210,8 @@ def hostile_project(tmp_path_factory: pytest.TempPathFactory, linear_url: str) -
     (root / "src").mkdir()
     (root / "src" / "zapfile.txt").write_text(f"first line\n{hostile('zapfile')}\nlast line\n")
     (root / "src" / f"zapname{NAME_PAYLOAD}.txt").write_text("zapnamed content\n")
+    # A link may hold a bidi override (it is no control to a URL): `--print` prints the path.
+    (root / "src" / "zapbidi\u202etxt.exe").write_text("zapbidi content\n")
     (root / "README.md").write_text("zap project\n")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "--cleanup=verbatim", "-m", f"{hostile('zapcommit')}\n\nbody")

@@ -7,6 +7,7 @@ each row opens, a toast, and a query pasted with escapes in it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from engine.demo import DEMO_NOW
 from engine.embedded import EmbeddedClient
+from tui import cli
 from tui.app import PaletteApp
 from tui.widgets.result_list import ResultList
 
@@ -106,3 +108,28 @@ async def test_a_toast_and_a_pasted_query_paint_no_controls(client: EmbeddedClie
         assert toasts[-1][1].startswith("cannot open ")
         for part in (text for toast in toasts for text in toast):
             assert UNSAFE_RE.search(part) is None, repr(part)
+
+
+def test_print_writes_a_hostile_path_without_its_bidi_override(
+    hostile_project: Hostile, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ade palette --print` end to end: the real app (under pilot instead of a terminal)
+    chooses the file hit, and the command prints its ``path:line``."""
+
+    async def choose(app: PaletteApp) -> str | None:
+        async with app.run_test(size=(140, 40)) as pilot:
+            assert await asyncio.to_thread(app.clients.ready.wait, 30), "the project never opened"
+            await settle(pilot)
+            listing = app.screen.query_one(ResultList)
+            row = next(r for r in listing.rows if r.kind == "file" and "zapbidi" in r.title)
+            listing.highlighted = listing.rows.index(row)
+            await pilot.press("enter")
+        return app.return_value
+
+    monkeypatch.setattr(PaletteApp, "run", lambda app: asyncio.run(choose(app)))
+    argv = ["palette", "--project", str(hostile_project.root), "--print", "--query", "zapbidi",
+            "--no-daemon", "--no-watch"]  # fmt: skip
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert printed == "src/zapbiditxt.exe:1\n"

@@ -33,6 +33,7 @@ FIELDS: list[tuple[str, str, str]] = [
     ("Linear state", "kind:linear zaplinear", "zapstate"),
     ("file line", "zapfile", "zapfile"),
     ("file name", "zapnamed", "zapname"),
+    ("file name with a bidi override", "zapbidi", "zapbidi"),
 ]
 """(field, query, a word of the field that must stay visible)."""
 
