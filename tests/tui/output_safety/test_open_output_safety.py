@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from cli_helpers import run_main
@@ -84,3 +85,19 @@ def test_an_error_quoting_a_hostile_link_is_one_printable_line(
     assert opened.out == ""
     assert len(opened.err.splitlines()) == 1
     assert UNSAFE_RE.search(opened.err) is None, opened.err
+
+
+def test_projects_add_and_list_print_a_hostile_folder_without_controls(
+    hostile_project: Hostile,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("ADE_CONFIG_DIR", str(tmp_path / "config"))
+    added = run_main(capsys, ["projects", "add", str(hostile_project.root)])
+    listed = run_main(capsys, ["projects", "list"])
+    for run in (added, listed):
+        assert run.code == 0, run.err
+        assert "zap" in run.out
+        found = UNSAFE_RE.search(run.out + run.err)
+        assert found is None, f"{found.group()!r} in {run.out!r}"
