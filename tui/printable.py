@@ -26,6 +26,7 @@ boundary costs nothing on ordinary output.
 
 from __future__ import annotations
 
+import functools
 import re
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)
@@ -35,8 +36,15 @@ if TYPE_CHECKING:
 _BIDI = "\u202a-\u202e\u2066-\u2069"
 """Bidi embeddings and overrides (LRE RLE PDF LRO RLO) and isolates (LRI RLI FSI PDI)."""
 
-_UNSAFE_RE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
-"""Anything :func:`printable` changes: C0 but tab and newline, DEL, C1, bidi controls."""
+
+@functools.cache
+def _unsafe_re() -> re.Pattern[str]:
+    """Anything :func:`printable` changes: C0 but tab and newline, DEL, C1, bidi controls.
+
+    Compiled on first use, like every pattern here: a class mixing code points above U+00FF
+    with Latin-1 ones costs ~0.4 ms to compile, and a daemon-answered ``ade search --json``
+    (whose start-up is counted in milliseconds, issue 14.4) does not need it."""
+    return re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 
 
 def _caret(code: int) -> str:
@@ -66,7 +74,7 @@ def _without_escapes(text: str) -> str:
 
 def printable(text: str) -> str:
     """``text`` as it may reach a terminal (see the module docstring); the same object if safe."""
-    if _UNSAFE_RE.search(text) is None:
+    if _unsafe_re().search(text) is None:
         return text
     if "\x1b" in text:
         text = _without_escapes(text)
@@ -75,15 +83,17 @@ def printable(text: str) -> str:
     return text.translate(_VISIBLE)
 
 
-_SGR_RE = re.compile(r"(\x1b\[[0-9;:]*m)")
-"""Select Graphic Rendition: colours and bold, the only escape ``--raw`` keeps."""
+@functools.cache
+def _sgr_re() -> re.Pattern[str]:
+    """Select Graphic Rendition: colours and bold, the only escape ``--raw`` keeps."""
+    return re.compile(r"(\x1b\[[0-9;:]*m)")
 
 
 def printable_colour(text: str) -> str:
     """:func:`printable`, keeping SGR colour sequences (``ade open --raw``)."""
-    if _UNSAFE_RE.search(text) is None:
+    if _unsafe_re().search(text) is None:
         return text
-    pieces = _SGR_RE.split(text)  # even items: text; odd items: the SGR sequences between
+    pieces = _sgr_re().split(text)  # even items: text; odd items: the SGR sequences between
     return "".join(piece if index % 2 else printable(piece) for index, piece in enumerate(pieces))
 
 
@@ -97,7 +107,7 @@ def printable_spans(
     it is plain text). Spans are clamped to the text, sorted, and overlaps dropped.
     """
     ordered = sorted(spans)
-    if _UNSAFE_RE.search(text) is None:
+    if _unsafe_re().search(text) is None:
         return text, _clamped(ordered, len(text))
     out: list[str] = []
     moved: list[tuple[int, int]] = []
@@ -130,9 +140,22 @@ def _clamped(spans: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
     return kept
 
 
-_JSON_UNSAFE_RE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}\u2028\u2029]")
-"""What a JSON encoder may leave raw inside a string (only C0 must be escaped by JSON): DEL,
-C1, bidi controls and the JavaScript line separators; raw C0 would be invalid JSON anyway."""
+_JSON_WIDE = ("\u2028", "\u2029", *map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A))))
+"""The characters above U+00FF a JSON encoder leaves raw that must not reach a terminal: the
+JavaScript line separators and the bidi controls."""
+
+
+@functools.cache
+def _json_narrow_re() -> re.Pattern[str]:
+    """C0 (raw only in a hand-made or hostile line: encoders escape it), DEL and C1. Latin-1
+    only, so it compiles in ~0.07 ms; the wide characters are looked for with ``in``."""
+    return re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+@functools.cache
+def _json_unsafe_re() -> re.Pattern[str]:
+    """Everything :func:`printable_json` escapes, for the rare document that holds some."""
+    return re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}\u2028\u2029]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -145,9 +168,11 @@ def printable_json(document: str) -> str:
     Such characters can only occur inside JSON strings (outside them JSON is ASCII), where the
     escape decodes to the same character: the value is unchanged, the bytes are safe.
     """
-    if _JSON_UNSAFE_RE.search(document) is None:
+    if _json_narrow_re().search(document) is None and (
+        document.isascii() or not any(wide in document for wide in _JSON_WIDE)
+    ):
         return document
-    return _JSON_UNSAFE_RE.sub(_json_escape, document)
+    return _json_unsafe_re().sub(_json_escape, document)
 
 
 _INPUT_DROP: dict[int, str | None] = {
