@@ -151,10 +151,11 @@ class PaletteApp(App[str | None]):
         title: str = "",
         severity: SeverityLevel = "information",
         timeout: float | None = None,
-        markup: bool = True,
+        markup: bool = False,
     ) -> None:
         """Every toast of the palette (screens call this too): an error may quote a path or a
-        title someone else chose, so message and title are made printable first."""
+        title someone else chose, so message and title are made printable first, and are text
+        unless a caller asks for markup (a ``[link=…]`` in a title must not become a link)."""
         from tui.printable import printable
 
         super().notify(

@@ -84,7 +84,7 @@ class ChatScreen(Screen[None]):
         self.note: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(self.title_text, id="chat-title")
+        yield Static(Content(self.title_text), id="chat-title")  # text, never markup
         yield VerticalScroll(id="chat-messages")
         yield Input(placeholder="search this chat", id="chat-search")
         yield Static("loading…", id="chat-status")
@@ -186,10 +186,10 @@ class ChatScreen(Screen[None]):
 
     def _show_status(self, extra: str = "") -> None:
         parts = (self.note, extra, "n/N matches  / search  esc back")
-        self.query_one("#chat-status", Static).update("  ·  ".join(p for p in parts if p))
+        self.query_one("#chat-status", Static).update(Content("  ·  ".join(p for p in parts if p)))
 
     def _failed(self, text: str) -> None:
-        self.query_one("#chat-status", Static).update(text)
+        self.query_one("#chat-status", Static).update(Content(printable(text)))
 
     def action_back(self) -> None:
         box = self.query_one("#chat-search", Input)

@@ -51,8 +51,8 @@ class DetailScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         icon = KIND_ICON.get(self.kind, " ")
         label = KIND_LABEL.get(self.kind, self.kind)
-        yield Static(f"{icon} {label[:-1] if label.endswith('s') else label} · {self.title_text}",
-                     id="detail-title")  # fmt: skip
+        title = f"{icon} {label[:-1] if label.endswith('s') else label} · {self.title_text}"
+        yield Static(Content(title), id="detail-title")  # text, never markup
         with VerticalScroll(id="detail-scroll"):
             yield Static("", id="detail-fields")
             yield Static("loading…", id="detail-body")
@@ -80,12 +80,12 @@ class DetailScreen(Screen[None]):
         """Paint ``detail`` (subclasses paint the body differently)."""
         self.detail = detail
         self.query_one("#detail-title", Static).update(
-            f"{KIND_ICON.get(detail.kind, ' ')} {detail.title}"
+            Content(f"{KIND_ICON.get(detail.kind, ' ')} {detail.title}")
         )
         self.query_one("#detail-fields", Static).update(fields_content(detail))
         self.query_one("#detail-body", Static).update(self.body_content(detail))
         if detail.note:
-            self.query_one("#detail-status", Static).update(f"{detail.note}  ·  esc back")
+            self.query_one("#detail-status", Static).update(Content(f"{detail.note}  ·  esc back"))
 
     def body_content(self, detail: Detail) -> Content:
         """The body as plain text (markup in PR bodies is shown, never interpreted)."""

@@ -9,6 +9,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
@@ -43,7 +44,7 @@ class ScrollbackScreen(Screen[None]):
         self.note: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(self.title_text, id="scrollback-title")
+        yield Static(Content(self.title_text), id="scrollback-title")  # text, never markup
         yield ScrollbackView(id="scrollback")
         yield Input(placeholder="search this scrollback", id="scrollback-search")
         yield Static("loading…", id="scrollback-status")
@@ -82,7 +83,9 @@ class ScrollbackScreen(Screen[None]):
         self._show_status()
 
     def _failed(self, message: str) -> None:
-        self.query_one("#scrollback-status", Static).update(f"⚠ cannot open: {printable(message)}")
+        self.query_one("#scrollback-status", Static).update(
+            Content(f"⚠ cannot open: {printable(message)}")
+        )
 
     def _show_status(self, extra: str = "") -> None:
         view = self.query_one(ScrollbackView)

@@ -37,8 +37,9 @@ PAYLOAD = (
     "\x9b2J\x9d0;c1\x9c"  # C1 CSI, OSC and ST (8-bit controls)
     "\u202eevil\u202c\u2066iso\u2069"  # bidi override and isolate
     "\x7f"
+    "[link='https://evil.example/']markup[/link][@click=app.quit]q[/]"  # Textual markup
 )
-"""Every kind of control a terminal acts on."""
+"""Every kind of control a terminal acts on, and Textual markup that would make a link."""
 
 REF_PAYLOAD = "\x9b2J\u202eevil\u2066"
 """What a git ref name may hold (git refuses ASCII controls and DEL in ref names)."""

@@ -59,6 +59,14 @@ def assert_printable(app: Any, where: str) -> str:
     shown = screen_text(app)
     found = UNSAFE_RE.search(shown)
     assert found is None, f"{where}: {found.group()!r} painted in {shown!r}"
+    # Markup in a title must stay text: a `[link=…]` would reach the terminal as an OSC 8 link.
+    links = {
+        segment.style.link
+        for strip in app.screen._compositor.render_strips()
+        for segment in strip
+        if segment.style is not None and segment.style.link
+    }
+    assert not links, f"{where}: links painted: {links}"
     return shown
 
 
