@@ -46,7 +46,10 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
         ns.no_daemon = True
         return None
     except AdeError as err:
-        print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
+        from tui.printable import printable
+
+        print(f"warning: the ade daemon failed ({printable(str(err))}); searching in this process",
+              file=sys.stderr)  # fmt: skip
         ns.no_daemon = True
         return None
     if answered is None:
@@ -55,9 +58,11 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
     wire = _wire_json(line, result)
     if wire is None or ns.fmt != "json":
         return _print_decoded(ns, params, result)
+    from tui.printable import printable, printable_json
+
     for warning in result["warnings"]:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(wire)
+        print(f"warning: {printable(warning)}", file=sys.stderr)
+    print(printable_json(wire))
     return 0 if result["items"] else 1
 
 

@@ -101,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
     if args.print_link:
         if result is None:
             return INTERRUPTED if app.interrupted else 1
-        sys.stdout.write(result + "\n")
+        from tui.printable import printable  # a file hit's path is whatever its author named
+
+        sys.stdout.write(printable(result) + "\n")
     return 0
 
 

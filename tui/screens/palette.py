@@ -41,6 +41,7 @@ from tui.logic.merge import merge, rows_per_kind
 from tui.logic.rows import PaletteRow
 from tui.screens.palette_rows import RowActions
 from tui.widgets.preview_pane import PreviewPane
+from tui.widgets.query_input import QueryInput
 from tui.widgets.result_list import ResultList
 from tui.widgets.status_bar import StatusBar
 
@@ -118,7 +119,7 @@ class PaletteScreen(RowActions):
         return self.host
 
     def compose(self) -> ComposeResult:
-        yield Input(
+        yield QueryInput(
             value=self.initial_query,
             placeholder="Search chats, terminals, PRs, commits, files…   (f1 help)",
             id="query",

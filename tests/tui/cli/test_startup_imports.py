@@ -306,9 +306,10 @@ DAEMON_ANSWER_MAY_IMPORT = {
     "tui.commands",
     "tui.commands.search",
     "tui.daemon_search",
+    "tui.printable",
 }
 """Everything of ade a daemon-answered `ade search --json` imports: argument parsing, the
-socket and the JSON output — no index, query language, ingestion, project reader or git; not
+socket and the JSON output (escaped by the output boundary, ``tui.printable``) — no index, query language, ingestion, project reader or git; not
 even the wire types (msgspec): the daemon's own JSON is printed."""
 
 
