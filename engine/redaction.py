@@ -19,6 +19,7 @@ The rule table and the literal prefilter are in ``engine.redaction_rules``.
 
 from __future__ import annotations
 
+import base64
 import functools
 import re
 
@@ -30,6 +31,7 @@ from engine.redaction_rules import (
     prefilter_rules,
 )
 from engine.redaction_rules import scan_literals_in_one_pass as scan_literals_in_one_pass
+from engine.redaction_scan import candidate_rules, redact_formats
 
 # The patterns below are compiled on first use: most texts never reach them, and a query that
 # shows none pays nothing for them (issue 14.4, h-regex).
@@ -122,9 +124,11 @@ def redact_secrets(text: str) -> str:
     if tail is not None and ("-----END" in tail.group() or _not_hex_re().search(tail.group())):
         text = marker("private-key") + text[tail.end() :]
     rules = prefilter_rules(text)
-    if rules is None:
-        return text
-    return _redact_with(_secret_re_for(rules), text)
+    if rules is not None:
+        text = _redact_with(_secret_re_for(rules), text)
+    # Then gitleaks' ~220 formats (engine.redaction_scan): after the rules above, so their
+    # labels stay as they were, and a value they already replaced is not matched again.
+    return redact_formats(text)
 
 
 def _pem_tail(text: str) -> re.Match[str] | None:
@@ -156,7 +160,7 @@ def redact_lines(lines: list[str]) -> list[str]:
     """:func:`redact_secrets` for each of many short lines (file hits): one literal prefilter
     over all of them first, so a page of ordinary lines costs one test, not one per line."""
     joined = "\n".join(lines)
-    if not lines or prefilter_rules(joined) is None:
+    if not lines or (prefilter_rules(joined) is None and not candidate_rules(joined)):
         return lines
     # One pass over all lines; per line only when a match crossed a line end (a key block).
     redacted = redact_secrets(joined).split("\n")
@@ -232,9 +236,35 @@ def _replace(match: re.Match[str]) -> str:
         if credential is None or not _looks_secret(credential.group()):
             return whole  # "bearer of bad news", "Authorization: required"
         return whole[: credential.start()] + marker("bearer-token")
+    if label == "private-key-base64":
+        return marker("private-key") if _encodes_a_private_key(whole) else whole
+    if label in _KEEP_UP_TO:
+        cut = _KEEP_UP_TO[label](whole) + 1
+        return whole[:cut] + marker(label)
     if label in ASSIGNMENT_KINDS:
+        if match.string[match.end() : match.end() + 1] == "(":
+            return whole  # ``secret = xmalloc(len)``: a call, not a value
         return _replace_assignment(whole, label)
     return marker(label)
+
+
+_KEEP_UP_TO = {
+    "azure-storage-key": lambda whole: whole.index("="),
+    "discord-webhook": lambda whole: whole.rindex("/"),
+    "telegram-bot-token": lambda whole: 0,
+}
+"""Where the public part of a match ends (``AccountKey=``, a webhook's URL and id, the ``:``
+after a bot id): kept, so the context stays searchable."""
+
+
+def _encodes_a_private_key(text: str) -> bool:
+    """Whether base64 ``text`` decodes to a PEM ``PRIVATE KEY`` header (not a certificate)."""
+    head = text[:64]
+    try:
+        decoded = base64.b64decode(head[: len(head) // 4 * 4])
+    except ValueError:  # pragma: no cover - the rule admits base64 characters only
+        return False
+    return b"PRIVATE KEY" in decoded
 
 
 def _replace_assignment(whole: str, label: str) -> str:
@@ -245,7 +275,10 @@ def _replace_assignment(whole: str, label: str) -> str:
     value = parts.group("value")
     quoted = value[:1] in ("'", '"')
     inner = value[1:-1] if quoted else value
-    strict = ":" in parts.group("sep") and not quoted
+    # ``key: value`` is also how errors and prose read (``token: expected``, ``Unknown TAP
+    # token: "Initialized"``): there, a quoted token or secret needs a digit like a key has;
+    # a quoted password stays lenient (``"password": "letmein"`` in JSON).
+    strict = ":" in parts.group("sep") and (not quoted or label != "password")
     if not _plausible_value(inner, strict=strict):
         return whole
     redacted = value[0] + marker(label) + value[-1] if quoted else marker(label)
@@ -258,8 +291,7 @@ def _plausible_value(value: str, *, strict: bool) -> bool:
         return False
     if _dotted_name_re().fullmatch(value) and not any(ch.isdigit() for ch in value):
         return False
-    # ``key: value`` unquoted is also how errors and prose read ("token: expected"): demand shape.
-    return _looks_secret(value) if strict else True
+    return _looks_secret(value) and any(ch.isdigit() for ch in value) if strict else True
 
 
 def _looks_secret(value: str) -> bool:

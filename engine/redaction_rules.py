@@ -54,7 +54,7 @@ def _rules() -> list[tuple[str, str]]:
             + boundary.format("eyJ")
             + r"[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
         ),
-        ("url", r"://[^\s/:@]+:[^\s/@]+@"),
+        ("url", r"://[^\s/:@]*:[^\s/@]+@"),
         (
             "slack-webhook",
             r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_-]+/[A-Za-z0-9_/-]{8,}",
@@ -68,6 +68,18 @@ def _rules() -> list[tuple[str, str]]:
             "gitlab-token",
             "glpat-" + boundary.format("glpat-") + r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*",
         ),
+    ]
+    # Formats gitleaks has no rule for, or only next to a word (issue 28.3).
+    rules += [
+        ("azure-storage-key", r"AccountKey=[A-Za-z0-9+/]{40,}={0,2}"),
+        (
+            "discord-webhook",
+            r"discord(?:app)?\.com/api/webhooks/[0-9]{15,20}/[A-Za-z0-9_-]{60,}",
+        ),
+        ("telegram-bot-token", r":AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"),
+        # A PEM private key, base64-encoded once more (Kubernetes ``tls.key:``, ``ssh-privatekey``):
+        # "-----BEGIN" encodes to LS0tLS1CRUdJTi, then " PRIVATE KEY" and its RSA/EC/OPENSSH kin.
+        ("private-key-base64", r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}"),
     ]
     rules += [
         ("stripe-key", prefix + boundary.format(prefix) + r"[A-Za-z0-9]{24,}(?![A-Za-z0-9])")

@@ -1,0 +1,172 @@
+"""The gitleaks rule set (``engine.redaction_formats``, generated) applied the way gitleaks does.
+
+A rule's regex runs only when one of its keywords occurs in the lowercased text: one
+Aho-Corasick pass (``ahocorasick_rs``, already used by ``engine.redaction_rules``) finds every
+keyword at once, so a text without any costs one scan, not ~220 regex searches. Each rule is
+compiled on first use. A match is kept when its secret (the rule's secret group, else the first
+non-empty group, else the whole match) clears the rule's entropy floor and no allowlist (the
+rule's or gitleaks' global one) excuses it; then only the secret is replaced, so the context
+(``SENDGRID_KEY=``) stays searchable.
+
+Two deviations from gitleaks, both for what this index holds (transcripts, not files): rules
+whose regex starts with gitleaks' identifier prefix ``[\\w.-]{0,50}?`` run without it (the prefix is
+part of no secret, and a lazy prefix before an alternation is slow in ``re``; the match start is
+widened over it again for ``match`` allowlists), and a secret that holds a ``[REDACTED:`` marker of
+an earlier rule is left alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from engine.redaction_format_types import Allow, Format
+from engine.redaction_formats import FORMATS, GLOBAL_ALLOW_REGEXES, GLOBAL_STOPWORDS
+
+if TYPE_CHECKING:
+    from ahocorasick_rs import BytesAhoCorasick
+
+_IDENTIFIER_PREFIXES = (r"[\w.-]{0,50}?", r"(?i)[\w.-]{0,50}?")
+_IDENTIFIER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_MARKER_OPEN = "[REDACTED:"
+
+
+def _scan_pattern(regex: str) -> str:
+    """``regex`` without gitleaks' lazy identifier prefix (flags kept)."""
+    if regex.startswith(_IDENTIFIER_PREFIXES[1]):
+        return "(?i)" + regex[len(_IDENTIFIER_PREFIXES[1]) :]
+    if regex.startswith(_IDENTIFIER_PREFIXES[0]):
+        return regex[len(_IDENTIFIER_PREFIXES[0]) :]
+    return regex
+
+
+@functools.cache
+def _rule_re(index: int) -> re.Pattern[str]:
+    return re.compile(_scan_pattern(FORMATS[index].regex), re.ASCII)
+
+
+@functools.cache
+def _allow_res(index: int) -> tuple[tuple[Allow, tuple[re.Pattern[str], ...]], ...]:
+    return tuple(
+        (allow, tuple(re.compile(r, re.ASCII) for r in allow.regexes))
+        for allow in FORMATS[index].allows
+    )
+
+
+@functools.cache
+def _global_allow_res() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(r, re.ASCII) for r in GLOBAL_ALLOW_REGEXES)
+
+
+@functools.cache
+def _keyword_table() -> tuple[BytesAhoCorasick, tuple[tuple[int, ...], ...]]:
+    """The automaton over every distinct keyword, and the rules each keyword enables."""
+    from ahocorasick_rs import BytesAhoCorasick
+
+    rules_by_keyword: dict[str, list[int]] = {}
+    for index, fmt in enumerate(FORMATS):
+        for keyword in fmt.keywords:
+            rules_by_keyword.setdefault(keyword, []).append(index)
+    keywords = list(rules_by_keyword)
+    return BytesAhoCorasick([k.encode() for k in keywords]), tuple(
+        tuple(rules_by_keyword[k]) for k in keywords
+    )
+
+
+def candidate_rules(text: str) -> list[int]:
+    """The rules one of whose keywords occurs in ``text`` (case-insensitively), in rule order."""
+    automaton, rules = _keyword_table()
+    # Bytes, like engine.redaction_rules: the keywords are ASCII, and a lone surrogate in the
+    # text (a transcript's undecodable byte) must not stop the scan.
+    found = automaton.find_matches_as_indexes(text.encode("utf-8", "replace").lower(), True)
+    return sorted({rule for keyword, _, _ in found for rule in rules[keyword]})
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character, as gitleaks computes it."""
+    counts = Counter(value)
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in counts.values())
+
+
+def find_secrets(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, rule id)`` of every secret the gitleaks rules find in ``text``."""
+    found = []
+    for index in candidate_rules(text):
+        fmt = FORMATS[index]
+        for match in _rule_re(index).finditer(text):
+            span = _secret_span(match, fmt)
+            if span is not None and not _allowed(text, match, span, index):
+                found.append((*span, fmt.rule_id))
+    return found
+
+
+def _secret_span(match: re.Match[str], fmt: Format) -> tuple[int, int] | None:
+    if fmt.secret_group:
+        start, end = match.span(fmt.secret_group)
+    else:
+        groups = (match.span(g) for g in range(1, (match.re.groups or 0) + 1))
+        start, end = next((s for s in groups if s[1] > s[0]), match.span())
+    secret = match.string[start:end]
+    stripped = secret.strip("\n")  # gitleaks trims newlines a match took
+    start += len(secret) - len(secret.lstrip("\n"))
+    end = start + len(stripped)
+    if end <= start or _MARKER_OPEN in stripped:
+        return None
+    if fmt.entropy and shannon_entropy(stripped) <= fmt.entropy:
+        return None
+    return start, end
+
+
+def _allowed(text: str, match: re.Match[str], span: tuple[int, int], index: int) -> bool:
+    secret = text[span[0] : span[1]]
+    lowered = secret.lower()
+    if any(r.search(secret) for r in _global_allow_res()) or any(
+        w in lowered for w in GLOBAL_STOPWORDS
+    ):
+        return True
+    for allow, regexes in _allow_res(index):
+        if any(word in lowered for word in allow.stopwords):
+            return True
+        if regexes:
+            target = _target(text, match, secret, allow.target)
+            if any(r.search(target) for r in regexes):
+                return True
+    return False
+
+
+def _target(text: str, match: re.Match[str], secret: str, kind: str) -> str:
+    if kind == "secret":
+        return secret
+    start, end = match.span()
+    if kind == "line":
+        return text[text.rfind("\n", 0, start) + 1 : _line_end(text, end)]
+    # "match": widened over the identifier prefix the scan left out (at most 50 characters).
+    floor = max(0, start - 50)
+    while start > floor and text[start - 1] in _IDENTIFIER_CHARS:
+        start -= 1
+    return text[start:end]
+
+
+def _line_end(text: str, end: int) -> int:
+    newline = text.find("\n", end)
+    return len(text) if newline < 0 else newline
+
+
+def redact_formats(text: str) -> str:
+    """``text`` with every secret the gitleaks rules find replaced by ``[REDACTED:<rule id>]``.
+    Overlapping findings merge into the first (leftmost, then longest)."""
+    spans = sorted(find_secrets(text), key=lambda s: (s[0], -s[1]))
+    if not spans:
+        return text
+    pieces, cursor = [], 0
+    for start, end, rule_id in spans:
+        if start < cursor:
+            continue
+        pieces += [text[cursor:start], f"[REDACTED:{rule_id}]"]
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
