@@ -230,11 +230,20 @@ def _replace(match: re.Match[str]) -> str:
         return marker("anthropic-key" if whole.startswith("sk-ant-") else "openai-key")
     if label == "url":
         colon = whole.index(":", 3)
+        if _placeholder(whole[colon + 1 : -1]):
+            return whole  # ``https://user:pass@example.com`` in docs and tests
         return whole[: colon + 1] + marker("password") + "@"
     if label == "auth":
         credential = _credential_re().search(whole)
         if credential is None or not _looks_secret(credential.group()):
             return whole  # "bearer of bad news", "Authorization: required"
+        value = credential.group()
+        if (
+            match.string[match.end() : match.end() + 1] in ('"', "\\")
+            or _placeholder(value, decode=False)
+            or (value.isalpha() and len(value) < 20)  # "401 Authorization Required"
+        ):
+            return whole  # ``Bearer realm="…"``: an auth parameter, not a credential
         return whole[: credential.start()] + marker("bearer-token")
     if label == "private-key-base64":
         return marker("private-key") if _encodes_a_private_key(whole) else whole
@@ -242,8 +251,8 @@ def _replace(match: re.Match[str]) -> str:
         cut = _KEEP_UP_TO[label](whole) + 1
         return whole[:cut] + marker(label)
     if label in ASSIGNMENT_KINDS:
-        if match.string[match.end() : match.end() + 1] == "(":
-            return whole  # ``secret = xmalloc(len)``: a call, not a value
+        if _CODE_AFTER_VALUE.match(match.string, match.end() - whole.endswith("-")):
+            return whole  # ``secret = xmalloc(len)``, ``token = tok->next``: code, not a value
         return _replace_assignment(whole, label)
     return marker(label)
 
@@ -279,15 +288,51 @@ def _replace_assignment(whole: str, label: str) -> str:
     # token: "Initialized"``): there, a quoted token or secret needs a digit like a key has;
     # a quoted password stays lenient (``"password": "letmein"`` in JSON).
     strict = ":" in parts.group("sep") and (not quoted or label != "password")
-    if not _plausible_value(inner, strict=strict):
+    if not _plausible_value(inner, strict=strict, label=label, quoted=quoted):
         return whole
     redacted = value[0] + marker(label) + value[-1] if quoted else marker(label)
     return parts.group("key") + parts.group("sep") + redacted
 
 
-def _plausible_value(value: str, *, strict: bool) -> bool:
+_CODE_AFTER_VALUE = re.compile(r"\(|->|\.[A-Za-z_]|\[")
+"""(Matched where the value ends, or at its last ``-`` when that began a ``->``.)"""
+"""What follows a value that is code: a call, a member access, an index."""
+
+_PLACEHOLDER_PARTS = ("pass", "pwd", "secret", "token", "dummy", "changeme", "foo")
+"""A value holding one of these names what it stands for (``secret-passwd``, ``xdg-pass``,
+``fooBar``): test fixtures and docs, found on every such line of git's test suite."""
+
+
+def _placeholder(value: str, *, decode: bool = True) -> bool:
+    """A stand-in rather than a credential: a placeholder word in it, or in its base64 decoding
+    when that is text (``YS1naXQtdG9rZW4=`` is ``a-git-token``), or a template (``<password>``)."""
+    if value.startswith(_PLACEHOLDER_START) or any(p in value.lower() for p in _PLACEHOLDER_PARTS):
+        return True
+    if not decode or len(value) % 4 or len(value) < 8:
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii").lower()
+    except ValueError:
+        return False
+    return decoded.isprintable() and any(p in decoded for p in _PLACEHOLDER_PARTS)
+
+
+def _word_like(value: str, label: str) -> bool:
+    """Code and prose rather than a secret. For tokens, secrets and keys: a lower-case word
+    (``tok``, ``quit``), a number (``creationToken = 1644442601``), a CONSTANT_NAME. For
+    passwords, which may be words: only a short unquoted lower-case word (``password=bar``)."""
+    if label == "password":
+        return value.isalpha() and value.islower() and len(value) <= 8
+    if len(value) < 4 or value.isdigit() or (value.isalpha() and value.islower()):
+        return True
+    return "_" in value and value.replace("_", "").isalpha() and value.isupper()
+
+
+def _plausible_value(value: str, *, strict: bool, label: str = "", quoted: bool = False) -> bool:
     """Whether an assigned value could be a secret rather than code, a type, or prose."""
     if len(value) < 3 or value.lower() in _STOPWORDS or value.startswith(_PLACEHOLDER_START):
+        return False
+    if _placeholder(value) or ((not quoted or label != "password") and _word_like(value, label)):
         return False
     if _dotted_name_re().fullmatch(value) and not any(ch.isdigit() for ch in value):
         return False
