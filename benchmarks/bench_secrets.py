@@ -121,6 +121,7 @@ def real_code_false_positives(corpora: dict[str, Path]) -> dict[str, Any]:
 
 def main_redaction() -> Callable[[str], str]:
     """``redact_secrets`` as it is on ``main``: its two modules loaded under other names."""
+
     def show(path: str) -> str:
         return subprocess.run(["git", "-C", str(ROOT), "show", f"main:{path}"], check=True,
                               capture_output=True, text=True).stdout  # fmt: skip
@@ -150,7 +151,9 @@ def ingestion_cost(mb: int, runs: int, code: list[str]) -> dict[str, Any]:
     for name, make_texts in (("terminal log", lambda: _chunk_texts(data)),
                              ("real code as transcript", lambda: list(code_texts))):  # fmt: skip
 
-        def pipeline(redact: Callable[[str], str], make: Callable[[], list[str]] = make_texts) -> None:
+        def pipeline(
+            redact: Callable[[str], str], make: Callable[[], list[str]] = make_texts
+        ) -> None:
             bodies = [redact(t) for t in make()]
             for body in bodies:
                 identifier_parts("bench t1", body)
