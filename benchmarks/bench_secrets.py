@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import types
@@ -162,7 +161,7 @@ def ingestion_cost(mb: int, runs: int, code: list[str]) -> dict[str, Any]:
 
         timings = interleaved({"none": lambda: pipeline(str), "main": lambda: pipeline(old),
                                "new": lambda: pipeline(redact_secrets)}, runs)  # fmt: skip
-        cpu = {k: t.cpu_median_ms for k, t in timings.items()}
+        cpu = {k: round(t.cpu_median, 1) for k, t in timings.items()}
         results[name] = {
             "cpu_ms": cpu,
             "redaction_share_main_pct": round(100 * (cpu["main"] - cpu["none"]) / cpu["main"], 1),

@@ -172,7 +172,6 @@ def build_module(config: dict[str, Any], version: str) -> tuple[str, list[str]]:
         '"""',
         "",
         "# fmt: off",
-        "# ruff: noqa: E501",
         "from engine.redaction_format_types import Allow, Format",
         "",
         f"GITLEAKS_VERSION = {version!r}",
@@ -340,7 +339,7 @@ def _go_unquote(token: str) -> str:
 
 def _sprintf(template: str, args: list[Any]) -> str:
     values = iter(args)
-    return re.sub(r"%[sdvq]", lambda m: str(next(values)), template.replace("%%", "\0")).replace(
+    return re.sub(r"%[sdvq]", lambda _: str(next(values)), template.replace("%%", "\0")).replace(
         "\0", "%"
     )
 

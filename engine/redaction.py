@@ -31,7 +31,6 @@ from engine.redaction_rules import (
     prefilter_rules,
 )
 from engine.redaction_rules import scan_literals_in_one_pass as scan_literals_in_one_pass
-from engine.redaction_scan import candidate_rules, redact_formats
 
 # The patterns below are compiled on first use: most texts never reach them, and a query that
 # shows none pays nothing for them (issue 14.4, h-regex).
@@ -126,6 +125,8 @@ def redact_secrets(text: str) -> str:
     rules = prefilter_rules(text)
     if rules is not None:
         text = _redact_with(_secret_re_for(rules), text)
+    from engine.redaction_scan import redact_formats  # ~220 rules: loaded when text comes
+
     # Then gitleaks' ~220 formats (engine.redaction_scan): after the rules above, so their
     # labels stay as they were, and a value they already replaced is not matched again.
     return redact_formats(text)
@@ -159,6 +160,8 @@ def redact_title(title: str) -> str:
 def redact_lines(lines: list[str]) -> list[str]:
     """:func:`redact_secrets` for each of many short lines (file hits): one literal prefilter
     over all of them first, so a page of ordinary lines costs one test, not one per line."""
+    from engine.redaction_scan import candidate_rules
+
     joined = "\n".join(lines)
     if not lines or (prefilter_rules(joined) is None and not candidate_rules(joined)):
         return lines
@@ -260,7 +263,7 @@ def _replace(match: re.Match[str]) -> str:
 _KEEP_UP_TO = {
     "azure-storage-key": lambda whole: whole.index("="),
     "discord-webhook": lambda whole: whole.rindex("/"),
-    "telegram-bot-token": lambda whole: 0,
+    "telegram-bot-token": lambda whole: whole.index(":"),
 }
 """Where the public part of a match ends (``AccountKey=``, a webhook's URL and id, the ``:``
 after a bot id): kept, so the context stays searchable."""

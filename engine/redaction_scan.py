@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from engine import redaction_rules
 from engine.redaction_format_types import Allow, Format
 from engine.redaction_formats import FORMATS, GLOBAL_ALLOW_REGEXES, GLOBAL_STOPWORDS
 
@@ -62,27 +63,40 @@ def _global_allow_res() -> tuple[re.Pattern[str], ...]:
 
 
 @functools.cache
-def _keyword_table() -> tuple[BytesAhoCorasick, tuple[tuple[int, ...], ...]]:
-    """The automaton over every distinct keyword, and the rules each keyword enables."""
-    from ahocorasick_rs import BytesAhoCorasick
-
-    rules_by_keyword: dict[str, list[int]] = {}
+def _keyword_rules() -> dict[bytes, tuple[int, ...]]:
+    """Every distinct keyword (lowercase ASCII bytes) and the rules it enables."""
+    rules_by_keyword: dict[bytes, list[int]] = {}
     for index, fmt in enumerate(FORMATS):
         for keyword in fmt.keywords:
-            rules_by_keyword.setdefault(keyword, []).append(index)
-    keywords = list(rules_by_keyword)
-    return BytesAhoCorasick([k.encode() for k in keywords]), tuple(
-        tuple(rules_by_keyword[k]) for k in keywords
-    )
+            rules_by_keyword.setdefault(keyword.encode(), []).append(index)
+    return {keyword: tuple(rules) for keyword, rules in rules_by_keyword.items()}
+
+
+@functools.cache
+def _automaton() -> BytesAhoCorasick:
+    from ahocorasick_rs import BytesAhoCorasick
+
+    return BytesAhoCorasick(list(_keyword_rules()))
 
 
 def candidate_rules(text: str) -> list[int]:
-    """The rules one of whose keywords occurs in ``text`` (case-insensitively), in rule order."""
-    automaton, rules = _keyword_table()
-    # Bytes, like engine.redaction_rules: the keywords are ASCII, and a lone surrogate in the
-    # text (a transcript's undecodable byte) must not stop the scan.
-    found = automaton.find_matches_as_indexes(text.encode("utf-8", "replace").lower(), True)
-    return sorted({rule for keyword, _, _ in found for rule in rules[keyword]})
+    """The rules one of whose keywords occurs in ``text`` (case-insensitively), in rule order.
+
+    Bytes, like ``engine.redaction_rules``: the keywords are ASCII, and a lone surrogate in the
+    text (a transcript's undecodable byte) must not stop the scan. Once the ingester asked for
+    bulk redaction (``scan_literals_in_one_pass``), one Aho-Corasick pass finds them all; a
+    query's page of short snippets tests each keyword with ``in`` instead (~20 µs a snippet),
+    so a search never loads the extension module (issue 5's start-up budget).
+    """
+    haystack = text.encode("utf-8", "replace").lower()
+    table = _keyword_rules()
+    if redaction_rules._automaton is not None:
+        keywords = list(table)
+        found = _automaton().find_matches_as_indexes(haystack, True)
+        hits = {keywords[index] for index, _, _ in found}
+    else:
+        hits = {keyword for keyword in table if keyword in haystack}
+    return sorted({rule for keyword in hits for rule in table[keyword]})
 
 
 def shannon_entropy(value: str) -> float:
