@@ -143,3 +143,36 @@ def test_only_rules_whose_keyword_occurs_run() -> None:
 )
 def test_go_regexes_are_translated(go: str, python: str) -> None:
     assert go_to_python(go) == python
+
+
+def _texts_with_keywords() -> list[str]:
+    rules = json.loads(EXAMPLES.read_text())["rules"]
+    texts = [t for examples in rules.values() for t in (*examples["tps"], *examples["fps"])]
+    return [*texts, *(t for _, t, _ in THIRTEEN), "key=value; token: abc; s.x sk ey", "ab" * 40]
+
+
+@pytest.mark.parametrize("automaton", [False, True])
+def test_keyword_anchored_rules_find_what_a_full_search_finds(
+    automaton: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine import redaction_rules, redaction_scan
+
+    if automaton:
+        redaction_rules.scan_literals_in_one_pass()
+    else:
+        monkeypatch.setattr(redaction_rules, "_automaton", None)
+    anchored = [i for i, f in enumerate(FORMATS) if f.rule_id in redaction_scan.KEYWORD_ANCHORED]
+    assert len(anchored) == len(redaction_scan.KEYWORD_ANCHORED)
+    for text in _texts_with_keywords():
+        if not text.isascii():
+            continue
+        haystack = redaction_scan._haystack(text)
+        hits = redaction_scan._keyword_hits(haystack)
+        for index in anchored:
+            pattern = redaction_scan._rule_re(index)
+            places = redaction_scan._places(haystack, FORMATS[index].keywords, hits)
+            fast = [m.span() for m in redaction_scan._anchored(pattern, text, places)]
+            assert fast == [m.span() for m in pattern.finditer(text)], (
+                FORMATS[index].rule_id,
+                text,
+            )
