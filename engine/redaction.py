@@ -122,14 +122,20 @@ def redact_secrets(text: str) -> str:
     tail = _pem_tail(text)
     if tail is not None and ("-----END" in tail.group() or _not_hex_re().search(tail.group())):
         text = marker("private-key") + text[tail.end() :]
-    rules = prefilter_rules(text)
-    if rules is not None:
-        text = _redact_with(_secret_re_for(rules), text)
-    from engine.redaction_scan import redact_formats  # ~220 rules: loaded when text comes
+    from engine import redaction_rules, redaction_scan  # ~220 rules: loaded when text comes
 
+    haystack = found = hits = None
+    if redaction_rules._automaton is not None:  # bulk: both rule sets' literals in one pass
+        haystack = text.encode("utf-8", "replace").lower()
+        found, hits = redaction_scan.one_pass(haystack)
+    rules = prefilter_rules(text, haystack=haystack, found=found)
+    if rules is not None:
+        redacted = _redact_with(_secret_re_for(rules), text)
+        if redacted != text:  # the keyword hits were of the text before
+            text, haystack, hits = redacted, None, None
     # Then gitleaks' ~220 formats (engine.redaction_scan): after the rules above, so their
     # labels stay as they were, and a value they already replaced is not matched again.
-    return redact_formats(text)
+    return redaction_scan.redact_formats(text, haystack, hits)
 
 
 def _pem_tail(text: str) -> re.Match[str] | None:

@@ -164,13 +164,21 @@ GATE_BYTES = sorted({b for _, gate, _ in PREFILTER for b in gate})
 """Every gate byte: each is looked for once a chunk, not once per literal."""
 
 
-def prefilter_rules(text: str) -> tuple[int, ...] | None:
-    """The rules whose literal (and gate) occur in ``text``, sorted; None when there are none."""
-    haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps
+def prefilter_rules(
+    text: str, *, haystack: bytes | None = None, found: set[int] | None = None
+) -> tuple[int, ...] | None:
+    """The rules whose literal (and gate) occur in ``text``, sorted; None when there are none.
+
+    ``haystack`` (the lowercased UTF-8 text) and ``found`` (the ``PREFILTER`` entries whose
+    literal occurs) may come from a pass the caller already made (``engine.redaction_scan``
+    finds these literals and gitleaks' keywords in one pass)."""
+    if haystack is None:
+        haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps
     automaton = _automaton
-    if automaton is not None:
-        # The literals found first, in one pass; then only their gates are looked for.
+    if found is None and automaton is not None:
         found = {entry for entry, _, _ in automaton.find_matches_as_indexes(haystack, True)}
+    if found is not None:
+        # The literals found first, in one pass; then only their gates are looked for.
         present = [
             rules
             for _, gate, rules in map(PREFILTER.__getitem__, found)

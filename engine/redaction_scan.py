@@ -75,9 +75,27 @@ def _keyword_rules() -> dict[bytes, tuple[int, ...]]:
 
 @functools.cache
 def _automaton() -> BytesAhoCorasick:
+    """gitleaks' keywords after ``engine.redaction_rules``' literals, in one automaton: the
+    ingester finds both in one pass over a text (:func:`one_pass`)."""
     from ahocorasick_rs import BytesAhoCorasick
 
-    return BytesAhoCorasick(list(_keyword_rules()))
+    literals = [needle for needle, _, _ in redaction_rules.PREFILTER]
+    return BytesAhoCorasick(literals + list(_keyword_rules()))
+
+
+def one_pass(haystack: bytes) -> tuple[set[int], dict[bytes, list[int]]]:
+    """``engine.redaction_rules.PREFILTER`` entries whose literal occurs, and gitleaks' keyword
+    hits (:func:`_keyword_hits`), from one Aho-Corasick pass over ``haystack``."""
+    first = len(redaction_rules.PREFILTER)
+    keywords = list(_keyword_rules())
+    literals: set[int] = set()
+    hits: dict[bytes, list[int]] = {}
+    for index, start, _ in _automaton().find_matches_as_indexes(haystack, True):
+        if index < first:
+            literals.add(index)
+        else:
+            hits.setdefault(keywords[index - first], []).append(start)
+    return literals, hits
 
 
 def candidate_rules(text: str) -> list[int]:
@@ -102,9 +120,7 @@ def _keyword_hits(haystack: bytes) -> dict[bytes, list[int]]:
     table = _keyword_rules()
     hits: dict[bytes, list[int]] = {}
     if redaction_rules._automaton is not None:
-        keywords = list(table)
-        for index, start, _ in _automaton().find_matches_as_indexes(haystack, True):
-            hits.setdefault(keywords[index], []).append(start)
+        return one_pass(haystack)[1]
     else:
         for keyword in table:
             at = haystack.find(keyword)
@@ -162,10 +178,14 @@ def shannon_entropy(value: str) -> float:
     return -sum(n / total * math.log2(n / total) for n in counts.values())
 
 
-def find_secrets(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, rule id)`` of every secret the gitleaks rules find in ``text``."""
-    haystack = _haystack(text)
-    hits = _keyword_hits(haystack)
+def find_secrets(
+    text: str, haystack: bytes | None = None, hits: dict[bytes, list[int]] | None = None
+) -> list[tuple[int, int, str]]:
+    """``(start, end, rule id)`` of every secret the gitleaks rules find in ``text`` (whose
+    :func:`_haystack` and keyword hits may come from a pass already made)."""
+    if haystack is None or hits is None:
+        haystack = _haystack(text)
+        hits = _keyword_hits(haystack)
     aligned = len(haystack) == len(text)  # ASCII: byte places are character places
     found = []
     for index in _rules_of(hits):
@@ -244,10 +264,14 @@ def _line_end(text: str, end: int) -> int:
     return len(text) if newline < 0 else newline
 
 
-def redact_formats(text: str) -> str:
+def redact_formats(
+    text: str, haystack: bytes | None = None, hits: dict[bytes, list[int]] | None = None
+) -> str:
     """``text`` with every secret the gitleaks rules find replaced by ``[REDACTED:<rule id>]``.
     Overlapping findings merge into the first (leftmost, then longest)."""
-    spans = sorted(find_secrets(text), key=lambda s: (s[0], -s[1]))
+    if hits is not None and not hits:
+        return text
+    spans = sorted(find_secrets(text, haystack, hits), key=lambda s: (s[0], -s[1]))
     if not spans:
         return text
     pieces, cursor = [], 0
