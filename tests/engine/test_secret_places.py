@@ -108,3 +108,26 @@ def test_a_linear_issue_is_redacted_before_its_window_and_not_found_by_a_secret(
     assert "PRIVATE KEY" not in rotated.replace("[REDACTED:private-key]", "")
     assert PEM_BODY[:40] not in rotated
     assert found(SENDGRID) == []
+
+
+def test_an_artifact_titled_with_a_secret_is_shown_redacted_and_not_found_by_it(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    project = test_linear._project(tmp_path)
+    folder = project.ade_dir / "artifacts"
+    folder.mkdir(parents=True)
+    record = {"id": "art1", "title": f"walrus deploy with {SENDGRID}", "kind": "log",
+              "path": "deploy.log", "createdAt": "2026-06-14T10:00:00+00:00"}  # fmt: skip
+    (folder / "art1.json").write_text(json.dumps(record), encoding="utf-8")
+
+    def found(query: str) -> list[str]:
+        plan = build_plan(SearchQueryArgs(query=query, kinds=("artifact",)), now=NOW, lanes=[])
+        return [c.title for c in delegated_candidates(project, plan, [], {})[0]]
+
+    (title,) = found("walrus")
+    assert SENDGRID not in title
+    assert "[REDACTED:sendgrid-api-token]" in title
+    assert found(SENDGRID) == []
+    assert found(SENDGRID[3:25]) == []
