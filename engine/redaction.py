@@ -31,6 +31,7 @@ from engine.redaction_rules import (
     prefilter_rules,
 )
 from engine.redaction_rules import scan_literals_in_one_pass as scan_literals_in_one_pass
+from engine.redaction_values import PLACEHOLDER_START, is_placeholder
 
 # The patterns below are compiled on first use: most texts never reach them, and a query that
 # shows none pays nothing for them (issue 14.4, h-regex).
@@ -97,9 +98,6 @@ _STOPWORDS = frozenset(
     ]
 )
 """Values that are types, placeholders or words in prose, not secrets."""
-
-_PLACEHOLDER_START = ("$", "%", "{", "<", "*", "[REDACTED", "…", "...")
-"""Values starting like this are template variables, masks or already redacted."""
 
 
 @functools.cache
@@ -239,7 +237,7 @@ def _replace(match: re.Match[str]) -> str:
         return marker("anthropic-key" if whole.startswith("sk-ant-") else "openai-key")
     if label == "url":
         colon = whole.index(":", 3)
-        if _placeholder(whole[colon + 1 : -1]):
+        if is_placeholder(whole[colon + 1 : -1]):
             return whole  # ``https://user:pass@example.com`` in docs and tests
         return whole[: colon + 1] + marker("password") + "@"
     if label == "auth":
@@ -249,7 +247,7 @@ def _replace(match: re.Match[str]) -> str:
         value = credential.group()
         if (
             match.string[match.end() : match.end() + 1] in ('"', "\\")
-            or _placeholder(value, decode=False)
+            or is_placeholder(value, decode=False)
             or (value.isalpha() and len(value) < 20)  # "401 Authorization Required"
         ):
             return whole  # ``Bearer realm="…"``: an auth parameter, not a credential
@@ -307,24 +305,6 @@ _CODE_AFTER_VALUE = re.compile(r"\(|->|\.[A-Za-z_]|\[")
 """(Matched where the value ends, or at its last ``-`` when that began a ``->``.)"""
 """What follows a value that is code: a call, a member access, an index."""
 
-_PLACEHOLDER_PARTS = ("pass", "pwd", "secret", "token", "dummy", "changeme", "foo")
-"""A value holding one of these names what it stands for (``secret-passwd``, ``xdg-pass``,
-``fooBar``): test fixtures and docs, found on every such line of git's test suite."""
-
-
-def _placeholder(value: str, *, decode: bool = True) -> bool:
-    """A stand-in rather than a credential: a placeholder word in it, or in its base64 decoding
-    when that is text (``YS1naXQtdG9rZW4=`` is ``a-git-token``), or a template (``<password>``)."""
-    if value.startswith(_PLACEHOLDER_START) or any(p in value.lower() for p in _PLACEHOLDER_PARTS):
-        return True
-    if not decode or len(value) % 4 or len(value) < 8:
-        return False
-    try:
-        decoded = base64.b64decode(value, validate=True).decode("ascii").lower()
-    except ValueError:
-        return False
-    return decoded.isprintable() and any(p in decoded for p in _PLACEHOLDER_PARTS)
-
 
 def _word_like(value: str, label: str) -> bool:
     """Code and prose rather than a secret. For tokens, secrets and keys: a lower-case word
@@ -339,9 +319,9 @@ def _word_like(value: str, label: str) -> bool:
 
 def _plausible_value(value: str, *, strict: bool, label: str = "", quoted: bool = False) -> bool:
     """Whether an assigned value could be a secret rather than code, a type, or prose."""
-    if len(value) < 3 or value.lower() in _STOPWORDS or value.startswith(_PLACEHOLDER_START):
+    if len(value) < 3 or value.lower() in _STOPWORDS or value.startswith(PLACEHOLDER_START):
         return False
-    if _placeholder(value) or ((not quoted or label != "password") and _word_like(value, label)):
+    if is_placeholder(value) or ((not quoted or label != "password") and _word_like(value, label)):
         return False
     if _dotted_name_re().fullmatch(value) and not any(ch.isdigit() for ch in value):
         return False

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from engine import redaction_rules
 from engine.redaction_format_types import Allow, Format
 from engine.redaction_formats import FORMATS, GLOBAL_ALLOW_REGEXES, GLOBAL_STOPWORDS
+from engine.redaction_values import is_placeholder
 
 if TYPE_CHECKING:
     from ahocorasick_rs import BytesAhoCorasick
@@ -220,15 +221,9 @@ def _secret_span(match: re.Match[str], fmt: Format) -> tuple[int, int] | None:
         return None
     if fmt.entropy and shannon_entropy(stripped) <= fmt.entropy:
         return None
-    if fmt.rule_id == "generic-api-key" and _is_placeholder(stripped):
+    if fmt.rule_id == "generic-api-key" and is_placeholder(stripped):
         return None
     return start, end
-
-
-def _is_placeholder(secret: str) -> bool:
-    from engine.redaction import _placeholder  # one definition of a stand-in value
-
-    return _placeholder(secret)
 
 
 def _allowed(text: str, match: re.Match[str], span: tuple[int, int], index: int) -> bool:
