@@ -1,6 +1,6 @@
 """Secret redaction at the breadth of a real scanner (issue 28.3): coverage, false positives, cost.
 
-    .venv/bin/python -m benchmarks.bench_secrets [--fzf GITDIR] [--git GITDIR] [--mb 8] [--runs 5]
+    python -m benchmarks.bench_secrets [--fzf GITDIR] [--git GITDIR] [--mb 8] [--runs 5]
 
 - gitleaks coverage: every rule's true-positive examples (``benchmarks/data/gitleaks_examples.json``,
   pulled from gitleaks' rule generators by ``gen_redaction_formats.py``), each given to

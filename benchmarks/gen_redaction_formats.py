@@ -10,7 +10,7 @@ It also pulls the true- and false-positive examples out of the rule generators
 ``bench_secrets.py``; random secrets in them (``secrets.NewSecret(regex)``) are drawn with ``rstr``
 from a fixed seed, so a regeneration is reproducible.
 
-    .venv/bin/python -m benchmarks.gen_redaction_formats /path/to/gitleaks.git [--rev HEAD]
+    python -m benchmarks.gen_redaction_formats /path/to/gitleaks.git [--rev HEAD]
 """
 
 from __future__ import annotations
