@@ -131,3 +131,23 @@ def test_an_artifact_titled_with_a_secret_is_shown_redacted_and_not_found_by_it(
     assert "[REDACTED:sendgrid-api-token]" in title
     assert found(SENDGRID) == []
     assert found(SENDGRID[3:25]) == []
+
+
+def test_a_lane_on_a_branch_named_after_a_secret_links_the_hashed_name(tmp_path: Path) -> None:
+    from engine.project.model import Lane
+
+    project = test_linear._project(tmp_path)
+    folder = tmp_path / "walrus-lane"
+    folder.mkdir()
+    lane = Lane("walrus-lane", "walrus-lane", folder, BRANCH, False)
+
+    def found(query: str) -> list[tuple[str, str]]:
+        plan = build_plan(SearchQueryArgs(query=query, kinds=("lane",)), now=NOW, lanes=[lane])
+        found = delegated_candidates(project, plan, [lane], {})[0]
+        return [(c.snippet_marked, c.extra["deep_link"]) for c in found]
+
+    ((snippet, link),) = found("walrus")
+    assert SHOPIFY not in snippet
+    assert SHOPIFY not in link
+    assert hashed_name(BRANCH) in link
+    assert found(SHOPIFY) == []
