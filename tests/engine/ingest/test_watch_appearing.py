@@ -150,3 +150,29 @@ def test_a_new_claude_session_in_a_new_folder_is_searchable_without_a_reconcile_
     service.process_pending_now()
     assert service.query(SearchQueryArgs(query="quagga", limit=10)).items
     assert os.environ["CLAUDE_CONFIG_DIR"] == str(claude_home)
+
+
+def test_a_new_session_folder_inside_a_watched_root_is_not_missed(
+    project: Project, claude_home: Path
+) -> None:
+    """``mkdir`` and the first write at once: the new folder's own watch may come too late for
+    the file, so the folder's creation itself asks for a reconcile (written once, no poke)."""
+    project.ade_dir.mkdir()
+    (claude_home / "projects").mkdir(parents=True)
+    target, states = ExternalRecorder(), States()
+    watcher = Watcher(project, target, lambda: [], states, lambda: [claude_home / "projects"])
+    watcher.start()
+    try:
+        assert watcher.armed.wait(DEADLINE_S)
+        folder = claude_home / "projects" / claude_slug(project.root)
+        folder.mkdir()
+        transcript = folder / "s1.jsonl"
+        transcript.write_bytes(claude_line("first words", project.root))
+        with target.changed:
+            assert target.changed.wait_for(
+                lambda: ("reconcile", "") in target.calls
+                or ("external", str(transcript)) in target.calls,
+                DEADLINE_S,
+            )
+    finally:
+        watcher.stop()
