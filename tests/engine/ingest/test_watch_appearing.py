@@ -170,8 +170,10 @@ def test_a_new_session_folder_inside_a_watched_root_is_not_missed(
         transcript.write_bytes(claude_line("first words", project.root))
         with target.changed:
             assert target.changed.wait_for(
-                lambda: ("reconcile", "") in target.calls
-                or ("external", str(transcript)) in target.calls,
+                lambda: (
+                    ("reconcile", "") in target.calls
+                    or ("external", str(transcript)) in target.calls
+                ),
                 DEADLINE_S,
             )
     finally:
