@@ -20,9 +20,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from benchmarks.results import replace_section
+from benchmarks.timing import interleaved
 
 HERE = Path(__file__).resolve().parents[1]
 
@@ -102,9 +104,9 @@ def main() -> None:
     args = parser.parse_args()
     trees = {"this tree": HERE, "main": args.main}
     runs: dict[str, list[dict[str, float | None]]] = {name: [] for name in trees}
-    for _ in range(args.rounds):
-        for name, tree in trees.items():
-            runs[name].append(_trial(tree, args.cap))
+    jobs = {name: partial(lambda n, t: runs[n].append(_trial(t, args.cap)), name, tree)
+            for name, tree in trees.items()}  # fmt: skip
+    interleaved(jobs, args.rounds, warmup=False)  # the figures are the trials' own clocks
     rows = []
     for name in trees:
         appeared = [r["appeared"] for r in runs[name]]

@@ -6,13 +6,15 @@ backfill, the periodic reconcile or ``process_pending_now``. Directories are wat
 missing, or is deleted while watched, the watcher waits for it on the project root (not
 recursively) and re-arms once it is back, then asks for a reconcile to pick up what happened
 meanwhile. The same goes for every other root (``engine.ingest.watch_plan``): an agent's folder
-made after the project was opened is found by a cheap stat poll and watched from then on. A watcher that cannot start degrades to the periodic reconcile and says so in the
-status (``watcher_state``).
+made after the project was opened is found by a cheap stat poll and watched from then on. A
+watcher that cannot start degrades to the periodic reconcile and says so in the status
+(``watcher_state``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -126,6 +128,15 @@ def _watch_filter(change: watchfiles.Change, path: str) -> bool:
     return "/.git/objects" not in path and "/.ade/cache" not in path
 
 
+def _new_folder_under(roots: list[Path], changes: set[tuple[watchfiles.Change, str]]) -> bool:
+    return any(
+        change == watchfiles.Change.added
+        and any(root in Path(path).parents for root in roots)
+        and os.path.isdir(path)
+        for change, path in changes
+    )
+
+
 class Watcher:
     """A thread running ``watchfiles.watch`` over the project's folders until ``stop``."""
 
@@ -204,11 +215,17 @@ class Watcher:
                 continue
             notices = [classify(ade, Path(p), external) for _, p in changes]
             dispatch(self.target, (n for n in notices if n is not None))
+            if _new_folder_under(external, changes):
+                # Its own watch is added only once its creation is seen: a file written into
+                # it at once (a tool's first session there) may have no event of its own.
+                self.target.request_reconcile()
             # A root that appeared, vanished or was replaced: arm on what is there now. Its
             # deletion event counts too, as a folder made again at once often gets the same
             # inode number back and the poll alone would not tell.
             gone = any(
                 c == watchfiles.Change.deleted and Path(p) in roots.roots for c, p in changes
             )
-            if gone or roots.changed():
+            # The agent folders are named by the environment the service answers in, which a
+            # daemon sets to its caller's after opening: follow it when it changes.
+            if gone or roots.changed() or self.external_dirs() != external:
                 return

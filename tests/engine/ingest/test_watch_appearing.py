@@ -178,3 +178,26 @@ def test_a_new_session_folder_inside_a_watched_root_is_not_missed(
             )
     finally:
         watcher.stop()
+
+
+def test_the_watch_follows_the_agent_folders_when_the_environment_names_others(
+    project: Project, tmp_path: Path
+) -> None:
+    """A daemon points its service at the caller's folders after opening it: the roots asked
+    for at the next poll replace the ones armed on."""
+    project.ade_dir.mkdir()
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    named = [first]
+    target, states = ExternalRecorder(), States()
+    watcher = Watcher(project, target, lambda: [], states, lambda: list(named))
+    watcher.start()
+    try:
+        assert watcher.armed.wait(DEADLINE_S)
+        named[:] = [second]
+        assert states.wait_count("watching", 2)
+        transcript = second / "s1.jsonl"
+        assert target.poke_until(transcript, ("external", str(transcript)))
+    finally:
+        watcher.stop()
