@@ -36,12 +36,15 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
     root = _project_root(ns.project)
     if root is None:
         return None
-    from engine.rpc.connection import CALL_TIMEOUT_S, call_once
+    from engine.rpc.connection import CALL_TIMEOUT_S, ContextNotServed, call_once
 
     try:
         answered = call_once("search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S)
     except (UsageError, ProjectError):
         raise
+    except ContextNotServed:  # another HOME, TZ, git variable…: answered here, nothing said
+        ns.no_daemon = True
+        return None
     except AdeError as err:
         print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
         ns.no_daemon = True

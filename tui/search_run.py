@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.client import SearchClient
+from engine.client import CATCH_UP_BOUND_S, SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.project.lane_memo import one_listing
 from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, to_json
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from engine.project.model import Project
 
 
-CLI_HISTORY_SECONDS = 10.0
+CLI_HISTORY_SECONDS = CATCH_UP_BOUND_S
 """Longest a command waits for a first commit-history pass (git.git's 82,000 commits take ~25 s):
 it then answers, warning that older commits may be missing, and the next run (or a daemon, or a
 palette) goes on from where this one stopped."""
@@ -119,7 +119,9 @@ def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     except AdeError as err:
         if ns.no_daemon or _is_embedded(client):
             raise
-        print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
+        if type(err).__name__ != "ContextNotServed":  # the caller's context: nothing failed
+            print(f"warning: the ade daemon failed ({err}); searching in this process",
+                  file=sys.stderr)  # fmt: skip
     finally:
         client.close()
     if code is not None:

@@ -113,6 +113,8 @@ def _modules(
     process's environment without ``CLEAN_ENV``, plus ``env``."""
     full = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
     full.update({"ADE_NOW": DEMO_NOW, **(env or {})})
+    if env is not None and "ADE_DAEMON" not in env:
+        full.pop("ADE_DAEMON", None)  # a daemon's environment: the suite's "off" uses none
     code, modules = loaded_modules(argv, full, site=site, cwd=cwd)
     assert code in (0, 1)
     return modules
@@ -289,6 +291,7 @@ def test_a_warm_search_with_claude_code_installed_lists_no_session(
 
 DAEMON_ANSWER_MAY_IMPORT = {
     "engine",
+    "engine.caller_env",
     "engine.errors",
     "engine.kinds",
     "engine.text",
@@ -313,7 +316,8 @@ even the wire types (msgspec): the daemon's own JSON is printed."""
 def daemon_env(warm_demo: Path) -> Iterator[dict[str, str]]:
     """A real daemon (``python -m engine.rpc``) serving this machine, in folders of its own."""
     base = Path(tempfile.mkdtemp(prefix="ade-cli-", dir="/tmp"))  # a socket path fits in 107 bytes
-    env = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
+    # ADE_DAEMON=off (the suite's) would mean no daemon is used
+    env = {k: v for k, v in os.environ.items() if k not in (*CLEAN_ENV, "ADE_DAEMON")}
     env.update(
         ADE_NOW=DEMO_NOW, ADE_RUNTIME_DIR=str(base / "run"), ADE_CONFIG_DIR=str(base / "cfg")
     )

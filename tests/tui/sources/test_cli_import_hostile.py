@@ -10,8 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import no_daemon_flag
 
 from tui.cli import main
+
+pytestmark = pytest.mark.usefixtures("cli_path")
 
 PANE = b"$ make\r\nerror: zorblax undefined\r\n"
 
@@ -34,7 +37,7 @@ def _record(repo: Path, sid: str) -> dict[str, object]:
 def _found(capsys: pytest.CaptureFixture[str], repo: Path, *query: str) -> list[str]:
     capsys.readouterr()
     code = main(
-        ["search", "--no-daemon", "--project", str(repo), "--json", "kind:terminal", *query]
+        ["search", *no_daemon_flag(), "--project", str(repo), "--json", "kind:terminal", *query]
     )
     items = json.loads(capsys.readouterr().out)["items"] if code == 0 else []
     return [str(item["docId"]) for item in items]

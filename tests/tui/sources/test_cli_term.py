@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import no_daemon_flag
 
 from engine.project.locate import open_project
 from engine.terminal.recorder import TerminalRecorder, commands_path
@@ -57,6 +58,7 @@ def only_session(root: Path) -> dict[str, object]:
     return dict(json.loads(files[0].read_bytes()))
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_term_records_live_forwards_winch_and_returns_the_exit_status(repo: Path) -> None:
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
@@ -80,7 +82,7 @@ def test_term_records_live_forwards_winch_and_returns_the_exit_status(repo: Path
         assert not termios.tcgetattr(slave)[3] & termios.ICANON  # the real terminal is raw
         # Searchable before the session ends.
         found = subprocess.run(
-            [str(ADE), "search", "--no-daemon", "--project", str(repo), "--json", "hello-term"],
+            [str(ADE), "search", *no_daemon_flag(), "--project", str(repo), "--json", "hello-term"],
             capture_output=True, check=False, timeout=DEADLINE_S,
         )  # fmt: skip
         assert found.returncode == 0, found.stderr
