@@ -189,12 +189,12 @@ class ExternalCatalog:
         return head is None or head.ino != ino or head.cwd is None
 
     def watch_roots(self) -> list[Path]:
-        """The Claude projects folder and the Codex sessions folder, where they exist."""
+        """Every agent tool's folder, whether it exists or not: the watcher watches the ones
+        that do and polls for the others (``engine.ingest.watch_plan``)."""
         from engine.external.agents import agent_watch_roots
 
         env = self.env()
-        roots = [p for p in (claude_projects_dir(env), codex_sessions_dir(env)) if p.is_dir()]
-        return [*roots, *agent_watch_roots(env)]
+        return [claude_projects_dir(env), codex_sessions_dir(env), *agent_watch_roots(env)]
 
 
 def project_sessions(

@@ -194,7 +194,8 @@ def test_watcher_hands_claude_and_codex_file_changes_to_the_service(
     project = open_project(repo)
     project.ade_dir.mkdir()
     catalog = ExternalCatalog(project)
-    assert len(catalog.watch_roots()) == 2
+    homes = [Path(env["CLAUDE_CONFIG_DIR"]) / "projects", Path(env["CODEX_HOME"]) / "sessions"]
+    assert catalog.watch_roots()[:2] == homes  # then the other tools', made or not
     target, states = Calls(), []
     watcher = Watcher(project, target, list, states.append, catalog.watch_roots)  # type: ignore[arg-type]
     watcher.start()

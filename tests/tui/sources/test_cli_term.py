@@ -127,6 +127,24 @@ def test_missing_program_exits_127(repo: Path) -> None:
     assert only_session(repo)["exitCode"] == 127
 
 
+def test_program_interrupted_by_ctrl_c_exits_130_like_a_shell(repo: Path) -> None:
+    """A child killed by SIGINT (Ctrl+C reaches it through the PTY) is 128+2, as bash says;
+    it used to be -2, which the process exit turned into 254."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [str(ADE), "term", "--", "sh", "-c", "kill -INT $$"],
+        cwd=repo, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+    )  # fmt: skip
+    seen = bytearray()
+    try:
+        assert proc.wait(timeout=DEADLINE_S) == 130
+        drain(master, seen)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert only_session(repo)["exitCode"] == 130
+
+
 def test_osc133_marks_become_a_commands_sidecar(repo: Path) -> None:
     clock = iter(range(100))
 
