@@ -134,7 +134,10 @@ def test_print_writes_a_hostile_path_without_its_bidi_override(
             await pilot.press("enter")
         return app.return_value
 
+    from tui import terminal_streams
+
     monkeypatch.setattr(PaletteApp, "run", lambda app: asyncio.run(choose(app)))
+    monkeypatch.setattr(terminal_streams, "ensure_terminal", lambda: None)  # pilot is the terminal
     argv = ["palette", "--project", str(hostile_project.root), "--print", "--query", "zapbidi",
             "--no-daemon", "--no-watch"]  # fmt: skip
     capsys.readouterr()
