@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from engine.errors import AdeError
+from engine.text import is_blank_query
 from engine.types import SearchQueryArgs, SearchQueryResult
 from tui.logic.fuzzy import LocalItem, items_of, list_sessions, match_local
 from tui.logic.generation import Generation
@@ -176,6 +177,7 @@ class PaletteScreen(RowActions):
     def refresh_local(self, *, keep: bool) -> None:
         """Recompute local matches and repaint (synchronous: this is the per-keystroke path)."""
         query = self.query_text.strip()
+        query = "" if is_blank_query(query) else query  # `"`, a BOM, U+202E: the empty query
         force = self.kinds_in_force()
         tools = typed_tools(query) or ((force.tool,) if force.tool else ())
         items = self._local_items(force, tools)
@@ -226,6 +228,7 @@ class PaletteScreen(RowActions):
     def _start_search(self) -> None:
         stamp = self.generation.advance()
         query = self.query_text.strip()
+        query = "" if is_blank_query(query) else query  # `"`, a BOM, U+202E: the empty query
         force = self.kinds_in_force()
         self.palette_app.debounce_gate.clear()
         self.palette_app.clients.interrupt()
