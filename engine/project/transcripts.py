@@ -17,7 +17,6 @@ from typing import cast
 import msgspec
 
 from engine.project.fields import parse_aware_time
-from engine.project.gzip_read import InflateLimit, inflate_readable
 from engine.project.model import (
     CHAT_EVENT_TYPES,
     ChatEvent,
@@ -177,6 +176,9 @@ def _decompress(gz: Path) -> tuple[bytes, str | None]:
     """The inflated ``.gz`` and, when it is damaged, why (what precedes the damage is kept)."""
     if not os.path.lexists(gz):  # no compacted copy (most transcripts): nothing to inflate
         raise FileNotFoundError(errno.ENOENT, "no such file", str(gz))
+    # Only a compacted transcript loads the inflater: a warm search never does.
+    from engine.project.gzip_read import InflateLimit, inflate_readable
+
     try:
         with open_regular(gz) as raw:
             st = os.fstat(raw.fileno())

@@ -70,6 +70,7 @@ NOT_ON_A_WARM_SEARCH = (
     # Only a fault logs; only a compacted transcript is inflated (issue 14.4, h-start).
     "logging",
     "gzip",
+    "engine.project.gzip_read",
     # Its records are msgspec Structs: no dataclass is built on a warm search.
     "dataclasses",
     # msgspec takes its typing helpers from `typing` (tui.lean_msgspec).
@@ -161,14 +162,14 @@ def test_a_new_commit_brings_in_the_history_walk(warm_demo: Path) -> None:
     assert "engine.project.git_stream" in _modules(search_argv(warm_demo, "timeout", "--json"))
 
 
-def test_a_compacted_transcript_brings_in_gzip(warm_demo: Path) -> None:
-    """The positive control of ``gzip`` staying out: a transcript with a ``.gz`` copy (lossless
-    compaction, canonical when present) is inflated, so gzip loads."""
+def test_a_compacted_transcript_brings_in_the_inflater(warm_demo: Path) -> None:
+    """The positive control of the inflater staying out: a transcript with a ``.gz`` copy
+    (lossless compaction, canonical when present) is inflated, so ``gzip_read`` loads."""
     import gzip
 
     chat = next((warm_demo / ".ade" / "chats").glob("*.jsonl"))
     chat.with_name(chat.name + ".gz").write_bytes(gzip.compress(chat.read_bytes()))
-    assert "gzip" in _modules(search_argv(warm_demo, "timeout", "--json"))
+    assert "engine.project.gzip_read" in _modules(search_argv(warm_demo, "timeout", "--json"))
 
 
 def test_help_still_takes_the_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
