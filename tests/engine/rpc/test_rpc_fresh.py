@@ -9,8 +9,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from cli_helpers import zero_docs_pages
+
 from engine.embedded import EmbeddedClient
-from engine.index.db import PAGE_SIZE, connect
 from engine.service.fresh import SharedCatchUp
 
 
@@ -18,20 +19,6 @@ def _query(conn: Any, root: Path, query: str, **extra: Any) -> dict[str, Any]:
     answer: dict[str, Any] = conn.call("search.query", {"projectRoot": str(root), "query": query,
                                                          **extra})  # fmt: skip
     return answer
-
-
-def _zero_docs_pages(index: Path) -> None:
-    conn = connect(index)
-    try:
-        conn.pragma("wal_checkpoint", "TRUNCATE")
-        pages = [int(r[0]) for r in conn.execute(
-            "SELECT pageno FROM dbstat WHERE name = 'docs' AND pagetype = 'leaf' ORDER BY pageno"
-        )]  # fmt: skip
-    finally:
-        conn.close()
-    with index.open("r+b") as f:
-        f.seek((pages[len(pages) // 2] - 1) * PAGE_SIZE)
-        f.write(b"\0" * 40 * 1024)
 
 
 def test_fresh_must_be_a_boolean(daemon: Any, demo_copy: Path) -> None:
@@ -45,7 +32,7 @@ def test_a_damaged_index_heals_within_the_answer_that_found_it(
 ) -> None:
     with EmbeddedClient.open(demo_copy, start_worker=False) as client:
         client.service.catch_up()
-    _zero_docs_pages(demo_copy / ".ade" / "cache" / "search-index.db")
+    zero_docs_pages(demo_copy / ".ade" / "cache" / "search-index.db")
     answer = _query(daemon.connect(), demo_copy, "kind:pr", fresh=False)
     result = answer["result"]
     assert len(result["items"]) == 5, result  # not an empty answer while the writer re-ingests

@@ -17,9 +17,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import CliPath, run_ade, run_main, search_argv
+from cli_helpers import CliPath, run_ade, run_main, search_argv, zero_docs_pages
 
-from engine.index.db import PAGE_SIZE, connect
 from engine.types import SearchQueryResult, from_json
 
 pytestmark = pytest.mark.usefixtures("cli_path")
@@ -125,28 +124,13 @@ def test_a_deleted_cache_is_reindexed_and_said(
         assert shown["state"] != "ready"
 
 
-def _zero_docs_pages(index: Path) -> None:
-    """Zero 40 KiB of the ``docs`` table's leaf pages: damage the open check cannot see."""
-    conn = connect(index)
-    try:
-        conn.pragma("wal_checkpoint", "TRUNCATE")
-        pages = [int(r[0]) for r in conn.execute(
-            "SELECT pageno FROM dbstat WHERE name = 'docs' AND pagetype = 'leaf' ORDER BY pageno"
-        )]  # fmt: skip
-    finally:
-        conn.close()
-    with index.open("r+b") as f:
-        f.seek((pages[len(pages) // 2] - 1) * PAGE_SIZE)
-        f.write(b"\0" * 40 * 1024)
-
-
 def test_a_damaged_index_heals_and_the_search_answers(
     demo_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _warm(capsys, demo_copy)
     prs = _doc_ids(_search(capsys, demo_copy, "kind:pr"))
     assert len(prs) == 5
-    _zero_docs_pages(demo_copy / ".ade" / "cache" / "search-index.db")
+    zero_docs_pages(demo_copy / ".ade" / "cache" / "search-index.db")
     healed = _search(capsys, demo_copy, "kind:pr")
     assert _doc_ids(healed) == prs
     assert any("damaged" in w for w in healed.warnings), healed.warnings
