@@ -54,7 +54,7 @@ def open_palette_client(
         from engine.rpc.client import UntrustedDaemon, connect_daemon
 
         try:
-            daemon = connect_daemon(project_root=root)
+            daemon = connect_daemon(project_root=root, fresh_once=True)  # docs/freshness.md
         except UntrustedDaemon as err:
             daemon = None
             if warn is not None:
