@@ -127,12 +127,11 @@ def test_a_daemon_of_another_user_gets_nothing_and_the_search_answers_here(
 ) -> None:
     if setup == "folder":
         runtime = _runtime_owned_by_nobody(shared)
-        fake = start_fake(runtime / "daemon.sock", as_nobody=True)
+        start_fake(runtime / "daemon.sock", as_nobody=True)
     elif setup == "socket":
         runtime = _runtime_ours_socket_nobodys(shared, start_fake)
     else:
         runtime = _runtime_ours_peer_nobodys(shared, start_fake)
-    fakes_record = sorted(shared.glob("record-*"))
     run = _ade(["search", "--project", str(indexed_demo), "timeout", "--json"], runtime, tmp_path)
     expected = _in_process(indexed_demo, "timeout", "--json")
     assert (run.code, run.out) == (expected.code, expected.out)
@@ -140,12 +139,8 @@ def test_a_daemon_of_another_user_gets_nothing_and_the_search_answers_here(
     assert run.err.startswith("warning: not using the ade daemon: ")
     assert "searching in this process" in run.err
     assert "Traceback" not in run.err
-    if setup == "folder":
-        assert fake.received == b""
-    assert all(record.read_bytes() == b"" for record in fakes_record)
-    assert not list(shared.glob("record-*")) or all(
-        r.read_bytes() == b"" for r in shared.glob("record-*")
-    )  # no query, no project path, no token
+    # No query, no project path, no token: the impostor's record stays empty (or unwritten)
+    assert all(r.read_bytes() == b"" for r in shared.glob("record-*"))
     assert {p.name for p in runtime.iterdir()} <= {"daemon.sock"}  # nothing auto-started there
 
 
