@@ -193,6 +193,8 @@ class PaletteApp(App[str | None]):
             self.notify(message.error, title="cannot open the project", severity="error")
         else:
             self._load_locals()
+        for note in self.clients.take_notes():  # e.g. a daemon not trusted (docs/trust.md)
+            self.notify(note, severity="warning")
         if isinstance(self.screen, PaletteScreen):
             self.screen.refresh_status()
 

@@ -37,11 +37,19 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
     if root is None:
         return None
     from engine.rpc.connection import CALL_TIMEOUT_S, ContextNotServed, call_once
+    from engine.rpc.paths import UntrustedDaemon
+    from engine.rpc.reply_check import check_search_result
 
     try:
         answered = call_once("search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S)
+        if answered is not None:
+            check_search_result(answered[1])  # before any of it reaches stdout
     except (UsageError, ProjectError):
         raise
+    except UntrustedDaemon as err:
+        warn_untrusted(err)
+        ns.no_daemon = True
+        return None
     except ContextNotServed:  # another HOME, TZ, git variable…: answered here, nothing said
         ns.no_daemon = True
         return None
@@ -64,6 +72,12 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
         print(f"warning: {printable(warning)}", file=sys.stderr)
     print(printable_json(wire))
     return 0 if result["items"] else 1
+
+
+def warn_untrusted(err: AdeError) -> None:
+    """The one line a search prints when it will not use the daemon it found
+    (``engine.rpc.paths.UntrustedDaemon``); it answers in process."""
+    print(f"warning: not using the ade daemon: {err}; searching in this process", file=sys.stderr)
 
 
 def _wire_json(line: bytes, result: Any) -> str | None:

@@ -31,21 +31,34 @@ JOIN_TIMEOUT_S = 10.0
 """Longest wait, at exit, for an opener still running (opening a project takes well under 1 s)."""
 
 
-def open_palette_client(root: Path | None, *, use_daemon: bool, watch: bool) -> SearchClient:
+def open_palette_client(
+    root: Path | None,
+    *,
+    use_daemon: bool,
+    watch: bool,
+    warn: Callable[[str], None] | None = None,
+) -> SearchClient:
     """The daemon's client for ``root`` when a daemon answers, else the embedded service.
 
     Args:
         root: The project folder, or ``None`` for the current project.
         use_daemon: False for ``--no-daemon``: always run the search in this process.
         watch: Run the file watcher in process (embedded only; the daemon watches by itself).
+        warn: Told, in one line, why a daemon found is not used (``UntrustedDaemon``: its
+            socket, folder or process is not the user's); the palette shows it.
 
     Raises:
         ProjectError: the folder does not exist or cannot be read.
     """
     if use_daemon:
-        from engine.rpc.client import connect_daemon
+        from engine.rpc.client import UntrustedDaemon, connect_daemon
 
-        daemon = connect_daemon(project_root=root, fresh_once=True)  # docs/freshness.md
+        try:
+            daemon = connect_daemon(project_root=root, fresh_once=True)  # docs/freshness.md
+        except UntrustedDaemon as err:
+            daemon = None
+            if warn is not None:
+                warn(f"not using the ade daemon: {err}; searching in this process")
         if daemon is not None:
             return daemon
     from engine.embedded import EmbeddedClient
@@ -72,6 +85,7 @@ class ClientSlot:
         self._open_lock = threading.Lock()
         """Serialises openers: two quick switches must not open two indexes at once."""
         self._threads: list[threading.Thread] = []
+        self._notes: list[str] = []
         self.ready = threading.Event()
         """Set when a client (or an error) is there; cleared while one is opening."""
         if client is not None:
@@ -90,6 +104,17 @@ class ClientSlot:
     def error(self) -> str | None:
         """Why the last opening failed, if it did."""
         return self._error
+
+    def note(self, text: str) -> None:
+        """Keep a warning of the opener's for the UI (any thread)."""
+        with self._lock:
+            self._notes.append(text)
+
+    def take_notes(self) -> list[str]:
+        """The warnings kept since the last call (the UI shows each once)."""
+        with self._lock:
+            notes, self._notes = self._notes, []
+        return notes
 
     def wait(self, cancelled: Callable[[], bool] = lambda: False) -> SearchClient:
         """The client, waiting for it while it opens (worker threads only).

@@ -48,7 +48,7 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
     project = open_project(root)
     _require_project(project)
     if not ns.no_daemon:
-        daemon = _daemon_client(project)
+        daemon = _daemon_client(project, ns)
         if daemon is not None:
             return daemon
     from engine.embedded import EmbeddedClient
@@ -78,11 +78,18 @@ def _require_project(project: Project) -> None:
     require_project(project.root, is_git=False, registered=registered)
 
 
-def _daemon_client(project: Project) -> SearchClient | None:
-    from engine.rpc.client import connect_daemon
+def _daemon_client(project: Project, ns: argparse.Namespace) -> SearchClient | None:
+    from engine.rpc.client import UntrustedDaemon, connect_daemon
 
     # None fast when no daemon runs; a daemon lost mid-call is answered in process, not waited for
-    return connect_daemon(project_root=project.root, restart=False)
+    try:
+        return connect_daemon(project_root=project.root, restart=False)
+    except UntrustedDaemon as err:
+        from tui.daemon_search import warn_untrusted
+
+        warn_untrusted(err)
+        ns.no_daemon = True  # and start none beside it: the runtime folder is not ours
+        return None
 
 
 def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:

@@ -100,6 +100,8 @@ class Drainer(SourcePasses, WriteFaults):
         self._incomplete = False
         """An entry since that reconcile failed or was unreadable: the manifest cannot vouch."""
         self._warned = 0
+        self.listing_warnings = WarningTally()
+        """What the last full reconcile's listing warned of (``SourcePasses.reconcile``)."""
         """The tally's total before that reconcile: a new warning keeps the manifest out."""
         self.prefetch: Prefetcher | None = None
         """The planning worker's handle (``engine.ingest.planner``), made on the first

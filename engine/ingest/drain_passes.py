@@ -49,6 +49,7 @@ class SourcePasses:
     skipped_reconciles: int
     _incomplete: bool
     _warned: int
+    listing_warnings: WarningTally
 
     if TYPE_CHECKING:
 
@@ -110,7 +111,6 @@ class SourcePasses:
         Skipped, reading one ``meta`` row, when the manifest equals the stored one
         (``engine.ingest.manifest``): nothing changed since every source was last ingested.
         """
-        warned = self.tally.total()
         manifest = None if everything else self._manifest()
         if manifest is not None and manifest.digest == meta_get(conn, MANIFEST_KEY):
             self.skipped_reconciles += 1
@@ -119,9 +119,19 @@ class SourcePasses:
         # Deferred like the processors: a warm run whose manifest matched never lists sources.
         from engine.ingest.reconcile import changed_sources, remove_gone_sessions
 
+        # The listing's warnings (a file refused, a transcript without its cwd yet) are this
+        # listing's: they replace the last one's, so a file fixed since drops out of the status
+        # and one still broken is not counted again at every re-listing (issue 28.6).
+        listing = WarningTally()
         entries, sessions = changed_sources(
-            conn, self.project, self.tally, everything=everything, external=self.external
+            conn, self.project, listing, everything=everything, external=self.external
         )
+        self.tally.forget(self.listing_warnings)
+        self.tally.merge(listing)
+        self.listing_warnings = listing
+        # A warning of this listing (the file is still broken) keeps the manifest out, as does
+        # any warning the passes add from here on.
+        warned = self.tally.total() - listing.total()
         remove_gone_sessions(conn, sessions)
         for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)

@@ -64,6 +64,33 @@ class WarningTally:
                     self.add(source, reason, n)
             self.add(source, "other reasons", count - sum(reasons.values()))
 
+    def forget(self, other: WarningTally) -> None:
+        """Take back what merging ``other`` added (its counts, reasons and once-keys): the
+        warnings of a listing that a newer listing replaces (``engine.ingest.drain_passes``)."""
+        with other._lock:
+            counts = dict(other._counts)
+            reasons = {source: dict(r) for source, r in other._reasons.items()}
+            once = set(other._once)
+        with self._lock:
+            self._once -= once
+            for source, n in counts.items():
+                left = self._counts[source] - n
+                mine = self._reasons.get(source, {})
+                taken = 0
+                for reason, k in reasons.get(source, {}).items():
+                    if reason in mine:
+                        mine[reason] -= k
+                        taken += k
+                if n > taken and "other reasons" in mine:  # merged past MAX_REASONS_PER_SOURCE
+                    mine["other reasons"] -= n - taken
+                for reason in [r for r, k in mine.items() if k <= 0]:
+                    del mine[reason]
+                if left > 0:
+                    self._counts[source] = left
+                else:
+                    del self._counts[source]
+                    self._reasons.pop(source, None)
+
     def snapshot(self) -> dict[str, int]:
         """A copy of the counts per source key, sorted by key."""
         with self._lock:

@@ -118,7 +118,7 @@ def restart_daemon(path: str | os.PathLike[str], env: dict[str, str] | None = No
 
     env = dict(os.environ) if env is None else env
     try:
-        if os.fspath(path) != socket_file(env):
+        if os.fspath(path) != socket_file(env) or not _folder_ours(os.fspath(path)):
             return False
     except AdeError:
         return False
@@ -147,6 +147,19 @@ def last_start_failure() -> list[str]:
         return []
 
 
+def _folder_ours(sock: str) -> bool:
+    """False when the runtime folder exists and is not the user's own (another user made
+    ``/tmp/ade-<uid>`` first: ``engine.rpc.paths.folder_to_trust``): no daemon is started for it
+    — it could not bind there, and the client has already said, once, why it is not used."""
+    from engine.rpc.paths import UntrustedDaemon, folder_to_trust
+
+    try:
+        folder_to_trust(os.path.dirname(sock))
+    except UntrustedDaemon:
+        return False
+    return True
+
+
 def _answers(path: str) -> bool:
     import _socket
 
@@ -172,6 +185,8 @@ def _spawn(
     try:
         sock = socket_file(env)  # a socket path too long to bind: no daemon could serve it
     except AdeError:
+        return None
+    if not _folder_ours(sock):
         return None
     marker = failure_marker(sock, env)
     if not may_start(marker, tell=tell):

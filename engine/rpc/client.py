@@ -9,7 +9,9 @@ done locally exactly as the embedded client does them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import msgspec
 
 from engine.caller_env import caller_context
 from engine.client import LocalReads, ProgressCallback
@@ -23,9 +25,12 @@ from engine.rpc.connection import (
     DaemonConnection,
     DaemonError,
     DaemonLost,
+    MalformedReply,
     daemon_switched_off,
     open_connection,
 )
+from engine.rpc.paths import UntrustedDaemon
+from engine.rpc.reply_check import check_search_result
 from engine.types import (
     IndexStatus,
     RebuildResult,
@@ -35,12 +40,16 @@ from engine.types import (
     to_wire,
 )
 
+_T = TypeVar("_T", bound=msgspec.Struct)
+
 __all__ = [
     "CALL_TIMEOUT_S",
     "CONNECT_TIMEOUT_S",
     "DaemonClient",
     "DaemonConnection",
     "DaemonError",
+    "MalformedReply",
+    "UntrustedDaemon",
     "connect_daemon",
     "open_connection",
 ]
@@ -103,18 +112,17 @@ class DaemonClient(LocalReads):
             params["fresh"] = False  # sent only when false: the default is a caught-up answer
         self._asked = True
         result = self._call("search.query", {**params, **self._root()}, CALL_TIMEOUT_S)
-        return from_wire(result, SearchQueryResult)
+        check_search_result(result)
+        return _decoded(result, SearchQueryResult)
 
     def index_status(self) -> IndexStatus:
         result = self._call("search.indexStatus", self._root(), CALL_TIMEOUT_S)
-        return from_wire(result, IndexStatus)
+        return _decoded(result, IndexStatus)
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
         if progress is not None:
             progress(0, 1)
-        result = from_wire(
-            self._conn.call("search.rebuildIndex", self._root(), None), RebuildResult
-        )
+        result = _decoded(self._conn.call("search.rebuildIndex", self._root(), None), RebuildResult)
         if progress is not None:
             progress(1, 1)
         return result
@@ -124,6 +132,14 @@ class DaemonClient(LocalReads):
 
     def close(self) -> None:
         self._conn.close()
+
+
+def _decoded(result: Any, type_: type[_T]) -> _T:
+    """``from_wire``, with a daemon's answer that breaks the contract as ``MalformedReply``."""
+    try:
+        return from_wire(result, type_)
+    except msgspec.ValidationError as err:
+        raise MalformedReply(f"the ade daemon's answer breaks the wire contract: {err}") from None
 
 
 def connect_daemon(
@@ -140,6 +156,8 @@ def connect_daemon(
 
     Raises:
         ProjectError: the project folder does not exist (same as in-process).
+        UntrustedDaemon: a socket is there but it, its folder or its daemon is not the user's
+            own (``engine.rpc.paths``): nothing was sent; the caller warns and runs in process.
     """
     if daemon_switched_off(env):
         return None

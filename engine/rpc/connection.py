@@ -22,7 +22,14 @@ import os
 
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
 from engine.rpc.framing import encode_frame
-from engine.rpc.paths import check_socket_path, config_folder, socket_file
+from engine.rpc.paths import (
+    UntrustedDaemon,
+    check_peer,
+    check_socket_path,
+    config_folder,
+    socket_file,
+    socket_to_trust,
+)
 from engine.rpc.roles import CTO_METHODS, client_token
 
 TYPE_CHECKING = False  # a daemon-answered search imports neither `typing` nor `pathlib`
@@ -59,6 +66,11 @@ class DaemonError(AdeError):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class MalformedReply(AdeError):
+    """The daemon's answer is not what the wire contract allows (not JSON, wrong shape, fields
+    of the wrong type, links that are no deep links): the caller answers in process instead."""
 
 
 class ContextNotServed(AdeError):
@@ -101,14 +113,15 @@ class DaemonConnection:
     def open(self) -> None:
         """Connect and say hello (binding the role). Raises ``OSError`` on failure."""
         self._connect()
-        self.hello = self._exchange("rpc.hello", self._hello_params(), self._timeout)[1]
+        self.hello = _hello(self._exchange("rpc.hello", self._hello_params(), self._timeout)[1])
 
     def _connect(self) -> None:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.settimeout(self._timeout)
         try:
             sock.connect(os.fsencode(self.path))
-        except OSError:
+            check_peer(sock, self.path)  # before the first byte (the token) is sent
+        except (OSError, UntrustedDaemon):
             sock.close()
             raise
         self._sock, self._buffer = sock, b""
@@ -136,7 +149,7 @@ class DaemonConnection:
         assert self._sock is not None
         hello = _frame(next(self._ids), "rpc.hello", self._hello_params())
         self._sock.sendall(hello + _frame(next(self._ids), method, params))
-        self.hello = self._answer(self._read_line())
+        self.hello = _hello(self._answer(self._read_line()))
 
     def read_answer(self, timeout: float | None) -> tuple[bytes, Any]:
         """The answer line of the request ``send_with_greeting`` sent, and its result.
@@ -200,7 +213,18 @@ class DaemonConnection:
 
     @staticmethod
     def _answer(line: bytes) -> Any:
-        response = json.loads(line)
+        """The result of one answer line.
+
+        Raises:
+            MalformedReply: the line is no JSON-RPC answer.
+            DaemonError / UsageError / CursorError / ProjectError: the daemon's error answer.
+        """
+        try:
+            response = json.loads(line)
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            raise MalformedReply("the ade daemon's answer is not JSON") from None
+        if not isinstance(response, dict) or ("error" in response) == ("result" in response):
+            raise MalformedReply("the ade daemon's answer is no JSON-RPC response")
         if "error" in response:
             raise _error_from(response["error"])
         return response["result"]
@@ -242,10 +266,18 @@ def _frame(request_id: int, method: str, params: dict[str, Any]) -> bytes:
     return encode_frame(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode())
 
 
+def _hello(result: Any) -> dict[str, Any]:
+    if not isinstance(result, dict):
+        raise MalformedReply("the ade daemon's greeting is not an object")
+    return result
+
+
 def _error_from(error: Any) -> AdeError:
     if not isinstance(error, dict):
         return AdeError("malformed error from the ade daemon")
-    code, message = error.get("code", 0), str(error.get("message", "error"))
+    code, message = error.get("code", 0), error.get("message", "error")
+    if not isinstance(message, str):
+        return MalformedReply("malformed error from the ade daemon")
     data = error.get("data")
     kind = data.get("type") if isinstance(data, dict) else None
     if code == CONTEXT_NOT_SERVED:
@@ -277,17 +309,25 @@ def open_connection(
         socket: the daemon's socket path (``ade daemon --socket``); default: the runtime folder.
         context: the caller's context (``engine.caller_env``), greeted with: the hello then
             says whether the daemon answers in it (``DaemonConnection.context_served``).
+
+    Raises:
+        UntrustedDaemon: the socket, its folder or the daemon is not the user's own
+            (``engine.rpc.paths.socket_to_trust``, ``check_peer``); nothing was sent.
     """
     try:
         path = socket if socket is not None else socket_file(env)
         check_socket_path(path)
     except AdeError:
         return None
-    if not os.path.exists(path):
+    trusted = socket_to_trust(path, private=socket is None)
+    if trusted is None:
         return None
-    connection = DaemonConnection(path, client_token(config_folder(env), env), timeout, context)
+    connection = DaemonConnection(trusted, client_token(config_folder(env), env), timeout, context)
     try:
         connection.open()
+    except UntrustedDaemon:
+        connection.close()
+        raise
     except (OSError, EOFError, AdeError, ValueError):  # ValueError: not JSON
         connection.close()
         return None
@@ -301,6 +341,8 @@ def call_once(
     its result, or ``None`` when no daemon answers the greeting (``open_connection``'s ``None``).
 
     Raises:
+        UntrustedDaemon: the socket, its folder or the daemon is not the user's own.
+        MalformedReply: the answer is not a JSON-RPC response.
         DaemonError / UsageError / CursorError / ProjectError: the daemon's error answer.
         ContextNotServed: the daemon cannot answer in our environment (answer in process).
         AdeError: the daemon greeted us and was lost before answering.
@@ -311,7 +353,7 @@ def call_once(
         path = socket_file(env)
     except AdeError:
         return None
-    if not os.path.exists(path):
+    if socket_to_trust(path, private=True) is None:
         return None
     if method.startswith("search."):  # answered in our environment, or refused (caller_env)
         from engine.caller_env import caller_context
@@ -323,6 +365,8 @@ def call_once(
     try:
         try:
             connection.send_with_greeting(method, params)
+        except UntrustedDaemon:
+            raise
         except (OSError, EOFError, AdeError, ValueError):  # ValueError: not JSON
             return None
         try:

@@ -118,7 +118,10 @@ def run_daemon(options: DaemonOptions) -> int:
         pool.close_all()  # in-flight engine calls see their service closed and return
         if server is not None:
             server.join()
-        lock.release()
+        if bound is None:  # refused before serving (the path is taken, the token unusable…)
+            lock.discard()
+        else:
+            lock.release()
     log.info("ade daemon stopped")
     return 0
 

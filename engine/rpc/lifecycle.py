@@ -61,6 +61,7 @@ class InstanceLock:
     def __init__(self, runtime: Path, name: str = LOCK_NAME) -> None:
         self.path = runtime / name
         self._fd: int | None = None
+        self._created = False
 
     @classmethod
     def beside(cls, socket_file: Path) -> InstanceLock:
@@ -80,7 +81,7 @@ class InstanceLock:
         try:
             # No symlink (a shared folder could hold one pointing at a file of ours) and no
             # other user's file: the lock is truncated and rewritten below.
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            fd, self._created = _open_lock_file(self.path)
         except OSError as err:
             raise AdeError(f"cannot use the lock file {self.path}: {err.strerror}") from None
         info = os.fstat(fd)
@@ -100,6 +101,17 @@ class InstanceLock:
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
 
+    def discard(self) -> None:
+        """Drop the lock of a daemon that refused to serve, and the file too when this daemon
+        made it: ``daemon run --socket F`` that refuses leaves no ``F.lock`` behind. Unlinked
+        while still held, so no other daemon can have taken this file meanwhile."""
+        if self._fd is not None and self._created:
+            with contextlib.suppress(OSError):
+                info, now = os.fstat(self._fd), self.path.lstat()
+                if (info.st_dev, info.st_ino) == (now.st_dev, now.st_ino):
+                    self.path.unlink()
+        self.release()
+
     def release(self) -> None:
         """Drop the lock (the file stays; its content is only a hint)."""
         if self._fd is not None:
@@ -107,6 +119,23 @@ class InstanceLock:
                 os.ftruncate(self._fd, 0)
             os.close(self._fd)
             self._fd = None
+
+
+def _open_lock_file(path: Path) -> tuple[int, bool]:
+    """The lock file's descriptor, and whether this call created it.
+
+    Raises:
+        OSError: the file cannot be opened (a symlink: ELOOP).
+    """
+    flags = os.O_RDWR | os.O_NOFOLLOW
+    for _ in range(3):  # a refusing daemon may unlink the file between our two opens
+        try:
+            return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600), True
+        except FileExistsError:
+            pass
+        with contextlib.suppress(FileNotFoundError):
+            return os.open(path, flags), False
+    return os.open(path, flags | os.O_CREAT, 0o600), False
 
 
 @dataclass

@@ -16,8 +16,10 @@ machine without ``XDG_RUNTIME_DIR``.
 
 from __future__ import annotations
 
+import _socket
 import os
 import stat
+import sys
 
 from engine.errors import AdeError
 
@@ -135,6 +137,83 @@ def prepare_socket_dir(path: Path, *, private: bool) -> Path:
     if not path.is_dir():
         raise AdeError(f"{path} is not a directory")
     return path
+
+
+class UntrustedDaemon(AdeError):
+    """The socket, its folder or the process behind it is not the user's own: nothing is sent
+    to it (no query, no project path, no token, no signal)."""
+
+
+def folder_to_trust(folder: str) -> bool:
+    """Whether the default runtime folder exists, checked before anything in it is used: False
+    when it does not (no daemon ever ran). Another user can create ``/tmp/ade-<uid>`` first, so
+    it must be a real folder (not a symlink), ours, and closed to everyone else (0700).
+
+    Raises:
+        UntrustedDaemon: the folder is there and any of that does not hold.
+    """
+    try:
+        info = os.lstat(folder)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there, nor can there be
+        return False
+    except OSError as err:
+        raise UntrustedDaemon(
+            f"cannot check the ade runtime folder {folder}: {err.strerror}"
+        ) from None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise UntrustedDaemon(f"the ade runtime folder {folder} is not a plain folder")
+    if info.st_uid != os.getuid():
+        raise UntrustedDaemon(
+            f"the ade runtime folder {folder} belongs to uid {info.st_uid}, not to you"
+        )
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        mode = stat.S_IMODE(info.st_mode)
+        raise UntrustedDaemon(f"the ade runtime folder {folder} is open to others (mode {mode:o})")
+    return True
+
+
+def socket_to_trust(path: str | os.PathLike[str], *, private: bool) -> str | None:
+    """The socket path to connect to, or ``None`` when no daemon's socket is there.
+
+    ``private``: ``path`` is the default socket, whose folder must pass ``folder_to_trust``. A
+    ``--socket`` path may sit in a shared folder (issue 13.14): there the socket itself must be
+    ours. Either way ``check_peer`` still checks the process that answers, which is what a
+    swapped file cannot fake.
+
+    Raises:
+        UntrustedDaemon: the folder or the socket is not the user's own.
+    """
+    path = os.fspath(path)
+    if private and not folder_to_trust(os.path.dirname(path) or "."):
+        return None
+    try:
+        info = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as err:
+        raise UntrustedDaemon(
+            f"cannot check the ade daemon's socket {path}: {err.strerror}"
+        ) from None
+    if not stat.S_ISSOCK(info.st_mode):
+        return None  # no daemon can answer there (the daemon refuses to replace such a file)
+    if info.st_uid != os.getuid():
+        raise UntrustedDaemon(f"the socket {path} belongs to uid {info.st_uid}, not to you")
+    return path
+
+
+def check_peer(sock: _socket.socket, path: str | os.PathLike[str]) -> None:
+    """Refuse the process at the other end of a connected socket unless it runs as us.
+
+    The kernel's ``SO_PEERCRED`` record cannot be forged by the peer; read with the built-in
+    ``_socket`` (no ``socket``/``struct`` imports on a daemon-answered search).
+
+    Raises:
+        UntrustedDaemon: the peer runs as another user.
+    """
+    raw = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)  # struct ucred: 3 ints
+    uid = int.from_bytes(raw[4:8], sys.byteorder, signed=True)
+    if uid != os.getuid():
+        raise UntrustedDaemon(f"the ade daemon at {os.fspath(path)} runs as uid {uid}, not as you")
 
 
 def config_folder(env: dict[str, str] | None = None) -> str:

@@ -16,8 +16,9 @@ import sys
 import time
 from pathlib import Path
 
+from engine.errors import AdeError
 from engine.rpc.cli_args import add_run_arguments, serve_from_args
-from engine.rpc.client import open_connection
+from engine.rpc.client import MalformedReply, UntrustedDaemon, open_connection
 from engine.rpc.paths import socket_path
 
 STOP_WAIT_S = 15.0
@@ -47,7 +48,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _status(*, as_json: bool, socket: Path | None = None) -> int:
-    connection = open_connection(socket=socket)
+    try:
+        connection = open_connection(socket=socket)
+    except UntrustedDaemon as err:  # refused before the token or a signal is sent
+        print(f"ade daemon: refusing: {err}", file=sys.stderr)
+        return 2
     if connection is None:
         print(f"no ade daemon is running (socket {socket or socket_path()})", file=sys.stderr)
         if socket is None:  # only the default socket's daemon is auto-started
@@ -58,17 +63,23 @@ def _status(*, as_json: bool, socket: Path | None = None) -> int:
         return 1
     try:
         status = connection.call("rpc.status", {}, 5.0)
+        if not isinstance(status, dict):
+            raise MalformedReply("the ade daemon's status is not an object")
         status["role"] = connection.hello.get("role")
+    except AdeError as err:
+        print(f"ade daemon: {err}", file=sys.stderr)
+        return 2
     finally:
         connection.close()
     if as_json:
         print(json.dumps(status, indent=2, sort_keys=True))
         return 0
-    projects = status.get("projects") or []
+    projects = status.get("projects")
+    projects = projects if isinstance(projects, list) else []
     lines = [
         f"ade daemon {status.get('version')} running, pid {status.get('pid')}",
         f"  socket:      {status.get('socket')}",
-        f"  uptime:      {int(status.get('uptimeMs', 0)) // 1000} s",
+        f"  uptime:      {_number(status.get('uptimeMs')) // 1000} s",
         f"  connections: {status.get('connections')}",
         f"  your role:   {status.get('role')}",
         f"  started:     {_started_line(status)}",
@@ -79,6 +90,11 @@ def _status(*, as_json: bool, socket: Path | None = None) -> int:
 
     print(printable("\n".join(lines)))
     return 0
+
+
+def _number(value: object) -> int:
+    """A count from the status, 0 when the daemon sent something else."""
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 def _started_line(status: dict[str, object]) -> str:
@@ -110,7 +126,11 @@ def _alive(pid: int) -> bool:
 
 
 def _stop(*, socket: Path | None = None) -> int:
-    connection = open_connection(socket=socket)
+    try:
+        connection = open_connection(socket=socket)
+    except UntrustedDaemon as err:  # refused before the token or a signal is sent
+        print(f"ade daemon: refusing: {err}", file=sys.stderr)
+        return 2
     if connection is None:
         print(f"no ade daemon is running (socket {socket or socket_path()})", file=sys.stderr)
         return 1

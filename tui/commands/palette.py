@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from engine.client import SearchClient
     from tui.app import PaletteApp
 
 
@@ -127,20 +128,23 @@ def build_app(args: argparse.Namespace) -> PaletteApp:
     project = demo_root() if args.demo else args.project
     if project is not None:
         check_folder(project)
-    from functools import partial
-
     from engine.clock import clock_from_env
     from tui.app import PaletteApp
     from tui.palette_client import open_palette_client
 
-    opener = partial(open_palette_client, use_daemon=not args.no_daemon, watch=not args.no_watch)
-    return PaletteApp(
+    def opener(root: Path | None) -> SearchClient:
+        return open_palette_client(
+            root, use_daemon=not args.no_daemon, watch=not args.no_watch, warn=app.clients.note
+        )
+
+    app = PaletteApp(
         opener=opener,
         root=project,
         clock=clock_from_env(),
         initial_query=args.query,
         print_mode=args.print_link,
     )
+    return app
 
 
 def check_folder(path: Path) -> None:

@@ -300,6 +300,7 @@ DAEMON_ANSWER_MAY_IMPORT = {
     "engine.rpc.connection",
     "engine.rpc.framing",
     "engine.rpc.paths",
+    "engine.rpc.reply_check",
     "engine.rpc.roles",
     "tui",
     "tui.cli",
