@@ -38,7 +38,7 @@ from engine.project.tally import WarningTally
 from engine.service.answer import answer_query
 from engine.service.catch_up import CatchUp
 from engine.service.fresh import FreshAnswers, SharedCatchUp
-from engine.service.readers import ReadConnections
+from engine.service.readers import UNAVAILABLE_PREFIX, ReadConnections
 from engine.text import encodable_args
 from engine.types import (
     IndexState,
@@ -229,6 +229,8 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
             # Links land on the exact place: a terminal hit's matching line, its lane's envelope.
             result = place_links(result, self.project, self.lanes())
         notes = self._index_notes()
+        if any(w.startswith(UNAVAILABLE_PREFIX) for w in result.warnings):
+            notes = []  # the index is not read at all: its one line says why (issue 28.4)
         if (fresh_note := self.take_fresh_note()) is not None:
             notes.insert(0, fresh_note)
         if self._once_note is not None:  # said once, by the answer after what happened
