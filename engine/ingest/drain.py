@@ -131,8 +131,6 @@ class Drainer(SourcePasses, WriteFaults):
     def connection(self) -> apsw.Connection:
         """The writer connection, reopened when the index file was replaced or deleted."""
         current = file_identity(self.path)
-        if self._conn is not None and self.write_fault is not None and self._schemaless():
-            self.close()  # made on a full disk before its schema (issue 28.4): create it now
         if self._conn is None or current is None or current != self._identity:
             # An open writer whose file went (``rm -rf .ade/cache``) or was swapped: the new
             # file is compared with the sources again, never served as an empty "ready" index.
@@ -151,13 +149,6 @@ class Drainer(SourcePasses, WriteFaults):
                 log.info("search index file %s: re-indexing", self.recreated_reason)
                 self.queue.add("reconcile", "replaced", delay=0.0)
         return self._conn
-
-    def _schemaless(self) -> bool:
-        """Whether the open writer's file has no schema yet (its version is written with it)."""
-        try:
-            return int(self._conn.pragma("user_version")) == 0 if self._conn else False
-        except apsw.Error:
-            return False
 
     def held_identity(self) -> tuple[int, int] | None:
         """The identity of the file the open writer connection holds (None: none open)."""
