@@ -45,8 +45,10 @@ def build_project(root: Path, sessions: int) -> None:
         subprocess.run(["git", *args], cwd=root, env=env, check=True)
 
 
-def status_runner(tree: Path, project: Path, home: Path) -> list[str]:
-    code = "import sys; from tui.cli import main_entry; main_entry()"
+def status_argv(project: Path) -> list[str]:
+    """``ade search --status`` of the tree on ``PYTHONPATH`` and the working folder (``-c``
+    puts the working folder first, ahead of the venv's editable install)."""
+    code = "from tui.cli import main_entry; main_entry()"
     return [sys.executable, "-c", code, "search", "--project", str(project), "--no-daemon",
             "--status"]  # fmt: skip
 
@@ -55,7 +57,7 @@ def run_status(tree: Path, project: Path, home: Path) -> None:
     env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(tree)}
     for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
         env.pop(name, None)
-    done = subprocess.run(status_runner(tree, project, home), env=env, cwd=tree,
+    done = subprocess.run(status_argv(project), env=env, cwd=tree,
                           capture_output=True, text=True, check=False)  # fmt: skip
     if done.returncode != 0:
         raise SystemExit(f"--status failed in {tree}: {done.stderr.strip()[-500:]}")
@@ -78,7 +80,9 @@ def main() -> None:
             jobs = {"before": lambda: run_status(ns.before, project, home), **jobs}
         timings = interleaved(jobs, ns.runs)
         for name, t in timings.items():
-            print(f"{name:7s} median {t.median:7.1f} ms  p95 {t.p95:7.1f} ms  cpu {t.cpu_median:7.1f} ms")
+            print(
+                f"{name:7s} median {t.median:7.1f} ms  p95 {t.p95:7.1f} ms  cpu {t.cpu_median:7.1f} ms"
+            )
         if ns.before is not None:
             print(f"after/before: {ratios(timings, 'before')['after']:.2f}")
 
