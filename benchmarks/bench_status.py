@@ -3,7 +3,9 @@
 Builds the project once (terminal sessions with a short log each, a git repo), indexes it with
 the tree under test, then times warm ``--status`` runs of a baseline tree (``--before``: a
 checkout of an earlier commit, e.g. ``git worktree add /tmp/before <commit>``) and of this tree
-interleaved in the same rounds, each in its own process (``--no-daemon``).
+interleaved in the same rounds, each in its own process (``--no-daemon``)::
+
+    python -m benchmarks.bench_status --before /tmp/before --runs 7
 """
 
 from __future__ import annotations
