@@ -1,9 +1,9 @@
 """The warnings ``--status`` finds by listing the project (issue 28.6): malformed session
 records, a FIFO or a link out where a transcript should be, a bad ``project.json``.
 
-Listing parses every session file and checks each transcript: 1.9 s of a 2.9 s ``--status`` on
-10,000 sessions (``python -m benchmarks.bench_status``). Those counts depend only on the files the warm-run
-manifest digests (``engine.ingest.manifest``: every entry of ``sessions``, ``chats``,
+Listing parses every session file and checks each transcript: 1.9 s of a 3.4 s ``--status``
+on 10,000 sessions under cProfile (``python -m benchmarks.bench_status``). Those counts depend
+only on the files the warm-run manifest digests (``engine.ingest.manifest``: every entry of ``sessions``, ``chats``,
 ``terminals`` with its stat, ``project.json`` and ``lanes.json``), so they are kept in ``meta``
 keyed by that digest and listed again only when the catch-up found the files changed.
 """
