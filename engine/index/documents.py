@@ -242,6 +242,14 @@ def delete_docs(conn: apsw.Connection, doc_ids: Iterable[str]) -> None:
                                  (doc_id,)))  # fmt: skip
 
 
+def delete_rows_by_id(conn: apsw.Connection, rowids: Iterable[int]) -> int:
+    """Delete documents by row id, for rows whose doc id cannot be read (``engine.index.text_rot``)."""
+    return sum(
+        _delete_rows(conn, _rows(conn, "SELECT id, rank_title != '' FROM docs WHERE id = ?", (r,)))
+        for r in rowids
+    )
+
+
 def delete_docs_by_source(conn: apsw.Connection, source_key: str) -> None:
     """Delete every document one source produced (a reindex from zero, a vanished PR)."""
     _delete_rows(conn, _rows(conn, "SELECT id, rank_title != '' FROM docs WHERE source_key = ?",

@@ -45,6 +45,9 @@ class SourcePasses:
     write_fault: str | None
     busy: bool
     pending_manifest: str | None
+    matched_manifest: str | None = None
+    """The stored manifest the last reconcile found unchanged (None: it ran in full); the
+    status keys its cached listing warnings on it (``engine.service.status_scan``)."""
     full_reconciles: int
     skipped_reconciles: int
     _incomplete: bool
@@ -114,7 +117,9 @@ class SourcePasses:
         manifest = None if everything else self._manifest()
         if manifest is not None and manifest.digest == meta_get(conn, MANIFEST_KEY):
             self.skipped_reconciles += 1
+            self.matched_manifest = manifest.digest
             return []
+        self.matched_manifest = None
         self.full_reconciles += 1
         # Deferred like the processors: a warm run whose manifest matched never lists sources.
         from engine.ingest.reconcile import changed_sources, remove_gone_sessions

@@ -38,7 +38,7 @@ from engine.project.tally import WarningTally
 from engine.service.answer import answer_query
 from engine.service.catch_up import CatchUp
 from engine.service.fresh import FreshAnswers, SharedCatchUp
-from engine.service.readers import ReadConnections
+from engine.service.readers import UNAVAILABLE_PREFIX, ReadConnections
 from engine.text import encodable_args
 from engine.types import (
     IndexState,
@@ -223,9 +223,14 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
                 # (the CLI now, the daemon's writer meanwhile) and answer from the new file.
                 self._recover(err)
                 result = self._damaged_retry(lambda: self._query(args))
+            except UnicodeDecodeError:
+                # Bit-rot in a stored text column (issue 28.4): cut the rows out, answer again.
+                result = self._text_rot_retry(lambda: self._query(args))
             # Links land on the exact place: a terminal hit's matching line, its lane's envelope.
             result = place_links(result, self.project, self.lanes())
         notes = self._index_notes()
+        if any(w.startswith(UNAVAILABLE_PREFIX) for w in result.warnings):
+            notes = []  # the index is not read at all: its one line says why (issue 28.4)
         if (fresh_note := self.take_fresh_note()) is not None:
             notes.insert(0, fresh_note)
         if self._once_note is not None:  # said once, by the answer after what happened
@@ -246,6 +251,27 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
                 return call()
             finally:
                 self._local.unusable = None
+
+    def _text_rot_retry(self, call: Callable[[], _T]) -> _T:
+        """``call`` again once the rows whose text is not UTF-8 are cut out and their sources
+        marked for re-ingestion; when they cannot be (a read-only snapshot, a held lock), from
+        the live sources only (``engine.index.text_rot``)."""
+        from engine.index.text_rot import ROT_NOTE, heal_rotten_rows  # only on this fault
+
+        conn, _ = self._reader_or_empty()
+        try:
+            healed = heal_rotten_rows(conn)
+        except apsw.Error:
+            healed = 0
+        if healed:
+            self._once_note = ROT_NOTE.format(count=healed)
+            with contextlib.suppress(UnicodeDecodeError):
+                return call()
+        self._local.unusable = "search index holds unreadable text (invalid UTF-8)"
+        try:
+            return call()
+        finally:
+            self._local.unusable = None
 
     # -- status and rebuild --------------------------------------------------------------------
 

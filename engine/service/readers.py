@@ -15,7 +15,12 @@ import apsw
 from engine.errors import AdeError
 from engine.index.db import connect, file_identity
 from engine.index.faults import connect_snapshot, write_fault
-from engine.index.schema import DAMAGE_ERRORS, WRITE_FAULT_ERRORS, recreate_in_place
+from engine.index.schema import (
+    DAMAGE_ERRORS,
+    SEARCH_INDEX_SCHEMA_VERSION,
+    WRITE_FAULT_ERRORS,
+    recreate_in_place,
+)
 from engine.index.sql import QUERY_CACHE_KIB
 from engine.ingest.queue import PAUSE_STEPS
 
@@ -23,6 +28,10 @@ if TYPE_CHECKING:
     from engine.ingest.drain import Drainer
     from engine.ingest.queue import IngestGate
     from engine.project.model import Project
+
+
+UNAVAILABLE_PREFIX = "search index unavailable"
+"""How an answer that could not read the index at all begins its one warning."""
 
 
 class ReadConnections:
@@ -58,6 +67,13 @@ class ReadConnections:
             snapshot = True
             fault = write_fault(err, self.project.index_path)
             self.drainer.write_fault = fault or self.drainer.write_fault
+        if int(conn.pragma("user_version")) != SEARCH_INDEX_SCHEMA_VERSION:
+            # The schema and its version are written in one transaction: a file without them was
+            # made but never filled (a first index on a full disk, issue 28.4). Answered from
+            # the live sources until the writer creates it; checked again by the next query.
+            self._drop_reader(conn)
+            fault = self.drainer.write_fault
+            raise AdeError("not created yet" + (f": {fault}" if fault else ""))
         conn.pragma("cache_size", -QUERY_CACHE_KIB)  # see QUERY_CACHE_KIB (issue 14.4)
         # A running query steps aside while a drain is due (only when the daemon enabled it).
         conn.set_progress_handler(self.ingest_gate.pause_query, PAUSE_STEPS)
@@ -88,8 +104,10 @@ class ReadConnections:
             return self._reader(), None
         except DAMAGE_ERRORS:
             raise  # the callers recreate the file (issue 13.9), then ask again
-        except (apsw.Error, OSError, AdeError) as err:
-            reason = f"search index unavailable ({type(err).__name__}: {err})"
+        except AdeError as err:  # our own words already say what is wrong
+            reason = f"{UNAVAILABLE_PREFIX} ({err})"
+        except (apsw.Error, OSError) as err:
+            reason = f"{UNAVAILABLE_PREFIX} ({type(err).__name__}: {err})"
         empty: apsw.Connection | None = getattr(self._local, "empty", None)
         if empty is None:
             empty = connect(Path(":memory:"))

@@ -12,10 +12,7 @@ from engine.index.checks import doc_count, docs_by_kind
 from engine.index.db import SourceRow, list_sources, meta_get
 from engine.index.schema import SEARCH_INDEX_SCHEMA_VERSION
 from engine.ingest.history import history_status
-from engine.project.locate import identity_warnings
-from engine.project.sessions import list_sessions
-from engine.project.tally import WarningTally
-from engine.project.transcripts import refused_transcript
+from engine.service.status_scan import listing_warnings
 from engine.types import IndexStatus, ProgressCallback, RebuildResult
 
 if TYPE_CHECKING:
@@ -66,14 +63,7 @@ def _warnings(service: SearchService, sources: list[SourceRow]) -> dict[str, int
     counts = service.tally.snapshot()
     for key, stored in persisted_skips(sources).items():
         counts[key] = max(counts.get(key, 0), stored)  # this run's lines are in both
-    found = WarningTally()
-    identity_warnings(service.project.root, found)
-    # Counted here, not only by the reconcile: a warm run whose manifest matched lists none.
-    for meta in list_sessions(service.project, found):  # a FIFO or a link out stays
-        refused = refused_transcript(service.project, meta.kind, meta.id)  # one warning
-        if refused is not None:
-            found.add(f"{meta.kind}:{meta.id}", refused)
-    for key, count in found.snapshot().items():
+    for key, count in listing_warnings(service).items():
         counts[key] = max(counts.get(key, 0), count)
     return dict(sorted(counts.items()))
 
