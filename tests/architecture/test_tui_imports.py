@@ -27,6 +27,8 @@ ALLOWED: dict[str, str] = {
     "raw connection `ade daemon status/stop` greet the daemon with",
     "engine.rpc.connection": "the bare greeted socket: `ade search` forwards a query to a "
     "running daemon with nothing of the engine imported (issue 14.4)",
+    "engine.rpc.reply_check": "`ade search` checks a daemon's answer against the wire contract "
+    "before printing a byte of it (a daemon is a peer, not a trusted part of this process)",
     "engine.rpc.autostart": "starting the daemon for the next search once `ade search` has "
     "answered without one (issue 14.4)",
     "engine.project.plain_repo": "whether a folder is a plain main worktree, without git: "
