@@ -85,8 +85,6 @@ def _hit_row(item: SearchResultItem) -> tuple[dict[str, Any], bool]:
         "agent": item.tool,
         "link": item.deep_link,
     }
-    if item.project_name and item.project_root:
-        row["project"] = printable(item.project_name)
     return {k: v for k, v in row.items() if v not in (None, "")}, title_cut or snippet_cut
 
 
@@ -113,7 +111,12 @@ def list_sessions(backend: Backend, arguments: dict[str, Any]) -> str:
         start = parse_since(since)
         sessions = [s for s in sessions if s.updated_at >= start]
     sessions.sort(key=lambda s: (s.updated_at, s.id), reverse=True)
-    rows = [_session_row(s, lane_names, project_id) for s in sessions[:limit]]
+    shown = sessions[:limit]
+    counts = backend.call(lambda client: [_message_count(client, s) for s in shown])
+    rows = [
+        _session_row(s, lane_names, project_id, count)
+        for s, count in zip(shown, counts, strict=True)
+    ]
     answer = {"total": len(sessions), "rows": rows}
     return bounded(answer, "rows", None)
 
@@ -126,7 +129,18 @@ def _lane_names(client: SearchClient) -> dict[str, str]:
     return {lane.id: lane.name for lane in client.list_lanes()}
 
 
-def _session_row(session: SessionMeta, lanes: dict[str, str], project_id: str) -> dict[str, Any]:
+def _message_count(client: SearchClient, session: SessionMeta) -> int | None:
+    """A chat's messages as the search sees them (``session:`` reads its unindexed tail live):
+    every chat document of the session but the session's own."""
+    if session.kind != "chat":
+        return None
+    args = SearchQueryArgs(query=f"session:{session.id}", kinds=("chat",), limit=1)
+    return max(client.query(args).total - 1, 0)
+
+
+def _session_row(
+    session: SessionMeta, lanes: dict[str, str], project_id: str, messages: int | None
+) -> dict[str, Any]:
     from engine.links.deeplink import build_link
 
     title, _ = capped(shown_title(session.title or session.id), TITLE_CAP)
@@ -136,6 +150,7 @@ def _session_row(session: SessionMeta, lanes: dict[str, str], project_id: str) -
         "title": title,
         "agent": _agent(session),
         "lane": printable(lanes.get(session.lane_id or "", session.lane_id or "")) or None,
+        "messages": messages,
         "lastActivity": session.updated_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
         "ended": session.ended_at is not None or None,
         "link": build_link(session.kind, session.id, project_id=project_id),

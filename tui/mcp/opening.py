@@ -136,6 +136,8 @@ def _terminal(target: TerminalTarget, radius: int) -> dict[str, Any]:
     }
     if found.lines and found.lines[0].offset > 0:
         answer["leftOut"] = [f"the scrollback before byte {found.lines[0].offset}"]
+    if found.focus is not None and len(found.lines) - found.focus - 1 >= radius:
+        answer.setdefault("leftOut", []).append("any scrollback after the last line shown")
     if found.note:
         answer["note"] = found.note
     return answer
