@@ -181,8 +181,11 @@ def status(backend: Backend) -> str:
         "documentsByKind": dict(sorted(found.docs_by_kind.items())),
         "sessionsByAgent": dict(sorted(Counter(_agent(s) for s in sessions).items())),
         "sources": [
-            {"agent": d.source, "searched": printable(d.searched or "") or None,
-             "sessions": sum(d.sessions)}
+            {
+                "agent": d.source,
+                "searched": printable(d.searched or "") or None,
+                "sessions": sum(d.sessions),
+            }
             for d in found.discovery
         ],  # fmt: skip
         "pendingSources": found.pending_sources,

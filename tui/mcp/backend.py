@@ -73,7 +73,9 @@ class Backend:
             else:
                 from engine.embedded import EmbeddedClient
 
-                self._client = EmbeddedClient.open(project.root, start_worker=False, project=project)
+                self._client = EmbeddedClient.open(
+                    project.root, start_worker=False, project=project
+                )
                 self._embedded = True
         if self._embedded:
             self._client.service.catch_up(history_seconds=_history_seconds())  # type: ignore[attr-defined]

@@ -62,7 +62,5 @@ def config_text(agent: str, project: str | None) -> str:
         }
         return f"# add to opencode.json at the project root:\n{json.dumps(document, indent=2)}\n"
     if agent == "cursor":
-        return (
-            f"# add to .cursor/mcp.json (~/.cursor/mcp.json for every project):\n{standard}\n"
-        )
+        return f"# add to .cursor/mcp.json (~/.cursor/mcp.json for every project):\n{standard}\n"
     raise ValueError(agent)
