@@ -48,8 +48,11 @@ MAX_TEXT_CHARS = 4096
 
 """Largest page a caller may ask for; the router's per-project ceilings are separate."""
 
-_QUERY_KEYS = frozenset({"query", "kinds", "laneId", "limit", "cursor", "projectRoot"})
-_ROOT_ONLY_KEYS = frozenset({"projectRoot"})
+_QUERY_KEYS = frozenset(
+    {"query", "kinds", "laneId", "limit", "cursor", "projectRoot", "context", "fresh"}
+)
+_ROOT_ONLY_KEYS = frozenset({"projectRoot", "context"})
+"""``context``: the caller's environment that changes an answer (``engine.caller_env``)."""
 
 audit_log = logging.getLogger("ade.daemon.audit")
 
@@ -57,7 +60,9 @@ audit_log = logging.getLogger("ade.daemon.audit")
 class SearchHost(Protocol):
     """What the domain needs from the daemon: the router for queries, the services for the rest."""
 
-    def query(self, root: Path, args: SearchQueryArgs) -> SearchQueryResult: ...
+    def query(
+        self, root: Path, args: SearchQueryArgs, *, fresh: bool = True
+    ) -> SearchQueryResult: ...
 
     def index_status(self, root: Path) -> IndexStatus: ...
 
@@ -117,6 +122,15 @@ def project_root_param(params: dict[str, Any]) -> Path:
     return path
 
 
+def fresh_param(params: dict[str, Any]) -> bool:
+    """``fresh`` (default true): catch up with every write made before the request first
+    (docs/freshness.md); the palette sends false while its user types."""
+    fresh = params.get("fresh", True)
+    if not isinstance(fresh, bool):
+        raise _invalid("fresh must be true or false")
+    return fresh
+
+
 def query_args_param(params: dict[str, Any]) -> SearchQueryArgs:
     """Validate ``search.query`` params (already stripped) into ``SearchQueryArgs``."""
     _check_keys(params, _QUERY_KEYS)
@@ -135,7 +149,7 @@ def query_args_param(params: dict[str, Any]) -> SearchQueryArgs:
         raise _invalid(f"limit must be an integer from 1 to {MAX_LIMIT}")
     _optional_text(params, "laneId", MAX_TEXT_CHARS)
     _optional_text(params, "cursor", MAX_TEXT_CHARS)
-    wire = {key: value for key, value in params.items() if key != "projectRoot"}
+    wire = {k: v for k, v in params.items() if k not in ("projectRoot", "context", "fresh")}
     try:
         return from_wire(wire, SearchQueryArgs)
     except msgspec.ValidationError as err:  # belt and braces: msgspec re-checks every type
@@ -166,13 +180,17 @@ class SearchDomain:
             audit_log.warning("refused %s for role=%s peer=%s: CTO only", method, role, peer)
             raise RpcError(FORBIDDEN, f"forbidden: {method} is CTO-only (caller role: {role})")
         clean = strip_caller_scope(params)
+        from engine.caller_env import serving
+
         if method == "search.query":
             args = query_args_param(clean)
             root = project_root_param(clean)
-            return to_wire(self._host.query(root, args))
+            with serving(clean.get("context")):  # the caller's environment, not the daemon's
+                return to_wire(self._host.query(root, args, fresh=fresh_param(clean)))
         _check_keys(clean, _ROOT_ONLY_KEYS)
         root = project_root_param(clean)
-        if method == "search.indexStatus":
-            return to_wire(self._host.index_status(root))
-        audit_log.info("rebuild of %s by role=%s peer=%s", root, role, peer)
-        return to_wire(self._host.rebuild_index(root))
+        with serving(clean.get("context")):
+            if method == "search.indexStatus":
+                return to_wire(self._host.index_status(root))
+            audit_log.info("rebuild of %s by role=%s peer=%s", root, role, peer)
+            return to_wire(self._host.rebuild_index(root))

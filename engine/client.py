@@ -30,8 +30,13 @@ if TYPE_CHECKING:
     from engine.links.listings import ProjectListings
     from engine.links.resolve import LinkTarget
 
-__all__ = ["LocalReads", "ProgressCallback", "SearchClient"]
+__all__ = ["CATCH_UP_BOUND_S", "LocalReads", "ProgressCallback", "SearchClient"]
 # ProgressCallback is re-exported: it is part of the client interface (rebuild_index).
+
+CATCH_UP_BOUND_S = 10.0
+"""Longest an answer waits for the index to catch up with what was written before it: the
+CLI's commit-history pass, a daemon's catch-up before a search, the re-ingest of a recreated
+index (docs/freshness.md). It then answers with what is there and says so."""
 
 
 class SearchClient(Protocol):

@@ -19,6 +19,7 @@ The rule table and the literal prefilter are in ``engine.redaction_rules``.
 
 from __future__ import annotations
 
+import base64
 import functools
 import re
 
@@ -30,6 +31,7 @@ from engine.redaction_rules import (
     prefilter_rules,
 )
 from engine.redaction_rules import scan_literals_in_one_pass as scan_literals_in_one_pass
+from engine.redaction_values import PLACEHOLDER_START, is_placeholder
 
 # The patterns below are compiled on first use: most texts never reach them, and a query that
 # shows none pays nothing for them (issue 14.4, h-regex).
@@ -97,9 +99,6 @@ _STOPWORDS = frozenset(
 )
 """Values that are types, placeholders or words in prose, not secrets."""
 
-_PLACEHOLDER_START = ("$", "%", "{", "<", "*", "[REDACTED", "…", "...")
-"""Values starting like this are template variables, masks or already redacted."""
-
 
 @functools.cache
 def _dotted_name_re() -> re.Pattern[str]:
@@ -121,10 +120,20 @@ def redact_secrets(text: str) -> str:
     tail = _pem_tail(text)
     if tail is not None and ("-----END" in tail.group() or _not_hex_re().search(tail.group())):
         text = marker("private-key") + text[tail.end() :]
-    rules = prefilter_rules(text)
-    if rules is None:
-        return text
-    return _redact_with(_secret_re_for(rules), text)
+    from engine import redaction_rules, redaction_scan  # ~220 rules: loaded when text comes
+
+    haystack = found = hits = None
+    if redaction_rules._automaton is not None:  # bulk: both rule sets' literals in one pass
+        haystack = text.encode("utf-8", "replace").lower()
+        found, hits = redaction_scan.one_pass(haystack)
+    rules = prefilter_rules(text, haystack=haystack, found=found)
+    if rules is not None:
+        redacted = _redact_with(_secret_re_for(rules), text)
+        if redacted != text:  # the keyword hits were of the text before
+            text, haystack, hits = redacted, None, None
+    # Then gitleaks' ~220 formats (engine.redaction_scan): after the rules above, so their
+    # labels stay as they were, and a value they already replaced is not matched again.
+    return redaction_scan.redact_formats(text, haystack, hits)
 
 
 def _pem_tail(text: str) -> re.Match[str] | None:
@@ -155,8 +164,10 @@ def redact_title(title: str) -> str:
 def redact_lines(lines: list[str]) -> list[str]:
     """:func:`redact_secrets` for each of many short lines (file hits): one literal prefilter
     over all of them first, so a page of ordinary lines costs one test, not one per line."""
+    from engine.redaction_scan import candidate_rules
+
     joined = "\n".join(lines)
-    if not lines or prefilter_rules(joined) is None:
+    if not lines or (prefilter_rules(joined) is None and not candidate_rules(joined)):
         return lines
     # One pass over all lines; per line only when a match crossed a line end (a key block).
     redacted = redact_secrets(joined).split("\n")
@@ -226,15 +237,50 @@ def _replace(match: re.Match[str]) -> str:
         return marker("anthropic-key" if whole.startswith("sk-ant-") else "openai-key")
     if label == "url":
         colon = whole.index(":", 3)
+        if is_placeholder(whole[colon + 1 : -1]):
+            return whole  # ``https://user:pass@example.com`` in docs and tests
         return whole[: colon + 1] + marker("password") + "@"
     if label == "auth":
         credential = _credential_re().search(whole)
         if credential is None or not _looks_secret(credential.group()):
             return whole  # "bearer of bad news", "Authorization: required"
+        value = credential.group()
+        if (
+            match.string[match.end() : match.end() + 1] in ('"', "\\")
+            or is_placeholder(value, decode=False)
+            or (value.isalpha() and len(value) < 20)  # "401 Authorization Required"
+        ):
+            return whole  # ``Bearer realm="…"``: an auth parameter, not a credential
         return whole[: credential.start()] + marker("bearer-token")
+    if label == "private-key-base64":
+        return marker("private-key") if _encodes_a_private_key(whole) else whole
+    if label in _KEEP_UP_TO:
+        cut = _KEEP_UP_TO[label](whole) + 1
+        return whole[:cut] + marker(label)
     if label in ASSIGNMENT_KINDS:
+        if _CODE_AFTER_VALUE.match(match.string, match.end() - whole.endswith("-")):
+            return whole  # ``secret = xmalloc(len)``, ``token = tok->next``: code, not a value
         return _replace_assignment(whole, label)
     return marker(label)
+
+
+_KEEP_UP_TO = {
+    "azure-storage-key": lambda whole: whole.index("="),
+    "discord-webhook": lambda whole: whole.rindex("/"),
+    "telegram-bot-token": lambda whole: whole.index(":"),
+}
+"""Where the public part of a match ends (``AccountKey=``, a webhook's URL and id, the ``:``
+after a bot id): kept, so the context stays searchable."""
+
+
+def _encodes_a_private_key(text: str) -> bool:
+    """Whether base64 ``text`` decodes to a PEM ``PRIVATE KEY`` header (not a certificate)."""
+    head = text[:64]
+    try:
+        decoded = base64.b64decode(head[: len(head) // 4 * 4])
+    except ValueError:  # pragma: no cover - the rule admits base64 characters only
+        return False
+    return b"PRIVATE KEY" in decoded
 
 
 def _replace_assignment(whole: str, label: str) -> str:
@@ -245,21 +291,41 @@ def _replace_assignment(whole: str, label: str) -> str:
     value = parts.group("value")
     quoted = value[:1] in ("'", '"')
     inner = value[1:-1] if quoted else value
-    strict = ":" in parts.group("sep") and not quoted
-    if not _plausible_value(inner, strict=strict):
+    # ``key: value`` is also how errors and prose read (``token: expected``, ``Unknown TAP
+    # token: "Initialized"``): there, a quoted token or secret needs a digit like a key has;
+    # a quoted password stays lenient (``"password": "letmein"`` in JSON).
+    strict = ":" in parts.group("sep") and (not quoted or label != "password")
+    if not _plausible_value(inner, strict=strict, label=label, quoted=quoted):
         return whole
     redacted = value[0] + marker(label) + value[-1] if quoted else marker(label)
     return parts.group("key") + parts.group("sep") + redacted
 
 
-def _plausible_value(value: str, *, strict: bool) -> bool:
+_CODE_AFTER_VALUE = re.compile(r"\(|->|\.[A-Za-z_]|\[")
+"""(Matched where the value ends, or at its last ``-`` when that began a ``->``.)"""
+"""What follows a value that is code: a call, a member access, an index."""
+
+
+def _word_like(value: str, label: str) -> bool:
+    """Code and prose rather than a secret. For tokens, secrets and keys: a lower-case word
+    (``tok``, ``quit``), a number (``creationToken = 1644442601``), a CONSTANT_NAME. For
+    passwords, which may be words: only a short unquoted lower-case word (``password=bar``)."""
+    if label == "password":
+        return value.isalpha() and value.islower() and len(value) <= 8
+    if len(value) < 4 or value.isdigit() or (value.isalpha() and value.islower()):
+        return True
+    return "_" in value and value.replace("_", "").isalpha() and value.isupper()
+
+
+def _plausible_value(value: str, *, strict: bool, label: str = "", quoted: bool = False) -> bool:
     """Whether an assigned value could be a secret rather than code, a type, or prose."""
-    if len(value) < 3 or value.lower() in _STOPWORDS or value.startswith(_PLACEHOLDER_START):
+    if len(value) < 3 or value.lower() in _STOPWORDS or value.startswith(PLACEHOLDER_START):
+        return False
+    if is_placeholder(value) or ((not quoted or label != "password") and _word_like(value, label)):
         return False
     if _dotted_name_re().fullmatch(value) and not any(ch.isdigit() for ch in value):
         return False
-    # ``key: value`` unquoted is also how errors and prose read ("token: expected"): demand shape.
-    return _looks_secret(value) if strict else True
+    return _looks_secret(value) and any(ch.isdigit() for ch in value) if strict else True
 
 
 def _looks_secret(value: str) -> bool:

@@ -54,7 +54,7 @@ def _rules() -> list[tuple[str, str]]:
             + boundary.format("eyJ")
             + r"[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
         ),
-        ("url", r"://[^\s/:@]+:[^\s/@]+@"),
+        ("url", r"://[^\s/:@]*:[^\s/@]+@"),
         (
             "slack-webhook",
             r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_-]+/[A-Za-z0-9_/-]{8,}",
@@ -68,6 +68,18 @@ def _rules() -> list[tuple[str, str]]:
             "gitlab-token",
             "glpat-" + boundary.format("glpat-") + r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*",
         ),
+    ]
+    # Formats gitleaks has no rule for, or only next to a word (issue 28.3).
+    rules += [
+        ("azure-storage-key", r"AccountKey=[A-Za-z0-9+/]{40,}={0,2}"),
+        (
+            "discord-webhook",
+            r"discord(?:app)?\.com/api/webhooks/[0-9]{15,20}/[A-Za-z0-9_-]{60,}",
+        ),
+        ("telegram-bot-token", r":AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"),
+        # A PEM private key, base64-encoded once more (Kubernetes ``tls.key:``, ``ssh-privatekey``):
+        # "-----BEGIN" encodes to LS0tLS1CRUdJTi, then " PRIVATE KEY" and its RSA/EC/OPENSSH kin.
+        ("private-key-base64", r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}"),
     ]
     rules += [
         ("stripe-key", prefix + boundary.format(prefix) + r"[A-Za-z0-9]{24,}(?![A-Za-z0-9])")
@@ -152,13 +164,21 @@ GATE_BYTES = sorted({b for _, gate, _ in PREFILTER for b in gate})
 """Every gate byte: each is looked for once a chunk, not once per literal."""
 
 
-def prefilter_rules(text: str) -> tuple[int, ...] | None:
-    """The rules whose literal (and gate) occur in ``text``, sorted; None when there are none."""
-    haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps
+def prefilter_rules(
+    text: str, *, haystack: bytes | None = None, found: set[int] | None = None
+) -> tuple[int, ...] | None:
+    """The rules whose literal (and gate) occur in ``text``, sorted; None when there are none.
+
+    ``haystack`` (the lowercased UTF-8 text) and ``found`` (the ``PREFILTER`` entries whose
+    literal occurs) may come from a pass the caller already made (``engine.redaction_scan``
+    finds these literals and gitleaks' keywords in one pass)."""
+    if haystack is None:
+        haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps
     automaton = _automaton
-    if automaton is not None:
-        # The literals found first, in one pass; then only their gates are looked for.
+    if found is None and automaton is not None:
         found = {entry for entry, _, _ in automaton.find_matches_as_indexes(haystack, True)}
+    if found is not None:
+        # The literals found first, in one pass; then only their gates are looked for.
         present = [
             rules
             for _, gate, rules in map(PREFILTER.__getitem__, found)

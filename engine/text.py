@@ -17,7 +17,20 @@ if TYPE_CHECKING:
     from engine.types import SearchQueryArgs
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_BLANK = re.compile(
+    r'[\s"\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e'
+    r"\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]*"
+)
+"""Whitespace, controls (NUL), format characters (BOM, bidi overrides and isolates, zero-width
+spaces and joiners) and double quotes: characters a query can hold without saying anything."""
 REPLACEMENT = "\ufffd"
+
+
+def is_blank_query(text: str) -> bool:
+    """Whether ``text`` says nothing (``"``, NUL, U+202E, U+FEFF, whitespace): such a query is
+    the empty query everywhere — the same hits, the same cursor, the palette's discovery list
+    (issue 28.6). Shared by the engine's plan and the palette, which may not import the parser."""
+    return _BLANK.fullmatch(text) is not None
 
 
 def replace_surrogates(text: str) -> str:

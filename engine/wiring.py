@@ -81,7 +81,7 @@ def _git_dirs(service: SearchService) -> list[Path]:
 
 def start_watcher(service: SearchService) -> Watcher:
     """Watch ``.ade/``, the lanes' git folders and the Claude Code / Codex transcript folders
-    (where they exist) for ``service``; stopped by ``dispose``.
+    (those made later too, ``engine.ingest.watch_plan``) for ``service``; stopped by ``dispose``.
 
     While it watches, the periodic reconcile slows to ``RECONCILE_INTERVAL_S``; a watcher that
     fails falls back to the fast reconcile and reports ``degraded: …`` in the status.

@@ -24,6 +24,7 @@ from tui.screens.palette import PaletteScreen
 
 if TYPE_CHECKING:  # the engine's modules are imported after the first paint, by the opener
     from textual.driver import Driver
+    from textual.notifications import SeverityLevel
 
     from engine.client import SearchClient
     from engine.external.resume import ResumePlan
@@ -142,6 +143,25 @@ class PaletteApp(App[str | None]):
         from tui.terminal_size import sized_driver
 
         return sized_driver(super().get_driver_class())
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every toast of the palette (screens call this too): an error may quote a path or a
+        title someone else chose, so message and title are made printable first, and are text
+        unless a caller asks for markup (a ``[link=…]`` in a title must not become a link)."""
+        from tui.printable import printable
+
+        super().notify(
+            printable(message), title=printable(title), severity=severity, timeout=timeout,
+            markup=markup,
+        )  # fmt: skip
 
     def action_interrupt(self) -> None:
         """Ctrl+C: leave at once, from any screen, without a result."""

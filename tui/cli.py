@@ -17,7 +17,7 @@ import os
 import re
 import sys
 
-from engine.errors import AdeError, UsageError
+from engine.errors import AdeError
 from tui import collector
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)
@@ -49,7 +49,9 @@ class OneLineParser(argparse.ArgumentParser):
     """Formatting usage or help for the terminal (``format_usage``/``format_help``)."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: {message}{_hint(message, self.prog)}", file=sys.stderr)
+        from tui.printable import printable  # argv may hold a pasted escape sequence
+
+        print(printable(f"{self.prog}: {message}{_hint(message, self.prog)}"), file=sys.stderr)
         raise SystemExit(2)
 
     def _get_formatter(self) -> argparse.HelpFormatter:
@@ -108,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = args[0] if args and args[0] in COMMANDS else "palette"
     rest = args[1:] if args and args[0] in COMMANDS else args
     if args and not args[0].startswith("-") and args[0] not in COMMANDS:
-        print(f"ade: unknown command {args[0]!r} (try `ade --help`)", file=sys.stderr)
+        print(f"ade: unknown command {_shown(args[0])!r} (try `ade --help`)", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
     parser = OneLineParser(prog=f"ade {name}", description=COMMANDS[name][1])
@@ -121,11 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         collector.release()
     try:
         return int(module.run(namespace))
-    except UsageError as err:
-        print(f"ade {name}: {err}", file=sys.stderr)
-        return 2
-    except AdeError as err:
-        print(f"ade {name}: {err}", file=sys.stderr)
+    except AdeError as err:  # UsageError included
+        print(f"ade {name}: {_shown(str(err))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         raise  # the reader went away (`| head`): main_entry exits quietly, as rg does
@@ -133,10 +132,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A folder that cannot be created or written (a file in its place, read-only, /proc…):
         # the user's input, said in one line like any other usage error.
         where = f" ({err.filename})" if err.filename else ""
-        print(f"ade {name}: {err.strerror or err}{where}", file=sys.stderr)
+        print(_shown(f"ade {name}: {err.strerror or err}{where}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _shown(text: str) -> str:
+    """An error line made printable: it may quote a link, a path or a name someone else chose."""
+    from tui.printable import printable
+
+    return printable(text)
 
 
 def main_entry() -> None:

@@ -36,14 +36,20 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
     root = _project_root(ns.project)
     if root is None:
         return None
-    from engine.rpc.connection import CALL_TIMEOUT_S, call_once
+    from engine.rpc.connection import CALL_TIMEOUT_S, ContextNotServed, call_once
 
     try:
         answered = call_once("search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S)
     except (UsageError, ProjectError):
         raise
+    except ContextNotServed:  # another HOME, TZ, git variable…: answered here, nothing said
+        ns.no_daemon = True
+        return None
     except AdeError as err:
-        print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
+        from tui.printable import printable
+
+        print(f"warning: the ade daemon failed ({printable(str(err))}); searching in this process",
+              file=sys.stderr)  # fmt: skip
         ns.no_daemon = True
         return None
     if answered is None:
@@ -52,9 +58,11 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
     wire = _wire_json(line, result)
     if wire is None or ns.fmt != "json":
         return _print_decoded(ns, params, result)
+    from tui.printable import printable, printable_json
+
     for warning in result["warnings"]:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(wire)
+        print(f"warning: {printable(warning)}", file=sys.stderr)
+    print(printable_json(wire))
     return 0 if result["items"] else 1
 
 

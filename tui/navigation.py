@@ -103,16 +103,20 @@ def preview_record(
     known: Sequence[SessionMeta],
 ) -> Context | Detail | str:
     """What the preview pane shows for ``row``: context lines, a detail, or a one-line message."""
+    from tui.printable import printable
+    from tui.printable_records import printable_context, printable_detail
+
     if row.kind == "command":
-        return f"command: {row.title}"
+        return printable(f"command: {row.title}")
     target = resolve(client, row, known)
     try:
         if isinstance(target, Gone):
-            return target.message
+            return printable(target.message)
         if isinstance(target, OpenScrollback):
-            return scrollback_context(target.path, target.offset, before=3, after=30)
+            found = scrollback_context(target.path, target.offset, before=3, after=30)
+            return printable_context(found)
         if isinstance(target, OpenChat):
-            return chat_context(target.path, target.seq, radius=2)
-        return target.loader()
+            return printable_context(chat_context(target.path, target.seq, radius=2))
+        return printable_detail(target.loader())
     except AdeError as err:
-        return str(err)
+        return printable(str(err))

@@ -45,7 +45,7 @@ def open_palette_client(root: Path | None, *, use_daemon: bool, watch: bool) -> 
     if use_daemon:
         from engine.rpc.client import connect_daemon
 
-        daemon = connect_daemon(project_root=root)
+        daemon = connect_daemon(project_root=root, fresh_once=True)  # docs/freshness.md
         if daemon is not None:
             return daemon
     from engine.embedded import EmbeddedClient

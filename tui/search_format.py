@@ -3,7 +3,8 @@
 Text is for people: one block per hit (kind, title, lane, relative time, snippet with matches
 highlighted, deep link) and a footer with the count and the next-page hint. Colour only on a TTY
 and never with ``NO_COLOR`` (https://no-color.org). Plain ANSI codes are written by hand so the
-CLI never imports rich or Textual (start-up time is a feature).
+CLI never imports rich or Textual (start-up time is a feature). Every field is made printable
+(``tui.printable``) before our own colour codes go around it; JSON is escaped the same way.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from engine.types import (
     to_json,
     to_wire,
 )
+from tui.printable import printable, printable_json, printable_spans
 
 if TYPE_CHECKING:
     from engine.types import HitExplanation
@@ -43,15 +45,12 @@ _BOLD, _DIM, _MATCH, _KIND, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[1;33m", "\x1b[3
 
 
 def highlight(text: str, ranges: Sequence[MatchRange], *, color: bool) -> str:
-    """Mark the match ranges: bold yellow with colour, ``[…]`` brackets without."""
-    if not ranges:
-        return text
+    """Mark the match ranges: bold yellow with colour, ``[…]`` brackets without. The text is
+    made printable piece by piece, so the ranges still cover what they covered."""
+    text, spans = printable_spans(text, ((r.start, r.end) for r in ranges))
     out: list[str] = []
     position = 0
-    for span in sorted(ranges, key=lambda r: r.start):
-        start, end = max(span.start, position), min(span.end, len(text))
-        if start >= end:
-            continue
+    for start, end in spans:
         out.append(text[position:start])
         inner = text[start:end]
         out.append(f"{_MATCH}{inner}{_RESET}" if color else f"[{inner}]")
@@ -72,9 +71,9 @@ def _relative_time(when: int | None, now: datetime) -> str:
 
 
 def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
-    kind = KIND_LABEL.get(item.kind, item.kind)
+    kind = KIND_LABEL.get(item.kind) or printable(item.kind)
     where = " · ".join(
-        part
+        printable(part)
         for part in (
             item.tool,
             item.lane_name or item.lane_id,
@@ -84,7 +83,7 @@ def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
         if part
     )
     head_kind = f"{_KIND}{kind:<8}{_RESET}" if color else f"{kind:<8}"
-    title = f"{_BOLD}{item.title}{_RESET}" if color else item.title
+    title = f"{_BOLD}{printable(item.title)}{_RESET}" if color else printable(item.title)
     lines = [
         f"{head_kind} {title}",
         f"         {_DIM if color else ''}{where}{_RESET if color else ''}",
@@ -92,7 +91,8 @@ def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
     snippet, ranges = _one_line_snippet(item)
     if snippet.strip():
         lines.append(f"         {highlight(snippet, ranges, color=color)}")
-    lines.append(f"         {_DIM if color else ''}{item.deep_link}{_RESET if color else ''}")
+    link = printable(item.deep_link)
+    lines.append(f"         {_DIM if color else ''}{link}{_RESET if color else ''}")
     return "\n".join(lines)
 
 
@@ -121,14 +121,16 @@ def format_results_text(
         # --explain says why the ranking may be partial (issue 14.3): the window, and the
         # scoring budget when a warning says it bounded which matches were scored.
         footer += "\nwindow: only the best-scored matches are ranked and reachable by paging"
-        footer += "".join(f"\nwindow: {w}" for w in result.warnings if "ranked the best" in w)
+        footer += "".join(
+            f"\nwindow: {printable(w)}" for w in result.warnings if "ranked the best" in w
+        )
     if result.next_cursor:
-        footer += f"\nnext page: --cursor {result.next_cursor}"
+        footer += f"\nnext page: --cursor {printable(result.next_cursor)}"
     return "\n\n".join([*blocks, footer]) if blocks else footer
 
 
 def format_warnings(result: SearchQueryResult) -> list[str]:
-    return [f"warning: {w}" for w in result.warnings]
+    return [f"warning: {printable(w)}" for w in result.warnings]
 
 
 def format_results_json(
@@ -136,13 +138,13 @@ def format_results_json(
 ) -> str:
     """The DESIGN §6 wire form; ``--explain`` adds an ``explain`` array parallel to ``items``."""
     if explain is None:
-        return to_json(result).decode()
+        return printable_json(to_json(result).decode())
     import msgspec
 
     from engine.types import explanation_to_wire
 
     document = {**to_wire(result), "explain": [explanation_to_wire(e) for e in explain]}
-    return msgspec.json.encode(document).decode()
+    return printable_json(msgspec.json.encode(document).decode())
 
 
 def _score(value: float | None) -> str:
@@ -162,6 +164,7 @@ def format_explanation(why: HitExplanation, *, color: bool) -> str:
     )
     second = f"terms: {terms}" if terms else "terms: none (filter-only query: newest first)"
     dim, reset = (_DIM, _RESET) if color else ("", "")
+    first, second = printable(first), printable(second)
     return f"{INDENT}{dim}{first}{reset}\n{INDENT}{dim}{second}{reset}"
 
 
@@ -190,7 +193,7 @@ def format_status_text(status: IndexStatus) -> str:
         skipped = ", ".join(f"{k} {v}" for k, v in sorted(status.warnings.items()))
         lines.append(f"skipped:      {skipped}")
     lines += _history_lines(status) + _discovery_lines(status)
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def _history_lines(status: IndexStatus) -> list[str]:

@@ -15,11 +15,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.client import SearchClient
+from engine.client import CATCH_UP_BOUND_S, SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.project.lane_memo import one_listing
 from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, to_json
 from tui import collector
+from tui.printable import printable, printable_json
 from tui.progress import StderrProgress
 from tui.search_format import (
     format_results_json,
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from engine.project.model import Project
 
 
-CLI_HISTORY_SECONDS = 10.0
+CLI_HISTORY_SECONDS = CATCH_UP_BOUND_S
 """Longest a command waits for a first commit-history pass (git.git's 82,000 commits take ~25 s):
 it then answers, warning that older commits may be missing, and the next run (or a daemon, or a
 palette) goes on from where this one stopped."""
@@ -119,7 +120,9 @@ def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     except AdeError as err:
         if ns.no_daemon or _is_embedded(client):
             raise
-        print(f"warning: the ade daemon failed ({err}); searching in this process", file=sys.stderr)
+        if type(err).__name__ != "ContextNotServed":  # the caller's context: nothing failed
+            print(f"warning: the ade daemon failed ({printable(str(err))}); searching in this"
+                  " process", file=sys.stderr)  # fmt: skip
     finally:
         client.close()
     if code is not None:
@@ -153,7 +156,10 @@ def _is_embedded(client: SearchClient) -> bool:
 def _answer(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     if ns.status:
         status = client.index_status()
-        print(to_json(status).decode() if ns.fmt == "json" else format_status_text(status))
+        if ns.fmt == "json":
+            print(printable_json(to_json(status).decode()))
+        else:
+            print(format_status_text(status))
         return 0
     if ns.rebuild:
         bar = StderrProgress("rebuilding")
@@ -162,7 +168,7 @@ def _answer(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs 
         finally:
             bar.finish()
         if ns.fmt == "json":
-            print(to_json(outcome).decode())
+            print(printable_json(to_json(outcome).decode()))
         else:
             print(f"rebuilt: {outcome.doc_count:,} documents in {outcome.duration_ms:,} ms")
         return 0 if outcome.ok else 1

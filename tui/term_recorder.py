@@ -47,7 +47,10 @@ def run_on_pty(
             status = _pump(pid, master, in_fd, out_fd, on_output)
     finally:
         os.close(master)
-    return os.waitstatus_to_exitcode(status) if status >= 0 else 1
+    if status < 0:
+        return 1
+    code = os.waitstatus_to_exitcode(status)
+    return 128 - code if code < 0 else code  # killed by signal N: -N, the shell says 128+N
 
 
 def _exec(argv: Sequence[str], env: Mapping[str, str]) -> None:

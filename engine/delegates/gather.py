@@ -55,6 +55,9 @@ def _lane_activity_ms(lane: Lane) -> int:
 
 
 def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
+    from engine.redaction import redact_title  # deferred: see module docstring
+    from engine.redaction_ids import safe_ref
+
     out: list[Candidate] = []
     warnings: list[str] = []
     plan = ctx.plan
@@ -66,7 +69,12 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     for lane in ctx.lanes:
         if not plan.allows_lane(lane.id):
             continue
-        if not plan.matches(lane.id, lane.name, lane.branch or "", str(lane.path)):
+        # Matched and shown as redacted (issue 28.3): a branch named after a token is not found
+        # by the token, and its link carries the hashed name (engine.redaction_ids).
+        branch = redact_title(lane.branch) if lane.branch else None
+        if not plan.matches(
+            lane.id, redact_title(lane.name), branch or "", redact_title(str(lane.path))
+        ):
             continue
         updated = _lane_activity_ms(lane)
         if not plan.allows_time(updated):
@@ -75,9 +83,11 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
             warnings.append(f"lane {lane.id}: its folder {lane.path} is missing")
         if shared is None:
             shared = envelope_inputs(ctx.project)
-        envelope = envelope_for_lane(repo=shared[0], branch=lane.branch, prs=shared[1])
+        envelope = envelope_for_lane(
+            repo=shared[0], branch=safe_ref(lane.branch) if lane.branch else None, prs=shared[1]
+        )
         link = build_link("lane", lane.id, project_id=ctx.project.id, envelope=envelope)
-        detail = f"{lane.branch or '(detached)'} · {lane.path}"
+        detail = f"{branch or '(detached)'} · {redact_title(str(lane.path))}"
         out.append(
             Candidate(
                 doc_id=f"lane:{lane.id}",
@@ -95,6 +105,8 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
 
 
 def artifact_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
+    from engine.redaction import redact_title  # deferred: see module docstring
+
     tally = WarningTally()
     plan = ctx.plan
     out = []
@@ -104,15 +116,16 @@ def artifact_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str
             continue
         if not plan.allows_time(updated):
             continue
-        if not plan.matches(art.id, art.title, art.kind, art.path):
-            continue
+        title, path = redact_title(art.title), redact_title(art.path)
+        if not plan.matches(art.id, title, art.kind, path):
+            continue  # matched as shown: a secret in a title or path is not findable
         out.append(
             Candidate(
                 doc_id=f"artifact:{art.id}",
                 kind="artifact",
-                title=art.title,
-                rank_title=art.title,
-                snippet_marked=mark_matches(plan, f"{art.kind} · {art.path}"),
+                title=title,
+                rank_title=title,
+                snippet_marked=mark_matches(plan, f"{art.kind} · {path}"),
                 updated_at=updated,
                 session_id=art.session_id,
                 lane_id=art.lane_id,
@@ -130,6 +143,7 @@ def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]
         linear_api_key,
         search_linear,
     )
+    from engine.redaction import redact_secrets, redact_title
 
     plan = ctx.plan
     words = plan.words
@@ -149,11 +163,20 @@ def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]
         updated = int(issue.updated_at.timestamp() * 1000)
         if not plan.allows_time(updated):
             continue
-        if plan.excludes(issue.identifier, issue.title, issue.description):
+        # Redacted before the window is cut (a key block cut after BEGIN would escape the
+        # redactor) and before matching: an issue found only through a secret is dropped.
+        title, description = redact_title(issue.title), redact_secrets(issue.description)
+        if plan.excludes(issue.identifier, title, description):
             continue
-        text = f"{issue.state} · {issue.description[:300]}".strip(" ·")
+        if (
+            (title, description) != (issue.title, issue.description)
+            and not plan.matches(issue.identifier, title, description)
+            and plan.matches(issue.identifier, issue.title, issue.description)
+        ):
+            continue
+        text = f"{issue.state} · {description[:300]}".strip(" ·")
         out.append(Candidate(doc_id=f"linear:{issue.identifier}", kind="linear",
-                             title=f"{issue.identifier} {issue.title}", rank_title=issue.title,
+                             title=f"{issue.identifier} {title}", rank_title=title,
                              snippet_marked=mark_matches(plan, text), updated_at=updated,
                              anchor=issue.identifier,
                              extra={"deep_link": build_link("linear", issue.identifier,

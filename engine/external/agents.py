@@ -61,9 +61,8 @@ def agent_sessions(
 
 def agent_watch_roots(environ: Mapping[str, str]) -> list[Path]:
     """The folders the watcher follows for these tools (Aider's files sit in the lanes, which
-    the periodic reconcile stats instead)."""
-    roots = [gemini_tmp_dir(environ), opencode_data_dir(environ), copilot_state_dir(environ)]
-    return [p for p in roots if p.is_dir()]
+    the periodic reconcile stats instead), whether they exist yet or not."""
+    return [gemini_tmp_dir(environ), opencode_data_dir(environ), copilot_state_dir(environ)]
 
 
 def agent_owner_hint(path: Path, environ: Mapping[str, str], folders: set[Path]) -> str | None:

@@ -189,12 +189,12 @@ class ExternalCatalog:
         return head is None or head.ino != ino or head.cwd is None
 
     def watch_roots(self) -> list[Path]:
-        """The Claude projects folder and the Codex sessions folder, where they exist."""
+        """Every agent tool's folder, whether it exists or not: the watcher watches the ones
+        that do and polls for the others (``engine.ingest.watch_plan``)."""
         from engine.external.agents import agent_watch_roots
 
         env = self.env()
-        roots = [p for p in (claude_projects_dir(env), codex_sessions_dir(env)) if p.is_dir()]
-        return [*roots, *agent_watch_roots(env)]
+        return [claude_projects_dir(env), codex_sessions_dir(env), *agent_watch_roots(env)]
 
 
 def project_sessions(
@@ -203,17 +203,18 @@ def project_sessions(
     """Every session of the project: ``.ade/sessions`` first, then Claude Code and Codex ones
     (an ``.ade`` session keeps its id when an external one has the same). Reads the head cache
     the ingester keeps, never writes it."""
+    from engine.caller_env import current_environ
     from engine.external.discover import external_sessions
     from engine.external.heads import HEADS_FILE, HeadCache
     from engine.external.memory import load_memory, still_there
     from engine.project.lanes import list_lanes
     from engine.project.sessions import list_sessions
 
+    env = current_environ() if environ is None else environ  # a daemon: the caller's folders
     own = list_sessions(project, tally)
     ids = {m.id for m in own}
     heads = HeadCache(project.cache_dir / HEADS_FILE)
-    found = external_sessions(project, list_lanes(project, tally), tally, environ, heads)
-    env = os.environ if environ is None else environ
+    found = external_sessions(project, list_lanes(project, tally), tally, env, heads)
     remembered = still_there(load_memory(project), {m.id for m in found}, discovery_roots_of(env))
     found += [e.meta for e in remembered]
     return [_shown(m) for m in (*own, *(m for m in found if m.id not in ids))]

@@ -9,11 +9,9 @@ refused unless ``--format tmux`` insists; a gzip file is inflated first (``.log.
 from __future__ import annotations
 
 import re
-import zlib
 
 from engine.importers.recording import RecordingError
-
-GZIP_MAGIC = b"\x1f\x8b"
+from engine.project.gzip_read import GZIP_MAGIC, InflateLimit, inflate_bytes
 
 _TIMING_LINE = re.compile(rb"\d+(?:\.\d+)? \d+|[OIS] \d+(?:\.\d+)? .*|H \d+(?:\.\d+)? \S+ .*")
 """A classic ``<delay> <bytes>`` line, or an advanced-format ``O/I/S/H`` line."""
@@ -33,35 +31,26 @@ BINARY_MAGICS = (
 )
 
 
-def inflate(data: bytes, name: str, limit: int) -> bytes:
-    """``data`` decompressed when it is gzip (any number of members), else ``data`` itself.
+def inflate(data: bytes, name: str, limit: int) -> tuple[bytes, str | None]:
+    """``data`` decompressed when it is gzip (any number of members), else ``data`` itself, and
+    a warning when the gzip is damaged: a cut file, corrupt data or trailing bytes stop the read
+    there, and what came before is kept (issue 28.4) — a recorder killed mid-compression still
+    left a readable beginning.
 
     Raises:
-        RecordingError: truncated or corrupt gzip, or it inflates past ``limit`` bytes.
+        RecordingError: nothing at all could be inflated, or it inflates past ``limit`` bytes.
     """
     if not data.startswith(GZIP_MAGIC):
-        return data
-    out: list[bytes] = []
-    total = 0
-    rest = data
+        return data, None
     try:
-        while rest:
-            inflater = zlib.decompressobj(wbits=31)
-            chunk = inflater.decompress(rest, limit + 1 - total)
-            total += len(chunk)
-            out.append(chunk)
-            if total > limit:
-                raise RecordingError(f"{name} inflates past {limit >> 30} GiB")
-            if not inflater.eof:
-                if inflater.unconsumed_tail:
-                    raise RecordingError(f"{name} inflates past {limit >> 30} GiB")
-                raise RecordingError(f"{name} is a truncated gzip file")
-            rest = inflater.unused_data.lstrip(b"\0")  # members may be padded with NULs
-            if rest and not rest.startswith(GZIP_MAGIC):
-                break  # trailing garbage after the last member: what gzip(1) also ignores
-    except zlib.error as err:
-        raise RecordingError(f"{name} is not valid gzip: {err}") from None
-    return b"".join(out)
+        inflated = inflate_bytes(data, limit)
+    except InflateLimit:
+        raise RecordingError(f"{name} inflates past {limit >> 30} GiB") from None
+    if inflated.damage is None:
+        return inflated.data, None
+    if not inflated.data:
+        raise RecordingError(f"{name}: {inflated.damage}; nothing in it could be read")
+    return inflated.data, f"{inflated.damage}; imported what precedes it"
 
 
 def looks_like_timing(data: bytes) -> bool:

@@ -6,13 +6,16 @@ the same two files (and the second time, when nothing changed, writes nothing at
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.importers.asciicast import parse_asciicast
 from engine.importers.recording import Recording, RecordingError
+from engine.importers.same_source import SOURCE_KEY, same_source_session, source_of
 from engine.importers.sniff import check_recording, inflate
 from engine.importers.store import (
     json_bytes,
@@ -101,10 +104,10 @@ def load_recording(
     Raises:
         RecordingError: unreadable file, unknown format, invalid or empty content.
     """
-    data = inflate(_read(path), path.name, MAX_RECORDING_BYTES)
+    data, damage = inflate(_read(path), path.name, MAX_RECORDING_BYTES)
     timing = None
     if timing_path is not None:
-        timing = inflate(_read(timing_path), timing_path.name, MAX_RECORDING_BYTES)
+        timing, _ = inflate(_read(timing_path), timing_path.name, MAX_RECORDING_BYTES)
     chosen = fmt or detect_format(data, path.name)
     check_recording(data, path.name, chosen, forced=fmt is not None)
     try:
@@ -113,6 +116,8 @@ def load_recording(
         raise RecordingError(f"{path.name}: {err}") from None
     if not recording.output:
         raise RecordingError(f"{path.name}: the recording holds no terminal output")
+    if damage is not None:
+        recording = dataclasses.replace(recording, warnings=(damage, *recording.warnings))
     return LoadedRecording(path, data, chosen, recording, is_torn(data, chosen, recording))
 
 
@@ -140,7 +145,17 @@ def write_import(
     has grown continues the same session. ``title`` overrides the recording's own.
     """
     recording = loaded.recording
-    sid = continued_session(project, recording.output) or import_session_id(loaded.data)
+    sid = (
+        same_source_session(
+            project,
+            loaded.path,
+            loaded.data,
+            recording.output,
+            lambda s: terminal_log_path(project, s),
+        )
+        or continued_session(project, recording.output)
+        or import_session_id(loaded.data)
+    )
     open_ended = loaded.torn and not ended
     try:
         mtime = datetime.fromtimestamp(loaded.path.stat().st_mtime, UTC)
@@ -159,12 +174,10 @@ def write_import(
         exit_code=recording.exit_code,
         source="import",
     )
+    record[SOURCE_KEY] = source_of(loaded.path, loaded.data)
     log_path, session_path = terminal_log_path(project, sid), session_json_path(project, sid)
     meta_bytes = json_bytes(record)
-    written = False
-    if _differs(log_path, recording.output):
-        write_atomic(log_path, recording.output)
-        written = True
+    written = _write_log(log_path, recording.output)
     if _differs(session_path, meta_bytes):
         write_atomic(session_path, meta_bytes)
         written = True
@@ -194,6 +207,28 @@ def continued_session(project: Project, output: bytes) -> str | None:
         if log and len(log) < len(output) and output.startswith(log):
             return path.stem
     return None
+
+
+def _write_log(path: Path, output: bytes) -> bool:
+    """Write ``output`` as the session's log; False when it is already there.
+
+    A log that ``output`` extends (the same recording, grown) gets only the new tail appended in
+    place, so the ingester's cursor stays valid and indexes the tail alone (issue 28.5).
+    """
+    try:
+        current = read_regular(path, len(output) + 1)  # a FIFO there: differs, replaced
+    except OSError:
+        current = None
+    if current == output:
+        return False
+    if current and output.startswith(current) and not path.is_symlink():
+        with path.open("ab") as handle:
+            handle.write(output[len(current) :])
+            handle.flush()
+            os.fsync(handle.fileno())
+        return True
+    write_atomic(path, output)
+    return True
 
 
 def _read(path: Path) -> bytes:

@@ -155,9 +155,13 @@ def commit_doc(commit: Commit, lane_id: str) -> IndexDoc:
 
 
 def branch_doc(branch: Branch, lane_id: str) -> IndexDoc:
-    """The ``branch:<name>`` document (primary lane only)."""
+    """The ``branch:<name>`` document (primary lane only); a name holding a secret is hashed in
+    the id and anchor (``engine.redaction_ids``)."""
+    from engine.redaction_ids import safe_ref
+
+    ref = safe_ref(branch.name)
     return IndexDoc(
-        doc_id=f"branch:{branch.name}",
+        doc_id=f"branch:{ref}",
         kind="branch",
         title=redact_title(branch.name),
         rank_title=redact_title(branch.name),
@@ -165,6 +169,6 @@ def branch_doc(branch: Branch, lane_id: str) -> IndexDoc:
         updated_at=ms(branch.updated_at),
         session_id=None,
         lane_id=lane_id,
-        anchor=branch.name,
+        anchor=ref,
         source_key="git",
     )

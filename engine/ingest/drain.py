@@ -54,6 +54,10 @@ RECONCILE_INTERVAL_S = 30.0
 RECONCILE_NO_WATCHER_S = 5.0
 """Reconcile period without a watcher: the reconcile is then the only way changes arrive."""
 
+DELETED_REASON = "index file was deleted"
+REPLACED_REASON = "index file was replaced"
+"""``recreated_reason`` when the file vanished or changed under an open writer (issue 24.3)."""
+
 HISTORY_WAIT_S = 0.5
 """Delay of the next history slice once a catch-up's history budget is spent."""
 
@@ -76,6 +80,8 @@ class Drainer(SourcePasses, WriteFaults):
         self.failures: dict[Entry, int] = {}
         self.last_ingest_ms: int | None = None
         self.recreated_reason: str | None = None
+        self.replaced_note: str | None = None
+        """Said once by the next answer: the file went or changed under the open writer."""
         self.write_fault: str | None = None
         """Why the last write failed for the disk's sake ("disk full"); None once one succeeds."""
         self.busy = False
@@ -126,13 +132,27 @@ class Drainer(SourcePasses, WriteFaults):
         """The writer connection, reopened when the index file was replaced or deleted."""
         current = file_identity(self.path)
         if self._conn is None or current is None or current != self._identity:
+            # An open writer whose file went (``rm -rf .ade/cache``) or was swapped: the new
+            # file is compared with the sources again, never served as an empty "ready" index.
+            replaced = self._conn is not None
             self.close()
             report = open_index(self.path)
             if report.recreated_reason is not None:
                 self.recreated_reason = report.recreated_reason
             self._conn = connect(self.path)
             self._identity = file_identity(self.path)
+            if replaced:
+                self.recreated_reason = REPLACED_REASON if current is not None else DELETED_REASON
+                self.replaced_note = (
+                    f"search index: {self.recreated_reason}; made anew from the sources"
+                )
+                log.info("search index file %s: re-indexing", self.recreated_reason)
+                self.queue.add("reconcile", "replaced", delay=0.0)
         return self._conn
+
+    def held_identity(self) -> tuple[int, int] | None:
+        """The identity of the file the open writer connection holds (None: none open)."""
+        return self._identity if self._conn is not None else None
 
     def close(self) -> None:
         """Close the writer connection (checkpointing the WAL), the history walk and the

@@ -57,6 +57,7 @@ def read_slice(path: Path, offset: int, max_bytes: int) -> TranscriptSlice:
         total_size=whole.total_size,
         source=whole.source,
         compressed=True,
+        damage=whole.damage,
     )
 
 

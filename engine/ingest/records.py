@@ -142,7 +142,8 @@ def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
     if primary is not None:
         try:
             for branch in list_branches(primary.path):
-                docs[f"branch:{branch.name}"] = branch_doc(branch, primary.id)
+                doc = branch_doc(branch, primary.id)
+                docs[doc.doc_id] = doc
         except GitError as err:
             tally.add(f"lane-git:{primary.id}", f"git for-each-ref failed: {err}")
     return list(docs.values())

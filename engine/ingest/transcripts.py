@@ -20,6 +20,7 @@ from engine.ingest.docs import (
     session_doc,
     session_title,
 )
+from engine.ingest.gzcache import read_slice
 from engine.ingest.tailing import (
     Builder,
     PassOutput,
@@ -154,6 +155,10 @@ def process_session(
             tally.add_once(f"{kind}:{sid}", refused)
         return _session_only(conn, builder)
     result = run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms, planned)
+    if path.name.endswith(".gz"):
+        damage = read_slice(path, 0, 0).damage  # the pass just inflated it: cached
+        if damage is not None:
+            tally.add_once(f"{kind}:{sid}", damage)
     if kind == "terminal":
         from engine.ingest.commands import index_commands  # OSC 133: one doc per command
 

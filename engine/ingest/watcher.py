@@ -5,13 +5,16 @@ backfill, the periodic reconcile or ``process_pending_now``. Directories are wat
 (an atomic save replaces a file and a file watch goes blind, RELIABILITY 7). When ``.ade/`` is
 missing, or is deleted while watched, the watcher waits for it on the project root (not
 recursively) and re-arms once it is back, then asks for a reconcile to pick up what happened
-meanwhile. A watcher that cannot start degrades to the periodic reconcile and says so in the
-status (``watcher_state``).
+meanwhile. The same goes for every other root (``engine.ingest.watch_plan``): an agent's folder
+made after the project was opened is found by a cheap stat poll and watched from then on. A
+watcher that cannot start degrades to the periodic reconcile and says so in the status
+(``watcher_state``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -20,6 +23,7 @@ from typing import Protocol
 
 import watchfiles
 
+from engine.ingest.watch_plan import POLL_MS, WatchPlan, plan
 from engine.project.model import Project, is_valid_session_id
 
 log = logging.getLogger(__name__)
@@ -29,9 +33,6 @@ WATCH_DEBOUNCE_MS = 50
 
 WATCH_STEP_MS = 20
 """Quiet time that ends a group of changes, and how often the stop event is checked."""
-
-WAIT_POLL_MS = 250
-"""How often a watcher waiting for ``.ade/`` to appear looks for it besides inotify events."""
 
 _GIT_PARTS = ("HEAD", "packed-refs", "refs", "logs")
 """Git paths whose change means a commit, checkout or branch change; objects/ is noise."""
@@ -127,6 +128,15 @@ def _watch_filter(change: watchfiles.Change, path: str) -> bool:
     return "/.git/objects" not in path and "/.ade/cache" not in path
 
 
+def _new_folder_under(roots: list[Path], changes: set[tuple[watchfiles.Change, str]]) -> bool:
+    return any(
+        change == watchfiles.Change.added
+        and any(root in Path(path).parents for root in roots)
+        and os.path.isdir(path)
+        for change, path in changes
+    )
+
+
 class Watcher:
     """A thread running ``watchfiles.watch`` over the project's folders until ``stop``."""
 
@@ -144,6 +154,8 @@ class Watcher:
         self.external_dirs = external_dirs
         self.on_state = on_state
         self.rearms = 0
+        self.armed = threading.Event()
+        """Set once the current watch is in place (its first poll came back); cleared on re-arm."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ade-watcher", daemon=True)
 
@@ -161,10 +173,11 @@ class Watcher:
         while not self._stop.is_set():
             present = ade.is_dir()
             external = self.external_dirs() if present else []
-            paths = [ade, *self.git_dirs(), *external] if present else [self.project.root]
+            roots = plan([ade, *self.git_dirs(), *external] if present else [self.project.root])
+            self.armed.clear()
             try:
                 self.on_state("watching" if present else "waiting for .ade/")
-                self._watch(paths, recursive=present, external=external)
+                self._watch(roots, recursive=present, external=external)
             except FileNotFoundError:
                 pass  # a watched folder vanished while arming: re-arm
             except (OSError, RuntimeError) as err:
@@ -175,28 +188,44 @@ class Watcher:
                 self.rearms += 1
                 self.target.request_reconcile()  # what happened while we were re-arming
 
-    def _watch(self, paths: list[Path], *, recursive: bool, external: list[Path]) -> None:
+    def _watch(self, roots: WatchPlan, *, recursive: bool, external: list[Path]) -> None:
         ade = self.project.ade_dir
-        existing = [p for p in paths if p.exists()]
+        armed = False
         for changes in watchfiles.watch(
-            *existing,
+            *roots.watched,
             watch_filter=_watch_filter,
             debounce=WATCH_DEBOUNCE_MS,
             step=WATCH_STEP_MS,
             stop_event=self._stop,
             recursive=recursive,
             raise_interrupt=False,
-            # While waiting for .ade/ also look every WAIT_POLL_MS: it may have been created
-            # between our check and the watch being armed.
-            rust_timeout=0 if recursive else WAIT_POLL_MS,
-            yield_on_timeout=not recursive,
+            # Wake every POLL_MS even when nothing changed: a root that did not exist when
+            # armed (an agent's folder made later, or .ade/ itself) is found by its stat.
+            rust_timeout=POLL_MS,
+            yield_on_timeout=True,
         ):
+            if not armed:
+                armed = True
+                self.armed.set()
+                if self.rearms:  # anything written between the re-arm's reconcile and this
+                    self.target.request_reconcile()  # watch taking hold: not left to the timer
             if not recursive:
                 if ade.is_dir():
                     return  # .ade/ appeared: re-arm on it
                 continue
             notices = [classify(ade, Path(p), external) for _, p in changes]
             dispatch(self.target, (n for n in notices if n is not None))
-            deleted = any(c == watchfiles.Change.deleted and Path(p) == ade for c, p in changes)
-            if deleted or not ade.is_dir():
-                return  # .ade/ was deleted (maybe recreated): its watch is gone, re-arm
+            if _new_folder_under(external, changes):
+                # Its own watch is added only once its creation is seen: a file written into
+                # it at once (a tool's first session there) may have no event of its own.
+                self.target.request_reconcile()
+            # A root that appeared, vanished or was replaced: arm on what is there now. Its
+            # deletion event counts too, as a folder made again at once often gets the same
+            # inode number back and the poll alone would not tell.
+            gone = any(
+                c == watchfiles.Change.deleted and Path(p) in roots.roots for c, p in changes
+            )
+            # The agent folders are named by the environment the service answers in, which a
+            # daemon sets to its caller's after opening: follow it when it changes.
+            if gone or roots.changed() or self.external_dirs() != external:
+                return

@@ -345,7 +345,16 @@ def commit_detail(repo: Path, sha: str) -> Detail:
 
 
 def branch_detail(repo: Path, name: str) -> Detail:
-    """A branch: its tip commit and the most recent commits on it."""
+    """A branch: its tip commit and the most recent commits on it (``name`` may be the hashed
+    form of a name that holds a secret, ``engine.redaction_ids``)."""
+    from engine.redaction_ids import is_hashed, resolve_ref
+
+    if is_hashed(name):
+        try:
+            names = run_git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/")
+        except GitError as err:
+            raise DetailError(f"branch {name!r} is not available: {err}") from None
+        name = resolve_ref(name, names.splitlines()) or name
     try:
         log = run_git(repo, "log", "-n", "10", "--format=%h %s", f"refs/heads/{name}", "--")
     except GitError as err:

@@ -7,7 +7,7 @@ its schema in a few lines and counts what it refuses.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +65,20 @@ def read_json_object(
 
 
 def parse_aware_time(value: object) -> datetime | None:
-    """An ISO-8601 string with a zone → aware datetime; anything else (naive too) → ``None``."""
+    """An ISO-8601 string → aware datetime; anything else → ``None``.
+
+    A time without a zone is read as UTC (issue 28.6): tools that write ``2026-06-15T12:00:00``
+    mean the moment, and dropping the whole session for the missing ``Z`` loses more than a
+    guess of the zone can."""
     if not isinstance(value, str) or not value:
         return None
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
         return None
-    return parsed if parsed.tzinfo is not None and parsed.utcoffset() is not None else None
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        return parsed.replace(tzinfo=UTC)
+    return parsed
 
 
 def req_str(record: dict[str, Any], key: str) -> str:
@@ -114,15 +120,15 @@ def opt_int(record: dict[str, Any], key: str) -> int | None:
 
 
 def req_time(record: dict[str, Any], key: str) -> datetime:
-    """A required ISO-8601 time with zone."""
+    """A required ISO-8601 time (no zone: UTC)."""
     parsed = parse_aware_time(record.get(key))
     if parsed is None:
-        raise FieldError(f"{key}: expected ISO-8601 time with zone")
+        raise FieldError(f"{key}: expected ISO-8601 time")
     return parsed
 
 
 def opt_time(record: dict[str, Any], key: str) -> datetime | None:
-    """An optional ISO-8601 time with zone (absent or ``null`` → ``None``; naive is an error)."""
+    """An optional ISO-8601 time (absent or ``null`` → ``None``; no zone: UTC)."""
     if record.get(key) is None:
         return None
     return req_time(record, key)

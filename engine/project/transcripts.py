@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import zlib
+import time
 from pathlib import Path
 from typing import cast
 
@@ -43,8 +43,9 @@ LIVE_TAIL_BYTES = 8 * 1024 * 1024
 """Most bytes read live per session and query (a session's unindexed tail, ``.ade`` or external):
 two ingestion slices, a bounded query cost."""
 
-_GZ_CHUNK = 1 << 20
-"""Decompress in 1 MiB steps so the size ceiling is checked as we go."""
+CUT_GZ_GRACE_S = 120.0
+"""A cut ``.gz`` younger than this may still be being written (retried); an older one is damaged
+and read up to the cut with a warning, so its session never stays ``indexing`` (issue 28.4)."""
 
 _SUFFIX: dict[SessionKind, tuple[str, str]] = {
     "chat": ("chats", ".jsonl"),
@@ -76,6 +77,8 @@ class TranscriptSlice(msgspec.Struct, frozen=True):
     total_size: int
     source: Path
     compressed: bool
+    damage: str | None = None
+    """A damaged ``.gz`` (cut, corrupt, trailing bytes) read up to the damage: what to warn."""
 
     @property
     def end(self) -> int:
@@ -132,9 +135,11 @@ def read_transcript(path: Path, offset: int, max_bytes: int) -> TranscriptSlice:
     """Read up to ``max_bytes`` from ``offset`` of the transcript at ``path`` (plain or ``.gz``).
 
     ``path`` and its sibling are one source: the ``.gz`` is canonical when it exists and
-    decompresses; a garbage ``.gz`` falls back to the plain file. An empty or truncated ``.gz``
-    (a compactor still writing) also falls back to the plain file if it is still there, and
-    otherwise raises ``TranscriptNotReady`` — never a shrink to zero, never partial data.
+    decompresses; a garbage or damaged ``.gz`` falls back to the plain file. An empty or freshly
+    cut ``.gz`` (a compactor still writing) also falls back to the plain file if it is still
+    there, and otherwise raises ``TranscriptNotReady``. Without a plain file, a ``.gz`` cut longer
+    than ``CUT_GZ_GRACE_S`` ago, corrupt further on, or followed by trailing bytes is read up to
+    the damage, which ``damage`` names (issue 28.4).
     ``offset`` past the end yields empty data; the caller compares ``total_size`` to its cursor.
 
     Raises:
@@ -147,7 +152,7 @@ def read_transcript(path: Path, offset: int, max_bytes: int) -> TranscriptSlice:
     plain = _plain_of(path)
     gz = _gz_sibling(plain)
     try:
-        buffer = _decompress(gz)
+        buffer, damage = _decompress(gz)
     except FileNotFoundError:
         return _read_plain(plain, offset, max_bytes)
     except TranscriptError as err:
@@ -155,44 +160,48 @@ def read_transcript(path: Path, offset: int, max_bytes: int) -> TranscriptSlice:
             return _read_plain(plain, offset, max_bytes)
         except TranscriptMissing:
             raise err from None
+    if damage is not None and os.path.lexists(plain):
+        return _read_plain(plain, offset, max_bytes)  # the plain file is whole: it wins
     return TranscriptSlice(
         data=buffer[offset : offset + max_bytes],
         start=offset,
         total_size=len(buffer),
         source=gz,
         compressed=True,
+        damage=damage,
     )
 
 
-def _decompress(gz: Path) -> bytes:
-    if not os.path.lexists(gz):  # no compacted copy (most transcripts): gzip is not imported
+def _decompress(gz: Path) -> tuple[bytes, str | None]:
+    """The inflated ``.gz`` and, when it is damaged, why (what precedes the damage is kept)."""
+    if not os.path.lexists(gz):  # no compacted copy (most transcripts): nothing to inflate
         raise FileNotFoundError(errno.ENOENT, "no such file", str(gz))
-    import gzip  # deferred: most transcripts are plain, and gzip costs start-up (issue 5)
+    # Only a compacted transcript loads the inflater: a warm search never does.
+    from engine.project.gzip_read import InflateLimit, inflate_readable
 
     try:
         with open_regular(gz) as raw:
-            if os.fstat(raw.fileno()).st_size == 0:
+            st = os.fstat(raw.fileno())
+            if st.st_size == 0:
                 raise TranscriptNotReady(f"{gz.name} is empty (being written)")
-            chunks: list[bytes] = []
-            total = 0
-            with gzip.GzipFile(fileobj=raw, mode="rb") as inflater:
-                while chunk := inflater.read(_GZ_CHUNK):
-                    total += len(chunk)
-                    if total > MAX_DECOMPRESSED_BYTES:
-                        raise TranscriptUnreadable(f"{gz.name} inflates past the size limit")
-                    chunks.append(chunk)
-    except EOFError:
-        # gzip raises this only after handing out data: the file is still being written.
-        raise TranscriptNotReady(f"{gz.name} is truncated (being written)") from None
+            inflated = inflate_readable(raw.read, MAX_DECOMPRESSED_BYTES)
     except FileNotFoundError:
         raise
+    except InflateLimit:
+        raise TranscriptUnreadable(f"{gz.name} inflates past the size limit") from None
     except UnsafeFile as err:
         raise TranscriptUnreadable(str(err)) from None
-    except (gzip.BadGzipFile, zlib.error) as err:
-        raise TranscriptUnreadable(f"{gz.name} is not valid gzip: {err}") from None
     except OSError as err:
         raise TranscriptUnreadable(f"{gz.name}: {err.strerror or err}") from None
-    return b"".join(chunks)
+    damage = inflated.damage
+    if damage is None:
+        return inflated.data, None
+    if "cut short" in damage and time.time() - st.st_mtime < CUT_GZ_GRACE_S:
+        # A compactor may still be writing it: retry, and never shrink to a partial read.
+        raise TranscriptNotReady(f"{gz.name} is truncated (being written)")
+    if not inflated.data:
+        raise TranscriptUnreadable(f"{gz.name}: {damage}; nothing in it could be read")
+    return inflated.data, f"{gz.name}: {damage}; indexed what precedes it"
 
 
 def _read_plain(plain: Path, offset: int, max_bytes: int) -> TranscriptSlice:

@@ -35,6 +35,7 @@ from engine.query.match import (
 )
 from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
 from engine.query.ranking import normalize_title_query
+from engine.text import is_blank_query
 from engine.types import ALL_KINDS, DEFAULT_KINDS, MAX_LIMIT, SearchQueryArgs
 
 PRIMARY_ALIASES = ("primary", "main")
@@ -288,7 +289,9 @@ def build_plan(
     lane_ids, gone_folders = _lanes_or_gone(args.lane_id, parsed.lanes, lanes, gone)
     # since:/until: enter by the text as typed, not by their instant: `since:7d` must keep its
     # cursor valid while the clock moves between two pages.
-    fingerprint = query_fingerprint(args.query, kinds, lane_ids or (), sessions=parsed.sessions)
+    # A blank-like query (`"`, a BOM, U+202E) is the empty query: its cursor is the empty one's.
+    text = "" if is_blank_query(args.query) else args.query
+    fingerprint = query_fingerprint(text, kinds, lane_ids or (), sessions=parsed.sessions)
     return QueryPlan(
         parsed=parsed,
         nodes=tuple(_plan_node(n) for n in parsed.terms),

@@ -25,6 +25,7 @@ import os
 import sys
 
 from engine.errors import AdeError
+from engine.rpc.connection import SWITCH, daemon_switched_off
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,11 +39,7 @@ means one in-process search, ~0.3-0.6 s on the 330 MB corpus, and a restart), sh
 a daemon left from the morning gives its memory (index pages, up to ~256 MiB) back within the
 hour. sccache uses 10 minutes, Gradle and Bazel 3 hours."""
 
-SWITCH = "ADE_DAEMON"
-"""``ADE_DAEMON=off`` (or ``0``, ``no``, ``false``): ``ade search`` never starts a daemon (it
-still uses one that runs; ``--no-daemon`` does neither)."""
-
-_OFF = frozenset({"off", "0", "no", "false"})
+__all__ = ["SWITCH", "autostart_allowed"]  # SWITCH: ``ADE_DAEMON``, checked in one place
 
 AGENT_VARIABLES = ("ADE_SESSION_ID", "ADE_ROLE", "ADE_TERMINAL_SESSION_ID")
 """Who the spawning shell is: none of the daemon's business (see the module doc)."""
@@ -57,9 +54,8 @@ RESTART_WAIT_S = 15.0
 
 
 def autostart_allowed(env: dict[str, str] | os._Environ[str] | None = None) -> bool:
-    """False when ``ADE_DAEMON`` turns auto-starting off."""
-    value = (os.environ if env is None else env).get(SWITCH, "")
-    return value.strip().lower() not in _OFF
+    """False when ``ADE_DAEMON`` turns the daemon off (``connection.daemon_switched_off``)."""
+    return not daemon_switched_off(env)
 
 
 _BOOT = """\

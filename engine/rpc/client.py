@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.caller_env import caller_context
 from engine.client import LocalReads, ProgressCallback
 from engine.errors import ProjectError
 from engine.links.listings import ProjectListings
@@ -22,6 +23,7 @@ from engine.rpc.connection import (
     DaemonConnection,
     DaemonError,
     DaemonLost,
+    daemon_switched_off,
     open_connection,
 )
 from engine.types import (
@@ -50,6 +52,10 @@ class DaemonClient(LocalReads):
     ``restart``: a call that finds the daemon gone starts one (``engine.rpc.autostart``) and is
     sent again once it answers — a palette left open past an auto-started daemon's idle exit
     searches on. A one-shot command passes False: it answers in process instead.
+
+    ``fresh_once``: only the first query asks the daemon to catch up first (docs/freshness.md):
+    a palette sees what was there when it opened, then keeps its typing debounce and the
+    watcher's pace; without it every query catches up (a one-shot command's only query).
     """
 
     def __init__(
@@ -59,8 +65,11 @@ class DaemonClient(LocalReads):
         *,
         restart: bool = True,
         env: dict[str, str] | None = None,
+        fresh_once: bool = False,
     ) -> None:
         self._conn = connection
+        self._fresh_once = fresh_once
+        self._asked = False
         self._project = project
         self._reads = ProjectListings(project)
         self._restart = restart
@@ -85,10 +94,14 @@ class DaemonClient(LocalReads):
         return self._conn
 
     def _root(self) -> dict[str, Any]:
-        return {"projectRoot": str(self._project.root)}
+        # Every request carries the caller's context (engine.caller_env), read when it is sent
+        return {"projectRoot": str(self._project.root), "context": caller_context()}
 
     def query(self, args: SearchQueryArgs) -> SearchQueryResult:
         params = {k: v for k, v in to_wire(args).items() if v is not None}
+        if self._fresh_once and self._asked:
+            params["fresh"] = False  # sent only when false: the default is a caught-up answer
+        self._asked = True
         result = self._call("search.query", {**params, **self._root()}, CALL_TIMEOUT_S)
         return from_wire(result, SearchQueryResult)
 
@@ -119,19 +132,26 @@ def connect_daemon(
     timeout: float = CONNECT_TIMEOUT_S,
     env: dict[str, str] | None = None,
     restart: bool = True,
+    fresh_once: bool = False,
 ) -> DaemonClient | None:
     """A ``DaemonClient`` for the project at ``project_root`` (default: as ``open_project`` finds
-    it), or ``None`` fast when no daemon is running. ``restart``: see ``DaemonClient``.
+    it), or ``None`` fast when no daemon is running, ``ADE_DAEMON`` is off, or the daemon says
+    it cannot answer in this caller's context. ``restart``, ``fresh_once``: see ``DaemonClient``.
 
     Raises:
         ProjectError: the project folder does not exist (same as in-process).
     """
-    connection = open_connection(timeout=timeout, env=env)
+    if daemon_switched_off(env):
+        return None
+    connection = open_connection(timeout=timeout, env=env, context=caller_context())
     if connection is None:
+        return None
+    if not connection.context_served:  # another TZ, git variable…: answered in process
+        connection.close()
         return None
     try:
         project = open_project(project_root)
     except ProjectError:
         connection.close()
         raise
-    return DaemonClient(connection, project, restart=restart, env=env)
+    return DaemonClient(connection, project, restart=restart, env=env, fresh_once=fresh_once)

@@ -27,7 +27,17 @@ from engine.rpc.roles import CTO_METHODS, client_token
 
 TYPE_CHECKING = False  # a daemon-answered search imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
+
+SWITCH = "ADE_DAEMON"
+"""``ADE_DAEMON=off`` (or ``0``, ``no``, ``false``): no daemon is started or used; every search
+answers in its own process (``docs/daemon-switches.md``)."""
+
+_OFF = frozenset({"off", "0", "no", "false"})
+
+CONTEXT_NOT_SERVED = -32003
+"""``engine.caller_env.CONTEXT_NOT_SERVED`` (not imported: a forwarded search stays light)."""
 
 CONNECT_TIMEOUT_S = 0.5
 """A live daemon answers ``rpc.hello`` in about a millisecond; slower means wedged: run locally."""
@@ -51,6 +61,11 @@ class DaemonError(AdeError):
         self.code = code
 
 
+class ContextNotServed(AdeError):
+    """This daemon cannot answer in the caller's environment (``engine.caller_env``): the
+    caller answers in its own process, saying nothing."""
+
+
 class DaemonLost(AdeError):
     """The daemon went away during a call and no daemon answered the reconnect (it was
     stopped, or an auto-started one reached its idle exit: ``engine.rpc.autostart``)."""
@@ -66,10 +81,15 @@ class DaemonConnection:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], token: str | None, timeout: float = CONNECT_TIMEOUT_S
+        self,
+        path: str | os.PathLike[str],
+        token: str | None,
+        timeout: float = CONNECT_TIMEOUT_S,
+        context: dict[str, str] | None = None,
     ) -> None:
         self.path = path
         self._token = token
+        self._context = context
         self._timeout = timeout
         self._sock: _socket.socket | None = None
         self._buffer = b""
@@ -94,7 +114,15 @@ class DaemonConnection:
         self._sock, self._buffer = sock, b""
 
     def _hello_params(self) -> dict[str, Any]:
-        return {"ctoToken": self._token} if self._token else {}
+        params: dict[str, Any] = {"ctoToken": self._token} if self._token else {}
+        if self._context is not None:
+            params["context"] = self._context
+        return params
+
+    @property
+    def context_served(self) -> bool:
+        """Whether the daemon said, greeting us, that it answers in our context."""
+        return self.hello.get("contextServed", True) is not False
 
     def send_with_greeting(self, method: str, params: dict[str, Any]) -> None:
         """Connect, send the hello and one request in a single write, and read the hello's
@@ -220,9 +248,18 @@ def _error_from(error: Any) -> AdeError:
     code, message = error.get("code", 0), str(error.get("message", "error"))
     data = error.get("data")
     kind = data.get("type") if isinstance(data, dict) else None
+    if code == CONTEXT_NOT_SERVED:
+        return ContextNotServed(message)
     if isinstance(kind, str) and kind in _ERRORS:
         return _ERRORS[kind](message)
     return DaemonError(code if isinstance(code, int) else 0, message)
+
+
+def daemon_switched_off(env: Mapping[str, str] | None = None) -> bool:
+    """Whether ``ADE_DAEMON`` turns the daemon off: the one check every search client makes
+    before connecting (``call_once``, ``connect_daemon``) and before starting one (autostart)."""
+    value = (os.environ if env is None else env).get(SWITCH, "")
+    return value.strip().lower() in _OFF
 
 
 def open_connection(
@@ -230,6 +267,7 @@ def open_connection(
     timeout: float = CONNECT_TIMEOUT_S,
     env: dict[str, str] | None = None,
     socket: str | os.PathLike[str] | None = None,
+    context: dict[str, str] | None = None,
 ) -> DaemonConnection | None:
     """A connected, greeted ``DaemonConnection``, or ``None`` when no daemon answers.
 
@@ -237,6 +275,8 @@ def open_connection(
         timeout: connect and greeting timeout in seconds.
         env: environment to resolve the socket and config folders from (default: ours).
         socket: the daemon's socket path (``ade daemon --socket``); default: the runtime folder.
+        context: the caller's context (``engine.caller_env``), greeted with: the hello then
+            says whether the daemon answers in it (``DaemonConnection.context_served``).
     """
     try:
         path = socket if socket is not None else socket_file(env)
@@ -245,7 +285,7 @@ def open_connection(
         return None
     if not os.path.exists(path):
         return None
-    connection = DaemonConnection(path, client_token(config_folder(env), env), timeout)
+    connection = DaemonConnection(path, client_token(config_folder(env), env), timeout, context)
     try:
         connection.open()
     except (OSError, EOFError, AdeError, ValueError):  # ValueError: not JSON
@@ -262,14 +302,21 @@ def call_once(
 
     Raises:
         DaemonError / UsageError / CursorError / ProjectError: the daemon's error answer.
+        ContextNotServed: the daemon cannot answer in our environment (answer in process).
         AdeError: the daemon greeted us and was lost before answering.
     """
+    if daemon_switched_off(env):
+        return None
     try:
         path = socket_file(env)
     except AdeError:
         return None
     if not os.path.exists(path):
         return None
+    if method.startswith("search."):  # answered in our environment, or refused (caller_env)
+        from engine.caller_env import caller_context
+
+        params = {**params, "context": caller_context()}  # ours: env only names the socket
     # The role matters only to the CTO's methods: a search asks for no token (see CTO_METHODS)
     token = client_token(config_folder(env), env) if method in CTO_METHODS else None
     connection = DaemonConnection(path, token)

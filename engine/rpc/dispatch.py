@@ -125,7 +125,12 @@ class RequestDispatch:
         conn.role = role_for(presented, self.cto_token)
         if presented is not None and conn.role != "cto":
             audit.warning("wrong CTO token from %s: connection stays agent", conn.label)
-        return {"role": conn.role, "pid": os.getpid(), "version": __version__}
+        hello: dict[str, Any] = {"role": conn.role, "pid": os.getpid(), "version": __version__}
+        if "context" in params:  # whether this daemon answers in the caller's environment
+            from engine.caller_env import unserved_reason
+
+            hello["contextServed"] = unserved_reason(params["context"]) is None
+        return hello
 
     def _status(self) -> dict[str, Any]:
         return {

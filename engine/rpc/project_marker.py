@@ -22,9 +22,11 @@ def is_project(root: Path, *, is_git: bool | None = None) -> bool:
         return True
     if git_toplevel(root) is not None if is_git is None else is_git:
         return True
-    from engine.external.discover import claude_projects_dir, claude_slug  # the rare path
+    from engine.caller_env import current_environ  # the rare path
+    from engine.external.discover import claude_projects_dir, claude_slug
 
-    return (claude_projects_dir(os.environ) / claude_slug(root)).is_dir()
+    # In the daemon: the asking caller's Claude Code folder, not the daemon's own.
+    return (claude_projects_dir(current_environ()) / claude_slug(root)).is_dir()
 
 
 def require_project(root: Path, *, is_git: bool | None = None, registered: bool = False) -> None:

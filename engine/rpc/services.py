@@ -37,9 +37,16 @@ def embedded_factory(
     """
 
     def open_client(root: Path) -> SearchClient:
+        from engine.caller_env import current_environ, request_clock
+        from engine.clock import clock_from_env
         from engine.embedded import EmbeddedClient  # the engine is heavy; import on first use
+        from engine.wiring import start_watcher
 
-        client = EmbeddedClient.open(root, watch=True)
+        # The service answers the caller's clock per request and discovers in the caller's
+        # agent folders (the pool keys it by them): engine.caller_env.
+        client = EmbeddedClient.open(root, clock=request_clock(clock_from_env()))
+        client.service.drainer.external.environ = dict(current_environ())
+        start_watcher(client.service)
         # Ingestion first (issue 14.5): queries wait, boundedly, while a drain is due.
         client.service.ingest_gate.enabled = query_hold != 0
         if query_hold is not None:
@@ -79,8 +86,14 @@ def frozen_after_open(factory: ClientFactory) -> ClientFactory:
     return open_client
 
 
+ServiceKey = tuple[Path, tuple[tuple[str, str], ...]]
+"""A resolved project root and the agent folders of the callers it serves
+(``engine.caller_env.folders_key``)."""
+
+
 class ServicePool:
-    """The open services, keyed by resolved project root.
+    """The open services, keyed by resolved project root and the caller's agent folders
+    (at most ``MAX_FOLDER_CONTEXTS`` sets of folders per root).
 
     Args:
         factory: opens one project's client (raises ``ProjectError`` for a missing folder).
@@ -91,8 +104,8 @@ class ServicePool:
     def __init__(self, factory: ClientFactory, allow: Callable[[Path], None] | None = None) -> None:
         self._factory = factory
         self._allow = allow
-        self._clients: dict[Path, SearchClient] = {}
-        self._opening: dict[Path, threading.Lock] = {}
+        self._clients: dict[ServiceKey, SearchClient] = {}
+        self._opening: dict[ServiceKey, threading.Lock] = {}
         self._lock = threading.Lock()
         self._closed = False
 
@@ -101,25 +114,35 @@ class ServicePool:
 
         Raises:
             ProjectError: the folder is missing or unreadable, or the daemon is shutting down.
+            ContextNotServed: the caller's agent folders would be one set too many.
         """
+        from engine.caller_env import MAX_FOLDER_CONTEXTS, ContextNotServed, folders_key
+
         try:
-            key = root.resolve(strict=True)
+            resolved = root.resolve(strict=True)
         except (OSError, RuntimeError):
             raise ProjectError(f"project folder not found: {root}") from None
+        key = (resolved, folders_key())
         with self._lock:
             if self._closed:
                 raise ProjectError("the daemon is shutting down")
             if (client := self._clients.get(key)) is not None:
                 return client
+            contexts = [folders for served, folders in self._clients if served == resolved]
+            if len(contexts) >= MAX_FOLDER_CONTEXTS:  # each is a writer and a watcher
+                raise ContextNotServed(
+                    f"context not served: {resolved} is served for {len(contexts)} sets of"
+                    " agent folders already"
+                )
             opening = self._opening.setdefault(key, threading.Lock())
         with opening:
             with self._lock:
                 if (client := self._clients.get(key)) is not None:
                     return client
             if self._allow is not None:
-                self._allow(key)  # before the factory creates .ade/cache there (issue 13.15)
-            client = self._factory(key)
-            log.info("opened search service for %s", key)
+                self._allow(resolved)  # before the factory creates .ade/cache there (issue 13.15)
+            client = self._factory(resolved)
+            log.info("opened search service for %s (agent folders %s)", resolved, key[1])
             with self._lock:
                 if self._closed:
                     client.close()
@@ -138,9 +161,9 @@ class ServicePool:
                 interrupt(thread_id)
 
     def roots(self) -> list[Path]:
-        """Roots of the open services (for ``ade daemon status``)."""
+        """Roots of the open services (for ``ade daemon status``), each once."""
         with self._lock:
-            return sorted(self._clients)
+            return sorted({root for root, _ in self._clients})
 
     def close_all(self) -> None:
         """Dispose every service (writer threads stopped, transactions closed)."""
@@ -164,13 +187,21 @@ class DaemonHost:
         self._pool = pool
         self._query = query
 
-    def query(self, root: Path, args: SearchQueryArgs) -> SearchQueryResult:
-        # Ingestion first (issue 14.5): with a drain due, a new query waits (bounded by the
-        # gate's hold) instead of taking the GIL and the cores from the writer.
-        gate = getattr(getattr(self._pool.client_for(root), "service", None), "ingest_gate", None)
-        if gate is not None:
-            gate.admit()
-        return self._query(root, args)
+    def query(self, root: Path, args: SearchQueryArgs, *, fresh: bool = True) -> SearchQueryResult:
+        from engine.project.lane_memo import one_listing  # the engine loads on first open
+
+        service = getattr(self._pool.client_for(root), "service", None)
+        # The catch-up's manifest and the query share one `git worktree list`.
+        with one_listing():
+            if fresh and service is not None:
+                # Read your writes (issue 24.1): what was written before this request is answered.
+                service.catch_up_for_answer()
+            # Ingestion first (issue 14.5): with a drain due, a new query waits (bounded by the
+            # gate's hold) instead of taking the GIL and the cores from the writer.
+            gate = getattr(service, "ingest_gate", None)
+            if gate is not None:
+                gate.admit()
+            return self._query(root, args)
 
     def index_status(self, root: Path) -> IndexStatus:
         return self._pool.client_for(root).index_status()

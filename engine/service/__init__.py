@@ -37,6 +37,7 @@ from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 from engine.service.answer import answer_query
 from engine.service.catch_up import CatchUp
+from engine.service.fresh import FreshAnswers, SharedCatchUp
 from engine.service.readers import ReadConnections
 from engine.text import encodable_args
 from engine.types import (
@@ -53,7 +54,7 @@ _T = TypeVar("_T")
 _log = get_logger(__name__)
 
 
-class SearchService(ReadConnections, CatchUp):
+class SearchService(ReadConnections, CatchUp, FreshAnswers):
     """The search service of one project (see the module docstring for the threading model)."""
 
     def __init__(
@@ -77,6 +78,7 @@ class SearchService(ReadConnections, CatchUp):
         self._readers_lock = threading.Lock()
         self._readers: dict[int, apsw.Connection] = {}
         self._local = threading.local()
+        self._shared_catch_up = SharedCatchUp()
         self.queue = IngestQueue(self.timers, self._on_due)
         self.ingest_gate = IngestGate(self.timers)
         """The daemon's queries wait here while a drain is due (issue 14.5)."""
@@ -212,6 +214,7 @@ class SearchService(ReadConnections, CatchUp):
             UsageError: bad input (unknown kind, bad cursor, bad filter…).
         """
         args = encodable_args(args)
+        self.notice_replaced_index()
         with one_listing():  # the lane filter and the lane delegate share one `git worktree list`
             try:
                 result = self._query(args)
@@ -223,6 +226,8 @@ class SearchService(ReadConnections, CatchUp):
             # Links land on the exact place: a terminal hit's matching line, its lane's envelope.
             result = place_links(result, self.project, self.lanes())
         notes = self._index_notes()
+        if (fresh_note := self.take_fresh_note()) is not None:
+            notes.insert(0, fresh_note)
         if self._once_note is not None:  # said once, by the answer after what happened
             notes.insert(0, self._once_note)
             self._once_note = None
@@ -258,6 +263,7 @@ class SearchService(ReadConnections, CatchUp):
         """Live state of the index and the ingester (``degraded`` with the reason in ``warnings``
         when the index file cannot be opened or written: a full disk)."""
         try:
+            self.notice_replaced_index()
             return self._index_status()
         except DAMAGE_ERRORS as err:
             self._recover(err)

@@ -11,6 +11,7 @@ import contextlib
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import apsw
@@ -28,6 +29,11 @@ if TYPE_CHECKING:
     from engine.project.tally import WarningTally
 
 _log = get_logger("engine.service")  # moved lines keep their logger name in the daemon log
+
+STILL_INDEXING = (
+    "re-indexing goes on in the background: this answer may miss what is not indexed yet"
+)
+"""Said when an answer's catch-up reached its bound (``engine.client.CATCH_UP_BOUND_S``)."""
 
 BUSY_NOTE = (
     "search index busy: another process holds its write lock; the newest changes may be missing"
@@ -52,30 +58,48 @@ class CatchUp:
         def _drop_local_reader(self) -> None: ...
 
     def catch_up(
-        self, progress: ProgressCallback | None = None, *, history_seconds: float | None = None
-    ) -> None:
+        self,
+        progress: ProgressCallback | None = None,
+        *,
+        history_seconds: float | None = None,
+        deadline: float | None = None,
+        check_drift: bool = True,
+    ) -> bool:
         """Stat every source, ingest only what changed, and return when the index is current.
 
         A warm run where nothing changed stats files and reads no transcript. With
         ``history_seconds``, a commit-history pass still under way after that long is left to
-        the background writer (or the next run) and answers say so.
+        the background writer (or the next run) and answers say so. With ``deadline`` (a
+        ``time.monotonic()`` value), whatever is still queued then is left to the writer thread.
+        ``check_drift=False``: skip the count check (a daemon's answers: its periodic reconcile
+        makes it, and it costs ~1 ms).
+
+        Returns:
+            False when ``deadline`` cut it short (sources are still queued).
         """
         self.drainer.history_deadline = (
             None if history_seconds is None else time.monotonic() + history_seconds
         )
         try:
-            self._catch_up(progress)
+            return self._catch_up(progress, deadline, check_drift)
         finally:
             self.drainer.history_deadline = None
 
-    def _catch_up(self, progress: ProgressCallback | None) -> None:
-        with self.drainer.lock:
+    def _catch_up(
+        self, progress: ProgressCallback | None, deadline: float | None, check_drift: bool
+    ) -> bool:
+        with _locked(self.drainer.lock, deadline) as held:
+            if not held:
+                return False
             try:
                 conn = self.drainer.connection()
-                self._reconcile_checked(conn)
+                if check_drift:
+                    self._reconcile_checked(conn)
+                else:
+                    self.drainer.reconcile(conn, everything=False)
             except DAMAGE_ERRORS as err:
-                if not self._recover(err):
-                    return
+                self._recover(err)
+                return True
             except (apsw.Error, OSError) as err:
                 # The index cannot be opened (reported by wiring and in every answer's
                 # warnings), another process holds the write lock, or the disk is full:
@@ -86,14 +110,15 @@ class CatchUp:
                     write_fault(err, self.project.index_path) or self.drainer.write_fault
                 )
                 _log.debug("catch-up skipped", exc_info=True)
-                return
-            self.catch_up_queued(progress)
+                return True
+            complete = self.catch_up_queued(progress, deadline=deadline)
             self.drainer.store_manifest(conn)
             self._mark_backfilled()
             if self.drainer.busy and self._once_note is None:
                 # The lock was held through the whole busy timeout: this answer misses what
                 # was not ingested, so it says so (a daemon's routine retries never do).
                 self._once_note = BUSY_NOTE
+            return complete
 
     def _mark_backfilled(self) -> None:
         """The first catch-up that drains everything is the backfill `--status` reports; the
@@ -133,23 +158,38 @@ class CatchUp:
             self._once_note = f"search index damaged ({cause}); it could not be recreated yet"
             return False
         self._once_note = f"search index was damaged ({cause}) and has been recreated"
-        if self._worker is None and not self._closed:
-            self.catch_up_queued()
-        else:
-            self._once_note += "; re-indexing in the background"
+        if self._closed:
+            return True
+        # The answer that found the damage waits for the re-ingest (issue 24.4): all of it in
+        # the CLI, up to the bound in the daemon, whose writer thread goes on with the rest.
+        deadline = None if self._worker is None else time.monotonic() + catch_up_bound()
+        if not self.catch_up_queued(deadline=deadline):
+            self._once_note += f"; {STILL_INDEXING}"
         return True
 
-    def catch_up_queued(self, progress: ProgressCallback | None = None) -> None:
-        """Drain everything queued, reporting ``progress(done, total)``.
+    def catch_up_queued(
+        self, progress: ProgressCallback | None = None, *, deadline: float | None = None
+    ) -> bool:
+        """Drain everything queued, reporting ``progress(done, total)``; with ``deadline`` (a
+        ``time.monotonic()`` value) stop there, leaving the rest to the writer thread.
 
         The periodic reconcile is queued due-only, so it is left for its time (it re-queues
         itself when run: taking it here would never end).
+
+        Returns:
+            False when ``deadline`` came first (or the writer held the lock until then).
         """
-        with self.drainer.lock:
+        complete = True
+        with _locked(self.drainer.lock, deadline) as held:
+            if not held:
+                return False
             total = max(self.queue.source_count(), 1)
             done = 0
             with self.drainer.deferring_recent():
                 while not self._closed:
+                    if deadline is not None and time.monotonic() >= deadline:
+                        complete = not self.queue.upcoming(tuple(self.queue.pending), 1)
+                        break
                     entry = self.queue.pop_next(ignore_due=True)
                     if entry is None:
                         break
@@ -164,6 +204,28 @@ class CatchUp:
                         progress(done, total)
             _release_inflated()
         self.queue.rearm()
+        return complete
+
+
+def catch_up_bound() -> float:
+    """How long an answer waits for its catch-up (``engine.client.CATCH_UP_BOUND_S``)."""
+    from engine.client import CATCH_UP_BOUND_S
+
+    return CATCH_UP_BOUND_S
+
+
+@contextlib.contextmanager
+def _locked(lock: threading.RLock, deadline: float | None) -> Iterator[bool]:
+    """Hold ``lock``, waiting at most until ``deadline`` (forever without one); yields whether
+    it is held. The writer thread holds it through a drain: an answer waits for that drain,
+    which is the catch-up it wants, but never past its bound."""
+    timeout = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+    held = lock.acquire(timeout=timeout)
+    try:
+        yield held
+    finally:
+        if held:
+            lock.release()
 
 
 def _release_inflated() -> None:

@@ -39,6 +39,8 @@ ALLOWED: dict[str, str] = {
     "/etc before opening anything (exit 2)",
     "engine.text": "pure text hygiene: argv's undecodable bytes become U+FFFD before they are a "
     "query",
+    "engine.terminal.sanitize": "the escape-sequence grammar the indexer strips: the output "
+    "boundary (tui.printable) removes escapes with the same one",
     "engine.query.cursor": "cursor_seen only: where a next page starts (`3–4 of 4`), read from "
     "the cursor the CLI itself passed (pure, no index)",
     "engine.clock": "the ADE_NOW clock, so ages are formatted with the service's own clock",

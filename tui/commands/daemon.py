@@ -64,16 +64,20 @@ def _status(*, as_json: bool, socket: Path | None = None) -> int:
     if as_json:
         print(json.dumps(status, indent=2, sort_keys=True))
         return 0
-    print(f"ade daemon {status.get('version')} running, pid {status.get('pid')}")
-    print(f"  socket:      {status.get('socket')}")
-    print(f"  uptime:      {int(status.get('uptimeMs', 0)) // 1000} s")
-    print(f"  connections: {status.get('connections')}")
-    print(f"  your role:   {status.get('role')}")
-    print(f"  started:     {_started_line(status)}")
     projects = status.get("projects") or []
-    print(f"  projects:    {len(projects)} open")
-    for root in projects:
-        print(f"    {root}")
+    lines = [
+        f"ade daemon {status.get('version')} running, pid {status.get('pid')}",
+        f"  socket:      {status.get('socket')}",
+        f"  uptime:      {int(status.get('uptimeMs', 0)) // 1000} s",
+        f"  connections: {status.get('connections')}",
+        f"  your role:   {status.get('role')}",
+        f"  started:     {_started_line(status)}",
+        f"  projects:    {len(projects)} open",
+        *(f"    {root}" for root in projects),
+    ]
+    from tui.printable import printable  # the reply names folders: any name is possible
+
+    print(printable("\n".join(lines)))
     return 0
 
 

@@ -24,6 +24,7 @@ from engine.importers.terminal_import import FORMATS, load_recording, write_impo
 from engine.links.deeplink import build_link
 from engine.project.git_exclude import note_excluded
 from engine.project.locate import open_project
+from tui.printable import printable
 
 EXAMPLES = """\
 examples:
@@ -78,10 +79,10 @@ def run(args: argparse.Namespace) -> int:
         title = args.title.strip() if args.title else sidecar.title
         result = write_import(project, item, lane_id, title=title, ended=args.ended)
         for warning in result.warnings:
-            print(f"ade import: {item.path.name}: {warning}", file=sys.stderr)
+            print(printable(f"ade import: {item.path.name}: {warning}"), file=sys.stderr)
         if item.torn and not args.ended:
             print(
-                f"ade import: {item.path.name}: ends mid-line; its last line is indexed once it"
+                f"ade import: {printable(item.path.name)}: ends mid-line; its last line is indexed once it"
                 " is complete (import it again) or with --ended",
                 file=sys.stderr,
             )

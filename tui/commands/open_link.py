@@ -22,6 +22,7 @@ from engine.links.details import Context, DetailError, chat_context, scrollback_
 from engine.links.listings import ProjectListings
 from engine.links.resolve import ChatTarget, Gone, TerminalTarget, load_detail, resolve_link
 from tui.open_format import format_context, format_detail
+from tui.printable import printable, printable_colour
 
 DEFAULT_CONTEXT: dict[str, int] = {"terminal": 10, "chat": 2, "file": 10}
 """Lines (messages, for a chat) shown on each side of the target when ``--context`` is not given:
@@ -49,7 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("link", help="an ade:// deep link (as printed by ade search)")
     parser.add_argument("--project", metavar="DIR", type=Path, help="project folder")
     parser.add_argument(
-        "--raw", action="store_true", help="keep terminal escape sequences (colours) as recorded"
+        "--raw", action="store_true", help="keep the recorded colours (SGR); other escapes go"
     )
     parser.add_argument(
         "--context", type=int, metavar="N",
@@ -73,11 +74,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         shown = open_target(listings, link, context=args.context, raw=args.raw)
     except (TargetGone, DetailError) as err:
-        print(f"ade open: {err}", file=sys.stderr)
+        print(f"ade open: {printable(str(err))}", file=sys.stderr)
         return 1
     text, note = shown
     if note:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {printable(note)}", file=sys.stderr)
+    # Titles, commit subjects, file lines and scrollback are other people's text: never raw
+    # to the terminal (--raw keeps the recorded colours, nothing else).
+    text = printable_colour(text) if args.raw else printable(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 

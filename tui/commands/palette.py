@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 INTERRUPTED = 130
-"""``--print`` ended by Ctrl+C: the shell's code for SIGINT, as fzf exits."""
+"""The palette ended by Ctrl+C: the shell's code for SIGINT, as fzf exits."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -86,10 +86,14 @@ def check_app(project: Path | None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Open the palette; 0 when a hit was printed or the palette was closed normally, 1 when
-    ``--print`` was cancelled (Esc), 130 when it was interrupted (Ctrl+C)."""
+    ``--print`` was cancelled (Esc), 130 when it was interrupted (Ctrl+C), 2 (``UsageError``)
+    when no terminal can be had (``tui.terminal_streams``)."""
     if args.check:
         return check_app(demo_root() if args.demo else args.project)
-    app = build_app(args)
+    from tui.terminal_streams import ensure_terminal
+
+    app = build_app(args)  # first: a missing --project is said as such
+    ensure_terminal()  # before Textual runs: with no terminal its input loop spins forever
     try:
         result = app.run()
     finally:
@@ -98,10 +102,14 @@ def run(args: argparse.Namespace) -> int:
         from tui.commands.resume import run_plan
 
         return run_plan(app.resume_plan)
+    if app.interrupted:
+        return INTERRUPTED  # with or without --print, as fzf: the shell's code for SIGINT
     if args.print_link:
         if result is None:
-            return INTERRUPTED if app.interrupted else 1
-        sys.stdout.write(result + "\n")
+            return 1
+        from tui.printable import printable  # a file hit's path is whatever its author named
+
+        sys.stdout.write(printable(result) + "\n")
     return 0
 
 

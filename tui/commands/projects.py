@@ -33,14 +33,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0 ok; 1 when ``list`` finds nothing; 2 on a usage error."""
+    from tui.printable import printable  # a cloned project's .ade/project.json names it
+
     path = registry_path()
     if args.action == "add":
         entry = add_project(path, args.root)
-        print(f"registered {entry.name} ({entry.id}) at {entry.root}")
+        print(printable(f"registered {entry.name} ({entry.id}) at {entry.root}"))
         return 0
     if args.action == "remove":
         entry = remove_project(path, args.key)
-        print(f"removed {entry.name} ({entry.id}) at {entry.root}")
+        print(printable(f"removed {entry.name} ({entry.id}) at {entry.root}"))
         return 0
     projects = require_registry_ok(path)
     if getattr(args, "json", False):
@@ -54,5 +56,5 @@ def run(args: argparse.Namespace) -> int:
         return 1
     for p in projects:
         missing = "" if p.root.is_dir() else "  (missing)"
-        print(f"{p.id}  {p.name}  {p.root}{missing}")
+        print(printable(f"{p.id}  {p.name}  {p.root}{missing}"))
     return 0

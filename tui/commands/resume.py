@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     """Resume (or with ``--print`` print how to resume) the linked chat."""
     plan = plan_for_link(open_project(args.project), args.link)
     if args.print_only:
-        print(command_line(plan))
+        from tui.printable import printable  # the folder is a transcript's `cwd`: any name
+
+        print(printable(command_line(plan)))
         return 0
     return run_plan(plan)

@@ -23,6 +23,7 @@ from engine.links.details import (
 )
 from engine.project.model import ChatEvent
 from tui.logic.terms import highlight_terms, terms_pattern
+from tui.printable import printable
 
 WINDOW_MESSAGES = 150
 """Messages mounted on each side of the target: a long agent session has thousands, and one
@@ -43,8 +44,8 @@ class ChatMessage(Static):
     """One message of the transcript; re-rendered with a new pattern when `/` searches."""
 
     def __init__(self, event: ChatEvent, pattern: re.Pattern[str] | None) -> None:
-        self.head = f"{_ROLE.get(event.type, event.type)} · #{event.seq}"
-        self.text = chat_text(event)[:BODY_CHARS]
+        self.head = printable(f"{_ROLE.get(event.type, event.type)} · #{event.seq}")
+        self.text = printable(chat_text(event)[:BODY_CHARS])
         super().__init__(self.marked(pattern))
 
     def marked(self, pattern: re.Pattern[str] | None) -> Content:
@@ -75,7 +76,7 @@ class ChatScreen(Screen[None]):
         self.path = path
         self.seq = seq
         self.query_text = query
-        self.title_text = title
+        self.title_text = printable(title)
         self.pattern: re.Pattern[str] | None = None
         self.messages: list[ChatMessage] = []
         self.current: int | None = None
@@ -83,7 +84,7 @@ class ChatScreen(Screen[None]):
         self.note: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(self.title_text, id="chat-title")
+        yield Static(Content(self.title_text), id="chat-title")  # text, never markup
         yield VerticalScroll(id="chat-messages")
         yield Input(placeholder="search this chat", id="chat-search")
         yield Static("loading…", id="chat-status")
@@ -185,10 +186,10 @@ class ChatScreen(Screen[None]):
 
     def _show_status(self, extra: str = "") -> None:
         parts = (self.note, extra, "n/N matches  / search  esc back")
-        self.query_one("#chat-status", Static).update("  ·  ".join(p for p in parts if p))
+        self.query_one("#chat-status", Static).update(Content("  ·  ".join(p for p in parts if p)))
 
     def _failed(self, text: str) -> None:
-        self.query_one("#chat-status", Static).update(text)
+        self.query_one("#chat-status", Static).update(Content(printable(text)))
 
     def action_back(self) -> None:
         box = self.query_one("#chat-search", Input)

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from engine.errors import AdeError
 from engine.links.details import Detail
 from tui.logic.rows import KIND_ICON, KIND_LABEL
+from tui.printable import printable
 
 DetailLoader = Callable[[], Detail]
 """Builds the record on a worker thread; may raise ``AdeError`` with a one-line message."""
@@ -43,15 +44,15 @@ class DetailScreen(Screen[None]):
     def __init__(self, kind: str, title: str, loader: DetailLoader) -> None:
         super().__init__()
         self.kind = kind
-        self.title_text = title
+        self.title_text = printable(title)
         self.loader = loader
         self.detail: Detail | None = None
 
     def compose(self) -> ComposeResult:
         icon = KIND_ICON.get(self.kind, " ")
         label = KIND_LABEL.get(self.kind, self.kind)
-        yield Static(f"{icon} {label[:-1] if label.endswith('s') else label} · {self.title_text}",
-                     id="detail-title")  # fmt: skip
+        title = f"{icon} {label[:-1] if label.endswith('s') else label} · {self.title_text}"
+        yield Static(Content(title), id="detail-title")  # text, never markup
         with VerticalScroll(id="detail-scroll"):
             yield Static("", id="detail-fields")
             yield Static("loading…", id="detail-body")
@@ -67,21 +68,24 @@ class DetailScreen(Screen[None]):
         except AdeError as err:
             self.app.call_from_thread(self._failed, str(err))
             return
-        self.app.call_from_thread(self.show_detail, detail)
+        from tui.printable_records import printable_detail
+
+        self.app.call_from_thread(self.show_detail, printable_detail(detail))
 
     def _failed(self, message: str) -> None:
-        self.query_one("#detail-body", Static).update(Content.styled(f"⚠ {message}", "$text-error"))
+        shown = Content.styled(f"⚠ {printable(message)}", "$text-error")
+        self.query_one("#detail-body", Static).update(shown)
 
     def show_detail(self, detail: Detail) -> None:
         """Paint ``detail`` (subclasses paint the body differently)."""
         self.detail = detail
         self.query_one("#detail-title", Static).update(
-            f"{KIND_ICON.get(detail.kind, ' ')} {detail.title}"
+            Content(f"{KIND_ICON.get(detail.kind, ' ')} {detail.title}")
         )
         self.query_one("#detail-fields", Static).update(fields_content(detail))
         self.query_one("#detail-body", Static).update(self.body_content(detail))
         if detail.note:
-            self.query_one("#detail-status", Static).update(f"{detail.note}  ·  esc back")
+            self.query_one("#detail-status", Static).update(Content(f"{detail.note}  ·  esc back"))
 
     def body_content(self, detail: Detail) -> Content:
         """The body as plain text (markup in PR bodies is shown, never interpreted)."""

@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from rich.syntax import Syntax
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.widgets import Static
 
 from engine.links.details import Detail
@@ -36,7 +37,7 @@ class FileDetailScreen(DetailScreen):
         )
         self.query_one("#detail-body", Static).update(syntax)
         self.query_one("#detail-status", Static).update(
-            "  ·  ".join(p for p in (detail.note, "e edit", "esc back") if p)
+            Content("  ·  ".join(p for p in (detail.note, "e edit", "esc back") if p))
         )
 
     def action_edit(self) -> None:

@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from engine.errors import AdeError
+from engine.text import is_blank_query
 from engine.types import SearchQueryArgs, SearchQueryResult
 from tui.logic.fuzzy import LocalItem, items_of, list_sessions, match_local
 from tui.logic.generation import Generation
@@ -41,6 +42,7 @@ from tui.logic.merge import merge, rows_per_kind
 from tui.logic.rows import PaletteRow
 from tui.screens.palette_rows import RowActions
 from tui.widgets.preview_pane import PreviewPane
+from tui.widgets.query_input import QueryInput
 from tui.widgets.result_list import ResultList
 from tui.widgets.status_bar import StatusBar
 
@@ -118,7 +120,7 @@ class PaletteScreen(RowActions):
         return self.host
 
     def compose(self) -> ComposeResult:
-        yield Input(
+        yield QueryInput(
             value=self.initial_query,
             placeholder="Search chats, terminals, PRs, commits, files…   (f1 help)",
             id="query",
@@ -175,6 +177,7 @@ class PaletteScreen(RowActions):
     def refresh_local(self, *, keep: bool) -> None:
         """Recompute local matches and repaint (synchronous: this is the per-keystroke path)."""
         query = self.query_text.strip()
+        query = "" if is_blank_query(query) else query  # `"`, a BOM, U+202E: the empty query
         force = self.kinds_in_force()
         tools = typed_tools(query) or ((force.tool,) if force.tool else ())
         items = self._local_items(force, tools)
@@ -225,6 +228,7 @@ class PaletteScreen(RowActions):
     def _start_search(self) -> None:
         stamp = self.generation.advance()
         query = self.query_text.strip()
+        query = "" if is_blank_query(query) else query  # `"`, a BOM, U+202E: the empty query
         force = self.kinds_in_force()
         self.palette_app.debounce_gate.clear()
         self.palette_app.clients.interrupt()

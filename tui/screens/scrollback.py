@@ -9,11 +9,13 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tui.logic.line_window import LineWindow
 from tui.logic.terms import highlight_terms, terms_pattern
+from tui.printable import printable
 from tui.widgets.scrollback_view import ScrollbackView
 
 FOLLOW_SECONDS = 1.0
@@ -37,12 +39,12 @@ class ScrollbackScreen(Screen[None]):
         self.path = path
         self.byte_offset = offset
         self.query_text = query
-        self.title_text = title
+        self.title_text = printable(title)
         self.window: LineWindow | None = None
         self.note: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(self.title_text, id="scrollback-title")
+        yield Static(Content(self.title_text), id="scrollback-title")  # text, never markup
         yield ScrollbackView(id="scrollback")
         yield Input(placeholder="search this scrollback", id="scrollback-search")
         yield Static("loading…", id="scrollback-status")
@@ -81,7 +83,9 @@ class ScrollbackScreen(Screen[None]):
         self._show_status()
 
     def _failed(self, message: str) -> None:
-        self.query_one("#scrollback-status", Static).update(f"⚠ cannot open: {message}")
+        self.query_one("#scrollback-status", Static).update(
+            Content(f"⚠ cannot open: {printable(message)}")
+        )
 
     def _show_status(self, extra: str = "") -> None:
         view = self.query_one(ScrollbackView)

@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 from tui.logic.ages import relative_time
 from tui.logic.merge import stable_index
 from tui.logic.rows import KIND_ICON, PaletteRow, Spans
+from tui.printable import printable, printable_spans
 
 SNIPPET_CHARS = 240
 """Snippet text kept per row: wider than any terminal line; the rest is cut by CSS ellipsis."""
@@ -48,7 +49,10 @@ def highlighted(text: str, spans: Spans, base: str = "", style: str = MATCH_STYL
 
 
 def _one_line(text: str, spans: Spans) -> tuple[str, Spans]:
-    flat = text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    # Made printable first (the row is other people's text), spans moved to fit; then flat.
+    text, moved = printable_spans(text, spans)
+    spans = tuple(moved)
+    flat = text.replace("\n", " ").replace("\t", " ")
     if len(flat) <= SNIPPET_CHARS:
         return flat, spans
     kept = tuple((s, min(e, SNIPPET_CHARS)) for s, e in spans if s < SNIPPET_CHARS)
@@ -59,7 +63,7 @@ def row_prompt(row: PaletteRow, now: datetime, style: str = MATCH_STYLE) -> Cont
     """Two lines for a hit (title line, snippet line), one for a command or a header; matches
     in ``style``."""
     if row.kind == "header":
-        return Content(row.title).stylize("bold $text-muted")
+        return Content(printable(row.title)).stylize("bold $text-muted")
     icon = KIND_ICON.get(row.kind, " ")
     title, title_spans = _one_line(row.title, row.title_spans)
     parts: list[Content | tuple[str, str] | str] = [
@@ -69,11 +73,13 @@ def row_prompt(row: PaletteRow, now: datetime, style: str = MATCH_STYLE) -> Cont
     if row.more:
         parts.append((f"  +{row.more} more", "$text-muted"))
     tool = row.item.tool if row.item is not None else None  # the agent of a chat hit
-    meta = " · ".join(x for x in (tool, row.lane, relative_time(row.updated_at_ms, now)) if x)
+    meta = printable(
+        " · ".join(x for x in (tool, row.lane, relative_time(row.updated_at_ms, now)) if x)
+    )
     if meta:
         parts.append((f"  {meta}", "$text-muted"))
     if row.foreign_project:
-        parts.append((f"  [{row.foreign_project}]", "bold $text-warning"))
+        parts.append((f"  [{printable(row.foreign_project)}]", "bold $text-warning"))
     first = Content.assemble(*parts)
     if not row.snippet or row.kind == "command":
         return first

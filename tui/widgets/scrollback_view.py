@@ -27,6 +27,7 @@ from textual.strip import Strip
 
 from engine.links.details import final_frame
 from tui.logic.line_window import LineWindow
+from tui.printable import printable_colour
 
 GUTTER = 2
 """Columns left of each line: a ``▶`` marks the line the link points at."""
@@ -45,7 +46,8 @@ _PLAIN = Style()
 def line_text(raw: bytes) -> Text:
     """One transcript line as shown: its final ``\\r`` frame, colours kept, other escapes gone."""
     decoded = final_frame(raw).decode("utf-8", errors="replace")
-    return Text.from_ansi(decoded, no_wrap=True, tab_size=4)
+    # Only colours reach rich's decoder: it would turn an OSC 8 into a live link (tui.printable)
+    return Text.from_ansi(printable_colour(decoded), no_wrap=True, tab_size=4)
 
 
 class ScrollbackView(ScrollView, can_focus=True):

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cli_helpers import no_daemon_flag
 
 from engine.delegates.files import MAX_LINE_HITS
 from engine.delegates.gather import delegated_for_args
@@ -101,10 +102,11 @@ def test_a_lane_whose_folder_is_gone_costs_one_warning(project: Path, tmp_path: 
     assert "missing" in warnings[0]
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_the_link_of_a_linked_lane_s_hit_opens_that_lane_s_line(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["search", "--project", str(project), "--no-daemon", "--json", "--kind", "file"]
+    argv = ["search", "--project", str(project), *no_daemon_flag(), "--json", "--kind", "file"]
     assert main([*argv, "quokka", "answer", "lane:lane-a"]) == 0
     (item,) = json.loads(capsys.readouterr().out)["items"]
     assert (item["laneId"], item["laneName"]) == ("lane-a", "lane-a")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import no_daemon_flag
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from engine.embedded import EmbeddedClient
@@ -50,12 +51,13 @@ def stand_ins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def link_for(capsys: pytest.CaptureFixture[str], repo: Path, query: str) -> str:
     capsys.readouterr()
-    assert main(["search", "--no-daemon", "--json", "--project", str(repo), query]) == 0
+    assert main(["search", *no_daemon_flag(), "--json", "--project", str(repo), query]) == 0
     items = [i for i in json.loads(capsys.readouterr().out)["items"] if i["kind"] == "chat"]
     assert len({i["sessionId"] for i in items}) == 1, items
     return str(items[0]["deepLink"])
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_resume_runs_each_tool_by_id_in_the_sessions_folder(
     repo: Path, tmp_path: Path, homes: dict[str, str], agent_env: dict[str, str],
     stand_ins: Path, capsys: pytest.CaptureFixture[str],
@@ -78,6 +80,7 @@ def test_resume_runs_each_tool_by_id_in_the_sessions_folder(
         assert recorded == [str(folder), *args], query
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_resume_refuses_what_cannot_resume_in_one_line(
     repo: Path, agent_env: dict[str, str], stand_ins: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import apsw
 import pytest
+from cli_helpers import no_daemon_flag
 
 from engine.external.catalog import FOREIGN, project_sessions
 from engine.external.discover import external_sessions
@@ -64,7 +65,7 @@ def agent_env(tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> di
 
 def search(capsys: pytest.CaptureFixture[str], root: Path, *query: str) -> list[dict[str, Any]]:
     capsys.readouterr()
-    argv = ["search", "--no-daemon", "--json", "--project", str(root), "--limit", "100", *query]
+    argv = ["search", *no_daemon_flag(), "--json", "--project", str(root), "--limit", "100", *query]
     code = main(argv)
     out = capsys.readouterr().out
     assert code in (0, 1), out
@@ -134,6 +135,7 @@ HIDDEN = [
 ]  # fmt: skip
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_search_finds_every_visible_part_and_nothing_hidden(
     repo: Path, agent_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -151,6 +153,7 @@ def test_search_finds_every_visible_part_and_nothing_hidden(
     assert len(search(capsys, repo, "Building zizzle")) == 1
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_tool_filter_narrows_to_one_agent_and_rejects_unknown_ones(
     repo: Path, agent_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -164,13 +167,14 @@ def test_tool_filter_narrows_to_one_agent_and_rejects_unknown_ones(
     assert search(capsys, repo, "tool:claude,codex") == []
     assert search(capsys, repo, "tool:gemini", "kumquat") == []
     capsys.readouterr()
-    assert main(["search", "--no-daemon", "--project", str(repo), "tool:cursor"]) == 2
+    assert main(["search", *no_daemon_flag(), "--project", str(repo), "tool:cursor"]) == 2
     err = capsys.readouterr().err
     assert "unknown tool:'cursor'" in err
     assert "gemini, opencode, copilot, aider" in err
-    assert main(["search", "--no-daemon", "--project", str(repo), "--tool", "vim"]) == 2
+    assert main(["search", *no_daemon_flag(), "--project", str(repo), "--tool", "vim"]) == 2
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_torn_tails_are_indexed_once_when_completed(
     repo: Path, agent_env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -193,6 +197,7 @@ def test_torn_tails_are_indexed_once_when_completed(
     assert len(search(capsys, repo, "torn tail")) == 3  # a warm run adds nothing
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_gemini_rewrites_and_rewinds_never_duplicate(
     repo: Path, agent_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -223,6 +228,7 @@ def test_gemini_rewrites_and_rewinds_never_duplicate(
     assert {h["docId"] for h in search(capsys, repo, "zizzle")} == before
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_half_written_legacy_file_is_skipped_and_counted_and_keeps_its_docs(
     repo: Path, agent_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -232,7 +238,7 @@ def test_half_written_legacy_file_is_skipped_and_counted_and_keeps_its_docs(
     legacy.write_bytes(whole[: len(whole) // 2])  # caught mid-rewrite
     assert len(search(capsys, repo, "quokka answer")) == 1
     capsys.readouterr()
-    assert main(["search", "--no-daemon", "--status", "--json", "--project", str(repo)]) == 0
+    assert main(["search", *no_daemon_flag(), "--status", "--json", "--project", str(repo)]) == 0
     warnings = json.loads(capsys.readouterr().out)["warnings"]
     # counted, not fatal: under the session it belongs to (its docs are kept)
     assert warnings.get(f"chat:gemini-{GEMINI_WT_SID}", 0) >= 1, warnings
@@ -257,6 +263,7 @@ def test_corrupt_lines_and_rows_are_skipped_and_counted(
     assert skipped[f"chat:copilot-{COPILOT_SID}"] == 1  # its corrupt line
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_a_corrupt_opencode_database_is_counted_not_fatal(
     repo: Path, agent_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -266,6 +273,7 @@ def test_a_corrupt_opencode_database_is_counted_not_fatal(
     assert len(search(capsys, repo, "kumquatspy")) == 1
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_links_open_the_exact_message(
     repo: Path, agent_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import apsw
 import pytest
+from cli_helpers import no_daemon_flag
 
 from engine.embedded import EmbeddedClient
 from engine.index.db import PAGE_SIZE, connect, recreate_damaged
@@ -91,12 +92,13 @@ def test_filter_only_query_recreates_a_damaged_index_and_answers(
     assert not _damaged(root)
 
 
+@pytest.mark.usefixtures("cli_path")
 @pytest.mark.parametrize(
     "argv",
     [
-        pytest.param(["search", "--no-daemon", "kind:pr"], id="filter-only"),
-        pytest.param(["search", "--no-daemon", "--status"], id="status"),
-        pytest.param(["search", "--no-daemon", "--rebuild"], id="rebuild"),
+        pytest.param(["search", "kind:pr"], id="filter-only"),
+        pytest.param(["search", "--status"], id="status"),
+        pytest.param(["search", "--rebuild"], id="rebuild"),
     ],
 )
 def test_cli_never_tracebacks_on_a_damaged_index(
@@ -107,7 +109,7 @@ def test_cli_never_tracebacks_on_a_damaged_index(
 ) -> None:
     root, docs = damaged_demo
     monkeypatch.setenv("ADE_ALLOW_REBUILD", "1")
-    assert ade_main([*argv[:2], "--project", str(root), *argv[2:]]) == 0
+    assert ade_main([argv[0], *no_daemon_flag(), "--project", str(root), *argv[1:]]) == 0
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
     assert not _damaged(root)
@@ -115,13 +117,14 @@ def test_cli_never_tracebacks_on_a_damaged_index(
         assert client.index_status().doc_count == docs  # re-ingested, nothing lost
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_text_query_over_a_damaged_index_answers(
     damaged_demo: tuple[Path, int], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A query whose pages are intact answers as usual (the damage is healed by whichever
     path reads it); it never fails because pages elsewhere are damaged."""
     root, _ = damaged_demo
-    assert ade_main(["search", "--no-daemon", "--project", str(root), "retry"]) == 0
+    assert ade_main(["search", *no_daemon_flag(), "--project", str(root), "retry"]) == 0
     assert "Traceback" not in capsys.readouterr().err
 
 

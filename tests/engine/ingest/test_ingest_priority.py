@@ -54,7 +54,9 @@ def _seed(writer: ProjectWriter, live: SearchService) -> None:
 
 
 def _ask(host: DaemonHost, root: Path, text: str) -> SearchQueryResult:
-    return host.query(root, SearchQueryArgs(query=text, kinds=("chat",)))
+    # The gate alone: no catch-up first (``fresh=False``, a palette typing), which would ingest
+    # on the asking thread what these tests leave to the writer (tests/tui/cli/test_fresh_answers).
+    return host.query(root, SearchQueryArgs(query=text, kinds=("chat",)), fresh=False)
 
 
 def _doc_ids(result: SearchQueryResult) -> list[str]:

@@ -2,7 +2,7 @@
 terminal's command line (its title) and output, an OSC 133 command, a PR title, a commit subject
 or a branch tip is neither found, nor shown, nor stored: the db and -wal bytes are read raw.
 
-(A branch *named* like a token keeps its name in the doc id and anchor: that is the link.)"""
+(A branch *named* like a token gets a hashed doc id and anchor: tests/engine/test_secret_places.py.)"""
 
 from __future__ import annotations
 

@@ -64,7 +64,12 @@ def test_symlink_out_refused(
 
 @pytest.mark.parametrize(
     "patch",
-    [{"createdAt": "2026-05-03T08:00:00"}, {"sessionId": "../s"}, {"id": "other"}, {"path": 3}],
+    [
+        {"createdAt": "2026-05-03T08:00:00+25:00"},
+        {"sessionId": "../s"},
+        {"id": "other"},
+        {"path": 3},
+    ],
 )
 def test_bad_fields_counted(
     project: Project, write_json: Any, tally: WarningTally, patch: dict[str, Any]

@@ -71,7 +71,7 @@ def test_sorted_by_number(project: Project, write_json: Any, tally: WarningTally
         ("12", "{ nope"),
         ("12", {**PR, "number": 13}),
         ("12", {**PR, "number": True}),
-        ("12", {**PR, "updatedAt": "2026-05-02T09:30:00"}),  # naive time
+        ("12", {**PR, "updatedAt": "2026-05-32T09:30:00Z"}),  # no 32nd day
         ("12", {**PR, "title": None}),
         ("12", {**PR, "author": ["x"]}),
         ("12", {**PR, "comments": "none"}),

@@ -64,8 +64,8 @@ def test_reads_every_field(project: Project, write_json: Any, tally: WarningTall
 @pytest.mark.parametrize(
     "patch",
     [
-        {"createdAt": "2026-05-01T10:00:00"},  # naive: no zone
-        {"updatedAt": "2026-05-01 11:00"},
+        {"createdAt": "2026-13-01T10:00:00Z"},  # no 13th month (a naive time is UTC)
+        {"updatedAt": "2026-05-01 25:00"},
         {"endedAt": "yesterday"},
         {"createdAt": None},
         {"kind": "video"},

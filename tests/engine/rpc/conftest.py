@@ -85,6 +85,7 @@ class Daemon:
             "ADE_NOW": "2026-06-15T12:00:00+00:00",
         }
         self.env.pop("ADE_SESSION_ID", None)
+        self.env.pop("ADE_DAEMON", None)  # ADE_DAEMON=off (the suite's) means no daemon is used
         self.extra = extra
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import no_daemon_flag
 
 from engine.embedded import EmbeddedClient
 from engine.rpc.validation import INVALID_PARAMS, decode_frame
@@ -70,6 +71,7 @@ def test_replace_surrogates_leaves_good_text_alone() -> None:
     assert replace_surrogates("\udcff-x") == f"{REPLACEMENT}-x"
 
 
+@pytest.mark.usefixtures("cli_path")
 @pytest.mark.parametrize(
     "term",
     [chr(0xDCFF), f"zeb{chr(0xDCFF)}ra", chr(0xD800)],
@@ -79,7 +81,7 @@ def test_cli_query_with_undecodable_argv_is_text(
     project: Path, term: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``ade search $'\\xff'``: Python hands argv's bytes over surrogate-escaped."""
-    code = ade_main(["search", "--no-daemon", "--project", str(project), term])
+    code = ade_main(["search", *no_daemon_flag(), "--project", str(project), term])
     captured = capsys.readouterr()
     assert code in (0, 1)
     assert "Traceback" not in captured.err

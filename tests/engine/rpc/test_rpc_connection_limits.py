@@ -94,7 +94,7 @@ async def _yield_until(condition: Callable[[], bool], rounds: int = 100_000) -> 
 
 
 class _NoHost:
-    def query(self, root: Any, args: Any) -> Any:
+    def query(self, root: Any, args: Any, *, fresh: bool = True) -> Any:
         raise AssertionError("not reached")
 
     index_status = rebuild_index = query

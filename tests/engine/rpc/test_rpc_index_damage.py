@@ -7,31 +7,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cli_helpers import zero_docs_pages
+
 from engine.embedded import EmbeddedClient
-from engine.index.db import PAGE_SIZE, connect
 
 DEADLINE_S = 60.0
-
-
-def _zero_docs_pages(index: Path) -> None:
-    conn = connect(index)
-    try:
-        conn.pragma("wal_checkpoint", "TRUNCATE")
-        pages = [int(r[0]) for r in conn.execute(
-            "SELECT pageno FROM dbstat WHERE name = 'docs' AND pagetype = 'leaf' ORDER BY pageno"
-        )]  # fmt: skip
-    finally:
-        conn.close()
-    with index.open("r+b") as f:
-        f.seek((pages[len(pages) // 2] - 1) * PAGE_SIZE)
-        f.write(b"\0" * 40 * 1024)
 
 
 def test_daemon_query_over_damaged_pages_heals_the_index(daemon: Any, demo_copy: Path) -> None:
     with EmbeddedClient.open(demo_copy, start_worker=False) as client:
         client.service.catch_up()
         docs = client.index_status().doc_count
-    _zero_docs_pages(demo_copy / ".ade" / "cache" / "search-index.db")
+    zero_docs_pages(demo_copy / ".ade" / "cache" / "search-index.db")
     conn = daemon.connect()
     answer = conn.call("search.query", {"projectRoot": str(demo_copy), "query": "kind:pr"})
     assert "result" in answer, answer

@@ -149,7 +149,7 @@ def test_peer_credentials_are_the_kernels() -> None:
 
 
 class _NoHost:
-    def query(self, root: Path, args: Any) -> Any:
+    def query(self, root: Path, args: Any, *, fresh: bool = True) -> Any:
         raise AssertionError("a refused peer must never reach the engine")
 
     index_status = rebuild_index = query

@@ -16,7 +16,7 @@ from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQuer
 
 
 class _NoHost:
-    def query(self, root: Path, args: SearchQueryArgs) -> SearchQueryResult:
+    def query(self, root: Path, args: SearchQueryArgs, *, fresh: bool = True) -> SearchQueryResult:
         raise AssertionError("not reached")
 
     def index_status(self, root: Path) -> IndexStatus:

@@ -95,7 +95,7 @@ class RecordingHost:
     def __init__(self) -> None:
         self.calls: list[tuple[str, Path, Any]] = []
 
-    def query(self, root: Path, args: SearchQueryArgs) -> SearchQueryResult:
+    def query(self, root: Path, args: SearchQueryArgs, *, fresh: bool = True) -> SearchQueryResult:
         self.calls.append(("query", root, args))
         return SearchQueryResult(items=(), next_cursor=None, total=0)
 

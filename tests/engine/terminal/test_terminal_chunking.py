@@ -236,8 +236,11 @@ def test_sanitize_indexed_text_strips_markers_and_controls() -> None:
 
 
 def _non_blank_lines(chunks: list[TerminalChunk]) -> list[str]:
+    """The words of each line: a chunk never starts with whitespace, so a line's indent may be
+    dropped where a chunk begins (``a\n\t\x1b[31ma`` cut after the newline), and where chunks
+    begin depends on the slicing; the words never do."""
     joined = "".join(c.text for c in chunks)
-    return [line for line in joined.split("\n") if line.strip()]
+    return [line.strip() for line in joined.split("\n") if line.strip()]
 
 
 ALPHABET = [

@@ -127,3 +127,20 @@ def no_daemon_flag() -> list[str]:
 def search_argv(root: Path, *rest: str) -> list[str]:
     """``search --project ROOT …`` on the path the test runs on (``--no-daemon`` in process)."""
     return ["search", "--project", str(root), *no_daemon_flag(), *rest]
+
+
+def zero_docs_pages(index: Path) -> None:
+    """Zero 40 KiB of the ``docs`` table's leaf pages: damage the open check cannot see."""
+    from engine.index.db import PAGE_SIZE, connect
+
+    conn = connect(index)
+    try:
+        conn.pragma("wal_checkpoint", "TRUNCATE")
+        pages = [int(r[0]) for r in conn.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'docs' AND pagetype = 'leaf' ORDER BY pageno"
+        )]  # fmt: skip
+    finally:
+        conn.close()
+    with index.open("r+b") as f:
+        f.seek((pages[len(pages) // 2] - 1) * PAGE_SIZE)
+        f.write(b"\0" * 40 * 1024)

@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_main
+from cli_helpers import no_daemon_flag, run_main
 
 from engine.embedded import EmbeddedClient
 from engine.types import SearchQueryArgs
+
+pytestmark = pytest.mark.usefixtures("cli_path")
 
 
 @pytest.mark.parametrize(
@@ -43,7 +45,7 @@ def test_a_plain_folder_works_with_one_clear_note(
 ) -> None:
     sessions = tmp_path / ".ade" / "sessions"
     sessions.mkdir(parents=True)
-    run = run_main(capsys, ["search", "--no-daemon", "--project", str(tmp_path), "--json", "x"])
+    run = run_main(capsys, ["search", *no_daemon_flag(), "--project", str(tmp_path), "--json", "x"])
     assert run.code == 1
     warnings = json.loads(run.out)["warnings"]
     assert warnings == ["not a git repository: commits, branches, lanes and files are not searched"]

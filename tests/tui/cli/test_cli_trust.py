@@ -15,6 +15,8 @@ from cli_helpers import CLEAN_ENV, DEMO_NOW, run_main, search_argv
 
 from engine.links.deeplink import build_link
 
+pytestmark = pytest.mark.usefixtures("cli_path")
+
 
 def test_a_reader_that_went_away_is_not_an_error(indexed_demo: Path) -> None:
     """`ade search … | head`: the pipe's reader is gone before ade writes; rg exits quietly."""

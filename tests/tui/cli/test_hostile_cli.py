@@ -15,6 +15,8 @@ from cli_helpers import run_ade, search_argv
 
 from engine.links.deeplink import build_link
 
+pytestmark = pytest.mark.usefixtures("cli_path")
+
 DEEP = "[" * 100_000 + "]" * 100_000
 DEEP_OBJECT = '{"a":' * 100_000 + "1" + "}" * 100_000
 

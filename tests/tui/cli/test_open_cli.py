@@ -11,6 +11,8 @@ from cli_helpers import run_ade, run_main, search_argv
 
 from engine.links.deeplink import build_link
 
+pytestmark = pytest.mark.usefixtures("cli_path")
+
 PROJECT = "acme-payments-demo"
 
 

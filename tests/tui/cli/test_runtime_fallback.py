@@ -26,7 +26,9 @@ RUNTIME_VARIABLES = ("ADE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "TMPDIR")
 
 
 def _env(temporary: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV and k not in RUNTIME_VARIABLES}
+    # ADE_DAEMON=off (the suite's) would mean the daemon is not used
+    dropped = {*CLEAN_ENV, *RUNTIME_VARIABLES, "ADE_DAEMON"}
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(ADE_NOW=DEMO_NOW, ADE_CONFIG_DIR=str(temporary / "cfg"), TMPDIR=str(temporary))
     return env
 

@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_main
+from cli_helpers import no_daemon_flag, run_main
+
+pytestmark = pytest.mark.usefixtures("cli_path")
 
 
 def test_search_in_a_lane_subfolder_uses_the_main_worktree_index_unfiltered(
@@ -18,14 +20,16 @@ def test_search_in_a_lane_subfolder_uses_the_main_worktree_index_unfiltered(
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     sub = demo_copy / ".worktrees" / "webhooks" / "payments_api"
     monkeypatch.chdir(sub)
-    status = run_main(capsys, ["search", "--no-daemon", "--status", "--json"])
+    status = run_main(capsys, ["search", *no_daemon_flag(), "--status", "--json"])
     assert status.code == 0, status.err
     assert json.loads(status.out)["dbPath"] == str(demo_copy / ".ade" / "cache" / "search-index.db")
     assert not (demo_copy / ".worktrees" / "webhooks" / ".ade").exists()  # no second index
-    run = run_main(capsys, ["search", "--no-daemon", "--json", "--limit", "50", "kind:pr"])
+    run = run_main(capsys, ["search", *no_daemon_flag(), "--json", "--limit", "50", "kind:pr"])
     lanes = {item["laneId"] for item in json.loads(run.out)["items"]}
     assert len(lanes) > 1  # PRs of every lane: the lane we stand in filters nothing
-    explicit = run_main(capsys, ["search", "--no-daemon", "--status", "--json", "--project", "."])
+    explicit = run_main(
+        capsys, ["search", *no_daemon_flag(), "--status", "--json", "--project", "."]
+    )
     assert json.loads(explicit.out)["dbPath"] == str(
         sub.resolve() / ".ade" / "cache" / "search-index.db"
     )

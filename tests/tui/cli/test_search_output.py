@@ -20,6 +20,8 @@ from cli_helpers import DEMO_NOW, GOLDEN, run_ade, run_main, search_argv
 
 from engine.types import SearchQueryResult, from_json
 
+pytestmark = pytest.mark.usefixtures("cli_path")
+
 INDEXED = "chat,terminal,pr,commit,branch"
 
 CASES: dict[str, list[str]] = {

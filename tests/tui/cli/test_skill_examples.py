@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_main
+from cli_helpers import no_daemon_flag, run_main
 
 from tui.commands.skill import skill_text
+
+pytestmark = pytest.mark.usefixtures("cli_path")
 
 
 def _search_examples() -> list[list[str]]:
@@ -34,7 +36,7 @@ def test_every_skill_example_runs_on_the_demo(
 
 
 def main_with_project(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
-    run = run_main(capsys, [argv[0], "--project", str(root), "--no-daemon", *argv[1:]])
+    run = run_main(capsys, [argv[0], "--project", str(root), *no_daemon_flag(), *argv[1:]])
     assert run.err == ""
     return run.code
 

@@ -70,6 +70,7 @@ NOT_ON_A_WARM_SEARCH = (
     # Only a fault logs; only a compacted transcript is inflated (issue 14.4, h-start).
     "logging",
     "gzip",
+    "engine.project.gzip_read",
     # Its records are msgspec Structs: no dataclass is built on a warm search.
     "dataclasses",
     # msgspec takes its typing helpers from `typing` (tui.lean_msgspec).
@@ -113,6 +114,8 @@ def _modules(
     process's environment without ``CLEAN_ENV``, plus ``env``."""
     full = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
     full.update({"ADE_NOW": DEMO_NOW, **(env or {})})
+    if env is not None and "ADE_DAEMON" not in env:
+        full.pop("ADE_DAEMON", None)  # a daemon's environment: the suite's "off" uses none
     code, modules = loaded_modules(argv, full, site=site, cwd=cwd)
     assert code in (0, 1)
     return modules
@@ -159,14 +162,14 @@ def test_a_new_commit_brings_in_the_history_walk(warm_demo: Path) -> None:
     assert "engine.project.git_stream" in _modules(search_argv(warm_demo, "timeout", "--json"))
 
 
-def test_a_compacted_transcript_brings_in_gzip(warm_demo: Path) -> None:
-    """The positive control of ``gzip`` staying out: a transcript with a ``.gz`` copy (lossless
-    compaction, canonical when present) is inflated, so gzip loads."""
+def test_a_compacted_transcript_brings_in_the_inflater(warm_demo: Path) -> None:
+    """The positive control of the inflater staying out: a transcript with a ``.gz`` copy
+    (lossless compaction, canonical when present) is inflated, so ``gzip_read`` loads."""
     import gzip
 
     chat = next((warm_demo / ".ade" / "chats").glob("*.jsonl"))
     chat.with_name(chat.name + ".gz").write_bytes(gzip.compress(chat.read_bytes()))
-    assert "gzip" in _modules(search_argv(warm_demo, "timeout", "--json"))
+    assert "engine.project.gzip_read" in _modules(search_argv(warm_demo, "timeout", "--json"))
 
 
 def test_help_still_takes_the_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -289,6 +292,7 @@ def test_a_warm_search_with_claude_code_installed_lists_no_session(
 
 DAEMON_ANSWER_MAY_IMPORT = {
     "engine",
+    "engine.caller_env",
     "engine.errors",
     "engine.kinds",
     "engine.text",
@@ -303,9 +307,10 @@ DAEMON_ANSWER_MAY_IMPORT = {
     "tui.commands",
     "tui.commands.search",
     "tui.daemon_search",
+    "tui.printable",
 }
 """Everything of ade a daemon-answered `ade search --json` imports: argument parsing, the
-socket and the JSON output — no index, query language, ingestion, project reader or git; not
+socket and the JSON output (escaped by the output boundary, ``tui.printable``) — no index, query language, ingestion, project reader or git; not
 even the wire types (msgspec): the daemon's own JSON is printed."""
 
 
@@ -313,7 +318,8 @@ even the wire types (msgspec): the daemon's own JSON is printed."""
 def daemon_env(warm_demo: Path) -> Iterator[dict[str, str]]:
     """A real daemon (``python -m engine.rpc``) serving this machine, in folders of its own."""
     base = Path(tempfile.mkdtemp(prefix="ade-cli-", dir="/tmp"))  # a socket path fits in 107 bytes
-    env = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
+    # ADE_DAEMON=off (the suite's) would mean no daemon is used
+    env = {k: v for k, v in os.environ.items() if k not in (*CLEAN_ENV, "ADE_DAEMON")}
     env.update(
         ADE_NOW=DEMO_NOW, ADE_RUNTIME_DIR=str(base / "run"), ADE_CONFIG_DIR=str(base / "cfg")
     )

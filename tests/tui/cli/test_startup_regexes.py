@@ -103,7 +103,7 @@ def test_each_redaction_pattern_is_compiled_where_its_text_comes_along() -> None
     from engine import redaction as r
 
     assert _compiles(r._assignment_re, lambda: r.redact_secrets("DB_PASSWORD=hunter2hunter2"))
-    assert _compiles(r._dotted_name_re, lambda: r.redact_secrets("password = self.password"))
+    assert _compiles(r._dotted_name_re, lambda: r.redact_secrets("password = self.value"))
     assert _compiles(r._credential_re, lambda: r.redact_secrets("Authorization: Bearer abc123XYZ"))
     pem_body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nAAAA\n"
     assert _compiles(r._pem_tail_re, lambda: r.redact_secrets(pem_body))

@@ -42,7 +42,10 @@ def ms_before(delta: timedelta, now: datetime = NOW) -> int:
         (timedelta(days=365), "2025-06-15", "2025-06-15"),
         (timedelta(days=400), "2025-05-11", "2025-05-11"),
         (-timedelta(seconds=1), "now", "just now"),  # a clock ahead of ours: never "-1m"
-        (-timedelta(days=3), "now", "just now"),
+        (-timedelta(minutes=5), "now", "just now"),  # within the skew allowance
+        # Issue 28.6: further ahead is a wrong clock or record, not "just now": its date.
+        (-timedelta(minutes=5, seconds=1), "2026-06-15", "2026-06-15"),
+        (-timedelta(days=3), "2026-06-18", "2026-06-18"),
     ],
 )
 def test_age_table(delta: timedelta, short: str, sentence: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine.demo.copy import copy_demo
-from tui import cli
+from tui import cli, terminal_streams
 from tui.app import PaletteApp
 
 
@@ -29,6 +29,8 @@ def fake_run(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         return seen["result"]
 
     monkeypatch.setattr(PaletteApp, "run", run)
+    # Nor the terminal: these tests run without one, and must not borrow the developer's.
+    monkeypatch.setattr(terminal_streams, "ensure_terminal", lambda: None)
     return seen
 
 
@@ -61,3 +63,24 @@ def test_missing_project_is_a_usage_error(
 ) -> None:
     assert cli.main(["palette", "--project", str(tmp_path / "nope")]) == 2
     assert "ade palette:" in capsys.readouterr().err
+
+
+def test_interrupted_palette_exits_130_with_or_without_print(
+    fake_run: dict[str, Any], project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+C (the app's ``interrupted``) is 130 as in fzf; plain ``ade`` used to exit 0."""
+    real = fake_run_interrupting(monkeypatch)
+    assert cli.main(["--project", str(project), "--no-daemon", "--no-watch"]) == 130
+    assert cli.main(["palette", "--project", str(project), "--print", "--no-watch"]) == 130
+    assert real["runs"] == 2
+
+
+def fake_run_interrupting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    seen = {"runs": 0}
+
+    def run(app: PaletteApp) -> None:
+        seen["runs"] += 1
+        app.interrupted = True  # what the Ctrl+C binding sets before exiting
+
+    monkeypatch.setattr(PaletteApp, "run", run)
+    return seen

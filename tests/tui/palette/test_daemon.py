@@ -52,6 +52,7 @@ def daemon_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
             assert proc.poll() is None, "the daemon exited at start"
             assert time.monotonic() < deadline, "the daemon did not start"
             time.sleep(0.02)
+        monkeypatch.delenv("ADE_DAEMON", raising=False)  # the suite's "off" means none is used
         monkeypatch.setenv("ADE_RUNTIME_DIR", env["ADE_RUNTIME_DIR"])
         monkeypatch.setenv("ADE_CONFIG_DIR", env["ADE_CONFIG_DIR"])
         yield log

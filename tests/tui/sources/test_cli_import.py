@@ -7,11 +7,14 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_helpers import no_daemon_flag
 
 from engine.project.locate import open_project
 from engine.project.sessions import read_session
 from engine.project.transcripts import read_transcript
 from tui.cli import main
+
+pytestmark = pytest.mark.usefixtures("cli_path")
 
 CAST = (
     b'{"version": 2, "width": 80, "height": 24, "timestamp": 1780000000, "command": "make"}\n'
@@ -139,7 +142,15 @@ def test_an_imported_recording_is_found_and_its_link_opens_the_line(
     rec.write_bytes(data)
     assert main(["import", str(rec), "--project", str(repo)]) == 0
     capsys.readouterr()
-    argv = ["search", "--no-daemon", "--project", str(repo), "--json", "kind:terminal", "zorblax"]
+    argv = [
+        "search",
+        *no_daemon_flag(),
+        "--project",
+        str(repo),
+        "--json",
+        "kind:terminal",
+        "zorblax",
+    ]
     assert main(argv) == 0
     items = json.loads(capsys.readouterr().out)["items"]
     link = next(i["deepLink"] for i in items if i["docId"].startswith("terminal:import-"))

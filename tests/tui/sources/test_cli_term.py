@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import no_daemon_flag
 
 from engine.project.locate import open_project
 from engine.terminal.recorder import TerminalRecorder, commands_path
@@ -57,6 +58,7 @@ def only_session(root: Path) -> dict[str, object]:
     return dict(json.loads(files[0].read_bytes()))
 
 
+@pytest.mark.usefixtures("cli_path")
 def test_term_records_live_forwards_winch_and_returns_the_exit_status(repo: Path) -> None:
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
@@ -80,7 +82,7 @@ def test_term_records_live_forwards_winch_and_returns_the_exit_status(repo: Path
         assert not termios.tcgetattr(slave)[3] & termios.ICANON  # the real terminal is raw
         # Searchable before the session ends.
         found = subprocess.run(
-            [str(ADE), "search", "--no-daemon", "--project", str(repo), "--json", "hello-term"],
+            [str(ADE), "search", *no_daemon_flag(), "--project", str(repo), "--json", "hello-term"],
             capture_output=True, check=False, timeout=DEADLINE_S,
         )  # fmt: skip
         assert found.returncode == 0, found.stderr
@@ -123,6 +125,24 @@ def test_missing_program_exits_127(repo: Path) -> None:
         os.close(slave)
     assert b"no-such-program-xyz" in seen
     assert only_session(repo)["exitCode"] == 127
+
+
+def test_program_interrupted_by_ctrl_c_exits_130_like_a_shell(repo: Path) -> None:
+    """A child killed by SIGINT (Ctrl+C reaches it through the PTY) is 128+2, as bash says;
+    it used to be -2, which the process exit turned into 254."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [str(ADE), "term", "--", "sh", "-c", "kill -INT $$"],
+        cwd=repo, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+    )  # fmt: skip
+    seen = bytearray()
+    try:
+        assert proc.wait(timeout=DEADLINE_S) == 130
+        drain(master, seen)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert only_session(repo)["exitCode"] == 130
 
 
 def test_osc133_marks_become_a_commands_sidecar(repo: Path) -> None:

@@ -1,0 +1,36 @@
+"""Stable ids for names that hold a secret (issue 28.3): a branch named after a token.
+
+A doc id, an anchor and a deep link are stored, shown and shared, and cannot hold a redaction
+marker (it would not lead back to the branch). A name that redaction would change is replaced
+there by ``redacted-<sha256[:16]>``: stable across runs, the same on every path, and mapped back
+to the branch by hashing the repository's branch names when the link is opened.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.redaction import redact_title
+
+_HASHED = re.compile(r"redacted-[0-9a-f]{16}\Z")
+
+
+def hashed_name(name: str) -> str:
+    """``redacted-`` and the first 16 hex digits of the name's SHA-256."""
+    import hashlib  # only for a name that holds a secret (a search's start-up budget)
+
+    return "redacted-" + hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def safe_ref(name: str) -> str:
+    """``name`` itself, or :func:`hashed_name` when it holds a secret."""
+    return name if redact_title(name) == name else hashed_name(name)
+
+
+def is_hashed(ref: str) -> bool:
+    return _HASHED.match(ref) is not None
+
+
+def resolve_ref(ref: str, names: list[str]) -> str | None:
+    """The name among ``names`` whose hashed form is ``ref`` (None when there is none)."""
+    return next((name for name in names if hashed_name(name) == ref), None)
