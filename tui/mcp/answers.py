@@ -20,7 +20,8 @@ from engine.project.model import SessionMeta
 from engine.types import SearchQueryArgs, SearchResultItem
 from tui.mcp.backend import Backend
 from tui.mcp.catalog import MAX_OFFSET, MAX_ROWS
-from tui.mcp.shown import capped, printable, shown_title
+from tui.mcp.shown import capped, shown_title
+from tui.printable import printable
 
 TITLE_CAP = 200
 """Characters of a title in a row: a whole PR title or commit subject, not a pasted prompt."""
@@ -37,7 +38,7 @@ def search(backend: Backend, arguments: dict[str, Any]) -> str:
     """One page of hits for ``arguments`` (the ``search`` schema)."""
     from tui.commands.search import parse_kinds
 
-    query = _text(arguments, "query", required=True)
+    query = _text(arguments, "query", required=True) or ""
     for name in ("since", "until"):
         value = _text(arguments, name)
         if value:
@@ -187,7 +188,7 @@ def status(backend: Backend) -> str:
                 "sessions": sum(d.sessions),
             }
             for d in found.discovery
-        ],  # fmt: skip
+        ],
         "pendingSources": found.pending_sources,
         "lastIngest": iso(found.last_ingest_at),
         "watcher": found.watcher_state,

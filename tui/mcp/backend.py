@@ -11,7 +11,7 @@ the next call on. Nothing here rebuilds, resumes or writes a project file.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TypeVar
 
@@ -83,11 +83,11 @@ class Backend:
 
     def _locate(self) -> Project:
         from engine.project.locate import open_project
-        from tui.search_run import _require_project
+        from tui.search_run import ensure_project
 
         root = Path(self._project_arg).expanduser() if self._project_arg else None
         project = open_project(root)
-        _require_project(project)  # a folder that is no project is said, never indexed
+        ensure_project(project)  # a folder that is no project is said, never indexed
         return project
 
     @staticmethod
@@ -114,7 +114,5 @@ def _history_seconds() -> float:
 
 @contextmanager
 def _quietly() -> Iterator[None]:
-    try:
+    with suppress(AdeError, OSError):
         yield
-    except (AdeError, OSError):
-        pass

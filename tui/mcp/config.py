@@ -33,8 +33,9 @@ def config_text(agent: str, project: str | None) -> str:
     argv = server_argv(project)
     command, args = argv[0], argv[1:]
     line = shlex.join(argv)
-    standard = json.dumps({"mcpServers": {SERVER_NAME: {"command": command, "args": args}}},
-                          indent=2)  # fmt: skip
+    standard = json.dumps(
+        {"mcpServers": {SERVER_NAME: {"command": command, "args": args}}}, indent=2
+    )
     if agent == "claude":
         return (
             f"# run once (add --scope user for every project):\n"

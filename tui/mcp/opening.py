@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.client import SearchClient
 from engine.errors import ProjectError, UsageError
-from engine.links.deeplink import DeepLink, parse_deep_link
+from engine.links.deeplink import parse_deep_link
 from engine.links.details import (
     Context,
     DetailError,
@@ -66,7 +66,7 @@ def open_link(backend: Any, arguments: dict[str, Any]) -> str:
                 f"the link belongs to project {link.project_id!r}, not {project.id!r} "
                 f"({project.root}); start the server with --project for that project"
             )
-        return _window(client.resolve_link(link), link, radius)
+        return _window(client.resolve_link(link), radius)
 
     answer = backend.call(ask)
     text, cut = capped(shown_text(answer.pop("text")), WINDOW_CAP)
@@ -78,7 +78,7 @@ def open_link(backend: Any, arguments: dict[str, Any]) -> str:
     return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
 
 
-def _window(target: LinkTarget, link: DeepLink, radius: int) -> dict[str, Any]:
+def _window(target: LinkTarget, radius: int) -> dict[str, Any]:
     if isinstance(target, Gone):
         raise OpenFailed(target.message)
     try:
@@ -89,8 +89,11 @@ def _window(target: LinkTarget, link: DeepLink, radius: int) -> dict[str, Any]:
         detail = load_detail(target, radius=radius, artifact_text=True)
     except DetailError as err:
         raise OpenFailed(str(err)) from None
-    answer: dict[str, Any] = {"kind": detail.kind, "title": shown_title(detail.title),
-                              "text": format_detail(detail)}  # fmt: skip
+    answer: dict[str, Any] = {
+        "kind": detail.kind,
+        "title": shown_title(detail.title),
+        "text": format_detail(detail),
+    }
     if detail.kind == "file" and detail.first_line > 1:
         answer["leftOut"] = [f"lines 1-{detail.first_line - 1} before the window"]
     if detail.note:
@@ -144,5 +147,9 @@ def _terminal(target: TerminalTarget, radius: int) -> dict[str, Any]:
 
 
 def _role(event_type: str) -> str:
-    return {"user_message": "user", "assistant_message": "assistant", "tool_call": "tool call",
-            "tool_result": "tool result"}.get(event_type, event_type)  # fmt: skip
+    return {
+        "user_message": "user",
+        "assistant_message": "assistant",
+        "tool_call": "tool call",
+        "tool_result": "tool result",
+    }.get(event_type, event_type)

@@ -35,8 +35,12 @@ _ANSWERERS: dict[str, Callable[[Backend, dict[str, Any]], str]] = {
 }
 """Tool name → the function answering it (JSON text), run on the worker thread."""
 
-_COMMAND = {"search": "ade search", "open": "ade open", "list_sessions": "ade mcp",
-            "status": "ade search"}  # fmt: skip
+_COMMAND = {
+    "search": "ade search",
+    "open": "ade open",
+    "list_sessions": "ade mcp",
+    "status": "ade search",
+}
 """The command whose one-line error message a tool's error repeats."""
 
 _READ_ONLY = types.ToolAnnotations(

@@ -23,8 +23,13 @@ HOSTILE = "\x1b]52;c;ZXZpbA==\x07\x1b]8;;https://evil.example\x07click\x1b]8;;\x
 
 
 def _append_chat(root: Path, session: str, seq: int, text: str) -> None:
-    event = {"seq": seq, "ts": "2026-06-15T11:59:00.000Z", "type": "assistant_message",
-             "id": f"msg_live_{seq}", "text": text}  # fmt: skip
+    event = {
+        "seq": seq,
+        "ts": "2026-06-15T11:59:00.000Z",
+        "type": "assistant_message",
+        "id": f"msg_live_{seq}",
+        "text": text,
+    }
     with (root / ".ade" / "chats" / f"{session}.jsonl").open("a") as handle:
         handle.write(json.dumps(event) + "\n")
 
@@ -59,8 +64,12 @@ async def test_a_transcript_line_appended_between_two_calls_is_found_by_the_seco
 async def test_secrets_are_redacted_and_escape_sequences_removed_in_every_tool(
     demo_copy: Path,
 ) -> None:
-    _append_chat(demo_copy, "chat-abc123-backoff", 901,
-                 f"ocelotcanary deploy with {SECRET} then {HOSTILE} done")  # fmt: skip
+    _append_chat(
+        demo_copy,
+        "chat-abc123-backoff",
+        901,
+        f"ocelotcanary deploy with {SECRET} then {HOSTILE} done",
+    )
     pr = demo_copy / ".ade" / "prs" / "41.json"
     record = json.loads(pr.read_text())
     record["title"] = f"ocelottitle {HOSTILE} retries"
@@ -72,15 +81,17 @@ async def test_secrets_are_redacted_and_escape_sequences_removed_in_every_tool(
     async with mcp_server(demo_copy) as client:
         chat = await answer(client, "search", {"query": "ocelotcanary session:chat-abc123-backoff"})
         titled = await answer(client, "search", {"query": "ocelottitle"})
-        opened = [await answer(client, "open", {"link": hit["rows"][0]["link"]})
-                  for hit in (chat, titled)]  # fmt: skip
+        opened = [
+            await answer(client, "open", {"link": hit["rows"][0]["link"]}) for hit in (chat, titled)
+        ]
         listed = await call(client, "list_sessions", {"limit": 100})
     texts = [json.dumps(chat), json.dumps(titled), *map(json.dumps, opened), listed[0]]
     for text in texts:
         decoded = json.dumps(json.loads(text), ensure_ascii=False)
         assert SECRET not in decoded
         assert not any(ch in decoded for ch in "\x1b\x07\x9b"), decoded
-        assert "ZXZpbA==" not in decoded and "evil.example" not in decoded
+        assert "ZXZpbA==" not in decoded
+        assert "evil.example" not in decoded
     assert redact_secrets(SECRET) != SECRET
     assert redact_secrets(SECRET) in opened[0]["text"]  # the marker, where the token was
     assert "click" in opened[0]["text"]  # the visible text of the hidden link stays
@@ -105,8 +116,10 @@ async def test_answers_are_capped_and_say_where_they_cut(demo_copy: Path) -> Non
     assert page["nextOffset"] == len(page["rows"])
     assert any("left out" in note and f"offset={len(page['rows'])}" in note for note in page["cut"])
     title = titled["rows"][0]["title"]
-    assert len(title) == 200 and title.endswith("…[cut]")
+    assert len(title) == 200
+    assert title.endswith("…[cut]")
     assert any("title or snippet cut" in note for note in titled["cut"])
     assert len(big["rows"][0]["snippet"]) <= 400
-    assert len(opened["text"]) <= 16_000 and opened["text"].endswith("…[cut]")
+    assert len(opened["text"]) <= 16_000
+    assert opened["text"].endswith("…[cut]")
     assert any("cut at 16,000" in note for note in opened["leftOut"])

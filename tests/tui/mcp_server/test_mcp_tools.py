@@ -21,15 +21,19 @@ async def test_the_tool_list_names_four_read_only_tools_with_bounded_schemas(
     tools = {tool.name: tool for tool in listed}
     assert list(tools) == ["search", "open", "list_sessions", "status"]
     for tool in listed:
-        assert tool.annotations is not None and tool.annotations.read_only_hint
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint
         assert tool.annotations.destructive_hint is False
         assert tool.input_schema["type"] == "object"
         assert tool.input_schema["additionalProperties"] is False
-        assert tool.description and len(tool.description) < 1200  # compact, written for a model
+        assert tool.description
+        assert len(tool.description) < 1200
     search = tools["search"]
     assert search.description is not None
-    assert "kind:" in search.description and "since:" in search.description
-    assert '"exact phrase"' in search.description and "-exclude" in search.description
+    assert "kind:" in search.description
+    assert "since:" in search.description
+    assert '"exact phrase"' in search.description
+    assert "-exclude" in search.description
     properties = search.input_schema["properties"]
     assert search.input_schema["required"] == ["query"]
     assert set(properties) == {"query", "kinds", "lane", "since", "until", "limit", "offset"}
@@ -37,8 +41,11 @@ async def test_the_tool_list_names_four_read_only_tools_with_bounded_schemas(
     assert "terminal" in properties["kinds"]["items"]["enum"]
     assert tools["open"].input_schema["required"] == ["link"]
     assert set(tools["list_sessions"].input_schema["properties"]) == {
-        "agent", "lane", "since", "limit"
-    }  # fmt: skip
+        "agent",
+        "lane",
+        "since",
+        "limit",
+    }
 
 
 async def test_search_answers_what_ade_search_answers_with_rows_for_a_model(
@@ -49,8 +56,9 @@ async def test_search_answers_what_ade_search_answers_with_rows_for_a_model(
     expected = json.loads(cli.out)
     async with mcp_server(demo_project) as client:
         found = await answer(client, "search", {"query": "exponential backoff"})
-        paged = await answer(client, "search", {"query": "exponential backoff", "limit": 2,
-                                                "offset": 1})  # fmt: skip
+        paged = await answer(
+            client, "search", {"query": "exponential backoff", "limit": 2, "offset": 1}
+        )
     assert found["total"] == expected["total"]
     assert [row["link"] for row in found["rows"]] == [i["deepLink"] for i in expected["items"]]
     assert [row["link"] for row in paged["rows"]] == [i["deepLink"] for i in expected["items"]][1:3]
@@ -59,8 +67,11 @@ async def test_search_answers_what_ade_search_answers_with_rows_for_a_model(
     assert {"kind", "title", "snippet", "time", "link"} <= set(first)
     assert first["time"].endswith("Z")
     chat = next(row for row in found["rows"] if row["kind"] == "chat")
-    assert chat["agent"] and chat["session"] and chat["lane"]
-    assert found["resultsTruncated"] is False and found["warnings"] == []
+    assert chat["agent"]
+    assert chat["session"]
+    assert chat["lane"]
+    assert found["resultsTruncated"] is False
+    assert found["warnings"] == []
 
 
 async def test_search_filters_by_kind_lane_and_time(demo_project: Path) -> None:
@@ -68,7 +79,8 @@ async def test_search_filters_by_kind_lane_and_time(demo_project: Path) -> None:
         terminals = await answer(client, "search", {"query": "timeout", "kinds": ["terminal"]})
         recent = await answer(client, "search", {"query": "timeout", "since": "1d"})
         everything = await answer(client, "search", {"query": "timeout", "limit": 100})
-    assert terminals["rows"] and {row["kind"] for row in terminals["rows"]} == {"terminal"}
+    assert terminals["rows"]
+    assert {row["kind"] for row in terminals["rows"]} == {"terminal"}
     assert 0 < recent["total"] < everything["total"]
     assert all(row["time"] >= "2026-06-14T12:00:00Z" for row in recent["rows"])
 
@@ -83,11 +95,13 @@ async def test_open_reads_a_bounded_window_around_each_kind_of_hit(demo_project:
         opened = {k: await answer(client, "open", {"link": v}) for k, v in by_kind.items()}
         narrow = await answer(client, "open", {"link": by_kind["chat"], "context": 0})
     chat = opened["chat"]
-    assert chat["kind"] == "chat" and "\n> [" in "\n" + chat["text"]
+    assert chat["kind"] == "chat"
+    assert "\n> [" in "\n" + chat["text"]
     assert len(narrow["text"].splitlines()) < len(chat["text"].splitlines())
     assert any("message" in left for left in narrow["leftOut"])
     terminal = opened["terminal"]
-    assert terminal["kind"] == "terminal" and "ReadTimeoutError" in terminal["text"]
+    assert terminal["kind"] == "terminal"
+    assert "ReadTimeoutError" in terminal["text"]
     assert "\x1b" not in terminal["text"]
     assert opened["pr"]["text"].startswith("pr  #")
     assert opened["commit"]["kind"] == "commit"
@@ -106,12 +120,15 @@ async def test_list_sessions_and_status_describe_the_project(demo_project: Path)
     times = [row["lastActivity"] for row in rows]
     assert times == sorted(times, reverse=True)
     assert {"chat", "terminal"} == {row["kind"] for row in rows}
-    assert len(claude["rows"]) == 2 and {r["agent"] for r in claude["rows"]} == {"claude"}
-    assert lane["rows"] and {row["lane"] for row in lane["rows"]} == {"webhooks"}
+    assert len(claude["rows"]) == 2
+    assert {r["agent"] for r in claude["rows"]} == {"claude"}
+    assert lane["rows"]
+    assert {row["lane"] for row in lane["rows"]} == {"webhooks"}
     assert 0 < recent["total"] < sessions["total"]
     assert all(row["messages"] > 0 for row in rows if row["kind"] == "chat")
     assert opened["kind"] == "chat"
-    assert status["state"] == "ready" and status["documents"] > 100
+    assert status["state"] == "ready"
+    assert status["documents"] > 100
     assert {"chat", "terminal", "commit", "pr"} <= set(status["documentsByKind"])
     assert status["sessionsByAgent"]["claude"] >= 2
     assert {source["agent"] for source in status["sources"]} >= {"claude", "codex"}
@@ -125,17 +142,23 @@ async def test_bad_input_is_a_tool_error_with_the_clis_line_and_the_server_goes_
     assert kind.code == since.code == 2
     async with mcp_server(demo_project) as client:
         assert await call(client, "search", {"query": "x", "kinds": ["nope"]}) == (
-            kind.err.strip(), True
-        )  # fmt: skip
+            kind.err.strip(),
+            True,
+        )
         assert await call(client, "search", {"query": "since:7x"}) == (since.err.strip(), True)
         text, failed = await call(client, "open", {"link": "ade://nope/1"})
-        assert failed and text.startswith("ade open: ") and "\n" not in text
+        assert failed
+        assert text.startswith("ade open: ")
+        assert "\n" not in text
         text, failed = await call(client, "open", {"link": "ade://chat/gone-session?event=1"})
-        assert failed and text.startswith("ade open: ")
+        assert failed
+        assert text.startswith("ade open: ")
         text, failed = await call(client, "list_sessions", {"since": "yesterday"})
-        assert failed and "since" in text
+        assert failed
+        assert "since" in text
         text, failed = await call(client, "search", {"query": "x", "limit": 1000})
-        assert failed and "\n" not in text
+        assert failed
+        assert "\n" not in text
         text, failed = await call(client, "nonexistent", {})
         assert failed
         assert (await answer(client, "search", {"query": "backoff"}))["rows"]
