@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import CliPath
 from mcp_client import answer, call, mcp_server
 
 from engine.redaction import redact_secrets
@@ -37,22 +36,22 @@ def _append_chat(root: Path, session: str, seq: int, text: str) -> None:
 async def test_a_transcript_line_appended_between_two_calls_is_found_by_the_second(
     demo_copy: Path,
 ) -> None:
-    """In process, every call catches up first (the CLI's promise); through the daemon, its
-    watcher does, and ``session:`` reads the session's unindexed tail live on both paths."""
-    live = "zanzibarquux session:chat-abc123-backoff"
+    """In process, every call catches up first; through the daemon, every query asks it to catch
+    up first (``fresh``): on both paths a plain query sees the line the caller just wrote."""
     async with mcp_server(demo_copy) as client:
         before = await answer(client, "search", {"query": "zanzibarquux"})
         sessions = await answer(client, "list_sessions", {"agent": "claude", "limit": 100})
         counted = {row["id"]: row["messages"] for row in sessions["rows"]}
         _append_chat(demo_copy, "chat-abc123-backoff", 900, "the zanzibarquux canary is live")
-        after = await answer(client, "search", {"query": live})
-        anywhere = await answer(client, "search", {"query": "zanzibarquux"})
+        after = await answer(client, "search", {"query": "zanzibarquux"})
+        scoped = await answer(
+            client, "search", {"query": "zanzibarquux session:chat-abc123-backoff"}
+        )
         again = await answer(client, "list_sessions", {"agent": "claude", "limit": 100})
         opened = await answer(client, "open", {"link": after["rows"][0]["link"]})
     assert before["total"] == 0
     assert after["total"] == 1
-    if not CliPath.daemon:
-        assert anywhere["rows"] == after["rows"]
+    assert scoped["rows"] == after["rows"]
     row = after["rows"][0]
     assert (row["kind"], row["session"]) == ("chat", "chat-abc123-backoff")
     assert "zanzibarquux" in row["snippet"]
