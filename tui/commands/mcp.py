@@ -29,7 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", metavar="DIR", help="project folder (default: git top level)")
     parser.add_argument("--no-daemon", action="store_true", help="never use a running daemon")
     parser.add_argument(
-        "--config", choices=AGENTS, metavar="AGENT",
+        "--config",
+        choices=AGENTS,
+        metavar="AGENT",
         help=f"print the set-up for an agent ({', '.join(AGENTS)}) and exit",
     )  # fmt: skip
 

@@ -4,8 +4,8 @@ command where the agent has one.
 Each shape follows that agent's own documentation: Claude Code (`claude mcp add <name> --
 <command> [args…]`; a project's ``.mcp.json`` holds ``mcpServers``), Codex (`codex mcp add
 <name> -- <command> [args…]`; ``~/.codex/config.toml`` holds ``[mcp_servers.<name>]`` with
-``command`` and ``args``), Gemini CLI (`gemini mcp add <name> <command> [args…]`;
-``settings.json`` holds ``mcpServers``), OpenCode (``opencode.json`` holds ``mcp`` with
+``command`` and ``args``), Gemini CLI (``.gemini/settings.json`` holds
+``mcpServers``; no command line is given: its ``mcp add`` would read ``--project`` as its own), OpenCode (``opencode.json`` holds ``mcp`` with
 ``type: "local"`` and the command as one array), Cursor (``.cursor/mcp.json`` holds
 ``mcpServers``).
 """
@@ -38,7 +38,7 @@ def config_text(agent: str, project: str | None) -> str:
     )
     if agent == "claude":
         return (
-            f"# run once (add --scope user for every project):\n"
+            f"# run once (claude mcp add --scope user … for every project):\n"
             f"claude mcp add {SERVER_NAME} -- {line}\n\n"
             f"# or commit this as .mcp.json at the project root:\n{standard}\n"
         )
@@ -51,9 +51,7 @@ def config_text(agent: str, project: str | None) -> str:
         )
     if agent == "gemini":
         return (
-            f"# run once (add --scope user for every project):\n"
-            f"gemini mcp add {SERVER_NAME} {line}\n\n"
-            f"# or add to .gemini/settings.json (~/.gemini/settings.json for every project):\n"
+            f"# add to .gemini/settings.json (~/.gemini/settings.json for every project):\n"
             f"{standard}\n"
         )
     if agent == "opencode":
