@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "term": ("tui.commands.term", "run a shell or command, recording it as a terminal session"),
     "import": ("tui.commands.import_recording", "import asciicast/script/tmux recordings"),
     "prs": ("tui.commands.prs", "sync pull requests from gh into .ade/prs"),
+    "mcp": ("tui.commands.mcp", "serve the search to agents over MCP (read-only, stdio)"),
 }
 """Command name → (module, one-line help); a module is imported only when its command runs."""
 

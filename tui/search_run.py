@@ -46,7 +46,7 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
 
     root = Path(ns.project).expanduser() if ns.project else None
     project = open_project(root)
-    _require_project(project)
+    ensure_project(project)
     if not ns.no_daemon:
         daemon = _daemon_client(project, ns)
         if daemon is not None:
@@ -65,7 +65,7 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
     return client
 
 
-def _require_project(project: Project) -> None:
+def ensure_project(project: Project) -> None:
     """`ade search` in a folder that is no project says so (exit 2) instead of creating an
     ``.ade/cache`` there and indexing it (issue 13.15)."""
     from engine.rpc.project_marker import is_project, is_registered, require_project

@@ -45,6 +45,8 @@ ALLOWED: dict[str, str] = {
     "boundary (tui.printable) removes escapes with the same one",
     "engine.query.cursor": "cursor_seen only: where a next page starts (`3–4 of 4`), read from "
     "the cursor the CLI itself passed (pure, no index)",
+    "engine.redaction": "`ade mcp`: the same secret redaction the engine applies before it "
+    "indexes, run again on every text an MCP answer carries (a model may log what it reads)",
     "engine.clock": "the ADE_NOW clock, so ages are formatted with the service's own clock",
     # Links: parse, resolve, show.
     "engine.links.deeplink": "building and parsing ade:// links (pure)",
