@@ -6,9 +6,9 @@ client), both in process (``--no-daemon``) or, with ``--daemon``, both through o
 started by hand in a runtime folder of the run's own (the default path). Target: the MCP call's p95 within the CLI's p95 plus
 a few milliseconds.
 
-    .venv/bin/python -m benchmarks.bench_mcp --runs 30            # the demo
-    .venv/bin/python -m benchmarks.bench_mcp --runs 30 --mb 100   # the generated ~100 MB corpus
-    .venv/bin/python -m benchmarks.bench_mcp --runs 30 --daemon   # both through a daemon
+    python -m benchmarks.bench_mcp --runs 30            # the demo
+    python -m benchmarks.bench_mcp --runs 30 --mb 100   # the generated ~100 MB corpus
+    python -m benchmarks.bench_mcp --runs 30 --daemon   # both through a daemon
 """
 
 from __future__ import annotations
@@ -27,12 +27,13 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from benchmarks.bench_cli import corpus_project, demo_project, index_once
+from benchmarks.timing import percentile
 
 ENTRY = "from tui.cli import main_entry; main_entry()"
 
 
 def p95(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=20)[-1] if len(samples) > 1 else samples[0]
+    return percentile(samples, 0.95)
 
 
 async def measure(

@@ -58,6 +58,19 @@ CHARS = [chr(c) for c in (*range(0x00, 0x21), 0x7F, *range(0x80, 0xA1))]
 CHARS += [chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))]
 CHARS += ["\x1b[31m", "\x1b]52;c;eA==\x07", "\x1b]8;;u\x1b\\", "\x1b[", "\x1bP", "a", "é", "😀"]
 TEXTS = st.lists(st.sampled_from(CHARS), max_size=40).map("".join)
+STRING_OPENERS = (
+    "\x1bP",
+    "\x1b]",
+    "\x1bX",
+    "\x1b^",
+    "\x1b_",
+    "\x90",
+    "\x9d",
+    "\x98",
+    "\x9e",
+    "\x9f",
+)
+"""Escape strings that run to their terminator: without one, the rest of the text is inside."""
 
 
 @settings(max_examples=500, deadline=None)
@@ -67,6 +80,8 @@ def test_no_control_survives_and_text_is_kept(text: str) -> None:
     shown = printable(text)
     assert UNSAFE_RE.search(shown) is None
     assert printable(shown) == shown  # idempotent: a second pass changes nothing
+    if any(opener in text for opener in STRING_OPENERS):
+        return  # an unterminated DCS/OSC/SOS/PM/APC string swallows what follows, as terminals do
     for word in ("a", "é", "😀"):
         assert shown.count(word) >= sum(1 for ch in text if ch == word) - text.count("\x1b")
 
