@@ -77,7 +77,10 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
 def warn_untrusted(err: AdeError) -> None:
     """The one line a search prints when it will not use the daemon it found
     (``engine.rpc.paths.UntrustedDaemon``); it answers in process."""
-    print(f"warning: not using the ade daemon: {err}; searching in this process", file=sys.stderr)
+    from tui.printable import printable  # the message names a path someone else may have made
+
+    print(f"warning: not using the ade daemon: {printable(str(err))}; searching in this process",
+          file=sys.stderr)  # fmt: skip
 
 
 def _wire_json(line: bytes, result: Any) -> str | None:
