@@ -107,7 +107,8 @@ def test_the_users_bashrc_runs_first_and_each_command_is_marked(
 ) -> None:
     repo, screen = bash_session
     assert b"user-rc-loaded" in screen  # their alias
-    assert b"alpha-out pc=" in screen and b"alpha-out pc=\r" not in screen  # their prompt hook
+    assert b"alpha-out pc=" in screen
+    assert b"alpha-out pc=\r" not in screen
     sidecar = next((repo / ".ade" / "terminals").glob("*.commands.jsonl"))
     lines = [json.loads(x) for x in sidecar.read_text().splitlines()]
     assert [(x["command"], x["exitCode"]) for x in lines] == [
@@ -123,7 +124,7 @@ def test_every_command_is_a_hit_of_its_own(
     repo, _ = bash_session
     titles = _titles(capsys, repo, "kind:terminal alpha")
     assert len(titles) == 1
-    assert titles[0].startswith(f"$ echo alpha-out pc=$__user_prompts  (exit 0, ")
+    assert titles[0].startswith("$ echo alpha-out pc=$__user_prompts  (exit 0, ")
     assert titles[0].endswith(f", in {repo})")
 
 
@@ -131,7 +132,7 @@ def test_exit_narrows_to_the_failed_command(
     bash_session: tuple[Path, bytes], capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo, _ = bash_session
-    failed = [f"$ ls no-such-file-xyz  (exit 2, "]
+    failed = ["$ ls no-such-file-xyz  (exit 2, "]
     assert [t[: len(failed[0])] for t in _titles(capsys, repo, "exit:2")] == failed
     assert [t[: len(failed[0])] for t in _titles(capsys, repo, "exit:fail")] == failed
     assert len(_titles(capsys, repo, "exit:0")) == 4
