@@ -27,8 +27,8 @@ EXAMPLES = """\
 examples:
   ade term                      record an interactive shell in this lane
   ade term -- pytest -x         record one command; exits with its status
-  ade search exit:fail took:10s every slow failing command of `ade term` shells
   ade term --title deploy -- ./deploy.sh staging
+  ade search exit:fail took:10s every failed command that ran 10 s or more (docs/terminal.md)
 """
 
 

@@ -173,17 +173,26 @@ def test_a_bad_command_filter_is_one_line_and_exit_2(
     assert query.split(":")[0] + ":" in run.err
 
 
-@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed on this machine")
-def test_zsh_commands_are_hits_with_the_users_zshrc(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    home, repo = tmp_path / "home", tmp_path / "proj"
+@pytest.fixture(scope="module")
+def zsh_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    zsh = shutil.which("zsh")
+    if zsh is None:
+        pytest.skip("zsh is not installed on this machine")
+    base = tmp_path_factory.mktemp("zsh-marks")
+    home, repo = base / "home", base / "proj"
     home.mkdir()
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    (home / ".zshrc").write_text("alias hello='echo user-zshrc-loaded'\n")
-    screen = record_shell(home, repo, shutil.which("zsh") or "zsh", [b"hello", b"false"])
-    assert b"user-zshrc-loaded" in screen
+    (home / ".zshenv").write_text("export FROM_ZSHENV=yes\n")
+    (home / ".zshrc").write_text("alias hello='echo user-zshrc-loaded zshenv=$FROM_ZSHENV'\n")
+    return repo, record_shell(home, repo, zsh, [b"hello", b"false"])
+
+
+def test_zsh_commands_are_hits_with_the_users_startup_files(
+    zsh_session: tuple[Path, bytes], capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, screen = zsh_session
+    assert b"user-zshrc-loaded zshenv=yes" in screen
     failed = _titles(capsys, repo, "exit:1")
     assert len(failed) == 1
     assert failed[0].startswith("$ false  (exit 1, ")
