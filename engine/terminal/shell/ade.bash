@@ -1,10 +1,10 @@
 # ade term: shell integration for bash (read with `bash --rcfile`, in place of ~/.bashrc).
 #
-# Your own startup files run first, as an interactive bash would run them; then each prompt and
+# Your own ~/.bashrc runs first (bash reads its system-wide file itself, --rcfile or not, where it
+# was built with one, as Debian's and Arch's are); then each prompt and
 # command is wrapped in OSC 133 marks (A prompt, B typed, C output, D;<exit> done) and each
 # prompt states the folder (OSC 7), so `ade term` records every command as a hit of its own with
 # its exit code, folder and duration. The marks are invisible to the terminal.
-[ -r /etc/bash.bashrc ] && . /etc/bash.bashrc
 [ -r ~/.bashrc ] && . ~/.bashrc
 
 if [ -z "${__ade_marks:-}" ]; then
