@@ -186,3 +186,15 @@ def test_the_documented_bash_binding_puts_a_command_on_the_command_line(
     assert "esc close" not in screen  # the palette is gone, the line holds the command
     tmux("send-keys", "-t", "sh", "Enter")
     wait_for(capture, lambda s: "ran: ./deploy.sh staging" in s.splitlines())
+
+
+def test_print_command_quotes_a_file_path_and_keeps_other_links() -> None:
+    from engine.links.deeplink import build_link
+    from tui.shell_line import command_line_form
+
+    link = build_link("file", "docs/run book.md", project_id="p", line=7, lane="primary")
+    assert command_line_form(PaletteRow(key="f", kind="file", title="x", deep_link=link)) == (
+        "'docs/run book.md'"
+    )
+    pr = build_link("pr", "41", project_id="p")
+    assert command_line_form(PaletteRow(key="p", kind="pr", title="#41", deep_link=pr)) == pr
