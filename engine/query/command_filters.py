@@ -63,6 +63,8 @@ def add_cwd(f: CommandFilter | None, value: str) -> CommandFilter:
     if value.startswith("/"):
         folder = os.path.normpath(value)
         return msgspec.structs.replace(f, folders=(*f.folders, folder))
+    if value.split("/")[0] in (".", ".."):  # relative to a cwd the daemon does not share
+        raise UsageError(f"cwd:{value} is relative: name the folder, e.g. cwd:$PWD in a shell")
     return msgspec.structs.replace(f, folder_names=(*f.folder_names, value.strip("/")))
 
 

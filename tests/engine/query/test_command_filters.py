@@ -51,7 +51,18 @@ def test_the_filters_leave_the_words_alone() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["exit:maybe", "exit:", "took:soon", "took:", "took:5s..1s", "took:<1s took:2s", "cwd:"]
+    "text",
+    [
+        "exit:maybe",
+        "exit:",
+        "took:soon",
+        "took:",
+        "took:5s..1s",
+        "took:<1s took:2s",
+        "cwd:",
+        "cwd:.",
+        "cwd:../x",
+    ],
 )
 def test_a_bad_command_filter_is_a_usage_error(text: str) -> None:
     with pytest.raises(UsageError):
