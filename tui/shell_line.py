@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import shlex
 
+from tui.logic.merge import COMMAND_DOC_SUFFIX
 from tui.logic.rows import PaletteRow
 from tui.navigation import print_form, row_link
-
-COMMAND_DOC_SUFFIX = "!cmd"
-"""Doc ids of shell commands end so (``terminal:<sid>@<offset>!cmd``)."""
 
 
 def command_line_form(row: PaletteRow) -> str | None:

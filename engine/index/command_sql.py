@@ -33,10 +33,6 @@ class CommandFilter(msgspec.Struct, frozen=True):
         return bool(self.exit_codes) or self.exit_nonzero
 
 
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def command_sql(f: CommandFilter) -> tuple[str, list[Any]]:
     """``AND …`` clauses and parameters for ``f`` over ``docs d``."""
     sql = ""  # each clause needs its column: documents without it are left out
@@ -50,12 +46,14 @@ def command_sql(f: CommandFilter) -> tuple[str, list[Any]]:
             either.append("d.exit_code != 0")
         sql += f" AND ({' OR '.join(either)})"
     places = []
+    # instr/substr, not LIKE: paths are case-sensitive, LIKE is not (and needs escaping).
     for folder in f.folders:
-        places.append("d.cwd = ? OR d.cwd LIKE ? ESCAPE '\\'")
-        params += [folder, _like(folder.rstrip("/")) + "/%"]
+        below = folder.rstrip("/") + "/"
+        places.append("d.cwd = ? OR substr(d.cwd, 1, ?) = ?")
+        params += [folder, len(below), below]
     for name in f.folder_names:
-        places.append("d.cwd LIKE ? ESCAPE '\\' OR d.cwd LIKE ? ESCAPE '\\'")
-        params += ["%/" + _like(name), "%/" + _like(name) + "/%"]
+        places.append("substr(d.cwd, ?) = ? OR instr(d.cwd, ?) > 0")
+        params += [-len(name) - 1, "/" + name, "/" + name + "/"]
     if places:
         sql += " AND (" + " OR ".join(places) + ")"
     if f.took_min_ms is not None:

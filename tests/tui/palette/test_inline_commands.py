@@ -92,6 +92,15 @@ def _hit_rows(app: object) -> list[PaletteRow]:
         ("exit:0 cwd:app", ["$ ls -la  (exit 0, 0.0s, in /src/app)"]),
         ("took:1m", ["$ ./deploy.sh staging  (exit 0, 1m35s, in /src/ops)"]),
         ("took:<1s", ["$ ls -la  (exit 0, 0.0s, in /src/app)"]),
+        (
+            "cwd:/src exit:0",
+            [
+                "$ ./deploy.sh staging  (exit 0, 1m35s, in /src/ops)",
+                "$ ls -la  (exit 0, 0.0s, in /src/app)",
+            ],
+        ),
+        ("cwd:App", []),  # folders are case-sensitive
+        ("cwd:/src/ap", []),  # a folder, not a prefix of its name
     ],
 )
 async def test_the_command_filters_narrow_the_palette(
