@@ -69,6 +69,7 @@ ALLOWED: dict[str, str] = {
     "engine.project.git_exclude": "`ade term` / `ade import`: add .ade/ to .git/info/exclude when "
     "git does not ignore it (said once)",
     "engine.terminal.recorder": "`ade term`: the PTY recorder",
+    "engine.terminal.shell_integration": "`ade term`: bash/zsh started with prompt marks",
     "engine.rpc.cli_args": "`ade daemon run`: the daemon's own options and entry point",
     "engine.rpc.paths": "`ade daemon` / project switch: where the socket and config live",
     "engine.rpc.registry": "`ade projects` / project switch: the registered projects",

@@ -88,8 +88,9 @@ class RowActions(Screen[None]):
             return
         if app.print_mode:
             from tui.navigation import print_form
+            from tui.shell_line import command_line_form
 
-            app.finish(print_form(row))
+            app.finish(command_line_form(row) if app.print_command else print_form(row))
             return
         self._open(row)
 
