@@ -34,14 +34,14 @@ ENVELOPE_KINDS: frozenset[str] = frozenset({"chat", "terminal", "lane", "commit"
 """Kinds that carry the portable envelope (session, lane and commit links, DESIGN §6)."""
 
 PARAM_ORDER: tuple[str, ...] = (
-    "event", "offset", "line", "lane", "project", "repo", "branch", "pr", "linear",
+    "event", "offset", "line", "col", "lane", "project", "repo", "branch", "pr", "linear",
 )  # fmt: skip
 """Canonical parameter order: anchor first, then project, then the envelope."""
 
 _KIND_PARAMS: dict[str, tuple[str, ...]] = {
     "chat": ("event",),
     "terminal": ("offset",),
-    "file": ("line", "lane"),
+    "file": ("line", "col", "lane"),
 }
 _ENVELOPE_PARAMS: tuple[str, ...] = ("repo", "branch", "pr", "linear")
 
@@ -100,6 +100,8 @@ class DeepLink(msgspec.Struct, frozen=True):
     line: int | None = None
     lane: str | None = None
     envelope: Envelope | None = None
+    column: int | None = None
+    """A file link's character column on ``line`` (``col=``), 1-based."""
 
 
 # --- validation (shared by build and parse) --------------------------------------------------
@@ -217,6 +219,8 @@ def _check_param(name: str, value: object) -> None:
         _check_int(name, value, 0, MAX_SAFE_INT)
     elif name == "line":
         _check_int(name, value, 1, MAX_LINE)
+    elif name == "col":  # a character column of the line (file links land on the match)
+        _check_int(name, value, 1, MAX_SAFE_INT)
     elif name == "pr":
         _check_int(name, value, 1, MAX_PR)
     elif name == "repo":
@@ -246,6 +250,7 @@ def _fields(link: DeepLink) -> list[tuple[str, object]]:
         "event": link.event,
         "offset": link.offset,
         "line": link.line,
+        "col": link.column,
         "lane": link.lane,
         "project": link.project_id,
         "repo": env.repo,
@@ -307,10 +312,11 @@ def build_link(
     line: int | None = None,
     lane: str | None = None,
     envelope: Envelope | None = None,
+    column: int | None = None,
 ) -> str:
     """Build a link from its parts; see ``build_deep_link``."""
     return build_deep_link(
-        DeepLink(kind, target, project_id, event, offset, line, lane, _non_empty(envelope))
+        DeepLink(kind, target, project_id, event, offset, line, lane, _non_empty(envelope), column)
     )
 
 
@@ -417,4 +423,5 @@ def _link_from_params(kind: str, target: str, params: dict[str, str]) -> DeepLin
         line=_number("line", params),
         lane=params.get("lane"),
         envelope=_non_empty(envelope),
+        column=_number("col", params),
     )
