@@ -258,9 +258,12 @@ def _parse_hit(
         raw_path
     )  # the exact name: undecodable bytes as surrogates (links keep them)
     text = raw_text.decode("utf-8", "replace")
-    if is_ade_state(path) or (wanted is not None and not wanted.admits(f"{path}\n{text}")):
+    if is_ade_state(path):
         return None
-    if keep is not None and not keep(path, text):
+    if keep is not None:  # the exact test: the pre-filter below would only repeat part of it
+        if not keep(path, text):
+            return None
+    elif wanted is not None and not wanted.admits(f"{path}\n{text}"):
         return None
     return FileLineHit(path=path, line=int(number), text=text)
 

@@ -16,10 +16,12 @@ or the alternatives of ``a|b``) is read with the one matcher (``engine.query.mat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from engine.query.fold import TOKEN_RE, fold
+from engine.index.identifiers import identifier_parts
+from engine.query.fold import SEPARATOR_RE, SEPARATORS_CLASS, TOKEN_RE, fold
 from engine.query.match import Haystack, LineFilter, MatchTerm, line_filter_of, term_matches
 from engine.query.snippets import mark_matches
 
@@ -107,6 +109,123 @@ def line_snippet(
 ) -> str:
     """The marked snippet of a file line: the window around its match (``line_window``), the
     plan's terms marked in it, ``…`` where the line was cut."""
-    window, before, after = line_window(line, column(), width)
+    from engine.redaction import redact_secrets  # the whole line: no secret cut by the window
+
+    window, before, after = line_window(redact_secrets(line), column(), width)
     marked = mark_matches(plan, window)
     return f"{'…' if before else ''}{marked}{'…' if after else ''}"
+
+
+_TOKEN_CHAR = f"[^{SEPARATORS_CLASS}]"
+_SEPARATOR_RUN = f"[{SEPARATORS_CLASS}]+"
+
+
+def term_regex(term: MatchTerm) -> re.Pattern[str] | None:
+    """A regex over *folded* text that finds exactly where ``term`` occurs in that text's token
+    column: its tokens whole and consecutive (separators between them), the last one whole or,
+    for a prefix term, as a prefix. None for a term without tokens (it never matches)."""
+    if not term.tokens:
+        return None
+    body = _SEPARATOR_RUN.join(re.escape(t) for t in term.tokens)
+    end = "" if term.prefix else f"(?!{_TOKEN_CHAR})"
+    return re.compile(f"(?<!{_TOKEN_CHAR}){body}{end}")
+
+
+def _token_char(ch: str) -> bool:
+    if ch < "\x80":
+        return ch.isalnum()  # ASCII token characters are exactly [0-9A-Za-z]
+    return SEPARATOR_RE.match(ch) is None
+
+
+def _word_at(folded: str, token: str, prefix: bool) -> bool:
+    """Whether one folded ``token`` starts a token of ``folded`` (is one, unless ``prefix``):
+    ``term_regex`` of a one-token term, with ``str.find`` instead of a lookbehind."""
+    at = folded.find(token)
+    while at >= 0:
+        end = at + len(token)
+        if (at == 0 or not _token_char(folded[at - 1])) and (
+            prefix or end == len(folded) or not _token_char(folded[end])
+        ):
+            return True
+        at = folded.find(token, at + 1)
+    return False
+
+
+class _Term(NamedTuple):
+    token: str | None
+    """The one token of a one-token term (searched with ``_word_at``), else None."""
+    prefix: bool
+    regex: re.Pattern[str]
+
+    def search(self, folded: str) -> bool:
+        if self.token is not None:
+            return _word_at(folded, self.token, self.prefix)
+        return self.regex.search(folded) is not None
+
+
+class _Compiled(NamedTuple):
+    regexes: tuple[_Term, ...]
+    needles: tuple[str, ...]
+    """One needle per alternative (its longest token): one occurs in a line holding the node."""
+
+
+def _compile(node: Node) -> _Compiled:
+    regexes = tuple(_Term(t.tokens[0] if len(t.tokens) == 1 else None, t.prefix, r)
+                    for t in node if (r := term_regex(t)) is not None)  # fmt: skip
+    needles = tuple(max(t.tokens, key=len) for t in node if t.tokens)
+    return _Compiled(regexes, needles)
+
+
+class LineMatcher:
+    """:func:`line_hit` for one query, compiled: the same answer (a property test compares them
+    on generated text, paths and queries), at a regex search per node and line instead of a
+    tokenization, and each path read once.
+
+    A line's token column is searched with :func:`term_regex` over its folded text; its
+    identifier-parts column (``engine.index.identifiers``) is built only when a node's needle
+    occurs in the line but no regex matched (``timeout`` inside ``connectTimeout``).
+    """
+
+    def __init__(self, nodes: Sequence[Node], excluded: Sequence[MatchTerm]) -> None:
+        self._nodes = list(nodes)
+        self._compiled = [_compile(node) for node in nodes]
+        self._excluded = _compile(excluded)
+        self._excluded_terms = tuple(excluded)
+        self._paths: dict[str, tuple[list[bool], bool]] = {}
+
+    def _path(self, path: str) -> tuple[list[bool], bool]:
+        """Which nodes occur in ``path`` and whether an excluded term does (memoised)."""
+        known = self._paths.get(path)
+        if known is None:
+            hay = Haystack.of(path)
+            known = ([node_in(node, hay) for node in self._nodes],
+                     any(term_matches(t, hay) for t in self._excluded_terms))  # fmt: skip
+            self._paths[path] = known
+        return known
+
+    def __call__(self, path: str, line: str) -> bool:
+        if not self._nodes:
+            return False
+        folded = fold(line)
+        parts: list[str] = []  # the folded parts column, built at most once
+
+        def found(compiled: _Compiled) -> bool:
+            if any(r.search(folded) for r in compiled.regexes):
+                return True
+            if not any(n in folded for n in compiled.needles):
+                return False
+            if not parts:
+                parts.append(fold(identifier_parts(line)))
+            return bool(parts[0]) and any(r.search(parts[0]) for r in compiled.regexes)
+
+        in_line = [found(c) for c in self._compiled]
+        if not any(in_line):
+            return False
+        in_path, excluded_in_path = (
+            self._path(path) if not all(in_line) or self._excluded_terms else ([], False)
+        )
+        if not all(held or in_path[i] for i, held in enumerate(in_line)):
+            return False
+        if not self._excluded_terms:
+            return True
+        return not (excluded_in_path or found(self._excluded))

@@ -29,15 +29,16 @@ def _class_item(cp: int) -> str:
     return re.escape(chr(cp)) if cp > 0x20 else f"\\x{cp:02x}"
 
 
-_SEPARATORS = "\\x00" + "".join(
+SEPARATORS_CLASS = "\\x00" + "".join(
     _class_item(a) if a == b else f"{_class_item(a)}-{_class_item(b)}" for a, b in SEPARATOR_RANGES
 )
+"""The separators as the inside of a regex character class."""
 
-TOKEN_RE = re.compile(f"[^{_SEPARATORS}]+")
+TOKEN_RE = re.compile(f"[^{SEPARATORS_CLASS}]+")
 """A run of token characters, in folded or unfolded text alike (folding never makes a token
 character a separator)."""
 
-SEPARATOR_RE = re.compile(f"[{_SEPARATORS}]")
+SEPARATOR_RE = re.compile(f"[{SEPARATORS_CLASS}]")
 """One separator character."""
 
 _FOLD_MAP: dict[int, int | None] = {cp: (None if to < 0 else to) for cp, to in FOLDED}
