@@ -22,16 +22,17 @@ MODULE = ROOT / "engine" / "query" / "fold_table.py"
 TOKENIZER_ARGS = ["remove_diacritics", "2"]
 
 
-def code_points() -> list[int]:
-    """Every code point but NUL and the surrogates (which UTF-8 cannot carry)."""
-    return [cp for cp in range(1, 0x110000) if not 0xD800 <= cp <= 0xDFFF]
+def code_points(end: int = 0x110000) -> list[int]:
+    """Every code point below ``end`` but NUL and the surrogates (which UTF-8 cannot carry)."""
+    return [cp for cp in range(1, end) if not 0xD800 <= cp <= 0xDFFF]
 
 
-def tokenizer_table() -> tuple[dict[int, str], list[int]]:
-    """``({token code point: its folded form}, [separator code points])`` as SQLite reads them."""
+def tokenizer_table(end: int = 0x110000) -> tuple[dict[int, str], list[int]]:
+    """``({token code point: its folded form}, [separator code points])`` as SQLite reads the
+    code points below ``end``."""
     conn = apsw.Connection(":memory:")
     tokenize = conn.fts5_tokenizer("unicode61", TOKENIZER_ARGS)
-    points = code_points()
+    points = code_points(end)
     words = [f"a{chr(cp)}b" for cp in points]
     starts: dict[int, int] = {}
     pos = 0
