@@ -9,6 +9,7 @@ half (listing, grep, caps per lane) is :mod:`engine.delegates.files`.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -168,19 +169,20 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     for pair in kept_paths:
         lane_id, _, path = pair.partition("\0")
         lane = lanes_by_id[lane_id]
-        link = build_link("file", path, project_id=ctx.project.id, lane=lane.id)
-        title = _best_path_title(path, plan.title_text)
-        out.append(Candidate(doc_id=_file_doc_id(lane, path), kind="file", title=path,
-                             rank_title=title, snippet_marked=mark_matches(plan, path),
+        link = partial(build_link, "file", path, project_id=ctx.project.id, lane=lane.id)
+        shown = shown_path(path)
+        title = _best_path_title(shown, plan.title_text)
+        out.append(Candidate(doc_id=_file_doc_id(lane, shown), kind="file", title=shown,
+                             rank_title=title, snippet_marked=mark_matches(plan, shown),
                              updated_at=mtime(lane, path), bm25=LINE_SCORES["named"],
-                             lane_id=lane.id, anchor=path,
+                             lane_id=lane.id, anchor=shown,
                              extra={"deep_link": link, "path": path, **cut}))  # fmt: skip
     for lane, hit in lines:  # each already a hit (engine.query.file_match.line_hit)
         updated = mtime(lane, hit.path)
         if not plan.allows_time(updated):
             continue
         column = partial(match_column, plan.nodes, hit.text)
-        where = f"{hit.path}:{hit.line}"
+        where = f"{shown_path(hit.path)}:{hit.line}"
         # The link and the snippet (a window around the match, whatever the line's length)
         # are made for the page shown only: a common word offers tens of thousands of lines.
         out.append(Candidate(doc_id=_file_doc_id(lane, where), kind="file", title=where,
@@ -191,6 +193,13 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                                     "snippet": partial(line_snippet, plan, hit.text, column),
                                     "path": hit.path, "line": hit.line, **cut}))  # fmt: skip
     return out, warnings
+
+
+def shown_path(path: str) -> str:
+    """``path`` as text: a name's undecodable bytes as ``\\xNN`` (its link keeps the bytes)."""
+    if path.isascii() or not any("\udc80" <= ch <= "\udcff" for ch in path):
+        return path
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _line_link(project_id: str, lane_id: str, hit: FileLineHit, column: Callable[[], int]) -> str:

@@ -95,8 +95,8 @@ def test_a_path_word_narrows_and_never_makes_a_line() -> None:
     plan = _plan("strbuf_addf builtin/")
     assert plan is not None
     hit = LineMatcher(plan.nodes, plan.excluded)
-    assert hit("builtin/add.c", "\tstrbuf_addf(&sb, \"%s\", x);")  # the path narrows
-    assert not hit("builtin/add.c", "#include \"builtin.h\"")  # the line lacks strbuf_addf
+    assert hit("builtin/add.c", '\tstrbuf_addf(&sb, "%s", x);')  # the path narrows
+    assert not hit("builtin/add.c", '#include "builtin.h"')  # the line lacks strbuf_addf
     assert not hit("strbuf.c", "strbuf_addf(&sb)")  # not under builtin/
     plan = _plan("foo commit-graph")
     assert plan is not None

@@ -58,7 +58,8 @@ def test_a_match_deep_in_a_long_line_is_found_and_shown_and_linked(
 ) -> None:
     (item,) = _search(capsys, repo, "needle_far")["items"]
     assert item["title"] == "minified.js:1"
-    assert "needle_far" in item["snippet"] and len(item["snippet"]) <= 402
+    assert "needle_far" in item["snippet"]
+    assert len(item["snippet"]) <= 402
     (span,) = item["matchRanges"]
     assert item["snippet"][span["start"] : span["end"]].startswith("needle")
     assert "line=1&col=5001&" in item["deepLink"]
@@ -71,7 +72,8 @@ def test_paging_reaches_every_matching_line_and_total_is_exact(
     cursor: list[str] = []
     while True:
         page = _search(capsys, repo, "--limit", "500", *cursor, "pagingword")
-        assert page["total"] == MANY and not page["resultsTruncated"]
+        assert page["total"] == MANY
+        assert not page["resultsTruncated"]
         seen += [i["title"] for i in page["items"]]
         if not page["nextCursor"]:
             break
