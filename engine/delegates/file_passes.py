@@ -105,7 +105,7 @@ def search_lane(
     finally:
         lines = first.result()
     seen = {(h.path, h.line) for h in lines}
-    narrowing = _paths_holding(lead_node, tracked)
+    narrowing = _paths_holding(lead_node, tracked) if len(passes) > 1 else []
     for node, needles in passes[1:]:
         if not narrowing or len(found_untracked) + len(lines) >= cap:
             break
