@@ -177,11 +177,12 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                              updated_at=mtime(lane, path), bm25=LINE_SCORES["named"],
                              lane_id=lane.id, anchor=shown,
                              extra={"deep_link": link, "path": path, **cut}))  # fmt: skip
+    line_nodes = wanted.terms.line_nodes
     for lane, hit in lines:  # each already a hit (engine.query.file_match.line_hit)
         updated = mtime(lane, hit.path)
         if not plan.allows_time(updated):
             continue
-        column = partial(match_column, plan.nodes, hit.text)
+        column = partial(match_column, line_nodes, hit.text)
         where = f"{shown_path(hit.path)}:{hit.line}"
         # The link and the snippet (a window around the match, whatever the line's length)
         # are made for the page shown only: a common word offers tens of thousands of lines.

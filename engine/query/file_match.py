@@ -1,17 +1,20 @@
-"""What a file line hit is (issue 30.1): the line holds the words, the path only narrows.
+"""What a file line hit is (issue 30.1): the line holds the words, a path word narrows.
 
-A file line is a record with two texts, its path and its line. A query's positive node (a term,
-or the alternatives of ``a|b``) is read with the one matcher (``engine.query.match``) in each:
+A file line is a record with two texts, its path and its line. A query's words are of two sorts:
 
-* the line must hold at least one node: a word found only in the path never makes a line match
-  (``foo commit-graph`` does not turn every ``foo`` of ``commit-graph.c`` into a hit unless the
-  line holds ``foo``);
-* every other node must be in the line or in the path: a word of the path narrows
-  (``strbuf_addf builtin/`` is every line under ``builtin/`` that holds ``strbuf_addf``);
-* no excluded term may be in the line or the path (``-test`` drops test files' lines too).
+* a **path word** holds a ``/`` (``builtin/``, ``src/tui``, ``/docs``): it is matched against
+  the file's path only, as a phrase of its tokens, so it narrows the lines to the files under a
+  folder and never makes a line match by itself (``strbuf_addf builtin/`` is every line under
+  ``builtin/`` that holds ``strbuf_addf``, whether or not the line says ``builtin``);
+* every other word (a term, a phrase, the alternatives of ``a|b``) must be in the **line**: a word
+  found only in the path does not make the line a hit (``foo commit-graph`` is the lines that
+  hold both, not every ``foo`` of ``commit-graph.c``).
 
-:func:`line_hit` is that definition; the file delegate's ``git grep`` passes
-(``engine.delegates.file_passes``) only pre-select lines for it.
+An excluded word drops the line when the line holds it, an excluded path word when the path
+does (``-t/`` leaves the tests out). A query of path words alone has path hits, no line hits.
+Each "holds" is the one matcher's (``engine.query.match``), what a FTS5 ``MATCH`` on that text
+would say. :func:`line_hit` is that definition; :class:`LineMatcher` its compiled form, and the
+file delegate's ``git grep`` (``engine.delegates.file_passes``) only pre-selects lines for them.
 """
 
 from __future__ import annotations
@@ -34,29 +37,54 @@ MAX_SNIPPET_CHARS = 400
 Node = Sequence[MatchTerm]
 
 
+def is_path_term(term: MatchTerm) -> bool:
+    """A bare word holding a ``/`` (a quoted phrase is text, whatever it holds)."""
+    return "/" in getattr(term, "text", "") and not getattr(term, "phrase", False)
+
+
+class FileTerms(NamedTuple):
+    """A query's words as the file search reads them (see the module docstring)."""
+
+    line_nodes: tuple[Node, ...]
+    path_nodes: tuple[Node, ...]
+    line_excluded: tuple[MatchTerm, ...]
+    path_excluded: tuple[MatchTerm, ...]
+
+    @classmethod
+    def of(cls, nodes: Sequence[Node], excluded: Sequence[MatchTerm]) -> FileTerms:
+        path = [all(is_path_term(t) for t in node) for node in nodes]
+        return cls(
+            tuple(n for n, p in zip(nodes, path, strict=True) if not p),
+            tuple(n for n, p in zip(nodes, path, strict=True) if p),
+            tuple(t for t in excluded if not is_path_term(t)),
+            tuple(t for t in excluded if is_path_term(t)),
+        )
+
+    def path_allows(self, path: str) -> bool:
+        """Every path word is in ``path`` and no excluded one is (the readable form)."""
+        if not self.path_nodes and not self.path_excluded:
+            return True
+        hay = Haystack.of(path)
+        return all(node_in(n, hay) for n in self.path_nodes) and not any(
+            term_matches(t, hay) for t in self.path_excluded
+        )
+
+
 def node_in(node: Node, hay: Haystack) -> bool:
     """Whether one node (any of its alternatives) occurs in ``hay``."""
     return any(term_matches(term, hay) for term in node)
 
 
-def line_hit(nodes: Sequence[Node], excluded: Sequence[MatchTerm], path: str, line: str) -> bool:
+def line_hit(terms: FileTerms, path: str, line: str) -> bool:
     """Whether the line ``line`` of the file ``path`` is a hit (see the module docstring)."""
-    if not nodes:
+    if not terms.line_nodes:
         return False
-    line_hay = Haystack.of(line)
-    in_line = [node_in(node, line_hay) for node in nodes]
-    if not any(in_line):
+    hay = Haystack.of(line)
+    if not all(node_in(node, hay) for node in terms.line_nodes):
         return False
-    path_hay: Haystack | None = None
-    for node, held in zip(nodes, in_line, strict=True):
-        if not held:
-            path_hay = Haystack.of(path) if path_hay is None else path_hay
-            if not node_in(node, path_hay):
-                return False
-    if not excluded:
-        return True
-    path_hay = Haystack.of(path) if path_hay is None else path_hay
-    return not any(term_matches(t, line_hay) or term_matches(t, path_hay) for t in excluded)
+    if any(term_matches(t, hay) for t in terms.line_excluded):
+        return False
+    return terms.path_allows(path)
 
 
 def node_filters(nodes: Sequence[Node]) -> list[LineFilter]:
@@ -178,33 +206,28 @@ def _compile(node: Node) -> _Compiled:
 
 class LineMatcher:
     """:func:`line_hit` for one query, compiled: the same answer (a property test compares them
-    on generated text, paths and queries), at a regex search per node and line instead of a
+    on generated text, paths and queries), at a search per word and line instead of a
     tokenization, and each path read once.
 
     A line's token column is searched with :func:`term_regex` over its folded text; its
-    identifier-parts column (``engine.index.identifiers``) is built only when a node's needle
+    identifier-parts column (``engine.index.identifiers``) is built only when a word's needle
     occurs in the line but no regex matched (``timeout`` inside ``connectTimeout``).
     """
 
-    def __init__(self, nodes: Sequence[Node], excluded: Sequence[MatchTerm]) -> None:
-        self._nodes = list(nodes)
-        self._compiled = [_compile(node) for node in nodes]
-        self._excluded = _compile(excluded)
-        self._excluded_terms = tuple(excluded)
-        self._paths: dict[str, tuple[list[bool], bool]] = {}
+    def __init__(self, terms: FileTerms) -> None:
+        self._terms = terms
+        self._compiled = [_compile(node) for node in terms.line_nodes]
+        self._excluded = _compile(terms.line_excluded)
+        self._paths: dict[str, bool] = {}
 
-    def _path(self, path: str) -> tuple[list[bool], bool]:
-        """Which nodes occur in ``path`` and whether an excluded term does (memoised)."""
+    def path_allows(self, path: str) -> bool:
         known = self._paths.get(path)
         if known is None:
-            hay = Haystack.of(path)
-            known = ([node_in(node, hay) for node in self._nodes],
-                     any(term_matches(t, hay) for t in self._excluded_terms))  # fmt: skip
-            self._paths[path] = known
+            known = self._paths[path] = self._terms.path_allows(path)
         return known
 
     def __call__(self, path: str, line: str) -> bool:
-        if not self._nodes:
+        if not self._compiled:
             return False
         folded = fold(line)
         parts: list[str] = []  # the folded parts column, built at most once
@@ -218,14 +241,8 @@ class LineMatcher:
                 parts.append(fold(identifier_parts(line)))
             return bool(parts[0]) and any(r.search(parts[0]) for r in compiled.regexes)
 
-        in_line = [found(c) for c in self._compiled]
-        if not any(in_line):
+        if not all(found(c) for c in self._compiled):
             return False
-        in_path, excluded_in_path = (
-            self._path(path) if not all(in_line) or self._excluded_terms else ([], False)
-        )
-        if not all(held or in_path[i] for i, held in enumerate(in_line)):
+        if self._excluded.regexes and found(self._excluded):
             return False
-        if not self._excluded_terms:
-            return True
-        return not (excluded_in_path or found(self._excluded))
+        return self.path_allows(path)

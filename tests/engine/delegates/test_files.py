@@ -90,7 +90,7 @@ def test_many_matches_stop_at_the_cap_and_say_so(
     assert len(found.lines) == files.MAX_LINE_HITS
     assert found.truncated  # 2,460 lines matched
     assert len(grep_lane_lines(root, ["needle"], limit=50)) == 50  # streamed, then stopped
-    under = search_lane_files(root, ["needle", "f00"])  # a path term narrows the lines
+    under = search_lane_files(root, ["needle", "/f00"])  # a path word narrows the lines
     assert {h.path for h in under.lines} == {f"f00{i}.txt" for i in range(10)}
     assert len(under.lines) == 200
     assert not under.truncated

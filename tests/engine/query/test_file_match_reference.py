@@ -1,13 +1,15 @@
 """The file search equals one readable definition (issue 30.1), over generated text, paths and
 queries in several scripts.
 
-The definition (``engine.query.file_match.line_hit``): a line is a hit when it holds a node of
-the query, every other node is in the line or the path, and no exclusion is in either — each
-"holds" being what a real FTS5 ``MATCH`` on that one text says. Checked at three levels: the
+The definition (``engine.query.file_match.line_hit``): a line is a hit when it holds every word
+of the query and its path holds every path word (``builtin/``), no excluded word in the line and
+no excluded path word in the path — each "holds" being what a real FTS5 ``MATCH`` on that one
+text says. Checked at three levels: the
 node test against SQLite itself, the compiled ``LineMatcher`` against ``line_hit``, and the
 whole ``git grep`` search of a real repository against ``line_hit`` applied to every line of
-every file. On main a path word made every line of its file a hit and ``git grep`` was asked for
-it, so lines of ``builtin/`` holding ``strbuf_addf`` but not ``builtin`` were lost.
+every file. On main a word in a path made every line of its file holding the others a hit, and
+``git grep`` was asked for the path word, so lines of ``builtin/`` holding ``strbuf_addf`` but
+not ``builtin`` were lost.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from engine.delegates.file_passes import FileQuery, search_lane
 from engine.errors import UsageError
 from engine.index.identifiers import identifier_parts
 from engine.index.schema import SCHEMA_SQL
-from engine.query.file_match import LineMatcher, line_hit, node_in
+from engine.query.file_match import FileTerms, LineMatcher, line_hit, node_in
 from engine.query.match import Haystack
 from engine.query.parser import build_match
 from engine.query.plan import QueryPlan, build_plan
@@ -87,24 +89,30 @@ def test_the_compiled_matcher_is_the_definition(query: str, path: str, line: str
     plan = _plan(query)
     if plan is None:
         return
-    fast = LineMatcher(plan.nodes, plan.excluded)
-    assert fast(path, line) == line_hit(plan.nodes, plan.excluded, path, line)
+    terms = FileTerms.of(plan.nodes, plan.excluded)
+    assert LineMatcher(terms)(path, line) == line_hit(terms, path, line)
 
 
 def test_a_path_word_narrows_and_never_makes_a_line() -> None:
     plan = _plan("strbuf_addf builtin/")
     assert plan is not None
-    hit = LineMatcher(plan.nodes, plan.excluded)
+    hit = LineMatcher(FileTerms.of(plan.nodes, plan.excluded))
     assert hit("builtin/add.c", '\tstrbuf_addf(&sb, "%s", x);')  # the path narrows
     assert not hit("builtin/add.c", '#include "builtin.h"')  # the line lacks strbuf_addf
     assert not hit("strbuf.c", "strbuf_addf(&sb)")  # not under builtin/
+    assert not hit("Documentation/x.txt", "strbuf_addf in builtin/add.c")  # path words: paths
     plan = _plan("foo commit-graph")
     assert plan is not None
-    hit = LineMatcher(plan.nodes, plan.excluded)
-    assert not hit("commit-graph.c", "static int commit_graph_compatible;")  # path only
-    assert not hit("commit-graph.c", "tofoo for thought")  # a substring is not a token prefix
-    assert hit("commit-graph.c", "food for thought")  # a bare word is a prefix, as in the index
-    assert hit("commit-graph.c", "foo = bar;")
+    hit = LineMatcher(FileTerms.of(plan.nodes, plan.excluded))
+    assert not hit("commit-graph.c", "foo = bar;")  # a plain word must be in the line
+    assert hit("x.c", "foo(commit_graph);")
+    assert not hit("x.c", "tofoo(commit_graph)")  # a substring is not a token prefix
+    assert hit("x.c", "food(commit_graph)")  # a bare word is a prefix, as in the index
+    plan = _plan("foo -t/")
+    assert plan is not None
+    hit = LineMatcher(FileTerms.of(plan.nodes, plan.excluded))
+    assert not hit("t/helper/x.c", "foo")  # an excluded path word leaves the folder out
+    assert hit("src/tools.c", "foo t/")  # one character: the exact token, as in the index
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +156,7 @@ def test_the_git_grep_search_finds_exactly_the_definition_s_lines(
         (name, number)
         for name, lines in files.items()
         for number, line in enumerate(lines, 1)
-        if line_hit(plan.nodes, plan.excluded, name, line)
+        if line_hit(FileTerms.of(plan.nodes, plan.excluded), name, line)
     )
     found = search_lane(repo, FileQuery(plan.nodes, plan.excluded)).lines
     assert sorted((h.path, h.line) for h in found) == expected
