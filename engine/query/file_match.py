@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from engine.index.identifiers import identifier_parts
 from engine.query.fold import SEPARATOR_RE, SEPARATORS_CLASS, TOKEN_RE, fold
-from engine.query.match import Haystack, LineFilter, MatchTerm, line_filter_of, term_matches
+from engine.query.match import (
+    Haystack,
+    LineFilter,
+    MatchTerm,
+    grep_regex,
+    line_filter_of,
+    term_matches,
+)
 from engine.query.snippets import mark_matches
 
 if TYPE_CHECKING:
@@ -88,11 +95,22 @@ def line_hit(terms: FileTerms, path: str, line: str) -> bool:
 
 
 def node_filters(nodes: Sequence[Node]) -> list[LineFilter]:
-    """One ``LineFilter`` per node (its needles), most selective first: the order in which the
-    file delegate's ``git grep`` passes take them as their lead."""
-    filters = [line_filter_of([node]) for node in nodes]
-    filters = [f for f in filters if f.groups]
-    return sorted(filters, key=lambda f: -min(len(n) for n in f.lead))
+    """One ``LineFilter`` per node, most selective first: its needles, and as its ``git grep``
+    pattern each alternative's tokens in order (``commit.*graph`` for ``commit_graph``, far
+    rarer than ``commit``). In order, not adjacent: the identifier-parts column (``commitGraph``
+    → ``commit graph``) holds distinct parts in first-seen order, so a phrase of parts occurs in
+    the raw line in that order but possibly with other text between."""
+    out = []
+    for node in nodes:
+        found = line_filter_of([node])
+        if found.groups:
+            alternatives = [".*".join(grep_regex(t) for t in term.tokens) for term in node
+                            if term.tokens]  # fmt: skip
+            pattern = "|".join(f"({a})" for a in alternatives) if len(alternatives) > 1 else (
+                alternatives[0])  # fmt: skip
+            weight = min(sum(map(len, term.tokens)) for term in node if term.tokens)
+            out.append((weight, LineFilter(found.groups, pattern)))
+    return [f for _, f in sorted(out, key=lambda pair: -pair[0])]
 
 
 def match_column(nodes: Sequence[Node], line: str) -> int:

@@ -126,6 +126,9 @@ class LineFilter(msgspec.Struct, frozen=True):
     """
 
     groups: tuple[tuple[str, ...], ...]
+    pattern: str | None = None
+    """The ``git grep`` pattern when the caller knows a more selective one than the lead group's
+    (a phrase's tokens in order: ``engine.query.file_match.node_filters``)."""
 
     @classmethod
     def of_words(cls, words: Sequence[str]) -> LineFilter:
@@ -141,6 +144,8 @@ class LineFilter(msgspec.Struct, frozen=True):
 
     def grep_pattern(self) -> str:
         """The ``git grep -E`` pattern for the lead group (any of its needles, any accent)."""
+        if self.pattern is not None:
+            return self.pattern
         return "|".join(grep_regex(n) for n in self.lead)
 
     def admits(self, line: str) -> bool:
