@@ -8,7 +8,7 @@ minutes to index).
 * **files**: every page of ``kind:file QUERY`` (500 a page, cursor to cursor, an empty index so
   only the file delegate answers) against ``git grep -I -i -E`` with each word anchored at a
   token start (``(^|[^[:alnum:]])word``: what a prefix token means), several words ``--and``-ed,
-  a path word (``builtin/``) kept when it starts a token of the line or of the file's path.
+  a path word (``builtin/``) kept when it starts a token of the file's path.
 * **commits**: every page of ``kind:commit QUERY`` through the real index of the clone against
   ``git log --branches -i -F --grep`` (substring, as users type it) and against the same log
   with the token-start regex (``-E``): the first shows what a substring search finds that a word
@@ -81,7 +81,7 @@ def grep_truth(root: Path, query: str) -> set[tuple[str, int]]:
         parts = record.split(b"\0", 2)
         if len(parts) == 3:
             path, text = os.fsdecode(parts[0]), parts[2].decode("utf-8", "replace")
-            if all(re.search(rf"(^|[^A-Za-z0-9]){re.escape(p.strip('/'))}", f"{path}\n{text}",
+            if all(re.search(rf"(^|[^A-Za-z0-9]){re.escape(p.strip('/'))}", path,
                              re.IGNORECASE) for p in path_words):  # fmt: skip
                 found.add((path, int(parts[1])))
     return found
