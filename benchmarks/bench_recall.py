@@ -80,7 +80,7 @@ def grep_truth(root: Path, query: str) -> set[tuple[str, int]]:
     for record in done.stdout.split(b"\n"):
         parts = record.split(b"\0", 2)
         if len(parts) == 3:
-            path, text = os.fsdecode(parts[0]), parts[2].decode("utf-8", "replace")
+            path = os.fsdecode(parts[0])
             if all(re.search(rf"(^|[^A-Za-z0-9]){re.escape(p.strip('/'))}", path,
                              re.IGNORECASE) for p in path_words):  # fmt: skip
                 found.add((path, int(parts[1])))
