@@ -161,10 +161,11 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         cuts.append(
             f"files: more than {MAX_LINE_HITS:,} lines match; the first {MAX_LINE_HITS:,} (and "
             "the definition lines) can be paged to and the total counts them only — add a "
-            "folder or file name, or another word of the line, to narrow"
+            "path word (dir/) or another word of the line to narrow"
         )
     warnings += cuts
-    cut = {"results_truncated": True} if cuts else {}
+    short = any(found.cut_short for _, found in searched)  # its note is in the warnings
+    cut = {"results_truncated": True} if cuts or short else {}
     out: list[Candidate] = []
     for pair in kept_paths:
         lane_id, _, path = pair.partition("\0")

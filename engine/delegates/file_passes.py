@@ -19,6 +19,7 @@ from engine.delegates import files
 from engine.delegates.files import (
     FileLineHit,
     FileMatches,
+    GrepTimedOut,
     _Background,
     _redacted,
     grep_definitions,
@@ -99,9 +100,18 @@ def search_lane(
     if terms.path_nodes:  # only the files under the path words: git greps those alone
         under = [p for p in tracked if hit.path_allows(p)]
         under = under if len(under) <= MAX_NARROWING_PATHS else None
-    first = _Background(lambda: grep_lane_lines(root, lead[0], untracked=False, limit=cap,
-                                                keep=hit, paths=under)
-                        if under is None or under else [])  # fmt: skip
+    slow: list[str] = []
+
+    def tracked_lines() -> list[FileLineHit]:
+        if under is not None and not under:
+            return []
+        try:
+            return grep_lane_lines(root, lead[0], untracked=False, limit=cap, keep=hit, paths=under)
+        except GrepTimedOut as err:  # what it found still counts, and the answer says it cut
+            slow.append(f"files: {err}; the lines found by then are shown")
+            return err.hits
+
+    first = _Background(tracked_lines)
     try:
         if not terms.path_nodes:
             tracked, untracked = lane_listing(root)
@@ -117,14 +127,15 @@ def search_lane(
         seen = {(h.path, h.line) for h in found}
         found += [h for h in grep_definitions(root, identifiers)
                   if (h.path, h.line) not in seen and hit(h.path, h.text)]  # fmt: skip
-    notes = (f"files: {skipped:,} untracked file(s) over 1 MiB not searched",) if skipped else ()
+    notes = (*slow, *([f"files: {skipped:,} untracked file(s) over 1 MiB not searched"]
+                      if skipped else []))  # fmt: skip
     if len(found) > EAGER_REDACTION_LINES:
-        return FileMatches(paths, found, truncated, notes)  # redacted per page (line_snippet)
+        return FileMatches(paths, found, truncated, notes, bool(slow))  # redacted per page
     shown = _redacted(found)
     # Matched as shown: a line found only through a secret the redaction replaced is dropped.
     kept = [new for old, new in zip(found, shown, strict=True)
             if new.text == old.text or hit(new.path, new.text)]  # fmt: skip
-    return FileMatches(paths, kept, truncated, notes)
+    return FileMatches(paths, kept, truncated, notes, bool(slow))
 
 
 def found_lines(hits: Sequence[FileLineHit]) -> list[tuple[str, int]]:

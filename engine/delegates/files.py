@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 GIT_TIMEOUT_SECONDS = 5.0
 """A grep over a huge tree must not hold the whole answer hostage."""
 
+GREP_TIMEOUT_SECONDS = GIT_TIMEOUT_SECONDS
+"""The same bound for a streamed ``git grep``: past it the lines found by then are the answer,
+marked cut (``FileMatches.cut_short``)."""
+
 MAX_LINE_HITS = 100_000
 """Line matches kept per query, every one reachable by paging (git.git's ``strbuf_addf`` has
 1,165, its ``the`` ~170,000). Past it the answer says so (``resultsTruncated``, ``total`` a lower
@@ -79,6 +83,8 @@ class FileMatches(NamedTuple):
     """More lines matched than ``MAX_LINE_HITS``: not every match is in ``lines``."""
     notes: tuple[str, ...] = ()
     """Warnings of the search (untracked files too large to read)."""
+    cut_short: bool = False
+    """git grep ran out of time: ``lines`` are those found by then (a note says so)."""
 
 
 def is_ade_state(path: str) -> bool:
@@ -88,6 +94,14 @@ def is_ade_state(path: str) -> bool:
 
 class FileSearchFailed(Exception):
     """git could not list or grep the lane; one line for the query's warnings."""
+
+
+class GrepTimedOut(FileSearchFailed):
+    """git grep ran past ``GREP_TIMEOUT_SECONDS``: ``hits`` holds the lines it had found."""
+
+    def __init__(self, message: str, hits: list[FileLineHit]) -> None:
+        super().__init__(message)
+        self.hits = hits
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -207,14 +221,17 @@ def _grep(
     keep: Callable[[str, str], bool] | None = None,
 ) -> list[FileLineHit]:
     hits: list[FileLineHit] = []
-    with _Streamed(root, args) as proc:
-        for path, number, text in _records(proc.chunks()):
-            hit = _parse_hit(path, number, text, wanted, keep)
-            if hit is not None:
-                hits.append(hit)
-                if len(hits) >= limit:
-                    proc.stop()
-                    break
+    try:
+        with _Streamed(root, args) as proc:
+            for path, number, text in _records(proc.chunks()):
+                hit = _parse_hit(path, number, text, wanted, keep)
+                if hit is not None:
+                    hits.append(hit)
+                    if len(hits) >= limit:
+                        proc.stop()
+                        break
+    except GrepTimedOut as err:
+        raise GrepTimedOut(str(err), hits) from None
     if not proc.stopped and proc.returncode not in (0, 1):  # 1 means no match
         raise FileSearchFailed(proc.error() or f"git grep failed in {root}")
     return hits
@@ -317,7 +334,7 @@ def is_definition(text: str, words: list[str]) -> bool:
 
 class _Streamed:
     """``git <args>`` whose stdout is read while it runs; killed on ``stop``, on leaving the
-    ``with`` block early, or after ``GIT_TIMEOUT_SECONDS``. stderr goes to an unnamed file so a
+    ``with`` block early, or after ``GREP_TIMEOUT_SECONDS``. stderr goes to an unnamed file so a
     chatty git can never block on a full pipe while we read stdout."""
 
     def __init__(self, root: Path, args: tuple[str, ...]) -> None:
@@ -335,13 +352,13 @@ class _Streamed:
         except OSError as err:
             self._err.close()
             raise FileSearchFailed(f"git in {root} failed: {err}") from None
-        self._timer = threading.Timer(GIT_TIMEOUT_SECONDS, self._timeout)
-        self._timer.daemon = True
-        self._timer.start()
         self.stopped = False
-        self.timed_out = False
+        self.timed_out = False  # set before the timer starts: it may fire at once
         self.returncode: int | None = None
         self._stderr_line = ""
+        self._timer = threading.Timer(GREP_TIMEOUT_SECONDS, self._timeout)
+        self._timer.daemon = True
+        self._timer.start()
 
     def _timeout(self) -> None:
         self.timed_out = True
@@ -380,8 +397,8 @@ class _Streamed:
         self._stderr_line = _first_line(self._err.read(4096))
         self._err.close()
         if self.timed_out:
-            raise FileSearchFailed(
-                f"git grep in {self._root} took longer than {GIT_TIMEOUT_SECONDS:g} s"
+            raise GrepTimedOut(
+                f"git grep in {self._root} took longer than {GREP_TIMEOUT_SECONDS:g} s", []
             )
 
 

@@ -72,3 +72,15 @@ def test_an_undecodable_file_name_links_and_opens(
     assert run.code == 0, run.err
     assert "quokka odd name" in run.out
     json.dumps(result.items[0].title)  # plain text on the wire
+
+
+def test_a_grep_out_of_time_keeps_what_it_found_and_says_so(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.delegates import files
+
+    monkeypatch.setattr(files, "GREP_TIMEOUT_SECONDS", 0.0)
+    found = search_lane_files(tree, ["quokka"])
+    assert found.cut_short  # on main: no lines at all, the untracked ones included
+    assert ("spill/f05000.txt", 1) in [(h.path, h.line) for h in found.lines]
+    assert any("took longer than" in note for note in found.notes)

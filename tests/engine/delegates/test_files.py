@@ -51,7 +51,8 @@ def test_listing_splits_tracked_and_untracked_and_honours_gitignore(lane: Path) 
 
 
 def test_lines_come_from_tracked_and_untracked_text_files_only(lane: Path) -> None:
-    paths, lines, truncated, _ = search_lane_files(lane, ["alpha", "beta"])
+    found = search_lane_files(lane, ["alpha", "beta"])
+    paths, lines, truncated = found.paths, found.lines, found.truncated
     assert not truncated
     assert [(h.path, h.line, h.text) for h in lines] == [
         ("notes.md", 1, "untracked alpha beta note"),  # untracked first: a cap keeps new files
@@ -68,7 +69,8 @@ def test_case_insensitive_and_every_term_on_the_line(lane: Path) -> None:
 
 
 def test_a_term_starting_with_a_dash_is_a_pattern_not_an_option(lane: Path) -> None:
-    paths, lines, _, _ = search_lane_files(lane, ["-v"])
+    found = search_lane_files(lane, ["-v"])
+    paths, lines = found.paths, found.lines
     assert paths == ["-v.txt"]
     assert [(h.path, h.line) for h in lines] == [("-v.txt", 1)]
 
