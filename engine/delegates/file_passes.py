@@ -136,8 +136,3 @@ def search_lane(
     kept = [new for old, new in zip(found, shown, strict=True)
             if new.text == old.text or hit(new.path, new.text)]  # fmt: skip
     return FileMatches(paths, kept, truncated, notes, bool(slow))
-
-
-def found_lines(hits: Sequence[FileLineHit]) -> list[tuple[str, int]]:
-    """``(path, line)`` of each hit (tests and the benchmark compare these)."""
-    return [(h.path, h.line) for h in hits]
