@@ -83,7 +83,7 @@ def test_a_node_is_in_a_text_when_sqlite_says_so(word: str, text: str) -> None:
     assert node_in(node, Haystack.of(text)) == _fts_holds(word, text)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_QUERY, _TEXT, _TEXT)
 def test_the_compiled_matcher_is_the_definition(query: str, path: str, line: str) -> None:
     plan = _plan(query)
@@ -139,7 +139,7 @@ _NAMES = st.sampled_from(["alpha.c", "src/beta.py", "lib/cafe.md", "日本語/x.
                           "репозиторий.md", "getAlpha.js", "src/lib/alpha_beta.h"])  # fmt: skip
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     _QUERY,
     st.dictionaries(_NAMES, st.lists(_TEXT, min_size=1, max_size=6), min_size=1, max_size=4),

@@ -47,7 +47,7 @@ _SCRIPTS = st.sampled_from([
 ])  # fmt: skip
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(_SCRIPTS, max_size=30).map("".join))
 def test_any_text_tokenizes_as_sqlite_tokenizes_it(text: str) -> None:
     assert tokens(text) == sqlite_tokens(text)
