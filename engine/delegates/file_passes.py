@@ -11,6 +11,8 @@ says so and ``total`` is a lower bound).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -29,7 +31,7 @@ from engine.delegates.files import (
     scan_untracked,
 )
 from engine.query.file_match import FileTerms, LineMatcher, line_hit, node_filters
-from engine.query.match import LineFilter, MatchTerm, tokens
+from engine.query.match import LineFilter, MatchTerm, fold, tokens
 
 MAX_NARROWING_PATHS = 4000
 """Files under the path words named on git's command line; past it git greps every file (the
@@ -93,12 +95,12 @@ def search_lane(
     tracked, untracked = lane_listing(root) if terms.path_nodes or not lead else ((), ())
     path_filter = query.path_filter()
     if not lead:  # path words alone: path hits only
-        paths = sorted({p for p in (*tracked, *untracked) if path_filter.admits_any(p)})
-        return FileMatches(paths, [], False, ())
+        return FileMatches(_paths_with_needles(tracked, untracked, path_filter), [], False, ())
     cap = limit + 1  # one more than kept: that one says the answer is truncated
     under: list[str] | None = None
     if terms.path_nodes:  # only the files under the path words: git greps those alone
-        under = [p for p in tracked if hit.path_allows(p)]
+        in_path = LineFilter(tuple(g for f in node_filters(terms.path_nodes) for g in f.groups))
+        under = [p for p in _paths_with_needles(tracked, (), in_path) if hit.path_allows(p)]
         under = under if len(under) <= MAX_NARROWING_PATHS else None
     slow: list[str] = []
 
@@ -118,7 +120,7 @@ def search_lane(
         found_untracked, skipped = scan_untracked(root, untracked, path_filter, cap, keep=hit)
     finally:
         lines = first.result()
-    paths = sorted({p for p in (*tracked, *untracked) if path_filter.admits_any(p)})
+    paths = _paths_with_needles(tracked, untracked, path_filter)
     found = found_untracked + lines  # untracked first: new files are what a cut should keep
     truncated = len(found) > limit
     found = found[:limit]
@@ -136,3 +138,44 @@ def search_lane(
     kept = [new for old, new in zip(found, shown, strict=True)
             if new.text == old.text or hit(new.path, new.text)]  # fmt: skip
     return FileMatches(paths, kept, truncated, notes, bool(slow))
+
+
+def _paths_with_needles(
+    tracked: Sequence[str], untracked: Sequence[str], needles: LineFilter
+) -> list[str]:
+    """The listed paths holding some needle (the caller matches them exactly), sorted.
+
+    A tree of 200,000 files is one folded text (memoised while the listing is the same object,
+    as ``lane_listing`` keeps it) searched with ``str.find`` per needle: a rare needle costs a few
+    finds, not a Python step per path."""
+    out: set[str] = set()
+    for listing in (tracked, untracked):
+        if not listing:
+            continue
+        folded, starts = _folded_listing(listing)
+        for needle in {n for group in needles.groups for n in group}:
+            at = folded.find(needle)
+            while at >= 0:
+                index = bisect.bisect_right(starts, at) - 1
+                out.add(listing[index])
+                at = folded.find(
+                    needle, starts[index + 1] if index + 1 < len(starts) else len(folded)
+                )
+    return sorted(out)
+
+
+_FOLDED: dict[int, tuple[Sequence[str], str, list[int]]] = {}
+"""``id(listing)`` → (the listing, its folded text, where each path starts): the last few."""
+
+
+def _folded_listing(listing: Sequence[str]) -> tuple[str, list[int]]:
+    known = _FOLDED.get(id(listing))
+    if known is not None and known[0] is listing:
+        return known[1], known[2]
+    parts = [fold(p) for p in listing]
+    starts = list(itertools.accumulate((len(p) + 1 for p in parts[:-1]), initial=0))
+    folded = "\n".join(parts)
+    if len(_FOLDED) >= 8:
+        _FOLDED.pop(next(iter(_FOLDED)))
+    _FOLDED[id(listing)] = (listing, folded, starts)
+    return folded, starts

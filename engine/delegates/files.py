@@ -57,6 +57,9 @@ ADE_STATE = ".ade"
 """The environment's state folder: raw transcripts and session records, never a file hit."""
 
 _EXCLUDE_ADE = ":(exclude,glob)**/.ade/**"
+"""Given to a grep of untracked files (their raw logs could be large); tracked ones are
+dropped as they stream (``is_ade_state``), which costs nothing, where the glob costs git a
+match per path (~15% of a grep on 200,000 files)."""
 """Pathspec keeping every ``.ade/`` folder (the project's and a nested one) out of ``git grep``
 whatever the ignore rules say: a repository that does not ignore it would serve raw terminal
 logs (escapes, secrets, every terminal hit twice) as file hits."""
@@ -176,7 +179,8 @@ def grep_lane_lines(
     args = (
         "grep", *(("--untracked",) if untracked else ()),
         *(("--recurse-submodules",) if recurse else ()), "-I", "-E", "-n", "-z",
-        "--no-color", "-e", wanted.grep_pattern(), "--", _EXCLUDE_ADE, *spec,
+        "--no-color", "-e", wanted.grep_pattern(), "--", *((_EXCLUDE_ADE,) if untracked else ()),
+        *spec,
     )  # fmt: skip
     return _grep(root, args, wanted, limit, keep)
 
