@@ -81,9 +81,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {printable(note)}", file=sys.stderr)
     # Titles, commit subjects, file lines and scrollback are other people's text: never raw
     # to the terminal (--raw keeps the recorded colours, nothing else).
+    text = _undecodable_as_escapes(text)  # a file name's raw bytes (issue 30.4)
     text = printable_colour(text) if args.raw else printable(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def _undecodable_as_escapes(text: str) -> str:
+    """``text`` with a file name's undecodable bytes (``os.fsdecode``'s lone surrogates) shown
+    as ``\\xNN``, as search results show them; other lone surrogates as U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def open_target(
