@@ -112,6 +112,8 @@ def format_results_text(
             block + "\n" + format_explanation(why, color=color)
             for block, why in zip(blocks, explain, strict=True)
         ]
+    folded = folded_into_session_rows(result.items)
+    blocks = [block for number, block in enumerate(blocks) if number not in folded]
     shown = len(result.items)
     span = f"{first}–{first + shown - 1}" if first > 1 and shown else f"{shown}"
     footer = f"{span} of {result.total} result{'s' if result.total != 1 else ''}"
@@ -127,6 +129,23 @@ def format_results_text(
     if result.next_cursor:
         footer += f"\nnext page: --cursor {printable(result.next_cursor)}"
     return "\n\n".join([*blocks, footer]) if blocks else footer
+
+
+def folded_into_session_rows(items: Sequence[SearchResultItem]) -> set[int]:
+    """Positions of message rows already shown by an earlier row of their session: a chat
+    session row (a title match) carries its best message's snippet and link, so that message
+    is not printed a second time (``engine.service.chat_anchor``)."""
+    shown: set[tuple[str | None, str]] = set()
+    folded: set[int] = set()
+    for number, item in enumerate(items):
+        if item.kind != "chat" or not item.session_id:
+            continue
+        key = (item.project_id, item.deep_link)
+        if item.doc_id == f"chat:{item.session_id}":
+            shown.add(key)
+        elif key in shown:
+            folded.add(number)
+    return folded
 
 
 def format_warnings(result: SearchQueryResult) -> list[str]:
