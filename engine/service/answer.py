@@ -34,6 +34,10 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     # Parsed and resolved once; every source below reads this plan, none the raw text.
     plan = build_plan(args, now=service.clock(), lanes=lanes,
                       gone=lambda: gone_lanes(service.project))  # fmt: skip
+    if args.sessions:  # one row per chat session (deferred: only that mode pays its import)
+        from engine.service.session_rows import session_rows
+
+        return session_rows(conn, service, plan, lanes)
     extras: list[Candidate] = []
     replace: frozenset[str] = frozenset()
     fresh = None

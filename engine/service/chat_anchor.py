@@ -42,8 +42,10 @@ HEAD_CHARS = 160
 
 def is_session_row(item: SearchResultItem) -> bool:
     """Whether ``item`` is a chat session document (a title match), not one of its messages."""
-    return item.kind == "chat" and item.session_id is not None and (
-        item.doc_id == f"chat:{item.session_id}"
+    return (
+        item.kind == "chat"
+        and item.session_id is not None
+        and (item.doc_id == f"chat:{item.session_id}")
     )
 
 
@@ -55,7 +57,7 @@ def anchor_session_rows(
     result: SearchQueryResult,
 ) -> SearchQueryResult:
     """``result`` with every chat session row linked to a message (see the module doc)."""
-    if not any(is_session_row(item) for item in result.items):
+    if not any(is_session_row(item) and item.anchor is None for item in result.items):
         return result
     first_message: dict[str, SearchResultItem] = {}
     for item in result.items:
@@ -63,7 +65,7 @@ def anchor_session_rows(
             first_message.setdefault(item.session_id, item)
     items = []
     for item in result.items:
-        if is_session_row(item):
+        if is_session_row(item) and item.anchor is None:  # a sessions-mode row may have one
             assert item.session_id is not None
             best = first_message.get(item.session_id)
             if best is None and plan.has_text:
