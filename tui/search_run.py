@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 from engine.client import CATCH_UP_BOUND_S, SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.project.lane_memo import one_listing
-from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, to_json
+from engine.types import (
+    HitExplanation,
+    SearchQueryArgs,
+    SearchQueryResult,
+    SearchResultItem,
+    to_json,
+)
 from tui import collector
 from tui.printable import printable, printable_json
 from tui.progress import StderrProgress
@@ -116,6 +122,14 @@ def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
 
 
 def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
+    from tui.search_everywhere import search_everywhere, wants_everywhere
+
+    if args is not None and wants_everywhere(ns):  # outside a project, or --all
+        no_daemon = ns.no_daemon
+        code = search_everywhere(ns, args)
+        if not no_daemon and ns.no_daemon is no_daemon:
+            _start_daemon_for_next_search()
+        return code
     client = open_client(ns, catch_up=not ns.rebuild)
     # No daemon answered (and none was refused): this query starts one for the next.
     no_daemon_answered = _is_embedded(client) and not ns.no_daemon and args is not None
@@ -185,13 +199,24 @@ def _answer(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs 
 
 def _query(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs) -> int:
     """Run the query and print it; 0 with results, 1 with none."""
+    return print_result(ns, args, client.query(args), client=client)
+
+
+def print_result(
+    ns: argparse.Namespace,
+    args: SearchQueryArgs,
+    result: SearchQueryResult,
+    *,
+    client: SearchClient | None = None,
+) -> int:
+    """Print one answer (warnings on stderr, the page on stdout); 0 with results, 1 with none.
+    ``client`` answers ``--explain``."""
     from engine.clock import clock_from_env
 
     now = clock_from_env()()
-    result = client.query(args)
     for line in format_warnings(result):
         print(line, file=sys.stderr)
-    explain = _explain(client, args, result.items, now) if ns.explain else None
+    explain = _explain(client, args, result.items, now) if ns.explain and client else None
     if ns.fmt == "json":
         print(format_results_json(result, explain))
     else:

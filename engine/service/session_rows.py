@@ -38,7 +38,7 @@ from engine.query.snippets import make_snippet
 from engine.query.source_text import snippet_texts
 from engine.redaction import redact_secrets, redact_title
 from engine.service.chat_anchor import anchor_session_rows
-from engine.types import SearchQueryResult, SearchResultItem
+from engine.types import MatchRange, SearchQueryResult, SearchResultItem
 
 if TYPE_CHECKING:
     from engine.service import SearchService
@@ -112,11 +112,12 @@ def _row(
     head = session[0][1] if session else (messages[0][1] if messages else None)
     if head is None:
         return None
-    count, last = conn.execute(
+    count, last = next(conn.execute(
         "SELECT count(*), max(updated_at) FROM docs WHERE session_id = ? AND kind = 'chat'"
         " AND doc_id != ?", (sid, f"chat:{sid}"),
-    ).fetchone()  # fmt: skip
-    snippet, ranges, anchor, link = "", (), None, default_link(head, service.project.id)
+    ))  # fmt: skip
+    snippet, anchor, link = "", None, default_link(head, service.project.id)
+    ranges: tuple[MatchRange, ...] = ()
     if messages:
         rowid, best = messages[0]
         bodies = snippet_texts(conn, service.project, fetch_bodies(conn, [rowid]))

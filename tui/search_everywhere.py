@@ -1,0 +1,106 @@
+"""`ade search` over every project ade knows: outside a project, and with ``--all`` inside one.
+
+The daemon answers it when one runs (``allProjects`` on ``search.query``); otherwise each known
+project that has an index is opened in this process, caught up and asked in turn
+(``engine.machine.everywhere``). Printing is ``tui.search_run``'s: the project is on every row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import msgspec
+
+from engine.client import SearchClient
+from engine.errors import ProjectError, UsageError
+from engine.types import SearchQueryArgs, SearchQueryResult
+
+
+def wants_everywhere(ns: argparse.Namespace) -> bool:
+    """``--all``, or no ``--project`` and the working folder is no project (exit 2 before)."""
+    if getattr(ns, "all_projects", False):
+        return True
+    if ns.project or ns.status or ns.rebuild:
+        return False
+    from engine.project.locate import open_project
+    from tui.search_run import ensure_project
+
+    try:
+        ensure_project(open_project(None))
+    except ProjectError:
+        return True
+    return False
+
+
+def search_everywhere(ns: argparse.Namespace, args: SearchQueryArgs) -> int:
+    """Answer ``args`` over every known project and print it; returns the exit code."""
+    if ns.explain:
+        raise UsageError("--explain reads one project's index: pass --project DIR")
+    from tui.search_run import print_result
+
+    args = msgspec.structs.replace(args, all_projects=True)
+    result = None if ns.no_daemon else _from_daemon(ns, args)
+    if result is None:
+        result = _in_process(args)
+    return print_result(ns, args, result)
+
+
+def _from_daemon(ns: argparse.Namespace, args: SearchQueryArgs) -> SearchQueryResult | None:
+    from engine.errors import AdeError
+    from engine.rpc.client import UntrustedDaemon, connect_daemon
+    from tui.printable import printable
+
+    try:
+        client = connect_daemon(project_root=Path.cwd(), restart=False)
+    except UntrustedDaemon as err:
+        from tui.daemon_search import warn_untrusted
+
+        warn_untrusted(err)
+        ns.no_daemon = True
+        return None
+    except (ProjectError, OSError):
+        return None
+    if client is None:
+        return None
+    try:
+        return client.query(args)
+    except (UsageError, ProjectError):
+        raise
+    except AdeError as err:
+        if type(err).__name__ != "ContextNotServed":
+            print(f"warning: the ade daemon failed ({printable(str(err))}); searching in this"
+                  " process", file=sys.stderr)  # fmt: skip
+        return None
+    finally:
+        client.close()
+
+
+def _in_process(args: SearchQueryArgs) -> SearchQueryResult:
+    from engine.embedded import EmbeddedClient
+    from engine.machine.everywhere import query_everywhere
+    from engine.project.lane_memo import one_listing
+    from engine.rpc.registry import load_registry, registry_path
+    from tui import collector
+    from tui.search_run import CLI_HISTORY_SECONDS
+
+    opened: list[EmbeddedClient] = []
+
+    def client_for(root: Path) -> SearchClient:
+        client = EmbeddedClient.open(root, start_worker=False)
+        opened.append(client)
+        collector.release()
+        client.service.catch_up(history_seconds=CLI_HISTORY_SECONDS)
+        return client
+
+    registered, warnings = load_registry(registry_path())
+    try:
+        with one_listing():
+            return query_everywhere(args, client_for, environ=os.environ,
+                                    registered=[p.root for p in registered],
+                                    registry_warnings=warnings)  # fmt: skip
+    finally:
+        for client in opened:
+            client.close()
