@@ -33,6 +33,7 @@ from engine.client import SearchClient
 from engine.errors import AdeError, CursorError, UsageError
 from engine.kinds import MAX_LIMIT
 from engine.machine.known import KnownProject, known_projects
+from engine.service.answer import NOT_GIT_NOTE
 from engine.types import (
     INDEXED_KINDS,
     TIER_ORDER,
@@ -106,7 +107,9 @@ def query_everywhere(
         truncated |= result.results_truncated or (
             want == MAX_LIMIT and result.next_cursor is not None
         )
-        warnings += [f"{project.name}: {w}" for w in result.warnings]
+        # One line per thing wrong with a project, named; a plain folder's "not a git
+        # repository" note says nothing when many projects answer.
+        warnings += [f"{project.name}: {w}" for w in result.warnings if w != NOT_GIT_NOTE]
     if refused is not None and not lists:
         raise refused
     merged = list(heapq.merge(*lists, key=sort_key))
