@@ -43,9 +43,14 @@ def search_everywhere(ns: argparse.Namespace, args: SearchQueryArgs) -> int:
 
     args = msgspec.structs.replace(args, all_projects=True)
     result = None if ns.no_daemon else _from_daemon(ns, args)
-    if result is None:
-        result = _in_process(args)
-    return print_result(ns, args, result)
+    if result is not None:
+        return print_result(ns, args, result)
+    code = print_result(ns, args, _in_process(args))
+    if not ns.no_daemon:  # no daemon answered (and none was refused): start one for the next
+        from tui.search_run import start_daemon_for_next_search
+
+        start_daemon_for_next_search()
+    return code
 
 
 def _from_daemon(ns: argparse.Namespace, args: SearchQueryArgs) -> SearchQueryResult | None:
@@ -104,3 +109,25 @@ def _in_process(args: SearchQueryArgs) -> SearchQueryResult:
     finally:
         for client in opened:
             client.close()
+
+
+def link_project_root(project: str | None, link_text: str) -> Path | None:
+    """``--project`` as given; without one, a link naming another project than the working
+    folder's is opened in that project when ade knows it (a hit found from anywhere)."""
+    if project is not None:
+        return Path(project)
+    from engine.errors import AdeError
+    from engine.links.deeplink import parse_deep_link
+    from engine.project.locate import open_project
+
+    try:
+        wanted = parse_deep_link(link_text.strip()).project_id
+        if wanted is None or open_project(None).id == wanted:
+            return None
+    except AdeError:
+        return None  # the command itself says what is wrong
+    from engine.machine.known import root_of_project_id
+    from engine.rpc.registry import load_registry, registry_path
+
+    registered, _ = load_registry(registry_path())
+    return root_of_project_id(wanted, os.environ, [p.root for p in registered])

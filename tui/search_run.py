@@ -125,11 +125,7 @@ def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     from tui.search_everywhere import search_everywhere, wants_everywhere
 
     if args is not None and wants_everywhere(ns):  # outside a project, or --all
-        no_daemon = ns.no_daemon
-        code = search_everywhere(ns, args)
-        if not no_daemon and ns.no_daemon is no_daemon:
-            _start_daemon_for_next_search()
-        return code
+        return search_everywhere(ns, args)
     client = open_client(ns, catch_up=not ns.rebuild)
     # No daemon answered (and none was refused): this query starts one for the next.
     no_daemon_answered = _is_embedded(client) and not ns.no_daemon and args is not None
@@ -148,7 +144,7 @@ def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
         client.close()
     if code is not None:
         if no_daemon_answered:
-            _start_daemon_for_next_search()
+            start_daemon_for_next_search()
         return code
     ns.no_daemon = True
     client = open_client(ns, catch_up=not ns.rebuild)
@@ -158,7 +154,7 @@ def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
         client.close()
 
 
-def _start_daemon_for_next_search() -> None:
+def start_daemon_for_next_search() -> None:
     """Start the daemon in the background once the answer is out (``engine.rpc.autostart``):
     the output is flushed first, so a reader never waits for the spawn."""
     from engine.rpc.autostart import autostart_allowed, start_daemon_in_background

@@ -48,7 +48,7 @@ class KnownProject:
     @property
     def indexed(self) -> bool:
         """Whether ade has indexed it (searching from anywhere reads existing indexes only)."""
-        return (self.root / INDEX_NAME).is_file()
+        return (self.root / INDEX_NAME).exists()
 
 
 def known_projects(
@@ -161,3 +161,19 @@ def same_root(a: Path, b: Path) -> bool:
         return a == b or os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def root_of_project_id(
+    project_id: str, environ: Mapping[str, str], registered: Sequence[Path] = ()
+) -> Path | None:
+    """The root of the known project whose id is ``project_id`` (a hit's ``project=``), so a
+    hit found from anywhere opens and resumes there; None when no known project has it."""
+    from engine.project.locate import open_project
+
+    for known in known_projects(environ, registered):
+        try:
+            if open_project(known.root).id == project_id:
+                return known.root
+        except (AdeError, OSError):
+            continue
+    return None
