@@ -122,10 +122,6 @@ def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
 
 
 def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
-    from tui.search_everywhere import search_everywhere, wants_everywhere
-
-    if args is not None and wants_everywhere(ns):  # outside a project, or --all
-        return search_everywhere(ns, args)
     client = open_client(ns, catch_up=not ns.rebuild)
     # No daemon answered (and none was refused): this query starts one for the next.
     no_daemon_answered = _is_embedded(client) and not ns.no_daemon and args is not None

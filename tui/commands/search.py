@@ -158,6 +158,11 @@ def run(ns: argparse.Namespace) -> int:
     from tui.lean_msgspec import import_msgspec_lean
 
     import_msgspec_lean()  # before the engine's first `import msgspec`
+    if not (ns.status or ns.rebuild):
+        from tui.search_everywhere import search_everywhere, wants_everywhere
+
+        if wants_everywhere(ns):  # outside a project, or --all: every project ade knows
+            return search_everywhere(ns, build_args(ns))
     from tui.search_run import run_search  # deferred: --help stays instant
 
     return run_search(ns, build_args(ns) if not (ns.status or ns.rebuild) else None)
