@@ -39,7 +39,8 @@ def test_a_title_hit_links_to_its_best_matching_message(
     assert first["docId"] == "chat:chat-abc123-backoff"  # the title match ranks first
     assert "event=4&" in first["deepLink"]  # the best body match of that session
     assert first["anchor"] == "4"
-    assert "backoff" in first["snippet"].lower() and first["matchRanges"]
+    assert "backoff" in first["snippet"].lower()
+    assert first["matchRanges"]
     opened = _open(capsys, indexed_demo, first["deepLink"])
     assert "> [4] assistant: Plan: a small `payments_api/retry.py`" in opened
 
@@ -109,10 +110,15 @@ def test_sessions_page_with_their_own_cursor(
         "--cursor", first["nextCursor"],
     )  # fmt: skip
     ids = [i["sessionId"] for i in (*first["items"], *rest["items"])]
-    assert len(ids) == len(set(ids)) == 9 and rest["nextCursor"] is None
+    assert len(ids) == len(set(ids)) == 9
+    assert rest["nextCursor"] is None
+    text = run_main(capsys, search_argv(indexed_demo, "kind:chat", "--sessions", "--limit", "5",
+                                        "--cursor", first["nextCursor"]))  # fmt: skip
+    assert text.out.rstrip().endswith("6–9 of 9 sessions")  # the page says where it starts
     other = run_main(capsys, search_argv(indexed_demo, "kind:chat", "--cursor",
                                          first["nextCursor"]))  # fmt: skip
-    assert other.code == 2 and "cursor" in other.err
+    assert other.code == 2
+    assert "cursor" in other.err
 
 
 def test_sessions_of_another_kind_is_a_usage_error(
@@ -120,4 +126,5 @@ def test_sessions_of_another_kind_is_a_usage_error(
 ) -> None:
     run = run_main(capsys, search_argv(indexed_demo, "kind:pr", "--sessions"))
     assert run.code == 2
-    assert "--sessions lists chat sessions" in run.err and "Traceback" not in run.err
+    assert "--sessions lists chat sessions" in run.err
+    assert "Traceback" not in run.err
