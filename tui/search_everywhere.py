@@ -19,22 +19,6 @@ from engine.errors import ProjectError, UsageError
 from engine.types import SearchQueryArgs, SearchQueryResult
 
 
-def wants_everywhere(ns: argparse.Namespace) -> bool:
-    """``--all``, or no ``--project`` and the working folder is no project (exit 2 before)."""
-    if getattr(ns, "all_projects", False):
-        return True
-    if ns.project or ns.status or ns.rebuild:
-        return False
-    from engine.project.locate import open_project
-    from tui.search_run import ensure_project
-
-    try:
-        ensure_project(open_project(None))
-    except ProjectError:
-        return True
-    return False
-
-
 def search_everywhere(ns: argparse.Namespace, args: SearchQueryArgs) -> int:
     """Answer ``args`` over every known project and print it; returns the exit code."""
     if ns.explain:

@@ -158,11 +158,19 @@ def run(ns: argparse.Namespace) -> int:
     from tui.lean_msgspec import import_msgspec_lean
 
     import_msgspec_lean()  # before the engine's first `import msgspec`
-    if not (ns.status or ns.rebuild):
-        from tui.search_everywhere import search_everywhere, wants_everywhere
+    if ns.all_projects and not (ns.status or ns.rebuild):
+        from tui.search_everywhere import search_everywhere
 
-        if wants_everywhere(ns):  # outside a project, or --all: every project ade knows
-            return search_everywhere(ns, build_args(ns))
+        return search_everywhere(ns, build_args(ns))
+    from engine.rpc.project_marker import NotAProject
     from tui.search_run import run_search  # deferred: --help stays instant
 
-    return run_search(ns, build_args(ns) if not (ns.status or ns.rebuild) else None)
+    try:
+        return run_search(ns, build_args(ns) if not (ns.status or ns.rebuild) else None)
+    except NotAProject:
+        if ns.project is not None or ns.status or ns.rebuild:
+            raise
+    # No project here (said before anything was printed): every project ade knows.
+    from tui.search_everywhere import search_everywhere
+
+    return search_everywhere(ns, build_args(ns))
