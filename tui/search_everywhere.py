@@ -29,7 +29,7 @@ def search_everywhere(ns: argparse.Namespace, args: SearchQueryArgs) -> int:
     result = None if ns.no_daemon else _from_daemon(ns, args)
     if result is not None:
         return print_result(ns, args, result)
-    code = print_result(ns, args, _in_process(args))
+    code = print_result(ns, args, _in_process(args, _here(ns)))
     if not ns.no_daemon:  # no daemon answered (and none was refused): start one for the next
         from tui.search_run import start_daemon_for_next_search
 
@@ -43,7 +43,7 @@ def _from_daemon(ns: argparse.Namespace, args: SearchQueryArgs) -> SearchQueryRe
     from tui.printable import printable
 
     try:
-        client = connect_daemon(project_root=Path.cwd(), restart=False)
+        client = connect_daemon(project_root=_here(ns) or Path.cwd(), restart=False)
     except UntrustedDaemon as err:
         from tui.daemon_search import warn_untrusted
 
@@ -67,7 +67,17 @@ def _from_daemon(ns: argparse.Namespace, args: SearchQueryArgs) -> SearchQueryRe
         client.close()
 
 
-def _in_process(args: SearchQueryArgs) -> SearchQueryResult:
+def _here(ns: argparse.Namespace) -> Path | None:
+    """The project asked from (``--project`` or the working folder's), searched too."""
+    from engine.project.locate import open_project
+
+    try:
+        return open_project(Path(ns.project) if ns.project else None).root
+    except ProjectError:
+        return None
+
+
+def _in_process(args: SearchQueryArgs, here: Path | None) -> SearchQueryResult:
     from engine.embedded import EmbeddedClient
     from engine.machine.everywhere import query_everywhere
     from engine.project.lane_memo import one_listing
@@ -89,7 +99,7 @@ def _in_process(args: SearchQueryArgs) -> SearchQueryResult:
         with one_listing():
             return query_everywhere(args, client_for, environ=os.environ,
                                     registered=[p.root for p in registered],
-                                    registry_warnings=warnings)  # fmt: skip
+                                    registry_warnings=warnings, current=here)  # fmt: skip
     finally:
         for client in opened:
             client.close()

@@ -61,14 +61,19 @@ def query_everywhere(
     environ: Mapping[str, str],
     registered: Sequence[Path] = (),
     registry_warnings: Sequence[str] = (),
+    current: Path | None = None,
 ) -> SearchQueryResult:
     """Answer ``args`` over every indexed project ade knows (see the module doc).
+
+    ``current`` is the project asked from: searched too when it has an index, registered or not.
 
     Raises:
         UsageError: every project refused the query as bad input (the first one's error).
         CursorError: a cursor of another query or project set.
     """
-    known = known_projects(environ, registered)
+    # The project asked from (``--all`` inside one) is searched first when it has an index.
+    here = [current] if current is not None and KnownProject(current, "here").indexed else []
+    known = known_projects(environ, [*here, *registered])
     searched = [p for p in known if p.indexed]
     warnings = list(registry_warnings)
     skipped = [p for p in known if not p.indexed]

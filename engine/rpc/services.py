@@ -191,7 +191,7 @@ class DaemonHost:
         from engine.project.lane_memo import one_listing  # the engine loads on first open
 
         if args.all_projects:  # every project ade knows, each caught up as one alone would be
-            return self._everywhere(args, fresh)
+            return self._everywhere(root, args, fresh)
         service = getattr(self._pool.client_for(root), "service", None)
         # The catch-up's manifest and the query share one `git worktree list`.
         with one_listing():
@@ -205,7 +205,7 @@ class DaemonHost:
                 gate.admit()
             return self._query(root, args)
 
-    def _everywhere(self, args: SearchQueryArgs, fresh: bool) -> SearchQueryResult:
+    def _everywhere(self, root: Path, args: SearchQueryArgs, fresh: bool) -> SearchQueryResult:
         from engine.caller_env import current_environ
         from engine.machine.everywhere import query_everywhere
         from engine.project.lane_memo import one_listing
@@ -222,7 +222,7 @@ class DaemonHost:
         with one_listing():
             return query_everywhere(args, ready, environ=current_environ(),
                                     registered=[p.root for p in registered],
-                                    registry_warnings=warnings)  # fmt: skip
+                                    registry_warnings=warnings, current=root)  # fmt: skip
 
     def index_status(self, root: Path) -> IndexStatus:
         return self._pool.client_for(root).index_status()

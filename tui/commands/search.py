@@ -36,8 +36,8 @@ examples:
   ade search kind:terminal since:7d "FAILED tests"
   ade search --kind pr --kind commit backoff --json
   ade search --lane primary --limit 5 -- -flaky retry
-  ade search kind:chat --sessions     one row per chat session
-  ade search --all ReadTimeoutError    every project ade knows (the default outside one)
+  ade search kind:chat --sessions
+  ade search --all ReadTimeoutError
   ade search --status
 """
 
