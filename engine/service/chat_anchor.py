@@ -18,7 +18,7 @@ its anchor and its link; its doc id, title and tier stay those of the session.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -142,11 +142,11 @@ def title_message(service: SearchService, sid: str) -> tuple[int, str] | None:
     return (messages[0].seq, _text(messages[0])) if messages else None
 
 
-def _first_of_each(events: object) -> list[ChatEvent]:
+def _first_of_each(events: Iterable[ChatEvent]) -> list[ChatEvent]:
     """One event per message id (a user message's later delivery snapshots are dropped)."""
     seen: set[str] = set()
     out: list[ChatEvent] = []
-    for event in events:  # type: ignore[attr-defined]
+    for event in events:
         key = event.event_id or f"seq:{event.seq}"
         if key not in seen:
             seen.add(key)
