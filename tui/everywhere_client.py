@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from engine.client import LocalReads, ProgressCallback, SearchClient
+from engine.client import CATCH_UP_BOUND_S, LocalReads, ProgressCallback, SearchClient
 from engine.errors import AdeError, UsageError
 from engine.links.listings import ProjectListings
 from engine.project.model import Project
@@ -62,7 +62,7 @@ class EverywhereClient(LocalReads):
             from engine.embedded import EmbeddedClient
 
             opened = EmbeddedClient.open(root, start_worker=False)
-            opened.service.catch_up()
+            opened.service.catch_up(history_seconds=CATCH_UP_BOUND_S)  # bounded, as the CLI
             with self._lock:
                 client = self._clients.setdefault(root, opened)
             if client is not opened:
