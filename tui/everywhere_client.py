@@ -19,6 +19,7 @@ import msgspec
 from engine.client import CATCH_UP_BOUND_S, LocalReads, ProgressCallback, SearchClient
 from engine.errors import AdeError, UsageError
 from engine.links.listings import ProjectListings
+from engine.machine.known import KnownProject
 from engine.project.model import Project
 from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQueryResult
 
@@ -38,6 +39,7 @@ class EverywhereClient(LocalReads):
         self._lock = threading.Lock()
         self._clients: dict[Path, SearchClient] = {}
         self._current: SearchClient | None = None
+        self._known: list[KnownProject] | None = None
 
     @property
     def project(self) -> Project:
@@ -48,12 +50,14 @@ class EverywhereClient(LocalReads):
         if self._daemon is not None:
             return self._daemon.query(args)
         from engine.machine.everywhere import query_everywhere
+        from engine.machine.known import known_projects
         from engine.rpc.registry import load_registry, registry_path
 
         registered, warnings = load_registry(registry_path())
+        if self._known is None:  # listed once: a keystroke must not re-read the agents' folders
+            self._known = known_projects(os.environ, [p.root for p in registered])
         return query_everywhere(args, self._client_for, environ=os.environ,
-                                registered=[p.root for p in registered],
-                                registry_warnings=warnings)  # fmt: skip
+                                registry_warnings=warnings, known=self._known)  # fmt: skip
 
     def _client_for(self, root: Path) -> SearchClient:
         with self._lock:

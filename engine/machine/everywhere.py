@@ -62,18 +62,21 @@ def query_everywhere(
     registered: Sequence[Path] = (),
     registry_warnings: Sequence[str] = (),
     current: Path | None = None,
+    known: Sequence[KnownProject] | None = None,
 ) -> SearchQueryResult:
     """Answer ``args`` over every indexed project ade knows (see the module doc).
 
     ``current`` is the project asked from: searched too when it has an index, registered or not.
+    ``known``: the projects, when the caller already listed them (the palette lists them once).
 
     Raises:
         UsageError: every project refused the query as bad input (the first one's error).
         CursorError: a cursor of another query or project set.
     """
     # The project asked from (``--all`` inside one) is searched first when it has an index.
-    here = [current] if current is not None and KnownProject(current, "here").indexed else []
-    known = known_projects(environ, [*here, *registered])
+    if known is None:
+        here = [current] if current is not None and KnownProject(current, "here").indexed else []
+        known = known_projects(environ, [*here, *registered])
     searched = [p for p in known if p.indexed]
     warnings = list(registry_warnings)
     skipped = [p for p in known if not p.indexed]
