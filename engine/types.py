@@ -82,6 +82,10 @@ class SearchResultItem(_Wire, frozen=True):
     project_root: str | None = None
     tool: str | None = None
     """The agent that wrote a chat hit (``claude``, ``gemini``…); None for other kinds."""
+    message_count: int | None = None
+    """A ``sessions`` row: the session's indexed messages (tool calls and results included)."""
+    match_count: int | None = None
+    """A ``sessions`` row: how many of its messages match the query (None: a filter-only query)."""
 
 
 class SearchQueryArgs(_Wire, frozen=True):
@@ -92,6 +96,12 @@ class SearchQueryArgs(_Wire, frozen=True):
     lane_id: str | None = None
     limit: int = DEFAULT_LIMIT
     cursor: str | None = None
+    sessions: bool | None = None
+    """One row per chat session instead of one per message (``engine.service.session_rows``);
+    None (left off the wire) is false."""
+    all_projects: bool | None = None
+    """Search every project ade knows, not the one asked from (``engine.machine``); None is
+    false."""
 
 
 class SearchQueryResult(_Wire, frozen=True):

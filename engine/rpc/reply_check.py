@@ -49,8 +49,14 @@ ITEM_FIELDS: dict[str, bool] = {
     "projectName": False,
     "projectRoot": False,
     "tool": False,
+    "messageCount": False,
+    "matchCount": False,
 }
-"""``SearchResultItem`` on the wire: field → required. Optional fields are text or null."""
+"""``SearchResultItem`` on the wire: field → required. Optional fields are text or null, but
+``COUNT_FIELDS``, which are counts or null."""
+
+COUNT_FIELDS = frozenset({"messageCount", "matchCount"})
+"""A ``sessions`` row's counts (``engine.service.session_rows``)."""
 
 RANGE_FIELDS = ("start", "end")
 """``MatchRange`` on the wire."""
@@ -101,7 +107,13 @@ def _check_item(item: Any, where: str) -> None:
         if not isinstance(item[name], str):
             raise MalformedReply(f"{where}: {name} is not text")
     for name, required in ITEM_FIELDS.items():
-        if not required and item.get(name) is not None and not isinstance(item[name], str):
+        value = item.get(name)
+        if required or value is None:
+            continue
+        if name in COUNT_FIELDS:
+            if not _is_int(value) or value < 0:
+                raise MalformedReply(f"{where}: {name} is not a count")
+        elif not isinstance(value, str):
             raise MalformedReply(f"{where}: {name} is not text")
     kind = item["kind"]
     if kind not in ALL_KINDS:

@@ -16,6 +16,7 @@ from engine.query.overlap import Background
 from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
+from engine.service.chat_anchor import anchor_session_rows
 from engine.types import SearchQueryArgs, SearchQueryResult
 
 if TYPE_CHECKING:
@@ -33,6 +34,10 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     # Parsed and resolved once; every source below reads this plan, none the raw text.
     plan = build_plan(args, now=service.clock(), lanes=lanes,
                       gone=lambda: gone_lanes(service.project))  # fmt: skip
+    if args.sessions:  # one row per chat session (deferred: only that mode pays its import)
+        from engine.service.session_rows import session_rows
+
+        return session_rows(conn, service, plan, lanes)
     extras: list[Candidate] = []
     replace: frozenset[str] = frozenset()
     fresh = None
@@ -48,6 +53,7 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     result = run_query(conn, plan, project=service.project, lanes=lanes,
                        extra_candidates=lambda: [*extras, *delegation.result()[0]],
                        replace_doc_ids=replace)  # fmt: skip
+    result = anchor_session_rows(conn, service, plan, lanes, result)  # every chat hit: a message
     delegate_warnings = delegation.result()[1]
     if not result.items and not result.total and plan.cursor is None and unavailable is None:
         delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]

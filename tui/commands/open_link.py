@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     if args.context is not None and not 0 <= args.context <= MAX_CONTEXT:
         raise UsageError(f"--context must be between 0 and {MAX_CONTEXT}, got {args.context}")
     link = parse_deep_link(args.link.strip())
-    listings = ProjectListings.open(args.project)
+    from tui.search_everywhere import link_project_root  # a hit found from anywhere
+
+    listings = ProjectListings.open(link_project_root(args.project, args.link))
     project = listings.project
     if link.project_id is not None and link.project_id != project.id:
         raise ProjectError(
