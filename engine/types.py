@@ -92,6 +92,8 @@ class SearchQueryArgs(_Wire, frozen=True):
     lane_id: str | None = None
     limit: int = DEFAULT_LIMIT
     cursor: str | None = None
+    exact: bool = False
+    """Never relax (issue 32): only what matches every word as typed (``--exact``)."""
 
 
 class SearchQueryResult(_Wire, frozen=True):
@@ -102,6 +104,9 @@ class SearchQueryResult(_Wire, frozen=True):
     total: int
     results_truncated: bool = False
     warnings: tuple[str, ...] = ()
+    relaxed: str | None = None
+    """The relaxation step that filled the page (``spelling``, ``inflection``, ``most_words``,
+    ``any_word``: ``engine.query.relax``), None for a strict answer (issue 32)."""
 
 
 class CommitHistoryStatus(_Wire, frozen=True):

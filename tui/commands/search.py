@@ -68,6 +68,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--explain", action="store_true", help="show why each hit ranks where it does"
     )
+    parser.add_argument(
+        "--exact", action="store_true",
+        help="never relax the query (no spelling, word-form or fewer-words fallback)",
+    )  # fmt: skip
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--status", action="store_true", help="show the index status")
     action.add_argument("--rebuild", action="store_true", help="clear and re-ingest (CTO only)")
@@ -115,7 +119,8 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
     from engine.types import SearchQueryArgs
 
     query, kinds, lane, limit, cursor = _validated(ns)
-    return SearchQueryArgs(query=query, kinds=kinds, lane_id=lane, limit=limit, cursor=cursor)
+    return SearchQueryArgs(query=query, kinds=kinds, lane_id=lane, limit=limit, cursor=cursor,
+                           exact=bool(getattr(ns, "exact", False)))  # fmt: skip
 
 
 def wire_params(ns: argparse.Namespace) -> dict[str, Any]:
@@ -124,6 +129,8 @@ def wire_params(ns: argparse.Namespace) -> dict[str, Any]:
     query, kinds, lane, limit, cursor = _validated(ns)
     params = {"query": query, "kinds": None if kinds is None else list(kinds), "laneId": lane,
               "limit": limit, "cursor": cursor}  # fmt: skip
+    if getattr(ns, "exact", False):  # sent only when set: the default answers as before
+        params["exact"] = True
     return {k: v for k, v in params.items() if v is not None}
 
 
