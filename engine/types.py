@@ -217,6 +217,9 @@ class HitExplanation(msgspec.Struct, frozen=True):
     updated_at: int
     sort_key: tuple[int, float, float, int, str]
     terms: tuple[TermMatch, ...]
+    relaxed: str | None = None
+    """The relaxed step this hit matched (``engine.query.relax``), None for a strict match: its
+    scores and terms are then the step's query's (issue 32)."""
 
 
 def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
@@ -230,4 +233,5 @@ def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
         "updatedAt": explanation.updated_at,
         "sortKey": list(explanation.sort_key),
         "terms": [{"term": t.term, "where": list(t.where)} for t in explanation.terms],
+        "relaxed": explanation.relaxed,
     }

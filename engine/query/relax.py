@@ -144,7 +144,7 @@ def groups_held(
         return counts
     marks = ",".join("?" * len(ids))
     rows = conn.execute(f"SELECT id, doc_id FROM docs WHERE doc_id IN ({marks})", ids).fetchall()
-    rowids = {int(r): str(d) for r, d in rows}
+    rowids = {int(str(r)): str(d) for r, d in rows}
     indexed = set(rowids.values())
     for group in groups:
         match = build_positive(ParsedQuery(terms=(group,)))
@@ -152,7 +152,7 @@ def groups_held(
             id_marks = ",".join("?" * len(rowids))
             sql = f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({id_marks})"
             for (rowid,) in conn.execute(sql, [match, *rowids]):
-                counts[rowids[int(rowid)]] += 1
+                counts[rowids[int(str(rowid))]] += 1
         options = group.options if isinstance(group, AnyOf) else (group,)
         for item in items:
             if item.doc_id in indexed:

@@ -97,10 +97,11 @@ def _stems(conn: apsw.Connection, words: list[str]) -> list[str]:
     if not words:
         return []
     tokenize = conn.fts5_tokenizer("porter", FTS_TOKENIZER.split())
-    tokens = tokenize(" ".join(words).encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)
+    tokens = list(tokenize(" ".join(words).encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None))
     if len(tokens) != len(words):  # a word the tokenizer splits: stem each on its own
         return [_stems(conn, [word])[0] if len(words) > 1 else word for word in words]
-    return [str(token[2]) for token in tokens]
+    # Each token is (start, end, text, *colocated): the text is the stem.
+    return [str(token[2]) for token in tokens]  # type: ignore[misc]
 
 
 def inflections(conn: apsw.Connection, word: str) -> tuple[str, ...]:
