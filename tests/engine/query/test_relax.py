@@ -53,6 +53,7 @@ def build_project(root: Path) -> None:
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@e.test"]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
     _write(root / ".gitignore", ".ade/\n")
+    _write(root / "notes.md", "# notes\nthe webhook dispatcher owns retries\n")
     subprocess.run([*git, "add", "-A"], check=True)
     env = {"GIT_AUTHOR_DATE": "2026-06-01T10:00:00Z", "GIT_COMMITTER_DATE": "2026-06-01T10:00:00Z"}
     subprocess.run([*git, "commit", "-q", "-m", COMMIT], check=True, env=env)
@@ -94,6 +95,12 @@ def test_a_typo_of_five_letters_is_corrected_and_answers(client: EmbeddedClient)
     swapped = ask(client, "webhook dispacther")  # two letters swapped: one edit
     assert ids(swapped) == ["chat:dispatch:m1"]
     assert swapped.relaxed == "spelling"
+
+
+def test_the_file_delegate_reads_the_corrected_word(client: EmbeddedClient) -> None:
+    found = client.query(SearchQueryArgs(query="dispatcer", kinds=("file",)))
+    assert ids(found) == ["file:notes.md:2"]
+    assert found.relaxed == "spelling"
 
 
 def test_a_short_typo_or_two_edits_are_not_corrected(client: EmbeddedClient) -> None:
