@@ -1,15 +1,20 @@
 """When nothing matches exactly (issue 32): a query relaxed in documented steps.
 
-A strict query (every word, as typed, matched as a prefix) that finds fewer than a page is tried
-again, one step at a time, each step only while the answer is still short of a page:
+A strict query (every word, as typed, matched as a prefix) that finds too little is tried again,
+one step at a time, each step only while the answer is still too short:
 
-1. ``spelling``: each plain word of five letters or more that no indexed word starts with is
-   replaced by the indexed word one edit away (``engine.query.vocab.correct``);
-2. ``inflection``: each plain word also matches the indexed words with its Porter stem
-   (``persisting`` finds ``persist``, ``retry`` finds ``retries``);
-3. ``most_words``: documents holding all but one of the words (three words or more);
-4. ``any_word``: documents holding any of them; 3 and 4 are one query ranked by BM25, split
-   by how many of the words each document holds.
+1. ``spelling`` (strict answer empty): each plain word of five letters or more that no indexed
+   word starts with is replaced by the indexed word one edit away (``engine.query.vocab.correct``);
+2. ``inflection`` (fewer hits than a page, at most ``SHORT_PAGE``): each plain word also matches
+   the indexed words with its Porter stem (``persisting`` finds ``persist``, ``retry`` finds
+   ``retries``);
+3. ``most_words`` (still nothing): documents holding all but one of the words (three or more);
+4. ``any_word`` (still nothing): documents holding any of them; 3 and 4 are one query ranked by
+   BM25, split by how many of the words each document holds.
+
+Only the inflections fill a short page: the other steps change what was asked (another word, fewer
+words), so they answer only a query that found nothing — a strict answer of a few hits is what was
+asked for, and padding it with near misses buried it (and broke every caller that counts them).
 
 The strict matches come first, then each step's new ones in its own ranking, so an exact match
 (an identifier, a path, the word as typed) always ranks above a relaxed one. Identifiers and
@@ -40,6 +45,11 @@ RelaxStep = Literal["spelling", "inflection", "most_words", "any_word"]
 
 STEPS: tuple[RelaxStep, ...] = ("spelling", "inflection", "most_words", "any_word")
 """The steps in the order they are tried; the answer's ``relaxed`` names the last one used."""
+
+SHORT_PAGE = 20
+"""The inflections fill a page of at most this many hits (the CLI's default page): a caller asking
+for hundreds (the palette, the daemon's router, scripts) is not padded to hundreds with other word
+forms."""
 
 WORDS_FETCH_FACTOR = 2
 """The most-of-the-words query reads this many pages of its any-word ranking to fill one page
@@ -176,9 +186,11 @@ class _Merged:
         self.limit = limit
         self.step: RelaxStep | None = None
 
-    @property
-    def short(self) -> bool:
-        return len(self.items) < self.limit
+    def wants(self, step: RelaxStep) -> bool:
+        """Whether ``step`` runs now (the module docstring says when each one does)."""
+        if step == "inflection":
+            return len(self.items) < min(self.limit, SHORT_PAGE)
+        return not self.items
 
     def add(self, step: Relaxation, found: Sequence[SearchResultItem]) -> None:
         """A step's hits not already on the page, as many as fit. A relaxed answer is one page
@@ -217,9 +229,11 @@ def relax_answer(
     through ``run`` only while the page is short; ``strict`` itself when no step adds a hit."""
     merged = _Merged(strict, plan.limit)
     words_answer: SearchQueryResult | None = None
+    if not merged.wants("inflection"):  # the widest condition: no step would run
+        return strict
     for step in relaxations(conn, plan):
-        if not merged.short:
-            break
+        if not merged.wants(step.step):
+            continue
         if step.groups:
             if words_answer is None:
                 words_answer = run(step.plan)
