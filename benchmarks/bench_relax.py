@@ -61,9 +61,29 @@ def classes(conn: apsw.Connection) -> dict[str, list[str]]:
         "one word missing": [
             f"{a} {b} {z}" for a, b, z in zip(words[20:], words[40:], unknown, strict=False)
         ],
-        "nothing near": ["qqzzxxvvkk", "zzqqvvxxkk", "xxqqzzkkvv", "kkzzqqxxvv", "vvkkxxzzqq",
-                         "qqkkvvzzxx"],  # fmt: skip
+        "nothing near": [a + b for a, b in zip(unknown, reversed(unknown), strict=True)],
     }
+
+
+def _cycle(
+    conn: apsw.Connection,
+    plans: list[QueryPlan],
+    run: Callable[[QueryPlan], SearchQueryResult],
+    *,
+    relaxed: bool,
+) -> Callable[[], object]:
+    """One query of ``plans`` per call, in turn: strictly, or as the service answers it."""
+    turn = [0]
+
+    def once() -> object:
+        plan = plans[turn[0] % len(plans)]
+        turn[0] += 1
+        strict = run(plan)
+        if relaxed and len(strict.items) < plan.limit and can_relax(plan):
+            return relax_answer(conn, plan, strict, run)
+        return strict
+
+    return once
 
 
 def measure(index: Path, runs: int) -> list[str]:
@@ -80,21 +100,9 @@ def measure(index: Path, runs: int) -> list[str]:
 
     for name, queries in classes(conn).items():
         plans = [build_plan(SearchQueryArgs(query=q), now=NOW, lanes=[]) for q in queries]
-        turn = {"strict": 0, "relaxed": 0}
-
-        def job(side: str) -> Callable[[], object]:
-            def once() -> object:
-                plan = plans[turn[side] % len(plans)]
-                turn[side] += 1
-                strict = run(plan)
-                if side == "relaxed" and len(strict.items) < plan.limit and can_relax(plan):
-                    return relax_answer(conn, plan, strict, run)
-                return strict
-
-            return once
-
-        timings = interleaved({"strict": job("strict"), "relaxed": job("relaxed")},
-                              runs * len(plans))  # fmt: skip
+        jobs = {side: _cycle(conn, plans, run, relaxed=side == "relaxed")
+                for side in ("strict", "relaxed")}  # fmt: skip
+        timings = interleaved(jobs, runs * len(plans))
         steps = sorted({str(relax_answer(conn, p, run(p), run).relaxed) for p in plans})
         s, r = timings["strict"], timings["relaxed"]
         shown = ", ".join(f"`{q}`" for q in queries[:3])
