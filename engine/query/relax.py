@@ -128,7 +128,7 @@ def relaxations(conn: apsw.Connection, plan: QueryPlan) -> Iterator[Relaxation]:
                 inflected.append(f"{node.text} ({', '.join(forms)})")
                 terms[i] = AnyOf((node, *(Term(f, prefix=False) for f in forms)))
     if inflected:
-        note = f"no exact match for every word; other forms matched: {'; '.join(inflected)}"
+        note = f"other word forms matched too: {'; '.join(inflected)}"
         yield Relaxation("inflection", _replaced(plan, terms, words), note)
     if len(terms) < 2:
         return

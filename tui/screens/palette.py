@@ -402,7 +402,7 @@ class PaletteScreen(RowActions):
         self.palette_app.finish(None)
 
 
-RELAXED_NOTES = ("no exact match", "no match for every word")
+RELAXED_NOTES = ("no exact match", "other word forms matched", "no match for every word")
 """How the engine's notes of a relaxed answer begin (``engine.query.relax``, issue 32)."""
 
 
