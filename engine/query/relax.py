@@ -9,8 +9,9 @@ one step at a time, each step only while the answer is still too short:
    the indexed words with its Porter stem (``persisting`` finds ``persist``, ``retry`` finds
    ``retries``);
 3. ``most_words`` (still nothing): documents holding all but one of the words (three or more);
-4. ``any_word`` (still nothing): documents holding any of them; 3 and 4 are one query ranked by
-   BM25, split by how many of the words each document holds.
+4. ``any_word`` (still nothing): documents holding any of them (stop words and words under
+   three letters count only when there is nothing else); 3 and 4 are one query ranked by BM25,
+   split by how many of the words each document holds.
 
 Only the inflections fill a short page: the other steps change what was asked (another word, fewer
 words), so they answer only a query that found nothing — a strict answer of a few hits is what was
@@ -36,6 +37,7 @@ import msgspec
 
 from engine.query.match import fold
 from engine.query.parser import AnyOf, Node, ParsedQuery, Term, build_positive
+from engine.query.pasted import is_weak_word
 from engine.query.plan import PlanTerm, QueryPlan
 from engine.query.ranking import normalize_title_query
 from engine.query.vocab import correct, inflections, open_vocab
@@ -96,6 +98,10 @@ def _replaced(plan: QueryPlan, terms: Sequence[Node], words: Sequence[str]) -> Q
     return msgspec.structs.replace(plan, parsed=parsed, nodes=nodes, warnings=())
 
 
+def _weak(node: Node) -> bool:
+    return isinstance(node, Term) and is_weak_word(node.text)
+
+
 def _words(terms: Sequence[Node]) -> list[str]:
     return [n.text for n in terms if isinstance(n, Term)]
 
@@ -132,8 +138,12 @@ def relaxations(conn: apsw.Connection, plan: QueryPlan) -> Iterator[Relaxation]:
         yield Relaxation("inflection", _replaced(plan, terms, words), note)
     if len(terms) < 2:
         return
-    options = tuple(t for n in terms for t in (n.options if isinstance(n, AnyOf) else (n,)))
-    anyone = _replaced(plan, [AnyOf(options)], words)
+    # A document holding only "we" or "the" of the words is no near miss: the words query asks
+    # for the distinctive words (stop words and words under 3 letters left out, unless that is
+    # all there is); most_words still counts every word a document holds.
+    strong = [n for n in terms if not _weak(n)] or terms
+    options = tuple(t for n in strong for t in (n.options if isinstance(n, AnyOf) else (n,)))
+    anyone = _replaced(plan, [AnyOf(options)] if len(options) > 1 else list(options), words)
     if len(terms) >= 3:
         fetch = min(MAX_LIMIT, plan.limit * WORDS_FETCH_FACTOR)  # room to filter most_words
         anyone = msgspec.structs.replace(anyone, limit=fetch)

@@ -161,6 +161,12 @@ def test_most_of_the_words_then_any(client: EmbeddedClient) -> None:
     assert any("any of them" in w for w in anyone.warnings)
 
 
+def test_a_stop_word_alone_is_no_near_miss(client: EmbeddedClient) -> None:
+    found = ask(client, "the zeppelin")  # every chat holds "the"; none holds zeppelin
+    assert found.items == ()
+    assert found.relaxed is None
+
+
 def test_a_page_already_full_is_not_relaxed(client: EmbeddedClient) -> None:
     found = ask(client, "retries", limit=1)
     assert ids(found) == ["pr:7"]
