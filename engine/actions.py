@@ -49,7 +49,7 @@ MAX_TEXT_CHARS = 4096
 """Largest page a caller may ask for; the router's per-project ceilings are separate."""
 
 _QUERY_KEYS = frozenset(
-    {"query", "kinds", "laneId", "limit", "cursor", "projectRoot", "context", "fresh",
+    {"query", "kinds", "laneId", "limit", "cursor", "exact", "projectRoot", "context", "fresh",
      "sessions", "allProjects"}
 )  # fmt: skip
 _ROOT_ONLY_KEYS = frozenset({"projectRoot", "context"})

@@ -102,6 +102,8 @@ class SearchQueryArgs(_Wire, frozen=True):
     all_projects: bool | None = None
     """Search every project ade knows, not the one asked from (``engine.machine``); None is
     false."""
+    exact: bool = False
+    """Never relax (issue 32): only what matches every word as typed (``--exact``)."""
 
 
 class SearchQueryResult(_Wire, frozen=True):
@@ -112,6 +114,9 @@ class SearchQueryResult(_Wire, frozen=True):
     total: int
     results_truncated: bool = False
     warnings: tuple[str, ...] = ()
+    relaxed: str | None = None
+    """The relaxation step that filled the page (``spelling``, ``inflection``, ``most_words``,
+    ``any_word``: ``engine.query.relax``), None for a strict answer (issue 32)."""
 
 
 class CommitHistoryStatus(_Wire, frozen=True):
@@ -222,6 +227,9 @@ class HitExplanation(msgspec.Struct, frozen=True):
     updated_at: int
     sort_key: tuple[int, float, float, int, str]
     terms: tuple[TermMatch, ...]
+    relaxed: str | None = None
+    """The relaxed step this hit matched (``engine.query.relax``), None for a strict match: its
+    scores and terms are then the step's query's (issue 32)."""
 
 
 def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
@@ -235,4 +243,5 @@ def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
         "updatedAt": explanation.updated_at,
         "sortKey": list(explanation.sort_key),
         "terms": [{"term": t.term, "where": list(t.where)} for t in explanation.terms],
+        "relaxed": explanation.relaxed,
     }

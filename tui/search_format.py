@@ -140,6 +140,9 @@ def format_results_text(
         footer += "".join(
             f"\nwindow: {printable(w)}" for w in result.warnings if "ranked the best" in w
         )
+    if explain is not None and result.relaxed is not None:
+        footer += (f"\nrelaxed: strict matches first, then each relaxed step's; the last step"
+                   f" used: {result.relaxed} (docs/search.md)")  # fmt: skip
     if result.next_cursor:
         footer += f"\nnext page: --cursor {printable(result.next_cursor)}"
     return "\n\n".join([*blocks, footer]) if blocks else footer
@@ -192,6 +195,8 @@ def format_explanation(why: HitExplanation, *, color: bool) -> str:
         f" {_score(why.bm25_split)} parts · then updated {stamp} desc, id {why.doc_id} asc"
         f" · from {why.source}"
     )
+    if why.relaxed is not None:  # issue 32: matched by a relaxed step, scored by its query
+        first += f" · relaxed: {why.relaxed}"
     terms = "; ".join(
         f"{t.term} → {', '.join(t.where) if t.where else 'no match'}" for t in why.terms
     )

@@ -29,6 +29,7 @@ RESULT_FIELDS: dict[str, bool] = {
     "total": True,
     "resultsTruncated": False,
     "warnings": False,
+    "relaxed": False,
 }
 """``SearchQueryResult`` on the wire: field → required."""
 
@@ -57,6 +58,9 @@ ITEM_FIELDS: dict[str, bool] = {
 
 COUNT_FIELDS = frozenset({"messageCount", "matchCount"})
 """A ``sessions`` row's counts (``engine.service.session_rows``)."""
+
+RELAX_STEPS = (None, "spelling", "inflection", "most_words", "any_word")
+"""``engine.query.relax.STEPS``, or null for a strict answer."""
 
 RANGE_FIELDS = ("start", "end")
 """``MatchRange`` on the wire."""
@@ -97,6 +101,8 @@ def check_search_result(result: Any) -> None:
     warnings = result.get("warnings", [])
     if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
         raise MalformedReply("the answer's warnings are not a list of text")
+    if result.get("relaxed") not in RELAX_STEPS:
+        raise MalformedReply("the answer's relaxed is not a relaxation step")
     for number, item in enumerate(items, 1):
         _check_item(item, f"hit {number}")
 

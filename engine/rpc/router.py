@@ -132,7 +132,7 @@ class MachineRouter:
         lists = [items]
         warnings: list[str] = []
         chat_args = SearchQueryArgs(query=args.query, kinds=("chat",), limit=PROJECT_CEILING,
-                                    sessions=args.sessions)  # fmt: skip
+                                    sessions=args.sessions, exact=args.exact)  # fmt: skip
         for entry in others:
             try:
                 client = self._client_for(entry.root)

@@ -149,11 +149,11 @@ KEYS: list[tuple[msgspec.Struct, list[str]]] = [
     ),
     (
         SearchQueryArgs(query="x"),
-        ["query", "kinds", "laneId", "limit", "cursor", "sessions", "allProjects"],
+        ["query", "kinds", "laneId", "limit", "cursor", "sessions", "allProjects", "exact"],
     ),
     (
         SearchQueryResult(items=(ITEM,), next_cursor="c", total=1),
-        ["items", "nextCursor", "total", "resultsTruncated", "warnings"],
+        ["items", "nextCursor", "total", "resultsTruncated", "warnings", "relaxed"],
     ),
     (
         STATUS,

@@ -80,6 +80,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--explain", action="store_true", help="show why each hit ranks where it does"
     )
+    parser.add_argument(
+        "--exact", action="store_true",
+        help="never relax the query (no spelling, word-form or fewer-words fallback)",
+    )  # fmt: skip
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--status", action="store_true", help="show the index status")
     action.add_argument("--rebuild", action="store_true", help="clear and re-ingest (CTO only)")
@@ -128,7 +132,7 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
 
     query, kinds, lane, limit, cursor = _validated(ns)
     return SearchQueryArgs(query=query, kinds=kinds, lane_id=lane, limit=limit, cursor=cursor,
-                           **_modes(ns))  # fmt: skip
+                           exact=bool(getattr(ns, "exact", False)), **_modes(ns))  # fmt: skip
 
 
 def _modes(ns: argparse.Namespace) -> dict[str, bool]:
@@ -146,6 +150,8 @@ def wire_params(ns: argparse.Namespace) -> dict[str, Any]:
               "limit": limit, "cursor": cursor}  # fmt: skip
     modes = _modes(ns)
     params.update(sessions=modes.get("sessions"), allProjects=modes.get("all_projects"))
+    if getattr(ns, "exact", False):  # sent only when set: the default answers as before
+        params["exact"] = True
     return {k: v for k, v in params.items() if v is not None}
 
 
