@@ -149,18 +149,18 @@ class Groups:
         count = f"{page.total:,}{'+' if page.truncated else ''}"
         if kind in SESSION_KINDS:
             count += " hit" if page.total == 1 else " hits"
-        title = count
+        hint = ""
         hits_shown = sum(1 + row.more for row in shown)
         if not self.paged and (page.more or page.total > hits_shown):
-            title += f" · best {len(shown)} · Tab to {kind} for all"
-        return [_header(kind, title), *shown]
+            hint = f" · best {len(shown)} · Tab to {kind} for all"
+        return [_header(kind, count, hint), *shown]
 
 
-def _header(kind: str, count: str) -> PaletteRow:
+def _header(kind: str, count: str, hint: str = "") -> PaletteRow:
     return PaletteRow(
         key=f"header:{kind}",
         kind="header",
-        title=f"{KIND_ICON.get(kind, ' ')} {KIND_LABEL.get(kind, kind)} ({count})",
+        title=f"{KIND_ICON.get(kind, ' ')} {KIND_LABEL.get(kind, kind)} ({count}){hint}",
     )
 
 
