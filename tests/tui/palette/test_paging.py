@@ -18,14 +18,14 @@ from textual.widgets import Input
 
 from engine.embedded import EmbeddedClient
 from tui.logic.kinds import KIND_MODES
-
-FIRST_PAGE = 60
-"""The palette's first page of a one-kind stop (``tui.logic.paging.FIRST_PAGE``)."""
 from tui.logic.rows import PaletteRow
 from tui.widgets.result_list import ResultList
 
 from .conftest import fixed_clock, make_app, opened, settle
 from .paging_repo import COMMITS, NAMING, build_paging_repo
+
+FIRST_PAGE = 60
+"""The palette's first page of a one-kind stop (``tui.logic.paging.FIRST_PAGE``)."""
 
 
 @pytest.fixture(scope="module")
