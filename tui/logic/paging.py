@@ -150,8 +150,7 @@ class Groups:
         if kind in SESSION_KINDS:
             count += " hit" if page.total == 1 else " hits"
         hint = ""
-        hits_shown = sum(1 + row.more for row in shown)
-        if not self.paged and (page.more or page.total > hits_shown):
+        if not self.paged and (page.more or len(rows) > len(shown)):  # some hit is not shown
             hint = f" · best {len(shown)} · Tab to {kind} for all"
         return [_header(kind, count, hint), *shown]
 

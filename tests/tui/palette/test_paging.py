@@ -193,3 +193,43 @@ async def test_an_empty_query_browses_every_stop(
                 seen.add(mode.label)
         assert seen == {*BROWSED, *EMPTY}
         assert of_kind(app, "pr") == []  # (back at the last stop: no stale rows)
+
+
+# --- snapshots (snapshots/test_paging/) -------------------------------------------------------
+
+
+def _at_stop(label: str, *keys: str, query: str = "") -> Any:
+    async def run(pilot: Any) -> None:
+        await opened(pilot)
+        if query:
+            await type_query(pilot, query)
+        await to_stop(pilot, label)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run
+
+
+def test_snapshot_paged_group_at_its_last_hit(
+    snap_compare: Any, paging_client: EmbeddedClient
+) -> None:
+    before = _at_stop("commit", "end")
+    assert snap_compare(make_app(paging_client), terminal_size=(100, 24), run_before=before)
+
+
+def test_snapshot_everything_best_of_each_kind(
+    snap_compare: Any, paging_client: EmbeddedClient
+) -> None:
+    before = _at_stop("everything", query="strbuf_addf")
+    assert snap_compare(make_app(paging_client), terminal_size=(100, 24), run_before=before)
+
+
+@pytest.mark.parametrize("stop", ["commit", "file", "linear"])
+def test_snapshot_browse_of_a_stop(
+    snap_compare: Any, client: EmbeddedClient, stop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("LINEAR_API_KEY", "ADE_LINEAR_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    before = _at_stop(stop)
+    assert snap_compare(make_app(client), terminal_size=(100, 24), run_before=before)
