@@ -89,9 +89,15 @@ class KindPage:
         return msgspec.structs.replace(self.args, cursor=cursor, limit=limit)
 
     def extended(self, result: SearchQueryResult) -> KindPage:
-        """This page with the next one appended (the total is the first page's: the engine
-        counts the whole answer on every page)."""
-        return replace(self, items=(*self.items, *result.items), next_cursor=result.next_cursor)
+        """This page with the next one appended. The total stays the engine's, except when the
+        last page brought more hits than a capped count said (``2,000+`` of a listing): then
+        the list itself is the count, so the header and the list end up agreeing."""
+        items = (*self.items, *result.items)
+        total, truncated = self.total, self.truncated
+        if result.next_cursor is None and len(items) >= total:
+            total, truncated = len(items), False
+        return replace(self, items=items, total=total, truncated=truncated,
+                       next_cursor=result.next_cursor)  # fmt: skip
 
 
 @dataclass

@@ -216,3 +216,20 @@ def test_snapshot_browse_of_a_stop(
     # Linear by its typed `kind:` (the same browse as its stop, without tabbing past ten stops).
     before = _at_stop(stop) if stop == "commit" else _at_stop("everything", query="kind:linear")
     assert snap_compare(make_app(client), terminal_size=(100, 24), run_before=before)
+
+
+def test_a_capped_count_gives_way_to_the_list_once_every_page_is_loaded(
+    paging_client: EmbeddedClient,
+) -> None:
+    """A listing counts up to a cap (``2,000+``); once End loaded past it the header counts the
+    list itself, so the two never disagree at the end."""
+    from engine.types import SearchQueryArgs, SearchQueryResult
+    from tui.logic.paging import KindAsk, KindPage
+
+    ask = KindAsk("commit", SearchQueryArgs(query="", kinds=("commit",), limit=60))
+    first = paging_client.query(ask.args)
+    capped = KindPage.first(ask, SearchQueryResult(first.items, first.next_cursor, 100, True))
+    assert capped.next_cursor is not None
+    rest = paging_client.query(capped.args_after(capped.next_cursor, 500))
+    whole = capped.extended(rest)
+    assert (whole.total, whole.truncated, len(whole.items)) == (COMMITS, False, COMMITS)
