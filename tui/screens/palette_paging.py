@@ -94,7 +94,8 @@ class PagingActions(RowActions):
         except Exception as err:  # a failing page is one line, never a dead palette
             self.post_message(PageLoaded(stamp, page.kind, after, None, str(err), to_end))
             return
-        assert result is not None
+        if result is None or worker.is_cancelled:
+            return  # superseded by End's load, which starts at the same cursor
         whole = SearchQueryResult(
             items=tuple(items),
             next_cursor=result.next_cursor,
@@ -114,6 +115,8 @@ class PagingActions(RowActions):
             return
         assert message.result is not None
         if not self.groups.extend(message.kind, message.after, message.result):
+            if message.to_end and not self._load_more(to_end=True):
+                self._to_last_row()  # another load got there first: End still ends at the end
             return
         self._paint(keep=True, appended=True)
         if message.to_end:
