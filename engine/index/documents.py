@@ -27,6 +27,7 @@ import apsw
 import msgspec
 
 from engine.digests import blake2b
+from engine.index.vector_hook import vector_sinks
 from engine.index.held_fts import held_rows
 from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query
@@ -208,6 +209,9 @@ def _insert_rows(
     titled = [(rowid, doc.rank_title, d.title_parts) for rowid, doc, d in rows if doc.rank_title]
     if titled:
         conn.executemany("INSERT INTO docs_title(rowid, rank_title, parts) VALUES (?,?,?)", titled)
+    sink = vector_sinks.get(conn)
+    if sink is not None:  # the semantic extra's vectors, in this transaction (docs/semantic.md)
+        sink(conn, [(doc.doc_id, d.digest, f"{doc.title}\n{doc.body}") for _, doc, d in rows])
 
 
 def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:

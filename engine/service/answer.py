@@ -16,6 +16,7 @@ from engine.query.overlap import Background
 from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
 from engine.query.run import run_query
+from engine.semantic.hybrid import hybrid_answer, take_mode
 from engine.types import SearchQueryArgs, SearchQueryResult
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     every answer carries (``SearchService.query`` adds the places and the index notes)."""
     conn, unavailable = service._reader_or_empty()
     lanes = service.lanes()
+    args, semantic_asked = take_mode(args)  # `mode:semantic` (docs/semantic.md)
     # Parsed and resolved once; every source below reads this plan, none the raw text.
     plan = build_plan(args, now=service.clock(), lanes=lanes,
                       gone=lambda: gone_lanes(service.project))  # fmt: skip
@@ -49,6 +51,8 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
                        extra_candidates=lambda: [*extras, *delegation.result()[0]],
                        replace_doc_ids=replace)  # fmt: skip
     delegate_warnings = delegation.result()[1]
+    result = hybrid_answer(conn, plan, result, asked=semantic_asked, project=service.project,
+                           lanes=lanes)  # fmt: skip
     if not result.items and not result.total and plan.cursor is None and unavailable is None:
         delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]
     if unavailable is not None:
