@@ -23,9 +23,7 @@ from engine.project.model import Project
 from engine.project.prs import MAX_PR_NUMBER, author_login
 from engine.project.safe_io import JsonRejected, loads_json, read_regular
 
-GH_FIELDS = (
-    "number,title,body,state,author,headRefName,baseRefName,url,updatedAt,comments,reviews"
-)
+GH_FIELDS = "number,title,body,state,author,headRefName,baseRefName,url,updatedAt,comments,reviews"
 """What ``gh pr list --json`` is asked for: everything a snapshot holds, comments and reviews
 included (comments on diff lines come from ``engine.importers.github_reviews``)."""
 

@@ -27,12 +27,12 @@ import apsw
 import msgspec
 
 from engine.digests import blake2b
-from engine.index.vector_hook import vector_sinks
 from engine.index.held_fts import held_rows
 from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query
 from engine.index.recent import deferrals, raise_recent_floor, recent_floor
 from engine.index.rowids import RowidAllocator, doc_rowid, forget_rowid
+from engine.index.vector_hook import vector_sinks
 
 _ZLIB_LEVEL = 1
 """Level 1 compresses text ~3x at >100 MB/s; higher levels cost insert speed for a few %."""

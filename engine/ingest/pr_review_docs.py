@@ -26,18 +26,28 @@ def pr_review_docs(pr: PrSnapshot, lane_id: str | None) -> list[IndexDoc]:
             continue  # a bare approval says nothing to search for
         verdict = review.state.replace("_", " ").lower() or "review"
         docs.append(
-            _doc(pr, lane_id, review_doc_id(pr.number, "review", review.id),
-                 f"#{pr.number} {title} · review by {review.author} ({verdict})",
-                 review.body, ms(review.submitted_at) or fallback)  # fmt: skip
+            _doc(
+                pr,
+                lane_id,
+                review_doc_id(pr.number, "review", review.id),
+                f"#{pr.number} {title} · review by {review.author} ({verdict})",
+                review.body,
+                ms(review.submitted_at) or fallback,
+            )
         )
     for comment in pr.review_comments:
         if not comment.body.strip():
             continue
         where = comment.path + (f":{comment.line}" if comment.line else "")
         docs.append(
-            _doc(pr, lane_id, review_doc_id(pr.number, "comment", comment.id),
-                 f"#{pr.number} {title} · {comment.author} on {redact_title(where)}",
-                 f"{comment.body}\n{comment.path}", ms(comment.created_at) or fallback)  # fmt: skip
+            _doc(
+                pr,
+                lane_id,
+                review_doc_id(pr.number, "comment", comment.id),
+                f"#{pr.number} {title} · {comment.author} on {redact_title(where)}",
+                f"{comment.body}\n{comment.path}",
+                ms(comment.created_at) or fallback,
+            )
         )
     return docs
 

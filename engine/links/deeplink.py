@@ -325,9 +325,17 @@ def build_link(
     """Build a link from its parts; see ``build_deep_link``."""
     return build_deep_link(
         DeepLink(
-            kind, target, project_id, event, offset, line, lane, _non_empty(envelope),
-            review=review, comment=comment,
-        )  # fmt: skip
+            kind,
+            target,
+            project_id,
+            event,
+            offset,
+            line,
+            lane,
+            _non_empty(envelope),
+            review=review,
+            comment=comment,
+        )
     )
 
 

@@ -5,8 +5,7 @@ looked up, a text's is the mean of its tokens' — so embedding a thousand docum
 milliseconds on one core, where all-MiniLM-L6-v2 (the only transformer shipped with its weights
 on the registry: as an int8 ONNX file without a tokenizer, or with PyTorch) takes about ten
 seconds for the same work here. Its weights (16 MB) and tokenizer sit in the wheel; WordLlama
-looks for them in a folder named after the file type, so the package folder is given as its
-cache and downloads are disabled: a missing file is an error, never a fetch.
+are read from the installed package folder directly: a missing file is an error, never a fetch.
 
 The model is loaded once per process and held (the daemon keeps it between queries); vectors
 are unit length, quantized to int8 (256 bytes a document).
@@ -14,9 +13,10 @@ are unit length, quantized to int8 (256 bytes a document).
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,19 +31,71 @@ DIMENSIONS = 256
 MAX_TEXT_CHARS = 2000
 """What of a document is embedded: a mean over more tokens says little more and costs time."""
 
+WEIGHTS_FILE = "weights/l2_supercat_256.safetensors"
+TOKENIZER_FILE = "tokenizers/l2_supercat_tokenizer_config.json"
+TENSOR_KEY = "embedding.weight"
+"""Where the wheel keeps the model, and the tensor's name in it."""
+
 _lock = threading.Lock()
-_model: Any = None
+_model: _Static | None = None
 
 
-def _load() -> Any:
-    import wordllama
-    from wordllama import WordLlama
+class _Static:
+    """A static embedding model: a token's vector is a row of ``table``; a text's, their mean.
 
-    folder = Path(wordllama.__file__).parent
-    return WordLlama.load(dim=DIMENSIONS, cache_dir=folder, disable_download=True)
+    The same arithmetic as ``WordLlama.embed(norm=True)`` (its inference module: tokens without
+    special tokens, mean over the tokens, unit length; a test holds the two equal), loaded with
+    ``safetensors`` and ``tokenizers`` alone: importing ``wordllama`` itself brings pydantic and
+    requests, 0.7 s of a 1.4 s load, for a configuration we do not need.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        import numpy as np
+        from safetensors import safe_open
+        from tokenizers import Tokenizer
+
+        with safe_open(str(folder / WEIGHTS_FILE), framework="np", device="cpu") as weights:
+            self.table = np.ascontiguousarray(weights.get_tensor(TENSOR_KEY), dtype=np.float32)
+        self.tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        encoded = self.tokenizer.encode_batch(texts, add_special_tokens=False)
+        lengths = np.array([len(e.ids) for e in encoded], dtype=np.int64)
+        out = np.zeros((len(texts), self.table.shape[1]), dtype=np.float32)
+        filled = lengths > 0
+        if not filled.any():
+            return out
+        ids = np.concatenate([np.asarray(e.ids, dtype=np.int64) for e in encoded])
+        np.clip(ids, 0, self.table.shape[0] - 1, out=ids)
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
+        sums = np.add.reduceat(self.table[ids], starts, axis=0)
+        means = sums / lengths[filled, None].astype(np.float32)
+        norms = np.linalg.norm(means, axis=1, keepdims=True)
+        out[filled] = means / np.maximum(norms, np.float32(1e-12))
+        return out
 
 
-def model() -> Any:
+def package_folder() -> Path:
+    """The installed ``wordllama`` folder, found without importing the package.
+
+    Raises:
+        ModuleNotFoundError: the extra is not installed.
+    """
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("wordllama is not installed: pip install 'ade-search[semantic]'")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _load() -> _Static:
+    return _Static(package_folder())
+
+
+def model() -> _Static:
     """The loaded model (loaded at the first call, then held by the process)."""
     global _model
     with _lock:
@@ -61,7 +113,7 @@ def embed(texts: list[str]) -> npt.NDArray[np.int8]:
     """Unit vectors of ``texts`` quantized to int8 (row ``i`` for ``texts[i]``)."""
     import numpy as np
 
-    vectors = model().embed([t[:MAX_TEXT_CHARS] for t in texts], norm=True)
+    vectors = model().embed([t[:MAX_TEXT_CHARS] for t in texts])
     quantized: npt.NDArray[np.int8] = np.clip(np.rint(vectors * 127.0), -127, 127).astype(np.int8)
     return quantized
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
+from engine.index.db import scalar
 from engine.index.sql import Filters, filter_sql
 from engine.index.vector_hook import VectorRow, vector_sinks
 from engine.semantic.model import MODEL_ID, embed
@@ -63,7 +64,7 @@ def _matrix(conn: apsw.Connection) -> _Matrix:
     """Every current vector of the file and its document's row id (cached, see the docstring)."""
     import numpy as np
 
-    key = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes())
+    key = (scalar(conn, "PRAGMA data_version", []), conn.total_changes())
     name = conn.filename
     with _cache_lock:
         held = _cache.get(name)
