@@ -61,7 +61,7 @@ SNAPSHOT = {
 def project(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = copy_demo(demo_project, tmp_path_factory.mktemp("reviews") / "ade-demo")
     (root / ".ade" / "prs" / "77.json").write_text(json.dumps(SNAPSHOT))
-    yield root
+    return root
 
 
 def _query(root: Path, text: str) -> list[tuple[str, str]]:

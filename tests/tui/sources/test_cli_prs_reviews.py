@@ -97,5 +97,6 @@ def test_a_failing_comment_listing_still_writes_the_prs_and_says_why(
     fake_gh(tmp_path, monkeypatch, f'if [ "$1" = api ]; then exit 1; fi; cat "{listing}"')
     assert main(["prs", "sync", "--project", str(repo)]) == 0
     (pr,) = list_prs(open_project(repo), WarningTally())
-    assert pr.reviews and not pr.review_comments
+    assert pr.reviews
+    assert not pr.review_comments
     assert "review comments not fetched: gh api exited 1" in capsys.readouterr().err
