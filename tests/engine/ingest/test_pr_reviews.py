@@ -4,7 +4,6 @@ reviewer wrote, and their ``ade://`` links land on the review (docs/search.md, "
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -58,7 +57,7 @@ SNAPSHOT = {
 
 
 @pytest.fixture(scope="module")
-def project(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def project(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = copy_demo(demo_project, tmp_path_factory.mktemp("reviews") / "ade-demo")
     (root / ".ade" / "prs" / "77.json").write_text(json.dumps(SNAPSHOT))
     return root
