@@ -2,10 +2,13 @@
 
 The semantic ranking is asked for only when it can help: the query says ``mode:semantic``, or
 the lexical steps found too little (fewer than ``FEW`` hits, or only a relaxed answer). Quoted
-phrases keep their strict meaning unless ``mode:semantic`` is written. Exact matches are never
-put below vague ones: the hits of a strict lexical answer keep their order at the top and the
-semantic hits follow them; only a relaxed answer (vague by its own account) is interleaved with
-the semantic hits by reciprocal rank fusion, ``1 / (RRF_K + rank)`` summed over both lists.
+phrases keep their strict meaning unless ``mode:semantic`` is written.
+
+Three rankings are fused by reciprocal rank, ``1 / (RRF_K + rank)`` summed over the lists: the
+lexical answer when it is relaxed (vague by its own account), BM25 over documents holding any of
+the query's words (``bm25_any``: what a remembered sentence or a typo still shares with its
+target), and the nearest vectors. Exact matches are never put below vague ones: the hits of a
+strict lexical answer keep their order at the top, and the fused hits follow them.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ import apsw
 import msgspec
 
 from engine.index.documents import fetch_bodies
-from engine.index.sql import COLUMNS
+from engine.index.sql import COLUMNS, EXACT_WEIGHTS, Filters, filter_sql
 from engine.query.candidates import fetch_rows, plan_filters
 from engine.query.run import default_link, wire_item
 from engine.query.snippets import make_snippet
 from engine.query.source_text import snippet_texts
-from engine.semantic import enabled
+from engine.semantic import enabled, installed
 
 if TYPE_CHECKING:
     from engine.project.model import Lane, Project
@@ -50,6 +53,8 @@ NOT_INSTALLED_NOTE = (
     "mode:semantic: the semantic extra is not installed (pip install 'ade-search[semantic]');"
     " showing lexical matches only"
 )
+
+SWITCHED_OFF_NOTE = "mode:semantic: switched off by ADE_SEMANTIC=0; showing lexical matches only"
 
 _MODE_RE = re.compile(r'"[^"]*"|(?<!\S)mode:semantic(?!\S)', re.IGNORECASE)
 
@@ -97,18 +102,20 @@ def hybrid_answer(
     if not enabled():
         if not asked:
             return result
-        return msgspec.structs.replace(result, warnings=(*result.warnings, NOT_INSTALLED_NOTE))
+        note = SWITCHED_OFF_NOTE if installed() else NOT_INSTALLED_NOTE
+        return msgspec.structs.replace(result, warnings=(*result.warnings, note))
     from engine.semantic.store import nearest  # deferred: numpy and the model load here
 
-    near = nearest(conn, query_text(plan), plan_filters(plan), SEMANTIC_DEPTH)
-    near = [(rowid, cos) for rowid, cos in near if cos >= MIN_COSINE]
-    shown = {item.doc_id for item in result.items}
-    fresh = [item for item in _items(conn, plan, [r for r, _ in near], project, lanes)
-             if item.doc_id not in shown]  # fmt: skip
-    if not fresh:
+    filters = plan_filters(plan)
+    near = nearest(conn, query_text(plan), filters, SEMANTIC_DEPTH)
+    meaning = [rowid for rowid, cos in near if cos >= MIN_COSINE]
+    words = bm25_any(conn, plan, filters, SEMANTIC_DEPTH)
+    by_rowid = _items(conn, plan, [*words, *meaning], project, lanes)
+    ranked = [[by_rowid[r] for r in rows if r in by_rowid] for rows in (words, meaning)]
+    if not any(ranked):
         return result
     strict = not getattr(result, "relaxed", None)
-    fused = fuse(list(result.items), fresh, strict=strict)[: plan.limit]
+    fused = fuse(list(result.items), *ranked, strict=strict)[: plan.limit]
     return msgspec.structs.replace(
         result, items=tuple(fused), next_cursor=None, total=max(result.total, len(fused)),
         warnings=(*result.warnings, SEMANTIC_NOTE),
@@ -116,42 +123,60 @@ def hybrid_answer(
 
 
 def fuse(
-    lexical: list[SearchResultItem], semantic: list[SearchResultItem], *, strict: bool
+    lexical: list[SearchResultItem],
+    *others: list[SearchResultItem],
+    strict: bool,
 ) -> list[SearchResultItem]:
-    """One list: a strict lexical answer first in its own order, then the semantic hits; a
-    relaxed one interleaved with them by reciprocal rank (ties: lexical first, then doc id)."""
-    if strict:
-        return [*lexical, *semantic]
+    """One list: a strict ``lexical`` answer first in its own order, then ``others`` fused by
+    reciprocal rank; a relaxed one is fused with them (ties: the earlier list, then doc id)."""
+    top = lexical if strict else []
+    lists = others if strict else (lexical, *others)
+    kept = {item.doc_id for item in top}
     score: dict[str, float] = {}
     first: dict[str, int] = {}
     by_id: dict[str, SearchResultItem] = {}
-    for side, items in enumerate((lexical, semantic)):
+    for side, items in enumerate(lists):
         for rank, item in enumerate(items, start=1):
+            if item.doc_id in kept:
+                continue
             score[item.doc_id] = score.get(item.doc_id, 0.0) + 1.0 / (RRF_K + rank)
             first.setdefault(item.doc_id, side)
             by_id.setdefault(item.doc_id, item)
     order = sorted(score, key=lambda d: (-score[d], first[d], d))
-    return [by_id[d] for d in order]
+    return [*top, *(by_id[d] for d in order)]
+
+
+def bm25_any(conn: apsw.Connection, plan: QueryPlan, f: Filters, k: int) -> list[int]:
+    """Row ids of the ``k`` best documents by BM25 holding any word of the query (title and
+    body weighed as the strict path weighs them), best first."""
+    tokens = sorted({tok for node in plan.nodes for term in node for tok in term.tokens})
+    if not tokens:
+        return []
+    match = " OR ".join('"' + tok.replace('"', '""') + '"' for tok in tokens)
+    where, params = filter_sql(f, fts=True)
+    sql = (
+        "SELECT docs_fts.rowid FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid"
+        f" WHERE docs_fts MATCH ?{where}"
+        f" ORDER BY bm25(docs_fts, {EXACT_WEIGHTS}), docs_fts.rowid DESC LIMIT ?"
+    )
+    return [int(r[0]) for r in conn.execute(sql, [match, *params, k])]
 
 
 def _items(
     conn: apsw.Connection, plan: QueryPlan, rowids: list[int], project: Project, lanes: list[Lane]
-) -> list[SearchResultItem]:
-    """Wire items of the documents ``rowids``, in that order, snippets as the lexical path's."""
+) -> dict[int, SearchResultItem]:
+    """Wire items of the documents ``rowids`` by row id, snippets cut as the lexical path's."""
+    rowids = list(dict.fromkeys(rowids))
     if not rowids:
-        return []
+        return {}
     marks = ",".join("?" * len(rowids))
-    rows = fetch_rows(conn, (f"SELECT {COLUMNS}, NULL, NULL FROM docs d WHERE d.id IN ({marks})",
-                             list(rowids)))  # fmt: skip
-    by_rowid = dict(rows)
+    sql = f"SELECT {COLUMNS}, NULL, NULL FROM docs d WHERE d.id IN ({marks})"
+    candidates = dict(fetch_rows(conn, (sql, list(rowids))))
     bodies = snippet_texts(conn, project, fetch_bodies(conn, rowids))
     lane_names = {lane.id: lane.name for lane in lanes}
-    items = []
-    for rowid in rowids:
-        cand = by_rowid.get(rowid)
-        if cand is None:
-            continue
+    items: dict[int, SearchResultItem] = {}
+    for rowid, cand in candidates.items():
         marked = make_snippet(bodies.get(rowid, ""), plan.parsed)
         link = default_link(cand, project.id)
-        items.append(wire_item(cand, marked, "body", link, lane_names, project))
+        items[rowid] = wire_item(cand, marked, "body", link, lane_names, project)
     return items
