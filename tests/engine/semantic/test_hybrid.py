@@ -6,7 +6,6 @@ except the parts that need no model."""
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,13 +32,13 @@ PARAPHRASE = "copying old rows into the accounting table"
 
 
 @pytest.fixture(scope="module")
-def demo(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def demo(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = copy_demo(demo_project, tmp_path_factory.mktemp("semantic") / "ade-demo")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ADE_SEMANTIC", "1")
         with EmbeddedClient.open(root, start_worker=False) as client:
             client.service.catch_up()
-    yield root
+    return root
 
 
 @pytest.fixture(autouse=True)
@@ -134,7 +133,7 @@ def test_exact_matches_keep_their_order_above_semantic_hits(
 ) -> None:
     hybrid, _ = _ask(demo, "mode:semantic compare_digest", limit=20)
     monkeypatch.setenv("ADE_SEMANTIC", "0")
-    lexical, warnings = _ask(demo, "compare_digest", limit=20)
+    lexical, _warnings = _ask(demo, "compare_digest", limit=20)
     assert lexical
     assert hybrid[: len(lexical)] == lexical
     assert len(hybrid) > len(lexical)
