@@ -42,6 +42,10 @@ RRF_K = 60
 """The constant of reciprocal rank fusion (Cormack et al. 2009): ranks past the first few
 weigh nearly alike, so neither list's top hit can be buried by the other's tail."""
 
+SEMANTIC_WEIGHT = 0.5
+"""The nearest vectors' share of a fused score beside a word ranking's 1: a static model's
+neighbours are a weaker sign than shared words (benchmarks/RESULTS.md, known-item search)."""
+
 SEMANTIC_DEPTH = 50
 """How many of the nearest documents the semantic ranking offers to the fusion."""
 
@@ -115,7 +119,8 @@ def hybrid_answer(
     if not any(ranked):
         return result
     strict = not getattr(result, "relaxed", None)
-    fused = fuse(list(result.items), *ranked, strict=strict)[: plan.limit]
+    fused = fuse(list(result.items), *ranked, strict=strict, weights=(1.0, SEMANTIC_WEIGHT))
+    fused = fused[: plan.limit]
     return msgspec.structs.replace(
         result, items=tuple(fused), next_cursor=None, total=max(result.total, len(fused)),
         warnings=(*result.warnings, SEMANTIC_NOTE),
@@ -126,11 +131,14 @@ def fuse(
     lexical: list[SearchResultItem],
     *others: list[SearchResultItem],
     strict: bool,
+    weights: tuple[float, ...] = (),
 ) -> list[SearchResultItem]:
     """One list: a strict ``lexical`` answer first in its own order, then ``others`` fused by
-    reciprocal rank; a relaxed one is fused with them (ties: the earlier list, then doc id)."""
+    reciprocal rank; a relaxed one is fused with them (ties: the earlier list, then doc id).
+    ``weights`` are those of ``others`` (default 1 each); a relaxed ``lexical`` weighs 1."""
     top = lexical if strict else []
     lists = others if strict else (lexical, *others)
+    scale = [*(() if strict else (1.0,)), *weights, *([1.0] * len(others))][: len(lists)]
     kept = {item.doc_id for item in top}
     score: dict[str, float] = {}
     first: dict[str, int] = {}
@@ -139,7 +147,7 @@ def fuse(
         for rank, item in enumerate(items, start=1):
             if item.doc_id in kept:
                 continue
-            score[item.doc_id] = score.get(item.doc_id, 0.0) + 1.0 / (RRF_K + rank)
+            score[item.doc_id] = score.get(item.doc_id, 0.0) + scale[side] / (RRF_K + rank)
             first.setdefault(item.doc_id, side)
             by_id.setdefault(item.doc_id, item)
     order = sorted(score, key=lambda d: (-score[d], first[d], d))

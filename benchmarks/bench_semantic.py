@@ -1,0 +1,161 @@
+"""What the semantic extra costs (issue 32.6): first index, query p95, model load, vector scan.
+
+Each figure is a ratio or difference against the same work without the extra, interleaved in
+this invocation (``benchmarks.timing``):
+
+- **first index**: every document of a generated corpus (``benchmarks.corpus``) written through
+  ``upsert_docs`` into a new index in 1000-document transactions, without and with the vector
+  sink (the model already loaded, as in the daemon). Writing alone is the smallest base the
+  extra's cost can be set against: a real first index also reads, parses and chunks.
+- **query p95**: the known-item benchmark's paraphrase, typo and remembered queries through
+  ``EmbeddedClient.query`` on the same corpus index, ``ADE_SEMANTIC=0`` against ``=1``
+  (``mode:semantic`` added, so every query pays the fusion), the model loaded.
+- **scan**: the nearest 50 of every vector, numpy over int8 (what ``engine.semantic.store`` does)
+  against sqlite-vec's ``vec_distance_cosine`` over the same BLOBs, when sqlite-vec is installed.
+- **model load**: a fresh interpreter loading the model, against one importing the engine only.
+
+Usage: ``python -m benchmarks.bench_semantic [--mb 20] [--runs 5] [--write]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.bench_index import load_docs
+from benchmarks.corpus import generate
+from benchmarks.results import replace_section
+from benchmarks.timing import interleaved, ratios
+from engine.index.db import connect, immediate, open_index, upsert_docs
+from engine.index.documents import IndexDoc
+from engine.index.sql import Filters
+from engine.semantic.model import model
+from engine.semantic.store import attach, nearest
+
+HEADING = "## Semantic extra: cost (issue 32.6)"
+
+
+def _write(path: Path, docs: list[IndexDoc], vectors: bool) -> None:
+    path.unlink(missing_ok=True)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    open_index(path)
+    conn = connect(path)
+    if vectors:
+        attach(conn)
+    for i in range(0, len(docs), 1000):
+        with immediate(conn):
+            upsert_docs(conn, docs[i : i + 1000])
+    conn.close()
+
+
+def _first_index(work: Path, docs: list[IndexDoc], runs: int) -> dict[str, float]:
+    jobs = {
+        "without": lambda: _write(work / "plain.db", docs, False),
+        "with vectors": lambda: _write(work / "vectors.db", docs, True),
+    }
+    timing = interleaved(jobs, runs, warmup=False)
+    return {
+        "without_ms": timing["without"].median,
+        "with_ms": timing["with vectors"].median,
+        "ratio": ratios(timing, "without")["with vectors"],
+    }
+
+
+def _scan(db: Path, runs: int) -> dict[str, float]:
+    conn = connect(db)
+    query = "copying old rows into the accounting table"
+    jobs = {"numpy int8": lambda: nearest(conn, query, Filters(), 50)}
+    try:
+        import sqlite_vec
+
+        from engine.semantic.model import embed
+
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        q = embed([query])[0].tobytes()
+        sql = (
+            "SELECT doc_id FROM doc_vectors ORDER BY"
+            " vec_distance_cosine(vec_int8(vec), vec_int8(?)) LIMIT 50"
+        )
+        jobs["sqlite-vec"] = lambda: conn.execute(sql, (q,)).fetchall()
+    except ImportError:
+        pass
+    timing = interleaved(jobs, runs)
+    count = conn.execute("SELECT count(*) FROM doc_vectors").fetchone()[0]
+    conn.close()
+    return {"vectors": float(count), **{name: t.median for name, t in timing.items()}}
+
+
+def _load(runs: int) -> dict[str, float]:
+    code = {
+        "engine only": "import engine.semantic.store",
+        "model loaded": "from engine.semantic.model import model; model()",
+    }
+    jobs = {
+        name: (lambda c=c: subprocess.run([sys.executable, "-c", c], check=True))
+        for name, c in code.items()
+    }
+    timing = interleaved(jobs, runs)
+    return {name: t.median for name, t in timing.items()}
+
+
+def _queries(root: Path, runs: int) -> dict[str, float]:
+    """Query p95 through the service on a project folder holding the corpus index."""
+    from benchmarks.known_items_queries import DEMO, GENERATED
+    from engine.embedded import EmbeddedClient
+    from engine.types import SearchQueryArgs
+
+    texts = [q for style, q, _ in (*DEMO, *GENERATED) if style != "filtered"]
+    out: dict[str, float] = {}
+    with EmbeddedClient.open(root, start_worker=False) as client:
+
+        def run(env: str, prefix: str) -> None:
+            os.environ["ADE_SEMANTIC"] = env
+            for text in texts:
+                client.query(SearchQueryArgs(query=prefix + text, limit=10))
+
+        timing = interleaved(
+            {"lexical": lambda: run("0", ""), "hybrid": lambda: run("1", "mode:semantic ")}, runs
+        )
+    for name, t in timing.items():
+        out[f"{name}_per_query_p95_ms"] = t.p95 / len(texts)
+        out[f"{name}_per_query_median_ms"] = t.median / len(texts)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--mb", type=int, default=20, help="size of the generated corpus")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--write", action="store_true", help="write the figures into RESULTS.md")
+    args = parser.parse_args()
+    model()  # held, as the daemon holds it: the load is measured on its own below
+    with tempfile.TemporaryDirectory(prefix="ade-semantic-") as tmp:
+        work = Path(tmp)
+        docs = load_docs(generate(args.mb, work / "corpus"))
+        index = _first_index(work, docs, max(3, args.runs // 2))
+        scan = _scan(work / "vectors.db", args.runs)
+        root = work / "project"
+        (root / ".ade" / "cache").mkdir(parents=True)
+        os.replace(work / "vectors.db", root / ".ade" / "cache" / "search-index.db")
+        queries = _queries(root, args.runs)
+    load = _load(args.runs)
+    figures = {"docs": len(docs), "first_index": index, "scan_ms": scan, "query": queries,
+               "load_ms": load}  # fmt: skip
+    text = (
+        f"{HEADING}\n\n`python -m benchmarks.bench_semantic --mb {args.mb} --runs {args.runs}`"
+        f" ({len(docs)} documents):\n\n```json\n{json.dumps(figures, indent=2)}\n```\n"
+    )
+    print(text)
+    if args.write:
+        replace_section(HEADING, text)
+
+
+if __name__ == "__main__":
+    main()
