@@ -33,7 +33,6 @@ from engine.embedded import EmbeddedClient
 from engine.index.db import connect
 from engine.index.documents import fetch_bodies
 from engine.query.source_text import snippet_texts
-from engine.semantic import installed
 from engine.types import SearchQueryArgs
 
 DEPTH = 10
@@ -56,6 +55,15 @@ def _env(name: str, value: str) -> Iterator[None]:
             os.environ.pop(name, None)
         else:
             os.environ[name] = old
+
+
+def _semantic_installed() -> bool:
+    """Whether this tree has the semantic extra, installed (a tree before it has neither)."""
+    try:
+        from engine.semantic import installed
+    except ImportError:
+        return False
+    return installed()
 
 
 def _ade(client: EmbeddedClient) -> Callable[[str], Ranked]:
@@ -131,7 +139,7 @@ def run(work: Path, verbose: bool) -> str:
     build_demo(demo)
     generated = build_generated(work / "generated")
     systems = ["ade", "BM25 (flat FTS5)"]
-    semantic = installed() and os.environ.get("ADE_SEMANTIC", "1") != "0"
+    semantic = _semantic_installed() and os.environ.get("ADE_SEMANTIC", "1") != "0"
     if semantic:
         systems.insert(1, "ade without the semantic extra")
     ranks: dict[str, dict[str, list[int | None]]] = {s: {st: [] for st in STYLES} for s in systems}
