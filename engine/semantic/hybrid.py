@@ -108,8 +108,10 @@ def hybrid_answer(
             return result
         note = SWITCHED_OFF_NOTE if installed() else NOT_INSTALLED_NOTE
         return msgspec.structs.replace(result, warnings=(*result.warnings, note))
-    from engine.semantic.store import nearest  # deferred: numpy and the model load here
+    from engine.semantic.store import fill_missing, nearest, writer  # deferred: numpy, the model
 
+    writer.wait()  # this process's own documents first: an answer never misses what it wrote
+    fill_missing(conn, project)
     filters = plan_filters(plan)
     near = nearest(conn, query_text(plan), filters, SEMANTIC_DEPTH)
     meaning = [rowid for rowid, cos in near if cos >= MIN_COSINE]

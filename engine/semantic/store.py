@@ -1,52 +1,146 @@
-"""Meaning vectors in the index: written beside each document, scanned for a query.
+"""Meaning vectors in the index: made off the writer's thread, scanned for a query.
 
 A vector is kept by ``doc_id`` with the document's digest and the model's id; a query joins
 both, so a document rewritten since (another digest), deleted (no row) or embedded by another
 model is never matched by a stale vector — no delete path of the index has to know about
-vectors. The scan is brute force over int8 vectors with numpy (benchmarks/bench_semantic.py
-measured it against sqlite-vec at our sizes); the matrix is cached per file and kept while the
-file's ``data_version`` and change counter stand still, so a warm daemon reads it once.
+vectors.
+
+Embedding costs more than indexing the same text (a BPE tokenizer and a mean over every token's
+vector, against FTS5's C tokenizer), so it is never done inside the writer's transaction: the
+writer's hook (``engine.index.vector_hook``) hands each batch's texts to ``VectorWriter``, a
+thread that embeds them and writes them in transactions of its own. The first index is as fast
+as without the extra and the vectors follow it (benchmarks/RESULTS.md). A process that exits
+before its thread caught up leaves documents without a vector; ``fill_missing`` embeds those
+when a semantic query comes (a bounded number a query), so the set converges.
+
+The scan is brute force over int8 vectors with numpy (benchmarks/bench_semantic.py measured it
+against sqlite-vec at our sizes); the matrix is cached per file and kept while the file's
+``data_version`` and change counter stand still, so a warm daemon reads it once.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from engine.index.db import scalar
+from engine.index.db import connect, immediate, scalar
+from engine.index.documents import fetch_bodies
 from engine.index.sql import Filters, filter_sql
 from engine.index.vector_hook import VectorRow, vector_sinks
-from engine.semantic.model import MODEL_ID, embed
+from engine.logs import get_logger
+from engine.semantic.model import MAX_TEXT_CHARS, MODEL_ID, embed
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from engine.project.model import Project
+
+log = get_logger("ade.semantic")
+
+FILL_PER_QUERY = 256
+"""Documents without a vector embedded by one semantic query (~0.1-0.3 s here): what a process
+that exited early left behind is caught up over a few queries, never in one long one."""
+
 
 def write_vectors(conn: apsw.Connection, rows: Sequence[VectorRow]) -> None:
-    """Embed and store the vectors of ``rows``, inside the caller's transaction."""
+    """Embed ``rows`` and store their vectors in one transaction on ``conn`` (a writer)."""
     if not rows:
         return
     vectors = embed([text for _, _, text in rows])
-    conn.executemany(
-        "INSERT OR REPLACE INTO doc_vectors(doc_id, digest, model, vec) VALUES (?,?,?,?)",
-        [(doc_id, digest, MODEL_ID, vectors[i].tobytes())
-         for i, (doc_id, digest, _) in enumerate(rows)],
-    )  # fmt: skip
+    with immediate(conn):
+        conn.executemany(
+            "INSERT OR REPLACE INTO doc_vectors(doc_id, digest, model, vec) VALUES (?,?,?,?)",
+            [(doc_id, digest, MODEL_ID, vectors[i].tobytes())
+             for i, (doc_id, digest, _) in enumerate(rows)],
+        )  # fmt: skip
+
+
+class VectorWriter:
+    """One thread that embeds handed-over documents and writes their vectors.
+
+    Each batch opens its own connection to the file it names (the writer's file may be replaced
+    meanwhile; a vector written into a replaced file is simply never joined).
+    """
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[tuple[str, list[VectorRow]]] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def put(self, path: str, rows: Sequence[VectorRow]) -> None:
+        """Queue ``rows`` of the index at ``path``; returns at once."""
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="ade-vectors", daemon=True)
+                self._thread.start()
+        self._queue.put((path, [(d, g, text[:MAX_TEXT_CHARS]) for d, g, text in rows]))
+
+    def wait(self) -> None:
+        """Block until every queued batch is written (a semantic query, a test, a benchmark)."""
+        self._queue.join()
+
+    def _run(self) -> None:
+        while True:
+            path, rows = self._queue.get()
+            try:
+                conn = connect(Path(path))
+                try:
+                    write_vectors(conn, rows)
+                finally:
+                    conn.close()
+            except (apsw.Error, OSError):
+                # Busy past the timeout, a file gone: these documents get their vectors from
+                # fill_missing at the next semantic query.
+                log.debug("writing %d vectors failed", len(rows), exc_info=True)
+            finally:
+                self._queue.task_done()
+
+
+writer = VectorWriter()
+"""The process's one vector thread (the model it uses is the process's one model too)."""
+
+
+def _hand_over(conn: apsw.Connection, rows: Sequence[VectorRow]) -> None:
+    writer.put(conn.filename, rows)
 
 
 def attach(conn: apsw.Connection) -> None:
-    """Make ``conn`` (a writer) store a vector for every document it inserts from now on."""
-    vector_sinks[conn] = write_vectors
+    """Make ``conn`` (a writer) hand every document it inserts from now on to ``writer``."""
+    vector_sinks[conn] = _hand_over
 
 
 def detach(conn: apsw.Connection) -> None:
-    """Stop writing vectors on ``conn`` (a baseline measurement, a test)."""
+    """Stop handing documents over on ``conn`` (a baseline measurement, a test)."""
     vector_sinks.pop(conn, None)
+
+
+def fill_missing(conn: apsw.Connection, project: Project, limit: int = FILL_PER_QUERY) -> int:
+    """Embed up to ``limit`` documents that have no current vector, newest first; returns how
+    many. ``conn`` reads (chat and terminal bodies are re-derived as for snippets); the vectors
+    are written on a connection of their own."""
+    from engine.query.source_text import snippet_texts
+
+    rows = list(conn.execute(
+        "SELECT d.id, d.doc_id, d.digest, d.title FROM docs d LEFT JOIN doc_vectors v"
+        " ON v.doc_id = d.doc_id AND v.digest = d.digest AND v.model = ?"
+        " WHERE v.doc_id IS NULL ORDER BY d.id DESC LIMIT ?",
+        (MODEL_ID, limit),
+    ))  # fmt: skip
+    if not rows:
+        return 0
+    bodies = snippet_texts(conn, project, fetch_bodies(conn, [r[0] for r in rows]))
+    vector_rows = [(str(doc_id), bytes(digest), f"{title}\n{bodies.get(rowid, '')}")
+                   for rowid, doc_id, digest, title in rows]  # fmt: skip
+    writer.put(conn.filename, vector_rows)
+    writer.wait()
+    return len(rows)
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,10 @@ def demo(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         patch.setenv("ADE_SEMANTIC", "1")
         with EmbeddedClient.open(root, start_worker=False) as client:
             client.service.catch_up()
+    if INSTALLED:
+        from engine.semantic.store import writer
+
+        writer.wait()  # the vectors follow the index on their own thread
     return root
 
 
@@ -101,7 +105,7 @@ def test_our_loader_embeds_exactly_as_wordllama_does() -> None:
 
 
 @needs_extra
-def test_every_document_gets_a_current_vector_when_it_is_written(demo: Path) -> None:
+def test_every_document_gets_a_current_vector_after_it_is_written(demo: Path) -> None:
     conn = connect(demo / ".ade" / "cache" / "search-index.db")
     docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
     current = conn.execute(
@@ -111,6 +115,32 @@ def test_every_document_gets_a_current_vector_when_it_is_written(demo: Path) -> 
     conn.close()
     assert docs > 100
     assert current == docs
+
+
+@needs_extra
+def test_documents_written_without_the_layer_get_vectors_from_semantic_queries(
+    demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.semantic.store import FILL_PER_QUERY
+
+    root = copy_demo(demo_project, tmp_path / "ade-demo")
+    monkeypatch.setenv("ADE_SEMANTIC", "0")
+    with EmbeddedClient.open(root, start_worker=False) as client:
+        client.service.catch_up()
+    monkeypatch.setenv("ADE_SEMANTIC", "1")
+
+    def vectors() -> int:
+        conn = connect(root / ".ade" / "cache" / "search-index.db")
+        try:
+            return int(conn.execute("SELECT count(*) FROM doc_vectors").fetchone()[0])
+        finally:
+            conn.close()
+
+    assert vectors() == 0
+    _ask(root, f"mode:semantic {PARAPHRASE}")
+    assert vectors() == FILL_PER_QUERY  # bounded: no one query pays for the whole index
+    _ask(root, f"mode:semantic {PARAPHRASE}")
+    assert vectors() == 2 * FILL_PER_QUERY
 
 
 @needs_extra
