@@ -116,44 +116,46 @@ def hybrid_answer(
     near = nearest(conn, query_text(plan), filters, SEMANTIC_DEPTH)
     meaning = [rowid for rowid, cos in near if cos >= MIN_COSINE]
     words = bm25_any(conn, plan, filters, SEMANTIC_DEPTH)
-    by_rowid = _items(conn, plan, [*words, *meaning], project, lanes)
-    ranked = [[by_rowid[r] for r in rows if r in by_rowid] for rows in (words, meaning)]
-    if not any(ranked):
+    if not meaning and not words:
         return result
+    ids = _doc_ids(conn, [*words, *meaning])
+    ranked = [[ids[r] for r in rows if r in ids] for rows in (words, meaning)]
+    lexical = [item.doc_id for item in result.items]
     strict = not getattr(result, "relaxed", None)
-    fused = fuse(list(result.items), *ranked, strict=strict, weights=(1.0, SEMANTIC_WEIGHT))
-    fused = fused[: plan.limit]
+    page = fuse(lexical, *ranked, strict=strict, weights=(1.0, SEMANTIC_WEIGHT))[: plan.limit]
+    # Items (snippets re-derived from transcripts) only for the page shown.
+    shown = {item.doc_id: item for item in result.items}
+    rowid_of = {doc_id: rowid for rowid, doc_id in ids.items()}
+    wanted_rows = [rowid_of[d] for d in page if d not in shown]
+    shown.update(
+        (item.doc_id, item) for item in _items(conn, plan, wanted_rows, project, lanes).values()
+    )
+    items = tuple(shown[d] for d in page if d in shown)
     return msgspec.structs.replace(
-        result, items=tuple(fused), next_cursor=None, total=max(result.total, len(fused)),
+        result, items=items, next_cursor=None, total=max(result.total, len(items)),
         warnings=(*result.warnings, SEMANTIC_NOTE),
     )  # fmt: skip
 
 
 def fuse(
-    lexical: list[SearchResultItem],
-    *others: list[SearchResultItem],
-    strict: bool,
-    weights: tuple[float, ...] = (),
-) -> list[SearchResultItem]:
-    """One list: a strict ``lexical`` answer first in its own order, then ``others`` fused by
-    reciprocal rank; a relaxed one is fused with them (ties: the earlier list, then doc id).
-    ``weights`` are those of ``others`` (default 1 each); a relaxed ``lexical`` weighs 1."""
+    lexical: list[str], *others: list[str], strict: bool, weights: tuple[float, ...] = ()
+) -> list[str]:
+    """Doc ids in one list: a strict ``lexical`` answer first in its own order, then ``others``
+    fused by reciprocal rank; a relaxed one is fused with them (ties: the earlier list, then doc
+    id). ``weights`` are those of ``others`` (default 1 each); a relaxed ``lexical`` weighs 1."""
     top = lexical if strict else []
     lists = others if strict else (lexical, *others)
     scale = [*(() if strict else (1.0,)), *weights, *([1.0] * len(others))][: len(lists)]
-    kept = {item.doc_id for item in top}
+    kept = set(top)
     score: dict[str, float] = {}
     first: dict[str, int] = {}
-    by_id: dict[str, SearchResultItem] = {}
-    for side, items in enumerate(lists):
-        for rank, item in enumerate(items, start=1):
-            if item.doc_id in kept:
+    for side, ids in enumerate(lists):
+        for rank, doc_id in enumerate(ids, start=1):
+            if doc_id in kept:
                 continue
-            score[item.doc_id] = score.get(item.doc_id, 0.0) + scale[side] / (RRF_K + rank)
-            first.setdefault(item.doc_id, side)
-            by_id.setdefault(item.doc_id, item)
-    order = sorted(score, key=lambda d: (-score[d], first[d], d))
-    return [*top, *(by_id[d] for d in order)]
+            score[doc_id] = score.get(doc_id, 0.0) + scale[side] / (RRF_K + rank)
+            first.setdefault(doc_id, side)
+    return [*top, *sorted(score, key=lambda d: (-score[d], first[d], d))]
 
 
 def bm25_any(conn: apsw.Connection, plan: QueryPlan, f: Filters, k: int) -> list[int]:
@@ -170,6 +172,14 @@ def bm25_any(conn: apsw.Connection, plan: QueryPlan, f: Filters, k: int) -> list
         f" ORDER BY bm25(docs_fts, {EXACT_WEIGHTS}), docs_fts.rowid DESC LIMIT ?"
     )
     return [int(r[0]) for r in conn.execute(sql, [match, *params, k])]
+
+
+def _doc_ids(conn: apsw.Connection, rowids: list[int]) -> dict[int, str]:
+    unique = sorted(set(rowids))
+    if not unique:
+        return {}
+    sql = f"SELECT id, doc_id FROM docs WHERE id IN ({','.join('?' * len(unique))})"
+    return {int(r): str(d) for r, d in conn.execute(sql, unique)}
 
 
 def _items(

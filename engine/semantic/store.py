@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,11 @@ if TYPE_CHECKING:
     from engine.project.model import Project
 
 log = get_logger("ade.semantic")
+
+QUIET_S = 1.0
+"""The vector thread starts on handed-over documents once the writer has handed nothing over for
+this long: the first index (and any burst of writes) runs with both cores to itself, the
+vectors follow (a semantic query that needs them flushes at once: ``VectorWriter.wait``)."""
 
 FILL_PER_QUERY = 256
 """Documents without a vector embedded by one semantic query (~0.1-0.3 s here): what a process
@@ -73,6 +79,8 @@ class VectorWriter:
         self._queue: queue.Queue[tuple[str, list[VectorRow]]] = queue.Queue()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._last_put = 0.0
+        self._flush = threading.Event()
 
     def put(self, path: str, rows: Sequence[VectorRow]) -> None:
         """Queue ``rows`` of the index at ``path``; returns at once."""
@@ -80,16 +88,30 @@ class VectorWriter:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="ade-vectors", daemon=True)
                 self._thread.start()
+            self._last_put = time.monotonic()
         self._queue.put((path, [(d, g, text[:MAX_TEXT_CHARS]) for d, g, text in rows]))
 
     def wait(self) -> None:
-        """Block until every queued batch is written (a semantic query, a test, a benchmark)."""
-        self._queue.join()
+        """Write every queued batch now and block until done (a semantic query, a test)."""
+        self._flush.set()
+        try:
+            self._queue.join()
+        finally:
+            self._flush.clear()
+
+    def _quiet(self) -> None:
+        """Return once the writer has been quiet for ``QUIET_S``, or a flush is asked for."""
+        while not self._flush.is_set():
+            left = QUIET_S - (time.monotonic() - self._last_put)
+            if left <= 0:
+                return
+            self._flush.wait(left)
 
     def _run(self) -> None:
         while True:
             path, rows = self._queue.get()
             try:
+                self._quiet()
                 conn = connect(Path(path))
                 try:
                     write_vectors(conn, rows)
@@ -127,6 +149,8 @@ def fill_missing(conn: apsw.Connection, project: Project, limit: int = FILL_PER_
     are written on a connection of their own."""
     from engine.query.source_text import snippet_texts
 
+    if not _matrix(conn).missing:
+        return 0
     rows = list(conn.execute(
         "SELECT d.id, d.doc_id, d.digest, d.title FROM docs d LEFT JOIN doc_vectors v"
         " ON v.doc_id = d.doc_id AND v.digest = d.digest AND v.model = ?"
@@ -148,6 +172,8 @@ class _Matrix:
     key: tuple[int, int]
     rowids: npt.NDArray[np.int64]
     vectors: npt.NDArray[np.int8]
+    missing: bool
+    """Some document has no current vector (``fill_missing`` has work)."""
 
 
 _cache: dict[str, _Matrix] = {}
@@ -175,7 +201,8 @@ def _matrix(conn: apsw.Connection) -> _Matrix:
         blobs.append(vec)
     width = len(blobs[0]) if blobs else 0
     vectors = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), width)
-    matrix = _Matrix(key, np.array(rowids, dtype=np.int64), vectors)
+    docs = scalar(conn, "SELECT count(*) FROM docs", [])
+    matrix = _Matrix(key, np.array(rowids, dtype=np.int64), vectors, docs > len(rowids))
     with _cache_lock:
         _cache[name] = matrix
     return matrix

@@ -20,7 +20,7 @@ from engine.semantic.hybrid import (
     fuse,
     take_mode,
 )
-from engine.types import SearchQueryArgs, SearchResultItem
+from engine.types import SearchQueryArgs
 
 INSTALLED = importlib.util.find_spec("wordllama") is not None
 needs_extra = pytest.mark.skipif(
@@ -57,14 +57,6 @@ def _ask(root: Path, text: str, **kw: object) -> tuple[list[str], tuple[str, ...
     return [item.doc_id for item in result.items], result.warnings
 
 
-def _item(doc_id: str) -> SearchResultItem:
-    return SearchResultItem(
-        doc_id=doc_id, kind="chat", title=doc_id, snippet="", match_ranges=(), tier="body",
-        updated_at=0, deep_link="", session_id=None, lane_id=None, lane_name=None, anchor=None,
-        project_id="p", project_name="p", project_root="/",
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize(
     ("query", "rest", "asked"),
     [
@@ -82,11 +74,12 @@ def test_mode_semantic_is_taken_out_of_the_query_unless_quoted(
 
 
 def test_a_strict_answer_stays_on_top_in_its_order_and_a_relaxed_one_is_fused() -> None:
-    lexical = [_item("a"), _item("b"), _item("c")]
-    semantic = [_item("c"), _item("x"), _item("b")]
-    assert [i.doc_id for i in fuse(lexical, [_item("x")], strict=True)] == ["a", "b", "c", "x"]
+    lexical = ["a", "b", "c"]
+    assert fuse(lexical, ["x", "b"], strict=True) == ["a", "b", "c", "x"]
     # Relaxed: c (ranks 3 and 1) beats b (2 and 3) beats a (1 only); x (2 only) after a.
-    assert [i.doc_id for i in fuse(lexical, semantic, strict=False)] == ["c", "b", "a", "x"]
+    assert fuse(lexical, ["c", "x", "b"], strict=False) == ["c", "b", "a", "x"]
+    # A weight below 1 lets the word ranking lead where both lists disagree.
+    assert fuse([], ["w"], ["m"], strict=True, weights=(1.0, 0.5)) == ["w", "m"]
 
 
 @needs_extra
