@@ -108,9 +108,9 @@ def hybrid_answer(
             return result
         note = SWITCHED_OFF_NOTE if installed() else NOT_INSTALLED_NOTE
         return msgspec.structs.replace(result, warnings=(*result.warnings, note))
-    from engine.semantic.store import fill_missing, nearest, writer  # deferred: numpy, the model
+    from engine.semantic.store import WAIT_S, fill_missing, nearest, writer  # deferred: numpy
 
-    writer.wait()  # this process's own documents first: an answer never misses what it wrote
+    writer.wait(WAIT_S)  # what this process has just written, within a bound
     fill_missing(conn, project)
     filters = plan_filters(plan)
     near = nearest(conn, query_text(plan), filters, SEMANTIC_DEPTH)

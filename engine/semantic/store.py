@@ -50,6 +50,11 @@ QUIET_S = 1.0
 this long: the first index (and any burst of writes) runs with both cores to itself, the
 vectors follow (a semantic query that needs them flushes at once: ``VectorWriter.wait``)."""
 
+WAIT_S = 2.0
+"""How long a semantic query waits for the vectors its own process handed over: an ``ade search``
+that has just indexed gets them; a daemon in the middle of a first index answers meanwhile with
+what is there (``fill_missing`` adds the newest)."""
+
 FILL_PER_QUERY = 256
 """Documents without a vector embedded by one semantic query (~0.1-0.3 s here): what a process
 that exited early left behind is caught up over a few queries, never in one long one."""
@@ -91,11 +96,15 @@ class VectorWriter:
             self._last_put = time.monotonic()
         self._queue.put((path, [(d, g, text[:MAX_TEXT_CHARS]) for d, g, text in rows]))
 
-    def wait(self) -> None:
-        """Write every queued batch now and block until done (a semantic query, a test)."""
+    def wait(self, timeout: float | None = None) -> bool:
+        """Write every queued batch now and block until done, or ``timeout`` seconds have
+        passed; returns whether all were written (a semantic query waits a bounded time)."""
         self._flush.set()
         try:
-            self._queue.join()
+            with self._queue.all_tasks_done:
+                return self._queue.all_tasks_done.wait_for(
+                    lambda: not self._queue.unfinished_tasks, timeout
+                )
         finally:
             self._flush.clear()
 
@@ -162,8 +171,11 @@ def fill_missing(conn: apsw.Connection, project: Project, limit: int = FILL_PER_
     bodies = snippet_texts(conn, project, fetch_bodies(conn, [r[0] for r in rows]))
     vector_rows = [(str(doc_id), bytes(digest), f"{title}\n{bodies.get(rowid, '')}")
                    for rowid, doc_id, digest, title in rows]  # fmt: skip
-    writer.put(conn.filename, vector_rows)
-    writer.wait()
+    out = connect(Path(conn.filename))
+    try:
+        write_vectors(out, vector_rows)
+    finally:
+        out.close()
     return len(rows)
 
 
