@@ -126,26 +126,37 @@ def _load(runs: int) -> dict[str, float]:
 
 
 def _queries(root: Path, runs: int) -> dict[str, float]:
-    """Query p95 through the service on a project folder holding the corpus index."""
+    """Per-query latency through the service on a project folder holding the corpus index:
+    each query without the layer and with ``mode:semantic``, alternating, ``runs`` times."""
     from benchmarks.known_items_queries import DEMO, GENERATED
+    from benchmarks.timing import percentile
     from engine.embedded import EmbeddedClient
     from engine.types import SearchQueryArgs
 
     texts = [q for style, q, _ in (*DEMO, *GENERATED) if style != "filtered"]
-    out: dict[str, float] = {}
+    samples: dict[str, list[float]] = {"lexical": [], "hybrid": []}
     with EmbeddedClient.open(root, start_worker=False) as client:
 
-        def run(env: str, prefix: str) -> None:
+        def one(env: str, text: str) -> float:
             os.environ["ADE_SEMANTIC"] = env
-            for text in texts:
-                client.query(SearchQueryArgs(query=prefix + text, limit=10))
+            start = time.perf_counter()
+            client.query(SearchQueryArgs(query=text, limit=10))
+            return (time.perf_counter() - start) * 1000
 
-        timing = interleaved(
-            {"lexical": lambda: run("0", ""), "hybrid": lambda: run("1", "mode:semantic ")}, runs
-        )
-    for name, t in timing.items():
-        out[f"{name}_per_query_p95_ms"] = t.p95 / len(texts)
-        out[f"{name}_per_query_median_ms"] = t.median / len(texts)
+        for text in texts:  # warm-up: the matrix, the page cache
+            one("1", "mode:semantic " + text)
+        for n in range(runs):
+            for text in texts:
+                order = (("0", ""), ("1", "mode:semantic ")) if n % 2 == 0 else (
+                    ("1", "mode:semantic "), ("0", ""))  # fmt: skip
+                for env, prefix in order:
+                    name = "hybrid" if env == "1" else "lexical"
+                    samples[name].append(one(env, prefix + text))
+    out: dict[str, float] = {}
+    for name, values in samples.items():
+        out[f"{name}_p50_ms"] = percentile(values, 0.5)
+        out[f"{name}_p95_ms"] = percentile(values, 0.95)
+    out["p95_difference_ms"] = out["hybrid_p95_ms"] - out["lexical_p95_ms"]
     return out
 
 
@@ -154,12 +165,13 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=20, help="size of the generated corpus")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--write", action="store_true", help="write the figures into RESULTS.md")
+    parser.add_argument("--index-runs", type=int, default=3, help="first-index rounds")
     args = parser.parse_args()
     model()  # held, as the daemon holds it: the load is measured on its own below
     with tempfile.TemporaryDirectory(prefix="ade-semantic-") as tmp:
         work = Path(tmp)
         docs = load_docs(generate(args.mb, work / "corpus"))
-        index = _first_index(work, docs, max(3, args.runs // 2))
+        index = _first_index(work, docs, args.index_runs)
         scan = _scan(work / "vectors.db", args.runs)
         root = work / "project"
         (root / ".ade" / "cache").mkdir(parents=True)
@@ -169,7 +181,8 @@ def main() -> None:
     figures = {"docs": len(docs), "first_index": index, "scan_ms": scan, "query": queries,
                "load_ms": load}  # fmt: skip
     text = (
-        f"{HEADING}\n\n`python -m benchmarks.bench_semantic --mb {args.mb} --runs {args.runs}`"
+        f"{HEADING}\n\n`python -m benchmarks.bench_semantic --mb {args.mb} --runs {args.runs}"
+        f" --index-runs {args.index_runs}`"
         f" ({len(docs)} documents):\n\n```json\n{json.dumps(figures, indent=2)}\n```\n"
     )
     print(text)
