@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import apsw
 
@@ -185,7 +185,9 @@ def fill_missing(conn: apsw.Connection, project: Project, limit: int = FILL_PER_
 class _Matrix:
     key: tuple[int, int]
     rowids: npt.NDArray[np.int64]
-    vectors: npt.NDArray[np.int8]
+    vectors: npt.NDArray[np.float32]
+    """The int8 vectors widened once when the cache is filled: a query is then one BLAS
+    matrix-vector product (widening on every query was most of its scan)."""
     missing: bool
     """Some document has no current vector (``fill_missing`` has work)."""
 
@@ -214,7 +216,8 @@ def _matrix(conn: apsw.Connection) -> _Matrix:
         rowids.append(rowid)
         blobs.append(vec)
     width = len(blobs[0]) if blobs else 0
-    vectors = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), width)
+    raw = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), width)
+    vectors = raw.astype(np.float32) / np.float32(127.0)
     docs = scalar(conn, "SELECT count(*) FROM docs", [])
     matrix = _Matrix(key, np.array(rowids, dtype=np.int64), vectors, docs > len(rowids))
     with _cache_lock:
@@ -230,15 +233,14 @@ def nearest(conn: apsw.Connection, query: str, f: Filters, k: int) -> list[tuple
     matrix = _matrix(conn)
     if not len(matrix.rowids) or not query.strip():
         return []
-    q = embed([query])[0].astype(np.int32)
-    scores = matrix.vectors.astype(np.int32) @ q
+    q = embed([query])[0].astype(np.float32) / np.float32(127.0)
+    scores = matrix.vectors @ q
     where, params = filter_sql(f, fts=False)
-    allowed: Any = None
     if where:
         ids = [r[0] for r in conn.execute(f"SELECT d.id FROM docs d WHERE 1{where}", params)]
         allowed = np.isin(matrix.rowids, np.array(ids, dtype=np.int64))
-        scores = np.where(allowed, scores, np.iinfo(np.int32).min)
-    order = np.lexsort((matrix.rowids, -scores))[:k]
-    limit = 127 * 127
-    return [(int(matrix.rowids[i]), float(scores[i]) / limit) for i in order
-            if allowed is None or allowed[i]]  # fmt: skip
+        scores = np.where(allowed, scores, np.float32(-np.inf))
+    k = min(k, len(scores))
+    top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+    top = top[np.lexsort((matrix.rowids[top], -scores[top]))]
+    return [(int(matrix.rowids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
