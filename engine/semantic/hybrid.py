@@ -52,60 +52,6 @@ SEMANTIC_DEPTH = 50
 MIN_COSINE = 0.2
 """Nearer than this or not at all: below it WordLlama's neighbours share only common words."""
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "our",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
-)
-"""Left out of the any-word ranking: BM25 gives them almost no weight, and their doclists
-(nearly every document) were most of a query's time."""
-
 SEMANTIC_NOTE = "semantic: ranked by meaning as well (mode:semantic or few exact matches)"
 NOT_INSTALLED_NOTE = (
     "mode:semantic: the semantic extra is not installed (pip install 'ade-search[semantic]');"
@@ -215,9 +161,7 @@ def fuse(
 def bm25_any(conn: apsw.Connection, plan: QueryPlan, f: Filters, k: int) -> list[int]:
     """Row ids of the ``k`` best documents by BM25 holding any word of the query (title and
     body weighed as the strict path weighs them), best first."""
-    tokens = sorted(
-        {tok for node in plan.nodes for term in node for tok in term.tokens} - STOPWORDS
-    )
+    tokens = sorted({tok for node in plan.nodes for term in node for tok in term.tokens})
     if not tokens:
         return []
     match = " OR ".join('"' + tok.replace('"', '""') + '"' for tok in tokens)
