@@ -230,6 +230,18 @@ class HitExplanation(msgspec.Struct, frozen=True):
     relaxed: str | None = None
     """The relaxed step this hit matched (``engine.query.relax``), None for a strict match: its
     scores and terms are then the step's query's (issue 32)."""
+    field_weights: tuple[tuple[str, float], ...] = ()
+    """BM25 column weights of the exact-token score (``bm25``) then of the identifier-parts score
+    (``bm25_split``), e.g. title 2.0, body 1.0; identifier parts 1.0 (issue 32.4)."""
+    phrase: bool | None = None
+    """The row holds the query's words as one phrase (the exact-phrase boost); None when the
+    boost does not apply (one word, ``a|b``, a title tier, a delegated hit)."""
+    phrase_boost: float = 0.0
+    """What the phrase added to ``bm25`` in ``sort_key[1]`` (``engine.query.phrase_boost``)."""
+    folded_into: str | None = None
+    """The session row this message row is folded into by the session dedupe (not shown again)."""
+    folds: tuple[str, ...] = ()
+    """The message rows this session row carries (folded into it by the session dedupe)."""
 
 
 def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
@@ -244,4 +256,20 @@ def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
         "sortKey": list(explanation.sort_key),
         "terms": [{"term": t.term, "where": list(t.where)} for t in explanation.terms],
         "relaxed": explanation.relaxed,
+        "factors": _factors_to_wire(explanation),
+    }
+
+
+def _factors_to_wire(e: HitExplanation) -> dict[str, object]:
+    """Each ranking factor by name, in the order the sort key applies them (issue 32.4)."""
+    split_at = next((i for i, (name, _) in enumerate(e.field_weights) if name == "identifier parts"),
+                    len(e.field_weights))  # fmt: skip
+    return {
+        "tier": {"tier": e.tier, "order": TIER_ORDER[e.tier]},
+        "phrase": {"held": e.phrase, "boost": e.phrase_boost},
+        "bm25": {"score": e.bm25, "weights": dict(e.field_weights[:split_at])},
+        "identifier": {"score": e.bm25_split, "weights": dict(e.field_weights[split_at:])},
+        "recency": {"updatedAt": e.updated_at, "order": "newest first among equal scores"},
+        "id": {"docId": e.doc_id, "order": "ascending, last: a total order"},
+        "sessionDedupe": {"foldedInto": e.folded_into, "folds": list(e.folds)},
     }

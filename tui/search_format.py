@@ -152,17 +152,9 @@ def folded_into_session_rows(items: Sequence[SearchResultItem]) -> set[int]:
     """Positions of message rows already shown by an earlier row of their session: a chat
     session row (a title match) carries its best message's snippet and link, so that message
     is not printed a second time (``engine.service.chat_anchor``)."""
-    shown: set[tuple[str | None, str]] = set()
-    folded: set[int] = set()
-    for number, item in enumerate(items):
-        if item.kind != "chat" or not item.session_id:
-            continue
-        key = (item.project_id, item.deep_link)
-        if item.doc_id == f"chat:{item.session_id}":
-            shown.add(key)
-        elif key in shown:
-            folded.add(number)
-    return folded
+    from engine.query.session_fold import session_folds
+
+    return set(session_folds(items))
 
 
 def format_warnings(result: SearchQueryResult) -> list[str]:
@@ -202,8 +194,34 @@ def format_explanation(why: HitExplanation, *, color: bool) -> str:
     )
     second = f"terms: {terms}" if terms else "terms: none (filter-only query: newest first)"
     dim, reset = (_DIM, _RESET) if color else ("", "")
-    first, second = printable(first), printable(second)
-    return f"{INDENT}{dim}{first}{reset}\n{INDENT}{dim}{second}{reset}"
+    lines = [printable(first), printable(factors_line(why)), printable(second)]
+    return "\n".join(f"{INDENT}{dim}{line}{reset}" for line in lines)
+
+
+def factors_line(why: HitExplanation) -> str:
+    """Each ranking factor of one row by name, in the order the sort key applies them (issue
+    32.4): the exact-phrase boost, BM25 with its field weights, the identifier boost, recency as
+    the tie-breaker, and the session dedupe."""
+    weights = dict(why.field_weights)
+    parts_weight = weights.pop("identifier parts", None)
+    fields = ", ".join(f"{name} ×{w:g}" for name, w in weights.items())
+    if why.phrase is None:
+        phrase = "phrase boost n/a"
+    elif why.phrase:
+        phrase = f"phrase boost {why.phrase_boost:g} (words as one phrase)"
+    else:
+        phrase = "phrase boost 0 (words apart)"
+    ident = f"identifier parts {_score(why.bm25_split)}"
+    if parts_weight is not None:
+        ident += f" (×{parts_weight:g}, after whole words)"
+    if why.folded_into:
+        dedupe = f"folded into {why.folded_into}"
+    elif why.folds:
+        dedupe = f"carries {', '.join(why.folds)}"
+    else:
+        dedupe = "not folded"
+    return (f"factors: {phrase} · bm25 {_score(why.bm25)} ({fields or 'no weights'}) · {ident}"
+            f" · recency tie-break: newest first · session dedupe: {dedupe}")  # fmt: skip
 
 
 def _stamp(epoch_ms: int | None) -> str:

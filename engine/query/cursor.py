@@ -18,8 +18,9 @@ from engine.digests import blake2b
 from engine.errors import CursorError
 from engine.query.ranking import SortKey
 
-CURSOR_VERSION = 1
-"""Bumped when the sort key changes shape; older cursors are then refused clearly."""
+CURSOR_VERSION = 2
+"""Bumped when the sort key changes shape or meaning (2: the phrase boost, issue 32.4); older
+cursors are then refused clearly."""
 
 _KEY = b"ade-search-cursor"
 

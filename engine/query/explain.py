@@ -25,12 +25,14 @@ import apsw
 import msgspec
 
 from engine.index.db import connect
-from engine.index.sql import on_table, score_columns
+from engine.index.sql import EXACT_WEIGHTS, SPLIT_WEIGHTS, on_table, score_columns
 from engine.query.candidates import ranking_table, scores_without_idf
 from engine.query.parser import Term, build_match, fts_string
+from engine.query.phrase_boost import row_has_phrase
 from engine.query.plan import PlanTerm, QueryPlan, build_plan
-from engine.query.ranking import Candidate, sort_key
+from engine.query.ranking import PHRASE_BOOST, Candidate, sort_key
 from engine.query.relax import Relaxation, can_relax, groups_held, relaxations
+from engine.query.session_fold import session_folds
 from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, TermMatch
 from engine.types import explanation_to_wire as explanation_to_wire
 
@@ -41,6 +43,20 @@ FTS_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """FTS5 column → the name shown to people. ``parts`` holds split identifiers (``ReadTimeoutError``
 → ``read timeout error``), which is how ``timeout`` finds ``ReadTimeoutError``."""
+
+_SCHEMA_COLUMNS = ("body", "rank_title", "parts")
+"""The order of ``docs_fts``'s columns, which the weight lists follow."""
+
+
+def _weights(weights: str) -> tuple[tuple[str, float], ...]:
+    labels = dict(FTS_COLUMNS)
+    pairs = zip(_SCHEMA_COLUMNS, (float(w) for w in weights.split(",")), strict=True)
+    return tuple(sorted(((labels[c], w) for c, w in pairs if w), key=lambda p: -p[1]))
+
+
+FIELD_WEIGHTS = _weights(EXACT_WEIGHTS) + _weights(SPLIT_WEIGHTS)
+"""The ranking's BM25 column weights, as ``--explain`` names them: title 2.0, body 1.0 (the
+exact-token score), then identifier parts 1.0 (the split-identifier score, a tie-breaker)."""
 
 
 def _rowid(conn: apsw.Connection, doc_id: str) -> int | None:
@@ -98,6 +114,7 @@ def explain_item(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem)
     rowid = _rowid(conn, item.doc_id)
     exact: float | None = None
     split: float | None = None
+    phrase: bool | None = None
     if rowid is None:
         source, matched = f"delegate ({item.kind})", _delegated_terms(plan, item, terms)
     else:
@@ -106,9 +123,10 @@ def explain_item(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem)
         if match is not None and item.tier == "body":
             table = ranking_table(conn, plan)
             exact, split = _scores(conn, match, rowid, scores_without_idf(parsed), table)
+            phrase = row_has_phrase(conn, parsed, rowid)
     probe = Candidate(doc_id=item.doc_id, kind=item.kind, title=item.title, rank_title="",
                       snippet_marked="", updated_at=item.updated_at,
-                      bm25=exact, bm25_split=split)  # fmt: skip
+                      bm25=exact, bm25_split=split, phrase=bool(phrase))  # fmt: skip
     return HitExplanation(
         doc_id=item.doc_id,
         tier=item.tier,
@@ -118,6 +136,9 @@ def explain_item(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem)
         updated_at=item.updated_at,
         sort_key=sort_key(probe, item.tier),
         terms=tuple(matched),
+        field_weights=FIELD_WEIGHTS,
+        phrase=phrase,
+        phrase_boost=PHRASE_BOOST if phrase else 0.0,
     )
 
 
@@ -142,6 +163,11 @@ def explain_page(
                     explain_item(conn, step.plan, item), relaxed=step.step
                 )
         out.append(why)
+    folds = session_folds(items)
+    for folded, carrier in folds.items():
+        out[folded] = msgspec.structs.replace(out[folded], folded_into=items[carrier].doc_id)
+        carried = (*out[carrier].folds, items[folded].doc_id)
+        out[carrier] = msgspec.structs.replace(out[carrier], folds=carried)
     return out
 
 

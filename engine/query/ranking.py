@@ -4,7 +4,9 @@ Pure functions over frozen records; no database. Tier by title match against the
 text — exact title > title prefix > title substring > body — and only the body tier uses BM25.
 Within the body tier, exact-token relevance (``bm25``) comes before split-identifier relevance
 (``bm25_split``), so ``error`` ranks a document with the word *error* above one that only has
-``TypeError``. Ties in every tier: ``updated_at`` descending, then ``doc_id`` ascending (a file
+``TypeError`` (the identifier boost: a whole identifier beats its parts). In the body tier a row
+holding the query's words as one phrase comes first (``engine.query.phrase_boost``). Ties in every
+tier: ``updated_at`` descending, then ``doc_id`` ascending (a file
 hit's line numbers as numbers: line 235 before line 1310) — a total order, so paging and repeated
 queries are stable.
 """
@@ -27,6 +29,11 @@ MARK_END = "\x02"
 """Closes a highlighted span."""
 
 SortKey = tuple[int, float, float, int, str]
+
+PHRASE_BOOST = -1000.0
+"""Added to the BM25 score (lower is better) of a row holding the query's words as one phrase
+(``engine.query.phrase_boost``). FTS5 scores stay far inside ±1000 for any text we index, so every
+phrase row of a tier sorts first and BM25 orders the rows on each side of the boost."""
 
 
 class Candidate(msgspec.Struct, frozen=True):
@@ -51,6 +58,8 @@ class Candidate(msgspec.Struct, frozen=True):
     bm25: float | None = None
     bm25_split: float | None = None
     extra: dict[str, Any] = msgspec.field(default_factory=dict)
+    phrase: bool = False
+    """The row holds the query's words as one phrase: the exact-phrase boost (body tier)."""
 
 
 def tier_for(candidate: Candidate, normalized_query: str) -> Tier:
@@ -84,7 +93,8 @@ def natural_key(doc_id: str) -> str:
 
 
 def sort_key(candidate: Candidate, tier: Tier) -> SortKey:
-    """The total-order key: tier, BM25 (body tier only), ``updated_at`` desc, ``doc_id`` asc.
+    """The total-order key: tier, BM25 (body tier only, plus ``PHRASE_BOOST`` for a phrase row),
+    split-identifier BM25, ``updated_at`` desc (recency breaks ties), ``doc_id`` asc.
 
     A file hit's id is compared by :func:`natural_key`, so its lines come in numeric order.
     Only file hits: the filter-only path pages indexed documents with an SQL keyset over
@@ -92,6 +102,7 @@ def sort_key(candidate: Candidate, tier: Tier) -> SortKey:
     """
     if tier == "body":
         exact = candidate.bm25 if candidate.bm25 is not None else 0.0
+        exact += PHRASE_BOOST if candidate.phrase else 0.0
         split = candidate.bm25_split if candidate.bm25_split is not None else 0.0
     else:
         exact = split = 0.0

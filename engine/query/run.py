@@ -44,6 +44,7 @@ from engine.query.candidates import (
     ranking_table,
 )
 from engine.query.cursor import cursor_seen, decode_cursor, encode_cursor
+from engine.query.phrase_boost import with_phrase_boost
 from engine.query.plan import QueryPlan, build_plan, resolve_kinds, resolve_lanes
 from engine.query.ranking import (
     Candidate,
@@ -156,6 +157,7 @@ def run_query(
         total -= _count_present(conn, drop, f)
     elif use_index:
         indexed, total, truncated, bounded, recent_note = fts_candidates(conn, parsed, f)
+        indexed = with_phrase_boost(conn, parsed, indexed)
         extras, drop = gathered()
         total -= len({c.doc_id for _, c in indexed} & drop)
     else:
