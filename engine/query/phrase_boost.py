@@ -18,12 +18,15 @@ import apsw
 import msgspec
 
 from engine.query.parser import AnyOf, ParsedQuery
+from engine.query.pasted import is_weak_word
 from engine.query.ranking import Candidate
 
 
 def phrase_match(parsed: ParsedQuery) -> str | None:
     """The FTS5 phrase of the query's words in typed order, or None when no boost applies:
-    fewer than two words, or an ``a|b`` alternative (no one phrase to look for).
+    fewer than two words, an ``a|b`` alternative (no one phrase to look for), or only stop words
+    and words under three letters (``of the``: no phrase worth it, and the most costly to look
+    for — ``benchmarks.bench_phrase_boost``).
 
     A bare last word stays a prefix (``socket time`` finds ``socket timeout``), as in the
     query itself; a quoted part's words join the phrase as they are."""
@@ -34,20 +37,30 @@ def phrase_match(parsed: ParsedQuery) -> str | None:
             return None
         words.append(node.text)
         last_prefix = node.prefix
-    if len(" ".join(words).split()) < 2:
+    split = " ".join(words).split()
+    if len(split) < 2 or all(is_weak_word(word) for word in split):
         return None
     quoted = '"' + " ".join(words).replace('"', '""') + '"'
     return quoted + "*" if last_prefix else quoted
 
 
+PHRASE_BUDGET = 5_000
+"""Phrase matches read per query, newest first: a phrase of common words (``the of``) has tens of
+thousands, and walking them all would cost what the whole query does (measured,
+``benchmarks.bench_phrase_boost``). Older phrase rows past it are ranked without the boost."""
+
+
 def phrase_rowids(conn: apsw.Connection, match: str, rowids: Sequence[int]) -> set[int]:
-    """Which of ``rowids`` hold ``match`` (a phrase from ``phrase_match``)."""
+    """Which of ``rowids`` hold ``match`` (a phrase from ``phrase_match``), among the newest
+    ``PHRASE_BUDGET`` phrase matches in their row id range. One FTS5 query over the range: a
+    lookup per row id cost 15-80x more (measured)."""
     if not rowids:
         return set()
-    sql = "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid >= ? AND rowid <= ?"
+    sql = ("SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid >= ? AND rowid <= ?"
+           " ORDER BY rowid DESC LIMIT ?")  # fmt: skip
     wanted = set(rowids)
     try:
-        found = conn.execute(sql, (match, min(rowids), max(rowids)))
+        found = conn.execute(sql, (match, min(rowids), max(rowids), PHRASE_BUDGET))
         return {int(rowid) for (rowid,) in found if rowid in wanted}
     except apsw.SQLError:  # a phrase FTS5 cannot parse (only punctuation): no boost, not an error
         return set()
