@@ -11,7 +11,7 @@ import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 8
+SEARCH_INDEX_SCHEMA_VERSION = 9
 """Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
 6: titles, command lines and subjects are redacted (issue 13.1); an older index holds them raw.
@@ -20,7 +20,8 @@ snippet text is re-derived from), the digest leads with a body fingerprint, ``do
 prefix index and ``docs_recent`` answers 2-3 character prefixes (issue 14.2).
 8: the file is made with ``auto_vacuum = INCREMENTAL`` and gives its free pages back after a first
 index (``engine.index.vacuum``); an older file cannot (``NONE``): recreated, the ``VACUUM``
-after its tables are dropped converts it."""
+after its tables are dropped converts it.
+9: ``commit_lanes``: every lane whose history holds a commit (``lane:`` keeps shared commits)."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
@@ -50,7 +51,9 @@ TITLE_FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER
 """The title table holds only titled documents (sessions, PRs, commits, branches): tiny, so no
 prefix index is worth its writes."""
 
-EXPECTED_TABLES = frozenset({"docs", "docs_fts", "docs_recent", "docs_title", "sources", "meta"})
+EXPECTED_TABLES = frozenset(
+    {"docs", "docs_fts", "docs_recent", "docs_title", "sources", "meta", "commit_lanes"}
+)
 
 SCHEMA_SQL = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -79,6 +82,11 @@ CREATE INDEX docs_by_title ON docs(title_norm) WHERE title_norm != '';
 CREATE VIRTUAL TABLE docs_fts USING fts5(body, rank_title, parts, {FTS_OPTIONS});
 CREATE VIRTUAL TABLE docs_recent USING fts5(body, rank_title, parts, {RECENT_FTS_OPTIONS});
 CREATE VIRTUAL TABLE docs_title USING fts5(rank_title, parts, {TITLE_FTS_OPTIONS});
+CREATE TABLE commit_lanes(
+    sha TEXT NOT NULL,
+    lane_id TEXT NOT NULL,
+    PRIMARY KEY (sha, lane_id)
+) WITHOUT ROWID;
 CREATE TABLE sources(
     key TEXT PRIMARY KEY,
     cursor INTEGER NOT NULL,

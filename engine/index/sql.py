@@ -57,12 +57,16 @@ def _in(column: str, values: tuple[str, ...]) -> tuple[str, list[Any]]:
 def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
     """``AND …`` clauses and their parameters for ``f`` over ``docs d`` (and ``docs_fts``)."""
     sql, params = "", []
-    for column, values in (("d.kind", f.kinds), ("d.lane_id", f.lane_ids),
-                           ("d.session_id", f.session_ids), ("d.tool", f.tools)):  # fmt: skip
+    for column, values in (("d.kind", f.kinds), ("d.session_id", f.session_ids),
+                           ("d.tool", f.tools)):  # fmt: skip
         if values is not None:
             clause, p = _in(column, values) if values else (" AND 0", [])
             sql += clause
             params += p
+    if f.lane_ids is not None:
+        clause, p = lane_sql(f.lane_ids)
+        sql += clause
+        params += p
     if f.since_ms is not None:
         sql += " AND d.updated_at >= ?"
         params.append(f.since_ms)
@@ -74,6 +78,19 @@ def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
         sql += " AND d.updated_at < ?"
         params.append(f.until_ms)
     return sql, params
+
+
+def lane_sql(lane_ids: tuple[str, ...]) -> tuple[str, list[Any]]:
+    """``lane:``: a document of those lanes, or a commit any of them holds in its history (a
+    commit row names one lane, the first that holds it; ``commit_lanes`` lists them all)."""
+    if not lane_ids:
+        return " AND 0", []
+    marks = ",".join("?" * len(lane_ids))
+    sql = (
+        f" AND (d.lane_id IN ({marks}) OR (d.kind = 'commit' AND EXISTS (SELECT 1 FROM"
+        f" commit_lanes c WHERE c.sha = d.anchor AND c.lane_id IN ({marks}))))"
+    )
+    return sql, [*lane_ids, *lane_ids]
 
 
 def score_expressions(one_phrase: bool) -> tuple[str, str]:
