@@ -92,6 +92,8 @@ class SearchQueryArgs(_Wire, frozen=True):
     lane_id: str | None = None
     limit: int = DEFAULT_LIMIT
     cursor: str | None = None
+    offset: int = 0
+    """Hits to skip from the first (instead of a ``cursor``): any depth, every match reachable."""
 
 
 class SearchQueryResult(_Wire, frozen=True):

@@ -88,6 +88,8 @@ class QueryPlan(msgspec.Struct, frozen=True):
     cursor: str | None
     fingerprint: str
     warnings: tuple[str, ...]
+    offset: int = 0
+    """Hits skipped from the first (``--offset``; never with a cursor)."""
     gone_folders: tuple[str, ...] = ()
     """The folders of the ``lane:`` lanes git still records but whose folder is gone (their
     warning is in ``warnings``; the commit history's note on the same folder is then dropped)."""
@@ -268,6 +270,23 @@ def _plan_node(node: Term | AnyOf) -> tuple[PlanTerm, ...]:
     return tuple(PlanTerm.of(t) for t in (node.options if isinstance(node, AnyOf) else (node,)))
 
 
+MAX_OFFSET = 100_000_000
+"""More hits than any index holds: a larger offset is a typing accident."""
+
+
+def check_offset(offset: int, cursor: str | None) -> int:
+    """``offset`` when it is a count of hits to skip, given without a cursor.
+
+    Raises:
+        UsageError: negative, too large, not an integer, or given with a cursor.
+    """
+    if isinstance(offset, bool) or not 0 <= offset <= MAX_OFFSET:
+        raise UsageError(f"offset must be between 0 and {MAX_OFFSET:,}, got {offset!r}")
+    if offset and cursor:
+        raise UsageError("give a cursor or an offset, not both")
+    return offset
+
+
 def build_plan(
     args: SearchQueryArgs,
     *,
@@ -282,6 +301,7 @@ def build_plan(
         UsageError: a bad limit, kind, lane, filter or query (see ``parse_query``).
     """
     limit = check_limit(args.limit)
+    offset = check_offset(args.offset, args.cursor)
     parsed = parse_query(args.query, now=now)
     kinds = resolve_kinds(args.kinds, parsed.kinds)
     if parsed.tools is not None:  # only chats have an agent (issue 16): tool: drops the rest
@@ -304,6 +324,7 @@ def build_plan(
         until_ms=parsed.until_ms,
         limit=limit,
         cursor=args.cursor,
+        offset=offset,
         fingerprint=fingerprint,
         warnings=(*parsed.warnings, *(_gone_note(lane, path) for lane, path in gone_folders)),
         gone_folders=tuple(path for _, path in gone_folders),
