@@ -146,7 +146,7 @@ KEYS: list[tuple[msgspec.Struct, list[str]]] = [
             "tool",  # issue 16: the agent of a chat hit (optional)
         ],
     ),
-    (SearchQueryArgs(query="x"), ["query", "kinds", "laneId", "limit", "cursor"]),
+    (SearchQueryArgs(query="x"), ["query", "kinds", "laneId", "limit", "cursor", "offset"]),
     (
         SearchQueryResult(items=(ITEM,), next_cursor="c", total=1),
         ["items", "nextCursor", "total", "resultsTruncated", "warnings"],
