@@ -84,7 +84,8 @@ def test_every_matching_commit_is_reachable_by_cursor_and_by_offset(
     want = grep(hist, word)
     assert len(want) > WINDOW  # the window fills: the rest is the tail
     walked = by_cursor(svc, word, 7)
-    assert len(walked) == len(set(walked)) and set(walked) == want  # all, once
+    assert len(walked) == len(set(walked))  # once each
+    assert set(walked) == want  # every one
     assert by_offset(svc, word, 7) == walked  # the same order either way
     first = query(svc, word, limit=7)
     assert first.total == min(len(want), BUDGET + 1)  # exact, or a floor past the budget
@@ -99,7 +100,8 @@ def test_past_the_budget_the_total_is_a_floor_and_says_so(
     want = grep(hist, "gadget")
     assert len(want) > BUDGET
     first = query(svc, "gadget", limit=5)
-    assert first.total == BUDGET + 1 and first.results_truncated
+    assert first.total == BUDGET + 1
+    assert first.results_truncated
     assert candidates.BUDGET_NOTE.format(budget=BUDGET) in first.warnings
     assert set(by_cursor(svc, "gadget", 50)) == want
 
