@@ -38,6 +38,9 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     fresh = None
     if plan.sessions:  # deferred: only a `session:` query reads a live tail
         from engine.ingest.freshness import session_candidates
+        from engine.service.session_ids import plan_with_sessions
+
+        plan = plan_with_sessions(plan, conn, service.project, service.tally)
 
         fresh = session_candidates(conn, service.project, plan, service.tally)
     if fresh is not None:
