@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.project.lane_names import resolve_lane
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
@@ -21,8 +22,6 @@ def choose_lane(project: Project, requested: str | None, cwd: Path) -> str | Non
     """
     lanes = list_lanes(project, WarningTally())
     if requested is not None:
-        from engine.query.plan import resolve_lane  # the one reading of a lane's names
-
         return resolve_lane(requested, lanes)
     found = lane_containing(lanes, cwd)
     return found.id if found is not None else None

@@ -21,6 +21,7 @@ import msgspec
 
 from engine.errors import UsageError
 from engine.index.identifiers import split_identifier
+from engine.project.lane_names import resolve_lane as resolve_lane
 from engine.project.model import Lane
 from engine.query.cursor import query_fingerprint
 from engine.query.match import (
@@ -37,9 +38,6 @@ from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
 from engine.query.ranking import normalize_title_query
 from engine.text import is_blank_query
 from engine.types import ALL_KINDS, DEFAULT_KINDS, MAX_LIMIT, SearchQueryArgs
-
-PRIMARY_ALIASES = ("primary", "main")
-"""What people call the primary lane, whatever its id and branch."""
 
 
 class PlanTerm(msgspec.Struct, frozen=True):
@@ -190,36 +188,6 @@ def resolve_kinds(requested: Sequence[str] | None, typed: frozenset[str] | None)
         base = set(typed) & base if base is not None else set(typed)
     chosen = base if base is not None else set(DEFAULT_KINDS)
     return tuple(k for k in ALL_KINDS if k in chosen)
-
-
-def _lane_names(lane: Lane) -> list[str]:
-    names = [lane.id, lane.name, lane.path.name, *([lane.branch] if lane.branch else [])]
-    return [*names, *PRIMARY_ALIASES] if lane.primary else names
-
-
-def _valid_lanes(lanes: Sequence[Lane]) -> str:
-    ids = [lane.id for lane in lanes]
-    others = dict.fromkeys(n for lane in lanes for n in _lane_names(lane) if n not in ids)
-    also = f"; or by name, folder or branch: {', '.join(others)}" if others else ""
-    return ", ".join(ids) + also
-
-
-def resolve_lane(value: str, lanes: Sequence[Lane]) -> str:
-    """The id of the lane ``value`` names: an id first, then a name, folder, branch or alias.
-
-    Raises:
-        UsageError: no lane is called that (the message lists each lane and its names).
-    """
-    if not lanes:
-        return value
-    for lane in lanes:
-        if value == lane.id:
-            return lane.id
-    wanted = value.casefold()
-    for lane in lanes:
-        if any(wanted == name.casefold() for name in _lane_names(lane)):
-            return lane.id
-    raise UsageError(f"unknown lane {value!r}; lanes: {_valid_lanes(lanes)}")
 
 
 def resolve_lanes(
