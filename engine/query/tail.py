@@ -62,16 +62,16 @@ def page_of(
 ) -> tuple[list[Ranked], bool]:  # fmt: skip
     """The ``limit`` hits after the cursor key ``after`` (or ``offset`` hits in), and whether
     more follow: the head's ranked hits first, then the tail's."""
-    head: list[Ranked] = [(c, t, sort_key(c, t)) for c, t in ranked]
+    head = ranked
     tail_offset, tail_after = 0, None
     if after is not None and after[0] == TAIL_TIER:
-        head, tail_after = [], after
-    elif after is not None:
-        head = head[bisect_right([k for _, _, k in head], after) :]
+        head, tail_after = (), after
+    elif after is not None:  # ranked is in sort-key order: the page starts past the cursor
+        head = ranked[bisect_right(ranked, after, key=lambda pair: sort_key(*pair)) :]
     if offset:
         tail_offset = max(0, offset - len(head))
         head = head[offset:]
-    rows = head[: limit + 1]
+    rows: list[Ranked] = [(c, t, sort_key(c, t)) for c, t in head[: limit + 1]]
     if tail is not None:
         rows += tail.read(tail_after, tail_offset, limit + 1 - len(rows))
     return rows[:limit], len(rows) > limit
