@@ -163,11 +163,13 @@ def _store(conn: apsw.Connection, state: HistoryState, now_ms: int) -> None:
 
 
 def history_pending(conn: apsw.Connection, project: Project) -> bool:
-    """True while a pass is under way (a crash or an ended CLI run left walks to do), or when the
-    depth setting changed since the last one (no tip moved, yet the walk is another)."""
+    """True while a pass is under way (a crash or an ended CLI run left walks to do), when none
+    ever stored its state (a process killed between recording the git signature and the first
+    slice: the signature alone would never queue it again), or when the depth setting changed
+    since the last one (no tip moved, yet the walk is another)."""
     row = get_source(conn, HISTORY_SOURCE)
     if row is None:
-        return False
+        return True
     state = HistoryState.from_json(row.state)
     return bool(state.walks) or state.depth != history_depth(project, WarningTally())
 

@@ -5,9 +5,10 @@ what a row shows, once. Which lanes hold it is a set, kept in ``commit_lanes`` (
 and read by the ``lane:`` filter (``engine.index.sql.lane_sql``). It is brought in step at each
 plan of a history pass, from object names only (``git rev-list``, ~0.2 s for 80,000 commits):
 
-* a lane whose HEAD moved from ``old`` to ``new`` gains ``new ^old`` and loses ``old ^new``;
-* a lane seen for the first time, whose remembered HEAD is gone (pruned), or a changed depth
-  setting, is listed whole (bounded by the depth, like the documents);
+* a lane whose HEAD moved from ``old`` to ``new`` gains ``new ^old`` and loses ``old ^new``
+  (one ``git rev-list --left-right old...new``);
+* a lane seen for the first time, whose remembered HEAD is gone (pruned), or any lane under a
+  depth setting, is listed whole (bounded by the depth, like the documents);
 * a lane that is no longer one loses its rows.
 
 The HEADs already listed live in the ``meta`` row ``commit_lanes`` and are written in the
@@ -23,6 +24,7 @@ import apsw
 
 from engine.index.db import immediate, meta_get, meta_set
 from engine.ingest.history_plan import TipGroup
+from engine.project.git import GitError
 
 META_KEY = "commit_lanes"
 """The ``meta`` row holding ``{"depth": …, "heads": {lane id: HEAD listed}}``."""
@@ -66,14 +68,16 @@ def sync_commit_lanes(
             _forget(conn, gone, heads)
             _store(conn, depth, heads)
         return
-    still = git_stream.existing_commits(repo, [heads[lane] for lane in moved if lane in heads])
     first = True
     for lane, tip in sorted(moved.items()):
         old = heads.get(lane)
-        if old is not None and old in still:
-            added = git_stream.list_commits(repo, [tip], [old], depth)
-            removed = git_stream.list_commits(repo, [old], [tip])
-        else:
+        whole = old is None or depth is not None  # a bounded list is not moved in steps
+        if not whole:
+            try:  # one process for the usual case: a commit or a reset
+                removed, added = git_stream.moved_commits(repo, str(old), tip)
+            except GitError:
+                whole = True  # the old HEAD was pruned: list the lane again
+        if whole:
             added, removed = git_stream.list_commits(repo, [tip], [], depth), []
         with immediate(conn):
             if first:
@@ -81,7 +85,7 @@ def sync_commit_lanes(
                 if old_depth != depth:
                     conn.execute("DELETE FROM commit_lanes")
                 first = False
-            if old is None or old not in still:
+            if whole:
                 conn.execute("DELETE FROM commit_lanes WHERE lane_id = ?", (lane,))
             conn.executemany(
                 "DELETE FROM commit_lanes WHERE sha = ? AND lane_id = ?",

@@ -99,6 +99,22 @@ def list_commits(
     return _rev_list(repo_path, include, exclude, *limit).split()
 
 
+def moved_commits(repo_path: Path, old: str, new: str) -> tuple[list[str], list[str]]:
+    """The commits only ``old`` reaches and those only ``new`` reaches, in one ``git rev-list
+    --left-right old...new`` (one process: a lane's HEAD moved by a commit or a reset).
+
+    Raises:
+        GitError: git failed (``old`` pruned, for one).
+    """
+    out = _rev_list(
+        repo_path, [], [], "--left-right", f"{_checked([old])[0]}...{_checked([new])[0]}"
+    )
+    lines = out.split()
+    return [ln[1:] for ln in lines if ln.startswith("<")], [
+        ln[1:] for ln in lines if ln.startswith(">")
+    ]
+
+
 def _rev_list(repo_path: Path, include: list[str], exclude: list[str], *opts: str) -> str:
     revs = [*_checked(include), *(f"^{sha}" for sha in _checked(exclude))]
     cmd = ["git", "--no-pager", "-C", str(Path(repo_path).absolute()), *_CONFIG,
