@@ -8,9 +8,10 @@ Candidates come from one of two SQL paths:
   split-token BM25) and the best ``BM25_WINDOW`` leave it, so an old strong match is reachable
   (issue 14.3); past the budget the newest ``SCORE_BUDGET`` are scored and ``warnings`` says so.
   When the window fills, the newest title matches (from the small ``docs_title`` table) that rank
-  in a title tier are unioned in so a title match is never buried; ``total`` is then counted up
-  to ``SCORE_BUDGET + 1`` and ``resultsTruncated`` says not every match is reachable by paging.
-  When the window does not fill, the ranking is exact BM25 over every match.
+  in a title tier are unioned in so a title match is never buried, and every other match follows
+  them newest first (the tail, ``engine.query.tail``): paging reaches every match. ``total`` is
+  then counted up to ``SCORE_BUDGET + 1``; past that it is a floor and ``resultsTruncated`` says
+  so. When the window does not fill, the ranking is exact BM25 over every match.
 
 Delegated and live candidates (``extra_candidates``) join through the same comparator; indexed rows
 whose id is in ``replace_doc_ids`` are dropped first (the ``session:`` freshness contract).
