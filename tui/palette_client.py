@@ -50,6 +50,9 @@ def open_palette_client(
     Raises:
         ProjectError: the folder does not exist or cannot be read.
     """
+    from tui.everywhere_client import EverywhereClient, is_no_project
+
+    here = is_no_project(root)  # no project here: every project ade knows (docs/search.md)
     if use_daemon:
         from engine.rpc.client import UntrustedDaemon, connect_daemon
 
@@ -60,7 +63,9 @@ def open_palette_client(
             if warn is not None:
                 warn(f"not using the ade daemon: {err}; searching in this process")
         if daemon is not None:
-            return daemon
+            return daemon if here is None else EverywhereClient(here, daemon)
+    if here is not None:
+        return EverywhereClient(here)
     from engine.embedded import EmbeddedClient
 
     return EmbeddedClient.open(root, watch=watch, backfill_delay=0.0)
