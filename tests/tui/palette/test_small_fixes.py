@@ -3,9 +3,17 @@ footer at 80 columns, the chat viewer's place, message numbers, notes, typed com
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+from textual.widgets import Static
+
 from engine.embedded import EmbeddedClient
+from engine.links.details import chat_context, message_events, read_chat_events
+from tui.open_format import format_context
+from tui.screens.chat import ChatScreen
 
 from .conftest import make_app, settle
 
@@ -30,3 +38,79 @@ async def test_at_80_columns_the_footer_shows_whole_hints_and_the_whole_status(
     assert footer.startswith("⏎ open  esc close")
     assert "f1 help" in footer
     assert footer.endswith(" docs")
+
+
+def status_of(screen: Any) -> str:
+    return str(screen.query_one("#chat-status", Static).render())
+
+
+async def open_chat(pilot: Any, path: Path, query: str, seq: int | None = None) -> ChatScreen:
+    await settle(pilot)
+    await pilot.app.push_screen(ChatScreen(path, seq, query, "chat"))
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ChatScreen)
+    return screen
+
+
+async def test_the_chat_viewers_place_follows_n_and_shift_n(client: EmbeddedClient) -> None:
+    """``message 14 of 14`` named the opening message only; n/N move it."""
+    path = client.transcript_path("chat-readtimeout-triage")
+    assert path is not None
+    app = make_app(client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_chat(pilot, path, "timeout")
+        total = len(screen.messages)
+        assert f"message {total} of {total}" in status_of(screen)
+        hits = [i for i, m in enumerate(screen.messages) if m.matches(screen.pattern)]
+        await pilot.press("N")
+        assert screen.current == hits[-2]
+        assert f"message {hits[-2] + 1} of {total}" in status_of(screen)
+        assert f"message {total} of {total}" not in status_of(screen)
+
+
+def claude_line(uuid: str, role: str, text: str) -> bytes:
+    record = {"parentUuid": None, "isSidechain": False, "cwd": "/tmp/w", "sessionId": "s1",
+              "type": role, "message": {"role": role, "content": text}, "uuid": uuid,
+              "timestamp": "2026-05-28T10:00:00.000Z"}  # fmt: skip
+    return json.dumps(record).encode() + b"\n"
+
+
+@pytest.fixture
+def claude_transcript(tmp_path: Path) -> Path:
+    """A Claude Code transcript of four messages: its anchors are byte offsets."""
+    path = tmp_path / "claude" / "s1.jsonl"
+    path.parent.mkdir()
+    words = ["why does zorblax crash", "it reads a stale config", "fix it", "fixed zorblax"]
+    roles = ["user", "assistant", "user", "assistant"]
+    path.write_bytes(
+        b"".join(
+            claude_line(f"u{n}", r, w) for n, (r, w) in enumerate(zip(roles, words, strict=True))
+        )
+    )
+    return path
+
+
+async def test_claude_code_messages_are_numbered_one_to_n(
+    client: EmbeddedClient, claude_transcript: Path
+) -> None:
+    """The viewer's heads showed each message's byte offset (``#0``, ``#312``…)."""
+    events = message_events(read_chat_events(claude_transcript))
+    assert [e.seq for e in events][-1] > 100  # the anchors are byte offsets
+    app = make_app(client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_chat(pilot, claude_transcript, "zorblax", seq=events[1].seq)
+        heads = [message.head for message in screen.messages]
+        assert "message 2 of 4" in status_of(screen)
+    assert heads == ["you · #1", "assistant · #2", "you · #3", "assistant · #4"]
+
+
+def test_ade_open_numbers_claude_code_messages_one_to_n(claude_transcript: Path) -> None:
+    """``ade open`` of a Claude Code message: ``[1]``…, not byte offsets, around the target."""
+    events = message_events(read_chat_events(claude_transcript))
+    found = chat_context(claude_transcript, events[2].seq, radius=1)
+    assert format_context(found, numbered=True).splitlines() == [
+        "  [2] assistant: it reads a stale config",
+        "> [3] user: fix it",
+        "  [4] assistant: fixed zorblax",
+    ]
