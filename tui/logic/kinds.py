@@ -137,7 +137,10 @@ def count_line(
     """fzf's habit: ``12 of 340`` (``0 of 1,234`` when nothing matches), then the kinds the
     current stop hides that have hits: ``also 40 commit · 3 file (tab)``."""
     matched = f"{total:,}{'+' if truncated else ''}"
-    line = f"{matched} of {doc_count:,}" if doc_count is not None else f"{matched} found"
+    # Before the first index has caught up the hits come from the live sources (git, files):
+    # ``42 of 0`` would read as a contradiction, so the count stands alone (issue 29.9).
+    known = doc_count is not None and doc_count >= total
+    line = f"{matched} of {doc_count:,}" if known else f"{matched} found"
     if others:
         named = " · ".join(f"{n} {kind}" for kind, n in others.items())
         line += f" · also {named} (tab)"

@@ -15,7 +15,7 @@ from engine.links.details import chat_context, message_events, read_chat_events
 from tui.open_format import format_context
 from tui.screens.chat import ChatScreen
 
-from .conftest import make_app, settle
+from .conftest import fixed_clock, make_app, settle
 
 
 def screen_lines(app: Any) -> list[str]:
@@ -114,3 +114,23 @@ def test_ade_open_numbers_claude_code_messages_one_to_n(claude_transcript: Path)
         "> [3] user: fix it",
         "  [4] assistant: fixed zorblax",
     ]
+
+
+async def test_before_the_first_index_the_count_stands_alone(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hits from the live sources while the index is still empty read ``1 found``, not
+    ``1 of 0``."""
+    monkeypatch.setenv("HOME", str(repo.parent / "home"))
+    fresh = EmbeddedClient.open(repo, clock=fixed_clock, start_worker=False)  # never caught up
+    try:
+        assert fresh.index_status().doc_count == 0
+        app = make_app(fresh, initial_query="first")
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            total = app.screen.hits.total
+            line = str(app.screen.query_one("#query").border_subtitle)
+    finally:
+        fresh.close()
+    assert total >= 1
+    assert line == f"{total} found"
