@@ -12,8 +12,10 @@ from textual.widgets import Static
 
 from engine.embedded import EmbeddedClient
 from engine.links.details import chat_context, message_events, read_chat_events
+from tui.logic.kinds import KIND_MODES
 from tui.open_format import format_context
 from tui.screens.chat import ChatScreen
+from tui.widgets.result_list import ResultList
 
 from .conftest import fixed_clock, make_app, settle
 
@@ -134,3 +136,21 @@ async def test_before_the_first_index_the_count_stands_alone(
         fresh.close()
     assert total >= 1
     assert line == f"{total} found"
+
+
+async def test_a_typed_command_works_in_every_stop(client: EmbeddedClient) -> None:
+    """``index: rebuild`` was found in the everything and sessions stops only."""
+    app = make_app(client)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press(*"rebuild")
+        for _ in KIND_MODES:
+            await settle(pilot)
+            titles = [row.title for row in app.screen.query_one(ResultList).rows if row.local]
+            label = KIND_MODES[app.screen.kind_mode].label
+            assert "index: rebuild" in titles, label
+            await pilot.press("tab")
+        await pilot.press(*" kind:commit")  # a typed kind: still decides what is shown
+        await settle(pilot)
+        titles = [row.title for row in app.screen.query_one(ResultList).rows if row.local]
+        assert "index: rebuild" not in titles
