@@ -154,3 +154,19 @@ async def test_a_typed_command_works_in_every_stop(client: EmbeddedClient) -> No
         await settle(pilot)
         titles = [row.title for row in app.screen.query_one(ResultList).rows if row.local]
         assert "index: rebuild" not in titles
+
+
+async def test_the_engines_note_on_the_query_is_shown_under_it(client: EmbeddedClient) -> None:
+    """``ade search`` printed ``warning: query has 35 terms…``; the palette showed nothing."""
+    words = " ".join(f"w{n}" for n in range(35))
+    app = make_app(client, initial_query=words)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        box = app.screen.query_one("#inline-error", Static)
+        shown = (box.display, box.has_class("-note"), str(box.render()))
+        await pilot.press("end", *["backspace"] * len(words), *"retry")
+        await settle(pilot)
+        gone = box.display
+    assert shown[:2] == (True, True)
+    assert shown[2].startswith("note: query has 35 terms, over the limit of 32")
+    assert not gone
