@@ -48,8 +48,14 @@ def open_palette_client(
             socket, folder or process is not the user's); the palette shows it.
 
     Raises:
-        ProjectError: the folder does not exist or cannot be read.
+        ProjectError: the folder does not exist or cannot be read, or is no project (as
+            ``ade search`` says: never an ``.ade/cache`` made and indexed there, issue 29.9).
     """
+    from engine.project.locate import open_project
+    from tui.search_run import ensure_project
+
+    project = open_project(root)
+    ensure_project(project)
     if use_daemon:
         from engine.rpc.client import UntrustedDaemon, connect_daemon
 
@@ -63,7 +69,7 @@ def open_palette_client(
             return daemon
     from engine.embedded import EmbeddedClient
 
-    return EmbeddedClient.open(root, watch=watch, backfill_delay=0.0)
+    return EmbeddedClient.open(root, watch=watch, backfill_delay=0.0, project=project)
 
 
 class ClientSlot:

@@ -3,6 +3,8 @@ footer at 80 columns, the chat viewer's place, message numbers, notes, typed com
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from textual.widgets import Static
 
 from engine.embedded import EmbeddedClient
 from engine.links.details import chat_context, message_events, read_chat_events
+from tui.commands.palette import build_app
 from tui.logic.kinds import KIND_MODES
 from tui.open_format import format_context
 from tui.screens.chat import ChatScreen
@@ -170,3 +173,24 @@ async def test_the_engines_note_on_the_query_is_shown_under_it(client: EmbeddedC
     assert shown[:2] == (True, True)
     assert shown[2].startswith("note: query has 35 terms, over the limit of 32")
     assert not gone
+
+
+async def test_the_palette_in_a_folder_that_is_no_project_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It opened as if indexing (``0 docs · indexing…``) and made ``.ade/cache`` there."""
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    args = argparse.Namespace(demo=False, project=None, no_daemon=True, no_watch=True,
+                              query="", print_link=False)  # fmt: skip
+    app = build_app(args)
+    app.cursor_blink = False
+    async with app.run_test(size=(100, 24)) as pilot:
+        assert await asyncio.to_thread(app.clients.ready.wait, 30)
+        await settle(pilot)
+        status = str(app.screen.query_one("#status", Static).render())
+    app.clients.close()
+    assert "indexing" not in status
+    assert f"{folder} is not a project" in status
+    assert not (folder / ".ade").exists()
