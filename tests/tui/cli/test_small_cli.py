@@ -1,5 +1,5 @@
 """Issue 29.9, the command line's smaller ones: ``ade import`` of a ``script`` whose command has
-quotes in it."""
+quotes in it; the lane a branch row names."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_main, search_argv
 
 from tui.cli import main
 
@@ -27,3 +28,18 @@ def test_import_keeps_a_script_command_with_inner_quotes_whole(
     record = json.loads((repo / ".ade" / "sessions" / f"{sid}.json").read_bytes())
     assert record["title"] == 'git commit -m "fix the "retry" loop" && make'
     assert record["exitCode"] == 0
+
+
+@pytest.mark.usefixtures("cli_path")
+def test_a_branch_row_names_the_lane_it_is_checked_out_in(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every branch row named the primary lane; a branch is on the lane that has it checked
+    out, and on none when no lane has."""
+    run = run_main(capsys, search_argv(indexed_demo, "kind:branch", "--json", "--limit", "20"))
+    assert run.code == 0, run.err
+    lanes = {i["title"]: i["laneName"] for i in json.loads(run.out)["items"]}
+    assert lanes["feature/ABC-123-retry-backoff"] == "abc-123-retry"
+    assert lanes["feature/webhook-signatures"] == "webhooks"
+    assert lanes["main"] == indexed_demo.name
+    assert lanes["fix/ABC-131-idempotency-keys"] is None
