@@ -190,7 +190,7 @@ async def test_ctrl_r_on_a_chat_whose_tool_is_missing_says_so_and_stays_open(
 
 @pytest.mark.usefixtures("cli_path")
 def test_a_resumed_tool_ended_by_ctrl_c_exits_130(
-    repo: Path, tmp_path: Path, agent_env: dict[str, str], stand_ins: Path,
+    repo: Path, tmp_path: Path, homes: dict[str, str], agent_env: dict[str, str], stand_ins: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     """The tool's death by SIGINT came back as Python's -2, so ``ade resume`` exited 254."""
