@@ -35,9 +35,9 @@ class DrainProgress:
             status = history_status(conn)
             if status is not None:
                 self._commits_done = status.done
-                self._commits_total = (
-                    max(status.total, status.done) if status.indexing else status.done
-                )
+                # ``total`` is "about": a pass may find more commits than it planned for.
+                about = status.total or 0
+                self._commits_total = max(about, status.done) if status.indexing else status.done
             if status is None or not status.indexing:
                 self._sources_done += 1
         else:
