@@ -49,8 +49,9 @@ MAX_TEXT_CHARS = 4096
 """Largest page a caller may ask for; the router's per-project ceilings are separate."""
 
 _QUERY_KEYS = frozenset(
-    {"query", "kinds", "laneId", "limit", "cursor", "projectRoot", "context", "fresh"}
-)
+    {"query", "kinds", "laneId", "limit", "cursor", "exact", "projectRoot", "context", "fresh",
+     "sessions", "allProjects"}
+)  # fmt: skip
 _ROOT_ONLY_KEYS = frozenset({"projectRoot", "context"})
 """``context``: the caller's environment that changes an answer (``engine.caller_env``)."""
 

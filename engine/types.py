@@ -82,6 +82,10 @@ class SearchResultItem(_Wire, frozen=True):
     project_root: str | None = None
     tool: str | None = None
     """The agent that wrote a chat hit (``claude``, ``gemini``…); None for other kinds."""
+    message_count: int | None = None
+    """A ``sessions`` row: the session's indexed messages (tool calls and results included)."""
+    match_count: int | None = None
+    """A ``sessions`` row: how many of its messages match the query (None: a filter-only query)."""
 
 
 class SearchQueryArgs(_Wire, frozen=True):
@@ -92,6 +96,14 @@ class SearchQueryArgs(_Wire, frozen=True):
     lane_id: str | None = None
     limit: int = DEFAULT_LIMIT
     cursor: str | None = None
+    sessions: bool | None = None
+    """One row per chat session instead of one per message (``engine.service.session_rows``);
+    None (left off the wire) is false."""
+    all_projects: bool | None = None
+    """Search every project ade knows, not the one asked from (``engine.machine``); None is
+    false."""
+    exact: bool = False
+    """Never relax (issue 32): only what matches every word as typed (``--exact``)."""
 
 
 class SearchQueryResult(_Wire, frozen=True):
@@ -102,6 +114,9 @@ class SearchQueryResult(_Wire, frozen=True):
     total: int
     results_truncated: bool = False
     warnings: tuple[str, ...] = ()
+    relaxed: str | None = None
+    """The relaxation step that filled the page (``spelling``, ``inflection``, ``most_words``,
+    ``any_word``: ``engine.query.relax``), None for a strict answer (issue 32)."""
 
 
 class CommitHistoryStatus(_Wire, frozen=True):
@@ -212,6 +227,9 @@ class HitExplanation(msgspec.Struct, frozen=True):
     updated_at: int
     sort_key: tuple[int, float, float, int, str]
     terms: tuple[TermMatch, ...]
+    relaxed: str | None = None
+    """The relaxed step this hit matched (``engine.query.relax``), None for a strict match: its
+    scores and terms are then the step's query's (issue 32)."""
 
 
 def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
@@ -225,4 +243,5 @@ def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
         "updatedAt": explanation.updated_at,
         "sortKey": list(explanation.sort_key),
         "terms": [{"term": t.term, "where": list(t.where)} for t in explanation.terms],
+        "relaxed": explanation.relaxed,
     }

@@ -82,6 +82,8 @@ class PaletteApp(App[str | None]):
     ]
     TITLE = "ade"
     ENABLE_COMMAND_PALETTE = False
+    print_command = False
+    """``--print-command`` (set before the app runs): a command line's form, not the link."""
     BINDINGS: ClassVar[list[BindingType]] = [
         # Ctrl+C cancels, as in fzf, rather than Textual's "Do you want to quit?" note. Not a
         # priority binding: a selection in the input or the scrollback is copied first.

@@ -48,14 +48,11 @@ def open_palette_client(
             socket, folder or process is not the user's); the palette shows it.
 
     Raises:
-        ProjectError: the folder does not exist or cannot be read, or is no project (as
-            ``ade search`` says: never an ``.ade/cache`` made and indexed there, issue 29.9).
+        ProjectError: the folder does not exist or cannot be read.
     """
-    from engine.project.locate import open_project
-    from tui.search_run import ensure_project
+    from tui.everywhere_client import EverywhereClient, is_no_project
 
-    project = open_project(root)
-    ensure_project(project)
+    here = is_no_project(root)  # no project here: every project ade knows (docs/search.md)
     if use_daemon:
         from engine.rpc.client import UntrustedDaemon, connect_daemon
 
@@ -66,10 +63,12 @@ def open_palette_client(
             if warn is not None:
                 warn(f"not using the ade daemon: {err}; searching in this process")
         if daemon is not None:
-            return daemon
+            return daemon if here is None else EverywhereClient(here, daemon)
+    if here is not None:
+        return EverywhereClient(here)
     from engine.embedded import EmbeddedClient
 
-    return EmbeddedClient.open(root, watch=watch, backfill_delay=0.0, project=project)
+    return EmbeddedClient.open(root, watch=watch, backfill_delay=0.0)
 
 
 class ClientSlot:

@@ -37,6 +37,11 @@ class PaletteHost(Protocol):
     def print_mode(self) -> bool: ...
 
     @property
+    def print_command(self) -> bool:
+        """``--print-command``: print a hit as it belongs on a command line (``tui.shell_line``)."""
+        ...
+
+    @property
     def cursor_blink(self) -> bool: ...
 
     @property

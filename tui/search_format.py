@@ -70,6 +70,16 @@ def _relative_time(when: int | None, now: datetime) -> str:
     return relative_time(when, now, ago=True)
 
 
+def _messages(item: SearchResultItem) -> str | None:
+    """A ``--sessions`` row's counts: ``14 messages`` or ``14 messages, 3 match``."""
+    if item.message_count is None:
+        return None
+    text = f"{item.message_count} message{'s' if item.message_count != 1 else ''}"
+    if item.match_count:
+        text += f", {item.match_count} match{'es' if item.match_count != 1 else ''}"
+    return text
+
+
 def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
     kind = KIND_LABEL.get(item.kind) or printable(item.kind)
     where = " · ".join(
@@ -77,6 +87,7 @@ def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
         for part in (
             item.tool,
             item.lane_name or item.lane_id,
+            _messages(item),
             _relative_time(item.updated_at, now),
             item.project_name if item.project_name else None,
         )
@@ -112,9 +123,14 @@ def format_results_text(
             block + "\n" + format_explanation(why, color=color)
             for block, why in zip(blocks, explain, strict=True)
         ]
+    folded = folded_into_session_rows(result.items)
+    blocks = [block for number, block in enumerate(blocks) if number not in folded]
     shown = len(result.items)
     span = f"{first}–{first + shown - 1}" if first > 1 and shown else f"{shown}"
-    footer = f"{span} of {result.total} result{'s' if result.total != 1 else ''}"
+    noun = (
+        "session" if shown and all(i.message_count is not None for i in result.items) else "result"
+    )
+    footer = f"{span} of {result.total} {noun}{'s' if result.total != 1 else ''}"
     if result.results_truncated:
         footer += " (truncated: narrow the query)"
     if explain is not None and result.results_truncated:
@@ -124,9 +140,29 @@ def format_results_text(
         footer += "".join(
             f"\nwindow: {printable(w)}" for w in result.warnings if "ranked the best" in w
         )
+    if explain is not None and result.relaxed is not None:
+        footer += (f"\nrelaxed: strict matches first, then each relaxed step's; the last step"
+                   f" used: {result.relaxed} (docs/search.md)")  # fmt: skip
     if result.next_cursor:
         footer += f"\nnext page: --cursor {printable(result.next_cursor)}"
     return "\n\n".join([*blocks, footer]) if blocks else footer
+
+
+def folded_into_session_rows(items: Sequence[SearchResultItem]) -> set[int]:
+    """Positions of message rows already shown by an earlier row of their session: a chat
+    session row (a title match) carries its best message's snippet and link, so that message
+    is not printed a second time (``engine.service.chat_anchor``)."""
+    shown: set[tuple[str | None, str]] = set()
+    folded: set[int] = set()
+    for number, item in enumerate(items):
+        if item.kind != "chat" or not item.session_id:
+            continue
+        key = (item.project_id, item.deep_link)
+        if item.doc_id == f"chat:{item.session_id}":
+            shown.add(key)
+        elif key in shown:
+            folded.add(number)
+    return folded
 
 
 def format_warnings(result: SearchQueryResult) -> list[str]:
@@ -159,6 +195,8 @@ def format_explanation(why: HitExplanation, *, color: bool) -> str:
         f" {_score(why.bm25_split)} parts · then updated {stamp} desc, id {why.doc_id} asc"
         f" · from {why.source}"
     )
+    if why.relaxed is not None:  # issue 32: matched by a relaxed step, scored by its query
+        first += f" · relaxed: {why.relaxed}"
     terms = "; ".join(
         f"{t.term} → {', '.join(t.where) if t.where else 'no match'}" for t in why.terms
     )

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 from engine.client import CATCH_UP_BOUND_S, SearchClient
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.project.lane_memo import one_listing
-from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, to_json
+from engine.types import (
+    HitExplanation,
+    SearchQueryArgs,
+    SearchQueryResult,
+    SearchResultItem,
+    to_json,
+)
 from tui import collector
 from tui.printable import printable, printable_json
 from tui.progress import StderrProgress
@@ -134,7 +140,7 @@ def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
         client.close()
     if code is not None:
         if no_daemon_answered:
-            _start_daemon_for_next_search()
+            start_daemon_for_next_search()
         return code
     ns.no_daemon = True
     client = open_client(ns, catch_up=not ns.rebuild)
@@ -144,7 +150,7 @@ def _run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
         client.close()
 
 
-def _start_daemon_for_next_search() -> None:
+def start_daemon_for_next_search() -> None:
     """Start the daemon in the background once the answer is out (``engine.rpc.autostart``):
     the output is flushed first, so a reader never waits for the spawn."""
     from engine.rpc.autostart import autostart_allowed, start_daemon_in_background
@@ -185,13 +191,24 @@ def _answer(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs 
 
 def _query(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs) -> int:
     """Run the query and print it; 0 with results, 1 with none."""
+    return print_result(ns, args, client.query(args), client=client)
+
+
+def print_result(
+    ns: argparse.Namespace,
+    args: SearchQueryArgs,
+    result: SearchQueryResult,
+    *,
+    client: SearchClient | None = None,
+) -> int:
+    """Print one answer (warnings on stderr, the page on stdout); 0 with results, 1 with none.
+    ``client`` answers ``--explain``."""
     from engine.clock import clock_from_env
 
     now = clock_from_env()()
-    result = client.query(args)
     for line in format_warnings(result):
         print(line, file=sys.stderr)
-    explain = _explain(client, args, result.items, now) if ns.explain else None
+    explain = _explain(client, args, result.items, now) if ns.explain and client else None
     if ns.fmt == "json":
         print(format_results_json(result, explain))
     else:

@@ -9,6 +9,7 @@ half (listing, grep, caps per lane) is :mod:`engine.delegates.files`.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -16,17 +17,17 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from engine.delegates.file_passes import FileQuery, search_lane
 from engine.delegates.files import (
     MAX_LINE_HITS,
     FileLineHit,
     FileMatches,
     FileSearchFailed,
     is_definition,
-    search_lane_files,
 )
 from engine.links.deeplink import build_link
 from engine.project.model import Lane
-from engine.query.match import LineFilter
+from engine.query.file_match import line_snippet, match_column
 from engine.query.plan import QueryPlan
 from engine.query.ranking import Candidate, natural_key, tier_for
 from engine.query.snippets import mark_matches
@@ -127,8 +128,10 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         else:
             which = "the primary lane's" if lane.primary else f"lane {lane.id}'s"
             warnings.append(f"files: {which} folder {lane.path} is missing")
-    wanted = plan.line_filter()
+    wanted = FileQuery(plan.nodes, plan.excluded)
     for lane, result in zip(present, _each_lane(present, wanted, names), strict=True):
+        if not isinstance(result, FileSearchFailed):
+            warnings += result.notes
         if isinstance(result, FileSearchFailed):
             warnings.append(
                 f"files: {result}" if lane.primary else f"files: lane {lane.id}: {result}"
@@ -157,42 +160,57 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     if any(found.truncated for _, found in searched) or sum(map(len, plain)) > MAX_LINE_HITS:
         cuts.append(
             f"files: more than {MAX_LINE_HITS:,} lines match; the first {MAX_LINE_HITS:,} (and "
-            "the definition lines) are shown — add a folder or file name, or another word of "
-            "the line, to narrow"
+            "the definition lines) can be paged to and the total counts them only — add a "
+            "path word (dir/) or another word of the line to narrow"
         )
     warnings += cuts
-    cut = {"results_truncated": True} if cuts else {}
+    short = any(found.cut_short for _, found in searched)  # its note is in the warnings
+    cut = {"results_truncated": True} if cuts or short else {}
     out: list[Candidate] = []
     for pair in kept_paths:
         lane_id, _, path = pair.partition("\0")
         lane = lanes_by_id[lane_id]
-        link = build_link("file", path, project_id=ctx.project.id, lane=lane.id)
-        title = _best_path_title(path, plan.title_text)
-        out.append(Candidate(doc_id=_file_doc_id(lane, path), kind="file", title=path,
-                             rank_title=title, snippet_marked=mark_matches(plan, path),
+        link = partial(build_link, "file", path, project_id=ctx.project.id, lane=lane.id)
+        shown = shown_path(path)
+        title = _best_path_title(shown, plan.title_text)
+        out.append(Candidate(doc_id=_file_doc_id(lane, shown), kind="file", title=shown,
+                             rank_title=title, snippet_marked=mark_matches(plan, shown),
                              updated_at=mtime(lane, path), bm25=LINE_SCORES["named"],
-                             lane_id=lane.id, anchor=path,
+                             lane_id=lane.id, anchor=shown,
                              extra={"deep_link": link, "path": path, **cut}))  # fmt: skip
-    for lane, hit in lines:
-        if not plan.matches(hit.path, hit.text):
-            continue
+    line_nodes = wanted.terms.line_nodes
+    for lane, hit in lines:  # each already a hit (engine.query.file_match.line_hit)
         updated = mtime(lane, hit.path)
         if not plan.allows_time(updated):
             continue
-        line_link = partial(build_link, "file", hit.path, project_id=ctx.project.id,
-                            line=hit.line, lane=lane.id)  # fmt: skip
-        where = f"{hit.path}:{hit.line}"
+        column = partial(match_column, line_nodes, hit.text)
+        where = f"{shown_path(hit.path)}:{hit.line}"
+        # The link and the snippet (a window around the match, whatever the line's length)
+        # are made for the page shown only: a common word offers tens of thousands of lines.
         out.append(Candidate(doc_id=_file_doc_id(lane, where), kind="file", title=where,
-                             rank_title="", snippet_marked=mark_matches(plan, hit.text.strip()),
-                             updated_at=updated, bm25=_line_score(hit, names), lane_id=lane.id,
-                             anchor=where,
-                             extra={"deep_link": line_link, "path": hit.path,
-                                    "line": hit.line, **cut}))  # fmt: skip
+                             rank_title="", snippet_marked="", updated_at=updated,
+                             bm25=_line_score(hit, names), lane_id=lane.id, anchor=where,
+                             extra={"deep_link": partial(_line_link, ctx.project.id, lane.id,
+                                                         hit, column),
+                                    "snippet": partial(line_snippet, plan, hit.text, column),
+                                    "path": hit.path, "line": hit.line, **cut}))  # fmt: skip
     return out, warnings
 
 
+def shown_path(path: str) -> str:
+    """``path`` as text: a name's undecodable bytes as ``\\xNN`` (its link keeps the bytes)."""
+    if path.isascii() or not any("\udc80" <= ch <= "\udcff" for ch in path):
+        return path
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _line_link(project_id: str, lane_id: str, hit: FileLineHit, column: Callable[[], int]) -> str:
+    return build_link("file", hit.path, project_id=project_id, line=hit.line, lane=lane_id,
+                      column=column())  # fmt: skip
+
+
 def _each_lane(
-    lanes: list[Lane], wanted: LineFilter, names: list[str]
+    lanes: list[Lane], wanted: FileQuery, names: list[str]
 ) -> list[FileMatches | FileSearchFailed]:
     """``search_lane_files`` of every lane, the lanes after the first on threads of their own:
     each is mostly a wait on git processes, so several lanes cost little more than one."""
@@ -200,7 +218,7 @@ def _each_lane(
 
     def search(index: int) -> None:
         try:
-            results[index] = search_lane_files(lanes[index].path, wanted, names)
+            results[index] = search_lane(lanes[index].path, wanted, names)
         except FileSearchFailed as err:
             results[index] = err
 

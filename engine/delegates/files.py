@@ -19,7 +19,7 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
@@ -27,41 +27,46 @@ from engine.delegates.listing_memo import memoised_listing
 from engine.project.git import stderr_file
 from engine.query.match import LineFilter
 
+if TYPE_CHECKING:
+    from engine.delegates.file_passes import FileQuery
+
 GIT_TIMEOUT_SECONDS = 5.0
 """A grep over a huge tree must not hold the whole answer hostage."""
 
-MAX_LINE_HITS = 2000
+GREP_TIMEOUT_SECONDS = GIT_TIMEOUT_SECONDS
+"""The same bound for a streamed ``git grep``: past it the lines found by then are the answer,
+marked cut (``FileMatches.cut_short``)."""
+
+MAX_LINE_HITS = 100_000
 """Line matches kept per query, every one reachable by paging (git.git's ``strbuf_addf`` has
-1,165). Past it the answer says so (``resultsTruncated`` and a warning naming how to narrow) and,
-for an identifier, a second pass looks for definition lines only, so the defining file is not
-lost to the cap. No
-per-file cap: ranking (definitions and files named like the term first) keeps a file full of
-mentions from crowding out the one that matters."""
+1,165, its ``the`` ~170,000). Past it the answer says so (``resultsTruncated``, ``total`` a lower
+bound and a warning naming how to narrow) and, for an identifier, a second pass looks for
+definition lines only, so the defining file is not lost to the cap. No per-file cap: ranking
+(definitions and files named like the term first) keeps a file full of mentions from crowding
+out the one that matters. A candidate is cheap (its snippet is made only when its page is
+shown), so the cap bounds memory, not the usual answer."""
 
 MAX_DEFINITION_HITS = 200
 """Definition lines added by the second pass when the line cap was hit."""
 
 MAX_LINE_CHARS = 400
-"""Minified files have megabyte lines; a snippet never needs more than this."""
-
-REDACT_MARGIN = 512
-"""Characters past ``MAX_LINE_CHARS`` kept until redaction ran, so a token cut by the snippet's
-end is still recognised whole and never shown in part."""
+"""Minified files have megabyte lines: a line is matched whole, but its snippet is a window of
+at most this many characters around the match (``engine.query.line_window``)."""
 
 ADE_STATE = ".ade"
 """The environment's state folder: raw transcripts and session records, never a file hit."""
 
 _EXCLUDE_ADE = ":(exclude,glob)**/.ade/**"
+"""Given to a grep of untracked files (their raw logs could be large); tracked ones are
+dropped as they stream (``is_ade_state``), which costs nothing, where the glob costs git a
+match per path (~15% of a grep on 200,000 files)."""
 """Pathspec keeping every ``.ade/`` folder (the project's and a nested one) out of ``git grep``
 whatever the ignore rules say: a repository that does not ignore it would serve raw terminal
 logs (escapes, secrets, every terminal hit twice) as file hits."""
 
-UNTRACKED_MAX_FILES = 5000
-"""Untracked files searched in-process; a tree with more (a build folder not in .gitignore)
-is not a source tree worth reading whole on every keystroke."""
-
 UNTRACKED_MAX_BYTES = 1024 * 1024
-"""Larger untracked files are data dumps or logs, not code; git grep users rarely want them."""
+"""Larger untracked files are data dumps or logs, not code; they are not read, and the answer
+says how many were left out (every untracked file under it is searched, however many)."""
 
 _GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 
@@ -79,6 +84,10 @@ class FileMatches(NamedTuple):
     lines: list[FileLineHit]
     truncated: bool
     """More lines matched than ``MAX_LINE_HITS``: not every match is in ``lines``."""
+    notes: tuple[str, ...] = ()
+    """Warnings of the search (untracked files too large to read)."""
+    cut_short: bool = False
+    """git grep ran out of time: ``lines`` are those found by then (a note says so)."""
 
 
 def is_ade_state(path: str) -> bool:
@@ -88,6 +97,14 @@ def is_ade_state(path: str) -> bool:
 
 class FileSearchFailed(Exception):
     """git could not list or grep the lane; one line for the query's warnings."""
+
+
+class GrepTimedOut(FileSearchFailed):
+    """git grep ran past ``GREP_TIMEOUT_SECONDS``: ``hits`` holds the lines it had found."""
+
+    def __init__(self, message: str, hits: list[FileLineHit]) -> None:
+        super().__init__(message)
+        self.hits = hits
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -124,7 +141,7 @@ def list_tracked_untracked(root: Path) -> tuple[list[str], list[str]]:
     untracked: dict[str, None] = {}
     for entry in done.stdout.split(b"\0"):
         if len(entry) > 2:
-            name = entry[2:].decode("utf-8", "replace")
+            name = os.fsdecode(entry[2:])  # any byte: undecodable ones as surrogates
             if not is_ade_state(name):
                 (untracked if entry[:1] == b"?" else tracked)[name] = None
     return list(tracked), list(untracked)
@@ -136,6 +153,8 @@ def grep_lane_lines(
     *,
     untracked: bool = True,
     limit: int = MAX_LINE_HITS,
+    keep: Callable[[str, str], bool] | None = None,
+    paths: Sequence[str] | None = None,
 ) -> list[FileLineHit]:
     """Lines the query's ``LineFilter`` admits (a word list: lines holding every word, case- and
     accent-insensitively; a word may also be in the file's path, so a folder name narrows) in
@@ -146,17 +165,24 @@ def grep_lane_lines(
     regex that matches every case and accent of them (``cafe`` finds ``Café``; git runs in the
     C locale, so accented letters are byte alternations); the other groups are checked here on
     the returned lines, which is exact and cheap because few lines survive the first.
-    Its output is read as it streams and the process is stopped once ``limit`` lines qualify:
-    for a common word that is a small fraction of the work a full grep does.
+    Its output is read as it streams and the process is stopped once ``limit`` lines qualify
+    (``keep``, when given, decides exactly which do): for a common word that is a small fraction
+    of the work a full grep does. ``paths`` limits the grep to those files. A work tree with
+    submodules is searched into them (``--recurse-submodules``; not with ``untracked``, which
+    git does not combine with it).
     """
     wanted = _line_filter(terms)
     if not wanted.groups:
         return []
+    recurse = not untracked and (root / ".gitmodules").is_file()
+    spec = [f":(literal){p}" for p in paths] if paths is not None else []
     args = (
-        "grep", *(("--untracked",) if untracked else ()), "-I", "-E", "-n", "-z",
-        "--no-color", "-e", wanted.grep_pattern(), "--", _EXCLUDE_ADE,
+        "grep", *(("--untracked",) if untracked else ()),
+        *(("--recurse-submodules",) if recurse else ()), "-I", "-E", "-n", "-z",
+        "--no-color", "-e", wanted.grep_pattern(), "--", *((_EXCLUDE_ADE,) if untracked else ()),
+        *spec,
     )  # fmt: skip
-    return _grep(root, args, wanted, limit)
+    return _grep(root, args, wanted, limit, keep)
 
 
 def grep_definitions(root: Path, words: list[str]) -> list[FileLineHit]:
@@ -192,17 +218,24 @@ def looks_like_identifier(word: str) -> bool:
 
 
 def _grep(
-    root: Path, args: tuple[str, ...], wanted: LineFilter | None, limit: int
+    root: Path,
+    args: tuple[str, ...],
+    wanted: LineFilter | None,
+    limit: int,
+    keep: Callable[[str, str], bool] | None = None,
 ) -> list[FileLineHit]:
     hits: list[FileLineHit] = []
-    with _Streamed(root, args) as proc:
-        for record in proc.lines():
-            hit = _parse_hit(record, wanted)
-            if hit is not None:
-                hits.append(hit)
-                if len(hits) >= limit:
-                    proc.stop()
-                    break
+    try:
+        with _Streamed(root, args) as proc:
+            for path, number, text in _records(proc.chunks()):
+                hit = _parse_hit(path, number, text, wanted, keep)
+                if hit is not None:
+                    hits.append(hit)
+                    if len(hits) >= limit:
+                        proc.stop()
+                        break
+    except GrepTimedOut as err:
+        raise GrepTimedOut(str(err), hits) from None
     if not proc.stopped and proc.returncode not in (0, 1):  # 1 means no match
         raise FileSearchFailed(proc.error() or f"git grep failed in {root}")
     return hits
@@ -212,15 +245,48 @@ def _line_filter(terms: Sequence[str] | LineFilter) -> LineFilter:
     return terms if isinstance(terms, LineFilter) else LineFilter.of_words(terms)
 
 
-def _parse_hit(record: bytes, wanted: LineFilter | None) -> FileLineHit | None:
-    parts = record.rstrip(b"\n").split(b"\0", 2)
-    if len(parts) != 3 or not parts[1].isdigit():
+def _records(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, bytes, bytes]]:
+    """``(path, line number, text)`` of git grep ``-n -z`` output: ``path NUL n NUL text LF``.
+
+    A path may hold any byte but NUL, a newline included, so records are not split at newlines:
+    the fields are NUL-separated, and only the text (which never holds a newline) ends at one.
+    """
+    buffer = b""
+    for chunk in chunks:
+        buffer += chunk
+        start = 0
+        while True:
+            first = buffer.find(b"\0", start)
+            second = buffer.find(b"\0", first + 1) if first >= 0 else -1
+            end = buffer.find(b"\n", second + 1) if second >= 0 else -1
+            if end < 0:
+                break
+            yield buffer[start:first], buffer[first + 1 : second], buffer[second + 1 : end]
+            start = end + 1
+        buffer = buffer[start:]
+
+
+def _parse_hit(
+    raw_path: bytes,
+    number: bytes,
+    raw_text: bytes,
+    wanted: LineFilter | None,
+    keep: Callable[[str, str], bool] | None = None,
+) -> FileLineHit | None:
+    if not number.isdigit():
         return None
-    path = parts[0].decode("utf-8", "replace")
-    text = parts[2].decode("utf-8", "replace")
-    if is_ade_state(path) or (wanted is not None and not wanted.admits(f"{path}\n{text}")):
+    path = os.fsdecode(
+        raw_path
+    )  # the exact name: undecodable bytes as surrogates (links keep them)
+    text = raw_text.decode("utf-8", "replace")
+    if is_ade_state(path):
         return None
-    return FileLineHit(path=path, line=int(parts[1]), text=text[: MAX_LINE_CHARS + REDACT_MARGIN])
+    if keep is not None:  # the exact test: the pre-filter below would only repeat part of it
+        if not keep(path, text):
+            return None
+    elif wanted is not None and not wanted.admits(f"{path}\n{text}"):
+        return None
+    return FileLineHit(path=path, line=int(number), text=text)
 
 
 _KEYWORDS = (
@@ -272,7 +338,7 @@ def is_definition(text: str, words: list[str]) -> bool:
 
 class _Streamed:
     """``git <args>`` whose stdout is read while it runs; killed on ``stop``, on leaving the
-    ``with`` block early, or after ``GIT_TIMEOUT_SECONDS``. stderr goes to an unnamed file so a
+    ``with`` block early, or after ``GREP_TIMEOUT_SECONDS``. stderr goes to an unnamed file so a
     chatty git can never block on a full pipe while we read stdout."""
 
     def __init__(self, root: Path, args: tuple[str, ...]) -> None:
@@ -290,13 +356,13 @@ class _Streamed:
         except OSError as err:
             self._err.close()
             raise FileSearchFailed(f"git in {root} failed: {err}") from None
-        self._timer = threading.Timer(GIT_TIMEOUT_SECONDS, self._timeout)
-        self._timer.daemon = True
-        self._timer.start()
         self.stopped = False
-        self.timed_out = False
+        self.timed_out = False  # set before the timer starts: it may fire at once
         self.returncode: int | None = None
         self._stderr_line = ""
+        self._timer = threading.Timer(GREP_TIMEOUT_SECONDS, self._timeout)
+        self._timer.daemon = True
+        self._timer.start()
 
     def _timeout(self) -> None:
         self.timed_out = True
@@ -306,9 +372,11 @@ class _Streamed:
         with contextlib.suppress(OSError):
             self._proc.kill()
 
-    def lines(self) -> Iterator[bytes]:
+    def chunks(self) -> Iterator[bytes]:
+        """stdout as it arrives, in pieces of at most 64 KiB."""
         assert self._proc.stdout is not None
-        return iter(self._proc.stdout)
+        fd = self._proc.stdout.fileno()  # read unbuffered: a record is used as soon as it is in
+        return iter(lambda: os.read(fd, 65536), b"")
 
     def stop(self) -> None:
         """Enough output: end the process (its exit status no longer matters)."""
@@ -333,93 +401,92 @@ class _Streamed:
         self._stderr_line = _first_line(self._err.read(4096))
         self._err.close()
         if self.timed_out:
-            raise FileSearchFailed(
-                f"git grep in {self._root} took longer than {GIT_TIMEOUT_SECONDS:g} s"
+            raise GrepTimedOut(
+                f"git grep in {self._root} took longer than {GREP_TIMEOUT_SECONDS:g} s", []
             )
 
 
 def grep_untracked(
     root: Path, paths: Sequence[str], terms: Sequence[str] | LineFilter, limit: int = MAX_LINE_HITS
 ) -> list[FileLineHit]:
-    """The same line search over untracked files, in this process, at most ``limit`` lines.
+    """:func:`scan_untracked`'s hits alone."""
+    return scan_untracked(root, paths, _line_filter(terms), limit)[0]
+
+
+def scan_untracked(
+    root: Path,
+    paths: Sequence[str],
+    wanted: LineFilter,
+    limit: int = MAX_LINE_HITS,
+    keep: Callable[[str, str], bool] | None = None,
+) -> tuple[list[FileLineHit], int]:
+    """The same line search over untracked files, in this process, at most ``limit`` lines, and
+    how many files were too large to read (``UNTRACKED_MAX_BYTES``).
 
     Untracked-not-ignored files are few in a real work tree (new files not yet added), and
     ``git ls-files`` has already listed them; reading them here saves ``git grep --untracked``
     its own walk of the whole directory tree (~15% of a grep on 10,000 files). Like ``git grep``
-    it skips binaries (a NUL in the first 8000 bytes) and does not follow symlinks; files
-    beyond ``UNTRACKED_MAX_FILES`` or ``UNTRACKED_MAX_BYTES`` are skipped.
+    it skips binaries (a NUL in the first 8000 bytes), does not follow symlinks and numbers
+    lines by ``\\n`` alone. Every listed file is read, however many there are.
     """
-    wanted = _line_filter(terms)
     hits: list[FileLineHit] = []
-    for relative in paths[:UNTRACKED_MAX_FILES]:
+    too_large = 0
+    for relative in paths:
         if is_ade_state(relative):
             continue
         data = _read_regular(root / relative)
+        if data is _TOO_LARGE:
+            too_large += 1
+            continue
         if data is None or b"\0" in data[:8000]:
             continue
-        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-            if wanted.admits(f"{relative}\n{line}"):
-                hits.append(FileLineHit(relative, number, line[: MAX_LINE_CHARS + REDACT_MARGIN]))
+        lines = data.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        for number, raw in enumerate(lines, 1):
+            line = raw.decode("utf-8", "replace")
+            if wanted.admits(f"{relative}\n{line}") and (keep is None or keep(relative, line)):
+                hits.append(FileLineHit(relative, number, line))
                 if len(hits) >= limit:
-                    return hits
-    return hits
+                    return hits, too_large
+    return hits, too_large
+
+
+_TOO_LARGE = b"\0too large"
+"""``_read_regular``'s answer for a regular file over ``UNTRACKED_MAX_BYTES``."""
 
 
 def _read_regular(path: Path) -> bytes | None:
     """The bytes of a regular file (not a symlink, not too big), or None."""
     try:
         st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > UNTRACKED_MAX_BYTES:
+        if not stat.S_ISREG(st.st_mode):
             return None
+        if st.st_size > UNTRACKED_MAX_BYTES:
+            return _TOO_LARGE
         return path.read_bytes()
     except OSError:
         return None
 
 
 def search_lane_files(
-    root: Path, terms: Sequence[str] | LineFilter, names: Sequence[str] = ()
+    root: Path, terms: Sequence[str] | FileQuery, names: Sequence[str] = ()
 ) -> FileMatches:
-    """The lane's files that contain any of ``terms``' needles in their path, and the line hits
-    (redacted, cut to ``MAX_LINE_CHARS``), in git's order; ``truncated`` when more lines
-    matched than ``MAX_LINE_HITS`` (then, for the identifier-like ``names`` the user typed,
-    definition lines are searched for on their own and added, so ranking can still put the
-    defining file first).
+    """The lane's paths holding a needle of the query and its line hits: see
+    :func:`engine.delegates.file_passes.search_lane` (``terms``: words, or a plan's query)."""
+    from engine.delegates.file_passes import FileQuery, search_lane  # it builds on this module
 
-    ``git grep`` over tracked files runs concurrently with ``git ls-files``; untracked files are
-    searched here as soon as the listing is in. Paths are pre-filtered with the cheapest
-    necessary condition (some needle occurs in the folded path) so the caller's exact
-    matching looks at a handful of paths instead of every file of the repository.
-    """
-    wanted = _line_filter(terms)
-    limit = MAX_LINE_HITS + 1  # one more than kept: that one says the answer is truncated
-    tracked_lines = _Background(lambda: grep_lane_lines(root, wanted, untracked=False, limit=limit))
-    try:
-        tracked, untracked = lane_listing(root)
-        extra = grep_untracked(root, untracked, wanted, limit) if wanted.groups else []
-    finally:
-        lines = tracked_lines.result()
-    paths = sorted({p for p in (*tracked, *untracked) if wanted.admits_any(p)})
-    found = extra + lines  # untracked first: new files are what a cut should keep
-    truncated = len(found) > MAX_LINE_HITS
-    found = found[:MAX_LINE_HITS]
-    identifiers = [n for n in names if looks_like_identifier(n)]
-    if truncated and identifiers:
-        seen = {(hit.path, hit.line) for hit in found}
-        found += [h for h in grep_definitions(root, identifiers) if (h.path, h.line) not in seen
-                  and wanted.admits(f"{h.path}\n{h.text}")]  # fmt: skip
-    return FileMatches(paths, _redacted(found), truncated)
+    query = terms if isinstance(terms, FileQuery) else FileQuery.of_words(terms)
+    return search_lane(root, query, names)
 
 
 def _redacted(hits: list[FileLineHit]) -> list[FileLineHit]:
-    """Hits whose text passed the index's redaction, then was cut to ``MAX_LINE_CHARS``: a
-    file snippet never shows a token the index would have replaced."""
+    """Hits whose whole text passed the index's redaction: a file snippet (a window of it) never
+    shows a token the index would have replaced."""
     from engine.redaction import redact_lines
 
     texts = redact_lines([hit.text for hit in hits])
-    return [
-        FileLineHit(hit.path, hit.line, text[:MAX_LINE_CHARS])
-        for hit, text in zip(hits, texts, strict=True)
-    ]
+    return [FileLineHit(hit.path, hit.line, text) for hit, text in zip(hits, texts, strict=True)]
 
 
 class _Background:

@@ -55,6 +55,12 @@ class IndexDoc(msgspec.Struct, frozen=True):
     source_span: tuple[int, int] | None = None
     """``(byte offset, byte length)`` in the plain transcript of ``source_key`` that ``body`` is
     derived from again for a snippet; the body is then indexed but not stored. None: stored."""
+    exit_code: int | None = None
+    """A shell command's exit status (``exit:``); None for every other document."""
+    cwd: str | None = None
+    """The folder a shell command ran in (``cwd:``), when its shell said."""
+    took_ms: int | None = None
+    """How long a shell command ran (``took:``), when its start was recorded."""
 
 
 FINGERPRINT_BYTES = 8
@@ -71,7 +77,8 @@ def _digest(doc: IndexDoc) -> bytes:
     # The body's own fingerprint, then the small fields as JSON (self-delimiting, no escaping
     # pass over the body, which was a visible build cost).
     fields = (doc.kind, doc.title, doc.rank_title, doc.updated_at, doc.session_id, doc.lane_id,
-              doc.anchor, doc.source_key, doc.tool, doc.source_span)  # fmt: skip
+              doc.anchor, doc.source_key, doc.tool, doc.source_span, doc.exit_code, doc.cwd,
+              doc.took_ms)  # fmt: skip
     head = blake2b(json.dumps(fields).encode("utf-8"), digest_size=8).digest()
     return body_fingerprint(doc.body) + head
 
@@ -186,11 +193,11 @@ def _insert_rows(
 ) -> None:
     conn.executemany(
         "INSERT INTO docs(id, doc_id, kind, title, rank_title, title_norm, body, updated_at,"
-        " session_id, lane_id, anchor, source_key, digest, tool, src_offset, src_len)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " session_id, lane_id, anchor, source_key, digest, tool, src_offset, src_len, exit_code,"
+        " cwd, took_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(rowid, doc.doc_id, doc.kind, doc.title, doc.rank_title, d.title_norm, d.body_z,
           doc.updated_at, doc.session_id, doc.lane_id, doc.anchor, doc.source_key, d.digest,
-          doc.tool, *(doc.source_span or (None, None)))
+          doc.tool, *(doc.source_span or (None, None)), doc.exit_code, doc.cwd, doc.took_ms)
          for rowid, doc, d in rows],
     )  # fmt: skip
     fts_rows = [(rowid, doc.rank_title, doc.body, d.parts) for rowid, doc, d in rows]

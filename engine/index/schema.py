@@ -11,7 +11,7 @@ import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 8
+SEARCH_INDEX_SCHEMA_VERSION = 9
 """Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
 6: titles, command lines and subjects are redacted (issue 13.1); an older index holds them raw.
@@ -20,7 +20,9 @@ snippet text is re-derived from), the digest leads with a body fingerprint, ``do
 prefix index and ``docs_recent`` answers 2-3 character prefixes (issue 14.2).
 8: the file is made with ``auto_vacuum = INCREMENTAL`` and gives its free pages back after a first
 index (``engine.index.vacuum``); an older file cannot (``NONE``): recreated, the ``VACUUM``
-after its tables are dropped converts it."""
+after its tables are dropped converts it.
+9: a shell command's document carries its ``exit_code``, ``cwd`` and ``took_ms`` (the ``exit:``,
+``cwd:`` and ``took:`` filters, issue 29.8)."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
@@ -70,7 +72,10 @@ CREATE TABLE docs(
     digest BLOB NOT NULL,
     tool TEXT,
     src_offset INTEGER,
-    src_len INTEGER
+    src_len INTEGER,
+    exit_code INTEGER,
+    cwd TEXT,
+    took_ms INTEGER
 );
 CREATE INDEX docs_by_source ON docs(source_key) WHERE source_key IS NOT NULL;
 CREATE INDEX docs_by_session ON docs(session_id, kind) WHERE session_id IS NOT NULL;

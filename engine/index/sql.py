@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from engine.index.command_sql import CommandFilter, command_sql
 from engine.index.fts_rank import FUNCTION_NAME
 from engine.index.schema import SLOT_BITS
 
@@ -48,6 +49,8 @@ class Filters(msgspec.Struct, frozen=True):
     """Exclusive upper bound on ``updated_at`` (``until:``)."""
     tools: tuple[str, ...] | None = None
     """``tool:``: only docs whose ``tool`` column is one of these."""
+    commands: CommandFilter | None = None
+    """``exit:``/``cwd:``/``took:``: only shell commands so (``engine.index.command_sql``)."""
 
 
 def _in(column: str, values: tuple[str, ...]) -> tuple[str, list[Any]]:
@@ -73,6 +76,10 @@ def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
     if f.until_ms is not None:
         sql += " AND d.updated_at < ?"
         params.append(f.until_ms)
+    if f.commands is not None:
+        clause, more = command_sql(f.commands)
+        sql += clause
+        params += more
     return sql, params
 
 

@@ -4,7 +4,8 @@
 and byte range in the log (``engine.terminal.recorder``). After each pass over the log, every command the
 log cursor has passed becomes the document ``terminal:<id>@<outputStart>!cmd``: titled with the
 command line and exit status, its body the command's sanitized output, anchored at the output so
-the link opens the scrollback there. Each of the log's size-based chunks overlapping a newly finished
+the link opens the scrollback there. Its exit status, folder and duration (``startedAt`` to
+``endedAt``) are columns of its own for the ``exit:``, ``cwd:`` and ``took:`` filters. Each of the log's size-based chunks overlapping a newly finished
 command is then re-derived from its raw bytes outside every command (prompt, typed line, output),
 or dropped when nothing is left, so a line is found once, under its command; text outside any
 command (a login banner, a command still running) stays in the chunks.
@@ -16,6 +17,7 @@ thousand commands is a 150 KB read), so a log reindexed from zero gets its comma
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import apsw
@@ -53,6 +55,10 @@ class Command:
     prompt_start: int
     output_start: int
     end: int
+    cwd: str | None = None
+    took_ms: int | None = None
+    ended_ms: int | None = None
+    """When it finished (its hit's time, so the newest command comes first), when recorded."""
 
 
 def commands_file(project: Project, sid: str) -> Path:
@@ -82,14 +88,53 @@ def read_commands(path: Path) -> list[Command]:
             continue
         if spans[0] <= spans[1] <= spans[2]:
             exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
-            found.append(Command(command, exit_code, *spans))
+            cwd = obj.get("cwd")
+            cwd = cwd if isinstance(cwd, str) and cwd.startswith("/") else None
+            found.append(Command(
+                command, exit_code, prompt_start=spans[0], output_start=spans[1], end=spans[2],
+                cwd=cwd, took_ms=_took_ms(obj), ended_ms=_ended_ms(obj),
+            ))  # fmt: skip
     return found
 
 
+def _took_ms(line: dict[str, object]) -> int | None:
+    """Milliseconds from ``startedAt`` to ``endedAt``; None when either is missing or odd."""
+    try:
+        start = datetime.fromisoformat(str(line["startedAt"]))
+        end = datetime.fromisoformat(str(line["endedAt"]))
+    except (KeyError, ValueError):
+        return None
+    if start.tzinfo is None or end.tzinfo is None or end < start:
+        return None
+    return int((end - start).total_seconds() * 1000)
+
+
+def _ended_ms(line: dict[str, object]) -> int | None:
+    try:
+        end = datetime.fromisoformat(str(line["endedAt"]))
+    except (KeyError, ValueError):
+        return None
+    return int(end.timestamp() * 1000) if end.tzinfo is not None else None
+
+
+def took_text(ms: int) -> str:
+    """``0.4s``, ``12s``, ``3m05s``, ``1h02m``: a duration as a title shows it."""
+    if ms < 10_000:
+        return f"{ms / 1000:.1f}s"
+    seconds = ms // 1000
+    if seconds < 3600:
+        return f"{seconds}s" if seconds < 60 else f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
 def command_title(command: Command) -> str:
-    """``$ pytest -x  (exit 1)``: what a hit says about the command that printed it."""
-    status = "running" if command.exit_code is None else f"exit {command.exit_code}"
-    return f"$ {command.command or '(command)'}  ({status})"
+    """``$ pytest -x  (exit 1, 2.3s, in /src/app)``: what a hit says about the command."""
+    status = ["running" if command.exit_code is None else f"exit {command.exit_code}"]
+    if command.took_ms is not None:
+        status.append(took_text(command.took_ms))
+    if command.cwd is not None:
+        status.append(f"in {command.cwd}")
+    return f"$ {command.command or '(command)'}  ({', '.join(status)})"
 
 
 def index_commands(
@@ -158,11 +203,14 @@ def _doc(sid: str, meta: SessionMeta, command: Command, output: str = "") -> Ind
         title=redact_title(command_title(command)),
         rank_title=redact_title(command.command),
         body=redact_secrets(output),
-        updated_at=ms(meta.updated_at),
+        updated_at=command.ended_ms if command.ended_ms is not None else ms(meta.updated_at),
         session_id=sid,
         lane_id=meta.lane_id,
         anchor=str(command.output_start),
         source_key=commands_source(sid),
+        exit_code=command.exit_code,
+        cwd=command.cwd,
+        took_ms=command.took_ms,
     )
 
 

@@ -34,14 +34,14 @@ ENVELOPE_KINDS: frozenset[str] = frozenset({"chat", "terminal", "lane", "commit"
 """Kinds that carry the portable envelope (session, lane and commit links, DESIGN §6)."""
 
 PARAM_ORDER: tuple[str, ...] = (
-    "event", "offset", "line", "lane", "project", "repo", "branch", "pr", "linear",
+    "event", "offset", "line", "col", "lane", "project", "repo", "branch", "pr", "linear",
 )  # fmt: skip
 """Canonical parameter order: anchor first, then project, then the envelope."""
 
 _KIND_PARAMS: dict[str, tuple[str, ...]] = {
     "chat": ("event",),
     "terminal": ("offset",),
-    "file": ("line", "lane"),
+    "file": ("line", "col", "lane"),
 }
 _ENVELOPE_PARAMS: tuple[str, ...] = ("repo", "branch", "pr", "linear")
 
@@ -100,13 +100,19 @@ class DeepLink(msgspec.Struct, frozen=True):
     line: int | None = None
     lane: str | None = None
     envelope: Envelope | None = None
+    column: int | None = None
+    """A file link's character column on ``line`` (``col=``), 1-based."""
 
 
 # --- validation (shared by build and parse) --------------------------------------------------
 
 
-def _check_text(what: str, value: object) -> str:
-    """Refuse non-strings, empty or huge values, control characters and leftover escapes."""
+def _check_text(what: str, value: object, *, file_name: bool = False) -> str:
+    """Refuse non-strings, empty or huge values, control characters and leftover escapes.
+
+    A file name (``file_name``) may hold any byte git allows but NUL: a control character
+    (a newline) and an undecodable byte (a lone surrogate of ``os.fsdecode``, U+DC80–U+DCFF)
+    are part of the name, and its link carries them percent-encoded (issue 30.4)."""
     if not isinstance(value, str):
         raise DeepLinkError(f"{what} must be text, not {type(value).__name__}")
     if not value:
@@ -116,7 +122,9 @@ def _check_text(what: str, value: object) -> str:
     # Printable ASCII (every id and number a link holds) has neither: skip the per-character walk.
     for ch in "" if value.isascii() and value.isprintable() else value:
         # Cc covers NUL, C0, DEL and C1; Cs (lone surrogates) cannot be UTF-8 encoded.
-        if unicodedata.category(ch) in ("Cc", "Cs"):
+        if unicodedata.category(ch) in ("Cc", "Cs") and not (
+            file_name and ch != "\x00" and (ch < "\ud800" or "\udc80" <= ch <= "\udcff")
+        ):
             raise DeepLinkError(f"{what} contains the control character {ch!r}")
     escape = _ESCAPE.search(value)
     if escape:
@@ -139,7 +147,7 @@ def validate_relative_path(text: str) -> tuple[str, ...]:
         DeepLinkError: the path is absolute, has an empty, ``.`` or ``..`` segment, a
             backslash, a control character, or an escape left over from double encoding.
     """
-    _check_text("file path", text)
+    _check_text("file path", text, file_name=True)
     if "\\" in text:
         raise DeepLinkError(f"file path {text!r} contains a backslash")
     if text.startswith("/"):
@@ -192,7 +200,7 @@ def is_valid_linear_identifier(value: object) -> bool:
 
 
 def _check_target(kind: str, target: object) -> None:
-    value = _check_text(f"{kind} target", target)
+    value = _check_text(f"{kind} target", target, file_name=kind == "file")
     if kind in ("chat", "terminal", "artifact"):
         # Session and artifact ids become file names, so they get the session-id rule.
         if not is_valid_session_id(value):
@@ -217,6 +225,8 @@ def _check_param(name: str, value: object) -> None:
         _check_int(name, value, 0, MAX_SAFE_INT)
     elif name == "line":
         _check_int(name, value, 1, MAX_LINE)
+    elif name == "col":  # a character column of the line (file links land on the match)
+        _check_int(name, value, 1, MAX_SAFE_INT)
     elif name == "pr":
         _check_int(name, value, 1, MAX_PR)
     elif name == "repo":
@@ -246,6 +256,7 @@ def _fields(link: DeepLink) -> list[tuple[str, object]]:
         "event": link.event,
         "offset": link.offset,
         "line": link.line,
+        "col": link.column,
         "lane": link.lane,
         "project": link.project_id,
         "repo": env.repo,
@@ -274,7 +285,9 @@ def _validate(link: DeepLink) -> None:
 
 
 def _encode_target(kind: str, target: str) -> str:
-    if kind in ("branch", "file"):
+    if kind == "file":  # a name's undecodable bytes are encoded as the bytes they are
+        return "/".join(quote(seg, safe="", errors="surrogateescape") for seg in target.split("/"))
+    if kind == "branch":
         return "/".join(quote(segment, safe="") for segment in target.split("/"))
     return quote(target, safe="")
 
@@ -307,10 +320,11 @@ def build_link(
     line: int | None = None,
     lane: str | None = None,
     envelope: Envelope | None = None,
+    column: int | None = None,
 ) -> str:
     """Build a link from its parts; see ``build_deep_link``."""
     return build_deep_link(
-        DeepLink(kind, target, project_id, event, offset, line, lane, _non_empty(envelope))
+        DeepLink(kind, target, project_id, event, offset, line, lane, _non_empty(envelope), column)
     )
 
 
@@ -334,10 +348,11 @@ def parse_deep_link(text: str) -> DeepLink:
         raise DeepLinkError(f"invalid deep link {shown}: {err}") from None
 
 
-def _decode(what: str, raw: str) -> str:
-    """Percent-decode exactly once; invalid UTF-8 is refused, never replaced."""
+def _decode(what: str, raw: str, *, file_name: bool = False) -> str:
+    """Percent-decode exactly once; invalid UTF-8 is refused, never replaced (a file name's
+    bytes become the lone surrogates ``os.fsdecode`` gives them: the name on disk)."""
     try:
-        return unquote(raw, errors="strict")
+        return unquote(raw, errors="surrogateescape" if file_name else "strict")
     except UnicodeDecodeError:
         raise DeepLinkError(f"{what} is not valid UTF-8 after percent-decoding") from None
 
@@ -364,7 +379,7 @@ def _parse(text: str) -> DeepLink:
         raise DeepLinkError(f"the {kind} target is empty")
     if kind not in ("branch", "file") and "/" in raw_target:
         raise DeepLinkError(f"unexpected '/' in the {kind} target")
-    target = _decode(f"the {kind} target", raw_target)
+    target = _decode(f"the {kind} target", raw_target, file_name=kind == "file")
     params = _parse_query(kind, query) if has_query else {}
     link = _link_from_params(kind, target, params)
     _validate(link)
@@ -417,4 +432,5 @@ def _link_from_params(kind: str, target: str, params: dict[str, str]) -> DeepLin
         line=_number("line", params),
         lane=params.get("lane"),
         envelope=_non_empty(envelope),
+        column=_number("col", params),
     )

@@ -246,4 +246,5 @@ def plan_filters(plan: QueryPlan) -> Filters:
         since_ms=plan.since_ms,
         until_ms=plan.until_ms,
         tools=tuple(sorted(plan.tools)) if plan.tools is not None else None,
+        commands=plan.parsed.commands,
     )

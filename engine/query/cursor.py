@@ -81,6 +81,12 @@ def cursor_seen(cursor: str | None) -> int:
     daemon's multi-project cursor). Read for display only; ``decode_cursor`` validates."""
     if not cursor:
         return 0
+    if cursor[:3] in ("s1:", "a1:"):  # a --sessions or every-project page: its offset
+        try:
+            seen = json.loads(base64.urlsafe_b64decode(cursor[3:])).get("o", 0)
+        except (binascii.Error, ValueError, AttributeError):
+            return 0
+        return seen if isinstance(seen, int) and not isinstance(seen, bool) and seen > 0 else 0
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         seen = json.loads(raw[:-8]).get("n", 0)

@@ -7,6 +7,10 @@ doc id asc), the full sort key, and which column each positive term matched in. 
 (lanes, files, artifacts, Linear) are not in the index: their terms are checked against the
 title and snippet the delegate produced with the plan's matcher, the one the delegates use.
 
+A hit a relaxed step added (issue 32) does not match the strict query: it is explained by the
+first step (``engine.query.relax.relaxations``, the same steps the answer ran) whose query it
+matches, and says which (``relaxed``).
+
 Read-only and separate from the query path on purpose: explaining costs a few point lookups per
 hit, which a normal query must not pay. It reads the query's ``QueryPlan`` like every source.
 """
@@ -18,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 import apsw
+import msgspec
 
 from engine.index.db import connect
 from engine.index.sql import on_table, score_columns
@@ -25,6 +30,7 @@ from engine.query.candidates import ranking_table, scores_without_idf
 from engine.query.parser import Term, build_match, fts_string
 from engine.query.plan import PlanTerm, QueryPlan, build_plan
 from engine.query.ranking import Candidate, sort_key
+from engine.query.relax import Relaxation, can_relax, groups_held, relaxations
 from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, TermMatch
 from engine.types import explanation_to_wire as explanation_to_wire
 
@@ -124,7 +130,37 @@ def explain_page(
         UsageError: the query does not parse (it already ran, so this only happens on misuse).
     """
     plan = build_plan(SearchQueryArgs(query=query), now=now, lanes=())
-    return [explain_item(conn, plan, item) for item in items]
+    steps: list[Relaxation] | None = None  # read once, at the first hit the strict query lacks
+    out = []
+    for item in items:
+        why = explain_item(conn, plan, item)
+        if can_relax(plan) and not _holds(conn, plan, item):
+            steps = list(relaxations(conn, plan)) if steps is None else steps
+            step = next((s for s in steps if _step_holds(conn, s, item)), None)
+            if step is not None:
+                why = msgspec.structs.replace(
+                    explain_item(conn, step.plan, item), relaxed=step.step
+                )
+        out.append(why)
+    return out
+
+
+def _holds(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem) -> bool:
+    """Whether ``item`` matches ``plan``: by FTS5 on its row, or (delegated) by the matcher."""
+    rowid = _rowid(conn, item.doc_id)
+    if rowid is None:
+        return plan.matches(item.title, item.snippet)
+    match = build_match(plan.parsed)
+    return match is None or _matches(conn, match, rowid)
+
+
+def _step_holds(conn: apsw.Connection, step: Relaxation, item: SearchResultItem) -> bool:
+    if not _holds(conn, step.plan, item):
+        return False
+    if step.step != "most_words":
+        return True
+    held = groups_held(conn, step.plan, step.groups, [item])
+    return held[item.doc_id] >= len(step.groups) - 1
 
 
 def explain_from_index(

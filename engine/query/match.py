@@ -3,8 +3,9 @@
 Delegates (lanes, files, artifacts), the live tail of a ``session:`` and ``--explain`` hold their
 text in memory; they match it here, with the index's own semantics (``engine.index.schema``):
 
-* text is read as ``unicode61 remove_diacritics 2`` tokens: letters and digits, case folded,
-  diacritics removed (``naive cafe`` finds ``naïve café``); everything else separates tokens, so
+* text is read as ``unicode61 remove_diacritics 2`` tokens (``engine.query.fold``, generated from
+  SQLite's tokenizer): case folded, Latin diacritics removed (``naive cafe`` finds ``naïve café``;
+  ``й`` and Greek accents kept, as SQLite keeps them); everything else separates tokens, so
   operator characters (``index*``, ``^flamingo``, ``(flamingo)``) are separators, as in the index;
 * a term is a token sequence (a phrase); a bare word's last token is a prefix (``"x"*``), a
   one-character word and a quoted phrase are exact;
@@ -16,28 +17,17 @@ text in memory; they match it here, with the index's own semantics (``engine.ind
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 from collections.abc import Sequence
 from typing import Protocol
 
 import msgspec
 
 from engine.index.identifiers import identifier_parts
-
-TOKEN_RE = re.compile(r"(?:[^\W_]|[\ue000-\uf8ff])+")
-"""``unicode61``'s token characters (categories L*, N*, Co) as a regex over folded text."""
-
-
-def fold(text: str) -> str:
-    """Lowercase and strip diacritics as ``unicode61 remove_diacritics 2`` does: one character
-    to one (``ß`` stays, unlike ``casefold``), canonical decomposition only (``ﬁ`` and fullwidth
-    letters stay themselves, as in the index)."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+from engine.query.fold import TOKEN_RE as TOKEN_RE  # the shared reading (engine.query.fold),
+from engine.query.fold import fold as fold  # re-exported for the modules that read it here
+from engine.query.fold import tokens as tokens
+from engine.query.fold import unfolded_forms
 
 
 class MatchTerm(Protocol):
@@ -48,11 +38,6 @@ class MatchTerm(Protocol):
 
     @property
     def prefix(self) -> bool: ...
-
-
-def tokens(text: str) -> list[str]:
-    """``text`` as the index tokenizes it: folded letter/digit runs."""
-    return TOKEN_RE.findall(fold(text))
 
 
 class Haystack(msgspec.Struct, frozen=True):
@@ -101,36 +86,23 @@ def matches_nodes(
 # --- The line filter handed to ``git grep`` (files delegate) ----------------------------------
 
 
-_ACCENTED_RANGES = ((0x41, 0x5B), (0xC0, 0x250), (0x370, 0x500), (0x1E00, 0x2000))
-"""ASCII capitals, Latin-1 to Latin Extended-B, Greek and Cyrillic, Latin Extended Additional and
-Greek Extended: where the other cases and the precomposed accented forms of letters live."""
-
-
-@functools.cache
-def _variants() -> dict[str, list[str]]:
-    """Folded letter → every other precomposed letter that folds to it (``e`` → ``é``, ``È``…;
-    ``ε`` → ``έ``, ``Ε``…); built on the first file search, not at start-up (~3 ms)."""
-    out: dict[str, list[str]] = {}
-    for start, end in _ACCENTED_RANGES:
-        for code in range(start, end):
-            ch = chr(code)
-            base = fold(ch)
-            if len(base) == 1 and base != ch and base.isalpha():
-                out.setdefault(base, []).append(ch)
-    return out
+def _variants() -> dict[str, tuple[str, ...]]:
+    return unfolded_forms()
 
 
 def _grep_char(ch: str) -> str:
     """One folded token character as an ERE over bytes (git grep runs in the C locale, whose
     ``-i`` knows ASCII only): the letter in every case and accented form that folds to it
     (UTF-8 sequences, as an alternation)."""
-    forms = [ch, *_variants().get(ch, [])]
+    forms = [ch, *_variants().get(ch, ())]
     return "(" + "|".join(forms) + ")" if len(forms) > 1 else re.escape(ch)
 
 
 def accent_pattern(needle: str) -> str:
     """A Python regex for ``needle`` (a folded token) that finds its accented forms too."""
-    return "".join(f"[{re.escape(ch)}{''.join(_variants().get(ch, []))}]" for ch in needle)
+    return "".join(
+        f"[{re.escape(ch)}{''.join(map(re.escape, _variants().get(ch, ())))}]" for ch in needle
+    )
 
 
 _COMBINING = "[\u0300-\u036f]*"
@@ -154,6 +126,9 @@ class LineFilter(msgspec.Struct, frozen=True):
     """
 
     groups: tuple[tuple[str, ...], ...]
+    pattern: str | None = None
+    """The ``git grep`` pattern when the caller knows a more selective one than the lead group's
+    (a phrase's tokens in order: ``engine.query.file_match.node_filters``)."""
 
     @classmethod
     def of_words(cls, words: Sequence[str]) -> LineFilter:
@@ -169,6 +144,8 @@ class LineFilter(msgspec.Struct, frozen=True):
 
     def grep_pattern(self) -> str:
         """The ``git grep -E`` pattern for the lead group (any of its needles, any accent)."""
+        if self.pattern is not None:
+            return self.pattern
         return "|".join(grep_regex(n) for n in self.lead)
 
     def admits(self, line: str) -> bool:

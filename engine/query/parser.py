@@ -5,7 +5,8 @@ Syntax: bare terms are AND-ed prefix tokens; ``"quoted phrases"`` match exactly;
 branch, or ``main``/``primary``; resolved by ``engine.query.plan``), ``session:``, ``tool:``
 (``claude,codex``: chats of those agents), ``since:`` and ``until:`` (``30m``, ``24h``, ``7d``,
 ``2w``, or an ISO date/datetime, against an injected clock; ``until:<date>`` includes that whole
-day; ``until`` at or before ``since`` is a usage error).
+day; ``until`` at or before ``since`` is a usage error), and over shell commands ``exit:``,
+``cwd:`` and ``took:`` (``engine.query.command_filters``).
 Everything else is data: ``AND``, ``NEAR(``, ``*``, ``foo:bar`` are searched as words, never passed
 to FTS5 raw. The parser yields a small tree (``Term``, ``AnyOf``); ``build_match`` renders it, every
 user term as an FTS5 string with ``"`` doubled. Everything else reads the ``QueryPlan`` built from it.
@@ -32,7 +33,9 @@ from datetime import datetime, time, timedelta
 import msgspec
 
 from engine.errors import UsageError
+from engine.index.command_sql import CommandFilter
 from engine.project.model import is_valid_session_id
+from engine.query import command_filters
 from engine.query.pasted import cut_to_length, first_distinctive, is_weak_word
 from engine.query.ranking import normalize_title_query
 from engine.types import AGENT_TOOLS, ALL_KINDS, KIND_ALIASES
@@ -86,6 +89,8 @@ class ParsedQuery(msgspec.Struct, frozen=True):
     until_ms: int | None = None
     tools: frozenset[str] | None = None
     """``tool:`` (issue 16): only chats written by these agents; None means any."""
+    commands: CommandFilter | None = None
+    """``exit:``/``cwd:``/``took:`` (issue 29.8): only shell commands so; None means no filter."""
     title_text: str = ""
     match_none: bool = False
     title_prefix_scan: str | None = None
@@ -234,6 +239,7 @@ class _Builder(msgspec.Struct):
     since_ms: int | None = None
     until_ms: int | None = None
     tools: set[str] | None = None
+    commands: CommandFilter | None = None
     dropped: list[str] = msgspec.field(default_factory=list)
 
     def kind(self, value: str) -> None:
@@ -251,6 +257,15 @@ class _Builder(msgspec.Struct):
 
     def tool(self, value: str) -> None:
         self.tools = (self.tools or set()) | parse_tools(value)
+
+    def exit(self, value: str) -> None:
+        self.commands = command_filters.add_exit(self.commands, value)
+
+    def cwd(self, value: str) -> None:
+        self.commands = command_filters.add_cwd(self.commands, value)
+
+    def took(self, value: str) -> None:
+        self.commands = command_filters.add_took(self.commands, value)
 
     def since(self, value: str) -> None:
         ms = parse_since(value, self.now)
@@ -292,6 +307,9 @@ _FILTERS: dict[str, Callable[[_Builder, str], None]] = {
     "tool": _Builder.tool,
     "since": _Builder.since,
     "until": _Builder.until,
+    "exit": _Builder.exit,
+    "cwd": _Builder.cwd,
+    "took": _Builder.took,
 }
 """Filter key → what it does to the query. A new filter is one more entry (and one method)."""
 
@@ -363,6 +381,7 @@ def parse_query(text: str, *, now: datetime) -> ParsedQuery:
         since_ms=b.since_ms,
         until_ms=b.until_ms,
         tools=frozenset(b.tools) if b.tools is not None else None,
+        commands=b.commands,
         title_text=title_text,
         match_none=bool(b.dropped) and not terms,
         title_prefix_scan=scan,

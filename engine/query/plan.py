@@ -286,6 +286,8 @@ def build_plan(
     kinds = resolve_kinds(args.kinds, parsed.kinds)
     if parsed.tools is not None:  # only chats have an agent (issue 16): tool: drops the rest
         kinds = tuple(k for k in kinds if k == "chat")
+    if parsed.commands is not None:  # only shell commands have an exit status (issue 29.8)
+        kinds = tuple(k for k in kinds if k == "terminal")
     lane_ids, gone_folders = _lanes_or_gone(args.lane_id, parsed.lanes, lanes, gone)
     # since:/until: enter by the text as typed, not by their instant: `since:7d` must keep its
     # cursor valid while the clock moves between two pages.

@@ -172,6 +172,8 @@ def run_query(
         marked = cand.snippet_marked
         if cand.doc_id in rowids:
             marked = make_snippet(bodies.get(rowids[cand.doc_id], ""), parsed)
+        elif callable(lazy := cand.extra.get("snippet")):  # a delegate's, made for its page only
+            marked = lazy()
         link = default_link(cand, project.id)
         items.append(_item(cand, marked, tier, link, lane_names, project))
     seen = cursor_seen(plan.cursor) + len(page)

@@ -29,15 +29,20 @@ def is_project(root: Path, *, is_git: bool | None = None) -> bool:
     return (claude_projects_dir(current_environ()) / claude_slug(root)).is_dir()
 
 
+class NotAProject(ProjectError):
+    """The folder is no project (``require_project``): ``ade search`` then searches every
+    project ade knows instead (``engine.machine.everywhere``)."""
+
+
 def require_project(root: Path, *, is_git: bool | None = None, registered: bool = False) -> None:
     """Refuse a folder that is not a project (and not ``registered``).
 
     Raises:
-        ProjectError: one line naming the folder and what would make it a project.
+        NotAProject: one line naming the folder and what would make it a project.
     """
     if registered or is_project(root, is_git=is_git):
         return
-    raise ProjectError(
+    raise NotAProject(
         f"{root} is not a project: no .ade/ folder and not a git work tree "
         "(run `ade term` or `ade projects add` there first, or pass --project DIR)"
     )

@@ -29,6 +29,7 @@ RESULT_FIELDS: dict[str, bool] = {
     "total": True,
     "resultsTruncated": False,
     "warnings": False,
+    "relaxed": False,
 }
 """``SearchQueryResult`` on the wire: field → required."""
 
@@ -49,8 +50,17 @@ ITEM_FIELDS: dict[str, bool] = {
     "projectName": False,
     "projectRoot": False,
     "tool": False,
+    "messageCount": False,
+    "matchCount": False,
 }
-"""``SearchResultItem`` on the wire: field → required. Optional fields are text or null."""
+"""``SearchResultItem`` on the wire: field → required. Optional fields are text or null, but
+``COUNT_FIELDS``, which are counts or null."""
+
+COUNT_FIELDS = frozenset({"messageCount", "matchCount"})
+"""A ``sessions`` row's counts (``engine.service.session_rows``)."""
+
+RELAX_STEPS = (None, "spelling", "inflection", "most_words", "any_word")
+"""``engine.query.relax.STEPS``, or null for a strict answer."""
 
 RANGE_FIELDS = ("start", "end")
 """``MatchRange`` on the wire."""
@@ -91,6 +101,8 @@ def check_search_result(result: Any) -> None:
     warnings = result.get("warnings", [])
     if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
         raise MalformedReply("the answer's warnings are not a list of text")
+    if result.get("relaxed") not in RELAX_STEPS:
+        raise MalformedReply("the answer's relaxed is not a relaxation step")
     for number, item in enumerate(items, 1):
         _check_item(item, f"hit {number}")
 
@@ -101,7 +113,13 @@ def _check_item(item: Any, where: str) -> None:
         if not isinstance(item[name], str):
             raise MalformedReply(f"{where}: {name} is not text")
     for name, required in ITEM_FIELDS.items():
-        if not required and item.get(name) is not None and not isinstance(item[name], str):
+        value = item.get(name)
+        if required or value is None:
+            continue
+        if name in COUNT_FIELDS:
+            if not _is_int(value) or value < 0:
+                raise MalformedReply(f"{where}: {name} is not a count")
+        elif not isinstance(value, str):
             raise MalformedReply(f"{where}: {name} is not text")
     kind = item["kind"]
     if kind not in ALL_KINDS:

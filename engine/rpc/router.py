@@ -131,7 +131,8 @@ class MachineRouter:
         items, total, truncated = _walk_active(active, args)
         lists = [items]
         warnings: list[str] = []
-        chat_args = SearchQueryArgs(query=args.query, kinds=("chat",), limit=PROJECT_CEILING)
+        chat_args = SearchQueryArgs(query=args.query, kinds=("chat",), limit=PROJECT_CEILING,
+                                    sessions=args.sessions, exact=args.exact)  # fmt: skip
         for entry in others:
             try:
                 client = self._client_for(entry.root)

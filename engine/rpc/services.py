@@ -190,6 +190,8 @@ class DaemonHost:
     def query(self, root: Path, args: SearchQueryArgs, *, fresh: bool = True) -> SearchQueryResult:
         from engine.project.lane_memo import one_listing  # the engine loads on first open
 
+        if args.all_projects:  # every project ade knows, each caught up as one alone would be
+            return self._everywhere(root, args, fresh)
         service = getattr(self._pool.client_for(root), "service", None)
         # The catch-up's manifest and the query share one `git worktree list`.
         with one_listing():
@@ -202,6 +204,25 @@ class DaemonHost:
             if gate is not None:
                 gate.admit()
             return self._query(root, args)
+
+    def _everywhere(self, root: Path, args: SearchQueryArgs, fresh: bool) -> SearchQueryResult:
+        from engine.caller_env import current_environ
+        from engine.machine.everywhere import query_everywhere
+        from engine.project.lane_memo import one_listing
+        from engine.rpc.registry import load_registry, registry_path
+
+        def ready(root: Path) -> SearchClient:
+            client = self._pool.client_for(root)
+            service = getattr(client, "service", None)
+            if fresh and service is not None:
+                service.catch_up_for_answer()
+            return client
+
+        registered, warnings = load_registry(registry_path())
+        with one_listing():
+            return query_everywhere(args, ready, environ=current_environ(),
+                                    registered=[p.root for p in registered],
+                                    registry_warnings=warnings, current=root)  # fmt: skip
 
     def index_status(self, root: Path) -> IndexStatus:
         return self._pool.client_for(root).index_status()

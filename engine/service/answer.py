@@ -15,7 +15,9 @@ from engine.project.lanes import gone_lanes
 from engine.query.overlap import Background
 from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
+from engine.query.relax import can_relax, relax_answer
 from engine.query.run import run_query
+from engine.service.chat_anchor import anchor_session_rows
 from engine.types import SearchQueryArgs, SearchQueryResult
 
 if TYPE_CHECKING:
@@ -33,22 +35,34 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     # Parsed and resolved once; every source below reads this plan, none the raw text.
     plan = build_plan(args, now=service.clock(), lanes=lanes,
                       gone=lambda: gone_lanes(service.project))  # fmt: skip
-    extras: list[Candidate] = []
-    replace: frozenset[str] = frozenset()
-    fresh = None
-    if plan.sessions:  # deferred: only a `session:` query reads a live tail
-        from engine.ingest.freshness import session_candidates
+    if args.sessions:  # one row per chat session (deferred: only that mode pays its import)
+        from engine.service.session_rows import session_rows
 
-        fresh = session_candidates(conn, service.project, plan, service.tally)
-    if fresh is not None:
-        extras.extend(fresh.candidates)
-        replace = fresh.replace_doc_ids
-    # The delegates (git of the lanes) run while SQLite answers the index (issue 14.4).
-    delegation = Background(lambda: delegated_for_plan(service.project, plan, lanes))
-    result = run_query(conn, plan, project=service.project, lanes=lanes,
-                       extra_candidates=lambda: [*extras, *delegation.result()[0]],
-                       replace_doc_ids=replace)  # fmt: skip
-    delegate_warnings = delegation.result()[1]
+        return session_rows(conn, service, plan, lanes)
+
+    def run_plan(planned: QueryPlan) -> tuple[SearchQueryResult, list[str]]:
+        extras: list[Candidate] = []
+        replace: frozenset[str] = frozenset()
+        fresh = None
+        if planned.sessions:  # deferred: only a `session:` query reads a live tail
+            from engine.ingest.freshness import session_candidates
+
+            fresh = session_candidates(conn, service.project, planned, service.tally)
+        if fresh is not None:
+            extras.extend(fresh.candidates)
+            replace = fresh.replace_doc_ids
+        # The delegates (git of the lanes) run while SQLite answers the index (issue 14.4).
+        delegation = Background(lambda: delegated_for_plan(service.project, planned, lanes))
+        answered = run_query(conn, planned, project=service.project, lanes=lanes,
+                             extra_candidates=lambda: [*extras, *delegation.result()[0]],
+                             replace_doc_ids=replace)  # fmt: skip
+        return answered, delegation.result()[1]
+
+    result, delegated = run_plan(plan)
+    if len(result.items) < plan.limit and unavailable is None and can_relax(plan, exact=args.exact):
+        result = relax_answer(conn, plan, result, lambda relaxed: run_plan(relaxed)[0])
+    result = anchor_session_rows(conn, service, plan, lanes, result)  # every chat hit: a message
+    delegate_warnings = delegated
     if not result.items and not result.total and plan.cursor is None and unavailable is None:
         delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]
     if unavailable is not None:

@@ -5,17 +5,23 @@ wrap each prompt and command in marks: ``ESC ] 133 ; A`` prompt start, ``B`` pro
 types now), ``C`` command start (its output follows), ``D ; <exit>`` command done; each ends with
 BEL or ``ESC \\``. VS Code's ``ESC ] 633 ; E ; <command line>`` states the command line outright;
 otherwise it is the visible text typed between ``B`` and ``C``. Offsets are raw byte offsets into
-the log, so a command's output is exactly ``log[output_start:end]``.
+the log, so a command's output is exactly ``log[output_start:end]``. ``ESC ] 7 ; file://host/path``
+(sent by the prompt hooks ``ade term`` installs, and by many shells' own) states the folder the
+next command runs in; the time given with the bytes holding ``C`` is when the command started.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import unquote, urlsplit
 
 from engine.terminal.sanitize import sanitize_lines
 
-_MARK_RE = re.compile(rb"\x1b\](133|633);([A-Z])((?:;[^\x07\x1b]*)?)(?:\x07|\x1b\\)")
+_MARK_RE = re.compile(
+    rb"\x1b\](?:(133|633);([A-Z])((?:;[^\x07\x1b]*)?)|7;([^\x07\x1b]*))(?:\x07|\x1b\\)"
+)
 _PARTIAL_RE = re.compile(rb"\x1b(?:\][0-9]{0,3}(?:;[^\x07\x1b]*)?\x1b?)?\Z")
 """A mark that may still be arriving at the end of a read: keep it for the next feed."""
 
@@ -35,6 +41,10 @@ class CommandMark:
     prompt_start: int
     output_start: int
     end: int
+    cwd: str | None = None
+    """The folder it ran in (the last OSC 7 before it started), when the shell said."""
+    started_at: datetime | None = None
+    """When its ``C`` mark was read, when the feeder gave times."""
 
 
 class Osc133Tracker:
@@ -49,9 +59,15 @@ class Osc133Tracker:
         self._explicit: str | None = None
         self._output: int | None = None
         self._command = ""
+        self._cwd: str | None = None
+        self._command_cwd: str | None = None
+        self._started_at: datetime | None = None
+        self._at: datetime | None = None
 
-    def feed(self, data: bytes, offset: int) -> list[CommandMark]:
-        """Scan ``data`` (which starts at raw byte ``offset``); return commands finished in it."""
+    def feed(self, data: bytes, offset: int, at: datetime | None = None) -> list[CommandMark]:
+        """Scan ``data`` (which starts at raw byte ``offset``, read at ``at``); return commands
+        finished in it."""
+        self._at = at
         if self._pending:
             data, offset = self._pending + data, self._pending_at
             self._pending = b""
@@ -75,6 +91,9 @@ class Osc133Tracker:
             self._typed += piece[: MAX_TYPED - len(self._typed)]
 
     def _mark(self, match: re.Match[bytes], offset: int) -> CommandMark | None:
+        if match.group(4) is not None:
+            self._cwd = _folder(match.group(4)) or self._cwd
+            return None
         family, code, args = match.group(1), match.group(2), match.group(3)[1:]
         start, end = offset + match.start(), offset + match.end()
         if family == b"633":
@@ -89,6 +108,7 @@ class Osc133Tracker:
         elif code == b"C":
             self._command = self._explicit or _visible(self._typed)
             self._output, self._typed_at = end, None
+            self._command_cwd, self._started_at = self._cwd, self._at
         elif code == b"D" and self._output is not None:
             mark = CommandMark(
                 command=self._command,
@@ -96,6 +116,8 @@ class Osc133Tracker:
                 prompt_start=self._prompt if self._prompt is not None else self._output,
                 output_start=self._output,
                 end=start,
+                cwd=self._command_cwd,
+                started_at=self._started_at,
             )
             self._prompt = self._output = None
             self._explicit = None
@@ -108,6 +130,14 @@ def _visible(typed: bytes) -> str:
     lines, _ = sanitize_lines(typed, False)
     shown = [line.strip() for line in lines if line and line.strip()]
     return shown[-1] if shown else ""
+
+
+def _folder(url: bytes) -> str | None:
+    """The path of an OSC 7 ``file://host/path`` (percent-decoded), None when it is not one."""
+    parts = urlsplit(url.decode("utf-8", errors="replace"))
+    if parts.scheme != "file" or not parts.path.startswith("/"):
+        return None
+    return unquote(parts.path)
 
 
 def _exit(args: bytes) -> int | None:

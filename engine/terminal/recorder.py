@@ -82,7 +82,7 @@ class TerminalRecorder:
         self._log.write(data)
         self._log.flush()
         self._size += len(data)
-        finished = self._tracker.feed(data, offset)
+        finished = self._tracker.feed(data, offset, self._clock())
         for mark in finished:
             self._record_mark(mark)
         return finished
@@ -106,6 +106,10 @@ class TerminalRecorder:
             "end": mark.end,
             "endedAt": iso(self._clock()),
         }
+        if mark.started_at is not None:
+            line["startedAt"] = iso(mark.started_at)
+        if mark.cwd is not None:
+            line["cwd"] = mark.cwd
         self._marks.write(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n")
         self._marks.flush()
 

@@ -69,9 +69,14 @@ ALLOWED: dict[str, str] = {
     "engine.project.git_exclude": "`ade term` / `ade import`: add .ade/ to .git/info/exclude when "
     "git does not ignore it (said once)",
     "engine.terminal.recorder": "`ade term`: the PTY recorder",
+    "engine.terminal.shell_integration": "`ade term`: bash/zsh started with prompt marks",
     "engine.rpc.cli_args": "`ade daemon run`: the daemon's own options and entry point",
     "engine.rpc.paths": "`ade daemon` / project switch: where the socket and config live",
     "engine.rpc.registry": "`ade projects` / project switch: the registered projects",
+    "engine.machine.everywhere": "`ade search` outside a project or with --all: one query over "
+    "every known project, each through its own client (the same function the daemon runs)",
+    "engine.machine.known": "`ade open` / `ade resume` of a hit found from anywhere: the known "
+    "project a link's project= id names",
 }
 
 

@@ -144,12 +144,16 @@ KEYS: list[tuple[msgspec.Struct, list[str]]] = [
             "docId", "kind", "title", "snippet", "matchRanges", "tier", "updatedAt", "deepLink",
             "sessionId", "laneId", "laneName", "anchor", "projectId", "projectName", "projectRoot",
             "tool",  # issue 16: the agent of a chat hit (optional)
+            "messageCount", "matchCount",  # a --sessions row's counts (optional)
         ],
     ),
-    (SearchQueryArgs(query="x"), ["query", "kinds", "laneId", "limit", "cursor"]),
+    (
+        SearchQueryArgs(query="x"),
+        ["query", "kinds", "laneId", "limit", "cursor", "sessions", "allProjects", "exact"],
+    ),
     (
         SearchQueryResult(items=(ITEM,), next_cursor="c", total=1),
-        ["items", "nextCursor", "total", "resultsTruncated", "warnings"],
+        ["items", "nextCursor", "total", "resultsTruncated", "warnings", "relaxed"],
     ),
     (
         STATUS,

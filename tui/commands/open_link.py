@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     if args.context is not None and not 0 <= args.context <= MAX_CONTEXT:
         raise UsageError(f"--context must be between 0 and {MAX_CONTEXT}, got {args.context}")
     link = parse_deep_link(args.link.strip())
-    listings = ProjectListings.open(args.project)
+    from tui.search_everywhere import link_project_root  # a hit found from anywhere
+
+    listings = ProjectListings.open(link_project_root(args.project, args.link))
     project = listings.project
     if link.project_id is not None and link.project_id != project.id:
         raise ProjectError(
@@ -81,9 +83,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {printable(note)}", file=sys.stderr)
     # Titles, commit subjects, file lines and scrollback are other people's text: never raw
     # to the terminal (--raw keeps the recorded colours, nothing else).
+    text = _undecodable_as_escapes(text)  # a file name's raw bytes (issue 30.4)
     text = printable_colour(text) if args.raw else printable(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def _undecodable_as_escapes(text: str) -> str:
+    """``text`` with a file name's undecodable bytes (``os.fsdecode``'s lone surrogates) shown
+    as ``\\xNN``, as search results show them; other lone surrogates as U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def open_target(

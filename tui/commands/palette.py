@@ -1,5 +1,8 @@
 """``ade palette`` (and bare ``ade``): the full-screen search palette.
 
+With ``--height N[%]`` it draws under the prompt instead of taking the screen (``tui.inline``);
+``--print-command`` prints a hit as it belongs on a command line (``tui.shell_line``).
+
 With ``--print`` it behaves like fzf: the palette draws on the terminal (Textual renders to
 stderr, sized by the controlling terminal), and the chosen hit's deep link — or ``path:line`` for
 a file hit — goes to stdout, exit 0; Esc exits 1 and Ctrl+C 130, so ``cd``/``$EDITOR`` shell
@@ -18,6 +21,13 @@ if TYPE_CHECKING:
     from tui.app import PaletteApp
 
 
+def parse_height(value: str) -> str:
+    """``--height``'s type (``tui.inline.parse_height``, imported with Textual only when given)."""
+    from tui.inline import parse_height as parse
+
+    return parse(value)
+
+
 INTERRUPTED = 130
 """The palette ended by Ctrl+C: the shell's code for SIGINT, as fzf exits."""
 
@@ -28,6 +38,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--print", action="store_true", dest="print_link",
         help="print the chosen hit's deep link (or path:line) instead of opening it",
+    )  # fmt: skip
+    parser.add_argument(
+        "--print-command", action="store_true",
+        help="like --print, but a shell command hit prints its command line and a file hit its"
+        " quoted path: for key bindings that put a hit on the command line (docs/palette.md)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--height", metavar="N[%]", type=parse_height,
+        help="draw under the prompt, N lines or N%% of the terminal tall, instead of full screen",
     )  # fmt: skip
     parser.add_argument("--query", metavar="TEXT", default="", help="start with this query")
     parser.add_argument(
@@ -105,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         return run_plan(app.resume_plan)
     if app.interrupted:
         return INTERRUPTED  # with or without --print, as fzf: the shell's code for SIGINT
-    if args.print_link:
+    if args.print_link or args.print_command:
         if result is None:
             return 1
         from tui.printable import printable  # a file hit's path is whatever its author named
@@ -142,8 +161,13 @@ def build_app(args: argparse.Namespace) -> PaletteApp:
         root=project,
         clock=clock_from_env(),
         initial_query=args.query,
-        print_mode=args.print_link,
+        print_mode=args.print_link or args.print_command,
     )
+    app.print_command = args.print_command
+    if args.height is not None:
+        from tui.inline import make_inline
+
+        make_inline(app, args.height)
     return app
 
 

@@ -76,7 +76,9 @@ def run_plan(plan: ResumePlan) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Resume (or with ``--print`` print how to resume) the linked chat."""
-    plan = plan_for_link(open_project(args.project), args.link)
+    from tui.search_everywhere import link_project_root  # a hit found from anywhere
+
+    plan = plan_for_link(open_project(link_project_root(args.project, args.link)), args.link)
     if args.print_only:
         from tui.printable import printable  # the folder is a transcript's `cwd`: any name
 

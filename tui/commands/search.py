@@ -30,12 +30,16 @@ query syntax:
   session:<id>             one session, live (its messages, chunks and artifacts)
   tool:gemini              chats of claude codex gemini opencode copilot aider (tool:a,b)
   since:24h until:2d       30m 24h 7d 2w or 2026-06-01 (until:<date> includes that day)
+  exit:fail took:5s        `ade term` shell commands: exit:0|2|ok|fail, took:<1s|1s..1m,
+  cwd:~/src/app            and the folder they ran in (or below it; cwd:app any such folder)
 
 examples:
   ade search ReadTimeoutError
   ade search kind:terminal since:7d "FAILED tests"
   ade search --kind pr --kind commit backoff --json
   ade search --lane primary --limit 5 -- -flaky retry
+  ade search kind:chat --sessions
+  ade search --all ReadTimeoutError
   ade search --status
 """
 
@@ -54,6 +58,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--tool", action="append", default=[], metavar="T",
         help="only chats of this agent: claude codex gemini opencode copilot aider (repeatable, a,b)",
     )  # fmt: skip
+    parser.add_argument(
+        "--sessions", action="store_true",
+        help="one row per chat session (title, agent, lane, messages, last activity)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--all", dest="all_projects", action="store_true",
+        help="search every project ade knows (the default outside a project)",
+    )  # fmt: skip
     parser.add_argument("--limit", type=int, default=20, help="hits per page (1-500, default 20)")
     parser.add_argument("--cursor", help="continue from a previous page's next-page cursor")
     out = parser.add_mutually_exclusive_group()
@@ -68,6 +80,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--explain", action="store_true", help="show why each hit ranks where it does"
     )
+    parser.add_argument(
+        "--exact", action="store_true",
+        help="never relax the query (no spelling, word-form or fewer-words fallback)",
+    )  # fmt: skip
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--status", action="store_true", help="show the index status")
     action.add_argument("--rebuild", action="store_true", help="clear and re-ingest (CTO only)")
@@ -115,7 +131,15 @@ def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
     from engine.types import SearchQueryArgs
 
     query, kinds, lane, limit, cursor = _validated(ns)
-    return SearchQueryArgs(query=query, kinds=kinds, lane_id=lane, limit=limit, cursor=cursor)
+    return SearchQueryArgs(query=query, kinds=kinds, lane_id=lane, limit=limit, cursor=cursor,
+                           exact=bool(getattr(ns, "exact", False)), **_modes(ns))  # fmt: skip
+
+
+def _modes(ns: argparse.Namespace) -> dict[str, bool]:
+    """``sessions`` and ``allProjects`` when asked for (left off the wire otherwise)."""
+    modes = {"sessions": bool(getattr(ns, "sessions", False)),
+             "all_projects": bool(getattr(ns, "all_projects", False))}  # fmt: skip
+    return {k: True for k, v in modes.items() if v}
 
 
 def wire_params(ns: argparse.Namespace) -> dict[str, Any]:
@@ -124,6 +148,10 @@ def wire_params(ns: argparse.Namespace) -> dict[str, Any]:
     query, kinds, lane, limit, cursor = _validated(ns)
     params = {"query": query, "kinds": None if kinds is None else list(kinds), "laneId": lane,
               "limit": limit, "cursor": cursor}  # fmt: skip
+    modes = _modes(ns)
+    params.update(sessions=modes.get("sessions"), allProjects=modes.get("all_projects"))
+    if getattr(ns, "exact", False):  # sent only when set: the default answers as before
+        params["exact"] = True
     return {k: v for k, v in params.items() if v is not None}
 
 
@@ -138,6 +166,19 @@ def run(ns: argparse.Namespace) -> int:
     from tui.lean_msgspec import import_msgspec_lean
 
     import_msgspec_lean()  # before the engine's first `import msgspec`
+    if ns.all_projects and not (ns.status or ns.rebuild):
+        from tui.search_everywhere import search_everywhere
+
+        return search_everywhere(ns, build_args(ns))
+    from engine.rpc.project_marker import NotAProject
     from tui.search_run import run_search  # deferred: --help stays instant
 
-    return run_search(ns, build_args(ns) if not (ns.status or ns.rebuild) else None)
+    try:
+        return run_search(ns, build_args(ns) if not (ns.status or ns.rebuild) else None)
+    except NotAProject:
+        if ns.project is not None or ns.status or ns.rebuild:
+            raise
+    # No project here (said before anything was printed): every project ade knows.
+    from tui.search_everywhere import search_everywhere
+
+    return search_everywhere(ns, build_args(ns))

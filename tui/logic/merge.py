@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 SESSION_KINDS = frozenset({"chat", "terminal"})
 """Kinds whose hits belong to a session and are deduped by it."""
 
+COMMAND_DOC_SUFFIX = "!cmd"
+"""Doc ids of shell commands end so (``terminal:<sid>@<offset>!cmd``): never folded."""
+
 
 def search_rows(
     items: Sequence[SearchResultItem],
@@ -38,7 +41,10 @@ def search_rows(
     by_session: dict[str, int] = {}
     best = best_messages(items)
     for item in items:
-        sid = item.session_id if item.kind in SESSION_KINDS else None
+        # A shell command (`ade term` with prompt marks) is a hit of its own, as in atuin: a
+        # session of a hundred commands must not fold them into one row (issue 29.8).
+        folds = item.kind in SESSION_KINDS and not item.doc_id.endswith(COMMAND_DOC_SUFFIX)
+        sid = item.session_id if folds else None
         if sid is not None and sid in shown_sessions:
             continue
         if sid is not None and sid in by_session:

@@ -27,7 +27,8 @@ QUERY_SYNTAX = (
     "Query syntax: terms are AND-ed prefixes (timeout finds connectTimeout), "
     '"exact phrase", -exclude, either|or; '
     "filters kind:chat|terminal|pr|commit|branch|lane|file|artifact, lane:<id>, "
-    "session:<id>, tool:claude|codex|gemini|…, since:/until: 30m|24h|7d|2w|2026-06-01."
+    "session:<id>, tool:claude|codex|gemini|…, since:/until: 30m|24h|7d|2w|2026-06-01; "
+    "shell commands (ade term): exit:0|2|fail, cwd:<folder>, took:5s|<1s|1s..1m."
 )
 
 _SINCE = {

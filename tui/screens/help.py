@@ -22,6 +22,8 @@ lane:NAME      one lane (id, name, folder, branch, main); Ctrl+L: this one
 session:ID     one session           tool:claude   one agent's chats
 since:7d       newer than 7d / 24h / 2w / 2026-06-01
 until:DATE     older than (the day included)
+exit:fail      shell commands that failed (exit:2, exit:ok); cwd:DIR  run there;
+took:5s        ran 5 s or more (took:<1s, took:1s..1m)
 
 In the scrollback: n / N next / previous match, / search, g / G top / bottom, esc back."""
 """Query syntax summary (DESIGN §5)."""

@@ -405,8 +405,16 @@ class PaletteScreen(RowActions):
         self.palette_app.finish(None)
 
 
+RELAXED_NOTES = ("no exact match", "other word forms matched", "no match for every word")
+"""How the engine's notes of a relaxed answer begin (``engine.query.relax``, issue 32)."""
+
+
 def did_you_mean(result: SearchQueryResult | None) -> str | None:
-    """The engine's suggestion for a query that found nothing (issue 15.10), else None."""
+    """The engine's suggestion for a query that found nothing (issue 15.10), or the note of the
+    relaxed step that answered it instead (issue 32), else None."""
+    if result is not None and result.relaxed is not None:
+        notes = [w for w in result.warnings if w.startswith(RELAXED_NOTES)]
+        return f"≈ {notes[-1]}" if notes else f"≈ relaxed: {result.relaxed}"
     if result is None or result.items:
         return None
     return next((w for w in result.warnings if w.startswith("did you mean ")), None)

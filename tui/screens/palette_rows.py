@@ -7,6 +7,7 @@ slow link or listing never blocks typing.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
@@ -58,15 +59,20 @@ class RowActions(Screen[None]):
         if row is None or row.kind != "chat" or not row.session_id:
             self.notify("resume works on a chat hit", severity="warning")
             return
-        self._resume(row.session_id)
+        self._resume(row.session_id, row.item.project_root if row.item is not None else None)
 
     @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
-    def _resume(self, session_id: str) -> None:
+    def _resume(self, session_id: str, root: str | None = None) -> None:
         from engine.external.resume import installed, plan_for_session
 
         app = self.palette_app
         try:
-            plan = plan_for_session(app.clients.wait().project, session_id)
+            project = app.clients.wait().project
+            if root is not None and Path(root) != project.root:  # a hit of another project
+                from engine.project.locate import open_project
+
+                project = open_project(Path(root))
+            plan = plan_for_session(project, session_id)
         except Exception as err:  # aider, an .ade chat, a vanished session: say so, stay open
             self.app.call_from_thread(self.notify, str(err), severity="warning", timeout=6)
             return
@@ -92,8 +98,9 @@ class RowActions(Screen[None]):
             return
         if app.print_mode:
             from tui.navigation import print_form
+            from tui.shell_line import command_line_form
 
-            app.finish(print_form(row))
+            app.finish(command_line_form(row) if app.print_command else print_form(row))
             return
         self._open(row)
 

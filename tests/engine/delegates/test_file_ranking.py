@@ -110,7 +110,7 @@ def test_past_the_cap_the_answer_says_so_and_the_definition_survives(
     assert truncated
     (said,) = [w for w in warnings if w.startswith("files:")]
     assert "more than 10 lines match" in said
-    assert "folder or file name" in said  # how to narrow
+    assert "path word (dir/)" in said  # how to narrow
     assert lines[:2] == [("strbuf.c", 8), ("strbuf.h", 2)]  # found by the definitions pass
     assert len(lines) == 12  # the 10 kept and the two definitions beyond them
     narrowed, truncated, _ = _every_page(c_repo, "strbuf_addf void")

@@ -10,7 +10,6 @@ import pytest
 
 from engine.delegates import files
 from engine.delegates.files import (
-    MAX_LINE_HITS,
     FileSearchFailed,
     grep_lane_lines,
     list_tracked_untracked,
@@ -52,7 +51,8 @@ def test_listing_splits_tracked_and_untracked_and_honours_gitignore(lane: Path) 
 
 
 def test_lines_come_from_tracked_and_untracked_text_files_only(lane: Path) -> None:
-    paths, lines, truncated = search_lane_files(lane, ["alpha", "beta"])
+    found = search_lane_files(lane, ["alpha", "beta"])
+    paths, lines, truncated = found.paths, found.lines, found.truncated
     assert not truncated
     assert [(h.path, h.line, h.text) for h in lines] == [
         ("notes.md", 1, "untracked alpha beta note"),  # untracked first: a cap keeps new files
@@ -69,12 +69,16 @@ def test_case_insensitive_and_every_term_on_the_line(lane: Path) -> None:
 
 
 def test_a_term_starting_with_a_dash_is_a_pattern_not_an_option(lane: Path) -> None:
-    paths, lines, _ = search_lane_files(lane, ["-v"])
+    found = search_lane_files(lane, ["-v"])
+    paths, lines = found.paths, found.lines
     assert paths == ["-v.txt"]
     assert [(h.path, h.line) for h in lines] == [("-v.txt", 1)]
 
 
-def test_many_matches_stop_at_the_cap_and_say_so(tmp_path: Path) -> None:
+def test_many_matches_stop_at_the_cap_and_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "MAX_LINE_HITS", 2000)
     root = tmp_path / "big"
     root.mkdir()
     for i in range(120):
@@ -85,10 +89,10 @@ def test_many_matches_stop_at_the_cap_and_say_so(tmp_path: Path) -> None:
     for i in range(3):
         (root / f"u{i}.txt").write_text("needle\n" * 20)
     found = search_lane_files(root, ["needle"])
-    assert len(found.lines) == MAX_LINE_HITS
+    assert len(found.lines) == files.MAX_LINE_HITS
     assert found.truncated  # 2,460 lines matched
     assert len(grep_lane_lines(root, ["needle"], limit=50)) == 50  # streamed, then stopped
-    under = search_lane_files(root, ["needle", "f00"])  # a path term narrows the lines
+    under = search_lane_files(root, ["needle", "/f00"])  # a path word narrows the lines
     assert {h.path for h in under.lines} == {f"f00{i}.txt" for i in range(10)}
     assert len(under.lines) == 200
     assert not under.truncated

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import no_daemon_flag
 
-from engine.delegates.files import MAX_LINE_HITS
+from engine.delegates import file_hits, files
 from engine.delegates.gather import delegated_for_args
 from engine.demo import DEMO_NOW
 from engine.project.lanes import list_lanes
@@ -64,15 +64,16 @@ def test_a_linked_lane_s_untracked_file_and_changed_line_are_found_with_its_filt
     for named in ("lane:lane-a", "lane:feature/quokka"):  # by id (= folder name) and by branch
         hits, warnings = _files(project, f"quokka {named}")
         assert warnings == []
-        assert {h["title"] for h in hits} == {  # a word in a file's path admits its lines
-            "quokka_notes.md", "quokka_notes.md:1", "quokka_notes.md:2", "src/app.py:2"
+        assert {h["title"] for h in hits} == {  # a word only in the path makes no line a hit
+            "quokka_notes.md", "quokka_notes.md:2", "src/app.py:2"
         }  # fmt: skip
         assert {h["lane"] for h in hits} == {"lane-a"}
         assert any(
-            str(h["link"]).startswith("ade://file/src/app.py?line=2&lane=lane-a&") for h in hits
+            str(h["link"]).startswith("ade://file/src/app.py?line=2&col=13&lane=lane-a&")
+            for h in hits
         )
     by_option, _ = _files(project, "quokka", lane="lane-a")  # --lane
-    assert len(by_option) == 4
+    assert len(by_option) == 3
 
 
 def test_without_a_filter_and_with_lane_primary_only_the_primary_lane_is_searched(
@@ -117,8 +118,11 @@ def test_the_link_of_a_linked_lane_s_hit_opens_that_lane_s_line(
 
 
 def test_the_line_cap_holds_for_the_whole_answer_and_takes_lanes_in_turn(
-    project: Path, tmp_path: Path
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    MAX_LINE_HITS = 2000  # the cap, made small enough to reach here
+    monkeypatch.setattr(files, "MAX_LINE_HITS", MAX_LINE_HITS)
+    monkeypatch.setattr(file_hits, "MAX_LINE_HITS", MAX_LINE_HITS)
     body = "".join(f"needle {n}\n" for n in range(1500))
     (project / "many.txt").write_text(body)
     (tmp_path / "lane-a" / "many.txt").write_text(body)  # untracked there, tracked nowhere

@@ -43,10 +43,10 @@ def test_each_command_is_its_own_hit_with_line_and_status(tmp_path: Path) -> Non
 
         log = rec.log_path.read_bytes()
         first, second = read_commands(commands_path(rec.log_path))
-        assert hits("frobnicated") == [("$ pytest -x  (exit 1)", str(first.output_start))]
+        assert hits("frobnicated") == [("$ pytest -x  (exit 1, 0.0s)", str(first.output_start))]
         assert log[first.output_start :].startswith(b"E   AssertionError")
-        assert hits("zymurgy") == [("$ make docs  (exit 0)", str(second.output_start))]
-        assert hits("pytest") == [("$ pytest -x  (exit 1)", str(first.output_start))]
+        assert hits("zymurgy") == [("$ make docs  (exit 0, 0.0s)", str(second.output_start))]
+        assert hits("pytest") == [("$ pytest -x  (exit 1, 0.0s)", str(first.output_start))]
         # Outside any finished command: still found, in the session's chunks.
         assert [t for t, _ in hits("gadgetron")] == ["bash"]
         assert [t for t, _ in hits("quagmire")] == ["bash"]
@@ -55,7 +55,7 @@ def test_each_command_is_its_own_hit_with_line_and_status(tmp_path: Path) -> Non
         rec.finish(0)
         service.notify_terminal_data(rec.session_id)
         service.process_pending_now()
-        assert hits("quagmire") == [("$ sleep 100  (exit 130)", hits("quagmire")[0][1])]
+        assert hits("quagmire") == [("$ sleep 100  (exit 130, 0.0s)", hits("quagmire")[0][1])]
         for _ in range(2):  # warm catch-ups keep every command doc
             service.catch_up()
             assert len(hits("frobnicated")) == 1
@@ -93,8 +93,8 @@ def test_long_output_spanning_many_chunks_is_found_once(tmp_path: Path) -> None:
     try:
         service.catch_up()
         items = service.query(SearchQueryArgs(query="kind:terminal capacitor")).items
-        assert [i.title for i in items] == ["$ make all  (exit 2)"]
+        assert [i.title for i in items] == ["$ make all  (exit 2, 0.0s)"]
         chunks = service.query(SearchQueryArgs(query="kind:terminal build log")).items
-        assert {i.title for i in chunks} == {"$ make all  (exit 2)"}
+        assert {i.title for i in chunks} == {"$ make all  (exit 2, 0.0s)"}
     finally:
         service.dispose()

@@ -157,7 +157,8 @@ def test_garbage_gz_falls_back_to_plain(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "garbage",
-    [b"plain text, not gzip", gzip.compress(b"x")[:10] + b"\xff" * 64],  # bad magic; bad deflate
+    [b"plain text, not gzip", gzip.compress(b"x", mtime=0)[:10] + b"\xff" * 64],
+    ids=["bad magic", "bad deflate"],  # stable ids: every xdist worker must collect the same tests
 )
 def test_garbage_gz_alone_is_unreadable(tmp_path: Path, garbage: bytes) -> None:
     gz = tmp_path / "x.jsonl.gz"

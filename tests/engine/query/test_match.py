@@ -137,8 +137,10 @@ def test_git_grep_finds_every_accent_and_case_of_a_word(accents: Path) -> None:
     assert _lines(accents, "nandu") == {("b.txt", 1), ("b.txt", 2)}
     assert _lines(accents, "pinguino") == {("b.txt", 1)}
     assert _lines(accents, "naif") == {("new.txt", 1)}  # untracked files alike
-    assert _lines(accents, "καλημερα привет") == {("b.txt", 3)}  # not only Latin letters
-    assert _lines(accents, "Καλημερα") == {("b.txt", 3), ("b.txt", 4)}
+    assert _lines(accents, "καλημέρα привет") == {("b.txt", 3)}  # not only Latin letters
+    assert _lines(accents, "Καλημέρα") == {("b.txt", 3), ("b.txt", 4)}
+    # SQLite keeps Greek and Cyrillic accents (issue 30): so does every source
+    assert _lines(accents, "καλημερα") == set()
 
 
 def test_untracked_files_are_read_with_the_same_filter(accents: Path) -> None:
@@ -153,8 +155,7 @@ def test_alternatives_need_one_of_them_not_all(accents: Path) -> None:
 
 def test_paths_are_prefiltered_by_folded_needles(accents: Path) -> None:
     (accents / "Café.md").write_text("x\n", "utf-8")
-    plan = build_plan(SearchQueryArgs(query="cafe"), now=NOW, lanes=())
-    paths = search_lane_files(accents, plan.line_filter()).paths
+    paths = search_lane_files(accents, ["cafe"]).paths
     assert "Café.md" in paths
 
 

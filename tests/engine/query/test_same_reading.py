@@ -39,7 +39,8 @@ def reading(world: World, source: str, query: str) -> set[str]:
     """The record labels ``source`` finds for ``query`` through the service."""
     kind = "chat" if source in ("index", "live") else source
     text = f"session:live {query}" if source == "live" else query
-    args = SearchQueryArgs(query=text, kinds=(kind,), limit=500)  # type: ignore[arg-type]
+    # --exact: the strict reading (a relaxed step would add B's near misses, issue 32).
+    args = SearchQueryArgs(query=text, kinds=(kind,), limit=500, exact=True)  # type: ignore[arg-type]
     labels = world.labels[source]
     return {labels[i.doc_id] for i in world.service.query(args).items if i.doc_id in labels}
 

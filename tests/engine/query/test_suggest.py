@@ -26,7 +26,7 @@ def client(
 
 
 def suggestions(client: EmbeddedClient, query: str) -> list[str]:
-    result = client.query(SearchQueryArgs(query=query))
+    result = client.query(SearchQueryArgs(query=query, exact=True))
     return [w for w in result.warnings if w.startswith("did you mean")]
 
 
@@ -45,7 +45,7 @@ def suggestions(client: EmbeddedClient, query: str) -> list[str]:
 def test_a_typo_gets_the_nearest_indexed_word(
     client: EmbeddedClient, query: str, expected: str
 ) -> None:
-    result = client.query(SearchQueryArgs(query=query))
+    result = client.query(SearchQueryArgs(query=query, exact=True))
     assert result.items == ()
     assert suggestions(client, query) == [expected]
 

@@ -83,13 +83,16 @@ def test_is_project_is_the_marker_check(plain: Path, agent_homes: Path) -> None:
     assert is_project(other)
 
 
-def test_cli_search_in_a_plain_folder_says_so(
+def test_cli_search_in_a_plain_folder_searches_every_known_project(
     plain: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(plain)
-    assert ade_main(["search", "--no-daemon", "zebra"]) == 2
+    # No project here and none known: nothing found, one line saying how to add one.
+    assert ade_main(["search", "--no-daemon", "zebra"]) == 1
     err = capsys.readouterr().err
-    assert "is not a project" in err
+    assert "ade knows no project on this machine yet" in err
     assert len(err.strip().splitlines()) == 1
+    assert ade_main(["search", "--no-daemon", "--status"]) == 2
+    assert "is not a project" in capsys.readouterr().err
     assert ade_main(["search", "--no-daemon", "--project", str(plain), "--status"]) == 2
     assert not (plain / ".ade").exists()

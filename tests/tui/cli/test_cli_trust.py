@@ -132,7 +132,8 @@ def test_open_of_a_file_names_it_once(
 def test_zero_results_suggest_the_nearest_word(
     indexed_demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run = run_main(capsys, search_argv(indexed_demo, "timeuot"))
+    # --exact: without it the corrected spelling answers (issue 32, test_relaxed_cli.py)
+    run = run_main(capsys, search_argv(indexed_demo, "--exact", "timeuot"))
     assert run.code == 1
     assert run.err == "warning: did you mean timeout?\n"
     assert run.out == "0 of 0 results\n"

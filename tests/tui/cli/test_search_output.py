@@ -61,12 +61,13 @@ def test_json_is_one_document_in_the_wire_form(
     run = run_main(capsys, search_argv(indexed_demo, "timeout", "--json", "--limit", "3"))
     assert run.out.count("\n") == 1  # one compact document, one line: easy for jq and pipes
     data = json.loads(run.out)
-    assert list(data) == ["items", "nextCursor", "total", "resultsTruncated", "warnings"]
+    assert list(data) == ["items", "nextCursor", "total", "resultsTruncated", "warnings", "relaxed"]
     item = data["items"][0]
     assert list(item) == [
         "docId", "kind", "title", "snippet", "matchRanges", "tier", "updatedAt", "deepLink",
         "sessionId", "laneId", "laneName", "anchor", "projectId", "projectName", "projectRoot",
         "tool",  # issue 16: the agent of a chat hit
+        "messageCount", "matchCount",  # a --sessions row's counts
     ]  # fmt: skip
     assert from_json(run.out, SearchQueryResult).items[0].doc_id == item["docId"]
     again = run_main(capsys, search_argv(indexed_demo, "timeout", "--json", "--limit", "3"))

@@ -73,6 +73,8 @@ async def test_cursor_row_is_reversed_and_matches_underlined(
                 if segment.text.lower() == QUERY:
                     assert segment.style is not None
                     assert segment.style.underline
+                elif QUERY.startswith(segment.text.lower().rstrip("…")):
+                    continue  # a match the row's width cut short ("timeo…") is still one
                 elif segment.text.strip() and segment.style is not None:
                     assert not segment.style.underline
 

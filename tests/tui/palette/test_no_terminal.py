@@ -33,6 +33,8 @@ FORMS = {
     "ade palette </dev/null": (["palette"], subprocess.DEVNULL),
     "ade palette --print --query x </dev/null": (["palette", "--print", "--query", "x"],
                                                  subprocess.DEVNULL),
+    "ade palette --height 40% --print-command </dev/null": (
+        ["palette", "--height", "40%", "--print-command"], subprocess.DEVNULL),
 }  # fmt: skip
 
 

@@ -1,0 +1,257 @@
+"""When nothing matches exactly (issue 32): a query relaxed in documented steps.
+
+A strict query (every word, as typed, matched as a prefix) that finds too little is tried again,
+one step at a time, each step only while the answer is still too short:
+
+1. ``spelling`` (strict answer empty): each plain word of five letters or more that no indexed
+   word starts with is replaced by the indexed word one edit away (``engine.query.vocab.correct``);
+2. ``inflection`` (fewer hits than a page, at most ``SHORT_PAGE``): each plain word also matches
+   the indexed words with its Porter stem (``persisting`` finds ``persist``, ``retry`` finds
+   ``retries``);
+3. ``most_words`` (still nothing): documents holding all but one of the words (three or more);
+4. ``any_word`` (still nothing): documents holding any of them (stop words and words under
+   three letters count only when there is nothing else); 3 and 4 are one query ranked by BM25,
+   split by how many of the words each document holds.
+
+Only the inflections fill a short page: the other steps change what was asked (another word, fewer
+words), so they answer only a query that found nothing — a strict answer of a few hits is what was
+asked for, and padding it with near misses buried it (and broke every caller that counts them).
+
+The strict matches come first, then each step's new ones in its own ranking, so an exact match
+(an identifier, a path, the word as typed) always ranks above a relaxed one. Identifiers and
+paths (``connectTimeout``, ``strbuf_addf``, ``src/foo.py``) are never corrected or inflected. A
+quoted phrase, ``--exact`` (``SearchQueryArgs.exact``), a filter-only query and a later page are
+never relaxed; filters and exclusions apply to every step.
+
+``relaxations`` yields the steps' plans (h-hybrid's fusion may call it); ``relax_answer`` runs
+them through the caller's own ``run`` (the index plus the delegates) and merges the pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Literal
+
+import apsw
+import msgspec
+
+from engine.query.match import fold
+from engine.query.parser import AnyOf, Node, ParsedQuery, Term, build_positive
+from engine.query.pasted import is_weak_word
+from engine.query.plan import PlanTerm, QueryPlan
+from engine.query.ranking import normalize_title_query
+from engine.query.vocab import correct, inflections, open_vocab
+from engine.types import MAX_LIMIT, SearchQueryResult, SearchResultItem
+
+RelaxStep = Literal["spelling", "inflection", "most_words", "any_word"]
+
+STEPS: tuple[RelaxStep, ...] = ("spelling", "inflection", "most_words", "any_word")
+"""The steps in the order they are tried; the answer's ``relaxed`` names the last one used."""
+
+SHORT_PAGE = 20
+"""The inflections fill a page of at most this many hits (the CLI's default page): a caller asking
+for hundreds (the palette, the daemon's router, scripts) is not padded to hundreds with other word
+forms."""
+
+WORDS_FETCH_FACTOR = 2
+"""The most-of-the-words query reads this many pages of its any-word ranking to fill one page
+with documents that hold all but one word (capped at ``MAX_LIMIT``): BM25 over the words ranks a
+document holding more of them first, so two pages hold nearly all of them at half the cost of four
+(each fetched hit is made an item: link, snippet, redaction)."""
+
+
+class Relaxation(msgspec.Struct, frozen=True):
+    """One relaxed step: its plan, and for the words step the number of word groups."""
+
+    step: RelaxStep
+    plan: QueryPlan
+    note: str
+    groups: tuple[Node, ...] = ()
+    """``most_words``/``any_word``: the words (each with its alternatives) a document may hold."""
+
+
+def can_relax(plan: QueryPlan, *, exact: bool = False) -> bool:
+    """Whether ``plan`` may be relaxed: text without a quoted phrase, a first page, no --exact."""
+    if exact or plan.cursor is not None or not plan.has_text or plan.match_none:
+        return False
+    return not any(t.phrase for t in plan.positive_terms)
+
+
+def is_plain_word(text: str) -> bool:
+    """A word that may be corrected or inflected: letters only, lowercase or Capitalized.
+    ``connectTimeout``, ``HTTP``, ``strbuf_addf``, ``src/foo.py``, ``v2`` stay as typed."""
+    return text.isalpha() and (text.islower() or text[1:].islower())
+
+
+def _replaced(plan: QueryPlan, terms: Sequence[Node], words: Sequence[str]) -> QueryPlan:
+    """``plan`` with its positive nodes replaced (filters, exclusions and limit kept)."""
+    parsed = msgspec.structs.replace(
+        plan.parsed,
+        terms=tuple(terms),
+        title_text=normalize_title_query(" ".join(words)),
+        title_prefix_scan=None,
+        warnings=(),
+    )
+    nodes = tuple(
+        tuple(PlanTerm.of(t) for t in (n.options if isinstance(n, AnyOf) else (n,))) for n in terms
+    )
+    return msgspec.structs.replace(plan, parsed=parsed, nodes=nodes, warnings=())
+
+
+def _weak(node: Node) -> bool:
+    return isinstance(node, Term) and is_weak_word(node.text)
+
+
+def _words(terms: Sequence[Node]) -> list[str]:
+    return [n.text for n in terms if isinstance(n, Term)]
+
+
+def relaxations(conn: apsw.Connection, plan: QueryPlan) -> Iterator[Relaxation]:
+    """The relaxed plans of ``plan``, step by step (a step that changes nothing is skipped).
+
+    Lazy: a step's vocabulary lookups run only when the caller asks for it. The caller checks
+    ``can_relax`` first.
+    """
+    if not open_vocab(conn):
+        return
+    terms: list[Node] = list(plan.parsed.terms)
+    corrected: list[str] = []
+    for i, node in enumerate(terms):
+        if isinstance(node, Term) and is_plain_word(node.text):
+            better = correct(conn, fold(node.text))
+            if better is not None:
+                corrected.append(f"{node.text} → {better}")
+                terms[i] = Term(better, prefix=True)
+    words = _words(terms)
+    if corrected:
+        note = f"no exact match; spelling corrected: {', '.join(corrected)}"
+        yield Relaxation("spelling", _replaced(plan, terms, words), note)
+    inflected: list[str] = []
+    for i, node in enumerate(terms):
+        if isinstance(node, Term) and is_plain_word(node.text):
+            forms = inflections(conn, fold(node.text))
+            if forms:
+                inflected.append(f"{node.text} ({', '.join(forms)})")
+                terms[i] = AnyOf((node, *(Term(f, prefix=False) for f in forms)))
+    if inflected:
+        note = f"other word forms matched too: {'; '.join(inflected)}"
+        yield Relaxation("inflection", _replaced(plan, terms, words), note)
+    if len(terms) < 2:
+        return
+    # A document holding only "we" or "the" of the words is no near miss: the words query asks
+    # for the distinctive words (stop words and words under 3 letters left out, unless that is
+    # all there is); most_words still counts every word a document holds.
+    strong = [n for n in terms if not _weak(n)] or terms
+    options = tuple(t for n in strong for t in (n.options if isinstance(n, AnyOf) else (n,)))
+    anyone = _replaced(plan, [AnyOf(options)] if len(options) > 1 else list(options), words)
+    if len(terms) >= 3:
+        fetch = min(MAX_LIMIT, plan.limit * WORDS_FETCH_FACTOR)  # room to filter most_words
+        anyone = msgspec.structs.replace(anyone, limit=fetch)
+        note = f"no match for every word; showing matches of {len(terms) - 1} of the {len(terms)}"
+        yield Relaxation("most_words", anyone, note, groups=tuple(terms))
+    note = "no match for every word; showing matches of any of them, ranked by BM25"
+    yield Relaxation("any_word", anyone, note, groups=tuple(terms))
+
+
+def groups_held(
+    conn: apsw.Connection,
+    plan: QueryPlan,
+    groups: Sequence[Node],
+    items: Sequence[SearchResultItem],
+) -> dict[str, int]:
+    """How many of ``groups`` (the query's words) each item holds: indexed items by FTS5 on
+    their row ids, delegated ones by the plan's in-memory matcher over title and snippet."""
+    ids = [i.doc_id for i in items]
+    counts = dict.fromkeys(ids, 0)
+    if not ids:
+        return counts
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(f"SELECT id, doc_id FROM docs WHERE doc_id IN ({marks})", ids).fetchall()
+    rowids = {int(str(r)): str(d) for r, d in rows}
+    indexed = set(rowids.values())
+    for group in groups:
+        match = build_positive(ParsedQuery(terms=(group,)))
+        if rowids and match is not None:
+            id_marks = ",".join("?" * len(rowids))
+            sql = f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({id_marks})"
+            for (rowid,) in conn.execute(sql, [match, *rowids]):
+                counts[rowids[int(str(rowid))]] += 1
+        options = group.options if isinstance(group, AnyOf) else (group,)
+        for item in items:
+            if item.doc_id in indexed:
+                continue
+            if any(plan.term_found(PlanTerm.of(t), item.title, item.snippet) for t in options):
+                counts[item.doc_id] += 1
+    return counts
+
+
+class _Merged:
+    """The page being filled: the strict items first, then each step's new ones."""
+
+    def __init__(self, strict: SearchQueryResult, limit: int) -> None:
+        self.items = list(strict.items)
+        self.seen = {i.doc_id for i in strict.items}
+        self.total = strict.total
+        self.warnings = list(strict.warnings)
+        self.limit = limit
+        self.step: RelaxStep | None = None
+
+    def wants(self, step: RelaxStep) -> bool:
+        """Whether ``step`` runs now (the module docstring says when each one does)."""
+        if step == "inflection":
+            return len(self.items) < min(self.limit, SHORT_PAGE)
+        return not self.items
+
+    def add(self, step: Relaxation, found: Sequence[SearchResultItem]) -> None:
+        """A step's hits not already on the page, as many as fit. A relaxed answer is one page
+        (no cursor): ``total`` counts what it shows, and ``resultsTruncated`` keeps speaking of
+        the strict matches only."""
+        new = [i for i in found if i.doc_id not in self.seen]
+        if not new:
+            return
+        new = new[: self.limit - len(self.items)]
+        self.items.extend(new)
+        self.seen.update(i.doc_id for i in new)
+        self.total += len(new)
+        self.warnings.append(step.note)
+        self.step = step.step
+
+    def result(self, strict: SearchQueryResult) -> SearchQueryResult:
+        if self.step is None:
+            return strict
+        return msgspec.structs.replace(
+            strict,
+            items=tuple(self.items),
+            next_cursor=None,  # a relaxed answer is one page: fix or narrow the query to page
+            total=self.total,
+            warnings=tuple(dict.fromkeys(self.warnings)),
+            relaxed=self.step,
+        )
+
+
+def relax_answer(
+    conn: apsw.Connection,
+    plan: QueryPlan,
+    strict: SearchQueryResult,
+    run: Callable[[QueryPlan], SearchQueryResult],
+) -> SearchQueryResult:
+    """``strict`` (the answer to ``plan``) filled up to a page by the relaxed steps, each run
+    through ``run`` only while the page is short; ``strict`` itself when no step adds a hit."""
+    merged = _Merged(strict, plan.limit)
+    words_answer: SearchQueryResult | None = None
+    if not merged.wants("inflection"):  # the widest condition: no step would run
+        return strict
+    for step in relaxations(conn, plan):
+        if not merged.wants(step.step):
+            continue
+        if step.groups:
+            if words_answer is None:
+                words_answer = run(step.plan)
+            found = list(words_answer.items)
+            if step.step == "most_words":
+                held = groups_held(conn, step.plan, step.groups, found)
+                found = [i for i in found if held[i.doc_id] >= len(step.groups) - 1]
+            merged.add(step, found)
+            continue
+        merged.add(step, run(msgspec.structs.replace(step.plan, limit=plan.limit)).items)
+    return merged.result(strict)

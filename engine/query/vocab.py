@@ -1,0 +1,123 @@
+"""The index's own vocabulary, for the relaxed steps (issue 32): a typo corrected within one
+edit, and the inflections of a word that the index holds.
+
+Both read FTS5's ``fts5vocab`` over ``docs_fts`` (a ``temp`` table: the index file is never
+written, read-only connections work) and bound their cost before any Python sees a row: a range
+of terms sharing the word's first letters, at most ``MAX_SCAN`` rows. Inflections are found, not
+indexed: the word's Porter stem (FTS5's own ``porter`` tokenizer, wrapping the index's
+``unicode61``) is compared with the stems of the indexed words that start like it, so
+``persisting`` finds ``persist`` and ``retry`` finds ``retries`` with no second inverted index
+(the index stays its size: docs/search.md, "When nothing matches exactly").
+"""
+
+from __future__ import annotations
+
+import apsw
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from engine.index.schema import FTS_TOKENIZER
+
+VOCAB_TABLE = "temp.ade_docs_vocab"
+"""Shared with ``engine.query.suggest`` (the did-you-mean warning): created once a connection."""
+
+MAX_SCAN = 10_000
+"""Vocabulary rows read per range: the cap on what one word's correction or inflection costs."""
+
+MIN_TYPO_WORD = 5
+"""Shorter unknown words are left alone: too many indexed words are one edit away from them."""
+
+MAX_EDITS = 1
+"""A correction is at most one edit away (an insertion, deletion, substitution or two adjacent
+letters swapped: ``timeuot`` → ``timeout``)."""
+
+MIN_STEM_PREFIX = 3
+"""Inflections are looked up among indexed words sharing at least this many first letters."""
+
+_TOP = "\U0010ffff"
+
+
+def open_vocab(conn: apsw.Connection) -> bool:
+    """Create the temp ``fts5vocab`` table on ``conn`` (idempotent); False when it cannot."""
+    try:
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE}"
+            " USING fts5vocab(main, 'docs_fts', 'row')"
+        )
+    except apsw.Error:
+        return False
+    return True
+
+
+def known(conn: apsw.Connection, word: str) -> bool:
+    """Some indexed word starts with ``word`` (a bare word matches as a prefix)."""
+    row = conn.execute(
+        f"SELECT 1 FROM {VOCAB_TABLE} WHERE term >= ? AND term < ? LIMIT 1", (word, word + _TOP)
+    ).fetchone()
+    return row is not None
+
+
+def _range(conn: apsw.Connection, start: str, lengths: tuple[int, int]) -> list[tuple[str, int]]:
+    # The inner LIMIT caps the rows read (fts5vocab counts each term's documents as it goes).
+    rows = conn.execute(
+        f"SELECT term, doc FROM (SELECT term, doc FROM {VOCAB_TABLE}"
+        " WHERE term >= ? AND term < ? LIMIT ?) WHERE length(term) BETWEEN ? AND ?",
+        (start, start + _TOP, MAX_SCAN, *lengths),
+    ).fetchall()
+    return [(str(term), int(str(docs))) for term, docs in rows]
+
+
+def correct(conn: apsw.Connection, word: str) -> str | None:
+    """The indexed word one edit from ``word`` (folded, five letters or more, unknown to the
+    index), the one most documents hold on a tie; None when there is none.
+
+    Looked up among words with the same first two letters, then the same first letter (most
+    typos are later in a word, and those ranges are small): a typo in the first letter is not
+    corrected.
+    """
+    if len(word) < MIN_TYPO_WORD or not word.isalpha() or known(conn, word):
+        return None
+    lengths = (len(word) - MAX_EDITS, len(word) + MAX_EDITS)
+    for start in (word[:2], word[:1]):
+        rows = _range(conn, start, lengths)
+        terms = [term for term, _ in rows]
+        close = process.extract(
+            word, terms, scorer=OSA.distance, score_cutoff=MAX_EDITS, limit=None
+        )
+        if close:
+            # Fewest edits, then the word most documents hold, then the first in order.
+            _, _, index = min(close, key=lambda found: (found[1], -rows[found[2]][1], found[2]))
+            return terms[index]
+    return None
+
+
+def _stems(conn: apsw.Connection, words: list[str]) -> list[str]:
+    """The Porter stem of each plain word (FTS5's ``porter`` over the index's own tokenizer):
+    one tokenizer call for them all, each word being one token."""
+    if not words:
+        return []
+    tokenize = conn.fts5_tokenizer("porter", FTS_TOKENIZER.split())
+    tokens = list(tokenize(" ".join(words).encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None))
+    if len(tokens) != len(words):  # a word the tokenizer splits: stem each on its own
+        return [_stems(conn, [word])[0] if len(words) > 1 else word for word in words]
+    # Each token is (start, end, text, *colocated): the text is the stem.
+    return [str(token[2]) for token in tokens]  # type: ignore[misc]
+
+
+def inflections(conn: apsw.Connection, word: str) -> tuple[str, ...]:
+    """The indexed words with the Porter stem of ``word`` (``retry`` → ``retries``,
+    ``retrying``), ``word`` itself left out, in order; empty for a word that is not plain
+    letters (an identifier or a path is never inflected)."""
+    if not word.isalpha() or len(word) < MIN_STEM_PREFIX:
+        return ()
+    (stem,) = _stems(conn, [word])
+    shared = 0
+    while shared < min(len(stem), len(word)) and stem[shared] == word[shared]:
+        shared += 1
+    if shared < MIN_STEM_PREFIX:
+        return ()
+    # Porter rewrites the ending (retry → retri): the forms share the stem's first letters.
+    start = word[: max(MIN_STEM_PREFIX, min(shared, len(stem) - 1))]
+    lengths = (len(stem) - 1, len(stem) + 6)
+    terms = [term for term, _ in _range(conn, start, lengths) if term.isalpha() and term != word]
+    return tuple(t for t, s in zip(terms, _stems(conn, terms), strict=True) if s == stem)
