@@ -7,7 +7,8 @@ files by mtime, Linear by update time; ``session:`` keeps the artifacts of that 
 lanes, files and Linear issues, which belong to no session; ``lane:`` drops Linear issues too. Each delegate is best-effort: a
 failure yields no candidates and one warning line, never a failed query. Their candidates go through the same comparator as indexed ones (``run_query`` merges them
 via ``extra_candidates``), so a file named exactly like the query outranks a body hit the same way
-a PR titled like it does. Files and Linear need positive query text; a filter-only query skips them.
+a PR titled like it does. Files and Linear need positive query text; a filter-only query skips them, unless it names its kinds: then it browses them
+(:mod:`engine.delegates.browse`).
 File hits are :mod:`engine.delegates.file_hits`.
 Linear is imported only when asked for: its HTTP client (urllib.request, ssl, email) costs ~15 ms.
 """
@@ -211,6 +212,9 @@ def delegated_candidates(
     for kind, delegate in DELEGATES.items():
         if kind not in plan.kinds:
             continue
+        from engine.delegates.browse import browse_delegate  # issue 29.3: an empty query browses
+
+        delegate = browse_delegate(kind, plan) or delegate
         try:
             found, said = delegate(ctx)
         except (AdeError, OSError, ValueError) as err:

@@ -34,6 +34,15 @@ query AdeSearch($term: String!, $first: Int!) {
 }
 """.strip()
 
+RECENT_ISSUES_QUERY = """
+query AdeRecent($first: Int!) {
+  issues(first: $first, orderBy: updatedAt) {
+    nodes { identifier title description url updatedAt state { name } }
+  }
+}
+""".strip()
+"""An empty query's browse: the issues updated last (``orderBy: updatedAt`` is newest first)."""
+
 
 @dataclass(frozen=True, slots=True)
 class LinearIssue:
@@ -69,10 +78,32 @@ def search_linear(
         LinearUnavailable: timeout, connection or HTTP error, GraphQL errors, or a body that is
             not the expected shape.
     """
+    variables = {"term": term, "first": first}
+    body = _post(SEARCH_ISSUES_QUERY, variables, api_key=api_key, url=url, timeout=timeout)
+    return _parse_search_body(body)
+
+
+def recent_linear(
+    *,
+    api_key: str,
+    url: str | None = None,
+    timeout: float = LINEAR_TIMEOUT_SECONDS,
+    first: int = MAX_LINEAR_RESULTS,
+) -> list[LinearIssue]:
+    """Linear's most recently updated issues (an empty query's browse, issue 29.3).
+
+    Raises:
+        LinearUnavailable: as ``search_linear``.
+    """
+    body = _post(RECENT_ISSUES_QUERY, {"first": first}, api_key=api_key, url=url, timeout=timeout)
+    return _parse_search_body(body, field="issues")
+
+
+def _post(
+    query: str, variables: dict[str, object], *, api_key: str, url: str | None, timeout: float
+) -> bytes:
     endpoint = url or os.environ.get("ADE_LINEAR_API_URL") or LINEAR_API_URL
-    payload = json.dumps(
-        {"query": SEARCH_ISSUES_QUERY, "variables": {"term": term, "first": first}}
-    ).encode()
+    payload = json.dumps({"query": query, "variables": variables}).encode()
     request = urllib.request.Request(
         endpoint,
         data=payload,
@@ -81,16 +112,15 @@ def search_linear(
     )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read(4 * 1024 * 1024)
+            return bytes(response.read(4 * 1024 * 1024))
     except urllib.error.HTTPError as err:
         raise LinearUnavailable(f"Linear answered HTTP {err.code}") from None
     except (urllib.error.URLError, TimeoutError, OSError) as err:
         reason = getattr(err, "reason", err)
         raise LinearUnavailable(f"Linear did not answer ({reason})") from None
-    return _parse_search_body(body)
 
 
-def _parse_search_body(body: bytes) -> list[LinearIssue]:
+def _parse_search_body(body: bytes, field: str = "searchIssues") -> list[LinearIssue]:
     try:
         document = json.loads(body)
     except ValueError:
@@ -102,7 +132,7 @@ def _parse_search_body(body: bytes) -> list[LinearIssue]:
         message = first.get("message", "error") if isinstance(first, dict) else "error"
         raise LinearUnavailable(f"Linear refused the search: {message}")
     try:
-        nodes = document["data"]["searchIssues"]["nodes"]
+        nodes = document["data"][field]["nodes"]
     except (KeyError, TypeError):
         raise LinearUnavailable("Linear answered with an unexpected shape") from None
     return [issue for node in nodes if (issue := _issue_from_node(node)) is not None]

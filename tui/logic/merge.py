@@ -8,7 +8,7 @@ Local matches lead only when they match at word starts; weaker ones follow the h
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -121,13 +121,21 @@ def _title_spans(item: SearchResultItem) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(set(spans)))
 
 
-def group_by_kind(rows: Sequence[PaletteRow]) -> list[PaletteRow]:
-    """Rows in the fixed kind order, each group under a header; rank order kept within a group."""
+GroupRows = Callable[[str, Sequence[PaletteRow]], list[PaletteRow]]
+"""A kind's header and rows from its rows (``tui.logic.paging.Groups.group``: true counts)."""
+
+
+def group_by_kind(rows: Sequence[PaletteRow], group: GroupRows | None = None) -> list[PaletteRow]:
+    """Rows in the fixed kind order, each group under a header; rank order kept within a group.
+    ``group`` makes each kind's header and picks its rows (default: all rows, their count)."""
     groups: dict[str, list[PaletteRow]] = {}
     for row in rows:
         groups.setdefault(row.kind, []).append(row)
     result: list[PaletteRow] = []
     for kind in sorted(groups, key=lambda k: KIND_ORDER.get(k, len(KIND_ORDER))):
+        if group is not None:
+            result.extend(group(kind, groups[kind]))
+            continue
         result.append(header_row(kind, len(groups[kind])))
         result.extend(groups[kind])
     return result
@@ -138,6 +146,7 @@ def merge(
     hits: Sequence[SearchResultItem],
     *,
     active_project_id: str | None,
+    group: GroupRows | None = None,
 ) -> list[PaletteRow]:
     """The full list: leading local matches, the search hits grouped by kind, then the weaker
     local matches that no hit already shows (issue 15.4: a command leads only when every typed
@@ -161,7 +170,10 @@ def merge(
         if not row.leads and row.key not in found_keys and row.session_id not in found_keys
     ]  # fmt: skip
     best = best_links(hits)
-    rows = [*(_at_best_hit(row, best, active_project_id) for row in leading), *group_by_kind(found)]
+    rows = [
+        *(_at_best_hit(row, best, active_project_id) for row in leading),
+        *group_by_kind(found, group),
+    ]
     if trailing and found:
         rows.append(
             PaletteRow(key="header:more", kind="header", title=f"~ More matches ({len(trailing)})")

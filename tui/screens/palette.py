@@ -40,8 +40,10 @@ from tui.logic.kinds import (
 )
 from tui.logic.lane_context import LANE_KEY, toggle_lane_filter
 from tui.logic.merge import merge, rows_per_kind
+from tui.logic.paging import Groups, KindAsk, KindPage, kind_asks, nothing_row
 from tui.logic.rows import PaletteRow
-from tui.screens.palette_rows import RowActions
+from tui.screens.palette_paging import PagingActions
+from tui.widgets.paged_list import PagedResultList
 from tui.widgets.preview_pane import PreviewPane
 from tui.widgets.query_input import QueryInput
 from tui.widgets.result_list import ResultList
@@ -54,7 +56,8 @@ STATUS_SECONDS = 2.0
 """How often the footer asks for the index status (docs, pending, indexing, watcher)."""
 
 SEARCH_LIMIT = 60
-"""Hits asked for per query: enough to fill the list after deduping by session."""
+"""Hits asked for the hint of the kinds a narrowed stop hides (each kind's own query pages:
+``tui.logic.paging``)."""
 
 COMMAND_KINDS = ("command", "project")
 """Local items offered in the everything and sessions stops only."""
@@ -64,12 +67,20 @@ OPENING = "opening…"
 
 
 @dataclass
+class KindAnswered(Message):
+    """One kind of a search answered (its first page), for ``generation``."""
+
+    generation: int
+    paged: bool
+    page: KindPage
+
+
+@dataclass
 class SearchDone(Message):
-    """A search thread finished: its result (or a one-line error) for ``generation``."""
+    """A search thread finished every kind, or failed with a one-line ``error``."""
 
     generation: int
     query: str
-    result: SearchQueryResult | None
     error: str | None
 
 
@@ -81,7 +92,7 @@ class OtherKindsFound(Message):
     counts: dict[str, int]
 
 
-class PaletteScreen(RowActions):
+class PaletteScreen(PagingActions):
     """The full-screen palette."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -99,7 +110,11 @@ class PaletteScreen(RowActions):
         self.preview_generation = Generation()
         self.kind_mode = 0
         self.local_rows: list[PaletteRow] = []
-        self.hits: SearchQueryResult | None = None
+        self.groups: Groups | None = None
+        """The search's answers per kind (``tui.logic.paging``), None before any answered."""
+        self._groups_stamp = 0
+        self.search_answered = False
+        """Every kind of the current search answered: an empty list now means nothing to show."""
         self.other_hits: dict[str, int] | None = None
         """Rows per kind the stop hides (``also 40 commit (tab)``), for the current query."""
         self._items_for: tuple[tuple[object, ...], list[LocalItem]] | None = None
@@ -128,7 +143,7 @@ class PaletteScreen(RowActions):
         )
         yield Static("", id="inline-error")
         with Horizontal(id="body"):
-            yield ResultList(id="results")
+            yield PagedResultList(id="results")
             yield PreviewPane(id="preview")
         yield StatusBar(id="status-bar")
 
@@ -154,10 +169,19 @@ class PaletteScreen(RowActions):
     def query_text(self) -> str:
         return self.query_one("#query", Input).value
 
+    @property
+    def hits(self) -> SearchQueryResult | None:
+        """The search's answer as one result (every loaded hit, the kinds' totals summed)."""
+        return self.groups.combined() if self.groups is not None and self.groups.pages else None
+
+    def _forget_hits(self) -> None:
+        self.groups = None
+        self.search_answered = False
+
     @on(Input.Changed, "#query")
     def _query_changed(self) -> None:
         self.cursor_moved = False
-        self.hits = None
+        self._forget_hits()
         self.other_hits = None
         self.error = None
         self.suggestion = None
@@ -167,7 +191,8 @@ class PaletteScreen(RowActions):
 
     def reset_query(self) -> None:
         """Start over with an empty query (another project was opened)."""
-        self.hits, self.error, self._doc_count = None, None, None
+        self._forget_hits()
+        self.error, self._doc_count = None, None
         box = self.query_one("#query", Input)
         if box.value:
             box.value = ""  # Input.Changed repaints and cancels the search
@@ -203,10 +228,15 @@ class PaletteScreen(RowActions):
         self._items_for = (key, items)
         return items
 
-    def _paint(self, *, keep: bool) -> None:
-        hits = self.hits.items if self.hits is not None else ()
-        rows = merge(self.local_rows, hits, active_project_id=self.palette_app.project_id)
-        keep = keep and self.cursor_moved
+    def _paint(self, *, keep: bool, appended: bool = False) -> None:
+        groups = self.groups
+        hits = groups.items() if groups is not None else ()
+        rows = merge(self.local_rows, hits, active_project_id=self.palette_app.project_id,
+                     group=groups.group if groups is not None else None)  # fmt: skip
+        if not rows and self._nothing_to_show():
+            warnings = groups.combined().warnings if groups is not None else ()
+            rows = [nothing_row(self.kinds_in_force().label, warnings)]
+        keep = appended or (keep and self.cursor_moved)  # a page appended never moves the cursor
         self.query_one(ResultList).show_rows(rows, self.palette_app.now(), keep=keep)
         box = self.query_one("#inline-error", Static)
         note = None if self.error else query_note(self.hits)
@@ -219,12 +249,23 @@ class PaletteScreen(RowActions):
     def _update_count_line(self) -> None:
         """``12 of 340 · also 40 commit (tab)`` under the query, once a search answered."""
         line = ""
-        if self.hits is not None:
-            line = count_line(self.hits.total, self.hits.results_truncated, self._doc_count,
+        hits = self.hits
+        if hits is not None:
+            line = count_line(hits.total, hits.results_truncated, self._doc_count,
                               self.other_hits)  # fmt: skip
         elif self.local_rows and lists_sessions(self.query_text.strip(), self.kinds_in_force()):
             line = f"{len(self.local_rows):,} sessions"
         self.query_one("#query", Input).border_subtitle = line
+
+    def _nothing_to_show(self) -> bool:
+        """Whether an empty list is final for a browse (an empty query, or only ``kind:``/``tool:``
+        filters): the listing came up empty, or every kind answered with nothing (issue 29.3)."""
+        query = self.query_text.strip()
+        if self.error is not None or without_listing_filters(query):
+            return False
+        if self.palette_app.clients.current() is None:
+            return False  # still opening: the listing has not been read yet
+        return self.search_answered or lists_sessions(query, self.kinds_in_force())
 
     # --- searching ----------------------------------------------------------------------------
 
@@ -235,19 +276,26 @@ class PaletteScreen(RowActions):
         force = self.kinds_in_force()
         self.palette_app.debounce_gate.clear()
         self.palette_app.clients.interrupt()
-        if not query or lists_sessions(query, force):
+        self.workers.cancel_group(self, "page")
+        if (not query and force.commands) or lists_sessions(query, force):
+            # The everything and sessions stops list commands, lanes and sessions for an empty
+            # query; a sessions-only stop lists its sessions. Every other stop browses.
             self.workers.cancel_group(self, "search")
             return
-        args = SearchQueryArgs(
-            query=query_for(query, self.kind_mode), kinds=force.engine_kinds, limit=SEARCH_LIMIT
-        )
-        others = other_kinds(force)
+        text = query_for(query, self.kind_mode)
+        asks = kind_asks(text, force) or (
+            KindAsk("", SearchQueryArgs(query=text, kinds=force.engine_kinds, limit=SEARCH_LIMIT)),
+        )  # a typed `kind:` naming no valid kind: the engine says what is valid
+        others = other_kinds(force) if query else ()
         also = SearchQueryArgs(query=query, kinds=others, limit=SEARCH_LIMIT) if others else None
-        self._search(stamp, args, also)
+        self._search(stamp, asks, len(force.kinds) == 1, also)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, stamp: int, args: SearchQueryArgs, also: SearchQueryArgs | None) -> None:
-        """Debounce, then query; always posts its answer (the handler decides if it is stale)."""
+    def _search(
+        self, stamp: int, asks: tuple[KindAsk, ...], paged: bool, also: SearchQueryArgs | None
+    ) -> None:
+        """Debounce, then query each kind in turn, posting each answer as it comes (the handler
+        decides if it is stale); ends with ``SearchDone``."""
         app = self.palette_app
         worker = get_current_worker()
         if app.debounce_seconds > 0:
@@ -258,18 +306,21 @@ class PaletteScreen(RowActions):
 
         if superseded():
             return
+        query = asks[0].args.query
         try:
             client = app.clients.wait(superseded)  # typed before the project opened: wait
-            if superseded():
-                return
-            result = client.query(args)
+            for ask in asks:
+                if superseded():
+                    return
+                result = client.query(ask.args)
+                self.post_message(KindAnswered(stamp, paged, KindPage.first(ask, result)))
         except AdeError as err:
-            self.post_message(SearchDone(stamp, args.query, None, str(err)))
+            self.post_message(SearchDone(stamp, query, str(err)))
             return
         except Exception as err:  # an interrupted or failing query must not kill the palette
-            self.post_message(SearchDone(stamp, args.query, None, f"search failed: {err}"))
+            self.post_message(SearchDone(stamp, query, f"search failed: {err}"))
             return
-        self.post_message(SearchDone(stamp, args.query, result, None))
+        self.post_message(SearchDone(stamp, query, None))
         if also is None or superseded():
             return
         # After the answer is painted: which kinds this stop hides have hits (issue 15.2).
@@ -284,12 +335,24 @@ class PaletteScreen(RowActions):
             self.other_hits = message.counts
             self._update_count_line()
 
-    def on_search_done(self, message: SearchDone) -> None:
+    def on_kind_answered(self, message: KindAnswered) -> None:
         if not self.generation.is_current(message.generation):
             return  # a late answer to an older query: never overwrite newer results
-        self.hits = message.result
+        if self.groups is None or self._groups_stamp != message.generation:
+            self.groups = Groups(paged=message.paged)  # the first kind of a new answer
+            self._groups_stamp = message.generation
+        self.groups.add(message.page)
+        self.error = None
+        self._paint(keep=True)
+
+    def on_search_done(self, message: SearchDone) -> None:
+        if not self.generation.is_current(message.generation):
+            return
+        if self._groups_stamp != message.generation:
+            self.groups = None  # failed before any kind answered: the old answer is stale
+        self.search_answered = True
         self.error = message.error
-        self.suggestion = did_you_mean(message.result)
+        self.suggestion = did_you_mean(self.hits)
         self._paint(keep=True)
         self.refresh_status()
 
@@ -332,7 +395,9 @@ class PaletteScreen(RowActions):
         self._doc_count = known.doc_count
         if first:
             self._update_count_line()
-        if grew and self.query_text.strip() and self.app.screen is self:
+        paged_on = self.groups is not None and self.groups.extended
+        if grew and self.query_text.strip() and self.app.screen is self and not paged_on:
+            # (Not once the user loaded further pages: the list would shrink under them.)
             # The in-process watcher indexed something new: ask again, keeping the cursor.
             self._start_search()
 
@@ -371,7 +436,7 @@ class PaletteScreen(RowActions):
         self.kind_mode = cycle(self.kind_mode, step)
         self.cursor_moved = False
         self._update_kind_label()
-        self.hits = None
+        self._forget_hits()
         self.other_hits = None
         self.refresh_local(keep=False)
         self._start_search()

@@ -15,7 +15,7 @@ from engine.embedded import EmbeddedClient
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.tally import WarningTally
-from engine.types import SearchQueryArgs
+from engine.types import DEFAULT_KINDS, SearchQueryArgs
 
 
 def _git(root: Path, *args: str) -> None:
@@ -75,8 +75,10 @@ def test_lanes_artifacts_and_files_from_the_demo(demo_project: Path) -> None:
     files, _ = _delegated(demo_project, "gateway", ("file",))
     assert "file:payments_api/gateway.py" in files
     assert any(f.count(":") == 2 for f in files)  # line hits: file:<path>:<line>
-    no_text, _ = _delegated(demo_project, "", ("file",))
-    assert no_text == []  # files need positive query text
+    no_text, _ = _delegated(demo_project, "", DEFAULT_KINDS)
+    assert not [f for f in no_text if f.startswith("file")]  # an unnamed kind set lists no files
+    browsed, _ = _delegated(demo_project, "", ("file",))  # named alone: browsed (issue 29.3)
+    assert "file:payments_api/gateway.py" in browsed
 
 
 def test_a_missing_worktree_folder_is_a_warning_and_the_rest_stays(demo_copy: Path) -> None:
