@@ -59,6 +59,8 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         patch.setenv("XDG_RUNTIME_DIR", runtime)
         # `ade search` never starts a daemon in the suite; tests of that turn it back on.
         patch.setenv("ADE_DAEMON", "off")
+        # No meaning vectors unless a test asks (tests/engine/semantic): a model per process.
+        patch.setenv("ADE_SEMANTIC", "0")
         for name in AGENT_HOME_VARIABLES:
             patch.delenv(name, raising=False)
         yield home

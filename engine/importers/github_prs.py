@@ -16,14 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import AdeError
+from engine.importers.github_reviews import fetch_review_comments, review_from_gh
 from engine.importers.store import json_bytes, write_atomic
 from engine.project.fields import parse_aware_time
 from engine.project.model import Project
 from engine.project.prs import MAX_PR_NUMBER, author_login
 from engine.project.safe_io import JsonRejected, loads_json, read_regular
 
-GH_FIELDS = "number,title,body,state,author,headRefName,baseRefName,url,updatedAt,comments"
-"""What ``gh pr list --json`` is asked for: everything a snapshot holds, comments included."""
+GH_FIELDS = "number,title,body,state,author,headRefName,baseRefName,url,updatedAt,comments,reviews"
+"""What ``gh pr list --json`` is asked for: everything a snapshot holds, comments and reviews
+included (comments on diff lines come from ``engine.importers.github_reviews``)."""
 
 GH_TIMEOUT_S = 120.0
 """A listing of hundreds of PRs with comments takes seconds; minutes means gh is stuck."""
@@ -42,6 +44,8 @@ class SyncResult:
 
     written: int
     unchanged: int
+    note: str | None = None
+    """Why the comments on diff lines are missing from this sync (one line), if they are."""
 
 
 def fetch_prs(cwd: Path, limit: int, env: Mapping[str, str] | None = None) -> list[Any]:
@@ -106,6 +110,7 @@ def snapshot_from_gh(item: Any) -> dict[str, Any]:
             "url": _text(item.get("url")),
             "updatedAt": item["updatedAt"],
             "comments": [_comment(c) for c in item.get("comments") or [] if isinstance(c, dict)],
+            "reviews": [r for r in map(review_from_gh, item.get("reviews") or []) if r],
         }
     except ValueError as err:
         raise GhUnavailable(f"gh listed PR #{number} with {err}") from None
@@ -148,4 +153,11 @@ def sync_prs(project: Project, limit: int, env: Mapping[str, str] | None = None)
         GhUnavailable: nothing was written.
     """
     snapshots = [snapshot_from_gh(item) for item in fetch_prs(project.root, limit, env)]
-    return write_snapshots(project, snapshots)
+    exe = shutil.which("gh", path=None if env is None else env.get("PATH"))
+    note = None
+    if exe is not None:
+        by_pr, note = fetch_review_comments(exe, project.root, env, GH_TIMEOUT_S)
+        for snapshot in snapshots:
+            snapshot["reviewComments"] = by_pr.get(snapshot["number"], [])
+    written = write_snapshots(project, snapshots)
+    return SyncResult(written.written, written.unchanged, note)

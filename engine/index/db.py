@@ -218,6 +218,7 @@ def clear_index(conn: apsw.Connection) -> None:
         if (held := held_rows(conn)) is not None:
             held.clear()
         conn.execute("DELETE FROM docs")
+        conn.execute("DELETE FROM doc_vectors")  # the semantic extra's (docs/semantic.md)
         conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
         conn.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")
         conn.execute("INSERT INTO docs_title(docs_title) VALUES ('delete-all')")

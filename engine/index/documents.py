@@ -32,6 +32,7 @@ from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query
 from engine.index.recent import deferrals, raise_recent_floor, recent_floor
 from engine.index.rowids import RowidAllocator, doc_rowid, forget_rowid
+from engine.index.vector_hook import vector_sinks
 
 _ZLIB_LEVEL = 1
 """Level 1 compresses text ~3x at >100 MB/s; higher levels cost insert speed for a few %."""
@@ -215,6 +216,9 @@ def _insert_rows(
     titled = [(rowid, doc.rank_title, d.title_parts) for rowid, doc, d in rows if doc.rank_title]
     if titled:
         conn.executemany("INSERT INTO docs_title(rowid, rank_title, parts) VALUES (?,?,?)", titled)
+    sink = vector_sinks.get(conn)
+    if sink is not None:  # the semantic extra's vectors, in this transaction (docs/semantic.md)
+        sink(conn, [(doc.doc_id, d.digest, f"{doc.title}\n{doc.body}") for _, doc, d in rows])
 
 
 def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:

@@ -52,7 +52,9 @@ TITLE_FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER
 """The title table holds only titled documents (sessions, PRs, commits, branches): tiny, so no
 prefix index is worth its writes."""
 
-EXPECTED_TABLES = frozenset({"docs", "docs_fts", "docs_recent", "docs_title", "sources", "meta"})
+EXPECTED_TABLES = frozenset(
+    {"docs", "docs_fts", "docs_recent", "docs_title", "sources", "meta", "doc_vectors"}
+)
 
 SCHEMA_SQL = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -84,6 +86,12 @@ CREATE INDEX docs_by_title ON docs(title_norm) WHERE title_norm != '';
 CREATE VIRTUAL TABLE docs_fts USING fts5(body, rank_title, parts, {FTS_OPTIONS});
 CREATE VIRTUAL TABLE docs_recent USING fts5(body, rank_title, parts, {RECENT_FTS_OPTIONS});
 CREATE VIRTUAL TABLE docs_title USING fts5(rank_title, parts, {TITLE_FTS_OPTIONS});
+CREATE TABLE doc_vectors(
+    doc_id TEXT PRIMARY KEY,
+    digest BLOB NOT NULL,
+    model TEXT NOT NULL,
+    vec BLOB NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE sources(
     key TEXT PRIMARY KEY,
     cursor INTEGER NOT NULL,

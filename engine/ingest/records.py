@@ -57,6 +57,7 @@ def process_pr(
 ) -> int:  # fmt: skip
     """Index PR ``number`` (or delete its doc when the snapshot is gone). Returns docs written."""
     from engine.ingest.docs import pr_doc  # deferred: see module docstring
+    from engine.ingest.pr_review_docs import pr_review_docs
 
     key = f"pr:{number}"
     signature = stat_signature([pr_path(project, number)])
@@ -66,9 +67,19 @@ def process_pr(
             delete_docs_by_source(conn, key)
             delete_source(conn, key)
             return 0
-        upsert_docs(conn, [pr_doc(pr, _lane_for_branch(lanes, pr.head_branch))])
+        lane_id = _lane_for_branch(lanes, pr.head_branch)
+        docs = [pr_doc(pr, lane_id), *pr_review_docs(pr, lane_id)]
+        if pr.reviews or pr.review_comments or _has_review_docs(conn, key):
+            delete_docs_by_source(conn, key)  # a review deleted on GitHub leaves no stale doc
+        upsert_docs(conn, docs)
         put_source(conn, SourceRow(key=key, identity=signature, last_run=now_ms))
-    return 1
+    return len(docs)
+
+
+def _has_review_docs(conn: apsw.Connection, key: str) -> bool:
+    """True when ``key``'s PR has more documents than its own: review docs from a past pass."""
+    count = conn.execute("SELECT count(*) FROM docs WHERE source_key = ?", (key,)).fetchone()
+    return bool(count and count[0] > 1)
 
 
 def sweep_prs(conn: apsw.Connection, project: Project) -> list[int]:

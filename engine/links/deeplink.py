@@ -21,6 +21,7 @@ import msgspec
 
 from engine.errors import DeepLinkError
 from engine.project.model import is_valid_session_id
+from engine.project.pr_reviews import REVIEW_ITEM_ID
 
 SCHEME_PREFIX = "ade://"
 """The only accepted scheme, lower case as built; a link is opaque to anything else."""
@@ -34,7 +35,8 @@ ENVELOPE_KINDS: frozenset[str] = frozenset({"chat", "terminal", "lane", "commit"
 """Kinds that carry the portable envelope (session, lane and commit links, DESIGN §6)."""
 
 PARAM_ORDER: tuple[str, ...] = (
-    "event", "offset", "line", "col", "lane", "project", "repo", "branch", "pr", "linear",
+    "event", "offset", "line", "col", "review", "comment", "lane", "project", "repo", "branch",
+    "pr", "linear",
 )  # fmt: skip
 """Canonical parameter order: anchor first, then project, then the envelope."""
 
@@ -42,6 +44,7 @@ _KIND_PARAMS: dict[str, tuple[str, ...]] = {
     "chat": ("event",),
     "terminal": ("offset",),
     "file": ("line", "col", "lane"),
+    "pr": ("review", "comment"),
 }
 _ENVELOPE_PARAMS: tuple[str, ...] = ("repo", "branch", "pr", "linear")
 
@@ -102,6 +105,10 @@ class DeepLink(msgspec.Struct, frozen=True):
     envelope: Envelope | None = None
     column: int | None = None
     """A file link's character column on ``line`` (``col=``), 1-based."""
+    review: str | None = None
+    """A PR link's review (its node id): the link lands on that review."""
+    comment: str | None = None
+    """A PR link's review comment (its number): the link lands on that comment of the diff."""
 
 
 # --- validation (shared by build and parse) --------------------------------------------------
@@ -237,6 +244,9 @@ def _check_param(name: str, value: object) -> None:
     elif name == "linear":
         if not is_valid_linear_identifier(value):
             raise DeepLinkError(f"linear {value!r} must look like ABC-123")
+    elif name in ("review", "comment"):
+        if not isinstance(value, str) or REVIEW_ITEM_ID.fullmatch(value) is None:
+            raise DeepLinkError(f"{name} {value!r} must be an id of [A-Za-z0-9_=-]")
     else:  # lane, project: free text without control characters
         _check_text(name, value)
 
@@ -257,6 +267,8 @@ def _fields(link: DeepLink) -> list[tuple[str, object]]:
         "offset": link.offset,
         "line": link.line,
         "col": link.column,
+        "review": link.review,
+        "comment": link.comment,
         "lane": link.lane,
         "project": link.project_id,
         "repo": env.repo,
@@ -321,10 +333,24 @@ def build_link(
     lane: str | None = None,
     envelope: Envelope | None = None,
     column: int | None = None,
+    review: str | None = None,
+    comment: str | None = None,
 ) -> str:
     """Build a link from its parts; see ``build_deep_link``."""
     return build_deep_link(
-        DeepLink(kind, target, project_id, event, offset, line, lane, _non_empty(envelope), column)
+        DeepLink(
+            kind,
+            target,
+            project_id,
+            event,
+            offset,
+            line,
+            lane,
+            _non_empty(envelope),
+            column,
+            review=review,
+            comment=comment,
+        )
     )
 
 
@@ -433,4 +459,6 @@ def _link_from_params(kind: str, target: str, params: dict[str, str]) -> DeepLin
         lane=params.get("lane"),
         envelope=_non_empty(envelope),
         column=_number("col", params),
+        review=params.get("review"),
+        comment=params.get("comment"),
     )

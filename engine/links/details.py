@@ -310,14 +310,21 @@ def _when(moment: datetime | None) -> str:
     return moment.isoformat(timespec="minutes") if moment is not None else ""
 
 
-def pr_detail(project: Project, number: int) -> Detail:
-    """The PR snapshot ``.ade/prs/<number>.json``, read and validated by the project reader."""
+def pr_detail(
+    project: Project, number: int, review: str | None = None, comment: str | None = None
+) -> Detail:
+    """The PR snapshot ``.ade/prs/<number>.json``, read and validated by the project reader;
+    ``review``/``comment``: the review or diff comment a link lands on, shown first."""
+    from engine.links.pr_review_detail import reviews_body
+
     pr = read_pr(project, int(number))
     if pr is None:
         raise DetailError(f"PR #{number} is not available (missing or malformed snapshot)")
     body = pr.body
-    for comment in pr.comments:
-        body += f"\n\n— {comment.author} ({_when(comment.created_at)}):\n{comment.body}"
+    for said in pr.comments:
+        body += f"\n\n— {said.author} ({_when(said.created_at)}):\n{said.body}"
+    landed, reviews, note = reviews_body(pr, review, comment)
+    body = "\n\n".join(part for part in (landed, body, reviews) if part)
     return _redacted(
         Detail(
             kind="pr",
@@ -330,6 +337,7 @@ def pr_detail(project: Project, number: int) -> Detail:
                 ("updated", _when(pr.updated_at)),
             ),
             body=body,
+            note=note,
         )
     )
 

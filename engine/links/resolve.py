@@ -68,6 +68,10 @@ class TerminalTarget:
 class PrTarget:
     project: Project
     number: int
+    review: str | None = None
+    """The review the link lands on (shown first in the detail), if any."""
+    comment: str | None = None
+    """The review comment the link lands on, if any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +155,7 @@ def resolve_link(
     if link.kind in ("chat", "terminal"):
         return _session_target(link, listings, known)
     if link.kind == "pr":
-        return PrTarget(listings.project, int(link.target))
+        return PrTarget(listings.project, int(link.target), link.review, link.comment)
     if link.kind in ("commit", "branch"):
         lanes = listings.list_lanes()
         hinted = next((lane for lane in lanes if lane.id == lane_hint), None) if lane_hint else None
@@ -227,7 +231,7 @@ def load_detail(target: DetailTarget, *, radius: int = 12, artifact_text: bool =
         DeepLinkError: a file path leaves its lane, a sha or id is impossible.
     """
     if isinstance(target, PrTarget):
-        return pr_detail(target.project, target.number)
+        return pr_detail(target.project, target.number, target.review, target.comment)
     if isinstance(target, CommitTarget):
         return commit_detail(target.repo, target.sha)
     if isinstance(target, BranchTarget):

@@ -102,6 +102,28 @@ class PrComment(msgspec.Struct, frozen=True):
     created_at: datetime | None
 
 
+class PrReview(msgspec.Struct, frozen=True):
+    """A review's summary (``gh pr view --json reviews``): its verdict and the text around it."""
+
+    id: str
+    author: str
+    body: str
+    state: str
+    submitted_at: datetime | None
+
+
+class PrReviewComment(msgspec.Struct, frozen=True):
+    """A comment on a line of the diff, written as part of a review (GitHub's pull comments)."""
+
+    id: str
+    review_id: str | None
+    author: str
+    body: str
+    path: str
+    line: int | None
+    created_at: datetime | None
+
+
 class PrSnapshot(msgspec.Struct, frozen=True):
     """``.ade/prs/<number>.json`` — the shape of ``gh pr view --json``."""
 
@@ -115,6 +137,8 @@ class PrSnapshot(msgspec.Struct, frozen=True):
     url: str
     updated_at: datetime
     comments: tuple[PrComment, ...] = ()
+    reviews: tuple[PrReview, ...] = ()
+    review_comments: tuple[PrReviewComment, ...] = ()
 
 
 class Lane(msgspec.Struct, frozen=True):

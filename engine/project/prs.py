@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.project.fields import FieldError, opt_str, opt_time, read_json_object, req_str, req_time
 from engine.project.model import PrComment, Project, PrSnapshot
+from engine.project.pr_reviews import parse_reviews
 from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
@@ -84,6 +85,7 @@ def pr_from_record(record: dict[str, Any], number: int, tally: WarningTally) -> 
             comments.append(_comment(raw))
         except FieldError as err:
             tally.add(PRS_SOURCE, f"{number}.json comment: {err}")
+    reviews, review_comments = parse_reviews(record, number, tally, author_login)
     return PrSnapshot(
         number=number,
         title=req_str(record, "title"),
@@ -95,6 +97,8 @@ def pr_from_record(record: dict[str, Any], number: int, tally: WarningTally) -> 
         url=opt_str(record, "url", "") or "",
         updated_at=req_time(record, "updatedAt"),
         comments=tuple(comments),
+        reviews=reviews,
+        review_comments=review_comments,
     )
 
 

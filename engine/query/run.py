@@ -34,6 +34,7 @@ from engine.index.sql import (
 )
 from engine.links.deeplink import build_link
 from engine.project.model import Lane, Project
+from engine.project.pr_reviews import review_item_of
 from engine.query.candidates import (
     BUDGET_NOTE,
     TOTAL_CAP,
@@ -79,10 +80,13 @@ def default_link(candidate: Candidate, project_id: str | None) -> str:
         target = candidate.session_id or target.split(":")[0].split("@")[0]
     elif kind in ("pr", "commit", "branch") and anchor:
         target = anchor
+    item = review_item_of(candidate.doc_id) if kind == "pr" else None  # lands on a review
     try:
         return build_link(kind, target, project_id=project_id,
                           event=number if kind == "chat" else None,
-                          offset=number if kind == "terminal" else None)  # fmt: skip
+                          offset=number if kind == "terminal" else None,
+                          review=item[1] if item and item[0] == "review" else None,
+                          comment=item[1] if item and item[0] == "comment" else None)  # fmt: skip
     except AdeError:
         return ""
 
@@ -234,6 +238,9 @@ def _item(
     )
 
 
+wire_item = _item
+"""The wire item of a candidate, for a source that ranks outside ``run_query`` (``engine.semantic``)."""
+
 __all__ = [
     "SortKey",
     "default_link",
@@ -241,4 +248,5 @@ __all__ = [
     "resolve_kinds",
     "resolve_lanes",
     "run_query",
+    "wire_item",
 ]

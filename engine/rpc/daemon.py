@@ -27,6 +27,7 @@ from engine.rpc.services import (
     frozen_after_open,
 )
 from engine.rpc.start_backoff import note_started
+from engine.semantic import enabled as semantic_enabled
 
 log = logging.getLogger("ade.daemon")
 
@@ -93,6 +94,10 @@ def run_daemon(options: DaemonOptions) -> int:
         token = ensure_cto_token(config)
         bound = bind_socket(sock_file, private_dir=default)
         note_started(sock_file)  # bound: searches may start daemons here again
+        if semantic_enabled():  # the daemon holds the model: no query waits for its load
+            from engine.semantic.model import preload_in_background
+
+            preload_in_background()
         sock = bound.sock
         router = MachineRouter(pool.client_for, registry)
         domain = SearchDomain(DaemonHost(pool, router.query))

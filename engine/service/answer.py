@@ -17,6 +17,7 @@ from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
 from engine.query.relax import can_relax, relax_answer
 from engine.query.run import run_query
+from engine.semantic.hybrid import hybrid_answer, take_mode
 from engine.service.chat_anchor import anchor_session_rows
 from engine.types import SearchQueryArgs, SearchQueryResult
 
@@ -32,6 +33,7 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     every answer carries (``SearchService.query`` adds the places and the index notes)."""
     conn, unavailable = service._reader_or_empty()
     lanes = service.lanes()
+    args, semantic_asked = take_mode(args)  # `mode:semantic` (docs/semantic.md)
     # Parsed and resolved once; every source below reads this plan, none the raw text.
     plan = build_plan(args, now=service.clock(), lanes=lanes,
                       gone=lambda: gone_lanes(service.project))  # fmt: skip
@@ -61,6 +63,9 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     result, delegated = run_plan(plan)
     if len(result.items) < plan.limit and unavailable is None and can_relax(plan, exact=args.exact):
         result = relax_answer(conn, plan, result, lambda relaxed: run_plan(relaxed)[0])
+    if semantic_asked or not args.exact:  # --exact keeps today's strict answer
+        result = hybrid_answer(conn, plan, result, asked=semantic_asked, project=service.project,
+                               lanes=lanes)  # fmt: skip
     result = anchor_session_rows(conn, service, plan, lanes, result)  # every chat hit: a message
     delegate_warnings = delegated
     if not result.items and not result.total and plan.cursor is None and unavailable is None:

@@ -36,4 +36,6 @@ def run(args: argparse.Namespace) -> int:
         f"in {project.ade_dir / 'prs'}",
         file=sys.stderr,
     )
+    if result.note:
+        print(f"ade prs sync: {result.note}", file=sys.stderr)
     return 0

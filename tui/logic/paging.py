@@ -73,11 +73,13 @@ class KindPage:
     truncated: bool
     next_cursor: str | None
     warnings: tuple[str, ...] = ()
+    relaxed: str | None = None
+    """The relaxed step that answered this kind's query (``engine.query.relax``), if any."""
 
     @classmethod
     def first(cls, ask: KindAsk, result: SearchQueryResult) -> KindPage:
         return cls(ask.kind, ask.args, result.items, result.total, result.results_truncated,
-                   result.next_cursor, result.warnings)  # fmt: skip
+                   result.next_cursor, result.warnings, result.relaxed)  # fmt: skip
 
     @property
     def more(self) -> bool:
@@ -132,12 +134,14 @@ class Groups:
     def combined(self) -> SearchQueryResult:
         """The answer as one result: every loaded hit, the totals summed, warnings once each."""
         warnings = dict.fromkeys(w for page in self.pages.values() for w in page.warnings)
+        relaxed = next((page.relaxed for page in self.pages.values() if page.relaxed), None)
         return SearchQueryResult(
             items=tuple(self.items()),
             next_cursor=None,
             total=sum(page.total for page in self.pages.values()),
             results_truncated=any(page.truncated for page in self.pages.values()),
             warnings=tuple(warnings),
+            relaxed=relaxed,
         )
 
     def pageable(self) -> KindPage | None:

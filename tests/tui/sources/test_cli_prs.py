@@ -87,7 +87,7 @@ def test_sync_writes_snapshots_readable_by_the_project_reader(
     record = json.loads((repo / ".ade" / "prs" / "42.json").read_text())
     assert set(record) == {
         "number", "title", "body", "state", "author", "headBranch", "baseBranch", "url",
-        "updatedAt", "comments",
+        "updatedAt", "comments", "reviews", "reviewComments",
     }  # fmt: skip
     assert "2 written, 0 unchanged" in capsys.readouterr().err
     mtime = (repo / ".ade" / "prs" / "42.json").stat().st_mtime_ns

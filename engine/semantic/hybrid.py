@@ -1,0 +1,202 @@
+"""Lexical and semantic rankings fused by reciprocal rank (docs/semantic.md).
+
+The semantic ranking is asked for only when it can help: the query says ``mode:semantic``, or
+the lexical steps found too little (fewer than ``FEW`` hits, or only a relaxed answer). Quoted
+phrases keep their strict meaning unless ``mode:semantic`` is written.
+
+Three rankings are fused by reciprocal rank, ``1 / (RRF_K + rank)`` summed over the lists: the
+lexical answer when it is relaxed (vague by its own account), BM25 over documents holding any of
+the query's words (``bm25_any``: what a remembered sentence or a typo still shares with its
+target), and the nearest vectors. Exact matches are never put below vague ones: the hits of a
+strict lexical answer keep their order at the top, and the fused hits follow them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import apsw
+import msgspec
+
+from engine.index.documents import fetch_bodies
+from engine.index.sql import COLUMNS, EXACT_WEIGHTS, Filters, filter_sql
+from engine.query.candidates import fetch_rows, plan_filters
+from engine.query.run import default_link, wire_item
+from engine.query.snippets import make_snippet
+from engine.query.source_text import snippet_texts
+from engine.semantic import enabled, installed
+
+if TYPE_CHECKING:
+    from engine.project.model import Lane, Project
+    from engine.query.plan import QueryPlan
+    from engine.types import SearchQueryArgs, SearchQueryResult, SearchResultItem
+
+MODE_SEMANTIC = "mode:semantic"
+"""Written anywhere in a query (outside quotes): rank by meaning as well, whatever was found."""
+
+FEW = 3
+"""Fewer lexical hits than this is "too little": the semantic ranking is added unasked."""
+
+RRF_K = 60
+"""The constant of reciprocal rank fusion (Cormack et al. 2009): ranks past the first few
+weigh nearly alike, so neither list's top hit can be buried by the other's tail."""
+
+SEMANTIC_WEIGHT = 0.5
+"""The nearest vectors' share of a fused score beside a word ranking's 1: a static model's
+neighbours are a weaker sign than shared words (benchmarks/RESULTS.md, known-item search)."""
+
+SEMANTIC_DEPTH = 50
+"""How many of the nearest documents the semantic ranking offers to the fusion."""
+
+MIN_COSINE = 0.2
+"""Nearer than this or not at all: below it WordLlama's neighbours share only common words."""
+
+SEMANTIC_NOTE = "semantic: ranked by meaning as well (mode:semantic or few exact matches)"
+NOT_INSTALLED_NOTE = (
+    "mode:semantic: the semantic extra is not installed (pip install 'ade-search[semantic]');"
+    " showing lexical matches only"
+)
+
+SWITCHED_OFF_NOTE = "mode:semantic: switched off by ADE_SEMANTIC=0; showing lexical matches only"
+
+_MODE_RE = re.compile(r'"[^"]*"|(?<!\S)mode:semantic(?!\S)', re.IGNORECASE)
+
+
+def take_mode(args: SearchQueryArgs) -> tuple[SearchQueryArgs, bool]:
+    """``args`` without ``mode:semantic`` (outside quotes), and whether it was there."""
+    found = False
+
+    def drop(match: re.Match[str]) -> str:
+        nonlocal found
+        if match.group().startswith('"'):
+            return match.group()
+        found = True
+        return ""
+
+    text = _MODE_RE.sub(drop, args.query)
+    if not found:
+        return args, False
+    return msgspec.structs.replace(args, query=" ".join(text.split())), True
+
+
+def wanted(plan: QueryPlan, result: SearchQueryResult, asked: bool) -> bool:
+    """Whether the semantic ranking is added to this answer (see the module docstring)."""
+    if plan.cursor is not None or plan.parsed.match_all or plan.parsed.match_none:
+        return False  # a later page keeps the lexical order; a filter-only query has no meaning
+    if asked:
+        return True
+    if plan.phrases:
+        return False
+    return len(result.items) < FEW or bool(getattr(result, "relaxed", None))
+
+
+def query_text(plan: QueryPlan) -> str:
+    """The words of the query, filters left out: what is embedded."""
+    return " ".join(term.text for node in plan.nodes for term in node)
+
+
+def hybrid_answer(
+    conn: apsw.Connection, plan: QueryPlan, result: SearchQueryResult, *, asked: bool,
+    project: Project, lanes: list[Lane],
+) -> SearchQueryResult:  # fmt: skip
+    """``result`` with the semantic ranking fused in when it is wanted and installed."""
+    if not wanted(plan, result, asked):
+        return result
+    if not enabled():
+        if not asked:
+            return result
+        note = SWITCHED_OFF_NOTE if installed() else NOT_INSTALLED_NOTE
+        return msgspec.structs.replace(result, warnings=(*result.warnings, note))
+    from engine.semantic.store import WAIT_S, fill_missing, nearest, writer  # deferred: numpy
+
+    writer.wait(WAIT_S)  # what this process has just written, within a bound
+    fill_missing(conn, project)
+    filters = plan_filters(plan)
+    near = nearest(conn, query_text(plan), filters, SEMANTIC_DEPTH)
+    meaning = [rowid for rowid, cos in near if cos >= MIN_COSINE]
+    words = bm25_any(conn, plan, filters, SEMANTIC_DEPTH)
+    if not meaning and not words:
+        return result
+    ids = _doc_ids(conn, [*words, *meaning])
+    ranked = [[ids[r] for r in rows if r in ids] for rows in (words, meaning)]
+    lexical = [item.doc_id for item in result.items]
+    strict = not getattr(result, "relaxed", None)
+    page = fuse(lexical, *ranked, strict=strict, weights=(1.0, SEMANTIC_WEIGHT))[: plan.limit]
+    # Items (snippets re-derived from transcripts) only for the page shown.
+    shown = {item.doc_id: item for item in result.items}
+    rowid_of = {doc_id: rowid for rowid, doc_id in ids.items()}
+    wanted_rows = [rowid_of[d] for d in page if d not in shown]
+    shown.update(
+        (item.doc_id, item) for item in _items(conn, plan, wanted_rows, project, lanes).values()
+    )
+    items = tuple(shown[d] for d in page if d in shown)
+    return msgspec.structs.replace(
+        result, items=items, next_cursor=None, total=max(result.total, len(items)),
+        warnings=(*result.warnings, SEMANTIC_NOTE),
+    )  # fmt: skip
+
+
+def fuse(
+    lexical: list[str], *others: list[str], strict: bool, weights: tuple[float, ...] = ()
+) -> list[str]:
+    """Doc ids in one list: a strict ``lexical`` answer first in its own order, then ``others``
+    fused by reciprocal rank; a relaxed one is fused with them (ties: the earlier list, then doc
+    id). ``weights`` are those of ``others`` (default 1 each); a relaxed ``lexical`` weighs 1."""
+    top = lexical if strict else []
+    lists = others if strict else (lexical, *others)
+    scale = [*(() if strict else (1.0,)), *weights, *([1.0] * len(others))][: len(lists)]
+    kept = set(top)
+    score: dict[str, float] = {}
+    first: dict[str, int] = {}
+    for side, ids in enumerate(lists):
+        for rank, doc_id in enumerate(ids, start=1):
+            if doc_id in kept:
+                continue
+            score[doc_id] = score.get(doc_id, 0.0) + scale[side] / (RRF_K + rank)
+            first.setdefault(doc_id, side)
+    return [*top, *sorted(score, key=lambda d: (-score[d], first[d], d))]
+
+
+def bm25_any(conn: apsw.Connection, plan: QueryPlan, f: Filters, k: int) -> list[int]:
+    """Row ids of the ``k`` best documents by BM25 holding any word of the query (title and
+    body weighed as the strict path weighs them), best first."""
+    tokens = sorted({tok for node in plan.nodes for term in node for tok in term.tokens})
+    if not tokens:
+        return []
+    match = " OR ".join('"' + tok.replace('"', '""') + '"' for tok in tokens)
+    where, params = filter_sql(f, fts=True)
+    sql = (
+        "SELECT docs_fts.rowid FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid"
+        f" WHERE docs_fts MATCH ?{where}"
+        f" ORDER BY bm25(docs_fts, {EXACT_WEIGHTS}), docs_fts.rowid DESC LIMIT ?"
+    )
+    return [int(r[0]) for r in conn.execute(sql, [match, *params, k])]
+
+
+def _doc_ids(conn: apsw.Connection, rowids: list[int]) -> dict[int, str]:
+    unique = sorted(set(rowids))
+    if not unique:
+        return {}
+    sql = f"SELECT id, doc_id FROM docs WHERE id IN ({','.join('?' * len(unique))})"
+    return {int(r): str(d) for r, d in conn.execute(sql, unique)}
+
+
+def _items(
+    conn: apsw.Connection, plan: QueryPlan, rowids: list[int], project: Project, lanes: list[Lane]
+) -> dict[int, SearchResultItem]:
+    """Wire items of the documents ``rowids`` by row id, snippets cut as the lexical path's."""
+    rowids = list(dict.fromkeys(rowids))
+    if not rowids:
+        return {}
+    marks = ",".join("?" * len(rowids))
+    sql = f"SELECT {COLUMNS}, NULL, NULL FROM docs d WHERE d.id IN ({marks})"
+    candidates = dict(fetch_rows(conn, (sql, list(rowids))))
+    bodies = snippet_texts(conn, project, fetch_bodies(conn, rowids))
+    lane_names = {lane.id: lane.name for lane in lanes}
+    items: dict[int, SearchResultItem] = {}
+    for rowid, cand in candidates.items():
+        marked = make_snippet(bodies.get(rowid, ""), plan.parsed)
+        link = default_link(cand, project.id)
+        items[rowid] = wire_item(cand, marked, "body", link, lane_names, project)
+    return items

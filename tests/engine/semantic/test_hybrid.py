@@ -1,0 +1,177 @@
+"""The semantic extra (docs/semantic.md): vectors written with the documents, ``mode:semantic``
+and the "too little" fallback, reciprocal rank fusion that never puts an exact match below a
+vague one. Runs when the extra is installed (CI installs it); skipped with the reason otherwise,
+except the parts that need no model."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from engine.demo.copy import copy_demo
+from engine.embedded import EmbeddedClient
+from engine.index.db import connect
+from engine.semantic.hybrid import (
+    NOT_INSTALLED_NOTE,
+    SEMANTIC_NOTE,
+    SWITCHED_OFF_NOTE,
+    fuse,
+    take_mode,
+)
+from engine.types import SearchQueryArgs
+
+INSTALLED = importlib.util.find_spec("wordllama") is not None
+needs_extra = pytest.mark.skipif(
+    not INSTALLED, reason="the semantic extra is not installed (pip install 'ade-search[semantic]')"
+)
+
+PARAPHRASE = "copying old rows into the accounting table"
+"""The demo's ledger backfill terminal in other words: no strict lexical match."""
+
+
+@pytest.fixture(scope="module")
+def demo(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = copy_demo(demo_project, tmp_path_factory.mktemp("semantic") / "ade-demo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ADE_SEMANTIC", "1")
+        with EmbeddedClient.open(root, start_worker=False) as client:
+            client.service.catch_up()
+    if INSTALLED:
+        from engine.semantic.store import writer
+
+        writer.wait()  # the vectors follow the index on their own thread
+    return root
+
+
+@pytest.fixture(autouse=True)
+def semantic_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite runs with ``ADE_SEMANTIC=0`` (tests/conftest.py); here the layer is on."""
+    monkeypatch.setenv("ADE_SEMANTIC", "1")
+
+
+def _ask(root: Path, text: str, **kw: object) -> tuple[list[str], tuple[str, ...]]:
+    with EmbeddedClient.open(root, start_worker=False) as client:
+        result = client.query(SearchQueryArgs(query=text, **kw))  # type: ignore[arg-type]
+    return [item.doc_id for item in result.items], result.warnings
+
+
+@pytest.mark.parametrize(
+    ("query", "rest", "asked"),
+    [
+        ("mode:semantic flaky", "flaky", True),
+        ("flaky MODE:SEMANTIC tests", "flaky tests", True),
+        ('"mode:semantic" flaky', '"mode:semantic" flaky', False),
+        ("mode:semantically", "mode:semantically", False),
+    ],
+)
+def test_mode_semantic_is_taken_out_of_the_query_unless_quoted(
+    query: str, rest: str, asked: bool
+) -> None:
+    args, found = take_mode(SearchQueryArgs(query=query))
+    assert (args.query, found) == (rest, asked)
+
+
+def test_a_strict_answer_stays_on_top_in_its_order_and_a_relaxed_one_is_fused() -> None:
+    lexical = ["a", "b", "c"]
+    assert fuse(lexical, ["x", "b"], strict=True) == ["a", "b", "c", "x"]
+    # Relaxed: c (ranks 3 and 1) beats b (2 and 3) beats a (1 only); x (2 only) after a.
+    assert fuse(lexical, ["c", "x", "b"], strict=False) == ["c", "b", "a", "x"]
+    # A weight below 1 lets the word ranking lead where both lists disagree.
+    assert fuse([], ["w"], ["m"], strict=True, weights=(1.0, 0.5)) == ["w", "m"]
+
+
+@needs_extra
+def test_our_loader_embeds_exactly_as_wordllama_does() -> None:
+    import numpy as np
+    from wordllama import WordLlama
+
+    from engine.semantic.model import model, package_folder
+
+    reference = WordLlama.load(cache_dir=package_folder(), disable_download=True)
+    texts = ["Retry uploads with exponential backoff", "flaky test_refund_partial", "é 😀 x" * 40]
+    ours = model().embed(texts)
+    theirs = reference.embed(texts, norm=True)
+    assert np.allclose(ours, theirs, atol=1e-6)
+    assert not model().embed([""]).any()  # an empty text is a zero vector, never NaN
+
+
+@needs_extra
+def test_every_document_gets_a_current_vector_after_it_is_written(demo: Path) -> None:
+    conn = connect(demo / ".ade" / "cache" / "search-index.db")
+    docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    current = conn.execute(
+        "SELECT count(*) FROM doc_vectors v JOIN docs d ON d.doc_id = v.doc_id"
+        " AND d.digest = v.digest"
+    ).fetchone()[0]
+    conn.close()
+    assert docs > 100
+    assert current == docs
+
+
+@needs_extra
+def test_documents_written_without_the_layer_get_vectors_from_semantic_queries(
+    demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.semantic.store import FILL_PER_QUERY
+
+    root = copy_demo(demo_project, tmp_path / "ade-demo")
+    monkeypatch.setenv("ADE_SEMANTIC", "0")
+    with EmbeddedClient.open(root, start_worker=False) as client:
+        client.service.catch_up()
+    monkeypatch.setenv("ADE_SEMANTIC", "1")
+
+    def vectors() -> int:
+        conn = connect(root / ".ade" / "cache" / "search-index.db")
+        try:
+            return int(conn.execute("SELECT count(*) FROM doc_vectors").fetchone()[0])
+        finally:
+            conn.close()
+
+    assert vectors() == 0
+    _ask(root, f"mode:semantic {PARAPHRASE}")
+    assert vectors() == FILL_PER_QUERY  # bounded: no one query pays for the whole index
+    _ask(root, f"mode:semantic {PARAPHRASE}")
+    assert vectors() == 2 * FILL_PER_QUERY
+
+
+@needs_extra
+def test_mode_semantic_finds_a_paraphrase(demo: Path) -> None:
+    found, warnings = _ask(demo, f"mode:semantic {PARAPHRASE}", limit=3)
+    assert any(d.startswith("terminal:term-ledger-backfill") for d in found)
+    assert SEMANTIC_NOTE in warnings
+
+
+@needs_extra
+def test_too_little_asks_for_meaning_unasked_and_a_quoted_phrase_stays_strict(demo: Path) -> None:
+    found, _ = _ask(demo, PARAPHRASE, limit=3)
+    assert any(d.startswith("terminal:term-ledger-backfill") for d in found)
+    assert _ask(demo, f'"{PARAPHRASE}"')[0] == []
+
+
+@needs_extra
+def test_exact_matches_keep_their_order_above_semantic_hits(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hybrid, _ = _ask(demo, "mode:semantic compare_digest", limit=20)
+    monkeypatch.setenv("ADE_SEMANTIC", "0")
+    lexical, _warnings = _ask(demo, "compare_digest", limit=20)
+    assert lexical
+    assert hybrid[: len(lexical)] == lexical
+    assert len(hybrid) > len(lexical)
+    assert _ask(demo, f"mode:semantic {PARAPHRASE}")[1][-1] == SWITCHED_OFF_NOTE
+
+
+@needs_extra
+def test_filters_narrow_the_semantic_hits_too(demo: Path) -> None:
+    found, _ = _ask(demo, f"mode:semantic kind:commit {PARAPHRASE}", limit=10)
+    assert found
+    assert all(d.startswith("commit:") for d in found)
+
+
+@pytest.mark.skipif(INSTALLED, reason="the semantic extra is installed: this is its absence")
+def test_without_the_extra_mode_semantic_says_how_to_get_it(demo_copy: Path) -> None:
+    found, warnings = _ask(demo_copy, "mode:semantic flaky")
+    assert found  # the lexical answer is still given
+    assert NOT_INSTALLED_NOTE in warnings
