@@ -23,7 +23,8 @@ index (``engine.index.vacuum``); an older file cannot (``NONE``): recreated, the
 after its tables are dropped converts it.
 9: a shell command's document carries its ``exit_code``, ``cwd`` and ``took_ms`` (the ``exit:``,
 ``cwd:`` and ``took:`` filters, issue 29.8).
-10: ``commit_lanes``: every lane whose history holds a commit (``lane:`` keeps shared commits)."""
+10: ``commit_lanes``: every lane whose history holds a commit (``lane:`` keeps shared commits);
+``doc_vectors``: the semantic extra's vectors (``engine.semantic``)."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
@@ -54,8 +55,16 @@ TITLE_FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER
 prefix index is worth its writes."""
 
 EXPECTED_TABLES = frozenset(
-    {"docs", "docs_fts", "docs_recent", "docs_title", "sources", "meta", "doc_vectors",
-     "commit_lanes"}
+    {
+        "docs",
+        "docs_fts",
+        "docs_recent",
+        "docs_title",
+        "sources",
+        "meta",
+        "doc_vectors",
+        "commit_lanes",
+    }
 )
 
 SCHEMA_SQL = f"""
