@@ -49,7 +49,7 @@ MAX_TEXT_CHARS = 4096
 """Largest page a caller may ask for; the router's per-project ceilings are separate."""
 
 _QUERY_KEYS = frozenset(
-    {"query", "kinds", "laneId", "limit", "cursor", "exact", "projectRoot", "context", "fresh",
+    {"query", "kinds", "laneId", "limit", "cursor", "offset", "exact", "projectRoot", "context", "fresh",
      "sessions", "allProjects"}
 )  # fmt: skip
 _ROOT_ONLY_KEYS = frozenset({"projectRoot", "context"})
@@ -148,6 +148,9 @@ def query_args_param(params: dict[str, Any]) -> SearchQueryArgs:
     limit = params.get("limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise _invalid(f"limit must be an integer from 1 to {MAX_LIMIT}")
+    offset = params.get("offset", 0)
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise _invalid("offset must be an integer of 0 or more")
     _optional_text(params, "laneId", MAX_TEXT_CHARS)
     _optional_text(params, "cursor", MAX_TEXT_CHARS)
     wire = {k: v for k, v in params.items() if k not in ("projectRoot", "context", "fresh")}

@@ -104,6 +104,8 @@ class SearchQueryArgs(_Wire, frozen=True):
     false."""
     exact: bool = False
     """Never relax (issue 32): only what matches every word as typed (``--exact``)."""
+    offset: int = 0
+    """Hits to skip from the first (instead of a ``cursor``): any depth, every match reachable."""
 
 
 class SearchQueryResult(_Wire, frozen=True):

@@ -114,7 +114,7 @@ def _print_decoded(ns: argparse.Namespace, params: dict[str, Any], raw: Any) -> 
         from tui.search_format import format_results_text
 
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        first = cursor_seen(params.get("cursor")) + 1
+        first = cursor_seen(params.get("cursor")) + params.get("offset", 0) + 1
         print(format_results_text(result, clock_from_env()(), color=color, first=first))
     return 0 if result.items else 1
 

@@ -6,6 +6,8 @@ colour. Headless-friendly: no rich, no Textual.
 
 from __future__ import annotations
 
+import dataclasses
+
 from engine.links.details import Context, Detail
 
 FOCUS_MARK = "> "
@@ -26,6 +28,27 @@ def format_context(found: Context, *, numbered: bool) -> str:
         out.append(head + text_lines[0])
         out.extend(pad + more for more in text_lines[1:])
     return "\n".join(out)
+
+
+MAX_SHOWN = 10_000
+"""``ade open --context`` at most (``open_link.MAX_CONTEXT``): a longer message is not offered."""
+
+
+def cut_long_messages(found: Context, max_lines: int, *, flag: str = "--context") -> Context:
+    """``found`` with each message cut to its first ``max_lines`` lines (at least one: the line
+    the link lands on), and a line saying how many were left out and how to see them. A tool
+    result of thousands of lines is one message; ``--context 10`` must not print it whole."""
+    keep = max(max_lines, 1)
+    lines = []
+    for line in found.lines:
+        parts = line.text.split("\n")
+        if len(parts) > keep:
+            left = len(parts) - keep
+            more = f"… {left:,} more line{'s' if left != 1 else ''} of this message"
+            hint = f" ({flag} {len(parts)} shows them)" if len(parts) <= MAX_SHOWN else ""
+            line = dataclasses.replace(line, text="\n".join([*parts[:keep], more + hint]))
+        lines.append(line)
+    return dataclasses.replace(found, lines=tuple(lines))
 
 
 def format_detail(detail: Detail) -> str:

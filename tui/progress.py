@@ -21,7 +21,7 @@ class StderrProgress:
         self._label = label
         self._stream = stream or sys.stderr
         self._enabled = self._stream.isatty()
-        self._last = 0.0
+        self._last = time.monotonic()  # a catch-up done within the interval draws nothing
         self._drawn = False
         self._lock = threading.Lock()
 

@@ -215,7 +215,7 @@ def print_result(
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         from engine.query.cursor import cursor_seen
 
-        first = cursor_seen(args.cursor) + 1
+        first = cursor_seen(args.cursor) + args.offset + 1
         print(format_results_text(result, now, color=color, explain=explain, first=first))
     return 0 if result.items else 1
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import UsageError
+from engine.project.lane_names import resolve_lane
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
@@ -13,7 +13,8 @@ from engine.project.tally import WarningTally
 def choose_lane(project: Project, requested: str | None, cwd: Path) -> str | None:
     """The lane id for a session started in ``cwd``.
 
-    ``requested`` (an id or a name) must name one of the project's lanes when it has any; a
+    ``requested`` must name one of the project's lanes when it has any, by every name ``lane:``
+    takes (an id, a name, a folder, a branch, ``main``/``primary`` for the primary lane); a
     project without lanes (not a git repository, no lanes.json) takes it as given.
 
     Raises:
@@ -21,13 +22,7 @@ def choose_lane(project: Project, requested: str | None, cwd: Path) -> str | Non
     """
     lanes = list_lanes(project, WarningTally())
     if requested is not None:
-        for lane in lanes:
-            if requested in (lane.id, lane.name):
-                return lane.id
-        if lanes:
-            valid = ", ".join(lane.id for lane in lanes)
-            raise UsageError(f"unknown lane {requested!r}; lanes: {valid}")
-        return requested
+        return resolve_lane(requested, lanes)
     found = lane_containing(lanes, cwd)
     return found.id if found is not None else None
 

@@ -22,7 +22,10 @@ _HEADER_RE = re.compile(rb"\AScript started on ([^\[\n]*?)[ \t]*(?:\[(.*)\])?[ \
 _TRAILER_RE = re.compile(rb"\r?\n?Script done on ([^\[\n]*?)[ \t]*(?:\[(.*)\])?[ \t]*\r?\n?")
 DONE = b"Script done on "
 """The trailer ``script`` writes on its own line when the session ends."""
-_ATTR_RE = re.compile(r'([A-Z_]+)="((?:[^"\\]|\\.)*)"')
+_ATTR_RE = re.compile(r'([A-Z_]+)="(.*?)"(?=\s+[A-Z_]+="|\s*<|\s*$)')
+"""``KEY="value"`` in the bracket of a header or trailer. ``script`` writes the value as it is,
+inner quotes unescaped (``COMMAND="echo "hi""``): a value ends at the quote before the next
+attribute, the ``<not executed on terminal>`` note or the end, not at the first quote."""
 
 
 def parse_script(data: bytes, timing: bytes | None = None) -> Recording:
@@ -123,7 +126,7 @@ def _attrs(raw: bytes | None) -> dict[str, str]:
     if not raw:
         return {}
     text = raw.decode("utf-8", errors="replace")
-    return {key: value.replace('\\"', '"') for key, value in _ATTR_RE.findall(text)}
+    return dict(_ATTR_RE.findall(text))
 
 
 def _when(raw: bytes) -> datetime | None:

@@ -222,5 +222,6 @@ def clear_index(conn: apsw.Connection) -> None:
         conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
         conn.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")
         conn.execute("INSERT INTO docs_title(docs_title) VALUES ('delete-all')")
+        conn.execute("DELETE FROM commit_lanes")
         conn.execute("DELETE FROM sources")
         conn.execute("DELETE FROM meta")

@@ -11,7 +11,7 @@ import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 9
+SEARCH_INDEX_SCHEMA_VERSION = 10
 """Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
 6: titles, command lines and subjects are redacted (issue 13.1); an older index holds them raw.
@@ -22,7 +22,9 @@ prefix index and ``docs_recent`` answers 2-3 character prefixes (issue 14.2).
 index (``engine.index.vacuum``); an older file cannot (``NONE``): recreated, the ``VACUUM``
 after its tables are dropped converts it.
 9: a shell command's document carries its ``exit_code``, ``cwd`` and ``took_ms`` (the ``exit:``,
-``cwd:`` and ``took:`` filters, issue 29.8)."""
+``cwd:`` and ``took:`` filters, issue 29.8).
+10: ``commit_lanes``: every lane whose history holds a commit (``lane:`` keeps shared commits);
+``doc_vectors``: the semantic extra's vectors (``engine.semantic``)."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
@@ -53,7 +55,16 @@ TITLE_FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER
 prefix index is worth its writes."""
 
 EXPECTED_TABLES = frozenset(
-    {"docs", "docs_fts", "docs_recent", "docs_title", "sources", "meta", "doc_vectors"}
+    {
+        "docs",
+        "docs_fts",
+        "docs_recent",
+        "docs_title",
+        "sources",
+        "meta",
+        "doc_vectors",
+        "commit_lanes",
+    }
 )
 
 SCHEMA_SQL = f"""
@@ -91,6 +102,11 @@ CREATE TABLE doc_vectors(
     digest BLOB NOT NULL,
     model TEXT NOT NULL,
     vec BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE commit_lanes(
+    sha TEXT NOT NULL,
+    lane_id TEXT NOT NULL,
+    PRIMARY KEY (sha, lane_id)
 ) WITHOUT ROWID;
 CREATE TABLE sources(
     key TEXT PRIMARY KEY,

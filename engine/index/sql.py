@@ -7,6 +7,8 @@ window reads the newest matches first and stops at its budget, and counts stop a
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -60,12 +62,16 @@ def _in(column: str, values: tuple[str, ...]) -> tuple[str, list[Any]]:
 def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
     """``AND …`` clauses and their parameters for ``f`` over ``docs d`` (and ``docs_fts``)."""
     sql, params = "", []
-    for column, values in (("d.kind", f.kinds), ("d.lane_id", f.lane_ids),
-                           ("d.session_id", f.session_ids), ("d.tool", f.tools)):  # fmt: skip
+    for column, values in (("d.kind", f.kinds), ("d.session_id", f.session_ids),
+                           ("d.tool", f.tools)):  # fmt: skip
         if values is not None:
             clause, p = _in(column, values) if values else (" AND 0", [])
             sql += clause
             params += p
+    if f.lane_ids is not None:
+        clause, p = lane_sql(f.lane_ids)
+        sql += clause
+        params += p
     if f.since_ms is not None:
         sql += " AND d.updated_at >= ?"
         params.append(f.since_ms)
@@ -81,6 +87,19 @@ def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
         sql += clause
         params += more
     return sql, params
+
+
+def lane_sql(lane_ids: tuple[str, ...]) -> tuple[str, list[Any]]:
+    """``lane:``: a document of those lanes, or a commit any of them holds in its history (a
+    commit row names one lane, the first that holds it; ``commit_lanes`` lists them all)."""
+    if not lane_ids:
+        return " AND 0", []
+    marks = ",".join("?" * len(lane_ids))
+    sql = (
+        f" AND (d.lane_id IN ({marks}) OR (d.kind = 'commit' AND EXISTS (SELECT 1 FROM"
+        f" commit_lanes c WHERE c.sha = d.anchor AND c.lane_id IN ({marks}))))"
+    )
+    return sql, [*lane_ids, *lane_ids]
 
 
 def score_expressions(one_phrase: bool) -> tuple[str, str]:
@@ -222,3 +241,28 @@ def match_all_count_sql(f: Filters, cap: int | None) -> tuple[str, list[Any]]:
         return f"SELECT count(*) FROM docs d WHERE 1{where}", params
     inner = f"SELECT 1 FROM docs d WHERE 1{where} LIMIT ?"
     return f"SELECT count(*) FROM ({inner})", [*params, cap]
+
+
+def tail_sql(
+    match: str, f: Filters, *, skip_rowids: Sequence[int], skip_doc_ids: Sequence[str],
+    after: tuple[int, str] | None, limit: int, offset: int = 0,
+) -> tuple[str, list[Any]]:  # fmt: skip
+    """Every match not in the ranked window, newest first then doc id (the order of every tier's
+    ties), resuming after ``(updated_at, doc_id)`` or ``offset`` rows in: the rest of the answer,
+    a page at a time, whatever its size (``engine.query.tail``). The window's row ids and the ids a
+    live source replaced are left out here, so ``offset`` counts what the caller pages through.
+    """
+    where, params = filter_sql(f, fts=True)
+    where += (
+        " AND docs_fts.rowid NOT IN (SELECT value FROM json_each(?))"
+        " AND d.doc_id NOT IN (SELECT value FROM json_each(?))"
+    )
+    params += [json.dumps(list(skip_rowids)), json.dumps(list(skip_doc_ids))]
+    if after is not None:
+        where += " AND (d.updated_at < ? OR (d.updated_at = ? AND d.doc_id > ?))"
+        params += [after[0], after[0], after[1]]
+    sql = (
+        f"SELECT {COLUMNS}, NULL, NULL FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid"
+        f" WHERE docs_fts MATCH ?{where} ORDER BY d.updated_at DESC, d.doc_id LIMIT ? OFFSET ?"
+    )
+    return sql, [match, *params, limit, offset]

@@ -19,6 +19,7 @@ import apsw
 import msgspec
 
 from engine.index.db import SourceRow, delete_docs, get_source, immediate, put_source, upsert_docs
+from engine.ingest.history_lanes import sync_commit_lanes
 from engine.ingest.history_plan import (
     HISTORY_SOURCE,
     HistoryState,
@@ -92,7 +93,7 @@ def process_history(
     depth = history_depth(project, tally)
     try:
         if not state.walks or state.depth != depth:
-            state = _plan(state, project, lanes, repo, depth)
+            state = _plan(conn, state, project, lanes, repo, depth)
             if not state.walks:
                 with immediate(conn):
                     _store(conn, state, now_ms)
@@ -122,12 +123,14 @@ def process_history(
 
 
 def _plan(
-    state: HistoryState, project: Project, lanes: list[Lane], repo: Path, depth: int | None
-) -> HistoryState:
+    conn: apsw.Connection, state: HistoryState, project: Project, lanes: list[Lane], repo: Path,
+    depth: int | None,
+) -> HistoryState:  # fmt: skip
     notes: list[str] = []
     if not project.is_git:
         return HistoryState()  # lanes.json without git: no history to read, nothing to warn
     groups = tip_groups(lanes, repo, notes)
+    sync_commit_lanes(conn, repo, groups, depth)
     shallow = shallow_note(repo)
     if shallow is not None:
         notes.insert(0, shallow)
@@ -160,11 +163,13 @@ def _store(conn: apsw.Connection, state: HistoryState, now_ms: int) -> None:
 
 
 def history_pending(conn: apsw.Connection, project: Project) -> bool:
-    """True while a pass is under way (a crash or an ended CLI run left walks to do), or when the
-    depth setting changed since the last one (no tip moved, yet the walk is another)."""
+    """True while a pass is under way (a crash or an ended CLI run left walks to do), when none
+    ever stored its state (a process killed between recording the git signature and the first
+    slice: the signature alone would never queue it again), or when the depth setting changed
+    since the last one (no tip moved, yet the walk is another)."""
     row = get_source(conn, HISTORY_SOURCE)
     if row is None:
-        return False
+        return True
     state = HistoryState.from_json(row.state)
     return bool(state.walks) or state.depth != history_depth(project, WarningTally())
 

@@ -97,6 +97,11 @@ def sweep_prs(conn: apsw.Connection, project: Project) -> list[int]:
     return gone
 
 
+BRANCH_DOCS_SALT = ":branch-lanes"
+"""Part of the git source's identity: changed when the branch documents are derived anew (they
+once all named the primary lane), so an existing index re-derives them once."""
+
+
 def git_signature(lanes: list[Lane]) -> str:
     """A stat-only summary of every lane's HEAD and refs: changes when a commit or branch does."""
     paths: list[Path] = []
@@ -107,7 +112,7 @@ def git_signature(lanes: list[Lane]) -> str:
         common = common_dir(gitdir)
         paths += [gitdir / "HEAD", gitdir / "logs" / "HEAD", common / "packed-refs"]
         paths += _ref_dirs(common / "refs" / "heads")
-    return stat_signature(paths)
+    return stat_signature(paths) + BRANCH_DOCS_SALT
 
 
 def git_dir(worktree: Path) -> Path | None:
@@ -145,7 +150,8 @@ def _ref_dirs(heads: Path) -> list[Path]:
 
 
 def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
-    """The primary lane's branches (commits are the history source's, ``engine.ingest.history``)."""
+    """The repository's branches, listed from the primary lane, each on the lane it is checked
+    out in (commits are the history source's, ``engine.ingest.history``)."""
     from engine.ingest.docs import branch_doc  # deferred: see module docstring
 
     docs: dict[str, IndexDoc] = {}
@@ -153,7 +159,9 @@ def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
     if primary is not None:
         try:
             for branch in list_branches(primary.path):
-                doc = branch_doc(branch, primary.id)
+                # The lane the branch is checked out in, if any: a branch is not the primary
+                # lane's because the primary lane lists it (issue 29.9).
+                doc = branch_doc(branch, _lane_for_branch(lanes, branch.name))
                 docs[doc.doc_id] = doc
         except GitError as err:
             tally.add(f"lane-git:{primary.id}", f"git for-each-ref failed: {err}")

@@ -270,6 +270,17 @@ def chat_focus(events: list[ChatEvent], seq: int | None) -> tuple[int | None, st
     return best, f"event {seq} is not in the chat any more; showing the nearest message"
 
 
+def message_numbers(path: Path, events: list[ChatEvent]) -> list[int]:
+    """The number a reader sees on each of ``events`` (``message_events`` of ``path``): an
+    ``.ade`` chat's own event number (its links' ``event=``); for another agent's transcript,
+    whose anchors are byte offsets or part counters, its place 1..N (issue 29.9)."""
+    from engine.external.view import external_format
+
+    if external_format(path) is None:
+        return [event.seq for event in events]
+    return list(range(1, len(events) + 1))
+
+
 def chat_context(path: Path, seq: int | None, *, radius: int = 2) -> Context:
     """The chat message with ``seq`` and ``radius`` neighbours each side, as text lines."""
     events = message_events(read_chat_events(path))
@@ -278,8 +289,10 @@ def chat_context(path: Path, seq: int | None, *, radius: int = 2) -> Context:
         return Context(lines=(), focus=None, note=note)
     low = max(0, focus - radius)
     picked = events[low : focus + radius + 1]
+    numbers = message_numbers(path, events)[low : focus + radius + 1]
     lines = tuple(
-        TextLine(text=f"{_role(e)}: {chat_text(e)}", offset=e.offset, number=e.seq) for e in picked
+        TextLine(text=f"{_role(e)}: {chat_text(e)}", offset=e.offset, number=number)
+        for e, number in zip(picked, numbers, strict=True)
     )
     return Context(lines=lines, focus=focus - low, note=note)
 

@@ -81,9 +81,44 @@ def count_commits(repo_path: Path, include: list[str], exclude: list[str]) -> in
     """
     if not include:
         return 0
+    return int(_rev_list(repo_path, include, exclude, "--count").strip() or 0)
+
+
+def list_commits(
+    repo_path: Path, include: list[str], exclude: list[str], max_count: int | None = None
+) -> list[str]:
+    """The object names of the commits ``include`` reaches that ``exclude`` does not, newest
+    first, at most ``max_count`` (``git rev-list``: names only, ~0.2 s for 80,000 commits).
+
+    Raises:
+        GitError: git failed.
+    """
+    if not include:
+        return []
+    limit = () if max_count is None else (f"--max-count={max_count}",)
+    return _rev_list(repo_path, include, exclude, *limit).split()
+
+
+def moved_commits(repo_path: Path, old: str, new: str) -> tuple[list[str], list[str]]:
+    """The commits only ``old`` reaches and those only ``new`` reaches, in one ``git rev-list
+    --left-right old...new`` (one process: a lane's HEAD moved by a commit or a reset).
+
+    Raises:
+        GitError: git failed (``old`` pruned, for one).
+    """
+    out = _rev_list(
+        repo_path, [], [], "--left-right", f"{_checked([old])[0]}...{_checked([new])[0]}"
+    )
+    lines = out.split()
+    return [ln[1:] for ln in lines if ln.startswith("<")], [
+        ln[1:] for ln in lines if ln.startswith(">")
+    ]
+
+
+def _rev_list(repo_path: Path, include: list[str], exclude: list[str], *opts: str) -> str:
     revs = [*_checked(include), *(f"^{sha}" for sha in _checked(exclude))]
     cmd = ["git", "--no-pager", "-C", str(Path(repo_path).absolute()), *_CONFIG,
-           "rev-list", "--count", "--stdin"]  # fmt: skip
+           "rev-list", *opts, "--stdin"]  # fmt: skip
     try:
         proc = subprocess.run(cmd, input="\n".join(revs) + "\n", capture_output=True,
                               text=True, env=_env(), timeout=120, check=False)  # fmt: skip
@@ -92,7 +127,7 @@ def count_commits(repo_path: Path, include: list[str], exclude: list[str]) -> in
     if proc.returncode != 0:
         lines = proc.stderr.strip().splitlines()
         raise GitError(lines[0] if lines else f"git exited with {proc.returncode}")
-    return int(proc.stdout.strip() or 0)
+    return proc.stdout
 
 
 def head_commit(path: Path) -> str | None:

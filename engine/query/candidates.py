@@ -35,7 +35,8 @@ from engine.query.ranking import Candidate, tier_for
 from engine.types import INDEXED_KINDS
 
 BM25_WINDOW = 1000
-"""Best-scored matches a query keeps (20 pages of 50): the rest are cut (``resultsTruncated``)."""
+"""Best-scored matches a query ranks (20 pages of 50): the rest follow them newest first
+(``engine.query.tail``)."""
 
 SCORE_BUDGET = 25_000
 """Matches scored per query. Scoring every match of a term inside SQLite and keeping the best
@@ -222,7 +223,7 @@ def title_candidates(
     """Titled matches outside the full window that rank in a title tier (never buried).
 
     Only title-tier documents are kept: their sort key ignores BM25, so they need no score, and a
-    body-tier document beyond the window is cut like any other (``resultsTruncated``).
+    body-tier document beyond the window follows it in the tail like any other.
     """
     positive = build_positive(parsed)
     assert positive is not None

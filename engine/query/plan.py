@@ -21,6 +21,7 @@ import msgspec
 
 from engine.errors import UsageError
 from engine.index.identifiers import split_identifier
+from engine.project.lane_names import resolve_lane as resolve_lane
 from engine.project.model import Lane
 from engine.query.cursor import query_fingerprint
 from engine.query.match import (
@@ -37,9 +38,6 @@ from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
 from engine.query.ranking import normalize_title_query
 from engine.text import is_blank_query
 from engine.types import ALL_KINDS, DEFAULT_KINDS, MAX_LIMIT, SearchQueryArgs
-
-PRIMARY_ALIASES = ("primary", "main")
-"""What people call the primary lane, whatever its id and branch."""
 
 
 class PlanTerm(msgspec.Struct, frozen=True):
@@ -88,6 +86,8 @@ class QueryPlan(msgspec.Struct, frozen=True):
     cursor: str | None
     fingerprint: str
     warnings: tuple[str, ...]
+    offset: int = 0
+    """Hits skipped from the first (``--offset``; never with a cursor)."""
     gone_folders: tuple[str, ...] = ()
     """The folders of the ``lane:`` lanes git still records but whose folder is gone (their
     warning is in ``warnings``; the commit history's note on the same folder is then dropped)."""
@@ -190,36 +190,6 @@ def resolve_kinds(requested: Sequence[str] | None, typed: frozenset[str] | None)
     return tuple(k for k in ALL_KINDS if k in chosen)
 
 
-def _lane_names(lane: Lane) -> list[str]:
-    names = [lane.id, lane.name, lane.path.name, *([lane.branch] if lane.branch else [])]
-    return [*names, *PRIMARY_ALIASES] if lane.primary else names
-
-
-def _valid_lanes(lanes: Sequence[Lane]) -> str:
-    ids = [lane.id for lane in lanes]
-    others = dict.fromkeys(n for lane in lanes for n in _lane_names(lane) if n not in ids)
-    also = f"; or by name, folder or branch: {', '.join(others)}" if others else ""
-    return ", ".join(ids) + also
-
-
-def resolve_lane(value: str, lanes: Sequence[Lane]) -> str:
-    """The id of the lane ``value`` names: an id first, then a name, folder, branch or alias.
-
-    Raises:
-        UsageError: no lane is called that (the message lists each lane and its names).
-    """
-    if not lanes:
-        return value
-    for lane in lanes:
-        if value == lane.id:
-            return lane.id
-    wanted = value.casefold()
-    for lane in lanes:
-        if any(wanted == name.casefold() for name in _lane_names(lane)):
-            return lane.id
-    raise UsageError(f"unknown lane {value!r}; lanes: {_valid_lanes(lanes)}")
-
-
 def resolve_lanes(
     arg: str | None, typed: Sequence[str], lanes: Sequence[Lane]
 ) -> tuple[str, ...] | None:
@@ -268,6 +238,23 @@ def _plan_node(node: Term | AnyOf) -> tuple[PlanTerm, ...]:
     return tuple(PlanTerm.of(t) for t in (node.options if isinstance(node, AnyOf) else (node,)))
 
 
+MAX_OFFSET = 100_000_000
+"""More hits than any index holds: a larger offset is a typing accident."""
+
+
+def check_offset(offset: int, cursor: str | None) -> int:
+    """``offset`` when it is a count of hits to skip, given without a cursor.
+
+    Raises:
+        UsageError: negative, too large, not an integer, or given with a cursor.
+    """
+    if isinstance(offset, bool) or not 0 <= offset <= MAX_OFFSET:
+        raise UsageError(f"offset must be between 0 and {MAX_OFFSET:,}, got {offset!r}")
+    if offset and cursor:
+        raise UsageError("give a cursor or an offset, not both")
+    return offset
+
+
 def build_plan(
     args: SearchQueryArgs,
     *,
@@ -282,6 +269,7 @@ def build_plan(
         UsageError: a bad limit, kind, lane, filter or query (see ``parse_query``).
     """
     limit = check_limit(args.limit)
+    offset = check_offset(args.offset, args.cursor)
     parsed = parse_query(args.query, now=now)
     kinds = resolve_kinds(args.kinds, parsed.kinds)
     if parsed.tools is not None:  # only chats have an agent (issue 16): tool: drops the rest
@@ -306,6 +294,7 @@ def build_plan(
         until_ms=parsed.until_ms,
         limit=limit,
         cursor=args.cursor,
+        offset=offset,
         fingerprint=fingerprint,
         warnings=(*parsed.warnings, *(_gone_note(lane, path) for lane, path in gone_folders)),
         gone_folders=tuple(path for _, path in gone_folders),

@@ -71,8 +71,9 @@ class Relaxation(msgspec.Struct, frozen=True):
 
 
 def can_relax(plan: QueryPlan, *, exact: bool = False) -> bool:
-    """Whether ``plan`` may be relaxed: text without a quoted phrase, a first page, no --exact."""
-    if exact or plan.cursor is not None or not plan.has_text or plan.match_none:
+    """Whether ``plan`` may be relaxed: text without a quoted phrase, a first page (no cursor,
+    no offset), no --exact."""
+    if exact or plan.cursor is not None or plan.offset or not plan.has_text or plan.match_none:
         return False
     return not any(t.phrase for t in plan.positive_terms)
 

@@ -8,9 +8,10 @@ Candidates come from one of two SQL paths:
   split-token BM25) and the best ``BM25_WINDOW`` leave it, so an old strong match is reachable
   (issue 14.3); past the budget the newest ``SCORE_BUDGET`` are scored and ``warnings`` says so.
   When the window fills, the newest title matches (from the small ``docs_title`` table) that rank
-  in a title tier are unioned in so a title match is never buried; ``total`` is then counted up
-  to ``SCORE_BUDGET + 1`` and ``resultsTruncated`` says not every match is reachable by paging.
-  When the window does not fill, the ranking is exact BM25 over every match.
+  in a title tier are unioned in so a title match is never buried, and every other match follows
+  them newest first (the tail, ``engine.query.tail``): paging reaches every match. ``total`` is
+  then counted up to ``SCORE_BUDGET + 1``; past that it is a floor and ``resultsTruncated`` says
+  so. When the window does not fill, the ranking is exact BM25 over every match.
 
 Delegated and live candidates (``extra_candidates``) join through the same comparator; indexed rows
 whose id is in ``replace_doc_ids`` are dropped first (the ``session:`` freshness contract).
@@ -18,7 +19,6 @@ whose id is in ``replace_doc_ids`` are dropped first (the ``session:`` freshness
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -44,6 +44,7 @@ from engine.query.candidates import (
     ranking_table,
 )
 from engine.query.cursor import cursor_seen, decode_cursor, encode_cursor
+from engine.query.parser import build_match
 from engine.query.phrase_boost import with_phrase_boost
 from engine.query.plan import QueryPlan, build_plan, resolve_kinds, resolve_lanes
 from engine.query.ranking import (
@@ -51,10 +52,10 @@ from engine.query.ranking import (
     SortKey,
     extract_snippet_ranges,
     rank,
-    sort_key,
 )
 from engine.query.snippets import make_snippet
 from engine.query.source_text import snippet_texts
+from engine.query.tail import Tail, page_of
 from engine.redaction import redact_secrets, redact_title
 from engine.types import (
     SearchQueryArgs,
@@ -147,17 +148,21 @@ def run_query(
 
     use_index = f.kinds is None or bool(f.kinds)
     indexed: list[tuple[int, Candidate]] = []
-    total, truncated, bounded, recent_note = 0, False, 0, ""
+    total, truncated, bounded, recent_note, window_full = 0, False, 0, "", False
     if use_index and parsed.match_all:
         extras, drop = gathered()  # the keyset page's size depends on them
         position = None if after is None else (-after[3], after[4])
-        indexed = fetch_rows(conn, match_all_sql(f, position, limit + 1 + len(drop)))
-        total = scalar(conn, *match_all_count_sql(f, TOTAL_CAP))
-        truncated = total >= TOTAL_CAP
+        wanted = plan.offset + limit + 1 + len(drop)
+        indexed = fetch_rows(conn, match_all_sql(f, position, wanted))
+        total = scalar(conn, *match_all_count_sql(f, max(TOTAL_CAP, wanted)))
+        truncated = total >= max(TOTAL_CAP, wanted)  # a floor: the pages still reach every one
         total -= _count_present(conn, drop, f)
     elif use_index:
-        indexed, total, truncated, bounded, recent_note = fts_candidates(conn, parsed, f)
+        indexed, total, window_full, bounded, recent_note = fts_candidates(conn, parsed, f)
         indexed = with_phrase_boost(conn, parsed, indexed)
+        # Past the window the other matches follow as the tail (engine.query.tail): every one is
+        # reachable; ``resultsTruncated`` says the total is a floor (counted up to a budget).
+        truncated = bool(bounded or recent_note)
         extras, drop = gathered()
         total -= len({c.doc_id for _, c in indexed} & drop)
     else:
@@ -167,9 +172,15 @@ def run_query(
     # A delegate that cut its answer (the file line cap) marks its candidates (gather.py).
     truncated = truncated or any(c.extra.get("results_truncated") for c in extras)
     ranked = rank(merged, parsed.title_text)
-    if after is not None:  # ranked is in sort-key order: the next page starts past the cursor
-        ranked = ranked[bisect_right(ranked, after, key=lambda pair: sort_key(*pair)) :]
-    page, more = ranked[:limit], len(ranked) > limit
+    tail = None
+    if window_full:
+        match = build_match(parsed)
+        assert match is not None  # a full window came from a MATCH
+        tail = Tail(conn, match, f, parsed.title_text, list(rowids.values()), sorted(drop))
+    rows, more = page_of(ranked, tail, after, plan.offset, limit)
+    if tail is not None:
+        rowids.update(tail.rowids)
+    page = [(cand, tier) for cand, tier, _ in rows]
     stored = fetch_bodies(conn, [rowids[c.doc_id] for c, _ in page if c.doc_id in rowids])
     bodies = snippet_texts(conn, project, stored)
     lane_names = {lane.id: lane.name for lane in lanes}
@@ -182,10 +193,8 @@ def run_query(
             marked = lazy()
         link = default_link(cand, project.id)
         items.append(_item(cand, marked, tier, link, lane_names, project))
-    seen = cursor_seen(plan.cursor) + len(page)
-    next_cursor = (
-        encode_cursor(plan.fingerprint, sort_key(*page[-1]), seen=seen) if more and page else None
-    )
+    seen = cursor_seen(plan.cursor) + plan.offset + len(page)
+    next_cursor = encode_cursor(plan.fingerprint, rows[-1][2], seen=seen) if more and rows else None
     warnings = plan.warnings
     if bounded:
         warnings = (*warnings, BUDGET_NOTE.format(budget=bounded))

@@ -11,7 +11,8 @@ benchmarks/RESULTS.md: ``python -m benchmarks.bench_suggest``).
 from __future__ import annotations
 
 import apsw
-from rapidfuzz import fuzz, process
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from engine.query.parser import AnyOf, Term, is_token_char
 from engine.query.plan import QueryPlan
@@ -24,8 +25,11 @@ MAX_SCAN = 10_000
 LENGTH_WINDOW = 2
 """A suggestion is at most this many characters longer or shorter than the typed word."""
 
-MIN_SCORE = 75.0
-"""rapidfuzz ``ratio`` a suggestion needs (``timeuot`` → ``timeout`` scores 86)."""
+MAX_EDITS = 2
+"""Edits (OSA: insert, delete, substitute, swap two neighbours) a suggestion may be away from a
+word of ``LONG_WORD`` characters or more; shorter words get one edit."""
+
+LONG_WORD = 6
 
 MIN_WORD = 3
 """Shorter words are left alone: too many indexed terms are one edit away from them."""
@@ -105,10 +109,13 @@ def _closest(conn: apsw.Connection, word: str, start: str) -> str | None:
         return None
     terms = [str(term) for term, _ in rows]
     docs = [int(str(count)) for _, count in rows]
-    # The C loop scores every candidate; the few best are then ordered by how many documents
-    # hold them (the common word wins a tie: "timeout" before "timeuut").
-    close = process.extract(word, terms, scorer=fuzz.ratio, score_cutoff=MIN_SCORE, limit=8)
+    # The C loop scores every candidate by edit distance, where swapping two neighbours is one
+    # edit (a similarity ratio counts it as two, so "previwe" came out as "previewer"); the
+    # few nearest are then ordered by how many documents hold them (the common word wins a tie:
+    # "timeout" before "timeuut").
+    edits = MAX_EDITS if len(word) >= LONG_WORD else 1
+    close = process.extract(word, terms, scorer=OSA.distance, score_cutoff=edits, limit=8)
     if not close:
         return None
-    _, _, index = max(close, key=lambda found: (found[1], docs[found[2]]))
+    _, _, index = min(close, key=lambda found: (found[1], -docs[found[2]], terms[found[2]]))
     return terms[index]

@@ -115,7 +115,7 @@ def run_daemon(options: DaemonOptions) -> int:
             limits=options.limits,
             interrupt_thread=pool.interrupt_thread,
         )
-        asyncio.run(_serve(server, sock, sock_file))
+        signum = asyncio.run(_serve(server, sock, sock_file))
         log.info("ade daemon stopping: disposing %d services", len(pool.roots()))
     finally:
         if bound is not None:  # first: no client should reach a daemon that is going away
@@ -128,15 +128,24 @@ def run_daemon(options: DaemonOptions) -> int:
         else:
             lock.release()
     log.info("ade daemon stopped")
-    return 0
+    # Ctrl+C in the foreground is 130, as everywhere in ade (and fzf); SIGTERM is a clean stop.
+    return 128 + signal.SIGINT if signum == signal.SIGINT else 0
 
 
-async def _serve(server: DaemonServer, sock: Any, sock_file: Path) -> None:
+async def _serve(server: DaemonServer, sock: Any, sock_file: Path) -> int | None:
+    """Serve until a signal stops the daemon (or the server ends by itself); which signal."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    got: list[int] = []
+
+    def stop_on(signum: int) -> None:
+        got.append(signum)
+        stop.set()
+
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, stop_on, signum)
     # Said only now: a SIGINT/SIGTERM sent as soon as the daemon says it listens must reach the
     # handlers above (before them it killed the process and left the socket behind).
     log.info("ade daemon listening on %s", sock_file)
     await server.serve(sock, stop)
+    return got[0] if got else None

@@ -106,7 +106,7 @@ class MachineRouter:
                 result, items=items, warnings=(*result.warnings, *warnings)
             )
         digest = _digest(args, active.project, [p.root for p in others])
-        offset = _decode_cursor(args.cursor, digest) if args.cursor is not None else 0
+        offset = _decode_cursor(args.cursor, digest) if args.cursor is not None else args.offset
         window = self._window(active, others, args)
         page = window.items[offset : offset + args.limit]
         end = offset + len(page)
@@ -159,7 +159,7 @@ def _walk_active(
     cursor: str | None = None
     total = 0
     while True:
-        page_args = msgspec.structs.replace(args, limit=PAGE, cursor=cursor)
+        page_args = msgspec.structs.replace(args, limit=PAGE, cursor=cursor, offset=0)
         result = active.query(page_args)
         total = result.total
         items.extend(with_identity(i, active.project) for i in result.items)

@@ -37,6 +37,10 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     # Parsed and resolved once; every source below reads this plan, none the raw text.
     plan = build_plan(args, now=service.clock(), lanes=lanes,
                       gone=lambda: gone_lanes(service.project))  # fmt: skip
+    if plan.sessions:  # `session:` as users copy it: the agent's own id, a prefix
+        from engine.service.session_ids import plan_with_sessions
+
+        plan = plan_with_sessions(plan, conn, service.project, service.tally)
     if args.sessions:  # one row per chat session (deferred: only that mode pays its import)
         from engine.service.session_rows import session_rows
 

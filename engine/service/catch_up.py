@@ -183,8 +183,9 @@ class CatchUp:
         with _locked(self.drainer.lock, deadline) as held:
             if not held:
                 return False
-            total = max(self.queue.source_count(), 1)
-            done = 0
+            from engine.ingest.drain_progress import DrainProgress
+
+            counted = DrainProgress(progress, self.queue.source_count())
             with self.drainer.deferring_recent():
                 while not self._closed:
                     if deadline is not None and time.monotonic() >= deadline:
@@ -198,10 +199,7 @@ class CatchUp:
                         # Another process holds the write lock, or the disk refuses writes: every
                         # further entry would wait or fail the same way; answer from the index.
                         break
-                    done += 1
-                    total = max(total, done + self.queue.source_count())
-                    if progress is not None:
-                        progress(done, total)
+                    counted.ran(entry[0], self.queue.source_count(), self.drainer.connection())
             _release_inflated()
         self.queue.rearm()
         return complete

@@ -17,6 +17,9 @@ from benchmarks.timing import Timing, best_of, interleaved, percentile, ratios, 
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 BENCHES = sorted(BENCHMARKS.glob("bench_*.py"))
+QUALITY_ONLY = {"bench_known_items", "bench_recall"}
+"""Benches that grade answers (success@k, recall against git) and read no clock."""
+TIMED = [path for path in BENCHES if path.stem not in QUALITY_ONLY]
 
 
 @pytest.mark.parametrize(
@@ -77,7 +80,7 @@ def test_timed_and_best_of_read_the_given_clock() -> None:
     assert best_of(lambda: next(results), 3, clock=lambda: next(readings)) == (1.0, "third")
 
 
-@pytest.mark.parametrize("path", BENCHES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", TIMED, ids=lambda p: p.stem)
 def test_every_bench_times_through_the_shared_harness(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     imported = {
@@ -88,6 +91,12 @@ def test_every_bench_times_through_the_shared_harness(path: Path) -> None:
     assert "benchmarks.timing" in imported
     own = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     assert not own & {"interleaved", "pct", "percentile", "_timed", "_ms", "_cpu_ms"}
+
+
+@pytest.mark.parametrize("path", [BENCHMARKS / f"{stem}.py" for stem in sorted(QUALITY_ONLY)])
+def test_quality_benches_read_no_clock(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert not re.search(r"perf_counter|monotonic|process_time|time\.time", text)
 
 
 @pytest.mark.parametrize("path", BENCHES, ids=lambda p: p.stem)

@@ -149,7 +149,8 @@ KEYS: list[tuple[msgspec.Struct, list[str]]] = [
     ),
     (
         SearchQueryArgs(query="x"),
-        ["query", "kinds", "laneId", "limit", "cursor", "sessions", "allProjects", "exact"],
+        ["query", "kinds", "laneId", "limit", "cursor", "sessions", "allProjects", "exact",
+         "offset"],
     ),
     (
         SearchQueryResult(items=(ITEM,), next_cursor="c", total=1),

@@ -21,12 +21,16 @@ from engine.links.deeplink import DeepLink, parse_deep_link
 from engine.links.details import Context, DetailError, chat_context, scrollback_context
 from engine.links.listings import ProjectListings
 from engine.links.resolve import ChatTarget, Gone, TerminalTarget, load_detail, resolve_link
-from tui.open_format import format_context, format_detail
+from tui.open_format import cut_long_messages, format_context, format_detail
 from tui.printable import printable, printable_colour
 
 DEFAULT_CONTEXT: dict[str, int] = {"terminal": 10, "chat": 2, "file": 10}
 """Lines (messages, for a chat) shown on each side of the target when ``--context`` is not given:
 a screenful for a terminal or a file, a short exchange for a chat."""
+
+MESSAGE_LINES = 20
+"""Lines of each chat message shown when ``--context`` is not given (a tool result may hold
+thousands); ``--context N`` shows N."""
 
 MAX_CONTEXT = 10_000
 """More context than this is a dump; the whole transcript is one `cat` away."""
@@ -54,8 +58,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--context", type=int, metavar="N",
-        help="lines (chat: messages) on each side of the target (default: terminal 10, chat 2, "
-        "file 10)",
+        help="lines (chat: messages, each cut to N lines) on each side of the target (default: "
+        "terminal 10, chat 2 messages of 20 lines, file 10)",
     )  # fmt: skip
 
 
@@ -120,6 +124,7 @@ def open_target(
         return _with_header(f"terminal  {target.title}", found, numbered=False), found.note
     if isinstance(target, ChatTarget):
         found = chat_context(target.path, target.event, radius=radius)
+        found = cut_long_messages(found, MESSAGE_LINES if context is None else context)
         return _with_header(f"chat  {target.title}", found, numbered=True), found.note
     detail = load_detail(target, radius=radius, artifact_text=True)
     return format_detail(detail), detail.note

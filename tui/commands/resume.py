@@ -66,10 +66,12 @@ def run_plan(plan: ResumePlan) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     try:
-        return subprocess.call(list(plan.argv), cwd=plan.cwd)
+        code = subprocess.call(list(plan.argv), cwd=plan.cwd)
     except OSError as err:
         print(f"ade resume: cannot run {plan.argv[0]}: {err.strerror or err}", file=sys.stderr)
         return 2
+    # Killed by signal N (Ctrl+C: SIGINT): 128+N as a shell says, never Python's -N (254).
+    return 128 - code if code < 0 else code
 
 
 def run(args: argparse.Namespace) -> int:

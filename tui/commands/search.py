@@ -68,6 +68,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--limit", type=int, default=20, help="hits per page (1-500, default 20)")
     parser.add_argument("--cursor", help="continue from a previous page's next-page cursor")
+    parser.add_argument(
+        "--offset", type=int, default=0, metavar="N",
+        help="skip the first N hits (any depth: every match is reachable; not with --cursor)",
+    )  # fmt: skip
     out = parser.add_mutually_exclusive_group()
     out.add_argument(
         "--text", dest="fmt", action="store_const", const="text", default="text",
@@ -107,10 +111,15 @@ def parse_kinds(flags: Sequence[str], joined: str | None) -> tuple[DocKind, ...]
 
 def _validated(
     ns: argparse.Namespace,
-) -> tuple[str, tuple[DocKind, ...] | None, str | None, int, str | None]:
-    """The query, kinds, lane, limit and cursor of the flags, checked (UsageError otherwise)."""
+) -> tuple[str, tuple[DocKind, ...] | None, str | None, int, str | None, int]:
+    """The query, kinds, lane, limit, cursor and offset of the flags, checked (UsageError
+    otherwise)."""
     if not 1 <= ns.limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {ns.limit}")
+    if ns.offset < 0:
+        raise UsageError(f"--offset must be 0 or more, got {ns.offset}")
+    if ns.offset and ns.cursor is not None:
+        raise UsageError("--offset and --cursor do not go together: give one")
     if ns.lane is not None and not ns.lane.strip():
         raise UsageError("--lane needs a lane id or name")
     from engine.text import replace_surrogates
@@ -124,15 +133,15 @@ def _validated(
         query = f"{query} tool:{','.join(tools)}".strip()
     lane = None if ns.lane is None else replace_surrogates(ns.lane)
     cursor = None if ns.cursor is None else replace_surrogates(ns.cursor)
-    return query, parse_kinds(ns.kind, ns.kinds), lane, ns.limit, cursor
+    return query, parse_kinds(ns.kind, ns.kinds), lane, ns.limit, cursor, ns.offset
 
 
 def build_args(ns: argparse.Namespace) -> SearchQueryArgs:
     from engine.types import SearchQueryArgs
 
-    query, kinds, lane, limit, cursor = _validated(ns)
+    query, kinds, lane, limit, cursor, offset = _validated(ns)
     return SearchQueryArgs(query=query, kinds=kinds, lane_id=lane, limit=limit, cursor=cursor,
-                           exact=bool(getattr(ns, "exact", False)), **_modes(ns))  # fmt: skip
+                           offset=offset, exact=bool(getattr(ns, "exact", False)), **_modes(ns))  # fmt: skip
 
 
 def _modes(ns: argparse.Namespace) -> dict[str, bool]:
@@ -145,9 +154,9 @@ def _modes(ns: argparse.Namespace) -> dict[str, bool]:
 def wire_params(ns: argparse.Namespace) -> dict[str, Any]:
     """``build_args`` as the daemon's ``search.query`` params (camelCase, no ``None``), built
     without the wire types: what ``DaemonClient.query`` sends."""
-    query, kinds, lane, limit, cursor = _validated(ns)
+    query, kinds, lane, limit, cursor, offset = _validated(ns)
     params = {"query": query, "kinds": None if kinds is None else list(kinds), "laneId": lane,
-              "limit": limit, "cursor": cursor}  # fmt: skip
+              "limit": limit, "cursor": cursor, "offset": offset or None}  # fmt: skip
     modes = _modes(ns)
     params.update(sessions=modes.get("sessions"), allProjects=modes.get("all_projects"))
     if getattr(ns, "exact", False):  # sent only when set: the default answers as before

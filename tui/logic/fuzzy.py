@@ -213,9 +213,14 @@ def list_sessions(
 def items_of(
     items: Sequence[LocalItem], kinds: Iterable[str], tools: Sequence[str] = ()
 ) -> list[LocalItem]:
-    """The items of ``kinds``; with ``tools``, only the chats of those agents (``tool:``)."""
+    """The items of ``kinds``; with ``tools``, only the chats of those agents (``tool:``) and
+    the palette's own commands (they belong to no agent)."""
     wanted = frozenset(kinds)
     return [
         item for item in items
-        if item.kind in wanted and (not tools or (item.kind == "chat" and item.detail in tools))
+        if item.kind in wanted and (not tools or item.kind in _NO_AGENT
+                                    or (item.kind == "chat" and item.detail in tools))
     ]  # fmt: skip
+
+
+_NO_AGENT = frozenset({"command", "project"})

@@ -54,7 +54,8 @@ class KindsInForce:
     typed: bool
     """Whether a typed ``kind:`` decides."""
     commands: bool
-    """Whether palette commands are offered (the everything and sessions stops)."""
+    """Whether palette commands are offered (every stop for a typed query; the everything and
+    sessions stops for the empty one)."""
 
     @property
     def sessions_only(self) -> bool:
@@ -90,7 +91,10 @@ def in_force(query: str, mode_index: int) -> KindsInForce:
     if typed is not None:
         label = ",".join(typed) or "?"
         return KindsInForce(label, typed, None, None, typed=True, commands=False)
-    commands = mode.tool is None and mode.kinds in {DEFAULT_KINDS, SESSION_KINDS}
+    # A typed command (``index: rebuild``) works in every stop (issue 29.9); an empty query
+    # lists commands in the everything and sessions stops only (a kind's stop browses that kind).
+    home = mode.tool is None and mode.kinds in {DEFAULT_KINDS, SESSION_KINDS}
+    commands = home or bool(query.strip())
     return KindsInForce(mode.label, mode.kinds, mode.kinds, mode.tool, typed=False,
                         commands=commands)  # fmt: skip
 
@@ -137,7 +141,9 @@ def count_line(
     """fzf's habit: ``12 of 340`` (``0 of 1,234`` when nothing matches), then the kinds the
     current stop hides that have hits: ``also 40 commit · 3 file (tab)``."""
     matched = f"{total:,}{'+' if truncated else ''}"
-    line = f"{matched} of {doc_count:,}" if doc_count is not None else f"{matched} found"
+    # Before the first index has written anything the hits come from the live sources (git,
+    # files): ``42 of 0`` reads as a contradiction, so the count stands alone (issue 29.9).
+    line = f"{matched} of {doc_count:,}" if doc_count else f"{matched} found"
     if others:
         named = " · ".join(f"{n} {kind}" for kind, n in others.items())
         line += f" · also {named} (tab)"

@@ -19,6 +19,7 @@ from engine.links.details import (
     chat_focus,
     chat_text,
     message_events,
+    message_numbers,
     read_chat_events,
 )
 from engine.project.model import ChatEvent
@@ -43,8 +44,8 @@ _ROLE = {
 class ChatMessage(Static):
     """One message of the transcript; re-rendered with a new pattern when `/` searches."""
 
-    def __init__(self, event: ChatEvent, pattern: re.Pattern[str] | None) -> None:
-        self.head = printable(f"{_ROLE.get(event.type, event.type)} · #{event.seq}")
+    def __init__(self, event: ChatEvent, number: int, pattern: re.Pattern[str] | None) -> None:
+        self.head = printable(f"{_ROLE.get(event.type, event.type)} · #{number}")
         self.text = printable(chat_text(event)[:BODY_CHARS])
         super().__init__(self.marked(pattern))
 
@@ -82,6 +83,9 @@ class ChatScreen(Screen[None]):
         self.current: int | None = None
         """Index in ``messages`` of the message n/N stand on (the target when it opens)."""
         self.note: str | None = None
+        self.first = 0
+        """Index in the chat's messages of ``messages[0]`` (a long chat is mounted in a window)."""
+        self.total = 0
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self.title_text), id="chat-title")  # text, never markup
@@ -101,9 +105,12 @@ class ChatScreen(Screen[None]):
             self.app.call_from_thread(self._failed, f"⚠ {err}")
             return
         focus, note = chat_focus(events, self.seq)
-        self.app.call_from_thread(self._loaded, events, focus, note)
+        numbers = message_numbers(self.path, events)
+        self.app.call_from_thread(self._loaded, events, numbers, focus, note)
 
-    def _loaded(self, events: list[ChatEvent], focus: int | None, note: str | None) -> None:
+    def _loaded(
+        self, events: list[ChatEvent], numbers: list[int], focus: int | None, note: str | None
+    ) -> None:
         box = self.query_one("#chat-messages", VerticalScroll)
         self.pattern = terms_pattern(highlight_terms(self.query_text))
         low = 0 if focus is None else max(0, focus - WINDOW_MESSAGES)
@@ -111,7 +118,7 @@ class ChatScreen(Screen[None]):
         target: ChatMessage | None = None
         for index in range(low, min(high, len(events))):
             event = events[index]
-            widget = ChatMessage(event, self.pattern)
+            widget = ChatMessage(event, numbers[index], self.pattern)
             widget.add_class(event.type.replace("_", "-"))
             if index == focus:
                 widget.add_class("-target")
@@ -121,8 +128,8 @@ class ChatScreen(Screen[None]):
         box.mount_all(self.messages)
         if target is not None:
             self.call_after_refresh(box.scroll_to_widget, target, animate=False, top=False)
-        where = f"message {focus + 1} of {len(events)}" if focus is not None else ""
-        self.note = "  ·  ".join(p for p in (note, where) if p) or None
+        self.first, self.total = low, len(events)
+        self.note = note
         self._show_status(self._match_place())
 
     def _hits(self) -> list[int]:
@@ -185,7 +192,13 @@ class ChatScreen(Screen[None]):
         self._step(1, wrap=True)  # from where the reader stands, then from the top
 
     def _show_status(self, extra: str = "") -> None:
-        parts = (self.note, extra, "n/N matches  / search  esc back")
+        # Where the reader stands follows n/N (it named the opening message only).
+        where = (
+            None
+            if self.current is None
+            else f"message {self.first + self.current + 1} of {self.total}"
+        )
+        parts = (self.note, where, extra, "n/N matches  / search  esc back")
         self.query_one("#chat-status", Static).update(Content("  ·  ".join(p for p in parts if p)))
 
     def _failed(self, text: str) -> None:

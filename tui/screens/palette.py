@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
@@ -238,8 +239,10 @@ class PaletteScreen(PagingActions):
         keep = appended or (keep and self.cursor_moved)  # a page appended never moves the cursor
         self.query_one(ResultList).show_rows(rows, self.palette_app.now(), keep=keep)
         box = self.query_one("#inline-error", Static)
-        box.display = self.error is not None
-        box.update(f"⚠ {self.error}" if self.error else "")
+        note = None if self.error else query_note(self.hits)
+        box.display = self.error is not None or note is not None
+        box.set_class(note is not None, "-note")
+        box.update(f"⚠ {self.error}" if self.error else Content(f"note: {note}" if note else ""))
         self._update_count_line()
         self._schedule_preview()
 
@@ -480,3 +483,15 @@ def did_you_mean(result: SearchQueryResult | None) -> str | None:
     if result is None or result.items:
         return None
     return next((w for w in result.warnings if w.startswith("did you mean ")), None)
+
+
+QUERY_NOTES = ("query has ", "query cut to ", "ignored '")
+"""The starts of the engine's notes on the query as typed (terms past the limit, a cut paste, a
+word of no letters): the CLI prints them on stderr, the palette under the query (issue 29.9)."""
+
+
+def query_note(result: SearchQueryResult | None) -> str | None:
+    """The engine's first note on how it read the query, else None."""
+    if result is None:
+        return None
+    return next((w for w in result.warnings if w.startswith(QUERY_NOTES)), None)

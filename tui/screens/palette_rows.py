@@ -63,7 +63,7 @@ class RowActions(Screen[None]):
 
     @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
     def _resume(self, session_id: str, root: str | None = None) -> None:
-        from engine.external.resume import plan_for_session
+        from engine.external.resume import installed, plan_for_session
 
         app = self.palette_app
         try:
@@ -75,6 +75,10 @@ class RowActions(Screen[None]):
             plan = plan_for_session(project, session_id)
         except Exception as err:  # aider, an .ade chat, a vanished session: say so, stay open
             self.app.call_from_thread(self.notify, str(err), severity="warning", timeout=6)
+            return
+        if not installed(plan.argv[0]):  # said here, not after the palette closed (issue 29.9)
+            note = f"{plan.tool} is not installed (no {plan.argv[0]!r} on PATH)"
+            self.app.call_from_thread(self.notify, note, severity="warning", timeout=6)
             return
         self.app.call_from_thread(app.finish_with_resume, plan)
 

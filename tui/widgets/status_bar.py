@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -14,12 +15,47 @@ _KEY_NAMES: dict[str, str] = {"enter": "⏎", "escape": "esc", "ctrl+y": "^y", "
 """Short names for keys in the footer so the hints fit 80 columns."""
 
 
-def hints_content() -> Content:
-    """``⏎ open  esc close  tab kind …`` with keys in the accent colour."""
+_ALWAYS = "f1"
+"""The hint kept when the footer is narrow: help lists every key the footer has no room for."""
+
+
+def hints_content(width: int | None = None) -> Content:
+    """``⏎ open  esc close  tab kind …`` with keys in the accent colour; with ``width``, only the
+    hints that fit whole (the help hint last), never one cut in the middle (issue 29.9)."""
+    hints = [(_KEY_NAMES.get(key, key), label) for key, label in footer_hints()]
+    if width is not None:
+        hints = fitting(hints, width)
     parts: list[tuple[str, str] | str] = []
-    for key, label in footer_hints():
-        parts.extend([(_KEY_NAMES.get(key, key), "bold $text-accent"), f" {label}  "])
+    for key, label in hints:
+        parts.extend([(key, "bold $text-accent"), f" {label}  "])
     return Content.assemble(*parts)
+
+
+def fitting(hints: list[tuple[str, str]], width: int) -> list[tuple[str, str]]:
+    """The hints, in order, that fit ``width`` cells; when some are left out, help is kept."""
+
+    def cells(hint: tuple[str, str]) -> int:
+        return cell_len(f"{hint[0]} {hint[1]}  ")
+
+    if sum(map(cells, hints)) <= width:
+        return hints
+    kept = [h for h in hints if h[0] == _ALWAYS]
+    room = width - sum(map(cells, kept))
+    shown: list[tuple[str, str]] = []
+    for hint in hints:
+        if hint[0] != _ALWAYS and cells(hint) <= room:
+            shown.append(hint)
+            room -= cells(hint)
+        elif hint[0] != _ALWAYS:
+            break
+    return [*shown, *kept] if room >= 0 else shown
+
+
+class KeyHints(Static):
+    """The key hints, as many as fit its width (it gets what the status leaves)."""
+
+    def render(self) -> Content:
+        return hints_content(self.content_size.width or None)
 
 
 def status_content(
@@ -63,7 +99,7 @@ class StatusBar(Horizontal):
     the progress bar's widgets and styles cost the palette's first paint)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(hints_content(), id="hints")
+        yield KeyHints(id="hints")
         yield Static("", id="status")
 
     def show_status(

@@ -117,6 +117,7 @@ async def settle(pilot: Any) -> None:
         await pilot.pause()
 
 
+@pytest.mark.usefixtures("stand_ins")
 async def test_palette_shows_the_agent_narrows_to_one_and_resumes_with_ctrl_r(
     client: EmbeddedClient, repo: Path
 ) -> None:
@@ -164,3 +165,35 @@ async def test_palette_shows_the_agent_narrows_to_one_and_resumes_with_ctrl_r(
     assert plan is not None
     assert (plan.argv, plan.cwd) == (("gemini", "--resume", GEMINI_SID), repo)
     assert os.fspath(plan.cwd) == str(repo)  # repo/src does not exist here: the lane's folder
+
+
+@pytest.mark.usefixtures("stand_ins")
+async def test_ctrl_r_on_a_chat_whose_tool_is_missing_says_so_and_stays_open(
+    client: EmbeddedClient,
+) -> None:
+    """The palette closed first and ``ade`` said so on the restored terminal (issue 29.9)."""
+    app = PaletteApp(client, debounce_seconds=0.0, cursor_blink=False, preview=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press(*"wombatreply")  # opencode's chat: no stand-in on PATH
+        await settle(pilot)
+        listing = app.screen.query_one(ResultList)
+        hit = next(r for r in listing.rows if not r.local and r.kind == "chat")
+        listing.highlighted = listing.rows.index(hit)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert app.is_running
+        notes = [str(n.message) for n in app._notifications]
+    assert app.resume_plan is None
+    assert "opencode is not installed (no 'opencode' on PATH)" in notes
+
+
+@pytest.mark.usefixtures("cli_path")
+def test_a_resumed_tool_ended_by_ctrl_c_exits_130(
+    repo: Path, tmp_path: Path, homes: dict[str, str], agent_env: dict[str, str], stand_ins: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The tool's death by SIGINT came back as Python's -2, so ``ade resume`` exited 254."""
+    (tmp_path / "bin" / "claude").write_text("#!/bin/sh\nkill -INT $$\n")
+    link = link_for(capsys, repo, "zorblax")
+    assert main(["resume", "--project", str(repo), link]) == 130

@@ -65,7 +65,18 @@ def agent_env(tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> di
 
 def search(capsys: pytest.CaptureFixture[str], root: Path, *query: str) -> list[dict[str, Any]]:
     capsys.readouterr()
-    argv = ["search", *no_daemon_flag(), "--json", "--project", str(root), "--limit", "100", *query]
+    # --exact: these tests ask what is indexed, not what a relaxed answer would add
+    argv = [
+        "search",
+        *no_daemon_flag(),
+        "--json",
+        "--exact",
+        "--project",
+        str(root),
+        "--limit",
+        "100",
+        *query,
+    ]
     code = main(argv)
     out = capsys.readouterr().out
     assert code in (0, 1), out

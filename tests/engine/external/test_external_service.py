@@ -46,7 +46,18 @@ def env(homes: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, str
 
 def search(capsys: pytest.CaptureFixture[str], root: Path, *query: str) -> list[dict[str, Any]]:
     capsys.readouterr()
-    argv = ["search", *no_daemon_flag(), "--json", "--project", str(root), "--limit", "50", *query]
+    # --exact: these tests ask what is indexed, not what a relaxed answer would add
+    argv = [
+        "search",
+        *no_daemon_flag(),
+        "--json",
+        "--exact",
+        "--project",
+        str(root),
+        "--limit",
+        "50",
+        *query,
+    ]
     code = main(argv)
     out = capsys.readouterr().out
     assert code in (0, 1), out
@@ -80,8 +91,10 @@ def test_search_finds_every_message_kind_of_both_tools_with_lanes(
         assert hits, query
         assert {(h["sessionId"], h["laneId"]) for h in hits} == {(sid, lane)}, query
     # The user's Codex message is said twice on purpose (two docs), each copy pair once.
-    user = [i for i in search(capsys, repo, "run the splunge tests") if i["anchor"]]
-    assert len(user) == 2
+    # (message documents only: the session's own row now links to a message as well)
+    hits = search(capsys, repo, "run the splunge tests")
+    user = [i for i in hits if i["docId"] != "chat:codex-0199-abc"]
+    assert len(user) == 2, [(i["docId"], i["anchor"]) for i in user]
     for hidden in ("secretthought", "hiddenreason", "elsewhere", "spliced", "environment_context"):
         assert search(capsys, repo, hidden) == [], hidden
 

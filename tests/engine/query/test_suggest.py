@@ -37,6 +37,9 @@ def suggestions(client: EmbeddedClient, query: str) -> list[str]:
         ("backofff", "did you mean backoff?"),  # one letter too many
         ("retyr backoff", "did you mean retry backoff?"),  # known words are kept as typed
         ("timeuot kind:terminal", "did you mean timeout?"),  # filters stay out of it
+        # Two neighbours swapped are one edit: "secure", not "secret" (more documents, and a
+        # similarity ratio as high) (issue 29.9).
+        ("secrue", "did you mean secure?"),
     ],
 )
 def test_a_typo_gets_the_nearest_indexed_word(
@@ -73,3 +76,20 @@ def test_the_index_file_is_not_written(client: EmbeddedClient) -> None:
     conn.close()
     assert not any("vocab" in name for name in names)
     assert path.stat().st_mtime_ns == before
+
+
+def test_a_swapped_pair_is_one_edit_even_beside_a_longer_common_word() -> None:
+    """On fzf, ``previwe`` proposed ``previewer`` (a ratio counts the swap as two edits and
+    ``previewer`` holds all the typed letters in order); it is one swap from ``preview``, even
+    when ``previewer`` is in more documents (issue 29.9)."""
+    import apsw
+
+    from engine.query.plan import build_plan
+    from engine.query.suggest import suggest_query
+
+    conn = apsw.Connection(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE docs_fts USING fts5(body)")
+    bodies = ["the preview window"] + ["the previewer command"] * 5 + ["previous page"]
+    conn.executemany("INSERT INTO docs_fts(body) VALUES (?)", [(b,) for b in bodies])
+    plan = build_plan(SearchQueryArgs(query="previwe"), now=DEMO_NOW, lanes=())
+    assert suggest_query(conn, plan) == "preview"

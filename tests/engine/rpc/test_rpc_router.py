@@ -131,3 +131,14 @@ def test_router_cursor_is_bound_to_its_query(daemon: Any, projects: dict[str, Pa
     ):
         answer = conn.call("search.query", {"projectRoot": root, **params})
         assert answer["error"]["code"] == -32602, params
+
+
+def test_an_offset_pages_the_merged_window_like_its_cursor(
+    daemon: Any, projects: dict[str, Path]
+) -> None:
+    conn = daemon.connect()
+    root = str(projects["alpha"])
+    items, _ = _all_pages(conn, root, query="zebra")
+    skipped = conn.call("search.query", {"projectRoot": root, "query": "zebra", "offset": 30,
+                                         "limit": 10})["result"]  # fmt: skip
+    assert [i["docId"] for i in skipped["items"]] == [i["docId"] for i in items[30:40]]
