@@ -11,7 +11,7 @@ import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 10
+SEARCH_INDEX_SCHEMA_VERSION = 11
 """Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
 6: titles, command lines and subjects are redacted (issue 13.1); an older index holds them raw.
@@ -23,8 +23,9 @@ index (``engine.index.vacuum``); an older file cannot (``NONE``): recreated, the
 after its tables are dropped converts it.
 9: a shell command's document carries its ``exit_code``, ``cwd`` and ``took_ms`` (the ``exit:``,
 ``cwd:`` and ``took:`` filters, issue 29.8).
-10: ``commit_lanes``: every lane whose history holds a commit (``lane:`` keeps shared commits);
-``doc_vectors``: the semantic extra's vectors (``engine.semantic``)."""
+10: ``commit_lanes``: every lane whose history holds a commit (``lane:`` keeps shared commits).
+11: ``doc_vectors``: the semantic extra's vectors (``engine.semantic``); a 10 built before it lacks
+the table."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
