@@ -43,6 +43,8 @@ ALLOWED: dict[str, str] = {
     "query",
     "engine.terminal.sanitize": "the escape-sequence grammar the indexer strips: the output "
     "boundary (tui.printable) removes escapes with the same one",
+    "engine.query.session_fold": "the one session-dedupe rule: the CLI folds a page's rows by "
+    "it and `--explain` names each fold (pure, reads only the wire items)",
     "engine.query.cursor": "cursor_seen only: where a next page starts (`3–4 of 4`), read from "
     "the cursor the CLI itself passed (pure, no index)",
     "engine.redaction": "`ade mcp`: the same secret redaction the engine applies before it "
