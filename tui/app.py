@@ -351,6 +351,7 @@ def session_items(
             lane=lane_names.get(s.lane_id, s.lane_id) if s.lane_id else None,
             updated_at_ms=int(s.updated_at.timestamp() * 1000),
             session_id=s.id,
+            tool=s.tool if s.kind == "chat" else None,
             deep_link=build_link("chat" if s.kind == "chat" else "terminal", s.id,
                                  project_id=project_id),
         )

@@ -39,6 +39,8 @@ class LocalItem:
     session_id: str | None = None
     deep_link: str | None = None
     action: str | None = None
+    tool: str | None = None
+    """A chat's agent (``tool:``), also for .ade chats, whose ``detail`` leaves it out."""
 
     def to_row(self, spans: Spans = (), *, leads: bool = False) -> PaletteRow:
         """The painted form of this item with ``spans`` highlighted in the title."""
@@ -219,7 +221,7 @@ def items_of(
     return [
         item for item in items
         if item.kind in wanted and (not tools or item.kind in _NO_AGENT
-                                    or (item.kind == "chat" and item.detail in tools))
+                                    or (item.kind == "chat" and (item.tool or item.detail) in tools))
     ]  # fmt: skip
 
 

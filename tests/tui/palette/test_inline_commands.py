@@ -26,6 +26,7 @@ from tui.screens.palette import PaletteScreen
 from tui.widgets.result_list import ResultList
 
 from .conftest import DEMO_NOW, fixed_clock, make_app, settle
+from .goldens import assert_golden
 from .test_tmux_e2e import ADE, tmux, wait_for
 
 __all__ = ["tmux"]
@@ -170,6 +171,27 @@ def test_height_draws_under_the_prompt_and_prints_to_stdout(
     screen = wait_for(capture, lambda s: any(r.startswith("rc=") for r in s.splitlines()))
     assert "rc=0 x=make test" in screen.splitlines()
     assert "line-above-1" in screen
+
+
+@needs_tmux
+def test_height_pane_matches_its_golden(
+    commands_project: Path, tmp_path: Path, tmux: Callable[..., str]
+) -> None:
+    """The inline palette as the terminal shows it, compared with
+    ``snapshots/inline/height_9.txt`` (trailing spaces dropped). A fixed prompt (``PS1``) and
+    ``ADE_NOW`` (the demo's clock: the recording's ages) keep it the same on every run.
+    Regenerate with ``ADE_UPDATE_GOLDENS=1 pytest …::test_height_pane_matches_its_golden``."""
+    capture = _shell(tmux, tmp_path, commands_project)
+    _type(tmux, "PS1='$ '; clear")
+    wait_for(capture, lambda s: s.strip() == "$")
+    _type(tmux, "printf 'line-above-%s\\n' 1 2 3")
+    now = DEMO_NOW.isoformat().replace("+00:00", "Z")
+    palette = f"ADE_NOW={now} ade palette --print-command --height 9 --no-watch --query exit:2"
+    _type(tmux, f'x=$({palette}); echo "rc=$?"')
+    # Painted in steps (rows, the count, the status line's doc count, a catch-up that may still be
+    # pending as it opens): wait for the settled screen.
+    screen = wait_for(capture, lambda s: "$ make test" in s and s.rstrip().endswith(" docs"))
+    assert_golden("inline", "height_9", screen)
 
 
 def _bash_binding() -> str:
