@@ -223,11 +223,3 @@ def stable_index(
         return selectable[0]
     above = [i for i in selectable if i <= previous_index]
     return above[-1] if above else selectable[0]
-
-
-def rows_per_kind(items: Sequence[SearchResultItem]) -> dict[str, int]:
-    """How many rows each kind's hits make (a session once), in the fixed kind order."""
-    counts: dict[str, int] = {}
-    for row in sorted(search_rows(items), key=lambda row: KIND_ORDER.get(row.kind, 99)):
-        counts[row.kind] = counts.get(row.kind, 0) + 1
-    return counts

@@ -39,9 +39,9 @@ from tui.logic.kinds import (
     without_listing_filters,
 )
 from tui.logic.lane_context import LANE_KEY, toggle_lane_filter
-from tui.logic.merge import merge, rows_per_kind
-from tui.logic.paging import Groups, KindAsk, KindPage, kind_asks, nothing_row
-from tui.logic.rows import PaletteRow
+from tui.logic.merge import merge
+from tui.logic.paging import FIRST_PAGE, Groups, KindAsk, KindPage, kind_asks, nothing_row
+from tui.logic.rows import KIND_ORDER, PaletteRow
 from tui.screens.palette_paging import PagingActions
 from tui.widgets.paged_list import PagedResultList
 from tui.widgets.preview_pane import PreviewPane
@@ -323,12 +323,23 @@ class PaletteScreen(PagingActions):
         self.post_message(SearchDone(stamp, query, None))
         if also is None or superseded():
             return
-        # After the answer is painted: which kinds this stop hides have hits (issue 15.2).
-        try:
-            hidden = client.query(also)
-        except Exception:  # only a hint: a failure here shows no hint, never an error
-            return
-        self.post_message(OtherKindsFound(stamp, rows_per_kind(hidden.items)))
+        # After the answer is painted: how many hits each kind this stop hides has (issue
+        # 15.2), each kind's true total, as its own stop's header will say: the same query as
+        # that stop's first page (a relaxed step pads a short page, so the page size matters);
+        # one page of every hidden kind together counted only what fitted in it.
+        counts: dict[str, int] = {}
+        for kind in sorted(also.kinds or (), key=lambda k: KIND_ORDER.get(k, len(KIND_ORDER))):
+            if superseded():
+                return
+            try:
+                hidden = client.query(
+                    SearchQueryArgs(query=also.query, kinds=(kind,), limit=FIRST_PAGE)
+                )
+            except Exception:  # only a hint: a failure here shows no hint, never an error
+                return
+            if hidden.total:
+                counts[kind] = hidden.total
+        self.post_message(OtherKindsFound(stamp, counts))
 
     def on_other_kinds_found(self, message: OtherKindsFound) -> None:
         if self.generation.is_current(message.generation):

@@ -233,3 +233,18 @@ def test_a_capped_count_gives_way_to_the_list_once_every_page_is_loaded(
     rest = paging_client.query(capped.args_after(capped.next_cursor, 500))
     whole = capped.extended(rest)
     assert (whole.total, whole.truncated, len(whole.items)) == (COMMITS, False, COMMITS)
+
+
+async def test_the_hint_of_hidden_kinds_gives_each_kinds_true_total(
+    paging_client: EmbeddedClient,
+) -> None:
+    """On a stop that hides commits, the hint names every commit that matches, not the first
+    page's worth (on main: ``also 60 commit`` for 80 commits naming ``strbuf_addf``)."""
+    app = make_app(paging_client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await to_stop(pilot, "branch")
+        await type_query(pilot, "strbuf_addf")
+        await settle(pilot)
+        subtitle = str(app.screen.query_one("#query", Input).border_subtitle)
+        assert f"also {NAMING} commit" in subtitle, subtitle
