@@ -158,7 +158,7 @@ def _prefilter() -> list[tuple[bytes, frozenset[bytes], tuple[int, ...]]]:
 PREFILTER = _prefilter()
 """One entry per distinct rule literal. Checking ~24 literals with ``in`` costs about what one
 pass of :func:`full_pattern` does, but the gates skip most of them in text without ``:``, ``=``,
-``-`` or ``_``, and a chunk that holds none runs no regex at all (benchmarks/RESULTS.md)."""
+``-`` or ``_``, and a chunk that holds none runs no regex at all (benchmarks/journal/waves-1-to-3.md)."""
 
 GATE_BYTES = sorted({b for _, gate, _ in PREFILTER for b in gate})
 """Every gate byte: each is looked for once a chunk, not once per literal."""
@@ -205,7 +205,7 @@ def scan_literals_in_one_pass() -> None:
 
     For bulk redaction (the ingester's builders call it): ~24 ``bytes.__contains__`` scans cost
     ~20% of planning a transcript, one Aho-Corasick pass (``ahocorasick_rs``, the Rust
-    ``aho-corasick`` crate) an eighth of that (benchmarks/RESULTS.md, h-plan). Not done on import:
+    ``aho-corasick`` crate) an eighth of that (benchmarks/journal/waves-1-to-3.md, h-plan). Not done on import:
     a query redacts a page of short snippets, where the scans cost nothing and loading the
     extension module would (issue 5's start-up budget). Same rules found either way (overlapping
     matches: a literal inside or across another is still seen); without the module the

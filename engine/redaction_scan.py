@@ -81,7 +81,7 @@ def _automaton() -> BytesAhoCorasick:
     from ahocorasick_rs import BytesAhoCorasick, Implementation
 
     literals = [needle for needle, _, _ in redaction_rules.PREFILTER]
-    # A DFA: ~3x the scan speed of the default NFA on code (benchmarks/RESULTS.md, issue 28.3)
+    # A DFA: ~3x the scan speed of the default NFA on code (benchmarks/journal/waves-1-to-3.md, issue 28.3)
     # for a few ms of building, once a process.
     return BytesAhoCorasick(literals + list(_keyword_rules()), implementation=Implementation.DFA)
 

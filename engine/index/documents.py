@@ -1,6 +1,6 @@
 """The documents table and its FTS rows: a batch written, deleted, its bodies read (DESIGN §3).
 
-The table shape was chosen by measurement (benchmarks/RESULTS.md, issue 14.2): a document whose
+The table shape was chosen by measurement (benchmarks/journal/waves-1-to-3.md, issue 14.2): a document whose
 body can be derived again from its transcript (a chat message, a terminal chunk:
 ``IndexDoc.source_span``) stores no body, only where it came from; the others store it once,
 zlib-compressed, for snippets. The digest leads with a fingerprint of the body, so a body
@@ -121,7 +121,7 @@ def _derive(doc: IndexDoc, digest: bytes | None = None) -> _Derived:
 class PreparedDocs(list[IndexDoc]):
     """Documents whose derived column values (digest, zlib body, identifier parts) are computed
     when the batch is built, so ``upsert_docs`` holds the write lock only for SQLite work and the
-    computing can run on another thread while an earlier batch commits (benchmarks/RESULTS.md).
+    computing can run on another thread while an earlier batch commits (benchmarks/journal/waves-1-to-3.md).
 
     ``upsert_docs`` accepts it wherever it accepts documents; a document missing from it (or a
     plain list) is derived on the spot, so the index content is the same either way.
@@ -153,7 +153,7 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
     The stored digests of the whole batch are read in one statement and the rows are written with
     ``executemany``. New rows are inserted in ascending rowid order: FTS5 flushes its pending-terms
     buffer whenever a rowid is not above the previous one, and per-document flushes made the index
-    3x larger and 10x slower to build (measured, benchmarks/RESULTS.md). A ``PreparedDocs`` batch
+    3x larger and 10x slower to build (measured, benchmarks/journal/waves-1-to-3.md). A ``PreparedDocs`` batch
     brings its digests, compressed bodies and identifier parts already computed.
     """
     prepared = docs if isinstance(docs, PreparedDocs) else None
@@ -182,7 +182,7 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
     if rows:
         # The floor moves before the rows are written, so a row it leaves behind is never put
         # into the prefix-indexed table only to be deleted again; a first index holds its rows
-        # back until it ends (``recent_deferred``; benchmarks/RESULTS.md, h-ingest2).
+        # back until it ends (``recent_deferred``; benchmarks/journal/waves-1-to-3.md, h-ingest2).
         deferral = deferrals.get(conn)
         floor = (deferral.hold(conn, rows) if deferral is not None
                  else raise_recent_floor(conn, [row[0] for row in rows]))  # fmt: skip

@@ -71,7 +71,7 @@ def count_drift(conn: apsw.Connection) -> str | None:
 
     Both counts come from one statement, so one read snapshot: documents and their FTS rows
     commit together, so any difference is drift, never a writer caught halfway. ``count(*)``
-    walks the b-trees' pages only (~0.2 ms for 100k documents, benchmarks/RESULTS.md).
+    walks the b-trees' pages only (~0.2 ms for 100k documents, benchmarks/journal/waves-1-to-3.md).
     ``docs_fts_docsize`` is FTS5's own one-row-a-document shadow table.
 
     Returns:

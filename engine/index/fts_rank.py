@@ -3,7 +3,7 @@
 FTS5's ``bm25()`` computes, before the first row, the IDF of every phrase by walking *every* row
 that matches it (``xQueryPhrase``). For a common phrase such as ``"of the"`` that walk checks
 positions in ~all documents and cost ~75 ms of a 90 ms query, although the query only scores the
-newest window of matches (benchmarks/RESULTS.md). With one phrase the IDF is one positive constant
+newest window of matches (benchmarks/journal/waves-1-to-3.md). With one phrase the IDF is one positive constant
 that multiplies every score, so the order is the same without it: this function returns the rest of
 the BM25 formula (same ``k1``, ``b``, column weights and document length as FTS5), and costs only
 the rows it is called on. Queries with more than one phrase keep ``bm25()``: there the relative

@@ -4,7 +4,7 @@ Row ids are packed by time (``engine.index.rowids``), so the passes of different
 interleave, and FTS5 flushes its pending terms as a segment whenever a row id is not above the
 previous one: written as they came, a group of passes (``engine.ingest.pass_group``) still
 flushed about once a pass. Held and written sorted before the group's ``COMMIT``, they flush
-only when the pending terms fill FTS5's ``hashsize`` (benchmarks/RESULTS.md, "Writer in the
+only when the pending terms fill FTS5's ``hashsize`` (benchmarks/journal/waves-1-to-3.md, "Writer in the
 pipeline (h-batch)"). The rows are the group's own: nothing outside it reads them.
 """
 

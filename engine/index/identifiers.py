@@ -9,7 +9,7 @@ camelCase parts of every identifier that has an internal case boundary (``Type E
 the body so a document with the exact token ranks above one that only has it inside an identifier
 (see ``engine.query.run``).
 
-Measured cost (benchmarks/RESULTS.md): a class-mapping pass over the text at insert time and a
+Measured cost (benchmarks/journal/waves-1-to-3.md): a class-mapping pass over the text at insert time and a
 small column (each part stored once per document).
 """
 
@@ -53,7 +53,7 @@ def _identifier_words(raw: bytes) -> list[bytes]:
     every character (~12 MB/s in ``re``), the text is mapped to character classes with
     ``bytes.translate`` and the boundaries are found with ``bytes.find`` (C loops over the whole
     text, two of them); Python only visits the hits, and a hit inside the word just found is
-    skipped (benchmarks/RESULTS.md, h-plan). Non-ASCII bytes are separators, as for the regex.
+    skipped (benchmarks/journal/waves-1-to-3.md, h-plan). Non-ASCII bytes are separators, as for the regex.
     """
     cls = raw.translate(_CLASSES)
     hits: list[int] = []

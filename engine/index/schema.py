@@ -42,7 +42,7 @@ FTS_PREFIX = "2 3"
 """Prefix indexes for 2- and 3-character prefixes, on ``docs_recent`` only: the palette's second
 and third keystrokes read one stored doclist instead of merging thousands. Without them (full
 corpus) a 2-character prefix took 144/230 ms p50/p95 and ``the*`` 140 ms; over every document
-they cost 0.83x of the text (benchmarks/RESULTS.md), so only the newest documents carry them."""
+they cost 0.83x of the text (benchmarks/journal/waves-1-to-3.md), so only the newest documents carry them."""
 
 FTS_OPTIONS = f"content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}'"
 """Contentless-delete: the text is stored at most once (compressed, in ``docs``), never twice."""

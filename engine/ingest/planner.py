@@ -5,7 +5,7 @@ column values: ``tailing.plan_pass``) and writing (``tailing.commit_pass``). Pla
 Python over bytes and needs no database, so during a big backlog (a first index, a large import)
 a worker *process* plans the passes the queue will run next while this process commits the
 current one: the two cores both work. A thread could not: apsw takes the GIL back between the
-rows of ``executemany`` and convoys behind a planning thread (benchmarks/RESULTS.md, issue 4).
+rows of ``executemany`` and convoys behind a planning thread (benchmarks/journal/waves-1-to-3.md, issue 4).
 
 Nothing about crash safety moves to the worker. It never opens the index; it is handed the
 source row a pass starts from and returns a plan. A plan is used only when, at the moment this
@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 WORKER_MIN_BACKLOG_BYTES = 24 * 1024 * 1024
 """Queued transcript bytes past their cursors that pay for a worker: its start (~0.2-0.4 s,
-benchmarks/RESULTS.md) is a few percent of planning that much."""
+benchmarks/journal/waves-1-to-3.md) is a few percent of planning that much."""
 
 LOOKAHEAD = 12
 """Jobs the worker holds: one being planned and the rest queued behind it, so a scheduling
@@ -56,7 +56,7 @@ back while it waits. A first index commits ``pass_group.GROUP_PASSES`` (8) passe
 the writer takes their plans faster than the worker makes them (their FTS rows are only held),
 then spends the group's commit in FTS5. Holding 4, the worker ran dry during every commit and
 the writer planned a quarter of the passes itself; 12 cover a group and the start of the next
-(benchmarks/RESULTS.md, h-ingest5). ``LOOKAHEAD_SLICES`` bounds the memory this takes."""
+(benchmarks/journal/waves-1-to-3.md, h-ingest5). ``LOOKAHEAD_SLICES`` bounds the memory this takes."""
 
 LOOKAHEAD_SLICES = 4
 """No job is sent to the worker once the jobs it holds (answered plans not yet written included)
@@ -72,7 +72,7 @@ process made while waiting."""
 MAX_LOAD_PER_CPU = 0.75
 """Start a worker only while the 1-minute load average per CPU is below this: a second process
 pays only on a core nobody else uses; on a machine whose cores are all busy it measured slower
-than planning in process (benchmarks/RESULTS.md, issue 14.1)."""
+than planning in process (benchmarks/journal/waves-1-to-3.md, issue 14.1)."""
 
 STEAL_WHILE_WAITING = True
 """Plan a pass here, taken back from the worker, rather than wait for the worker's answer."""

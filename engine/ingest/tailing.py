@@ -156,7 +156,7 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> Plan:
         head = fp.digest(first[: min(new_cursor, fp.HEAD_BYTES)])
     ident = fp.take(data, start, new_cursor, st.st_dev, st.st_ino, compressed, head)
     # Derived column values (digest, zlib body, identifier parts) are computed here, before the
-    # write transaction: the lock is then held ~half as long (benchmarks/RESULTS.md, issue 4).
+    # write transaction: the lock is then held ~half as long (benchmarks/journal/waves-1-to-3.md, issue 4).
     if compressed:  # snippets are re-read from a plain file only: a .gz pass stores its bodies
         output.new_docs = [msgspec.structs.replace(d, source_span=None) for d in output.new_docs]
         output.upserts = [msgspec.structs.replace(d, source_span=None) for d in output.upserts]

@@ -40,7 +40,7 @@ BM25_WINDOW = 1000
 
 SCORE_BUDGET = 25_000
 """Matches scored per query. Scoring every match of a term inside SQLite and keeping the best
-window cost 7/14/44/93 ms for 2k/10k/52k/103k matches (benchmarks/RESULTS.md, issue 14.3): 25k
+window cost 7/14/44/93 ms for 2k/10k/52k/103k matches (benchmarks/journal/waves-1-to-3.md, issue 14.3): 25k
 stays within the ~20 ms a palette keystroke can spend. Past it the newest 25k are scored and the
 answer's warnings say so."""
 

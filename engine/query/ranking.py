@@ -125,7 +125,7 @@ def extract_snippet_ranges(marked: str) -> tuple[str, tuple[MatchRange, ...]]:
 
     An unclosed start runs to the end; a stray end marker is dropped; empty spans are omitted.
     Walks the pieces between markers, not every character: once per shown hit, a rare term's
-    whole cost is per-hit work like this (benchmarks/RESULTS.md, issue 14 peers and scale).
+    whole cost is per-hit work like this (benchmarks/journal/waves-1-to-3.md, issue 14 peers and scale).
     """
     out: list[str] = []
     ranges: list[MatchRange] = []

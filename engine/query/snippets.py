@@ -5,7 +5,7 @@ the bodies of the one page it returns and marks the query's matches here. This i
 ``snippet()`` for every windowed candidate and lets identifier parts be highlighted inside the
 identifier (``Type\\x01Error\\x02`` for ``error``).
 
-A rare term's whole query cost is this per-hit work (benchmarks/RESULTS.md, "Per-hit cost"), so
+A rare term's whole query cost is this per-hit work (benchmarks/journal/waves-1-to-3.md, "Per-hit cost"), so
 the common case takes short cuts that give exactly the text and spans of the plain definition
 (``tests/engine/query/test_snippet_reference.py`` keeps that definition and compares): the body
 is collapsed only around the window, and an ASCII window is marked with one regex per query unit

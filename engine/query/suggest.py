@@ -5,7 +5,7 @@ file is never written and read-only connections work). The cost is bounded befor
 sees anything: only a query word that is no prefix of any indexed term is corrected, and only
 against terms with its first two letters (then its first letter) and a length within
 ``LENGTH_WINDOW``, reading at most ``MAX_SCAN`` vocabulary rows a range (measured in
-benchmarks/RESULTS.md: ``python -m benchmarks.bench_suggest``).
+benchmarks/journal/waves-1-to-3.md: ``python -m benchmarks.bench_suggest``).
 """
 
 from __future__ import annotations

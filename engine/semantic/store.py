@@ -49,7 +49,7 @@ QUIET_S = 5.0
 """The vector thread starts on handed-over documents once the writer has handed nothing over for
 this long: the first index (and any burst of writes) runs with both cores to itself, the
 vectors follow. One second was too short: a loaded machine's batch of passes takes longer, and
-the thread then ran beside the writer (a first index 2x slower, benchmarks/RESULTS.md); the
+the thread then ran beside the writer (a first index 2x slower, benchmarks/journal/2026-12-06.md); the
 vectors follow (a semantic query that needs them flushes at once: ``VectorWriter.wait``)."""
 
 WAIT_S = 2.0
