@@ -76,34 +76,31 @@ def render() -> str:
         "",
         "SEPARATOR_RANGES: tuple[tuple[int, int], ...] = (",
     ]
-    row: list[str] = []
-    for a, b in _ranges(separators):
-        row.append(f"(0x{a:X}, 0x{b:X})")
-        if len(row) == 5:
-            lines.append("    " + ", ".join(row) + ",")
-            row = []
-    if row:
-        lines.append("    " + ", ".join(row) + ",")
+    lines += _wrapped([f"(0x{a:X}, 0x{b:X})" for a, b in _ranges(separators)], per_line=5)
     lines += [
         ")",
         '"""Code points that separate tokens (every other one is a token character)."""',
         "",
     ]
     lines.append("FOLDED: tuple[tuple[int, int], ...] = (")
-    row = []
-    for cp, to in changed.items():
-        row.append(f"(0x{cp:X}, 0x{ord(to):X})" if to else f"(0x{cp:X}, -1)")
-        if len(row) == 6:
-            lines.append("    " + ", ".join(row) + ",")
-            row = []
-    if row:
-        lines.append("    " + ", ".join(row) + ",")
+    pairs = [
+        f"(0x{cp:X}, 0x{ord(to):X})" if to else f"(0x{cp:X}, -1)" for cp, to in changed.items()
+    ]
+    lines += _wrapped(pairs, per_line=6)
     lines += [
         ")",
         '"""Token characters SQLite folds to another one (-1: removed, a combining mark)."""',
         "",
     ]
     return "\n".join(lines)
+
+
+def _wrapped(entries: list[str], per_line: int) -> list[str]:
+    """The tuple's body: ``per_line`` entries a line, each line indented and ending in a comma."""
+    return [
+        "    " + ", ".join(entries[i : i + per_line]) + ","
+        for i in range(0, len(entries), per_line)
+    ]
 
 
 def main() -> None:
