@@ -27,7 +27,7 @@ from contextvars import ContextVar
 
 from engine.errors import INVALID_PARAMS, RpcError
 
-TYPE_CHECKING = False  # a daemon-answered search imports neither `typing` nor more (issue 14.4)
+TYPE_CHECKING = False  # a daemon-answered search imports no `typing` nor more (start-up budget)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
     from datetime import datetime

@@ -1,12 +1,12 @@
 """The result kinds and the page size limit: plain constants, importable without the wire types.
 
 ``engine.types`` re-exports them; they live here so a command that only validates its
-arguments and forwards them to a daemon (``ade search``, issue 14.4) does not import msgspec.
+arguments and forwards them to a daemon (``ade search``, the start-up budget) does not import msgspec.
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)
+TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
     from typing import Literal
 

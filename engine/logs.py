@@ -2,7 +2,7 @@
 
 The engine logs only on faults (a failed drain, a damaged index), yet ``logging`` and what it
 imports (``traceback``, ``string``, ``weakref``…) cost ~3 ms of every command's start-up
-(issue 14.4): a warm search that logs nothing never pays it.
+(the start-up budget): a warm search that logs nothing never pays it.
 """
 
 from __future__ import annotations

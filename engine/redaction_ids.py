@@ -1,4 +1,4 @@
-"""Stable ids for names that hold a secret (issue 28.3): a branch named after a token.
+"""Stable ids for names that hold a secret (docs/redaction.md): a branch named after a token.
 
 A doc id, an anchor and a deep link are stored, shown and shared, and cannot hold a redaction
 marker (it would not lead back to the branch). A name that redaction would change is replaced

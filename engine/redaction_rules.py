@@ -69,7 +69,7 @@ def _rules() -> list[tuple[str, str]]:
             "glpat-" + boundary.format("glpat-") + r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*",
         ),
     ]
-    # Formats gitleaks has no rule for, or only next to a word (issue 28.3).
+    # Formats gitleaks has no rule for, or only next to a word (docs/redaction.md).
     rules += [
         ("azure-storage-key", r"AccountKey=[A-Za-z0-9+/]{40,}={0,2}"),
         (
@@ -109,7 +109,7 @@ def full_pattern() -> re.Pattern[str]:
     of trying every rule at every position (18 MB/s instead of 1 MB/s with leading ``\\b``/groups).
 
     Compiled on first use (~10 ms): a search that shows no text holding a rule's literal never
-    pays for it (issue 5's start-up budget); ``redact_secrets`` compiles only the rules present.
+    pays for it (the CLI's start-up budget); ``redact_secrets`` compiles only the rules present.
     """
     return re.compile("|".join(f"{rule}(?P<r{i}>)" for i, (_, rule) in enumerate(RULES)))
 
@@ -205,9 +205,9 @@ def scan_literals_in_one_pass() -> None:
 
     For bulk redaction (the ingester's builders call it): ~24 ``bytes.__contains__`` scans cost
     ~20% of planning a transcript, one Aho-Corasick pass (``ahocorasick_rs``, the Rust
-    ``aho-corasick`` crate) an eighth of that (benchmarks/journal/waves-1-to-3.md, h-plan). Not done on import:
+    ``aho-corasick`` crate) an eighth of that (benchmarks/journal/waves-1-to-3.md, "Planning CPU"). Not done on import:
     a query redacts a page of short snippets, where the scans cost nothing and loading the
-    extension module would (issue 5's start-up budget). Same rules found either way (overlapping
+    extension module would (the CLI's start-up budget). Same rules found either way (overlapping
     matches: a literal inside or across another is still seen); without the module the
     per-literal scan stays.
     """

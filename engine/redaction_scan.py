@@ -81,7 +81,7 @@ def _automaton() -> BytesAhoCorasick:
     from ahocorasick_rs import BytesAhoCorasick, Implementation
 
     literals = [needle for needle, _, _ in redaction_rules.PREFILTER]
-    # A DFA: ~3x the scan speed of the default NFA on code (benchmarks/journal/waves-1-to-3.md, issue 28.3)
+    # A DFA: ~3x the scan speed of the default NFA on code (benchmarks/journal/waves-1-to-3.md, "Secrets at the breadth of a real scanner")
     # for a few ms of building, once a process.
     return BytesAhoCorasick(literals + list(_keyword_rules()), implementation=Implementation.DFA)
 
@@ -118,7 +118,7 @@ def _keyword_hits(haystack: bytes) -> dict[bytes, list[int]]:
     Once the ingester asked for bulk redaction (``scan_literals_in_one_pass``), one Aho-Corasick
     pass finds them all, with every place; a query's page of short snippets tests each keyword
     with ``in`` instead (~20 µs a snippet), so a search never loads the extension module
-    (issue 5's start-up budget).
+    (the CLI's start-up budget).
     """
     table = _keyword_rules()
     hits: dict[bytes, list[int]] = {}

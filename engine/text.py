@@ -1,4 +1,4 @@
-"""Text that cannot be encoded: lone surrogates from argv or JSON (issue 13.13).
+"""Text that cannot be encoded: lone surrogates from argv or JSON.
 
 Python decodes argv (and file names) with ``surrogateescape``, so ``ade search $'\\xff'`` hands
 over ``'\\udcff'``; JSON may spell a lone ``"\\ud800"``. Neither can be encoded as UTF-8, so
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)
+TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -29,7 +29,7 @@ REPLACEMENT = "\ufffd"
 def is_blank_query(text: str) -> bool:
     """Whether ``text`` says nothing (``"``, NUL, U+202E, U+FEFF, whitespace): such a query is
     the empty query everywhere — the same hits, the same cursor, the palette's discovery list
-    (issue 28.6). Shared by the engine's plan and the palette, which may not import the parser."""
+    (docs/reliability-faults.md). Shared by the engine's plan and the palette, which may not import the parser."""
     return _BLANK.fullmatch(text) is not None
 
 
@@ -56,6 +56,6 @@ def encodable_args(args: SearchQueryArgs) -> SearchQueryArgs:
     clean = {k: replace_surrogates(v) for k, v in fields.items() if v is not None}
     if all(clean[k] is fields[k] for k in clean):
         return args
-    import msgspec  # only here: argv's text is cleaned without the wire types (issue 14.4)
+    import msgspec  # only here: argv's text is cleaned without the wire types (the start-up budget)
 
     return msgspec.structs.replace(args, **clean)

@@ -29,7 +29,7 @@ DEFAULT_KINDS: tuple[DocKind, ...] = tuple(k for k in ALL_KINDS if k != "linear"
 """Linear can reach the network, so it is consulted only when asked for by name."""
 
 AGENT_TOOLS: tuple[str, ...] = ("claude", "codex", "gemini", "opencode", "copilot", "aider")
-"""Agents whose chats the ``tool:`` filter names (issue 16); a chat's ``tool`` is one of these."""
+"""Agents whose chats the ``tool:`` filter names (docs/agents.md); a chat's ``tool`` is one of these."""
 
 INDEXED_KINDS: tuple[DocKind, ...] = ("chat", "terminal", "pr", "commit", "branch")
 """Kinds stored in the FTS index; the rest are delegated at query time."""
@@ -103,7 +103,7 @@ class SearchQueryArgs(_Wire, frozen=True):
     """Search every project ade knows, not the one asked from (``engine.machine``); None is
     false."""
     exact: bool = False
-    """Never relax (issue 32): only what matches every word as typed (``--exact``)."""
+    """Never relax (docs/search.md): only what matches every word as typed (``--exact``)."""
     offset: int = 0
     """Hits to skip from the first (instead of a ``cursor``): any depth, every match reachable."""
 
@@ -118,11 +118,11 @@ class SearchQueryResult(_Wire, frozen=True):
     warnings: tuple[str, ...] = ()
     relaxed: str | None = None
     """The relaxation step that filled the page (``spelling``, ``inflection``, ``most_words``,
-    ``any_word``: ``engine.query.relax``), None for a strict answer (issue 32)."""
+    ``any_word``: ``engine.query.relax``), None for a strict answer (docs/search.md)."""
 
 
 class CommitHistoryStatus(_Wire, frozen=True):
-    """Where the commit history index stands (issue 12.2): ``indexing`` while a pass is under way
+    """Where the commit history index stands (the whole commit history): ``indexing`` while a pass is under way
     (``done`` of about ``total`` commits of that pass), ``bounded`` when a depth setting left
     older commits out, ``notes`` for what the repository itself limits (a shallow clone…)."""
 
@@ -135,7 +135,7 @@ class CommitHistoryStatus(_Wire, frozen=True):
 
 
 class DiscoveryRoots(_Wire, frozen=True):
-    """Where one external source (``claude``, ``codex``) was discovered from (issue 12.6):
+    """Where one external source (``claude``, ``codex``) was discovered from (discovery that does not forget):
     ``searched`` is the folder this process's environment points at; ``roots`` every folder the
     listed sessions were found under (earlier runs' included), with ``sessions`` per root."""
 
@@ -231,10 +231,10 @@ class HitExplanation(msgspec.Struct, frozen=True):
     terms: tuple[TermMatch, ...]
     relaxed: str | None = None
     """The relaxed step this hit matched (``engine.query.relax``), None for a strict match: its
-    scores and terms are then the step's query's (issue 32)."""
+    scores and terms are then the step's query's (docs/search.md)."""
     field_weights: tuple[tuple[str, float], ...] = ()
     """BM25 column weights of the exact-token score (``bm25``) then of the identifier-parts score
-    (``bm25_split``), e.g. title 2.0, body 1.0; identifier parts 1.0 (issue 32.4)."""
+    (``bm25_split``), e.g. title 2.0, body 1.0; identifier parts 1.0 (docs/search.md)."""
     phrase: bool | None = None
     """The row holds the query's words as one phrase (the exact-phrase boost); None when the
     boost does not apply (one word, ``a|b``, a title tier, a delegated hit)."""
@@ -263,7 +263,7 @@ def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
 
 
 def _factors_to_wire(e: HitExplanation) -> dict[str, object]:
-    """Each ranking factor by name, in the order the sort key applies them (issue 32.4)."""
+    """Each ranking factor by name, in the order the sort key applies them (docs/search.md)."""
     split_at = next((i for i, (name, _) in enumerate(e.field_weights) if name == "identifier parts"),
                     len(e.field_weights))  # fmt: skip
     return {

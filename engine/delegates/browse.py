@@ -1,4 +1,4 @@
-"""Browsing a delegated kind (issue 29.3): a filter-only query that names its kinds lists the
+"""Browsing a delegated kind (an empty query browses): a filter-only query that names its kinds lists the
 files and Linear issues of those kinds newest first, as it already lists the newest indexed
 documents (commits, PRs, branches) — television's channels.
 

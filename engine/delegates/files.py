@@ -493,7 +493,7 @@ class _Background:
     """One call on its own thread; ``result`` waits for it and returns or re-raises.
 
     A plain thread rather than ``concurrent.futures``: that package imports ``logging``, a few ms
-    of every ``ade search`` start-up for one background call (issue 5).
+    of every ``ade search`` start-up for one background call (the CLI's start-up budget).
     """
 
     def __init__(self, call: Callable[[], list[FileLineHit]]) -> None:

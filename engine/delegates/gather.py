@@ -70,7 +70,7 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     for lane in ctx.lanes:
         if not plan.allows_lane(lane.id):
             continue
-        # Matched and shown as redacted (issue 28.3): a branch named after a token is not found
+        # Matched and shown as redacted (docs/redaction.md): a branch named after a token is not found
         # by the token, and its link carries the hashed name (engine.redaction_ids).
         branch = redact_title(lane.branch) if lane.branch else None
         if not plan.matches(
@@ -212,7 +212,7 @@ def delegated_candidates(
     for kind, delegate in DELEGATES.items():
         if kind not in plan.kinds:
             continue
-        from engine.delegates.browse import browse_delegate  # issue 29.3: an empty query browses
+        from engine.delegates.browse import browse_delegate  # an empty query browses
 
         delegate = browse_delegate(kind, plan) or delegate
         try:

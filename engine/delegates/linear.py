@@ -90,7 +90,7 @@ def recent_linear(
     timeout: float = LINEAR_TIMEOUT_SECONDS,
     first: int = MAX_LINEAR_RESULTS,
 ) -> list[LinearIssue]:
-    """Linear's most recently updated issues (an empty query's browse, issue 29.3).
+    """Linear's most recently updated issues (an empty query's browse).
 
     Raises:
         LinearUnavailable: as ``search_linear``.

@@ -1,5 +1,5 @@
 """A long-running process's memo of a lane's file listing (``git ls-files --cached --others
---exclude-standard``), kept while nothing it depends on has changed (issue 14.4).
+--exclude-standard``), kept while nothing it depends on has changed (the start-up budget).
 
 What the listing depends on, and the stamp (``stat``: mtime, ctime, inode, size) that changes
 with it:

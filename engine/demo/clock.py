@@ -3,7 +3,7 @@
 A fixed base (never ``datetime.now()`` mid-build) is what makes two builds byte-identical. Tests
 and ``build_demo()`` use ``DEMO_NOW``; ``ade demo`` builds relative to the day it runs (midnight
 UTC of that day, see ``build_day``), so a fresh demo reads "2h", "3d" and ``since:7d`` finds
-things (issue 15.8) — and two builds on one day are still identical.
+things (times tell the truth) — and two builds on one day are still identical.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Finding a project's Gemini CLI, OpenCode, Copilot CLI and Aider sessions (issue 16).
+"""Finding a project's Gemini CLI, OpenCode, Copilot CLI and Aider sessions (docs/agents.md).
 
 The registry beside Claude Code / Codex discovery: each tool lists the sessions whose working
 folder lies in the project or one of its lanes (any subfolder), as chat ``SessionMeta`` with

@@ -80,9 +80,9 @@ class ExternalCatalog:
 
     def refresh(self, lanes: list[Lane], tally: WarningTally) -> list[SessionMeta]:
         """List the sessions again and remember them; sessions this environment did not find
-        but an earlier run did stay while their transcript exists (issue 12.6)."""
+        but an earlier run did stay while their transcript exists (discovery that does not forget)."""
         # The tools' readers are imported by the first listing: a warm run whose manifest
-        # matched lists nothing and never pays for them (issue 14.4).
+        # matched lists nothing and never pays for them (the start-up budget).
         from engine.external.agents import gemini_folders
         from engine.external.discover import (
             claude_folders,

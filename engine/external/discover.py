@@ -253,7 +253,7 @@ def _scan(path: Path, tool: str, heads: HeadCache) -> tuple[Head, os.stat_result
     if cached is not None:
         return cached, st
     # The parsers are imported here, not at the top: a warm run whose heads are all cached (the
-    # usual case) never parses a transcript, and they cost a few ms of start-up (issue 5).
+    # usual case) never parses a transcript, and they cost a few ms of start-up.
     from engine.external.claude_code import ClaudeHead, parse_claude
     from engine.external.codex import codex_head
 

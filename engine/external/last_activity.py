@@ -1,4 +1,4 @@
-"""When an external chat last said something: the timestamp of its last message (issue 15.8).
+"""When an external chat last said something: the timestamp of its last message (times tell the truth).
 
 A transcript's mtime is not that: Claude Code appends summaries and file-history snapshots to
 old sessions, so a chat whose messages are a day old would read "just now". The last

@@ -1,4 +1,4 @@
-"""External sessions remembered across runs, so discovery does not forget (issue 12.6).
+"""External sessions remembered across runs, so discovery does not forget.
 
 Discovery looks where this run's environment points (``HOME``, ``CLAUDE_CONFIG_DIR``,
 ``CODEX_HOME``). A run with another ``HOME`` finds none of the project's Claude or Codex sessions;

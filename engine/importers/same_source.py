@@ -1,4 +1,4 @@
-"""Which earlier import a recording continues: the same file, grown (issue 28.5).
+"""Which earlier import a recording continues: the same file, grown (idempotent re-import).
 
 A recording is identified by where it was imported from and a fingerprint of its start: the
 path, and the hash of its first bytes (as many as the earlier import had, up to ``HEAD_BYTES``).

@@ -1,4 +1,4 @@
-"""What a file given to ``ade import`` really is, before any of it is stored (issue 13.8).
+"""What a file given to ``ade import`` really is, before any of it is stored.
 
 A tmux ``pipe-pane`` log has no signature, so "not an asciicast and not a typescript" used to
 mean "a tmux log": a garbage ``.cast``, a ``script`` timing file or a PNG became a terminal
@@ -34,7 +34,7 @@ BINARY_MAGICS = (
 def inflate(data: bytes, name: str, limit: int) -> tuple[bytes, str | None]:
     """``data`` decompressed when it is gzip (any number of members), else ``data`` itself, and
     a warning when the gzip is damaged: a cut file, corrupt data or trailing bytes stop the read
-    there, and what came before is kept (issue 28.4) — a recorder killed mid-compression still
+    there, and what came before is kept (docs/reliability-faults.md) — a recorder killed mid-compression still
     left a readable beginning.
 
     Raises:

@@ -213,7 +213,7 @@ def _write_log(path: Path, output: bytes) -> bool:
     """Write ``output`` as the session's log; False when it is already there.
 
     A log that ``output`` extends (the same recording, grown) gets only the new tail appended in
-    place, so the ingester's cursor stays valid and indexes the tail alone (issue 28.5).
+    place, so the ingester's cursor stays valid and indexes the tail alone (idempotent re-import).
     """
     try:
         current = read_regular(path, len(output) + 1)  # a FIFO there: differs, replaced

@@ -14,14 +14,14 @@ QUICK_CHECK_RUNS_FTS5 = tuple(int(p) for p in apsw.sqlite_lib_version().split(".
 """SQLite 3.44 made ``PRAGMA quick_check`` run every virtual table's integrity method, FTS5's
 ``integrity-check`` included (a damaged segment is reported as ``fts5: corruption found ...``).
 Running the three FTS5 checks again doubled the health check (~0.6 of ~1.3 s on a 30 MB index,
-issue 14.5), and the writer thread indexes nothing while it runs."""
+ingestion first under load), and the writer thread indexes nothing while it runs."""
 
 
 def health_check(conn: apsw.Connection) -> list[str]:
     """Problems found by ``quick_check`` (FTS5's ``integrity-check`` included) and row counts.
 
     Every statement reads one snapshot (a read transaction around them all): on a reader
-    racing the writer (issue 14.5), a commit between two counts must not look like drift.
+    racing the writer (ingestion first under load), a commit between two counts must not look like drift.
 
     Returns:
         One line per problem; empty when the index is healthy. Anything else means rebuild.

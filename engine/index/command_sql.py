@@ -13,7 +13,7 @@ import msgspec
 
 
 class CommandFilter(msgspec.Struct, frozen=True):
-    """What the command filters of one query allow (issue 29.8); empty fields allow anything."""
+    """What the command filters of one query allow (docs/terminal.md); empty fields allow anything."""
 
     exit_codes: tuple[int, ...] = ()
     """``exit:1,2``: one of these statuses (with ``exit_nonzero``, either)."""

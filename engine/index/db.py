@@ -143,7 +143,7 @@ def open_index(path: Path) -> OpenReport:
     try:
         conn = connect(path)
     except TRANSIENT_ERRORS + WRITE_FAULT_ERRORS:
-        raise  # a lock or the disk: retry later, never delete what it holds (issue 13.11)
+        raise  # a lock or the disk: retry later, never delete what it holds (a full disk)
     except apsw.Error as err:
         problem, sound = f"cannot open: {type(err).__name__}", False
     else:
@@ -170,7 +170,7 @@ def open_index(path: Path) -> OpenReport:
 
 
 def recreate_damaged(path: Path, damaged: tuple[int, int] | None = None) -> OpenReport:
-    """Delete a damaged index (db, ``-wal``, ``-shm``) and create it empty (issue 13.9).
+    """Delete a damaged index (db, ``-wal``, ``-shm``) and create it empty (damaged pages heal).
 
     Page damage deep in a table passes the open check (its tiny MATCH never reads that page), so
     whoever trips over ``CorruptError`` later calls this. Same guard as for an unreadable file:

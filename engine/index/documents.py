@@ -1,6 +1,6 @@
 """The documents table and its FTS rows: a batch written, deleted, its bodies read (DESIGN §3).
 
-The table shape was chosen by measurement (benchmarks/journal/waves-1-to-3.md, issue 14.2): a document whose
+The table shape was chosen by measurement (benchmarks/journal/waves-1-to-3.md, "Index size"): a document whose
 body can be derived again from its transcript (a chat message, a terminal chunk:
 ``IndexDoc.source_span``) stores no body, only where it came from; the others store it once,
 zlib-compressed, for snippets. The digest leads with a fingerprint of the body, so a body
@@ -182,7 +182,7 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
     if rows:
         # The floor moves before the rows are written, so a row it leaves behind is never put
         # into the prefix-indexed table only to be deleted again; a first index holds its rows
-        # back until it ends (``recent_deferred``; benchmarks/journal/waves-1-to-3.md, h-ingest2).
+        # back until it ends (``recent_deferred``; benchmarks/journal/waves-1-to-3.md, "After the index-size merge").
         deferral = deferrals.get(conn)
         floor = (deferral.hold(conn, rows) if deferral is not None
                  else raise_recent_floor(conn, [row[0] for row in rows]))  # fmt: skip

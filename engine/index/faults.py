@@ -1,5 +1,5 @@
 """The index under faults that are not damage: a full disk, an I/O error, a read-only ``-shm``,
-and documents whose FTS rows went missing (issue 13.10-13.12).
+and documents whose FTS rows went missing (docs/reliability.md).
 
 ``engine.index.db`` deletes a file only for damage (``DAMAGE_ERRORS``); for everything here the
 index is kept, answered from, and written again once the cause is gone.
@@ -49,8 +49,8 @@ def connect_snapshot(path: Path) -> apsw.Connection:
     """A read-only connection that needs no ``-shm`` and takes no lock (``immutable=1``).
 
     For when a WAL connection cannot be had because of the disk: a full disk cannot create the
-    ``-shm`` (every WAL reader needs one), a read-only ``-shm`` was left behind (issue 13.11,
-    13.12). It reads the main file only, so it misses what sits uncheckpointed in a ``-wal``
+    ``-shm`` (every WAL reader needs one), a read-only ``-shm`` was left behind (a held
+    write lock). It reads the main file only, so it misses what sits uncheckpointed in a ``-wal``
     and what others write meanwhile; the caller says so and retries a real connection later.
     """
     from urllib.parse import quote  # ~7 ms of imports: only on this rare path
@@ -67,7 +67,7 @@ def connect_snapshot(path: Path) -> apsw.Connection:
 
 
 def count_drift(conn: apsw.Connection) -> str | None:
-    """A cheap check that every document has its FTS row (issue 13.10), for every CLI run.
+    """A cheap check that every document has its FTS row (lost FTS rows), for every CLI run.
 
     Both counts come from one statement, so one read snapshot: documents and their FTS rows
     commit together, so any difference is drift, never a writer caught halfway. ``count(*)``

@@ -31,7 +31,7 @@ def bm25_one_phrase(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) -> a
     counts and length factor are kept in the cursor's auxiliary data (shared by every call of
     this function on one cursor), so the second call only weighs them; the average document
     length is read once per cursor. A Python call per row is this scorer's whole cost, and
-    each FTS5 API call inside it a good part of that (issue 14.4).
+    each FTS5 API call inside it a good part of that (the start-up budget).
 
     Args:
         api: the FTS5 extension API positioned on the row.

@@ -5,7 +5,7 @@ interleave, and FTS5 flushes its pending terms as a segment whenever a row id is
 previous one: written as they came, a group of passes (``engine.ingest.pass_group``) still
 flushed about once a pass. Held and written sorted before the group's ``COMMIT``, they flush
 only when the pending terms fill FTS5's ``hashsize`` (benchmarks/journal/waves-1-to-3.md, "Writer in the
-pipeline (h-batch)"). The rows are the group's own: nothing outside it reads them.
+pipeline"). The rows are the group's own: nothing outside it reads them.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def _identifier_words(raw: bytes) -> list[bytes]:
     every character (~12 MB/s in ``re``), the text is mapped to character classes with
     ``bytes.translate`` and the boundaries are found with ``bytes.find`` (C loops over the whole
     text, two of them); Python only visits the hits, and a hit inside the word just found is
-    skipped (benchmarks/journal/waves-1-to-3.md, h-plan). Non-ASCII bytes are separators, as for the regex.
+    skipped (benchmarks/journal/waves-1-to-3.md, "Planning CPU"). Non-ASCII bytes are separators, as for the regex.
     """
     cls = raw.translate(_CLASSES)
     hits: list[int] = []

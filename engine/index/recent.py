@@ -1,5 +1,5 @@
 """``docs_recent``, the newest documents with 2-3 character prefix indexes, and what a first
-index does differently (issue 14.1, 14.2).
+index does differently (the first-index speed and index-size budgets).
 
 ``docs_recent`` holds every document at or above the ``recent_floor`` row id (kept in ``meta``),
 the newest ``RECENT_DOCS`` to ``RECENT_DOCS + RECENT_SLACK`` of them. ``engine.index.documents`` writes
@@ -33,7 +33,7 @@ RECENT_DOCS = 10_000
 """Documents ``docs_recent`` holds at least (the newest by row id): 2-3 character prefixes match
 most documents, so their window is the newest matches anyway. On the 330 MB corpus (268,932
 docs) it costs 0.07x of the text at 10,000 and 0.12x at 20,000 (prefix indexes over every
-document: ~0.66x); benchmarks/journal/waves-1-to-3.md, "Index size (issue 14.2)"."""
+document: ~0.66x); benchmarks/journal/waves-1-to-3.md, "Index size"."""
 
 RECENT_SLACK = RECENT_DOCS // 4
 """Documents above ``RECENT_DOCS`` before the floor moves: pruning runs once per that many."""
@@ -99,7 +99,7 @@ class RecentDeferral:
             # looked for first: a multi-row DELETE on an FTS5 table, even one that deletes
             # nothing, opens a statement savepoint, and FTS5 flushes every table's pending
             # terms at a savepoint, so a group of passes (``engine.ingest.pass_group``) would
-            # write a ``docs_fts`` segment a pass again (benchmarks/journal/waves-1-to-3.md, h-batch).
+            # write a ``docs_fts`` segment a pass again (benchmarks/journal/waves-1-to-3.md, "Writer in the pipeline").
             held = "FROM docs_recent_docsize WHERE id >= ? AND id < ?"
             if conn.execute(f"SELECT 1 {held} LIMIT 1", (live, top)).fetchone() is not None:
                 conn.execute(f"DELETE FROM docs_recent WHERE rowid IN (SELECT id {held})",
@@ -136,7 +136,7 @@ FILL_HASHSIZE = 32 << 20
 are written in one transaction. At the default (1 MiB) ~10,000 documents with two prefix indexes
 flushed a segment every 1 MiB and ``automerge`` merged them inside the same transaction; with
 room for the whole fill it writes one segment at its commit: ~0.35 s less CPU for the writer on
-the 60 MB corpus and a smaller file (benchmarks/journal/waves-1-to-3.md, "Writer, third pass (h-write2)")."""
+the 60 MB corpus and a smaller file (benchmarks/journal/waves-1-to-3.md, "Writer, third pass")."""
 
 FTS_HASHSIZE = 1 << 20
 """FTS5's default ``hashsize``, put back before the fill commits (the setting is stored in the
@@ -165,7 +165,7 @@ FIRST_INDEX_AUTOMERGE = 0
 ``crisismerge`` (16) of them. A first index commits one small segment per transcript pass, and
 merging them as they came cost ~30% of the table's build CPU on the 330 MB corpus; left so, it
 would end with 24 segments instead of 9 and a table 15% larger, so it ends with ``merge_fts``
-(benchmarks/journal/waves-1-to-3.md, "Writer cost (issue 14.1, h-write)")."""
+(benchmarks/journal/waves-1-to-3.md, "Writer cost")."""
 
 MERGE_STEP_PAGES = 500
 """Pages one ``merge`` step of ``merge_fts`` writes (~50 ms on this machine): the write lock is

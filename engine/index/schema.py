@@ -14,15 +14,15 @@ import apsw
 SEARCH_INDEX_SCHEMA_VERSION = 11
 """Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
-6: titles, command lines and subjects are redacted (issue 13.1); an older index holds them raw.
+6: titles, command lines and subjects are redacted; an older index holds them raw.
 7: chat messages and terminal chunks store no body (``src_offset``/``src_len`` say where their
 snippet text is re-derived from), the digest leads with a body fingerprint, ``docs_fts`` has no
-prefix index and ``docs_recent`` answers 2-3 character prefixes (issue 14.2).
+prefix index and ``docs_recent`` answers 2-3 character prefixes (the index-size budget).
 8: the file is made with ``auto_vacuum = INCREMENTAL`` and gives its free pages back after a first
 index (``engine.index.vacuum``); an older file cannot (``NONE``): recreated, the ``VACUUM``
 after its tables are dropped converts it.
 9: a shell command's document carries its ``exit_code``, ``cwd`` and ``took_ms`` (the ``exit:``,
-``cwd:`` and ``took:`` filters, issue 29.8).
+``cwd:`` and ``took:`` filters, docs/terminal.md).
 10: ``commit_lanes``: every lane whose history holds a commit (``lane:`` keeps shared commits).
 11: ``doc_vectors``: the semantic extra's vectors (``engine.semantic``); a 10 built before it lacks
 the table."""
@@ -140,8 +140,8 @@ def declared_schema() -> frozenset[tuple[str, str, str]]:
     text without its semicolon (SQLite keeps a statement as written, ``sqlite_schema`` docs).
 
     Read from the text, not a database: the open check of every command compares a file with
-    this first (``expected_schema``'s in-memory database is ~1.4 ms of a warm start-up, issue
-    14.4), and asks the probe only when the two differ, so a SQLite that stored the text some
+    this first (``expected_schema``'s in-memory database is ~1.4 ms of a warm start-up, the
+    start-up budget), and asks the probe only when the two differ, so a SQLite that stored the text some
     other way costs that probe, never a recreated index.
     """
     objects: set[tuple[str, str, str]] = set()
@@ -187,7 +187,7 @@ DAMAGE_ERRORS = (apsw.CorruptError, apsw.NotADBError)
 
 WRITE_FAULT_ERRORS = (apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError)
 """The disk, not the file: full, an I/O error, a read-only ``-shm`` or folder. Deleting the index
-for these lost everything it held (a full disk then rebuilt it smaller, issue 13.11); the caller
+for these lost everything it held (a full disk then rebuilt it smaller); the caller
 rolls back, keeps answering from what is there and retries."""
 
 

@@ -1,4 +1,4 @@
-"""Stored text that is not UTF-8 (issue 28.4): bit-rot inside a row, which ``quick_check`` cannot
+"""Stored text that is not UTF-8 (docs/reliability-faults.md): bit-rot inside a row, which ``quick_check`` cannot
 see (SQLite stores TEXT as given and never validates it), makes apsw raise
 ``UnicodeDecodeError`` on every read that reaches the row. The row is cut out of the index and
 its source marked for re-ingestion, so the search answers now and the row comes back from its

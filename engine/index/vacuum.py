@@ -1,4 +1,4 @@
-"""The index file without free pages (issue 14.2): made with ``auto_vacuum = INCREMENTAL``, its
+"""The index file without free pages (the index-size budget): made with ``auto_vacuum = INCREMENTAL``, its
 free pages given back in short steps after a first index.
 
 FTS5's merges free the pages of the segments they replace; a first index ends with one merge of
@@ -109,7 +109,7 @@ IDLE_FREE_SHARE = 0.05
 back (``give_back_if_worth``). FTS5's automerge and the recent table's pruning free pages that
 the next writes reuse, so a little is left to them; but left alone, 30 rounds of live appends
 to a 34 MB index grew it to 48 MB with 27% of it free (12 MB; with this rule 36 MB, 3% free,
-for 55 ms of steps; benchmarks/journal/waves-1-to-3.md, h-vacuum). At 5% the 330 MB corpus's file (0.914x
+for 55 ms of steps; benchmarks/journal/waves-1-to-3.md, "The index file without free pages"). At 5% the 330 MB corpus's file (0.914x
 of its text in use) stays under 0.97x."""
 
 IDLE_FREE_MIN_PAGES = 256

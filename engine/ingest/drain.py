@@ -57,7 +57,7 @@ RECONCILE_NO_WATCHER_S = 5.0
 
 DELETED_REASON = "index file was deleted"
 REPLACED_REASON = "index file was replaced"
-"""``recreated_reason`` when the file vanished or changed under an open writer (issue 24.3)."""
+"""``recreated_reason`` when the file vanished or changed under an open writer (a disposable cache)."""
 
 HISTORY_WAIT_S = 0.5
 """Delay of the next history slice once a catch-up's history budget is spent."""
@@ -335,7 +335,7 @@ class Drainer(SourcePasses, WriteFaults):
                 from engine.ingest.health import HEALTH_EVERY
 
                 self._periodic += 1
-                # The count check costs ~1 ms (issue 13.10): every period, not hourly, so lost
+                # The count check costs ~1 ms (lost FTS rows): every period, not hourly, so lost
                 # FTS rows are repaired within a reconcile period, not after the health check.
                 if self._periodic % HEALTH_EVERY == 0 or count_drift(conn) is not None:
                     self.check_health(conn)

@@ -2,7 +2,7 @@
 
 A failing entry (disk full, I/O error, a lock held through every retry) leaves its cursor where it
 was and is re-enqueued with exponential backoff; a damaged file is recreated and every source
-queued again (issue 13.9); a rebuild clears the rows instead, unless the file is damaged.
+queued again (damaged pages heal); a rebuild clears the rows instead, unless the file is damaged.
 ``WriteFaults`` is a mixin of ``engine.ingest.drain.Drainer``, which owns the attributes below.
 """
 
@@ -66,7 +66,7 @@ class WriteFaults:
 
     @property
     def health(self) -> HealthChecker:
-        """The health check, off the writer thread once the service has one (issue 14.5);
+        """The health check, off the writer thread once the service has one (ingestion first under load);
         built on first use (``engine.ingest.health``: a warm search never checks)."""
         if self._health is None:
             from engine.ingest.health import HealthChecker
@@ -109,7 +109,7 @@ class WriteFaults:
         if isinstance(err, apsw.BusyError):
             # Another host (the daemon, a palette, the CLI) held the write lock through the
             # busy timeout: routine with two hosts on one file and retried, so it is logged
-            # for debugging only and never reaches a user's warnings (issue 7, dual host).
+            # for debugging only and never reaches a user's warnings (dual host).
             log.debug("ingesting %s:%s: index busy; retry in %.1fs", kind, ident, delay)
         elif fault is not None:
             # Said once, as the status's "degraded" state and every answer's warning, not
@@ -137,7 +137,7 @@ class WriteFaults:
     def recover_damage(
         self, cause: BaseException | str, damaged: tuple[int, int] | None = None
     ) -> None:
-        """Recreate a damaged index file and queue every source again (issue 13.9).
+        """Recreate a damaged index file and queue every source again (damaged pages heal).
 
         ``damaged``: identity of the file found damaged (default: the writer's own file).
 
@@ -157,7 +157,7 @@ class WriteFaults:
 
     def clear_for_rebuild(self) -> None:
         """Clear every row and queue every source; a damaged file is recreated instead (its
-        ``DELETE`` would fail on the damaged pages, issue 13.9).
+        ``DELETE`` would fail on the damaged pages).
 
         Raises:
             AdeError: another process holds the write lock, or the disk refused the write

@@ -75,7 +75,7 @@ class SourcePasses:
 
     def _plan_ahead(self, conn: apsw.Connection, entry: Entry) -> Prefetcher:
         """Start the planning worker for a big backlog and send it the next transcript
-        entries, so their passes are planned while this one is written (issue 14.1)."""
+        entries, so their passes are planned while this one is written (the first-index speed budget)."""
         from engine.ingest import planner  # deferred: only a transcript entry needs it
 
         if self.prefetch is None:
@@ -126,7 +126,7 @@ class SourcePasses:
 
         # The listing's warnings (a file refused, a transcript without its cwd yet) are this
         # listing's: they replace the last one's, so a file fixed since drops out of the status
-        # and one still broken is not counted again at every re-listing (issue 28.6).
+        # and one still broken is not counted again at every re-listing (docs/reliability-faults.md).
         listing = WarningTally()
         entries, sessions = changed_sources(
             conn, self.project, listing, everything=everything, external=self.external

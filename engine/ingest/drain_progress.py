@@ -1,4 +1,4 @@
-"""What a drain's ``progress(done, total)`` counts (issue 29.9): one unit a source, and one a
+"""What a drain's ``progress(done, total)`` counts: one unit a source, and one a
 commit of the commit-history pass.
 
 The history source runs in slices, each re-queued until its pass is done. Counted as one more

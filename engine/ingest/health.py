@@ -1,4 +1,4 @@
-"""The index health check, run off the writer thread (issue 14.5).
+"""The index health check, run off the writer thread (ingestion first under load).
 
 ``PRAGMA quick_check`` (FTS5's integrity check included, SQLite >= 3.44) reads the whole index:
 ~4.9 s on the 330 MB one. Run on the writer thread, every live chat or terminal append waited
@@ -53,7 +53,7 @@ PAGE_DAMAGE_PREFIXES = ("quick_check", "CorruptError", "NotADBError")
 
 
 def page_damage(problems: list[str]) -> bool:
-    """True when a complaint names damaged pages, not only drifted rows (issue 13.9)."""
+    """True when a complaint names damaged pages, not only drifted rows."""
     return any(p.startswith(PAGE_DAMAGE_PREFIXES) for p in problems)
 
 
@@ -79,7 +79,7 @@ def heal(owner: Rebuilder, conn: apsw.Connection, problems: list[str]) -> bool:
     log.warning("search index unhealthy, rebuilding: %s", "; ".join(problems[:3]))
     owner.tally.add("index", f"health check failed: {problems[0]}")
     if page_damage(problems):
-        # Damaged pages: clearing rows would walk them (and fail, forever: issue 13.9).
+        # Damaged pages: clearing rows would walk them (and fail, forever).
         owner.recover_damage(problems[0])
         return False
     try:

@@ -1,8 +1,8 @@
-"""Several transcript passes in one write transaction while a first index runs (issue 14.1).
+"""Several transcript passes in one write transaction while a first index runs (the first-index speed budget).
 
 A first index commits hundreds of passes. Each ``COMMIT`` made FTS5 flush the pass's pending
 terms as a segment of its own, later merged; committing a few passes together writes fewer,
-larger segments and fewer pages (benchmarks/journal/waves-1-to-3.md, "Writer in the pipeline (h-batch)").
+larger segments and fewer pages (benchmarks/journal/waves-1-to-3.md, "Writer in the pipeline").
 
 Crash safety is that of one pass: a group's docs and cursors commit together, so a process
 killed mid-group stores none of its passes, and the next drain redoes them from the stored

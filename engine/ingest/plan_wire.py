@@ -3,7 +3,7 @@
 Pickling a plan's ``IndexDoc`` and derived-value objects one by one (a class reference and a state
 each) cost the writing process ~0.5 s of unpickling per 60 MB corpus; one tuple of fields per
 document loads faster, and the records are rebuilt with their own (C) ``msgspec.Struct``
-constructors (benchmarks/journal/waves-1-to-3.md, issue 14.1, h-pipe). The writer is the critical path of a
+constructors (benchmarks/journal/waves-1-to-3.md, "Planning and overlap"). The writer is the critical path of a
 first index, so what it spends receiving a plan is spent on the wall clock.
 """
 

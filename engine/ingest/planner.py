@@ -1,11 +1,11 @@
-"""Plan the next transcript passes in a worker process while this one writes (issue 14.1).
+"""Plan the next transcript passes in a worker process while this one writes (the first-index speed budget).
 
 A pass is two halves: planning (read the slice, parse, chunk, sanitize, redact, and derive the
 column values: ``tailing.plan_pass``) and writing (``tailing.commit_pass``). Planning is pure
 Python over bytes and needs no database, so during a big backlog (a first index, a large import)
 a worker *process* plans the passes the queue will run next while this process commits the
 current one: the two cores both work. A thread could not: apsw takes the GIL back between the
-rows of ``executemany`` and convoys behind a planning thread (benchmarks/journal/waves-1-to-3.md, issue 4).
+rows of ``executemany`` and convoys behind a planning thread (benchmarks/journal/waves-1-to-3.md, "Ingestion").
 
 Nothing about crash safety moves to the worker. It never opens the index; it is handed the
 source row a pass starts from and returns a plan. A plan is used only when, at the moment this
@@ -17,7 +17,7 @@ a warning, never a line.
 
 While the plan of the pass it is to write next is not ready, this process does not idle: it
 takes back the last job the worker has not started (``cancel``) and plans that pass itself, so
-both cores plan and neither waits while there is work (issue 14.1, h-pipe).
+both cores plan and neither waits while there is work (the first-index speed budget; journal: "Planning and overlap").
 
 The worker (``engine.ingest.plan_worker``) is started (fork + exec: safe in a process that runs
 threads) only when the queued transcripts hold at least ``WORKER_MIN_BACKLOG_BYTES`` not yet
@@ -56,7 +56,7 @@ back while it waits. A first index commits ``pass_group.GROUP_PASSES`` (8) passe
 the writer takes their plans faster than the worker makes them (their FTS rows are only held),
 then spends the group's commit in FTS5. Holding 4, the worker ran dry during every commit and
 the writer planned a quarter of the passes itself; 12 cover a group and the start of the next
-(benchmarks/journal/waves-1-to-3.md, h-ingest5). ``LOOKAHEAD_SLICES`` bounds the memory this takes."""
+(benchmarks/journal/waves-1-to-3.md, "The worker fed a whole group of passes ahead"). ``LOOKAHEAD_SLICES`` bounds the memory this takes."""
 
 LOOKAHEAD_SLICES = 4
 """No job is sent to the worker once the jobs it holds (answered plans not yet written included)
@@ -72,7 +72,7 @@ process made while waiting."""
 MAX_LOAD_PER_CPU = 0.75
 """Start a worker only while the 1-minute load average per CPU is below this: a second process
 pays only on a core nobody else uses; on a machine whose cores are all busy it measured slower
-than planning in process (benchmarks/journal/waves-1-to-3.md, issue 14.1)."""
+than planning in process (benchmarks/journal/waves-1-to-3.md, "Ingestion speed")."""
 
 STEAL_WHILE_WAITING = True
 """Plan a pass here, taken back from the worker, rather than wait for the worker's answer."""

@@ -133,7 +133,7 @@ def remove_gone_sessions(conn: apsw.Connection, sessions: list[SessionMeta]) -> 
     alive = {kind: {m.id for m in sessions if m.kind == kind} for kind in ("chat", "terminal")}
     if not _anything_gone(conn, alive):
         # A warm run where nothing was deleted takes no write lock at all: another process
-        # holding it (a long drain) must not make a read-only search wait (issue 13.12).
+        # holding it (a long drain) must not make a read-only search wait (a held write lock).
         return 0
     deleted = 0
     with immediate(conn):

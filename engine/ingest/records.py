@@ -160,7 +160,7 @@ def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
         try:
             for branch in list_branches(primary.path):
                 # The lane the branch is checked out in, if any: a branch is not the primary
-                # lane's because the primary lane lists it (issue 29.9).
+                # lane's because the primary lane lists it.
                 doc = branch_doc(branch, _lane_for_branch(lanes, branch.name))
                 docs[doc.doc_id] = doc
         except GitError as err:

@@ -51,7 +51,7 @@ truncated and marked): far more than an indexed body keeps, and memory stays bou
 
 SKIPPED_STATE_KEY = "skipped"
 """Builder state key holding the lines skipped or truncated since the cursor was at 0: stored
-with the cursor in one transaction, so the count survives into later runs (issue 13.7) and
+with the cursor in one transaction, so the count survives into later runs (a chat line past the read cap) and
 restarts with a reindex."""
 
 MAX_ATTEMPTS = 8
@@ -156,7 +156,7 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> Plan:
         head = fp.digest(first[: min(new_cursor, fp.HEAD_BYTES)])
     ident = fp.take(data, start, new_cursor, st.st_dev, st.st_ino, compressed, head)
     # Derived column values (digest, zlib body, identifier parts) are computed here, before the
-    # write transaction: the lock is then held ~half as long (benchmarks/journal/waves-1-to-3.md, issue 4).
+    # write transaction: the lock is then held ~half as long (benchmarks/journal/waves-1-to-3.md, "Ingestion").
     if compressed:  # snippets are re-read from a plain file only: a .gz pass stores its bodies
         output.new_docs = [msgspec.structs.replace(d, source_span=None) for d in output.new_docs]
         output.upserts = [msgspec.structs.replace(d, source_span=None) for d in output.upserts]

@@ -1,4 +1,4 @@
-"""What the watcher arms on, and when it must arm again (issue 24.5).
+"""What the watcher arms on, and when it must arm again (docs/watching.md).
 
 An inotify watch follows an inode, not a name: a folder that does not exist yet cannot be
 watched, and a folder deleted and made again is a new inode the old watch never sees. Agent

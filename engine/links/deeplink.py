@@ -119,7 +119,7 @@ def _check_text(what: str, value: object, *, file_name: bool = False) -> str:
 
     A file name (``file_name``) may hold any byte git allows but NUL: a control character
     (a newline) and an undecodable byte (a lone surrogate of ``os.fsdecode``, U+DC80–U+DCFF)
-    are part of the name, and its link carries them percent-encoded (issue 30.4)."""
+    are part of the name, and its link carries them percent-encoded (the tree git sees)."""
     if not isinstance(value, str):
         raise DeepLinkError(f"{what} must be text, not {type(value).__name__}")
     if not value:

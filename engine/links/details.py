@@ -273,7 +273,7 @@ def chat_focus(events: list[ChatEvent], seq: int | None) -> tuple[int | None, st
 def message_numbers(path: Path, events: list[ChatEvent]) -> list[int]:
     """The number a reader sees on each of ``events`` (``message_events`` of ``path``): an
     ``.ade`` chat's own event number (its links' ``event=``); for another agent's transcript,
-    whose anchors are byte offsets or part counters, its place 1..N (issue 29.9)."""
+    whose anchors are byte offsets or part counters, its place 1..N."""
     from engine.external.view import external_format
 
     if external_format(path) is None:

@@ -67,7 +67,7 @@ def read_json_object(
 def parse_aware_time(value: object) -> datetime | None:
     """An ISO-8601 string → aware datetime; anything else → ``None``.
 
-    A time without a zone is read as UTC (issue 28.6): tools that write ``2026-06-15T12:00:00``
+    A time without a zone is read as UTC (docs/reliability-faults.md): tools that write ``2026-06-15T12:00:00``
     mean the moment, and dropping the whole session for the missing ``Z`` loses more than a
     guess of the zone can."""
     if not isinstance(value, str) or not value:

@@ -235,7 +235,7 @@ def worktrees(repo_path: Path) -> list[Worktree]:
 @functools.cache
 def _remote_res() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """(URL remote, scp-like remote, slug part), compiled on first use: a warm search reads the
-    stored origin and parses no remote (issue 14.4, h-regex)."""
+    stored origin and parses no remote (the start-up budget; journal: "Regexes compiled lazily")."""
     return (
         re.compile(r"^(?:https?|ssh|git|git\+ssh|ssh\+git)://(?:[^@/]+@)?[^/]+/(.+)$"),
         re.compile(r"^(?:[^@/:]+@)?([^/:]+):(?!//)(.+)$"),
@@ -282,7 +282,7 @@ def stderr_file() -> IO[bytes]:
     """An unnamed file for a long-running git's stderr: a chatty git never blocks on a full
     pipe while its stdout is read, and nothing is left behind. A memory file where the system
     has one (Linux): ``tempfile`` imports ``random`` and ``shutil``, ~2.5 ms of every warm
-    search's start-up (issue 14.4)."""
+    search's start-up (the start-up budget)."""
     if hasattr(os, "memfd_create"):
         try:
             return os.fdopen(os.memfd_create("ade-git-stderr", os.MFD_CLOEXEC), "w+b")

@@ -1,4 +1,4 @@
-"""Keep ``.ade/`` out of git when ``ade`` writes transcripts into a repository (issue 13.2).
+"""Keep ``.ade/`` out of git when ``ade`` writes transcripts into a repository (secrets in file hits).
 
 Raw PTY logs and session records are environment state, not source: a repository that does not
 ignore ``.ade/`` would show them in ``git status`` and, through ``git add -A``, commit raw

@@ -1,4 +1,4 @@
-"""Walking a whole commit history through ``git log``, streamed (issue 12.2).
+"""Walking a whole commit history through ``git log``, streamed.
 
 ``recent_commits`` reads one bounded ``git log`` at once; a history of 80,000 commits is ~25 MB of
 messages, so here the output is read from the pipe in pieces and handed out a slice at a time: the

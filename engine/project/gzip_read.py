@@ -1,4 +1,4 @@
-"""A gzip reader that stops cleanly at damage (issue 28.4).
+"""A gzip reader that stops cleanly at damage (docs/reliability-faults.md).
 
 ``gzip.GzipFile`` raises on a cut file (``EOFError``) and on bytes after the last member
 (``BadGzipFile``), and what it inflated before the damage is lost with the exception. A cut or

@@ -1,6 +1,6 @@
 """Closing the head of a JSON line that was cut (a 50 MiB chat line read up to a cap).
 
-A chat line longer than the read cap is not dropped (issue 13.7): its first bytes are turned
+A chat line longer than the read cap is not dropped: its first bytes are turned
 back into a valid, smaller object — the string being cut ends with a mark, open containers are
 closed — so the message is indexed truncated and marked, as terminal output is. The scan is a
 regex tokenizer (strings are matched whole by the regex engine, not walked a character at a

@@ -38,7 +38,7 @@ def open_project(path: Path | None = None, tally: WarningTally | None = None) ->
     """
     if path is not None:
         root = _explicit_root(path)
-        # A plain main worktree is known without a git process (issue 14.4).
+        # A plain main worktree is known without a git process (the start-up budget).
         is_git = is_plain_main_worktree(root) or git_toplevel(root) is not None
     else:
         root, is_git = _default_root()

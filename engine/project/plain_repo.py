@@ -2,12 +2,12 @@
 
 ``git rev-parse`` costs a process (3-7 ms) on every command; for the common case — a ``.git``
 folder of ours, with a valid ``HEAD``, ``objects/`` and ``refs/`` and a config that neither moves
-the work tree nor makes it bare — the answer is known from a few ``stat`` calls (issue 14.4).
+the work tree nor makes it bare — the answer is known from a few ``stat`` calls (the start-up budget).
 Anything else (a ``.git`` file: a linked worktree or a submodule; another user's repository,
 which git refuses; ``GIT_DIR`` and friends) answers ``False``: ask git.
 
 Paths are strings: a daemon-answered ``ade search`` without ``--project`` asks this and must
-not import ``pathlib`` (~3 ms, issue 14.4); a ``Path`` is accepted as well.
+not import ``pathlib`` (~3 ms, the start-up budget); a ``Path`` is accepted as well.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ is expected: a FIFO (``open`` blocks until a writer appears: forever), a socket 
 directory, a symlink to ``~/.ssh/id_rsa``, or JSON nested 100,000 levels deep (both ``json``
 and ``msgspec`` raise ``RecursionError``, which is no ``ValueError``). Every reader of project
 data goes through these helpers so each of those is one counted warning, never a hang or a
-traceback (issue 13, points 4-6):
+traceback (docs/reliability.md):
 
 - ``open_regular`` opens with ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a
   writer), ``fstat``s the descriptor and refuses anything but a regular file;

@@ -92,7 +92,7 @@ def _read(project: Project, path: Path, sid: str, tally: WarningTally) -> Sessio
 
 def _last_write(project: Project, meta: SessionMeta) -> datetime:
     """A running terminal's session file keeps its start time; its transcript's last write is
-    when it last printed (issue 15.8: a shell that printed seconds ago is not "24w")."""
+    when it last printed (a shell that printed seconds ago is not "24w")."""
     from engine.project.transcripts import transcript_file  # deferred: transcripts imports more
 
     path = meta.transcript_path or transcript_file(project, "terminal", meta.id)

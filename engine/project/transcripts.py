@@ -45,7 +45,7 @@ two ingestion slices, a bounded query cost."""
 
 CUT_GZ_GRACE_S = 120.0
 """A cut ``.gz`` younger than this may still be being written (retried); an older one is damaged
-and read up to the cut with a warning, so its session never stays ``indexing`` (issue 28.4)."""
+and read up to the cut with a warning, so its session never stays ``indexing`` (docs/reliability-faults.md)."""
 
 _SUFFIX: dict[SessionKind, tuple[str, str]] = {
     "chat": ("chats", ".jsonl"),
@@ -139,7 +139,7 @@ def read_transcript(path: Path, offset: int, max_bytes: int) -> TranscriptSlice:
     cut ``.gz`` (a compactor still writing) also falls back to the plain file if it is still
     there, and otherwise raises ``TranscriptNotReady``. Without a plain file, a ``.gz`` cut longer
     than ``CUT_GZ_GRACE_S`` ago, corrupt further on, or followed by trailing bytes is read up to
-    the damage, which ``damage`` names (issue 28.4).
+    the damage, which ``damage`` names (docs/reliability-faults.md).
     ``offset`` past the end yields empty data; the caller compares ``total_size`` to its cursor.
 
     Raises:

@@ -2,7 +2,7 @@
 
 Every command lists the lanes, and without ``.ade/lanes.json`` that is one ``git worktree list``
 (3-5 ms, more under load): after the origin lookup (``origin_memo``), the last git command a
-warm in-process search ran for its start-up (issue 14.4). What a lane is made of (each
+warm in-process search ran for its start-up (the start-up budget). What a lane is made of (each
 worktree's folder, branch, and whether it is bare or its folder is gone) is read by git from a
 few small files: ``.git/HEAD`` and ``.git/config``, and per linked worktree
 ``.git/worktrees/<id>/{HEAD,gitdir,locked,commondir}`` plus the ``.git`` file ``gitdir`` names.

@@ -1,6 +1,6 @@
 """The indexed candidates of a full-text query (``engine.query.run``): the scored BM25 window,
 the newest title matches unioned in when it fills, and the match total, each bounded by the
-budgets below (issue 14.3); a 2-3 character prefix read from ``docs_recent`` (issue 14.2)."""
+budgets below (every match ranked); a 2-3 character prefix read from ``docs_recent`` (the index-size budget)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ BM25_WINDOW = 1000
 
 SCORE_BUDGET = 25_000
 """Matches scored per query. Scoring every match of a term inside SQLite and keeping the best
-window cost 7/14/44/93 ms for 2k/10k/52k/103k matches (benchmarks/journal/waves-1-to-3.md, issue 14.3): 25k
+window cost 7/14/44/93 ms for 2k/10k/52k/103k matches (benchmarks/journal/waves-1-to-3.md, "How many matches fit the latency budget"): 25k
 stays within the ~20 ms a palette keystroke can spend. Past it the newest 25k are scored and the
 answer's warnings say so."""
 
@@ -54,11 +54,11 @@ BUDGET_NOTE = (
     "more than {budget:,} matches: ranked the best of the newest {budget:,};"
     " narrow the query (a longer term, kind:, since:) to rank every match"
 )
-"""Said by an answer whose ranking the scoring budget bounded (issue 14.3)."""
+"""Said by an answer whose ranking the scoring budget bounded (every match ranked)."""
 
 SHORT_PREFIX = 3
 """Prefixes this short (2-3 characters) are read from ``docs_recent``, the only table with
-prefix indexes; a longer prefix merges few enough doclists on ``docs_fts`` (issue 14.2)."""
+prefix indexes; a longer prefix merges few enough doclists on ``docs_fts`` (the index-size budget)."""
 
 RECENT_NOTE = (
     "a {chars}-character prefix: ranked its matches among the newest {docs:,} documents;"
@@ -77,7 +77,7 @@ and ``resultsTruncated`` is set."""
 def _row_candidate(row: Sequence[Any]) -> tuple[int, Candidate]:
     rowid, doc_id, kind, title, rank_title, updated_at, sid, lane, anchor, tool, b1, b2 = row
     # Positional, in field order: a window is 1,000 rows, and twelve keywords cost 2.5x the
-    # construction (~2 ms a query, issue 14.4).
+    # construction (~2 ms a query, the start-up budget).
     cand = Candidate(doc_id, kind, title, rank_title, "", updated_at, sid, lane, anchor, b1, b2,
                      {"tool": tool} if tool else {})  # fmt: skip
     return rowid, cand
@@ -108,7 +108,7 @@ def tallies_in_window(parsed: ParsedQuery) -> bool:
     """Whether the window statement counts the matches it scores (``window_sql(counted=True)``)
     instead of a second statement counting them: for a match of several tokens (two terms, a
     phrase of two words), where counting again builds every prefix's doclist, intersects them
-    or checks positions once more (~4.5 ms of a two-term prefix's ~24, issue 14.4). A one-token
+    or checks positions once more (~4.5 ms of a two-term prefix's ~24, the start-up budget). A one-token
     match counts one doclist, cheaper than tallying its up to ``SCORE_BUDGET`` scored rows."""
     terms = [
         t for node in parsed.terms for t in (node.options if isinstance(node, AnyOf) else (node,))

@@ -1,4 +1,4 @@
-"""Parsing ``exit:``, ``cwd:`` and ``took:``: atuin's filters over shell commands (issue 29.8).
+"""Parsing ``exit:``, ``cwd:`` and ``took:``: atuin's filters over shell commands (docs/terminal.md).
 
 ``exit:0`` / ``exit:1,2`` / ``exit:ok`` / ``exit:fail`` (any status but 0); ``cwd:/abs/dir`` (that
 folder or below), ``cwd:~/dir``, ``cwd:src`` (a folder named so, or a path ending so, and below);

@@ -19,7 +19,7 @@ from engine.errors import CursorError
 from engine.query.ranking import SortKey
 
 CURSOR_VERSION = 2
-"""Bumped when the sort key changes shape or meaning (2: the phrase boost, issue 32.4); older
+"""Bumped when the sort key changes shape or meaning (2: the phrase boost, docs/search.md); older
 cursors are then refused clearly."""
 
 _KEY = b"ade-search-cursor"

@@ -1,4 +1,4 @@
-"""Why a hit ranks where it does: the data behind ``ade search --explain`` (issue 5).
+"""Why a hit ranks where it does: the data behind ``ade search --explain`` (docs/search.md).
 
 For each hit of a page: its tier, its BM25 scores (exact-token and identifier-part, body tier
 only — the same ``bm25()`` calls and weights the query path uses, over the same corpus
@@ -7,7 +7,7 @@ doc id asc), the full sort key, and which column each positive term matched in. 
 (lanes, files, artifacts, Linear) are not in the index: their terms are checked against the
 title and snippet the delegate produced with the plan's matcher, the one the delegates use.
 
-A hit a relaxed step added (issue 32) does not match the strict query: it is explained by the
+A hit a relaxed step added (docs/search.md) does not match the strict query: it is explained by the
 first step (``engine.query.relax.relaxations``, the same steps the answer ran) whose query it
 matches, and says which (``relaxed``).
 

@@ -11,7 +11,7 @@ Everything else is data: ``AND``, ``NEAR(``, ``*``, ``foo:bar`` are searched as 
 to FTS5 raw. The parser yields a small tree (``Term``, ``AnyOf``); ``build_match`` renders it, every
 user term as an FTS5 string with ``"`` doubled. Everything else reads the ``QueryPlan`` built from it.
 
-Pasted text is searched, not refused (issue 12): past ``MAX_QUERY_LENGTH`` a text with spaces is
+Pasted text is searched, not refused: past ``MAX_QUERY_LENGTH`` a text with spaces is
 cut at the last space before the limit (one unbroken run that long is refused: a blob, not words);
 past ``MAX_TERMS`` the query keeps its first ``MAX_TERMS`` distinctive terms
 (``engine.query.pasted``: duplicates, stop words and words under 3 characters go first) and says
@@ -50,7 +50,7 @@ MAX_TERMS = 32
 
 @functools.cache
 def _duration_re() -> re.Pattern[str]:
-    """``30m``, ``24h``, ``7d``, ``2w``: compiled when a time filter is parsed (h-regex)."""
+    """``30m``, ``24h``, ``7d``, ``2w``: compiled when a time filter is parsed (journal: "Regexes compiled lazily")."""
     return re.compile(r"(\d{1,7})([mhdw])")
 
 
@@ -88,9 +88,9 @@ class ParsedQuery(msgspec.Struct, frozen=True):
     since_ms: int | None = None
     until_ms: int | None = None
     tools: frozenset[str] | None = None
-    """``tool:`` (issue 16): only chats written by these agents; None means any."""
+    """``tool:`` (docs/agents.md): only chats written by these agents; None means any."""
     commands: CommandFilter | None = None
-    """``exit:``/``cwd:``/``took:`` (issue 29.8): only shell commands so; None means no filter."""
+    """``exit:``/``cwd:``/``took:`` (docs/terminal.md): only shell commands so; None means no filter."""
     title_text: str = ""
     match_none: bool = False
     title_prefix_scan: str | None = None
@@ -204,7 +204,7 @@ def _parse_kinds(value: str) -> set[str]:
     return kinds
 
 
-# --- tool: filter (issue 16) ------------------------------------------------------------------
+# --- tool: filter (docs/agents.md) ------------------------------------------------------------------
 def parse_tools(value: str) -> set[str]:
     """The agents named by a ``tool:`` value (``claude,codex``).
 

@@ -1,4 +1,4 @@
-"""Queries as people paste them (issue 12.5): a paragraph is searched, not refused.
+"""Queries as people paste them: a paragraph is searched, not refused.
 
 Two rules, both deterministic. Too long: the text is cut at the last whitespace before the
 limit (one unbroken run that long is a blob, not words: refused). Too many terms: duplicates

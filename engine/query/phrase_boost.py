@@ -1,4 +1,4 @@
-"""The exact-phrase boost of the ranking (issue 32.4).
+"""The exact-phrase boost of the ranking (docs/search.md).
 
 A query of two or more words finds every document holding all of them, anywhere. A document that
 holds them as typed, next to each other (``socket timeout``), is nearly always the one meant, so

@@ -272,9 +272,9 @@ def build_plan(
     offset = check_offset(args.offset, args.cursor)
     parsed = parse_query(args.query, now=now)
     kinds = resolve_kinds(args.kinds, parsed.kinds)
-    if parsed.tools is not None:  # only chats have an agent (issue 16): tool: drops the rest
+    if parsed.tools is not None:  # only chats have an agent (docs/agents.md): tool: drops the rest
         kinds = tuple(k for k in kinds if k == "chat")
-    if parsed.commands is not None:  # only shell commands have an exit status (issue 29.8)
+    if parsed.commands is not None:  # only shell commands have an exit status (docs/terminal.md)
         kinds = tuple(k for k in kinds if k == "terminal")
     lane_ids, gone_folders = _lanes_or_gone(args.lane_id, parsed.lanes, lanes, gone)
     # since:/until: enter by the text as typed, not by their instant: `since:7d` must keep its

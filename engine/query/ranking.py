@@ -81,7 +81,7 @@ def tier_for(candidate: Candidate, normalized_query: str) -> Tier:
 
 @functools.cache
 def _digits_re() -> re.Pattern[str]:
-    """Runs of digits; compiled for the first file hit (h-regex)."""
+    """Runs of digits; compiled for the first file hit (journal: "Regexes compiled lazily")."""
     return re.compile(r"\d{1,20}")
 
 
@@ -125,7 +125,7 @@ def extract_snippet_ranges(marked: str) -> tuple[str, tuple[MatchRange, ...]]:
 
     An unclosed start runs to the end; a stray end marker is dropped; empty spans are omitted.
     Walks the pieces between markers, not every character: once per shown hit, a rare term's
-    whole cost is per-hit work like this (benchmarks/journal/waves-1-to-3.md, issue 14 peers and scale).
+    whole cost is per-hit work like this (benchmarks/journal/waves-1-to-3.md, "Peers and scale").
     """
     out: list[str] = []
     ranges: list[MatchRange] = []

@@ -1,4 +1,4 @@
-"""When nothing matches exactly (issue 32): a query relaxed in documented steps.
+"""When nothing matches exactly (docs/search.md): a query relaxed in documented steps.
 
 A strict query (every word, as typed, matched as a prefix) that finds too little is tried again,
 one step at a time, each step only while the answer is still too short:
@@ -23,7 +23,7 @@ paths (``connectTimeout``, ``strbuf_addf``, ``src/foo.py``) are never corrected 
 quoted phrase, ``--exact`` (``SearchQueryArgs.exact``), a filter-only query and a later page are
 never relaxed; filters and exclusions apply to every step.
 
-``relaxations`` yields the steps' plans (h-hybrid's fusion may call it); ``relax_answer`` runs
+``relaxations`` yields the steps' plans (the semantic layer's fusion may call it); ``relax_answer`` runs
 them through the caller's own ``run`` (the index plus the delegates) and merges the pages.
 """
 

@@ -6,7 +6,7 @@ Candidates come from one of two SQL paths:
   ``docs_by_recency`` index; FTS never runs.
 * **full text**: every match up to ``SCORE_BUDGET`` is scored inside SQLite (exact-token and
   split-token BM25) and the best ``BM25_WINDOW`` leave it, so an old strong match is reachable
-  (issue 14.3); past the budget the newest ``SCORE_BUDGET`` are scored and ``warnings`` says so.
+  (every match ranked); past the budget the newest ``SCORE_BUDGET`` are scored and ``warnings`` says so.
   When the window fills, the newest title matches (from the small ``docs_title`` table) that rank
   in a title tier are unioned in so a title match is never buried, and every other match follows
   them newest first (the tail, ``engine.query.tail``): paging reaches every match. ``total`` is
@@ -123,7 +123,7 @@ def run_query(
     ``query`` is the plan the service built once; raw ``SearchQueryArgs`` are planned here with
     ``now`` and ``lanes`` (a convenience for callers that query the index alone).
     ``extra_candidates`` may be a callable: it is called once, after the full-text query (the
-    service's delegates run meanwhile, issue 14.4).
+    service's delegates run meanwhile, the start-up budget).
 
     Raises:
         UsageError: bad limit, kind, lane, filter or query length.

@@ -1,4 +1,4 @@
-"""The session dedupe of a page (issue 32.4): a chat session row (a title match) carries its best
+"""The session dedupe of a page (docs/search.md): a chat session row (a title match) carries its best
 message's snippet and link, so that message's own row, later on the same page, is folded into it
 and not shown a second time (``engine.service.chat_anchor``). The CLI folds by this rule and
 ``--explain`` says which row was folded into which."""

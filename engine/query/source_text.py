@@ -1,4 +1,4 @@
-"""Snippet text from the source: a page's bodies, re-derived from the transcripts (issue 14.2).
+"""Snippet text from the source: a page's bodies, re-derived from the transcripts (the index-size budget).
 
 Chat messages and terminal chunks are the bulk of the index, and their text is already on disk:
 the index keeps only where each came from (``IndexDoc.source_span``) and the fingerprint of the
@@ -93,7 +93,7 @@ def chunk_body(raw: bytes, offset: int, alt_screen: bool = False) -> str:
 def _chunk_text(raw: bytes, offset: int, alt_screen: bool) -> str:
     """:func:`chunk_body` before redaction."""
     # Imported on first use: the chunker costs a warm CLI search ~10-20 ms to import, paid only
-    # when a terminal chunk is on the page (issue 14.4's start-up budget).
+    # when a terminal chunk is on the page (the start-up budget).
     from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 
     result = chunk_terminal_bytes(raw, offset, force=True, state=ChunkerState(alt_screen))

@@ -1,4 +1,4 @@
-"""Did you mean…? The nearest indexed words for a query that found nothing (issue 15.10).
+"""Did you mean…? The nearest indexed words for a query that found nothing (docs/search.md).
 
 The index's own vocabulary is read through FTS5's ``fts5vocab`` (a ``temp`` table, so the index
 file is never written and read-only connections work). The cost is bounded before rapidfuzz

@@ -1,4 +1,4 @@
-"""One page of the whole answer: the ranked head, then every other match (issue 30.3).
+"""One page of the whole answer: the ranked head, then every other match (paging reaches everything).
 
 A full-text query ranks a bounded head: the best ``BM25_WINDOW`` of the newest ``SCORE_BUDGET``
 matches, the newest title matches and the delegated hits (``engine.query.candidates``). When the

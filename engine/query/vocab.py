@@ -1,4 +1,4 @@
-"""The index's own vocabulary, for the relaxed steps (issue 32): a typo corrected within one
+"""The index's own vocabulary, for the relaxed steps (docs/search.md): a typo corrected within one
 edit, and the inflections of a word that the index holds.
 
 Both read FTS5's ``fts5vocab`` over ``docs_fts`` (a ``temp`` table: the index file is never

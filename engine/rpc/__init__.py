@@ -1,4 +1,4 @@
-"""The local search daemon: JSON-RPC 2.0 over a user-only Unix socket (DESIGN §7, issue 7).
+"""The local search daemon: JSON-RPC 2.0 over a user-only Unix socket (DESIGN §7, docs/daemon.md).
 
 ``paths`` (where the socket lives), ``framing`` and ``validation`` (what a frame may contain),
 ``roles`` (how a caller proves the CTO role), ``registry`` (``ade projects``), ``router`` (the

@@ -1,6 +1,6 @@
 """Which connections the daemon keeps open (RELIABILITY 23): each one's record (its peer, role,
 requests in flight, whether closing it loses work) and making room for a new one. The oldest
-idle connections beyond the newcomer's uid's idle budget are closed (issue 13.16), then, at the
+idle connections beyond the newcomer's uid's idle budget are closed (slow and idle clients), then, at the
 cap, the oldest idle one of anyone; only when every connection is working is a new one refused.
 """
 

@@ -1,13 +1,13 @@
 """``DaemonConnection``: one greeted socket to the daemon, and nothing of the engine.
 
 Kept apart from ``engine.rpc.client`` (the ``SearchClient`` over the socket) so a command that
-only forwards a request and prints the answer (``ade search`` with a daemon running, issue 14.4)
+only forwards a request and prints the answer (``ade search`` with a daemon running, the start-up budget)
 imports the framing, the socket paths and the role token, not the project reader or the index.
 The wire is coded with the standard library's ``json`` (msgspec's import alone costs more than
 a daemon's answer); the values are the same plain builtins either way. The socket is the
 interpreter's built-in ``_socket`` and the lock ``_thread``'s: the ``socket`` and ``threading``
 modules (with ``selectors``, ``array``, ``select``) cost ~4 ms of imports per process for
-nothing a Unix socket client uses (issue 14.4). ``call_once`` sends the greeting and the request
+nothing a Unix socket client uses (the start-up budget). ``call_once`` sends the greeting and the request
 in one write, so a one-shot command waits for one round trip, not two.
 """
 

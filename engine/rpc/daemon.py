@@ -82,7 +82,7 @@ def run_daemon(options: DaemonOptions) -> int:
 
     def allow(root: Path) -> None:
         # Only a project (.ade/ or a git work tree) or a registered root is served: any other
-        # folder (/, /etc) would get an .ade/cache and be indexed (issue 13.15).
+        # folder (/, /etc) would get an .ade/cache and be indexed (only a project is served).
         if not is_project(root):
             require_project(root, is_git=False, registered=is_registered(root, registry))
 

@@ -23,11 +23,11 @@ class ServerLimits:
     is working is a new one refused."""
     idle_per_uid: int = 16
     """Idle connections one uid may hold open; beyond it the oldest idle ones are closed, so a
-    client that opens and abandons connections cannot lock others out (issue 13.16)."""
+    client that opens and abandons connections cannot lock others out (slow and idle clients)."""
     idle_grace: float = 1.0
     """Seconds a connection must have been idle to count against its uid's idle budget: one of
     50 clients querying flat out is idle between an answer and its next request, and closing
-    it then failed ~5% of their requests (issue 14.5). The connection cap ignores the grace."""
+    it then failed ~5% of their requests (ingestion first under load). The connection cap ignores the grace."""
     workers: int = 8
     """Engine calls in flight at once; apsw releases the GIL, so these overlap for real."""
     pipeline: int = 16

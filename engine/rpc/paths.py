@@ -124,7 +124,7 @@ def prepare_socket_dir(path: Path, *, private: bool) -> Path:
 
     ``private`` (the default runtime folder): created 0700 and checked as ``ensure_private_dir``
     does. A folder named by ``--socket``: created 0700 when missing (then it is ours), else used
-    as it is — ``/tmp`` or any shared folder keeps its mode (issue 13.14); the socket file itself
+    as it is — ``/tmp`` or any shared folder keeps its mode; the socket file itself
     is created 0600 and every peer's uid is checked, which is what keeps others out.
 
     Raises:
@@ -176,7 +176,7 @@ def socket_to_trust(path: str | os.PathLike[str], *, private: bool) -> str | Non
     """The socket path to connect to, or ``None`` when no daemon's socket is there.
 
     ``private``: ``path`` is the default socket, whose folder must pass ``folder_to_trust``. A
-    ``--socket`` path may sit in a shared folder (issue 13.14): there the socket itself must be
+    ``--socket`` path may sit in a shared folder: there the socket itself must be
     ours. Either way ``check_peer`` still checks the process that answers, which is what a
     swapped file cannot fake.
 

@@ -1,4 +1,4 @@
-"""Whether a folder is a project at all (issue 13.15), kept apart from locating one.
+"""Whether a folder is a project at all (only a project is served), kept apart from locating one.
 
 A project is a folder with an ``.ade/`` folder, a git work tree, a folder Claude Code keeps
 sessions for, or a root registered with ``ade projects add``. Anything else (``/``, ``/etc``, a home folder) is refused: serving it

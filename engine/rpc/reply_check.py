@@ -19,7 +19,7 @@ import re
 from engine.kinds import ALL_KINDS
 from engine.rpc.connection import MalformedReply
 
-TYPE_CHECKING = False  # no `typing` on a daemon-answered search (issue 14.4)
+TYPE_CHECKING = False  # no `typing` on a daemon-answered search (the start-up budget)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -19,7 +19,7 @@ import stat
 
 from engine.errors import AdeError
 
-TYPE_CHECKING = False  # the client imports neither `typing` nor `pathlib` (issue 14.4)
+TYPE_CHECKING = False  # the client imports neither `typing` nor `pathlib` (the start-up budget)
 if TYPE_CHECKING:
     from pathlib import Path
 

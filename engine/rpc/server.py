@@ -185,7 +185,7 @@ class DaemonServer(RequestDispatch):
                 deadline = self.limits.idle_timeout
             else:
                 # The whole frame has one deadline from its first byte: a client dripping a
-                # byte every half second used to reset it on every read (issue 13.16).
+                # byte every half second used to reset it on every read (slow and idle clients).
                 deadline = frame_started + self.limits.frame_deadline - time.monotonic()
             try:
                 if deadline <= 0:

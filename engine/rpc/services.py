@@ -47,7 +47,7 @@ def embedded_factory(
         client = EmbeddedClient.open(root, clock=request_clock(clock_from_env()))
         client.service.drainer.external.environ = dict(current_environ())
         start_watcher(client.service)
-        # Ingestion first (issue 14.5): queries wait, boundedly, while a drain is due.
+        # Ingestion first under load: queries wait, boundedly, while a drain is due.
         client.service.ingest_gate.enabled = query_hold != 0
         if query_hold is not None:
             client.service.ingest_gate.hold = query_hold
@@ -72,8 +72,8 @@ def frozen_after_open(factory: ClientFactory) -> ClientFactory:
 
     What a daemon holds for good (its modules, the open services and their caches) made every
     oldest-generation collection walk ~20k objects: 6-40 ms, taken by whichever request's
-    allocations triggered it, so it fell on one answer in a few hundred (the p95 of issue
-    14.4). Frozen, those collections walk only what was made since; what a request makes is
+    allocations triggered it, so it fell on one answer in a few hundred (the p95 of the
+    start-up budget). Frozen, those collections walk only what was made since; what a request makes is
     freed by reference counting as before.
     """
 
@@ -140,7 +140,7 @@ class ServicePool:
                 if (client := self._clients.get(key)) is not None:
                     return client
             if self._allow is not None:
-                self._allow(resolved)  # before the factory creates .ade/cache there (issue 13.15)
+                self._allow(resolved)  # before the factory creates .ade/cache there
             client = self._factory(resolved)
             log.info("opened search service for %s (agent folders %s)", resolved, key[1])
             with self._lock:
@@ -196,9 +196,9 @@ class DaemonHost:
         # The catch-up's manifest and the query share one `git worktree list`.
         with one_listing():
             if fresh and service is not None:
-                # Read your writes (issue 24.1): what was written before this request is answered.
+                # Read your writes: what was written before this request is answered.
                 service.catch_up_for_answer()
-            # Ingestion first (issue 14.5): with a drain due, a new query waits (bounded by the
+            # Ingestion first under load: with a drain due, a new query waits (bounded by the
             # gate's hold) instead of taking the GIL and the cores from the writer.
             gate = getattr(service, "ingest_gate", None)
             if gate is not None:

@@ -130,7 +130,7 @@ def decode_frame(frame: bytes) -> Any:
         raise RpcError(PARSE_ERROR, f"parse error: nesting deeper than {MAX_DEPTH}")
     if _ESCAPED_SURROGATE.search(text):
         # ``"\ud800"`` parses to a lone surrogate that nothing can encode (not SQLite, not the
-        # answer echoing it): text, with U+FFFD (issue 13.13).
+        # answer echoing it): text, with U+FFFD (text that cannot be encoded).
         value = replace_surrogates_in(value)
     return value
 

@@ -81,7 +81,7 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
         self._shared_catch_up = SharedCatchUp()
         self.queue = IngestQueue(self.timers, self._on_due)
         self.ingest_gate = IngestGate(self.timers)
-        """The daemon's queries wait here while a drain is due (issue 14.5)."""
+        """The daemon's queries wait here while a drain is due (ingestion first under load)."""
         self.drainer = Drainer(project, self.queue, self.tally, self.clock)
         self._worker: threading.Thread | None = None
         self._chat = self.queue.pending["chat"]
@@ -219,18 +219,18 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
             try:
                 result = self._query(args)
             except DAMAGE_ERRORS as err:
-                # Page damage the open check could not see (issue 13.9): recreate, re-ingest
+                # Page damage the open check could not see (damaged pages heal): recreate, re-ingest
                 # (the CLI now, the daemon's writer meanwhile) and answer from the new file.
                 self._recover(err)
                 result = self._damaged_retry(lambda: self._query(args))
             except UnicodeDecodeError:
-                # Bit-rot in a stored text column (issue 28.4): cut the rows out, answer again.
+                # Bit-rot in a stored text column (docs/reliability-faults.md): cut the rows out, answer again.
                 result = self._text_rot_retry(lambda: self._query(args))
             # Links land on the exact place: a terminal hit's matching line, its lane's envelope.
             result = place_links(result, self.project, self.lanes())
         notes = self._index_notes()
         if any(w.startswith(UNAVAILABLE_PREFIX) for w in result.warnings):
-            notes = []  # the index is not read at all: its one line says why (issue 28.4)
+            notes = []  # the index is not read at all: its one line says why (docs/reliability-faults.md)
         if (fresh_note := self.take_fresh_note()) is not None:
             notes.insert(0, fresh_note)
         if self._once_note is not None:  # said once, by the answer after what happened

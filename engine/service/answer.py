@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from engine.service import SearchService
 
 NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
-"""The one note a plain folder gets (issue 2): it works, with .ade/ sources only."""
+"""The one note a plain folder gets (docs/projects.md): it works, with .ade/ sources only."""
 
 
 def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryResult:
@@ -57,7 +57,7 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
         if fresh is not None:
             extras.extend(fresh.candidates)
             replace = fresh.replace_doc_ids
-        # The delegates (git of the lanes) run while SQLite answers the index (issue 14.4).
+        # The delegates (git of the lanes) run while SQLite answers the index (the start-up budget).
         delegation = Background(lambda: delegated_for_plan(service.project, planned, lanes))
         answered = run_query(conn, planned, project=service.project, lanes=lanes,
                              extra_candidates=lambda: [*extras, *delegation.result()[0]],
@@ -89,7 +89,7 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
 
 
 def _did_you_mean(conn: apsw.Connection, plan: QueryPlan) -> list[str]:
-    """A query that found nothing is not a dead end: the nearest indexed words (issue 15.10)."""
+    """A query that found nothing is not a dead end: the nearest indexed words (did you mean)."""
     from engine.query.suggest import suggest_query  # deferred: only a zero-result query pays
 
     better = suggest_query(conn, plan)

@@ -1,7 +1,7 @@
 """Driving ingestion on the caller's thread in one project's search service: the catch-up that
 makes the index current before a CLI answer (``SearchService.catch_up``), the drain of
 everything queued (also the rebuild's), and a damaged index file recreated and re-ingested
-(issue 13.9), with the note the next answer carries about each. The writer thread that drains
+(damaged pages heal), with the note the next answer carries about each. The writer thread that drains
 in the background is ``engine.service``'s own.
 """
 
@@ -38,7 +38,7 @@ STILL_INDEXING = (
 BUSY_NOTE = (
     "search index busy: another process holds its write lock; the newest changes may be missing"
 )
-"""Said by the answer after a catch-up that gave up waiting for the write lock (issue 13.12)."""
+"""Said by the answer after a catch-up that gave up waiting for the write lock."""
 
 
 class CatchUp:
@@ -122,7 +122,7 @@ class CatchUp:
 
     def _mark_backfilled(self) -> None:
         """The first catch-up that drains everything is the backfill `--status` reports; the
-        daemon's backfill entry records it the same way (issue 15.12)."""
+        daemon's backfill entry records it the same way (``--status``'s last ingest)."""
         if self.queue.source_count() or self.drainer.busy or self.drainer.write_fault is not None:
             return
         with contextlib.suppress(apsw.Error, OSError):
@@ -133,7 +133,7 @@ class CatchUp:
 
     def _reconcile_checked(self, conn: apsw.Connection) -> None:
         """Queue what changed; when documents and FTS rows disagree (the cheap count check of
-        issue 13.10) clear the index and queue everything, as the daemon's health check does."""
+        lost FTS rows) clear the index and queue everything, as the daemon's health check does."""
         drift = count_drift(conn)
         if drift is None:
             self.drainer.reconcile(conn, everything=False)
@@ -146,7 +146,7 @@ class CatchUp:
 
     def _recover(self, err: BaseException) -> bool:
         """Recreate a damaged index file and, without a writer thread (the CLI), re-ingest it
-        now (issue 13.9). False when even that failed (the file stays, retried later)."""
+        now (damaged pages heal). False when even that failed (the file stays, retried later)."""
         damaged = getattr(self._local, "identity", None)  # the file this thread read
         self._drop_local_reader()
         cause = type(err).__name__
@@ -160,7 +160,7 @@ class CatchUp:
         self._once_note = f"search index was damaged ({cause}) and has been recreated"
         if self._closed:
             return True
-        # The answer that found the damage waits for the re-ingest (issue 24.4): all of it in
+        # The answer that found the damage waits for the re-ingest (healing answers): all of it in
         # the CLI, up to the bound in the daemon, whose writer thread goes on with the rest.
         deadline = None if self._worker is None else time.monotonic() + catch_up_bound()
         if not self.catch_up_queued(deadline=deadline):

@@ -1,4 +1,4 @@
-"""Answers that read the caller's writes (issue 24): the daemon catches up before it answers.
+"""Answers that read the caller's writes (docs/freshness.md): the daemon catches up before it answers.
 
 A write that completed before a search started (a transcript line, an import, a recording, a
 commit, a shrunk transcript) is in that search's answer on every path. The in-process CLI has

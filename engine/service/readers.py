@@ -62,19 +62,19 @@ class ReadConnections:
             conn = connect(self.project.index_path)
         except WRITE_FAULT_ERRORS as err:
             # No -shm can be made (disk full) or written (read-only): read the main file as it
-            # is rather than nothing (issue 13.11, 13.12); a real reader once writes work again.
+            # is rather than nothing (a full disk, a held write lock); a real reader once writes work again.
             conn = connect_snapshot(self.project.index_path)
             snapshot = True
             fault = write_fault(err, self.project.index_path)
             self.drainer.write_fault = fault or self.drainer.write_fault
         if int(conn.pragma("user_version")) != SEARCH_INDEX_SCHEMA_VERSION:
             # The schema and its version are written in one transaction: a file without them was
-            # made but never filled (a first index on a full disk, issue 28.4). Answered from
+            # made but never filled (a first index on a full disk, docs/reliability-faults.md). Answered from
             # the live sources until the writer creates it; checked again by the next query.
             self._drop_reader(conn)
             fault = self.drainer.write_fault
             raise AdeError("not created yet" + (f": {fault}" if fault else ""))
-        conn.pragma("cache_size", -QUERY_CACHE_KIB)  # see QUERY_CACHE_KIB (issue 14.4)
+        conn.pragma("cache_size", -QUERY_CACHE_KIB)  # see QUERY_CACHE_KIB (the start-up budget)
         # A running query steps aside while a drain is due (only when the daemon enabled it).
         conn.set_progress_handler(self.ingest_gate.pause_query, PAUSE_STEPS)
         self._local.conn, self._local.identity = conn, identity
@@ -103,7 +103,7 @@ class ReadConnections:
                 raise AdeError(unusable)
             return self._reader(), None
         except DAMAGE_ERRORS:
-            raise  # the callers recreate the file (issue 13.9), then ask again
+            raise  # the callers recreate the file (damaged pages heal), then ask again
         except AdeError as err:  # our own words already say what is wrong
             reason = f"{UNAVAILABLE_PREFIX} ({err})"
         except (apsw.Error, OSError) as err:

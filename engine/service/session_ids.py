@@ -1,4 +1,4 @@
-"""``session:`` takes a session id as users copy it (issue 30.6).
+"""``session:`` takes a session id as users copy it (docs/search.md).
 
 ade names an agent's session ``<tool>-<the agent's own id>`` (``claude-0b5e…``), but a user copies
 the id the agent prints (``claude --resume 0b5e…``, Codex's rollout file name): a bare UUID. So a

@@ -88,6 +88,6 @@ def rebuild_of(service: SearchService, progress: ProgressCallback | None) -> Reb
 
 def _last_source_run(sources: list[SourceRow]) -> int | None:
     """When a source was last ingested, as the index recorded it: a later process (the next
-    `ade search --status`) reports it too, not only the one that ingested (issue 15.12)."""
+    `ade search --status`) reports it too, not only the one that ingested (``--status``'s last ingest)."""
     runs = [s.last_run for s in sources if not s.key.startswith("stat:") and s.last_run]
     return max(runs, default=None)

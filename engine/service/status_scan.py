@@ -1,4 +1,4 @@
-"""The warnings ``--status`` finds by listing the project (issue 28.6): malformed session
+"""The warnings ``--status`` finds by listing the project (docs/reliability-faults.md): malformed session
 records, a FIFO or a link out where a transcript should be, a bad ``project.json``.
 
 Listing parses every session file and checks each transcript: 1.9 s of a 3.4 s ``--status``

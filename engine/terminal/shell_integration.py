@@ -1,4 +1,4 @@
-"""Prompt marks for the shells ``ade term`` starts (issue 29.8): bash and zsh, through their hooks.
+"""Prompt marks for the shells ``ade term`` starts (docs/terminal.md): bash and zsh, through their hooks.
 
 Plain bash and zsh emit no OSC 133 marks, so a whole ``ade term`` session was one "bash shell"
 hit. For an interactive bash or zsh (no command given), ``ade term`` starts the shell with a
