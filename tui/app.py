@@ -104,7 +104,7 @@ class PaletteApp(App[str | None]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
-        use_colorless(self)  # NO_COLOR: no colour codes at all, not greys (issue 15.7)
+        use_colorless(self)  # NO_COLOR: no colour codes at all, not greys (docs/palette.md)
         if client is None and opener is None:
             raise ValueError("PaletteApp needs a client or an opener")
         self.clients = ClientSlot(client, opener)
@@ -136,7 +136,7 @@ class PaletteApp(App[str | None]):
         self.lanes: list[Lane] = []
         self.cwd = safe_cwd()
         self.current_lane: Lane | None = None
-        """The lane holding the working directory (issue 12.1): footer badge, ``ctrl+l`` filter."""
+        """The lane holding the working directory (the lane you stand in): footer badge, ``ctrl+l`` filter."""
         self.local_items: list[LocalItem] = command_items()
         self.theme = THEME
 
@@ -338,7 +338,7 @@ def session_items(
     sessions: Sequence[SessionMeta], project_id: str, lane_names: Mapping[str, str]
 ) -> list[LocalItem]:
     """Chat and terminal sessions as matchable items. Their key matches the deduped search row
-    of the session, and their lane reads as on search rows (the lane's name, issue 15.5)."""
+    of the session, and their lane reads as on search rows (the lane's name, kinds agree)."""
     from engine.links.deeplink import build_link
 
     return [

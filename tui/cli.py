@@ -20,7 +20,7 @@ import sys
 from engine.errors import AdeError
 from tui import collector
 
-TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)
+TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import NoReturn
@@ -57,7 +57,7 @@ class OneLineParser(argparse.ArgumentParser):
     def _get_formatter(self) -> argparse.HelpFormatter:
         # ``add_argument`` builds a formatter per option only to check its metavar; asking the
         # terminal's width there imports ``shutil`` (with bz2, lzma: ~3 ms of every command's
-        # start-up, issue 14.4). Only usage and help shown to the user need the real width.
+        # start-up, the start-up budget). Only usage and help shown to the user need the real width.
         if self._showing:
             return super()._get_formatter()
         return self.formatter_class(prog=self.prog, width=80)  # type: ignore[call-arg]
@@ -157,7 +157,7 @@ def main_entry() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 0
     # The interpreter's exit would run one more full collection over every object the command
-    # made and imported (~10-15 ms of a warm `ade search`, issue 14.4); frozen, they are freed by
+    # made and imported (~10-15 ms of a warm `ade search`, the start-up budget); frozen, they are freed by
     # reference counting as the modules are cleared. Only garbage cycles go uncollected, and
     # their memory goes with the process.
     gc.freeze()

@@ -1,4 +1,4 @@
-"""The cyclic garbage collector held off during a command's start-up (issue 14.4).
+"""The cyclic garbage collector held off during a command's start-up (the start-up budget).
 
 Importing the ~220 modules of a warm ``ade search`` allocates enough container objects to run
 two dozen young and two middle-generation collections, each walking what the imports built

@@ -1,4 +1,4 @@
-"""``NO_COLOR`` without a single colour code (issue 15.7).
+"""``NO_COLOR`` without a single colour code (docs/palette.md).
 
 Textual honours ``NO_COLOR`` by turning every colour into a grey (its ``Monochrome`` filter), so
 a terminal still receives ``38;5;253`` / ``48;5;233``. ``Colorless`` drops colours altogether and

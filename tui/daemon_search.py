@@ -1,4 +1,4 @@
-"""`ade search` answered by a running daemon, importing no engine beyond the wire (issue 14.4).
+"""`ade search` answered by a running daemon, importing no engine beyond the wire (the start-up budget).
 
 With a daemon up, the shell's answer is one request over its socket: this module finds the
 project root with plain file-system checks, forwards the query and prints the answer exactly as
@@ -18,7 +18,7 @@ import sys
 
 from engine.errors import AdeError, ProjectError, UsageError
 
-TYPE_CHECKING = False  # neither `typing` nor `pathlib` on a daemon-answered search (issue 14.4)
+TYPE_CHECKING = False  # no `typing` nor `pathlib` on a daemon-answered search (start-up budget)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -140,7 +140,7 @@ def _project_root(project: str | None) -> str | None:
         )
         return root if ok else None
     try:
-        here = os.getcwd()  # what Path.cwd() names, as a string: no pathlib (issue 14.4)
+        here = os.getcwd()  # what Path.cwd() names, as a string: no pathlib (the start-up budget)
     except OSError:
         return None
     if ".git" in here.split("/"):

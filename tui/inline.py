@@ -1,4 +1,4 @@
-"""``ade palette --height N[%]``: the palette under the prompt, like ``fzf --height`` (issue 29.7).
+"""``ade palette --height N[%]``: the palette under the prompt, like ``fzf --height`` (docs/palette.md).
 
 Textual's inline mode (``LinuxInlineDriver``) draws below the cursor without the alternate screen,
 so the shell's lines stay above it and come back when it closes. The driver is the one

@@ -1,4 +1,4 @@
-"""Import msgspec the way it runs without ``typing_extensions`` installed (issue 14.4).
+"""Import msgspec the way it runs without ``typing_extensions`` installed (the start-up budget).
 
 msgspec asks ``typing_extensions`` for ``get_type_hints``, ``Required`` and ``NotRequired`` when
 it is importable and otherwise takes them from ``typing``, which has all three since Python

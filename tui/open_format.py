@@ -57,7 +57,7 @@ def format_detail(detail: Detail) -> str:
     fields = detail.fields
     if detail.kind == "file":
         # The title names the file and the ``>`` gutter marks the line: a ``file:`` and a
-        # ``line:`` field would only repeat them (issue 15.12).
+        # ``line:`` field would only repeat them (``--status``'s last ingest).
         fields = tuple((n, v) for n, v in fields if v != detail.title and n != "line")
     width = max((len(name) for name, _ in fields), default=0)
     lines.extend(f"{name + ':':<{width + 1}} {value}" for name, value in fields)

@@ -61,7 +61,7 @@ class PaletteHost(Protocol):
 
     @property
     def current_lane(self) -> Lane | None:
-        """The lane holding the working directory the palette started in (issue 12.1)."""
+        """The lane holding the working directory the palette started in (the lane you stand in)."""
         ...
 
     def open_first_project(self) -> None: ...

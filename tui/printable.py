@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import re
 
-TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)
+TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -43,7 +43,7 @@ def _unsafe_re() -> re.Pattern[str]:
 
     Compiled on first use, like every pattern here: a class mixing code points above U+00FF
     with Latin-1 ones costs ~0.4 ms to compile, and a daemon-answered ``ade search --json``
-    (whose start-up is counted in milliseconds, issue 14.4) does not need it."""
+    (whose start-up is counted in milliseconds, the start-up budget) does not need it."""
     return re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 
 

@@ -134,7 +134,7 @@ def format_results_text(
     if result.results_truncated:
         footer += " (truncated: narrow the query)"
     if explain is not None and result.results_truncated:
-        # --explain says why the ranking may be partial (issue 14.3): the window, and the
+        # --explain says why the ranking may be partial (every match ranked): the window, and the
         # scoring budget when a warning says it bounded which matches were scored.
         footer += "\nwindow: only the best-scored matches are ranked and reachable by paging"
         footer += "".join(
@@ -187,7 +187,7 @@ def format_explanation(why: HitExplanation, *, color: bool) -> str:
         f" {_score(why.bm25_split)} parts · then updated {stamp} desc, id {why.doc_id} asc"
         f" · from {why.source}"
     )
-    if why.relaxed is not None:  # issue 32: matched by a relaxed step, scored by its query
+    if why.relaxed is not None:  # matched by a relaxed step, scored by its query
         first += f" · relaxed: {why.relaxed}"
     terms = "; ".join(
         f"{t.term} → {', '.join(t.where) if t.where else 'no match'}" for t in why.terms
@@ -199,8 +199,8 @@ def format_explanation(why: HitExplanation, *, color: bool) -> str:
 
 
 def factors_line(why: HitExplanation) -> str:
-    """Each ranking factor of one row by name, in the order the sort key applies them (issue
-    32.4): the exact-phrase boost, BM25 with its field weights, the identifier boost, recency as
+    """Each ranking factor of one row by name, in the order the sort key applies them
+    (docs/search.md): the exact-phrase boost, BM25 with its field weights, the identifier boost, recency as
     the tie-breaker, and the session dedupe."""
     weights = dict(why.field_weights)
     parts_weight = weights.pop("identifier parts", None)

@@ -73,7 +73,7 @@ def open_client(ns: argparse.Namespace, *, catch_up: bool = True) -> SearchClien
 
 def ensure_project(project: Project) -> None:
     """`ade search` in a folder that is no project says so (exit 2) instead of creating an
-    ``.ade/cache`` there and indexing it (issue 13.15)."""
+    ``.ade/cache`` there and indexing it (only a project is served)."""
     from engine.rpc.project_marker import is_project, is_registered, require_project
 
     if is_project(project.root, is_git=project.is_git):

@@ -1,4 +1,4 @@
-"""Find a terminal for the palette before Textual takes over, or say there is none (issue 29.1).
+"""Find a terminal for the palette before Textual takes over, or say there is none.
 
 Textual reads keys from file descriptor 0 and draws on descriptor 2. With ``</dev/null``, a pipe
 (``echo | ade``) or no controlling terminal (``setsid``, an agent's shell), its input loop reads

@@ -1,4 +1,4 @@
-"""``ade daemon [run|status|stop]``: the local search daemon (DESIGN §7, issue 7).
+"""``ade daemon [run|status|stop]``: the local search daemon (DESIGN §7, docs/daemon.md).
 
 ``run`` (the default) serves in the foreground until SIGTERM or Ctrl-C — run it under systemd or
 in a spare terminal. ``status`` asks the running daemon about itself (exit 1 when none runs).

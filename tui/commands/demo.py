@@ -33,7 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def demo_now(environ: Mapping[str, str]) -> datetime:
     """``ADE_NOW`` when set (scripts and tests pin the demo with it), else midnight UTC of
-    today: the demo is dated relative to the day it is built (issue 15.8)."""
+    today: the demo is dated relative to the day it is built (times tell the truth)."""
     from engine.clock import ADE_NOW_ENV, parse_fixed_now
     from engine.demo import build_day
 

@@ -1,4 +1,4 @@
-"""`ade open <ade://link>`: print what a deep link points at (DESIGN §6, issue 5).
+"""`ade open <ade://link>`: print what a deep link points at (DESIGN §6, docs/search.md).
 
 The scrollback lines around a terminal offset (ANSI stripped unless ``--raw``), the chat message
 with its neighbours, the PR, the commit (``git show --stat``), the branch, the lane, the file
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {printable(note)}", file=sys.stderr)
     # Titles, commit subjects, file lines and scrollback are other people's text: never raw
     # to the terminal (--raw keeps the recorded colours, nothing else).
-    text = _undecodable_as_escapes(text)  # a file name's raw bytes (issue 30.4)
+    text = _undecodable_as_escapes(text)  # a file name's raw bytes (the tree git sees)
     text = printable_colour(text) if args.raw else printable(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0

@@ -1,4 +1,4 @@
-"""``ade projects add|list|remove``: the registry multi-project search spans (issue 7).
+"""``ade projects add|list|remove``: the registry multi-project search spans (docs/daemon.md).
 
 The daemon answers every query for the asking project and adds chat hits from every other
 registered project. The registry is ``projects.json`` in the user's config folder

@@ -1,4 +1,4 @@
-"""`ade resume LINK`: continue a chat session in its own tool, in its folder (issue 16).
+"""`ade resume LINK`: continue a chat session in its own tool, in its folder (docs/agents.md).
 
 Claude Code, Codex, Gemini CLI, OpenCode and Copilot CLI resume a session by id; Aider cannot,
 and a chat recorded by ade itself has no id its tool knows. ``--print`` prints the command

@@ -1,4 +1,4 @@
-"""`ade search`: the scriptable search (DESIGN §7, issue 5).
+"""`ade search`: the scriptable search (DESIGN §7, docs/search.md).
 
 Inline filters (``kind:``, ``lane:``, ``session:``, ``since:``, ``until:``, ``tool:``) and flags
 mix; flags are the validated form for scripts. ``--`` ends the options so a query may start with ``-``.
@@ -12,7 +12,7 @@ import argparse
 from engine.errors import UsageError
 from engine.kinds import ALL_KINDS, KIND_ALIASES, MAX_LIMIT
 
-TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (issue 14.4)
+TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -124,9 +124,9 @@ def _validated(
         raise UsageError("--lane needs a lane id or name")
     from engine.text import replace_surrogates
 
-    # argv bytes that are not UTF-8 arrive as lone surrogates: text, with U+FFFD (issue 13.13).
+    # argv bytes that are not UTF-8 arrive as lone surrogates: text, with U+FFFD (text that cannot be encoded).
     query = replace_surrogates(" ".join(ns.query))
-    if ns.tool:  # --tool is tool: in the query (issue 16); the engine names the known tools
+    if ns.tool:  # --tool is tool: in the query (docs/agents.md); the engine names the known tools
         tools = [t.strip() for t in ns.tool]
         if any(not t or any(ch.isspace() for ch in t) for t in tools):
             raise UsageError("--tool takes tool names like claude or claude,codex")
@@ -166,7 +166,7 @@ def wire_params(ns: argparse.Namespace) -> dict[str, Any]:
 
 def run(ns: argparse.Namespace) -> int:
     if not (ns.status or ns.rebuild or ns.no_daemon):
-        # A running daemon answers with nothing of the engine imported here (issue 14.4).
+        # A running daemon answers with nothing of the engine imported here (the start-up budget).
         from tui.daemon_search import answer_from_daemon
 
         code = answer_from_daemon(ns, wire_params(ns))

@@ -27,7 +27,7 @@ PALETTE_KEYS: tuple[KeyBinding, ...] = (
     KeyBinding("ctrl+p", "cursor_up", "previous", show=False),
     KeyBinding("pagedown", "page_down", "page down", show=False),
     KeyBinding("pageup", "page_up", "page up", show=False),
-    # The last hit, every page loaded first (issue 29.2); the caret's End while it is mid-text.
+    # The last hit, every page loaded first (every hit reachable); the caret's End while it is mid-text.
     KeyBinding("end", "last", "last hit", show=False),
     KeyBinding("tab", "next_kind", "kind"),
     KeyBinding("shift+tab", "previous_kind", "kind", show=False),

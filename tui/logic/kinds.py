@@ -1,6 +1,6 @@
 """The kind switcher (Tab / Shift+Tab) and the one rule for which kinds a palette query shows.
 
-The rule (issue 15.5): a ``kind:`` typed in the query replaces the switcher's stop — for the
+The rule (kinds agree): a ``kind:`` typed in the query replaces the switcher's stop — for the
 search, for the local rows and for the badge — so what the badge names is what is shown.
 """
 
@@ -26,7 +26,7 @@ class KindMode:
     label: str
     kinds: tuple[DocKind, ...]
     tool: str | None = None
-    """Chats of this agent only (issue 16): the palette adds ``tool:<tool>`` to the query."""
+    """Chats of this agent only (docs/agents.md): the palette adds ``tool:<tool>`` to the query."""
 
 
 KIND_MODES: tuple[KindMode, ...] = (
@@ -36,7 +36,7 @@ KIND_MODES: tuple[KindMode, ...] = (
     *(KindMode(f"chat: {tool}", ("chat",), tool) for tool in AGENT_TOOLS),
 )
 """Switcher stops in order: everything (where the palette starts, so no hit hides behind Tab),
-sessions, each kind alone, then the chats of each agent alone (issue 16)."""
+sessions, each kind alone, then the chats of each agent alone (docs/agents.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ def in_force(query: str, mode_index: int) -> KindsInForce:
     if typed is not None:
         label = ",".join(typed) or "?"
         return KindsInForce(label, typed, None, None, typed=True, commands=False)
-    # A typed command (``index: rebuild``) works in every stop (issue 29.9); an empty query
+    # A typed command (``index: rebuild``) works in every stop; an empty query
     # lists commands in the everything and sessions stops only (a kind's stop browses that kind).
     home = mode.tool is None and mode.kinds in {DEFAULT_KINDS, SESSION_KINDS}
     commands = home or bool(query.strip())
@@ -142,7 +142,7 @@ def count_line(
     current stop hides that have hits: ``also 40 commit · 3 file (tab)``."""
     matched = f"{total:,}{'+' if truncated else ''}"
     # Before the first index has written anything the hits come from the live sources (git,
-    # files): ``42 of 0`` reads as a contradiction, so the count stands alone (issue 29.9).
+    # files): ``42 of 0`` reads as a contradiction, so the count stands alone.
     line = f"{matched} of {doc_count:,}" if doc_count else f"{matched} found"
     if others:
         named = " · ".join(f"{n} {kind}" for kind, n in others.items())

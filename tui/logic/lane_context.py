@@ -1,5 +1,5 @@
 """The lane the palette was started in: shown in the footer and one key away as a ``lane:``
-filter (issue 12.1). Never applied silently: a query only narrows when the user adds it."""
+filter (the lane you stand in). Never applied silently: a query only narrows when the user adds it."""
 
 from __future__ import annotations
 

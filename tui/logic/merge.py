@@ -42,7 +42,7 @@ def search_rows(
     best = best_messages(items)
     for item in items:
         # A shell command (`ade term` with prompt marks) is a hit of its own, as in atuin: a
-        # session of a hundred commands must not fold them into one row (issue 29.8).
+        # session of a hundred commands must not fold them into one row (docs/terminal.md).
         folds = item.kind in SESSION_KINDS and not item.doc_id.endswith(COMMAND_DOC_SUFFIX)
         sid = item.session_id if folds else None
         if sid is not None and sid in shown_sessions:
@@ -149,7 +149,7 @@ def merge(
     group: GroupRows | None = None,
 ) -> list[PaletteRow]:
     """The full list: leading local matches, the search hits grouped by kind, then the weaker
-    local matches that no hit already shows (issue 15.4: a command leads only when every typed
+    local matches that no hit already shows (a command leads only when every typed
     word starts a word of its name; otherwise it ranks below what the index found).
 
     A thing is never listed twice: a session or a lane shown by a leading local row is not

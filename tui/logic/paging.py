@@ -1,4 +1,4 @@
-"""Every hit reachable in the palette (issue 29.2): one query per kind, pages, true counts.
+"""Every hit reachable in the palette: one query per kind, pages, true counts.
 
 A stop asks the engine once per kind it shows, so each group's header can carry that kind's true
 total. A stop of one kind (``commit``, ``kind:file``, ``chat: claude``) pages: the first page is

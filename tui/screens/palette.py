@@ -86,7 +86,7 @@ class SearchDone(Message):
 
 @dataclass
 class OtherKindsFound(Message):
-    """Hits per kind the current switcher stop hides, for the count line (issue 15.2)."""
+    """Hits per kind the current switcher stop hides, for the count line (never an empty-looking first screen)."""
 
     generation: int
     counts: dict[str, int]
@@ -259,7 +259,7 @@ class PaletteScreen(PagingActions):
 
     def _nothing_to_show(self) -> bool:
         """Whether an empty list is final for a browse (an empty query, or only ``kind:``/``tool:``
-        filters): the listing came up empty, or every kind answered with nothing (issue 29.3)."""
+        filters): the listing came up empty, or every kind answered with nothing (an empty query browses)."""
         query = self.query_text.strip()
         if self.error is not None or without_listing_filters(query):
             return False
@@ -323,8 +323,8 @@ class PaletteScreen(PagingActions):
         self.post_message(SearchDone(stamp, query, None))
         if also is None or superseded():
             return
-        # After the answer is painted: how many hits each kind this stop hides has (issue
-        # 15.2), each kind's true total, as its own stop's header will say: the same query as
+        # After the answer is painted: how many hits each kind this stop hides has
+        # (never an empty-looking first screen), each kind's true total, as its own stop's header will say: the same query as
         # that stop's first page (a relaxed step pads a short page, so the page size matters);
         # one page of every hidden kind together counted only what fitted in it.
         counts: dict[str, int] = {}
@@ -482,12 +482,12 @@ class PaletteScreen(PagingActions):
 
 
 RELAXED_NOTES = ("no exact match", "other word forms matched", "no match for every word")
-"""How the engine's notes of a relaxed answer begin (``engine.query.relax``, issue 32)."""
+"""How the engine's notes of a relaxed answer begin (``engine.query.relax``)."""
 
 
 def did_you_mean(result: SearchQueryResult | None) -> str | None:
-    """The engine's suggestion for a query that found nothing (issue 15.10), or the note of the
-    relaxed step that answered it instead (issue 32), else None."""
+    """The engine's suggestion for a query that found nothing (did you mean), or the note of the
+    relaxed step that answered it instead (docs/search.md), else None."""
     if result is not None and result.relaxed is not None:
         notes = [w for w in result.warnings if w.startswith(RELAXED_NOTES)]
         return f"≈ {notes[-1]}" if notes else f"≈ relaxed: {result.relaxed}"
@@ -498,7 +498,7 @@ def did_you_mean(result: SearchQueryResult | None) -> str | None:
 
 QUERY_NOTES = ("query has ", "query cut to ", "ignored '")
 """The starts of the engine's notes on the query as typed (terms past the limit, a cut paste, a
-word of no letters): the CLI prints them on stderr, the palette under the query (issue 29.9)."""
+word of no letters): the CLI prints them on stderr, the palette under the query."""
 
 
 def query_note(result: SearchQueryResult | None) -> str | None:

@@ -1,4 +1,4 @@
-"""Loading further pages of a one-kind stop (issue 29.2): near the end of the list, and End.
+"""Loading further pages of a one-kind stop (every hit reachable): near the end of the list, and End.
 
 The base of ``PaletteScreen`` (on top of ``RowActions``), kept apart so the screen module holds
 the query, the search and the footer. A page is asked on a thread worker with the engine's own

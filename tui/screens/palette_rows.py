@@ -50,7 +50,7 @@ class RowActions(Screen[None]):
             self.notify("nothing to copy", severity="warning")
             return
         self.app.copy_to_clipboard(link)
-        # OSC 52 gets no answer: whether the terminal took it cannot be known (issue 15.9).
+        # OSC 52 gets no answer: whether the terminal took it cannot be known.
         self.notify(f"sent to the terminal clipboard: {link}")
 
     def action_resume(self) -> None:
@@ -76,7 +76,7 @@ class RowActions(Screen[None]):
         except Exception as err:  # aider, an .ade chat, a vanished session: say so, stay open
             self.app.call_from_thread(self.notify, str(err), severity="warning", timeout=6)
             return
-        if not installed(plan.argv[0]):  # said here, not after the palette closed (issue 29.9)
+        if not installed(plan.argv[0]):  # said here, not after the palette closed
             note = f"{plan.tool} is not installed (no {plan.argv[0]!r} on PATH)"
             self.app.call_from_thread(self.notify, note, severity="warning", timeout=6)
             return

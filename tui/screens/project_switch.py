@@ -58,7 +58,7 @@ def registered_projects() -> tuple[list[tuple[str, Path]], list[str]]:
 
 
 def unregistered_hint(text: str) -> str:
-    """What to do when the typed name or path is no registered project (issue 15.9)."""
+    """What to do when the typed name or path is no registered project."""
     looks_like_path = text.startswith(("/", "~", ".")) or "/" in text
     folder = text if looks_like_path else "DIR"
     what = (

@@ -1,4 +1,4 @@
-"""The palette's result list with paging (issue 29.2): says when the cursor or the scroll nears
+"""The palette's result list with paging (every hit reachable): says when the cursor or the scroll nears
 the last loaded row, and appends a page without rebuilding the rows already shown."""
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ _ALWAYS = "f1"
 
 def hints_content(width: int | None = None) -> Content:
     """``⏎ open  esc close  tab kind …`` with keys in the accent colour; with ``width``, only the
-    hints that fit whole (the help hint last), never one cut in the middle (issue 29.9)."""
+    hints that fit whole (the help hint last), never one cut in the middle."""
     hints = [(_KEY_NAMES.get(key, key), label) for key, label in footer_hints()]
     if width is not None:
         hints = fitting(hints, width)
