@@ -1,4 +1,4 @@
-"""Discovery cost of the Gemini CLI, OpenCode, Copilot CLI and Aider sources (issue 16).
+"""Discovery cost of the Gemini CLI, OpenCode, Copilot CLI and Aider sources (docs/agents.md).
 
 Run: ``python -m benchmarks.bench_agents [--runs N] [--append]``.
 
@@ -120,7 +120,7 @@ def main() -> None:
         for tool, (cold, warm, found) in results.items()
     )
     text = (
-        "## Agent sources discovery (issue 16)\n\n"
+        "## Agent sources discovery\n\n"
         f"`python -m benchmarks.bench_agents --runs {args.runs} --append`: "
         f"{FOREIGN} other projects' sessions per tool beside 2 of ours; medians in ms.\n\n"
         "| tool | ours found | cold ms | warm ms |\n|---|---:|---:|---:|\n"
@@ -129,7 +129,7 @@ def main() -> None:
     print(text)
     print(json.dumps(results))
     if args.append:
-        replace_section("## Agent sources discovery (issue 16)", text)
+        replace_section("## Agent sources discovery", text)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""A 200,000-file tree answered no slower than ``git grep`` on it (issue 30.4).
+"""A 200,000-file tree answered no slower than ``git grep`` on it (the tree git sees).
 
 Run: ``python -m benchmarks.bench_big_tree [--files 200000] [--runs 7] [--keep DIR]``
 

@@ -1,4 +1,4 @@
-"""CLI and file-delegate benchmark (issue 5): every figure is a ratio measured in this same run.
+"""CLI and file-delegate benchmark (docs/search.md): every figure is a ratio measured in this same run.
 
 Run: ``python -m benchmarks.bench_cli [--corpus] [--append]``.
 
@@ -70,7 +70,7 @@ def corpus_project(mb: int | None = None, sessions: int = 0, base: Path | None =
 
     ``mb`` picks a corpus of that size (kept in ``benchmarks/.corpus/mb<N>``; the default is the
     full one); ``sessions`` pads the project with one-message chat sessions up to that many
-    sessions, to measure the per-session cost of a warm run (issue 14.4: 924 sessions). ``base``:
+    sessions, to measure the per-session cost of a warm run (the start-up budget: 924 sessions). ``base``:
     a corpus folder generated elsewhere (another checkout's); the project is then kept beside it
     (``<base>-project``), so the corpus folder itself is only read.
     """
@@ -114,7 +114,7 @@ def corpus_project(mb: int | None = None, sessions: int = 0, base: Path | None =
 
 def _link(source: Path, target: Path) -> None:
     """A hard link (a copy across file systems): a transcript symlinked out of the project is
-    refused by the engine (issue 13), so a symlinked corpus would index nothing."""
+    refused by the engine (docs/reliability.md), so a symlinked corpus would index nothing."""
     try:
         os.link(source, target)
     except OSError:
@@ -311,7 +311,7 @@ def report(args: argparse.Namespace) -> str:
         else ""
     )
     lines = [
-        "## CLI and delegates (issue 5)",
+        "## CLI and delegates",
         "",
         f"`python -m benchmarks.bench_cli{command_options(args)}`, wall-clock "
         f"medians of {args.runs} interleaved runs, {os.cpu_count()} CPUs (shared), Python "
@@ -362,7 +362,7 @@ def report(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-CLASSES_HEADING = "## Warm shell answer and start-up (issue 14.4)"
+CLASSES_HEADING = "## Warm shell answer and start-up"
 
 
 def classes_report(args: argparse.Namespace) -> str:
@@ -436,7 +436,7 @@ def main() -> None:
     text = classes_report(args) if args.classes else report(args)
     print(text)
     if args.append:
-        replace_section(CLASSES_HEADING if args.classes else "## CLI and delegates (issue 5)", text)
+        replace_section(CLASSES_HEADING if args.classes else "## CLI and delegates", text)
 
 
 if __name__ == "__main__":

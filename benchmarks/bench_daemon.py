@@ -1,4 +1,4 @@
-"""Daemon benchmark (issue 7): every figure measured in this same run, on the demo project.
+"""Daemon benchmark (docs/daemon.md): every figure measured in this same run, on the demo project.
 
 Run: ``python -m benchmarks.bench_daemon [--seconds 30] [--clients 50] [--append]``.
 
@@ -179,7 +179,7 @@ def report(args: argparse.Namespace) -> str:
     goal = rt["local"] * 1.3 + 1.0
     verdict = "met" if rt["daemon"] <= goal else "NOT met"
     return "\n".join([
-        "## Daemon (issue 7)",
+        "## Daemon on the demo",
         "",
         f"`python -m benchmarks.bench_daemon --seconds {args.seconds:g} --clients {args.clients}`"
         f", demo project, 2 shared CPUs, Python {sys.version.split()[0]}.",
@@ -214,7 +214,7 @@ def main() -> None:
     text = report(args)
     print(text)
     if args.append:
-        replace_section("## Daemon (issue 7)", text)
+        replace_section("## Daemon on the demo", text)
 
 
 if __name__ == "__main__":

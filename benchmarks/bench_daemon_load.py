@@ -1,4 +1,4 @@
-"""Daemon under load (issue 14.5): how far ingestion falls behind while clients query flat out.
+"""Daemon under load: how far ingestion falls behind while clients query flat out.
 
 Run: ``python -m benchmarks.bench_daemon_load [--seconds 20] [--clients 50] [--rounds 2]``.
 
@@ -61,7 +61,7 @@ TICK_S = 0.1
 CHAT_PER_TICK, TERM_PER_TICK = 20, 5
 TAIL_S = 15.0
 POLL_S = 0.01
-HEADING = "## Daemon under load (issue 14.5)"
+HEADING = "## Daemon under load"
 GOAL_MARGIN_S = 1.0
 """The goal: every line searchable within its kind's debounce plus this margin."""
 
@@ -265,7 +265,7 @@ def phase(
             workers.wait(timeout=30)
         last = streams[0].writes[-1][2]
         check = probe.query(SearchQueryArgs(query=f"zq{last:06d}", kinds=("chat",), limit=1))
-        # The probe the issue-7 bench counted with: a bounded ``total``, not a count (it reads
+        # The probe the first daemon-load bench counted with: a bounded ``total``, not a count (it reads
         # 5,001 of 5,900 when every line is in the index).
         old = probe.query(SearchQueryArgs(query=f'"load message" session:{CHAT_SID}', limit=1))
         probe.close()
@@ -459,7 +459,7 @@ def report(args: argparse.Namespace) -> str:
         row("query latency p99 (ms)", "p99", "{:.1f}"),
         row("query errors", "errors"),
         row("last message found through the daemon", "found_last"),
-        row("issue-7 probe's `total` (bounded, not a count)", "old_probe"),
+        row("first probe's `total` (bounded, not a count)", "old_probe"),
         "",
     ]
     return "\n".join(lines)

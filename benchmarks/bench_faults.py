@@ -1,4 +1,4 @@
-"""Cost of the fault checks on the warm CLI path (issue 13.10): the docs-vs-FTS count check that
+"""Cost of the fault checks on the warm CLI path (lost FTS rows): the docs-vs-FTS count check that
 every ``ade search`` runs in its catch-up, on an index of ``--docs`` documents.
 
 Run: ``python -m benchmarks.bench_faults [--docs 100000] [--append]``.
@@ -89,7 +89,7 @@ def main() -> None:
             f"then p50 {p50:.3f} ms / p95 {p95:.3f} ms")  # fmt: skip
     print(line)
     if args.append:
-        replace_section("## Fault checks (issue 13)", f"## Fault checks (issue 13)\n\n{line}\n")
+        replace_section("## Fault checks", f"## Fault checks\n\n{line}\n")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Honest file search on a real repository (issue 12.3): reachability, ranking, truncation, time.
+"""Honest file search on a real repository: reachability, ranking, truncation, time.
 
 Run: ``python -m benchmarks.bench_file_search --repo /tmp/gitgit --term strbuf_addf``
 (a clone of git.git: ``git clone https://github.com/git/git /tmp/gitgit``; never commit it).

@@ -1,4 +1,4 @@
-"""The file delegate's accent-aware grep pattern (issue 11.1): its cost against a fixed string.
+"""The file delegate's accent-aware grep pattern: its cost against a fixed string.
 
 Run: ``python -m benchmarks.bench_grep_pattern [--runs N] [--files N]``.
 

@@ -1,4 +1,4 @@
-"""Commit history benchmarks (issue 12.2): the first and a warm pass against ``git log``.
+"""Commit history benchmarks (the whole commit history): the first and a warm pass against ``git log``.
 
     python -m benchmarks.bench_history [--commits 50000] [--repo PATH ...] [--write]
 
@@ -10,7 +10,7 @@
 - each ``--repo`` (a clone, e.g. of git.git or fzf): the same first pass and the same git command,
   on a copy of its ``.git`` so the clone itself is never written.
 
-With ``--write`` the numbers replace the "Commit history (issue 12)" section of RESULTS.md.
+With ``--write`` the numbers replace the "Commit history" section of RESULTS.md.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def main() -> None:
             print(repo.name, measured, git_all, flush=True)
             rows.append(_row(f"{repo.name} clone", measured, git_all))
     if args.write:
-        replace_section("## Commit history (issue 12)", _section(args, rows, warm))
+        replace_section("## Commit history", _section(args, rows, warm))
 
 
 def _row(name: str, first: dict[str, Any], log: dict[str, float]) -> str:
@@ -196,7 +196,7 @@ def _section(args: argparse.Namespace, rows: list[str], warm: dict[str, float]) 
     repos = " ".join(f"--repo {r}" for r in args.repo)
     load = os.getloadavg()[0]
     return "\n".join([
-        "## Commit history (issue 12)",
+        "## Commit history",
         "",
         f"`python -m benchmarks.bench_history --commits {args.commits} {repos} --write` (2 shared",
         f"CPUs, load average {load:.1f} at the end: wall times are inflated, CPU times are not).",

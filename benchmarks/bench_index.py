@@ -1,10 +1,10 @@
-"""Index and query benchmark (issue 3): every figure is a ratio measured in this same run.
+"""Index and query benchmark: every figure is a ratio measured in this same run.
 
 Run: ``python -m benchmarks.bench_index`` (generates ``benchmarks/.corpus`` first).
 
 * build throughput: our ``upsert_docs`` vs raw FTS5 insertion of the same pre-sanitized text;
 * index size / sanitized text size (its documents carry no ``source_span``, so every body is
-  stored: an upper bound since issue 14.2; ``benchmarks.bench_size`` measures what the real
+  stored: an upper bound since snippets are cut from the source; ``benchmarks.bench_size`` measures what the real
   ingester stores, chat and terminal bodies left in their transcripts);
 * query latency p50/p95 over >= 200 runs per class through ``run_query`` vs ``rg -c -i`` (or
   ``grep -r -c -i``) over the raw corpus as a whole process.

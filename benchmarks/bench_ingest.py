@@ -1,4 +1,4 @@
-"""Ingestion benchmarks (issue 4): notify hook cost, terminal throughput, freshness, memory.
+"""Ingestion benchmarks: notify hook cost, terminal throughput, freshness, memory.
 
     python -m benchmarks.bench_ingest [--mb 32] [--memory-mb 1024] [--skip-memory]
 
@@ -9,7 +9,7 @@
   write transactions held the lock;
 - freshness: a real service with the watcher on; a chat line appended → visible to a query;
 - memory: peak RSS above the idle process while ingesting a big terminal log (own subprocess);
-- corpus (issue 14.1, ``--corpus-mb N``): the generated corpus (chat + terminal) as a project,
+- corpus (the first-index speed budget, ``--corpus-mb N``): the generated corpus (chat + terminal) as a project,
   first index through the real ingester (``catch_up``) vs raw FTS5 insertion of the same
   sanitized docs into ``fts5(body)``, interleaved rounds, medians.
 """
@@ -314,7 +314,7 @@ def bench_corpus(
 
     ``compare_group`` adds the worker variant with one pass per transaction (``one_pass``);
     ``compare_lookahead`` the worker holding that many jobs (``lookahead_N``, no byte bound);
-    ``compare_no_vacuum`` the file made and left as before issue 14.2 (``no_vacuum``:
+    ``compare_no_vacuum`` the file made and left as before the index gave free pages back (``no_vacuum``:
     ``auto_vacuum = NONE``, no free page given back; each variant's ``db_mb`` is its file);
     ``digest`` builds each variant once, untimed, and returns their content digests instead;
     ``in_process=False`` leaves out the in-process variant (the 11-round set of raw vs ours the
@@ -503,7 +503,7 @@ def main() -> None:
     parser.add_argument("--compare-lookahead", type=int, metavar="N",
                         help="also the worker holding N jobs ahead (no byte bound)")  # fmt: skip
     parser.add_argument("--compare-no-vacuum", action="store_true",
-                        help="also the file made and left as before issue 14.2 (free pages kept)")  # fmt: skip
+                        help="also the file made and left as before the index gave free pages back (free pages kept)")  # fmt: skip
     parser.add_argument(
         "--no-in-process",
         action="store_true",

@@ -1,4 +1,4 @@
-"""Known-item search: does the one thing a person half-remembers come first? (issue 32.7)
+"""Known-item search: does the one thing a person half-remembers come first?
 
 Sixty queries (``known_items_queries``), each written as a person recalls one document of the
 demo project or of a generated one (``known_items_project``), in five styles. Every query runs
@@ -38,7 +38,7 @@ from engine.types import SearchQueryArgs
 DEPTH = 10
 """Ranks past this count as not found (MRR is over the first ten)."""
 
-HEADING = "## Known-item search (issue 32.7)"
+HEADING = "## Known-item search"
 
 Ranked = list[tuple[str, str]]
 """A system's answer: ``(doc id, title)`` best first."""

@@ -1,4 +1,4 @@
-"""Issue 33.5: a `search` call through `ade mcp` against the CLI's own `ade search --json`.
+"""A `search` call through `ade mcp` against the CLI's own `ade search --json`.
 
 Same project, same run, interleaved: each round runs the CLI once (a fresh process, as an agent's
 shell runs it) and asks the already-started MCP server once (over stdio, through the SDK's own

@@ -1,4 +1,4 @@
-"""Palette benchmarks (issue 6), each a ratio measured in one run.
+"""Palette benchmarks, each a ratio measured in one run.
 
 1. First paint of the palette on the demo project vs a minimal Textual app with one Input and
    one OptionList — both in fresh processes (imports included), headless, exiting after the first
@@ -10,7 +10,7 @@
    peak memory of each. Goal <= 1.5x, memory bounded.
 
 Run: ``python -m benchmarks.bench_palette [--append]`` (``--append`` adds the
-table to ``benchmarks/RESULTS.md`` under ``## Palette (issue 6)``).
+table to ``benchmarks/RESULTS.md`` under ``## Palette on the demo``).
 """
 
 from __future__ import annotations
@@ -285,7 +285,7 @@ def main() -> None:
         ("scrollback open mid 200 MB vs at offset 0", mid, zero, 1.5),
     ]  # fmt: skip
     lines = [
-        "## Palette (issue 6)",
+        "## Palette on the demo",
         "",
         f"`python -m benchmarks.bench_palette`, median of {RUNS}, {os.cpu_count()} CPUs, "
         f"Python {sys.version.split()[0]}.",
@@ -310,7 +310,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.append:
-        replace_section("## Palette (issue 6)", text)
+        replace_section("## Palette on the demo", text)
 
 
 if __name__ == "__main__":

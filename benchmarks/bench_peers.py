@@ -1,4 +1,4 @@
-"""Peers and scale (issue 14, Benchmarks): raw FTS5, ade and Tantivy on the same documents.
+"""Peers and scale (journal: "Peers and scale"): raw FTS5, ade and Tantivy on the same documents.
 
 Run: ``python -m benchmarks.bench_peers [--mb 330] [--corpus DIR] [--scales 0.25,0.5,1]
 [--build-rounds 3,2,1] [--runs 11] [--work DIR] [--no-tantivy]``.

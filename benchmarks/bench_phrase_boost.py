@@ -1,4 +1,4 @@
-"""What the exact-phrase boost costs a multi-word query (issue 32.4).
+"""What the exact-phrase boost costs a multi-word query (docs/search.md).
 
 For two- and three-word queries over the generated corpus (stop words, which get no boost; the
 most common other words, whose phrase query walks the most positions; a mid-frequency pair; a

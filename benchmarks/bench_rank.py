@@ -1,7 +1,7 @@
-"""How many matches can be scored within the latency budget (issue 14.3).
+"""How many matches can be scored within the latency budget (every match ranked).
 
 Times, for terms whose match count is near 1k, 10k, 50k and 100k, the ways to pick BM25
-candidates: the newest window by rowid (before issue 14.3), every match scored and the best
+candidates: the newest window by rowid (before every match was ranked), every match scored and the best
 window kept (``ORDER BY`` both scores, what ``engine.index.sql.window_sql`` does now), the same
 through FTS5's ``rank`` column, and a bare count (the doclist walk every strategy pays).
 

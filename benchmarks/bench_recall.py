@@ -1,4 +1,4 @@
-"""Recall and precision of ``ade search`` against git's own tools (issue 30), per query class.
+"""Recall and precision of ``ade search`` against git's own tools (docs/search.md), per query class.
 
 Run: ``python -m benchmarks.bench_recall --repo fzf=https://github.com/junegunn/fzf
 --repo git=https://github.com/git/git`` (each source is cloned into a temporary folder; a local

@@ -1,4 +1,4 @@
-"""Cost of the relaxed steps (issue 32): a query answered strictly (``--exact``, today's answer)
+"""Cost of the relaxed steps (docs/search.md): a query answered strictly (``--exact``, today's answer)
 against the same query relaxed until its page fills, interleaved in the same rounds.
 
 Run: ``python -m benchmarks.bench_relax [--mb 40] [--runs 21]`` (builds a corpus index with

@@ -1,4 +1,4 @@
-"""Secret redaction at the breadth of a real scanner (issue 28.3): coverage, false positives, cost.
+"""Secret redaction at the breadth of a real scanner (docs/redaction.md): coverage, false positives, cost.
 
     python -m benchmarks.bench_secrets [--fzf GITDIR] [--git GITDIR] [--mb 8] [--runs 5]
 

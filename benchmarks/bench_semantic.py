@@ -1,4 +1,4 @@
-"""What the semantic extra costs (issue 32.6): first index, query p95, model load, vector scan.
+"""What the semantic extra costs (docs/semantic.md): first index, query p95, model load, vector scan.
 
 Each figure is a ratio or difference against the same work without the extra, interleaved in
 this invocation (``benchmarks.timing``):
@@ -41,7 +41,7 @@ from engine.index.sql import Filters
 from engine.semantic.model import model
 from engine.semantic.store import attach, nearest, writer
 
-HEADING = "## Semantic extra: cost (issue 32.6)"
+HEADING = "## Semantic extra: cost"
 
 
 def _write(path: Path, docs: list[IndexDoc], vectors: bool) -> tuple[float, float]:

@@ -1,4 +1,4 @@
-"""``ade search --status`` on a project of 10,000 small sessions (issue 28.6: under 0.5 s).
+"""``ade search --status`` on a project of 10,000 small sessions (budget: under 0.5 s).
 
 Builds the project once (terminal sessions with a short log each, a git repo), indexes it with
 the tree under test, then times warm ``--status`` runs of a baseline tree (``--before``: a

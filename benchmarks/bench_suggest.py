@@ -1,4 +1,4 @@
-"""Cost of "did you mean …?" (issue 15.10): ``suggest_query`` on an index, typo by typo.
+"""Cost of "did you mean …?": ``suggest_query`` on an index, typo by typo.
 
 Run: ``python -m benchmarks.bench_suggest [--mb 40]`` (builds a corpus index with
 ``bench_index``'s generator, plus the demo's). The work is bounded per unknown word by the first

@@ -117,7 +117,7 @@ def main() -> None:
         [r["appeared"] for r in runs["this tree"]], args.cap
     )
     text = "\n".join([
-        "## Watch what appears (issue 24.5)", "",
+        "## Watch what appears", "",
         f"`python -m benchmarks.bench_watch_appearing --rounds {args.rounds}` (interleaved "
         "trials, each tree in its own interpreter): a Claude folder made after the project was "
         "opened, one line, time until a search finds it (chat debounce: 0.3 s).", "",
@@ -127,7 +127,7 @@ def main() -> None:
     ])  # fmt: skip
     print(text)
     if args.write:
-        replace_section("## Watch what appears (issue 24.5)", text)
+        replace_section("## Watch what appears", text)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Warm ``ade search --json`` per query class against ``rg``, and the start-up ratio (issue 14.4).
+"""Warm ``ade search --json`` per query class against ``rg``, and the start-up ratio (the start-up budget).
 
 Run: ``python -m benchmarks.bench_cli --classes --mb 20 --sessions 924`` (or ``--corpus-dir
 /work/corpora/c330`` for a corpus generated elsewhere; ``--append`` records it).
@@ -55,7 +55,7 @@ CLASSES = (
     "very common term",
     "2-character prefix",
 )
-"""The query classes of issue 14.4 (``benchmarks.bench_index.query_classes`` names)."""
+"""The query classes of the shell-answer budget (``benchmarks.bench_index.query_classes`` names)."""
 
 ENV_SCRUB = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME",
              "GEMINI_CLI_HOME", "COPILOT_HOME", "ADE_SESSION_ID", "ADE_CONFIG_DIR",

@@ -1,4 +1,4 @@
-"""Deterministic generator of a realistic search corpus (issue 3 benchmarks).
+"""Deterministic generator of a realistic search corpus (for the index and query benchmarks).
 
 Writes ``benchmarks/.corpus/`` (gitignored): terminal logs with ANSI colours, ``\\r`` progress bars,
 stack traces, test runs and git output, and chat JSONL transcripts with prose and fenced code.

@@ -1,4 +1,4 @@
-"""A fingerprint of what a first index holds, to compare two trees (h-plan, issue 14.1).
+"""A fingerprint of what a first index holds, to compare two trees (the first-index speed budget; journal: "Planning CPU").
 
     python -m benchmarks.index_content --corpus-dir /work/corpora/c60 [--baseline-tree DIR]
 

@@ -23,7 +23,7 @@ MATCHES = {
     "docs_recent": ("th*", "e*", "conn*", "parts:ab*"),
     "docs_title": ("chat",),
 }
-"""The MATCH queries hashed per FTS table (what h-write and h-pipe hashed)."""
+"""The MATCH queries hashed per FTS table (what the writer and planner benchmarks hashed)."""
 
 
 def _hash(rows: Iterable[Any]) -> str:
