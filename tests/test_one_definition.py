@@ -1,4 +1,4 @@
-"""Constants that two sides must agree on are defined once (issue 11.5): a second copy drifts."""
+"""Constants that two sides must agree on are defined once: a second copy drifts."""
 
 from __future__ import annotations
 

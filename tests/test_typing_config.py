@@ -1,4 +1,4 @@
-"""mypy is strict over both packages (issue 11.5): ``.venv/bin/mypy`` with no arguments, as the
+"""mypy is strict over both packages: ``.venv/bin/mypy`` with no arguments, as the
 README and CI run it, checks ``engine/`` and ``tui/``; tests may stay looser."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No circles, no loops back up (issue 11.4).
+"""No circles, no loops back up (ARCHITECTURE.md, import rules).
 
 The graph's nodes are the rooms: each ``engine`` subpackage (``engine.query``, ``engine.rpc``…)
 and each top-level ``engine`` module (``engine.actions``…) is one node, and each ``tui`` module

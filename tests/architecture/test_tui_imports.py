@@ -1,4 +1,4 @@
-"""The engine modules ``tui/`` may import, and why (issue 11.3).
+"""The engine modules ``tui/`` may import, and why (ARCHITECTURE.md, import rules).
 
 Front ends talk to the engine through the client interface (DESIGN §1): they never open the
 index, run git or read transcripts themselves. Every engine module a ``tui`` file imports —
@@ -16,7 +16,7 @@ ALLOWED: dict[str, str] = {
     "engine.client": "the client interface every front end talks through",
     "engine.types": "the wire types of the interface (query args, results, status, explanations)",
     "engine.kinds": "the result kinds and the page limit (`ade search` validates its flags "
-    "without the wire types, issue 14.4)",
+    "without the wire types, the start-up budget)",
     "engine.errors": "the errors the interface raises (usage → exit 2, project, deep link)",
     "engine.project.model": "the records the interface returns (Project, Lane, SessionMeta, "
     "ChatEvent)",
@@ -26,13 +26,13 @@ ALLOWED: dict[str, str] = {
     "engine.rpc.client": "the daemon's implementation of the interface (connect_daemon), and the "
     "raw connection `ade daemon status/stop` greet the daemon with",
     "engine.rpc.connection": "the bare greeted socket: `ade search` forwards a query to a "
-    "running daemon with nothing of the engine imported (issue 14.4)",
+    "running daemon with nothing of the engine imported (the start-up budget)",
     "engine.rpc.reply_check": "`ade search` checks a daemon's answer against the wire contract "
     "before printing a byte of it (a daemon is a peer, not a trusted part of this process)",
     "engine.rpc.autostart": "starting the daemon for the next search once `ade search` has "
-    "answered without one (issue 14.4)",
+    "answered without one (the start-up budget)",
     "engine.project.plain_repo": "whether a folder is a plain main worktree, without git: "
-    "`ade search` names the root a daemon answers for (issue 14.4)",
+    "`ade search` names the root a daemon answers for (the start-up budget)",
     "engine.project.locate": "which folder is the project (--project, else the cwd's git top "
     "level): a front end decides what it opens",
     "engine.project.lane_memo": "one lane listing per command: the CLI marks where one command "

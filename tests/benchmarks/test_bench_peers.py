@@ -1,4 +1,4 @@
-"""The peer bench (issue 14, Benchmarks) keeps running without Tantivy, so it cannot rot: its raw
+"""The peer bench (journal: "Peers and scale") keeps running without Tantivy, so it cannot rot: its raw
 FTS5 and ade parts build real indexes of a tiny generated corpus and answer every query class.
 
 Nothing here is timed: the figures are printed, only their presence and shape are checked.

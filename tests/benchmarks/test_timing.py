@@ -1,4 +1,4 @@
-"""The benchmarks' one timing harness (issue 11.6): rounds interleave, statistics are real
+"""The benchmarks' one timing harness: rounds interleave, statistics are real
 samples, and every bench uses it and runs as ``python -m benchmarks.X``.
 
 No assertion here is about how fast anything is: clocks are injected or only counted.

@@ -1,4 +1,4 @@
-"""Secrets at the breadth of a real scanner (issue 28.3): gitleaks' rule set as generated data,
+"""Secrets at the breadth of a real scanner (docs/redaction.md): gitleaks' rule set as generated data,
 the formats people paste most, and ordinary code left alone."""
 
 from __future__ import annotations

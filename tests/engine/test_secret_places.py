@@ -1,4 +1,4 @@
-"""A secret is neither shown nor findable wherever text comes from (issue 28.3): a branch named
+"""A secret is neither shown nor findable wherever text comes from (docs/redaction.md): a branch named
 after a token (id, anchor, link, index file), a Linear issue (redacted before its snippet window
 is cut, and not found through the secret)."""
 

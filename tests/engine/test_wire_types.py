@@ -143,7 +143,7 @@ KEYS: list[tuple[msgspec.Struct, list[str]]] = [
         [
             "docId", "kind", "title", "snippet", "matchRanges", "tier", "updatedAt", "deepLink",
             "sessionId", "laneId", "laneName", "anchor", "projectId", "projectName", "projectRoot",
-            "tool",  # issue 16: the agent of a chat hit (optional)
+            "tool",  # the agent of a chat hit (optional)
             "messageCount", "matchCount",  # a --sessions row's counts (optional)
         ],
     ),

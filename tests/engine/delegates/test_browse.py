@@ -1,4 +1,4 @@
-"""Browsing the delegated kinds (issue 29.3, ``engine.delegates.browse``): a filter-only query
+"""Browsing the delegated kinds (``engine.delegates.browse``): a filter-only query
 that names ``file`` or ``linear`` lists them newest first; an unnamed (default) kind set does not.
 Linear is a local HTTP server answering as Linear's GraphQL API does (the one allowed fake)."""
 

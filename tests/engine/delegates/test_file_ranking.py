@@ -1,4 +1,4 @@
-"""Honest file search (issue 12.3, 13.2) on real git repositories: every matching line reachable
+"""Honest file search (docs/search.md, "Files") on real git repositories: every matching line reachable
 by paging or the cap said out loud, definitions and files named like the term first, line
 numbers in numeric order, ``.ade/`` and ignored files never hits, snippets redacted."""
 

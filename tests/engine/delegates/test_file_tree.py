@@ -1,4 +1,4 @@
-"""The file source sees the tree git sees (issue 30.4): every untracked file, submodules, and
+"""The file source sees the tree git sees: every untracked file, submodules, and
 file names holding any byte — a newline (main reported a hit for another path) or bytes that
 are not UTF-8 (main's link could not be opened)."""
 

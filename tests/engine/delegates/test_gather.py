@@ -77,7 +77,7 @@ def test_lanes_artifacts_and_files_from_the_demo(demo_project: Path) -> None:
     assert any(f.count(":") == 2 for f in files)  # line hits: file:<path>:<line>
     no_text, _ = _delegated(demo_project, "", DEFAULT_KINDS)
     assert not [f for f in no_text if f.startswith("file")]  # an unnamed kind set lists no files
-    browsed, _ = _delegated(demo_project, "", ("file",))  # named alone: browsed (issue 29.3)
+    browsed, _ = _delegated(demo_project, "", ("file",))  # named alone: an empty query browses
     assert "file:payments_api/gateway.py" in browsed
 
 

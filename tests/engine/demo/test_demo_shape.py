@@ -1,4 +1,4 @@
-"""The demo project has the shape issue 2 promises, is byte-for-byte deterministic, and refuses
+"""The demo project has the shape docs/projects.md describes, is byte-for-byte deterministic, and refuses
 to overwrite a folder without ``--force``. Read through the real project readers and real git."""
 
 from __future__ import annotations
@@ -275,7 +275,7 @@ def test_every_timestamp_is_at_or_before_demo_now(
 def test_ade_demo_is_dated_relative_to_the_day_it_is_built(
     demo_project: Path, sessions: dict[str, SessionMeta], tmp_path: Path
 ) -> None:
-    """Issue 15.8: a demo built today reads "2h", "3d" today, not "24w"; on one day, one demo."""
+    """A demo built today reads "2h", "3d" today, not "24w"; on one day, one demo."""
     from engine.demo import build_day
     from tui.commands.demo import demo_now
 

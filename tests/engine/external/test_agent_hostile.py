@@ -1,5 +1,5 @@
-"""Hostile files in the Gemini CLI, OpenCode, Copilot CLI and Aider stores (issue 13.4-7 for the
-sources of issue 16), through the real service on a real git repository with a linked worktree.
+"""Hostile files in the Gemini CLI, OpenCode, Copilot CLI and Aider stores (docs/reliability.md, for the
+sources of the newer agents), through the real service on a real git repository with a linked worktree.
 
 Each tool gets: a real FIFO where its session file (or database, or a SQLite side file) is
 expected, JSON nested 100,000 deep, a symlink out of the tool's own root, a line (or row) of

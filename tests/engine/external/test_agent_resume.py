@@ -1,4 +1,4 @@
-"""Resuming a chat in its own tool (issue 16.4) — `ade resume` and Ctrl+R in the palette — with
+"""Resuming a chat in its own tool (docs/agents.md) — `ade resume` and Ctrl+R in the palette — with
 stand-in executables on PATH that record their argv and working folder; and the palette showing
 each hit's agent and narrowing to one agent with the kind switcher."""
 
@@ -171,7 +171,7 @@ async def test_palette_shows_the_agent_narrows_to_one_and_resumes_with_ctrl_r(
 async def test_ctrl_r_on_a_chat_whose_tool_is_missing_says_so_and_stays_open(
     client: EmbeddedClient,
 ) -> None:
-    """The palette closed first and ``ade`` said so on the restored terminal (issue 29.9)."""
+    """The palette closed first and ``ade`` said so on the restored terminal."""
     app = PaletteApp(client, debounce_seconds=0.0, cursor_blink=False, preview=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

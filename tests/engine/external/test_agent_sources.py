@@ -1,4 +1,4 @@
-"""Gemini CLI, OpenCode, Copilot CLI and Aider sessions through the whole tool (issue 16):
+"""Gemini CLI, OpenCode, Copilot CLI and Aider sessions through the whole tool (docs/agents.md):
 discovery by cwd (a lane subfolder included), every message part, what is left out, torn tails,
 rewrites without duplicates, half-written files, ``tool:``, ``ade open`` at the exact message,
 ``session:`` live matching and the watcher's routing. HOME is always a tmp folder."""

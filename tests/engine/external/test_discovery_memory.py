@@ -1,4 +1,4 @@
-"""Issue 12.6: discovery that does not forget.
+"""Discovery that does not forget.
 
 Sessions started in a subfolder of a lane are found; a run whose environment looks elsewhere
 (another ``HOME``, ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``) neither deletes the project's Claude and

@@ -210,7 +210,7 @@ def test_claude_parser_from_an_offset_keeps_absolute_offsets() -> None:
 def test_a_chat_is_as_old_as_its_last_message_not_its_mtime(
     repo: Path, homes: dict[str, str]
 ) -> None:
-    """Issue 15.8: Claude appends a summary to an old session; its row must not say "just now"."""
+    """Claude appends a summary to an old session; its row must not say "just now"."""
     project = open_project(repo)
     worktree = Path(homes["HOME"]) / "proj-wt" / "feature-x"
     folder = Path(homes["CLAUDE_CONFIG_DIR"]) / "projects" / claude_slug(worktree)

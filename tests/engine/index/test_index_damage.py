@@ -1,4 +1,4 @@
-"""Issue 13.9 and 13.10: page damage inside the index and silently lost FTS rows, on a real
+"""Page damage inside the index and silently lost FTS rows, on a real
 demo project with a real index file whose bytes are overwritten.
 
 The open check (schema + a tiny MATCH) cannot see damage deep in the ``docs`` table: only the
@@ -176,7 +176,7 @@ def test_recreate_damaged_refuses_while_another_process_writes(demo_copy: Path) 
         holder.close()
 
 
-# -- issue 13.10: FTS rows lost while the documents stay ---------------------------------------
+# -- FTS rows lost while the documents stay ----------------------------------------------------
 
 
 def _drop_fts_rows(root: Path, kind: str) -> int:

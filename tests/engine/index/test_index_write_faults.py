@@ -1,4 +1,4 @@
-"""Issue 13.11 and 13.12: a full disk, a write lock held by another process, a read-only
+"""A full disk, a write lock held by another process, a read-only
 ``-shm`` — the index is never deleted, answers come from what it holds, the status says why.
 
 Real faults where the machine allows them: a small tmpfs mounted over ``.ade/cache`` (needs

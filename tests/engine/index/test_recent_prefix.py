@@ -1,4 +1,4 @@
-"""2-3 character prefixes are answered from ``docs_recent`` (issue 14.2).
+"""2-3 character prefixes are answered from ``docs_recent`` (the index-size budget).
 
 ``docs_fts`` has no prefix index; ``docs_recent`` holds every document at or above a row-id floor
 (the newest ``RECENT_DOCS``) with 2- and 3-character prefix indexes. The constants are made small
@@ -120,7 +120,7 @@ def test_an_index_of_schema_6_is_dropped_and_rebuilt(index_path: Path) -> None:
     old.close()
     report = open_index(index_path)
     assert report.recreated_reason == f"schema version 6, expected {SEARCH_INDEX_SCHEMA_VERSION}"
-    assert SEARCH_INDEX_SCHEMA_VERSION >= 7  # 8 (issue 14.2): the file gives free pages back
+    assert SEARCH_INDEX_SCHEMA_VERSION >= 7  # 8: the file gives free pages back
     fresh = connect(index_path)
     assert scalar(fresh, "SELECT count(*) FROM docs") == 0
     assert scalar(fresh, "SELECT count(*) FROM sqlite_schema WHERE name = 'docs_recent'") == 1

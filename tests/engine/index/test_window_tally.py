@@ -1,5 +1,5 @@
 """A query of several tokens takes its total from the window statement's own tally
-(``window_sql(counted=True)``, issue 14.4) instead of counting its matches again: the answer is
+(``window_sql(counted=True)``, the start-up budget) instead of counting its matches again: the answer is
 the one the separate count gives, below, at and past the scoring budget, with filters and
 exclusions, on both FTS tables."""
 

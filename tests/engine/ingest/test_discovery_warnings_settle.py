@@ -1,4 +1,4 @@
-"""A discovery warning lasts as long as its cause (issue 28.6).
+"""A discovery warning lasts as long as its cause (docs/reliability-faults.md).
 
 A daemon keeps one service a project for hours: a Claude Code transcript that had no ``cwd`` yet
 (the tool wrote its summary line first) or a Codex rollout refused as a FIFO was counted in the

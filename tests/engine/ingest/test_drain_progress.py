@@ -1,4 +1,4 @@
-"""The first index's progress moves with the work (issue 29.9): a commit history indexed in
+"""The first index's progress moves with the work: a commit history indexed in
 slices is counted by its commits, not as one more source a slice (``1/2``, ``2/3``… read as a
 bar nearly full from the first slice of a pass that takes most of the time)."""
 

@@ -1,5 +1,5 @@
 """A first index through the real ingester ends with no free page in the file and the same
-answers as the file that kept them (``engine.index.vacuum``, issue 14.2)."""
+answers as the file that kept them (``engine.index.vacuum``, the index-size budget)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 14.5: the index health check runs on a read connection and a thread of its own, so live
+"""The index health check runs on a read connection and a thread of its own, so live
 appends are indexed while it reads the whole index; the writer acts only on what it reports.
 
 Real projects, real index files; the check is held at a point of its choosing by a hook called

@@ -1,4 +1,4 @@
-"""Issue 12.2: the whole commit history of every lane and local branch, indexed incrementally.
+"""The whole commit history of every lane and local branch, indexed incrementally.
 
 Real repositories of hundreds of commits (fast-import), real worktrees, a real service.
 """

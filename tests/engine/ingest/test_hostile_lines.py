@@ -1,5 +1,5 @@
-"""A 50 MiB chat line, deep JSON lines, FIFOs and links out, through the real ingester (issue
-13.4, 13.5, 13.7).
+"""A 50 MiB chat line, deep JSON lines, FIFOs and links out, through the real ingester
+(docs/reliability.md).
 
 The huge line is really 50 MiB on disk (written in 1 MiB pieces); the ingester must index its
 head truncated and marked, move past it, and count it — and a later process must still see the

@@ -1,4 +1,4 @@
-"""Redaction on every indexed field (issue 13.1/13.3): a secret in a chat title, a message, a
+"""Redaction on every indexed field (docs/redaction.md): a secret in a chat title, a message, a
 terminal's command line (its title) and output, an OSC 133 command, a PR title, a commit subject
 or a branch tip is neither found, nor shown, nor stored: the db and -wal bytes are read raw.
 

@@ -1,4 +1,4 @@
-"""A warm catch-up where nothing changed does no per-session work (issue 14.4).
+"""A warm catch-up where nothing changed does no per-session work (the start-up budget).
 
 The manifest (``engine.ingest.manifest``) is one digest of one ``scandir`` per ``.ade`` folder;
 when it equals the one stored after the last fully drained reconcile, the reconcile is skipped:

@@ -1,4 +1,4 @@
-"""Folders that appear after the project was opened are watched from then on (issue 24.5).
+"""Folders that appear after the project was opened are watched from then on (docs/watching.md).
 
 Real inotify events and a real stat poll: every wait is on an event the watcher or the service
 sets, each with a bounded deadline; nothing sleeps.

@@ -1,4 +1,4 @@
-"""Exact places (issue 12.4): a terminal hit's link lands on its matching line, and chat,
+"""Exact places: a terminal hit's link lands on its matching line, and chat,
 terminal and commit links carry their lane's portable envelope. The real demo, indexed by the
 real service; the lines are read back from the real transcripts."""
 

@@ -1,4 +1,4 @@
-"""The one link resolver (issue 11.3) on the real demo: what each link kind resolves to, what is
+"""The one link resolver on the real demo: what each link kind resolves to, what is
 gone, and a link of another project resolved in that project."""
 
 from __future__ import annotations

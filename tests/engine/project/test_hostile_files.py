@@ -1,4 +1,4 @@
-"""Hostile files where project records are expected (issue 13.4-6): JSON nested 100,000 deep,
+"""Hostile files where project records are expected (docs/reliability.md): JSON nested 100,000 deep,
 real FIFOs, sockets, directories and device nodes, real symlinks out of the project.
 
 Each bad file is one counted warning and the other records are still read. Every read that

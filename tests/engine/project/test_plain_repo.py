@@ -1,5 +1,5 @@
 """`is_plain_main_worktree` says True only where `git rev-parse --show-toplevel` names the folder
-itself, checked against the real git on real repositories (issue 14.4: one git process less)."""
+itself, checked against the real git on real repositories (the start-up budget: one git process less)."""
 
 from __future__ import annotations
 

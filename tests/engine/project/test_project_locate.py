@@ -110,7 +110,7 @@ def test_explicit_subfolder_of_a_repo_is_taken_as_given(repo: Any) -> None:
 def test_default_from_a_linked_worktree_is_the_main_worktree(
     repo: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 12.1: every lane shares the primary lane's project (one `.ade/`, one index)."""
+    """Every lane shares the primary lane's project (one `.ade/`, one index)."""
     repo.commit("first")
     lane = repo.root.parent / "lanes" / "search-index"
     repo.git("worktree", "add", "-q", "-b", "search-index", str(lane))

@@ -143,7 +143,7 @@ def test_unreadable_as_directory_counted(project: Project, tally: WarningTally) 
 
 
 def test_a_running_terminal_is_as_old_as_its_last_write(demo_copy: Path) -> None:
-    """Issue 15.8: the session file of a running terminal keeps its start; the transcript's
+    """The session file of a running terminal keeps its start; the transcript's
     last write is when it last printed. An ended session keeps its own ``updatedAt``."""
     from engine.demo import DEMO_NOW
     from engine.project.locate import open_project

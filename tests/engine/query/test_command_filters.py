@@ -1,4 +1,4 @@
-"""``exit:``, ``cwd:`` and ``took:`` as the parser reads them (issue 29.8); the SQL they narrow
+"""``exit:``, ``cwd:`` and ``took:`` as the parser reads them (docs/terminal.md); the SQL they narrow
 is exercised end to end in tests/tui/sources/test_term_shell_marks.py."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every filter narrows every kind it applies to, delegated ones included (issue 11.1, 12.5).
+"""Every filter narrows every kind it applies to, delegated ones included.
 
 One table per filter: for each source of ``conftest.World``, which of the records A and B a
 ``flamingo`` query (both records match the text) keeps under that filter.

@@ -139,7 +139,7 @@ def test_git_grep_finds_every_accent_and_case_of_a_word(accents: Path) -> None:
     assert _lines(accents, "naif") == {("new.txt", 1)}  # untracked files alike
     assert _lines(accents, "καλημέρα привет") == {("b.txt", 3)}  # not only Latin letters
     assert _lines(accents, "Καλημέρα") == {("b.txt", 3), ("b.txt", 4)}
-    # SQLite keeps Greek and Cyrillic accents (issue 30): so does every source
+    # SQLite keeps Greek and Cyrillic accents (docs/search.md): so does every source
     assert _lines(accents, "καλημερα") == set()
 
 

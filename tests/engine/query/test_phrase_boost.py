@@ -1,4 +1,4 @@
-"""The exact-phrase boost and the total order of the ranking (issue 32.4).
+"""The exact-phrase boost and the total order of the ranking (docs/search.md).
 
 A real project (git repository and chats) indexed once per module. ``apart`` holds both words
 more often and is newer, so BM25 and recency alone rank it first (they did on main); ``phrase``

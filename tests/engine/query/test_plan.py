@@ -124,7 +124,7 @@ def test_until_errors(query: str, message: str) -> None:
         plan(query)
 
 
-# --- pasted queries (issue 12.5) --------------------------------------------------------------
+# --- pasted queries --------------------------------------------------------------------------
 
 
 def test_a_paste_over_the_term_limit_keeps_its_first_distinctive_terms() -> None:

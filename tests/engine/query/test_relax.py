@@ -1,4 +1,4 @@
-"""When nothing matches exactly (issue 32): the relaxed steps, inflections, typos, the identifier
+"""When nothing matches exactly (docs/search.md): the relaxed steps, inflections, typos, the identifier
 guard, and what ``--explain`` says of a relaxed hit.
 
 One small real project per module (a git repository with chats, a terminal recording, a PR and a

@@ -1,4 +1,4 @@
-"""The same query gives the same reading in every source (issue 11.1).
+"""The same query gives the same reading in every source.
 
 Each query runs through the real service on one small real project (``conftest.World``) once
 per source: the index (chat messages), the live tail of ``session:live`` (freshness), and the
@@ -39,7 +39,7 @@ def reading(world: World, source: str, query: str) -> set[str]:
     """The record labels ``source`` finds for ``query`` through the service."""
     kind = "chat" if source in ("index", "live") else source
     text = f"session:live {query}" if source == "live" else query
-    # --exact: the strict reading (a relaxed step would add B's near misses, issue 32).
+    # --exact: the strict reading (a relaxed step would add B's near misses).
     args = SearchQueryArgs(query=text, kinds=(kind,), limit=500, exact=True)  # type: ignore[arg-type]
     labels = world.labels[source]
     return {labels[i.doc_id] for i in world.service.query(args).items if i.doc_id in labels}

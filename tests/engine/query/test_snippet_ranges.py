@@ -1,5 +1,5 @@
 """Snippet markers to plain text and match ranges: the piece-wise walk gives exactly what the
-character-by-character definition gives (issue 14: a rare term's cost is per-hit work)."""
+character-by-character definition gives (a rare term's cost is per-hit work)."""
 
 from __future__ import annotations
 

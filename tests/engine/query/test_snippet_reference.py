@@ -1,4 +1,4 @@
-"""``make_snippet`` gives exactly what its plain definition gives (issue 14: a rare term's cost is
+"""``make_snippet`` gives exactly what its plain definition gives (a rare term's cost is
 per-hit work, so the snippet takes short cuts; the output must not move by one character).
 
 ``reference_snippet`` below is the definition as it stood before the short cuts: collapse the
@@ -79,7 +79,7 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def reference_snippet(body: str, parsed: ParsedQuery, width: int = SNIPPET_CHARS) -> str:
-    """The definition (the code ``make_snippet`` had before issue 14's per-hit work)."""
+    """The definition (the code ``make_snippet`` had before the per-hit work was cut)."""
     text = " ".join(body.split())
     units = _units(parsed)
     hit = -1

@@ -1,4 +1,4 @@
-"""Did you mean…? (issue 15.10): a text query that finds nothing gets the nearest indexed words
+"""Did you mean…? (docs/search.md): a text query that finds nothing gets the nearest indexed words
 as a warning, read from the index's own vocabulary; anything that found something gets none."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def suggestions(client: EmbeddedClient, query: str) -> list[str]:
         ("retyr backoff", "did you mean retry backoff?"),  # known words are kept as typed
         ("timeuot kind:terminal", "did you mean timeout?"),  # filters stay out of it
         # Two neighbours swapped are one edit: "secure", not "secret" (more documents, and a
-        # similarity ratio as high) (issue 29.9).
+        # similarity ratio as high).
         ("secrue", "did you mean secure?"),
     ],
 )
@@ -81,7 +81,7 @@ def test_the_index_file_is_not_written(client: EmbeddedClient) -> None:
 def test_a_swapped_pair_is_one_edit_even_beside_a_longer_common_word() -> None:
     """On fzf, ``previwe`` proposed ``previewer`` (a ratio counts the swap as two edits and
     ``previewer`` holds all the typed letters in order); it is one swap from ``preview``, even
-    when ``previewer`` is in more documents (issue 29.9)."""
+    when ``previewer`` is in more documents."""
     import apsw
 
     from engine.query.plan import build_plan

@@ -1,4 +1,4 @@
-"""Issue 13.13: text that cannot be encoded — lone surrogates in JSON over the daemon's socket,
+"""Text that cannot be encoded — lone surrogates in JSON over the daemon's socket,
 bytes that are not UTF-8 in argv — is text (U+FFFD), never -32603, a dropped connection or a
 traceback."""
 

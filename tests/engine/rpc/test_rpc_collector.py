@@ -1,5 +1,5 @@
 """The daemon's long-lived objects are frozen out of the cyclic collector once a service opens
-(``engine.rpc.services.frozen_after_open``, issue 14.4: an oldest-generation collection walking
+(``engine.rpc.services.frozen_after_open``, the start-up budget: an oldest-generation collection walking
 them fell on one request in a few hundred)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13.16: a whole frame must arrive within its deadline (a client dripping one byte at a
+"""A whole frame must arrive within its deadline (a client dripping one byte at a
 time is cut off), and idle connections cannot lock other clients out: beyond a per-uid budget,
 or at the connection cap, the oldest idle ones are closed so a new client is always served.
 
@@ -73,7 +73,7 @@ def test_an_idle_budget_per_uid_closes_the_oldest_first(make_daemon: Any) -> Non
 
 
 def test_a_client_between_two_requests_is_not_closed_for_the_idle_budget(make_daemon: Any) -> None:
-    """Issue 14.5: of 50 clients querying flat out, each is idle between an answer and its next
+    """Of 50 clients querying flat out, each is idle between an answer and its next
     request; closing those for the per-uid budget failed ~5% of their requests. Only a
     connection idle past the grace counts (here an hour: none does)."""
     daemon = make_daemon("--idle-per-uid", "1", "--idle-grace", "3600")

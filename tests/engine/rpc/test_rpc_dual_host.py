@@ -1,4 +1,4 @@
-"""Dual host (issue 7 item 7): a palette-like in-process host and a daemon on one index file.
+"""Dual host: a palette-like in-process host and a daemon on one index file.
 
 Both watch and ingest the same demo copy while a writer appends chat events and terminal output;
 afterwards both answer alike and the index holds exactly what a one-shot ingestion of the final

@@ -1,4 +1,4 @@
-"""A real daemon serving a project full of hostile files (issue 13.4, 13.5): FIFOs where a
+"""A real daemon serving a project full of hostile files (docs/reliability.md): FIFOs where a
 session, a PR and a transcript belong, a PR and lanes.json nested 100,000 deep.
 
 Before the fix the query never returned (a FIFO opened for reading blocks until a writer comes)

@@ -1,4 +1,4 @@
-"""Issue 13.9 through the daemon: a query that trips over damaged pages of a real index file is
+"""Damaged pages heal, through the daemon: a query that trips over damaged pages of a real index file is
 answered (with a warning) and the daemon's writer re-ingests the recreated file by itself."""
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def test_sigterm_removes_the_socket_and_exits_zero(daemon: Any) -> None:
 
 
 def test_sigint_also_shuts_down_cleanly_and_exits_130(daemon: Any) -> None:
-    """Ctrl+C on ``ade daemon run`` in the foreground: clean, and 130 as everywhere (issue 29.9)."""
+    """Ctrl+C on ``ade daemon run`` in the foreground: clean, and 130 as everywhere."""
     daemon.proc.send_signal(signal.SIGINT)
     assert daemon.proc.wait(timeout=20) == 130
     assert not daemon.socket.exists()

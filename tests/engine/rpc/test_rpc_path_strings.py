@@ -1,5 +1,5 @@
 """The client's socket and config paths are strings (no ``pathlib`` on a daemon-answered
-search, issue 14.4), spelled as the ``Path`` objects were: the 107-byte socket check measures
+search, the start-up budget), spelled as the ``Path`` objects were: the 107-byte socket check measures
 the same bytes, and the daemon binds where the client connects."""
 
 from __future__ import annotations

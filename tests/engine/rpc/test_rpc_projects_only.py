@@ -1,4 +1,4 @@
-"""Issue 13.15: only a project is served — a folder with ``.ade/``, a git work tree, or a root
+"""Only a project is served — a folder with ``.ade/``, a git work tree, or a root
 registered with ``ade projects add``. Any other folder (``/``, ``/etc``) is refused with a
 JSON-RPC error by the daemon and exit 2 by ``ade search``, and gets no ``.ade/cache``."""
 

@@ -1,4 +1,4 @@
-"""The machine router over three registered projects, through a real daemon (issue 7 §5)."""
+"""The machine router over three registered projects, through a real daemon (docs/daemon.md)."""
 
 from __future__ import annotations
 

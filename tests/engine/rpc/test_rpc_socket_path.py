@@ -1,4 +1,4 @@
-"""Issue 13.14: ``ade daemon run --socket PATH`` deletes nothing but its own stale socket and
+"""``ade daemon run --socket PATH`` deletes nothing but its own stale socket and
 changes the mode of no folder it did not create; the README's ``/tmp`` example works."""
 
 from __future__ import annotations

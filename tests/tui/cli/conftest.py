@@ -54,6 +54,6 @@ def warm_demo(
         monkeypatch.delenv(name, raising=False)
     assert run_main(capsys, search_argv(demo_copy, "--status")).code == 0  # builds the index
     # The demo's malformed lines are counted on the first pass; the second finds nothing new
-    # and stores the manifest, so later runs are warm (issue 14.4).
+    # and stores the manifest, so later runs are warm (the start-up budget).
     assert run_main(capsys, search_argv(demo_copy, "--status")).code == 0
     return demo_copy

@@ -1,4 +1,4 @@
-"""Browsing a delegated kind from the command line (issue 29.3, docs/palette.md): a filter-only
+"""Browsing a delegated kind from the command line (docs/palette.md): a filter-only
 query that names ``file`` lists the lane's files, newest first, paged by ``--cursor`` — in
 process and through the daemon alike. On main it answered nothing (exit 1)."""
 

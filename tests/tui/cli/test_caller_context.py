@@ -1,4 +1,4 @@
-"""The caller's context travels with the request (issue 24.2): same argv, same environment, same
+"""The caller's context travels with the request: same argv, same environment, same
 bytes, whether a daemon started elsewhere answers or the search runs in this process.
 
 Each row sets one variable a reader consults (``engine.caller_env``) to a value that changes

@@ -1,4 +1,4 @@
-"""The command line's small promises (issue 15.11–12): quiet broken pipes, one-line argument
+"""The command line's small promises: quiet broken pipes, one-line argument
 errors with a hint, help for every flag, status times, page spans, `ade open` of a file.
 """
 
@@ -132,7 +132,7 @@ def test_open_of_a_file_names_it_once(
 def test_zero_results_suggest_the_nearest_word(
     indexed_demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # --exact: without it the corrected spelling answers (issue 32, test_relaxed_cli.py)
+    # --exact: without it the corrected spelling answers (test_relaxed_cli.py)
     run = run_main(capsys, search_argv(indexed_demo, "--exact", "timeuot"))
     assert run.code == 1
     assert run.err == "warning: did you mean timeout?\n"

@@ -1,4 +1,4 @@
-"""`ade search` starts the daemon for the next search when none answers (issue 14.4).
+"""`ade search` starts the daemon for the next search when none answers (the start-up budget).
 
 Real processes throughout: `ade` in child interpreters, the daemon they start detached in a
 runtime folder of the test's own (``ADE_RUNTIME_DIR``), found afterwards by that folder in its

@@ -1,4 +1,4 @@
-"""``ADE_DAEMON=off`` means off (issue 24.6): with a daemon running, no search uses it — neither
+"""``ADE_DAEMON=off`` means off (docs/daemon-switches.md): with a daemon running, no search uses it — neither
 the forwarded ``ade search``, the full path (``--status``), nor the palette's client — and none is
 started. ``--no-daemon`` is the same for one command."""
 

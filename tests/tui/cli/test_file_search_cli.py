@@ -1,4 +1,4 @@
-"""``ade search`` file hits as git grep finds them (issue 30.1–30.3), on both CLI paths.
+"""``ade search`` file hits as git grep finds them (docs/search.md, "Files"), on both CLI paths.
 
 One real repository per module: ``strbuf_addf`` lines under ``builtin/`` that do not say
 ``builtin`` (the README's narrowing example returned only the lines that did), a line whose match

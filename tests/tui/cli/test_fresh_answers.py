@@ -1,4 +1,4 @@
-"""Read your writes (issue 24.1, 24.3, 24.4; docs/freshness.md): a search answers every write to
+"""Read your writes (docs/freshness.md): a search answers every write to
 the project's sources that completed before it started — on both paths, the daemon's included.
 
 Each test searches once first (through the daemon that opens the project and watches it), writes,

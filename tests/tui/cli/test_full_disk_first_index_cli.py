@@ -1,4 +1,4 @@
-"""Issue 28.4: a first index on a full disk. The index file gets made but its schema cannot be
+"""A first index on a full disk. The index file gets made but its schema cannot be
 written: every command answers from the live sources with one line saying why, and the index is
 built once space returns. A real, small filesystem (tmpfs) holds the project's cache."""
 

@@ -1,4 +1,4 @@
-"""`ade search` / `ade open` over a demo full of hostile files (issue 13.4-6), as a child process
+"""`ade search` / `ade open` over a demo full of hostile files (docs/reliability.md), as a child process
 with a timeout: a FIFO that blocked the old code fails the test instead of hanging the suite.
 """
 

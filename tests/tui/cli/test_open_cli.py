@@ -229,7 +229,7 @@ def test_open_as_a_real_process(indexed_demo: Path) -> None:
 def test_the_pytest_readtimeout_hit_opens_on_its_matching_line(
     indexed_demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 12.4: the link's offset is the first matching line inside the ~4 KiB chunk, so the
+    """The link's offset is the first matching line inside the ~4 KiB chunk, so the
     marked line is the match (it used to be the chunk's first line, far above it)."""
     run = run_main(capsys, search_argv(indexed_demo, "kind:terminal", "ReadTimeoutError", "--json"))
     assert run.code == 0, run.err

@@ -1,4 +1,4 @@
-"""`ade search --explain` names every ranking factor per row (issue 32.4), in process and through
+"""`ade search --explain` names every ranking factor per row (docs/search.md), in process and through
 the daemon: the exact-phrase boost, BM25 with its field weights, the identifier boost, recency as
 the tie-breaker and the session dedupe. On main the explanation had none of these names and a
 row holding ``retry backoff`` as a phrase ranked below rows holding the words apart."""

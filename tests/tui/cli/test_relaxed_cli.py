@@ -1,4 +1,4 @@
-"""`ade search` when nothing matches exactly (issue 32), in process and through the daemon: a
+"""`ade search` when nothing matches exactly (docs/search.md), in process and through the daemon: a
 relaxed step answers with exit 0, the `relaxed` field and a warning; `--exact` and quoting keep
 the strict answer (exit 1, the did-you-mean). On main `timeuot` found nothing (exit 1)."""
 

@@ -1,4 +1,4 @@
-"""Issue 12.1 from the command line: run inside a linked worktree (or a subfolder of one), `ade`
+"""The lane you stand in, from the command line: run inside a linked worktree (or a subfolder of one), `ade`
 uses the primary lane's project — one `.ade/`, one index, its PRs and terminals — and the lane the
 user stands in is not a silent filter."""
 

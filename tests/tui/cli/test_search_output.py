@@ -66,7 +66,7 @@ def test_json_is_one_document_in_the_wire_form(
     assert list(item) == [
         "docId", "kind", "title", "snippet", "matchRanges", "tier", "updatedAt", "deepLink",
         "sessionId", "laneId", "laneName", "anchor", "projectId", "projectName", "projectRoot",
-        "tool",  # issue 16: the agent of a chat hit
+        "tool",  # the agent of a chat hit
         "messageCount", "matchCount",  # a --sessions row's counts
     ]  # fmt: skip
     assert from_json(run.out, SearchQueryResult).items[0].doc_id == item["docId"]

@@ -1,6 +1,6 @@
 """The embedded default's catch-up, and delegate failures, seen from `ade search`.
 
-Warm runs are stat-only by design (DESIGN §4, issue 5): a transcript whose ``(mtime_ns, size,
+Warm runs are stat-only by design (DESIGN §4, docs/search.md): a transcript whose ``(mtime_ns, size,
 inode)`` did not change is not opened. The price is that an in-place rewrite that keeps all three
 goes unseen until the file's stat changes; any writer that appends (or an editor that saves)
 changes the mtime, so in practice nothing is missed. The test pins both halves of that contract.

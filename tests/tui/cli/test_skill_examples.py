@@ -37,7 +37,7 @@ def test_every_skill_example_runs_on_the_demo(
 
 def main_with_project(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
     run = run_main(capsys, [argv[0], "--project", str(root), *no_daemon_flag(), *argv[1:]])
-    # Only the note of a relaxed answer (issue 32) may be said.
+    # Only the note of a relaxed answer (docs/search.md) may be said.
     noted = ("warning: other word forms matched too: ", "warning: no match for every word; ")
     assert all(line.startswith(noted) for line in run.err.splitlines()), run.err
     return run.code

@@ -1,4 +1,4 @@
-"""Issue 29.9, the command line's smaller ones: ``ade import`` of a ``script`` whose command has
+"""The command line's smaller fixes: ``ade import`` of a ``script`` whose command has
 quotes in it; the lane a branch row names."""
 
 from __future__ import annotations

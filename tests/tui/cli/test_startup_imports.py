@@ -1,4 +1,4 @@
-"""A warm `ade search` imports only what it uses and spawns each git command once (issue 5).
+"""A warm `ade search` imports only what it uses and spawns each git command once (the CLI's start-up budget).
 
 Start-up time is a feature of the command line: every module a warm, nothing-changed search
 imports is paid on every run. Each check runs a fresh interpreter (nothing pytest imported hides
@@ -49,7 +49,7 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.external.claude_code",
     "engine.external.codex",
     "concurrent.futures",
-    # The agent tools' discovery and readers: the manifest covers their folders (issue 14.4).
+    # The agent tools' discovery and readers: the manifest covers their folders (the start-up budget).
     "engine.external.discover",
     "engine.external.agents",
     "engine.external.gemini",
@@ -67,7 +67,7 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.rpc.admission",
     "engine.rpc.limits",
     "tui.logic",
-    # Only a fault logs; only a compacted transcript is inflated (issue 14.4, h-start).
+    # Only a fault logs; only a compacted transcript is inflated (the start-up budget).
     "logging",
     "gzip",
     "engine.project.gzip_read",
@@ -78,22 +78,22 @@ NOT_ON_A_WARM_SEARCH = (
     "inspect",
     # Digests come from the interpreter's own modules, not OpenSSL (engine.digests).
     "hashlib",
-    # git's stderr goes to a memory file, not a `tempfile` (and its `random`; issue 14.4, h-start3).
+    # git's stderr goes to a memory file, not a `tempfile` (and its `random`; the start-up budget).
     "tempfile",
     "random",
     # argparse asks the terminal's width (`shutil`) only for usage and help shown (tui.cli).
     "shutil",
-    # The stored history state is read (its warnings); only a walk needs `git log` (h-start3).
+    # The stored history state is read (its warnings); only a walk needs `git log`.
     "engine.project.git_stream",
-    # The redaction literals' one-pass automaton is for bulk ingestion (h-plan).
+    # The redaction literals' one-pass automaton is for bulk ingestion (journal: "Planning CPU").
     "ahocorasick_rs",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
-source listing of a full reconcile (the manifest matched, issue 14.4), ``--explain``'s reader, the
+source listing of a full reconcile (the manifest matched, the start-up budget), ``--explain``'s reader, the
 agent tools' discovery, parsers and head cache (their folders are in the manifest), the project
 reader behind session and lane listings, the live tail of ``session:`` queries, the daemon's
 client (``--no-daemon``), the text output's ages and the thread pool (and its logging).
-``engine.redaction`` is imported: every shown title and file snippet passes it (issue 13.1/13.2);
+``engine.redaction`` is imported: every shown title and file snippet passes it (docs/redaction.md);
 its rule alternation is compiled on first use, so the import itself costs ~1 ms."""
 
 CLEAN_GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -132,7 +132,7 @@ def test_a_warm_search_imports_no_ui_watcher_linear_or_ingestion(warm_demo: Path
 
 
 def test_the_chunker_is_imported_only_for_a_terminal_snippet(warm_demo: Path) -> None:
-    # A terminal chunk's snippet is chunked again from its raw bytes (issue 14.2); a page
+    # A terminal chunk's snippet is chunked again from its raw bytes (the index-size budget); a page
     # without one does not load the chunker.
     assert "engine.terminal.chunking" in _modules(search_argv(warm_demo, "timeout", "--json"))
     modules = _modules(search_argv(warm_demo, "kind:chat", "timeout", "--json"))
@@ -211,7 +211,7 @@ def _collector_after(argv: list[str]) -> dict[str, int]:
 
 
 def test_a_search_collects_again_once_its_engine_is_imported(warm_demo: Path) -> None:
-    """The collector is held for the start-up's imports only (issue 14.4): once the index is
+    """The collector is held for the start-up's imports only (the start-up budget): once the index is
     open it runs again (a catch-up may ingest), over a young generation, what start-up built
     being frozen."""
     report = _collector_after(search_argv(warm_demo, "timeout", "--json"))
@@ -252,7 +252,7 @@ def test_a_warm_search_spawns_each_git_command_once(warm_demo: Path, tmp_path: P
     assert sum("worktree list" in call for call in calls) <= 1, calls
     assert sum("remote get-url origin" in call for call in calls) <= 1, calls
     # rev-parse --show-toplevel, worktree list, ls-files, grep, and remote get-url origin (the
-    # portable envelope of the hits' links, issue 12.4: one lookup per query for every lane).
+    # portable envelope of the hits' links, for exact places: one lookup per query for every lane).
     assert len(calls) <= 5, calls
     # The next command reads the origin from .ade/cache/origin.json: git's config is unchanged.
     log.unlink()
@@ -355,7 +355,7 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
     assert not {"apsw", "subprocess", "msgspec", "dataclasses"} & modules  # no index, no git
     # A Unix socket client needs neither the socket module's wrappers nor threading (~4 ms).
     assert not {"socket", "selectors", "threading"} & modules
-    # Annotations only need `typing`, and the socket's path is a string (~6 ms, issue 14.4).
+    # Annotations only need `typing`, and the socket's path is a string (~6 ms, the start-up budget).
     installed = _modules(argv, env=daemon_env, site=False)
     assert {
         m for m in installed if m.split(".")[0] in {"engine", "tui"}
@@ -371,7 +371,7 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
         ["kind:terminal", "error"],
         ["zzznothingzzz", "--json"],
         ["since:yesterday-ish", "--json"],
-        ['"timed out"', "--json"],  # a phrase: the one-phrase scorer's order (issue 14.4)
+        ['"timed out"', "--json"],  # a phrase: the one-phrase scorer's order (the start-up budget)
         ["retr", "time", "--json", "--limit", "50"],  # prefixes, file and lane delegates merged
     ],
 )
@@ -404,7 +404,7 @@ def test_a_daemon_answered_search_from_the_repo_imports_no_pathlib(
     warm_demo: Path, daemon_env: dict[str, str]
 ) -> None:
     """The common case, `ade search foo` typed in the repo (no --project): the root is found
-    with string paths, so the daemon-answered path still imports no `pathlib` (issue 14.4)."""
+    with string paths, so the daemon-answered path still imports no `pathlib` (the start-up budget)."""
     argv = ["search", "timeout", "--json"]
     assert _ade(daemon_env, *argv, cwd=warm_demo).returncode == 0  # the daemon opens it once
     installed = _modules(argv, env=daemon_env, site=False, cwd=warm_demo)

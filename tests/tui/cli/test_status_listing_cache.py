@@ -1,4 +1,4 @@
-"""Issue 28.6: ``--status`` keeps the warnings it finds by listing the project under the warm-run
+"""``--status`` keeps the warnings it finds by listing the project under the warm-run
 manifest, so a warm status reads no session file; a change in the listed folders lists again."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 28.4: a stored text column that is not UTF-8 (bit-rot the page checks cannot see) costs
+"""A stored text column that is not UTF-8 (bit-rot the page checks cannot see) costs
 the row, never the search: it is skipped with one warning and its source re-ingested."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 28.2: a daemon socket that is not the user's own, and a daemon of the user's own that
+"""A daemon socket that is not the user's own, and a daemon of the user's own that
 answers garbage. ``ade search`` warns one line and answers in process; ``ade daemon
 status|stop`` refuse with one line; nothing (query, project path, CTO token) reaches the
 impostor. The impostor is ``fake_daemon.py`` run as ``nobody`` (needs root and ``setpriv``).

@@ -1,4 +1,4 @@
-"""What a warm in-process search leaves out as a wheel install loads it (issue 14.4, h-warmpath).
+"""What a warm in-process search leaves out as a wheel install loads it (the start-up budget).
 
 The probe runs a fresh interpreter with ``-S`` (no editable-install finder; see
 ``test_startup_imports._modules``) on a warm copy of the demo. Each deferred module has its
@@ -22,7 +22,7 @@ DEFERRED = (
 (only an ingested ``session`` entry or the status reads it) and the status and rebuild module."""
 
 ON_FIRST_USE = ("engine.index.checks", "engine.ingest.health", "engine.ingest.pass_group")
-"""Loaded on first use (h-split): the index's health check and counts and the drainer's health
+"""Loaded on first use (the start-up budget): the index's health check and counts and the drainer's health
 checker (the status reports both), and a first index's group of passes."""
 
 

@@ -1,4 +1,4 @@
-"""A small git.git look-alike for the paging tests (issue 29.2): 130 commits, 80 of them naming
+"""A small git.git look-alike for the paging tests (every hit reachable): 130 commits, 80 of them naming
 ``strbuf_addf``, and a ``strbuf.c`` that defines it — more hits of one kind than a first page,
 and a definition that a list of the best 60 hits of every kind never reached."""
 

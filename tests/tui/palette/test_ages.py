@@ -1,4 +1,4 @@
-"""One age rule (issue 11.5): the palette's rows and ``ade search``'s text give a hit one age.
+"""One age rule: the palette's rows and ``ade search``'s text give a hit one age.
 
 The table pins the rule's boundaries against an injected clock; the last test paints the same
 real hits (the indexed demo, searched through the real client) both ways and reads the ages back.
@@ -43,7 +43,7 @@ def ms_before(delta: timedelta, now: datetime = NOW) -> int:
         (timedelta(days=400), "2025-05-11", "2025-05-11"),
         (-timedelta(seconds=1), "now", "just now"),  # a clock ahead of ours: never "-1m"
         (-timedelta(minutes=5), "now", "just now"),  # within the skew allowance
-        # Issue 28.6: further ahead is a wrong clock or record, not "just now": its date.
+        # Further ahead is a wrong clock or record, not "just now": its date.
         (-timedelta(minutes=5, seconds=1), "2026-06-15", "2026-06-15"),
         (-timedelta(days=3), "2026-06-18", "2026-06-18"),
     ],

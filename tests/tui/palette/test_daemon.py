@@ -1,4 +1,4 @@
-"""The palette routes through a running daemon (issue 7 item 6): a real ``python -m engine.rpc``
+"""The palette routes through a running daemon (docs/daemon.md): a real ``python -m engine.rpc``
 subprocess on a real socket serves the hits the palette paints; ``--no-daemon`` stays in-process.
 
 Waiting for the daemon to bind and to finish its backfill polls another process with a deadline

@@ -1,4 +1,4 @@
-"""Exact places in the palette (issue 12.4): a chat whose title matched opens at a matching
+"""Exact places in the palette: a chat whose title matched opens at a matching
 message, and a hit from another registered project opens in that project.
 
 The real app via its pilot on real demo copies; the cross-project hits come from the daemon's

@@ -1,4 +1,4 @@
-"""Issue 15, palette points 1–5: what a new user meets in the first minutes, on the real demo
+"""What a new user meets in the first minutes, on the real demo
 through a real EmbeddedClient (and on a fresh git repository without ``.ade/`` sessions)."""
 
 from __future__ import annotations

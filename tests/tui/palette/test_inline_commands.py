@@ -1,4 +1,4 @@
-"""Shell commands in the palette and the palette under the prompt (issue 29.7, 29.8).
+"""Shell commands in the palette and the palette under the prompt (docs/palette.md, docs/terminal.md).
 
 The project holds one ``ade term`` recording with prompt marks, written through the real recorder
 with an injected clock (so durations are exact), and indexed once per module. Pilot tests drive

@@ -1,4 +1,4 @@
-"""Issue 12.1: the lane the palette was started in is shown and one key away, never applied."""
+"""The lane the palette was started in is shown and one key away, never applied."""
 
 from __future__ import annotations
 

@@ -198,7 +198,7 @@ def test_highlight_terms_drop_filters() -> None:
 
 
 def test_a_chat_that_matched_by_title_opens_at_its_best_matching_message() -> None:
-    """Issue 12.4: the session's own (title) hit ranks first, but its row — search or local —
+    """The session's own (title) hit ranks first, but its row — search or local —
     links to the first message hit of that session in rank order, not to its last message."""
     session_doc = hit("chat:s1", sid="s1")  # the title doc: no anchor, no event in its link
     first = replace(hit("chat:s1:m5", sid="s1"), anchor="5", deep_link="ade://chat/s1?event=5")

@@ -1,4 +1,4 @@
-"""No terminal, no palette (issue 29.1); a borrowed ``/dev/tty`` when there is one; Ctrl+C is 130.
+"""No terminal, no palette; a borrowed ``/dev/tty`` when there is one; Ctrl+C is 130.
 
 Each no-terminal form runs as a real process in a session of its own (``setsid``: no controlling
 terminal, so ``/dev/tty`` cannot be opened) under a timeout: before, each spun at 100% CPU until

@@ -1,4 +1,4 @@
-"""The no-terminal refusal as a golden (issue 29, "Done when"): the exact stderr and exit code of
+"""The no-terminal refusal as a golden: the exact stderr and exit code of
 ``ade </dev/null`` and ``ade palette --print --query x </dev/null``, each run as a real process
 with no controlling terminal (``setsid``), compared with ``snapshots/no_terminal/<form>.txt``.
 

@@ -1,4 +1,4 @@
-"""Every hit reachable, every stop browsable (issue 29.2, 29.3; docs/palette.md), on the real
+"""Every hit reachable, every stop browsable (docs/palette.md), on the real
 palette through pilot.
 
 ``paging_client`` is a git.git look-alike (``paging_repo``): 130 commits, 80 naming

@@ -1,4 +1,4 @@
-"""Selecting text in the scrollback and copying it (issue 11.5): the real app, a terminal hit of
+"""Selecting text in the scrollback and copying it: the real app, a terminal hit of
 the demo opened from the palette, the mouse dragged over two lines, then the copy key.
 
 Textual reads a selection through ``Widget.get_selection`` and maps the mouse to text through the

@@ -1,4 +1,4 @@
-"""Issue 29.9, the palette's smaller ones, each on the real demo through a real client: the
+"""The palette's smaller fixes, each on the real demo through a real client: the
 footer at 80 columns, the chat viewer's place, message numbers, notes, typed commands."""
 
 from __future__ import annotations
@@ -193,5 +193,5 @@ async def test_the_palette_in_a_folder_that_is_no_project_indexes_nothing_there(
         await settle(pilot)
         status = str(app.screen.query_one("#status", Static).render())
     app.clients.close()
-    assert "indexing" not in status  # it searches every project ade knows (issue 29.6)
+    assert "indexing" not in status  # it searches every project ade knows (search from anywhere)
     assert not (folder / ".ade").exists()

@@ -75,7 +75,7 @@ def test_wide_with_preview_200x60(snap_compare: Any, client: EmbeddedClient) -> 
 
 
 def test_kind_filtered_everything(snap_compare: Any, client: EmbeddedClient) -> None:
-    # The palette starts in the everything stop (issue 15.2): no Tab needed.
+    # The palette starts in the everything stop (never an empty-looking first screen): no Tab needed.
     assert snap_compare(make_app(client), terminal_size=(120, 40), run_before=typing("retry"))
 
 

@@ -1,4 +1,4 @@
-"""The browse of every stop as a snapshot (issue 29, "Done when"; snapshots/test_stop_snapshots/).
+"""The browse of every stop as a snapshot (snapshots/test_stop_snapshots/).
 
 Each stop of the switcher with an empty query, on the seeded demo (the session's one indexed copy)
 at 100x24 and the demo's clock. ``commit`` and ``linear`` are in test_paging.py already; of the

@@ -1,5 +1,5 @@
 """The palette's size under ``$(…)``: stdout is a pipe, the terminal is on stdin/stderr or
-``/dev/tty`` (issue 15.1). A real pseudo-terminal of an unusual size, a real pipe for stdout."""
+``/dev/tty`` (shell integration). A real pseudo-terminal of an unusual size, a real pipe for stdout."""
 
 from __future__ import annotations
 

@@ -129,7 +129,7 @@ def test_print_inside_command_substitution_fills_the_pane(
 def test_no_color_sends_no_colour_code_to_a_real_terminal(
     demo_project: Path, tmp_path: Path, tmux: Callable[..., str]
 ) -> None:
-    """Issue 15.7, read off tmux with ``capture-pane -e``: attributes only, no greys."""
+    """``NO_COLOR`` read off tmux with ``capture-pane -e``: attributes only, no greys."""
     import re
 
     root = tmp_path / "demo"

@@ -1,4 +1,4 @@
-"""The chat viewer searches like the scrollback (issue 15.6): ``n``/``N`` step between the
+"""The chat viewer searches like the scrollback: ``n``/``N`` step between the
 messages that match, ``/`` searches for other words, the status says ``match 2 of 5``; a ``/``
 search that matches nothing says ``not found`` in both viewers."""
 
@@ -118,7 +118,7 @@ async def test_a_typo_answers_with_a_note_of_the_corrected_spelling(
         await pilot.press(*"timeuot")
         await settle(pilot)
         status = status_of(app.screen, "#status")
-        # issue 32: the corrected spelling answers, and the status says so
+        # the corrected spelling answers, and the status says so
         assert "≈ no exact match; spelling corrected: timeuot → timeout" in status
         await pilot.press(*["backspace"] * 7, *"timeout")
         await settle(pilot)

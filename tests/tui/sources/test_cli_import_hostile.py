@@ -1,4 +1,4 @@
-"""`ade import` with what people really have lying around (issue 13.8): gzip logs, garbage
+"""`ade import` with what people really have lying around: gzip logs, garbage
 `.cast` files, timing files, binaries, recordings still being written, sidecars, and removal —
 all through the real CLI entry and the real index.
 """
@@ -122,7 +122,7 @@ def test_torn_recording_waits_for_its_last_line_then_the_same_session_continues(
     code, out, _ = _import(capsys, repo, str(log))
     assert (code, _sid(out)) == (0, sid)  # the grown file continues that session
     assert _record(repo, sid)["endedAt"] is not None
-    # The tail is appended to the stored log in place (issue 28.5): it is indexed as a chunk of
+    # The tail is appended to the stored log in place (idempotent re-import): it is indexed as a chunk of
     # its own after the lines already indexed, which are not indexed again.
     assert _found(capsys, repo, "quuxfrobnicate") == [f"terminal:{sid}@{len(PANE)}"]
     assert len(list((repo / ".ade" / "sessions").iterdir())) == 1

@@ -1,4 +1,4 @@
-"""`ade import` of damaged gzip files and of recordings that grew (issue 28.4, 28.5), through the
+"""`ade import` of damaged gzip files and of recordings that grew (docs/reliability-faults.md), through the
 real CLI entry, the real index, on both search paths.
 """
 

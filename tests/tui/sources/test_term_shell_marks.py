@@ -1,5 +1,5 @@
 """`ade term` shells emit prompt marks, so each command is a hit with its exit status, folder and
-duration, and ``exit:``, ``cwd:`` and ``took:`` narrow them (issue 29.8).
+duration, and ``exit:``, ``cwd:`` and ``took:`` narrow them (docs/terminal.md).
 
 One real bash runs on a real PTY under ``ade term`` once per module (zsh too when installed),
 with a user startup file of its own that must still run (its alias and its prompt hook). The
