@@ -1,4 +1,4 @@
-"""The health check against live appends (ingestion first under load): on the writer thread vs off it.
+"""The health check against live appends (ingestion first): on the writer thread vs off it.
 
 Run: ``python -m benchmarks.bench_health [--mb 60] [--corpus-dir DIR] [--rounds 3]``.
 

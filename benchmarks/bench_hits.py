@@ -1,4 +1,4 @@
-"""Per-hit cost of a query page (journal: "Per-hit cost"): ``make_snippet`` now against its version at ``--base``.
+"""Per-hit cost of a query page: ``make_snippet`` now against its version at ``--base``.
 
 Builds ade's index of the ``--mb`` corpus (``bench_index.load_docs``, as ``bench_peers`` does; kept
 in ``--work``), picks ten rare words (38-60 matches), and times in the same interleaved rounds:

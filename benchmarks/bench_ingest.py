@@ -9,7 +9,7 @@
   write transactions held the lock;
 - freshness: a real service with the watcher on; a chat line appended → visible to a query;
 - memory: peak RSS above the idle process while ingesting a big terminal log (own subprocess);
-- corpus (the first-index speed budget, ``--corpus-mb N``): the generated corpus (chat + terminal) as a project,
+- corpus (the first-index budget, ``--corpus-mb N``): the generated corpus (chat + terminal) as a project,
   first index through the real ingester (``catch_up``) vs raw FTS5 insertion of the same
   sanitized docs into ``fts5(body)``, interleaved rounds, medians.
 """

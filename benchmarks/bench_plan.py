@@ -1,4 +1,4 @@
-"""The planning CPU alone (the first-index speed budget; journal: "Planning CPU"): what the planning worker spends per corpus.
+"""The planning CPU alone (journal: "Planning CPU"): what the planning worker spends per corpus.
 
     python -m benchmarks.bench_plan --corpus-dir /work/corpora/c60 [--baseline-tree DIR] [--rounds 5]
 

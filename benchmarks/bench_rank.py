@@ -1,4 +1,4 @@
-"""How many matches can be scored within the latency budget (every match ranked).
+"""How many matches can be scored within the latency budget.
 
 Times, for terms whose match count is near 1k, 10k, 50k and 100k, the ways to pick BM25
 candidates: the newest window by rowid (before every match was ranked), every match scored and the best

@@ -1,4 +1,4 @@
-"""Why does a rare term cost more on a larger corpus at the same number of matches (every match ranked)?
+"""Why does a rare term cost more on a larger corpus at the same number of matches (journal: "Rare terms")?
 
 Reuses the indexes ``bench_peers --work DIR`` built at each scale. Per scale, ten tail words whose
 prefix matches 38-48 documents (``--band``) are timed (interleaved rounds, medians) through the whole

@@ -1,4 +1,4 @@
-"""Index size after a real ingestion, and the query classes, old code vs new (the index-size budget).
+"""Index size after a real ingestion, and the query classes, old code vs new (index-size budget).
 
 The corpus (``benchmarks.corpus``) is written as the transcripts of a project (hard links into
 ``.ade/chats`` and ``.ade/terminals``, one session record each) and ingested by the real ingester

@@ -1,4 +1,4 @@
-"""Snippet re-derivation cost: a page's texts from the transcripts, old code vs new (the index-size budget).
+"""Snippet re-derivation cost: a page's texts from the transcripts, old code vs new (index-size budget).
 
 Chat messages and terminal chunks store no body; the page being shown re-derives each text from
 its transcript (``engine.query.source_text.snippet_texts``). This bench takes an index already

@@ -1,4 +1,4 @@
-"""The index writer's cost alone (the first-index speed budget): planned passes through ``commit_pass`` vs raw FTS5.
+"""The index writer's cost alone (first-index budget): planned passes through ``commit_pass`` vs raw FTS5.
 
     python -m benchmarks.bench_writer [--mb 16] [--corpus-dir DIR] [--rounds 5] [--profile]
     python -m benchmarks.bench_writer --fill [--mb 16] [--corpus-dir DIR] [--rounds 5]

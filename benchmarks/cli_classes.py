@@ -1,4 +1,4 @@
-"""Warm ``ade search --json`` per query class against ``rg``, and the start-up ratio (the start-up budget).
+"""Warm ``ade search --json`` per query class against ``rg``, and the start-up ratio (start-up budget).
 
 Run: ``python -m benchmarks.bench_cli --classes --mb 20 --sessions 924`` (or ``--corpus-dir
 /work/corpora/c330`` for a corpus generated elsewhere; ``--append`` records it).

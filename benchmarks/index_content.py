@@ -1,4 +1,4 @@
-"""A fingerprint of what a first index holds, to compare two trees (the first-index speed budget; journal: "Planning CPU").
+"""A fingerprint of what a first index holds, to compare two trees (journal: "Planning CPU").
 
     python -m benchmarks.index_content --corpus-dir /work/corpora/c60 [--baseline-tree DIR]
 

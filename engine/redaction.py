@@ -34,7 +34,7 @@ from engine.redaction_rules import scan_literals_in_one_pass as scan_literals_in
 from engine.redaction_values import PLACEHOLDER_START, is_placeholder
 
 # The patterns below are compiled on first use: most texts never reach them, and a query that
-# shows none pays nothing for them (the start-up budget; journal: "Regexes compiled lazily").
+# shows none pays nothing for them (journal: "Regexes compiled lazily").
 
 
 @functools.cache

@@ -122,7 +122,7 @@ class SearchQueryResult(_Wire, frozen=True):
 
 
 class CommitHistoryStatus(_Wire, frozen=True):
-    """Where the commit history index stands (the whole commit history): ``indexing`` while a pass is under way
+    """Where the commit history index stands: ``indexing`` while a pass is under way
     (``done`` of about ``total`` commits of that pass), ``bounded`` when a depth setting left
     older commits out, ``notes`` for what the repository itself limits (a shallow clone…)."""
 
@@ -135,7 +135,7 @@ class CommitHistoryStatus(_Wire, frozen=True):
 
 
 class DiscoveryRoots(_Wire, frozen=True):
-    """Where one external source (``claude``, ``codex``) was discovered from (discovery that does not forget):
+    """Where one external source (``claude``, ``codex``) was discovered from (docs/agents.md):
     ``searched`` is the folder this process's environment points at; ``roots`` every folder the
     listed sessions were found under (earlier runs' included), with ``sessions`` per root."""
 

@@ -136,7 +136,7 @@ class PaletteApp(App[str | None]):
         self.lanes: list[Lane] = []
         self.cwd = safe_cwd()
         self.current_lane: Lane | None = None
-        """The lane holding the working directory (the lane you stand in): footer badge, ``ctrl+l`` filter."""
+        """The lane holding the working directory: footer badge, ``ctrl+l`` filter."""
         self.local_items: list[LocalItem] = command_items()
         self.theme = THEME
 

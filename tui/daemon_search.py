@@ -1,4 +1,4 @@
-"""`ade search` answered by a running daemon, importing no engine beyond the wire (the start-up budget).
+"""`ade search` answered by a running daemon, importing no engine beyond the wire (start-up budget).
 
 With a daemon up, the shell's answer is one request over its socket: this module finds the
 project root with plain file-system checks, forwards the query and prints the answer exactly as

@@ -134,7 +134,7 @@ def format_results_text(
     if result.results_truncated:
         footer += " (truncated: narrow the query)"
     if explain is not None and result.results_truncated:
-        # --explain says why the ranking may be partial (every match ranked): the window, and the
+        # --explain says why the ranking may be partial: the window, and the
         # scoring budget when a warning says it bounded which matches were scored.
         footer += "\nwindow: only the best-scored matches are ranked and reachable by paging"
         footer += "".join(

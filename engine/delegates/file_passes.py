@@ -1,4 +1,4 @@
-"""The file delegate's line search of one lane (one matcher for every source): ``git grep`` pre-selects, the one
+"""The file delegate's line search of one lane (one matcher): ``git grep`` pre-selects, the one
 definition (:func:`engine.query.file_match.line_hit`, compiled as ``LineMatcher``) decides.
 
 Every line word must be in a hit's line, so one ``git grep`` of the most selective line word's

@@ -80,7 +80,7 @@ class ExternalCatalog:
 
     def refresh(self, lanes: list[Lane], tally: WarningTally) -> list[SessionMeta]:
         """List the sessions again and remember them; sessions this environment did not find
-        but an earlier run did stay while their transcript exists (discovery that does not forget)."""
+        but an earlier run did stay while their transcript exists."""
         # The tools' readers are imported by the first listing: a warm run whose manifest
         # matched lists nothing and never pays for them (the start-up budget).
         from engine.external.agents import gemini_folders

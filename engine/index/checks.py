@@ -21,7 +21,7 @@ def health_check(conn: apsw.Connection) -> list[str]:
     """Problems found by ``quick_check`` (FTS5's ``integrity-check`` included) and row counts.
 
     Every statement reads one snapshot (a read transaction around them all): on a reader
-    racing the writer (ingestion first under load), a commit between two counts must not look like drift.
+    racing the writer (ingestion first), a commit between two counts must not look like drift.
 
     Returns:
         One line per problem; empty when the index is healthy. Anything else means rebuild.

@@ -182,7 +182,7 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
     if rows:
         # The floor moves before the rows are written, so a row it leaves behind is never put
         # into the prefix-indexed table only to be deleted again; a first index holds its rows
-        # back until it ends (``recent_deferred``; benchmarks/journal/waves-1-to-3.md, "After the index-size merge").
+        # back until it ends (``recent_deferred``; benchmarks/journal/waves-1-to-3.md).
         deferral = deferrals.get(conn)
         floor = (deferral.hold(conn, rows) if deferral is not None
                  else raise_recent_floor(conn, [row[0] for row in rows]))  # fmt: skip

@@ -138,7 +138,7 @@ def window_sql(
     """The best ``limit`` of the newest ``budget`` FTS matches by both BM25 scores, best first.
 
     Every match up to ``budget`` is scored inside SQLite and only the window leaves it, so an old
-    strong match is found as surely as a new one (every match ranked); past ``budget`` matches, the
+    strong match is found as surely as a new one; past ``budget`` matches, the
     newest ``budget`` are scored (a bounded cost on any corpus, said in the answer's warnings).
     Ties keep the newest first, the ranking's own tie-break. ``one_phrase`` scores with
     ``ade_bm25_1``, which saves ``bm25()``'s walk over every match but is a Python call per

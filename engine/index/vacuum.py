@@ -1,4 +1,4 @@
-"""The index file without free pages (the index-size budget): made with ``auto_vacuum = INCREMENTAL``, its
+"""The index file without free pages (index-size budget): made with ``auto_vacuum = INCREMENTAL``, its
 free pages given back in short steps after a first index.
 
 FTS5's merges free the pages of the segments they replace; a first index ends with one merge of

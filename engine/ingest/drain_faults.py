@@ -66,7 +66,7 @@ class WriteFaults:
 
     @property
     def health(self) -> HealthChecker:
-        """The health check, off the writer thread once the service has one (ingestion first under load);
+        """The health check, off the writer thread once the service has one (ingestion first);
         built on first use (``engine.ingest.health``: a warm search never checks)."""
         if self._health is None:
             from engine.ingest.health import HealthChecker

@@ -75,7 +75,7 @@ class SourcePasses:
 
     def _plan_ahead(self, conn: apsw.Connection, entry: Entry) -> Prefetcher:
         """Start the planning worker for a big backlog and send it the next transcript
-        entries, so their passes are planned while this one is written (the first-index speed budget)."""
+        entries, so their passes are planned while this one is written (the first-index budget)."""
         from engine.ingest import planner  # deferred: only a transcript entry needs it
 
         if self.prefetch is None:

@@ -1,4 +1,4 @@
-"""The index health check, run off the writer thread (ingestion first under load).
+"""The index health check, run off the writer thread (ingestion first).
 
 ``PRAGMA quick_check`` (FTS5's integrity check included, SQLite >= 3.44) reads the whole index:
 ~4.9 s on the 330 MB one. Run on the writer thread, every live chat or terminal append waited

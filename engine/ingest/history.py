@@ -1,4 +1,4 @@
-"""The commit history source (the whole commit history): every commit of every lane and local branch, indexed
+"""The commit history source: every commit of every lane and local branch, indexed
 incrementally, a slice at a time (see ``history_plan`` for what a pass walks).
 
 One queue entry ``("history", "*")`` runs one slice: up to ``SLICE_COMMITS`` commits of the

@@ -1,4 +1,4 @@
-"""What a commit-history pass must walk (the whole commit history, DESIGN §3): the plan and its stored state.
+"""What a commit-history pass must walk (DESIGN §3): the plan and its stored state.
 
 Tips are grouped in attribution order: each lane's HEAD (primary first), then every local branch
 (a commit only such a branch reaches is in no lane's history: it gets no lane). A commit belongs to the first group

@@ -1,4 +1,4 @@
-"""The warm-run manifest: one digest of every stat the reconcile would compare (the start-up budget).
+"""The warm-run manifest: one digest of every stat the reconcile would compare (start-up budget).
 
 A warm ``ade search`` where nothing changed used to list and parse every session file, stat each
 session's three or four files and read every source row (190 ms over 924 sessions). The manifest
@@ -14,7 +14,7 @@ The agent tools' folders are in it too, one ``scandir`` per folder the discovery
 the Claude Code folders of the project's lanes (matched by name in the projects folder, each
 session's ``subagents`` folder), every Codex day folder, Gemini CLI's project folders, OpenCode's
 data folder and Copilot CLI's session folders. A file appended, added or removed there changes
-the digest, as in ``.ade``. What discovery remembers from another environment (discovery that does not forget) lies
+the digest, as in ``.ade``. What discovery remembers from another environment lies
 outside those folders: ``covers`` says so, and such a reconcile stores no manifest.
 """
 

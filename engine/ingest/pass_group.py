@@ -1,4 +1,4 @@
-"""Several transcript passes in one write transaction while a first index runs (the first-index speed budget).
+"""Several transcript passes in one write transaction while a first index runs (first-index budget).
 
 A first index commits hundreds of passes. Each ``COMMIT`` made FTS5 flush the pass's pending
 terms as a segment of its own, later merged; committing a few passes together writes fewer,

@@ -1,4 +1,4 @@
-"""The planning worker process and this process's channel to it (the first-index speed budget).
+"""The planning worker process and this process's channel to it (the first-index budget).
 
 ``python -m engine.ingest.plan_worker FD`` serves plan jobs over the socket ``FD``:
 ``("plan", kind, sid, row)`` in, a ``Planned`` out, one answer per job; ``("cancel", kind, sid)``

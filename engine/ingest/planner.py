@@ -1,4 +1,4 @@
-"""Plan the next transcript passes in a worker process while this one writes (the first-index speed budget).
+"""Plan the next transcript passes in a worker process while this one writes (first-index budget).
 
 A pass is two halves: planning (read the slice, parse, chunk, sanitize, redact, and derive the
 column values: ``tailing.plan_pass``) and writing (``tailing.commit_pass``). Planning is pure
@@ -17,7 +17,7 @@ a warning, never a line.
 
 While the plan of the pass it is to write next is not ready, this process does not idle: it
 takes back the last job the worker has not started (``cancel``) and plans that pass itself, so
-both cores plan and neither waits while there is work (the first-index speed budget; journal: "Planning and overlap").
+both cores plan and neither waits while there is work (journal: "Planning and overlap").
 
 The worker (``engine.ingest.plan_worker``) is started (fork + exec: safe in a process that runs
 threads) only when the queued transcripts hold at least ``WORKER_MIN_BACKLOG_BYTES`` not yet

@@ -248,7 +248,7 @@ class IngestQueue:
 
 
 QUERY_HOLD_S = 0.5
-"""Longest a new query waits for a due drain (ingestion first under load). A chat pass takes tens of ms alone,
+"""Longest a new query waits for a due drain (ingestion first). A chat pass takes tens of ms alone,
 but shares the GIL and both cores with every query already running; queries that keep starting
 while it runs stretch it several times over (measured: chat lag p95 0.36 s idle, 1.53 s under 50
 clients on the 16 MB corpus). A backfill's drain can run for minutes: past the hold, queries go

@@ -51,7 +51,7 @@ truncated and marked): far more than an indexed body keeps, and memory stays bou
 
 SKIPPED_STATE_KEY = "skipped"
 """Builder state key holding the lines skipped or truncated since the cursor was at 0: stored
-with the cursor in one transaction, so the count survives into later runs (a chat line past the read cap) and
+with the cursor in one transaction, so the count survives into later runs (docs/reliability.md) and
 restarts with a reindex."""
 
 MAX_ATTEMPTS = 8

@@ -235,7 +235,7 @@ def worktrees(repo_path: Path) -> list[Worktree]:
 @functools.cache
 def _remote_res() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """(URL remote, scp-like remote, slug part), compiled on first use: a warm search reads the
-    stored origin and parses no remote (the start-up budget; journal: "Regexes compiled lazily")."""
+    stored origin and parses no remote (journal: "Regexes compiled lazily")."""
     return (
         re.compile(r"^(?:https?|ssh|git|git\+ssh|ssh\+git)://(?:[^@/]+@)?[^/]+/(.+)$"),
         re.compile(r"^(?:[^@/:]+@)?([^/:]+):(?!//)(.+)$"),

@@ -2,7 +2,7 @@
 
 Every hit's portable envelope names the repository (``owner/name`` of ``origin``), which costs
 one ``git remote get-url origin`` (3-5 ms, more under load) per command: the largest single piece
-of a warm in-process search's start-up after its imports (the start-up budget). The answer depends only
+of a warm in-process search's start-up after its imports (start-up budget). The answer depends only
 on git's configuration, so it is stored in ``.ade/cache/origin.json`` with the signature of every
 config file git reads for it (the repository's, the user's, the system's) and of the environment
 variables that choose them; a signature that differs asks git again. A config with an

@@ -2,7 +2,7 @@
 
 ``git rev-parse`` costs a process (3-7 ms) on every command; for the common case — a ``.git``
 folder of ours, with a valid ``HEAD``, ``objects/`` and ``refs/`` and a config that neither moves
-the work tree nor makes it bare — the answer is known from a few ``stat`` calls (the start-up budget).
+the work tree nor makes it bare — the answer is known from a few ``stat`` calls (start-up budget).
 Anything else (a ``.git`` file: a linked worktree or a submodule; another user's repository,
 which git refuses; ``GIT_DIR`` and friends) answers ``False``: ask git.
 

@@ -1,6 +1,6 @@
 """The indexed candidates of a full-text query (``engine.query.run``): the scored BM25 window,
 the newest title matches unioned in when it fills, and the match total, each bounded by the
-budgets below (every match ranked); a 2-3 character prefix read from ``docs_recent`` (the index-size budget)."""
+budgets below; a 2-3 character prefix read from ``docs_recent`` (the index-size budget)."""
 
 from __future__ import annotations
 
@@ -54,11 +54,11 @@ BUDGET_NOTE = (
     "more than {budget:,} matches: ranked the best of the newest {budget:,};"
     " narrow the query (a longer term, kind:, since:) to rank every match"
 )
-"""Said by an answer whose ranking the scoring budget bounded (every match ranked)."""
+"""Said by an answer whose ranking the scoring budget bounded."""
 
 SHORT_PREFIX = 3
 """Prefixes this short (2-3 characters) are read from ``docs_recent``, the only table with
-prefix indexes; a longer prefix merges few enough doclists on ``docs_fts`` (the index-size budget)."""
+prefix indexes; a longer prefix merges few enough doclists on ``docs_fts`` (index-size budget)."""
 
 RECENT_NOTE = (
     "a {chars}-character prefix: ranked its matches among the newest {docs:,} documents;"

@@ -1,4 +1,4 @@
-"""What a file line hit is (one matcher for every source): the line holds the words, a path word narrows.
+"""What a file line hit is (one matcher): the line holds the words, a path word narrows.
 
 A file line is a record with two texts, its path and its line. A query's words are of two sorts:
 

@@ -2,7 +2,7 @@
 
 The query path gathers its delegated candidates (``git ls-files``/``git grep`` of the lanes, the
 lane list's envelope) while SQLite answers the index query: SQLite's step and a child process's
-wait both release the GIL, so on two cores the two overlap (the start-up budget). A plain thread rather
+wait both release the GIL, so on two cores the two overlap (start-up budget). A plain thread rather
 than ``concurrent.futures``, whose import (``logging``) costs a CLI start more than the overlap
 saves. The call runs in a copy of the caller's ``contextvars`` context, so per-query memos
 (``engine.project.lane_memo.one_listing``) are shared, not re-listed.

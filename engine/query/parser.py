@@ -50,7 +50,7 @@ MAX_TERMS = 32
 
 @functools.cache
 def _duration_re() -> re.Pattern[str]:
-    """``30m``, ``24h``, ``7d``, ``2w``: compiled when a time filter is parsed (journal: "Regexes compiled lazily")."""
+    """``30m``, ``24h``, ``7d``, ``2w``: compiled when a time filter is parsed."""
     return re.compile(r"(\d{1,7})([mhdw])")
 
 
@@ -204,7 +204,7 @@ def _parse_kinds(value: str) -> set[str]:
     return kinds
 
 
-# --- tool: filter (docs/agents.md) ------------------------------------------------------------------
+# --- tool: filter (docs/agents.md) ----------------------------------------------------------------
 def parse_tools(value: str) -> set[str]:
     """The agents named by a ``tool:`` value (``claude,codex``).
 

@@ -6,7 +6,7 @@ Candidates come from one of two SQL paths:
   ``docs_by_recency`` index; FTS never runs.
 * **full text**: every match up to ``SCORE_BUDGET`` is scored inside SQLite (exact-token and
   split-token BM25) and the best ``BM25_WINDOW`` leave it, so an old strong match is reachable
-  (every match ranked); past the budget the newest ``SCORE_BUDGET`` are scored and ``warnings`` says so.
+  by its score; past the budget the newest ``SCORE_BUDGET`` are scored and ``warnings`` says so.
   When the window fills, the newest title matches (from the small ``docs_title`` table) that rank
   in a title tier are unioned in so a title match is never buried, and every other match follows
   them newest first (the tail, ``engine.query.tail``): paging reaches every match. ``total`` is

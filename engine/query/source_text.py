@@ -1,4 +1,4 @@
-"""Snippet text from the source: a page's bodies, re-derived from the transcripts (the index-size budget).
+"""Snippet text from the source: a page's bodies, re-derived from the transcripts (index-size budget).
 
 Chat messages and terminal chunks are the bulk of the index, and their text is already on disk:
 the index keeps only where each came from (``IndexDoc.source_span``) and the fingerprint of the

@@ -7,7 +7,7 @@ The wire is coded with the standard library's ``json`` (msgspec's import alone c
 a daemon's answer); the values are the same plain builtins either way. The socket is the
 interpreter's built-in ``_socket`` and the lock ``_thread``'s: the ``socket`` and ``threading``
 modules (with ``selectors``, ``array``, ``select``) cost ~4 ms of imports per process for
-nothing a Unix socket client uses (the start-up budget). ``call_once`` sends the greeting and the request
+nothing a Unix socket client uses (start-up budget). ``call_once`` sends the greeting and the request
 in one write, so a one-shot command waits for one round trip, not two.
 """
 

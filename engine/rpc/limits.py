@@ -27,7 +27,7 @@ class ServerLimits:
     idle_grace: float = 1.0
     """Seconds a connection must have been idle to count against its uid's idle budget: one of
     50 clients querying flat out is idle between an answer and its next request, and closing
-    it then failed ~5% of their requests (ingestion first under load). The connection cap ignores the grace."""
+    it then failed ~5% of their requests (ingestion first). The connection cap ignores the grace."""
     workers: int = 8
     """Engine calls in flight at once; apsw releases the GIL, so these overlap for real."""
     pipeline: int = 16

@@ -81,7 +81,7 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
         self._shared_catch_up = SharedCatchUp()
         self.queue = IngestQueue(self.timers, self._on_due)
         self.ingest_gate = IngestGate(self.timers)
-        """The daemon's queries wait here while a drain is due (ingestion first under load)."""
+        """The daemon's queries wait here while a drain is due (ingestion first)."""
         self.drainer = Drainer(project, self.queue, self.tally, self.clock)
         self._worker: threading.Thread | None = None
         self._chat = self.queue.pending["chat"]
@@ -224,7 +224,7 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
                 self._recover(err)
                 result = self._damaged_retry(lambda: self._query(args))
             except UnicodeDecodeError:
-                # Bit-rot in a stored text column (docs/reliability-faults.md): cut the rows out, answer again.
+                # Bit-rot in a stored text column: cut the rows out, answer again.
                 result = self._text_rot_retry(lambda: self._query(args))
             # Links land on the exact place: a terminal hit's matching line, its lane's envelope.
             result = place_links(result, self.project, self.lanes())

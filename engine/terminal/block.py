@@ -31,7 +31,7 @@ _IGNORED_C0 = bytes([*range(0x00, 0x08), 0x0B, 0x0C, *range(0x0E, 0x1B), *range(
 """C0 controls and DEL the cell model ignores (all but ``\\b``, ``\\t``, ``\\n``, ``\\r``, ESC)."""
 
 # These three are compiled on first use: the raw bytes of a search's terminal snippet rarely hold
-# what they find (the start-up budget; journal: "Regexes compiled lazily").
+# what they find (journal: "Regexes compiled lazily").
 
 
 @functools.cache

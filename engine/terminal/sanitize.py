@@ -45,7 +45,7 @@ def esc_bytes_re() -> re.Pattern[bytes]:
     """The same grammar over raw bytes, used to find safe cut points inside a long line.
 
     This and the patterns of the cell model and the alternate screen below are compiled on first
-    use: a search's snippets rarely need them (the start-up budget; journal: "Regexes compiled lazily")."""
+    use: a search's snippets rarely need them (journal: "Regexes compiled lazily")."""
     return re.compile(ESC_SEQ_PATTERN.encode("ascii"))
 
 
@@ -146,7 +146,7 @@ _C0_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 def _may_hold_controls(text: str) -> bool:
     """Whether ``CONTROL_RE`` can match: a C0 control or DEL, or a ``\\xc2`` lead byte (C1
     controls are U+0080-U+009F, ``\\xc2\\x80``-``\\xc2\\x9f``). Two C loops over the bytes instead
-    of ``re`` stepping through every character: 7x faster on text that holds none (journal: "Planning CPU")."""
+    of ``re`` stepping through every character: 7x faster on text that holds none (journal)."""
     raw = text.encode("utf-8", "surrogatepass")
     return len(raw.translate(None, _C0_BYTES)) != len(raw) or b"\xc2" in raw
 

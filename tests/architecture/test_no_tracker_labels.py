@@ -48,7 +48,7 @@ def test_the_pattern_finds_both_kinds_of_label() -> None:
         (2, issue_label),
         (3, helper_label),
     ]
-    assert labels_in("tissue-2 and high-5 ship-ready, PR #41, ABC-123") == []
+    assert labels_in("tissues 2 and high-5 ship-ready, PR #41, ABC-123") == []
 
 
 def test_no_tracker_labels_in_code_tests_benchmarks_or_docs() -> None:

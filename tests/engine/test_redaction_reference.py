@@ -1,4 +1,4 @@
-"""The one-pass literal scan finds exactly the rules the per-literal scan found (the first-index speed budget; journal: "Planning CPU").
+"""The one-pass literal scan finds exactly the rules the per-literal scan found (journal: "Planning CPU").
 
 ``reference_prefilter_rules`` is ``engine.redaction_rules.prefilter_rules`` as it stood before the
 Aho-Corasick automaton: one ``bytes.__contains__`` per distinct rule literal over the lowercased

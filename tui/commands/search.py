@@ -124,7 +124,7 @@ def _validated(
         raise UsageError("--lane needs a lane id or name")
     from engine.text import replace_surrogates
 
-    # argv bytes that are not UTF-8 arrive as lone surrogates: text, with U+FFFD (text that cannot be encoded).
+    # argv bytes that are not UTF-8 arrive as lone surrogates: text, with U+FFFD.
     query = replace_surrogates(" ".join(ns.query))
     if ns.tool:  # --tool is tool: in the query (docs/agents.md); the engine names the known tools
         tools = [t.strip() for t in ns.tool]

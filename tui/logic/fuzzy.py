@@ -207,7 +207,7 @@ def list_sessions(
     items: Sequence[LocalItem], kinds: Iterable[str], tools: Sequence[str] = ()
 ) -> list[PaletteRow]:
     """Every session of ``kinds`` (only chats of ``tools``, when given), one row each, newest
-    activity first: what an empty query in a session kind shows (browse terminals)."""
+    activity first: what an empty query in a session kind shows."""
     chosen = items_of(items, kinds, tools)
     return [item.to_row() for item in _newest_first(chosen)[:LISTING_LIMIT]]
 

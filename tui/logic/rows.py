@@ -87,7 +87,7 @@ class PaletteRow:
     local: bool = False
     leads: bool = False
     """A local match strong enough to go above the search hits: every typed word starts a word
-    of it (a command leads only on a strong match). Weaker local matches (fuzzy, mid-word) follow the hits."""
+    of it. Weaker local matches (fuzzy, mid-word) follow the hits."""
     item: SearchResultItem | None = field(default=None, compare=False)
 
     @property

@@ -86,7 +86,7 @@ class SearchDone(Message):
 
 @dataclass
 class OtherKindsFound(Message):
-    """Hits per kind the current switcher stop hides, for the count line (never an empty-looking first screen)."""
+    """Hits per kind the current switcher stop hides, for the count line."""
 
     generation: int
     counts: dict[str, int]
@@ -259,7 +259,7 @@ class PaletteScreen(PagingActions):
 
     def _nothing_to_show(self) -> bool:
         """Whether an empty list is final for a browse (an empty query, or only ``kind:``/``tool:``
-        filters): the listing came up empty, or every kind answered with nothing (an empty query browses)."""
+        filters): the listing came up empty, or every kind answered with nothing."""
         query = self.query_text.strip()
         if self.error is not None or without_listing_filters(query):
             return False
@@ -323,8 +323,8 @@ class PaletteScreen(PagingActions):
         self.post_message(SearchDone(stamp, query, None))
         if also is None or superseded():
             return
-        # After the answer is painted: how many hits each kind this stop hides has
-        # (never an empty-looking first screen), each kind's true total, as its own stop's header will say: the same query as
+        # After the answer is painted: how many hits each kind this stop hides has,
+        # each kind's true total, as its own stop's header will say: the same query as
         # that stop's first page (a relaxed step pads a short page, so the page size matters);
         # one page of every hidden kind together counted only what fitted in it.
         counts: dict[str, int] = {}

@@ -1,5 +1,5 @@
 """A first index runs ``docs_fts`` without incremental merging and puts it back at its end
-(``engine.index.recent.recent_deferred``, the first-index speed budget): no merges while it builds, one at its end, the usual
+(``engine.index.recent.recent_deferred``, the first-index budget): no merges while it builds, one at its end, the usual
 setting for every write after it, also after a first index that was interrupted."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``health_check`` on a reader racing the writer (ingestion first under load): its statements read one snapshot,
+"""``health_check`` on a reader racing the writer (ingestion first): its statements read one snapshot,
 so a commit landing between two of its counts cannot look like drift."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A group of passes holds its ``docs_fts`` rows and writes them in row-id order before its
-commit (``engine.index.held_fts``, the first-index speed budget): the same rows as written one by one, fewer
+commit (``engine.index.held_fts``, the first-index budget): the same rows as written one by one, fewer
 segments, and nothing of a group that rolls back."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The identifier scan gives exactly what it gave before its short cuts (the first-index speed budget; journal: "Planning CPU").
+"""The identifier scan gives exactly what it gave before its short cuts (journal: "Planning CPU").
 
 ``reference_identifiers`` and ``reference_identifier_parts`` are ``engine.index.identifiers`` as
 they stood before: three class patterns (``aA``, ``dA``, ``AAa``) found one by one, every hit's

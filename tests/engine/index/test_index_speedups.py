@@ -63,7 +63,7 @@ def test_one_phrase_score_orders_exactly_as_fts5_bm25(conn: apsw.Connection) -> 
 def test_one_phrase_scores_of_a_row_do_not_depend_on_the_other_call(
     conn: apsw.Connection,
 ) -> None:
-    """The second call on a row reuses the first's hit counts (the start-up budget): both weightings in
+    """The second call on a row reuses the first's hit counts (start-up budget): both weightings in
     one statement, either order, give what each alone gives."""
     insert(conn, _random_docs(200))
     exact, split = "ade_bm25_1(docs_fts, 1.0, 2.0, 0.0)", "ade_bm25_1(docs_fts, 0.0, 0.0, 1.0)"

@@ -1,4 +1,4 @@
-"""The open check reads the expected schema from ``SCHEMA_SQL``'s text (the start-up budget): it must be
+"""The open check reads the expected schema from ``SCHEMA_SQL``'s text (start-up budget): it must be
 what SQLite itself stores, and a text that is not leaves the decision to the in-memory probe."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The index file gives its free pages back (``engine.index.vacuum``, the index-size budget): made with
+"""The index file gives its free pages back (``engine.index.vacuum``, index-size budget): made with
 ``auto_vacuum = INCREMENTAL``, emptied of free pages after a first index in short steps that
 let go of the write lock, safe to kill in the middle, and an old ``NONE`` file recreated."""
 

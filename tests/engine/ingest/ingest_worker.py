@@ -3,7 +3,7 @@
 Usage: ``python ingest_worker.py ROOT MODE`` where MODE is ``loop`` (catch up forever),
 ``rebuild`` (catch up, rebuilding every third round) or ``once``. Small slices (of transcripts and
 of the commit history) make every pass short, so a ``kill -9`` lands mid-ingest often; the
-planning worker (the first-index speed budget) plans ahead whenever more than one transcript is queued.
+planning worker (the first-index budget) plans ahead whenever more than one transcript is queued.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ingestion before queries in the daemon (ingestion first under load): a due drain holds new queries, boundedly.
+"""Ingestion before queries in the daemon (ingestion first): a due drain holds new queries, boundedly.
 
 Real parts throughout: a real project, the real ``SearchService`` with its real writer thread,
 the daemon's real ``ServicePool`` and ``DaemonHost`` (what every ``search.query`` goes through),

@@ -1,4 +1,4 @@
-"""How far ahead the planning worker is fed (the first-index speed budget): a whole group of small passes, but
+"""How far ahead the planning worker is fed (first-index budget): a whole group of small passes, but
 never more transcript than ``LOOKAHEAD_SLICES`` full slices. A real worker process, a real index.
 """
 

@@ -1,4 +1,4 @@
-"""A first index commits several transcript passes per transaction (the first-index speed budget, pass_group).
+"""A first index commits several transcript passes per transaction (the first-index budget, pass_group).
 
 Every check reads the index through a connection of its own, so it sees what is committed,
 never the writer's open transaction. Groups are driven by the queue and by counts: the time

@@ -1,4 +1,4 @@
-"""The worker's plan transport (the first-index speed budget): documents shipped as tuples come back as the very
+"""The worker's plan transport (first-index budget): documents shipped as tuples come back as the very
 documents and derived values an in-process plan holds, so the index cannot tell them apart."""
 
 from __future__ import annotations

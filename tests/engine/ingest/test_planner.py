@@ -1,4 +1,4 @@
-"""The planning worker (the first-index speed budget): a real second process plans the next passes of a backlog.
+"""The planning worker (first-index budget): a real second process plans the next passes of a backlog.
 
 Whatever the worker does — plan, raise, die from a real signal, hang — the index must come out
 exactly as an ingestion without it: every line once, cursors with their docs.

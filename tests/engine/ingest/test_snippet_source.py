@@ -1,4 +1,4 @@
-"""Snippets of chat messages and terminal chunks are cut from the transcript itself (the index-size budget).
+"""Snippets of chat messages and terminal chunks are cut from the transcript itself (index-size budget).
 
 The index keeps no body for them, only where the text came from and its fingerprint: a snippet
 re-read from a rewritten, missing or compressed transcript is never shown wrong — the hit keeps

@@ -257,7 +257,7 @@ def test_a_session_remembered_from_another_home_stores_no_manifest(
     service: SearchService, tools: Tools, listings: list[int], monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:  # fmt: skip
-    """Found under one HOME, listed from memory under another (discovery that does not forget): its transcript lies
+    """Found under one HOME, listed from memory under another: its transcript lies
     outside every folder the second manifest lists, so that one cannot vouch for it."""
     service.catch_up()
     other = tmp_path / "other-home"

@@ -1,4 +1,4 @@
-"""The file search equals one readable definition (one matcher for every source), over generated text, paths and
+"""The file search equals one readable definition (one matcher), over generated text, paths and
 queries in several scripts.
 
 The definition (``engine.query.file_match.line_hit``): a line is a hit when it holds every word

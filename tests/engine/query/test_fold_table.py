@@ -1,4 +1,4 @@
-"""Every source reads text as the index's tokenizer does (one matcher for every source): ``engine.query.fold`` is
+"""Every source reads text as the index's tokenizer does: ``engine.query.fold`` is
 compared with SQLite's own ``unicode61 remove_diacritics 2``, code point by code point and on
 generated text in many scripts. On main files folded with NFD (``й`` → ``и``, Greek accents
 dropped) while the index keeps them."""

@@ -1,4 +1,4 @@
-"""Every read connection of the service keeps ``QUERY_CACHE_KIB`` of index pages (the start-up budget):
+"""Every read connection of the service keeps ``QUERY_CACHE_KIB`` of index pages (start-up budget):
 a long-running reader re-read the same interior, docsize and doclist pages from the OS on every
 query with SQLite's 2 MiB default."""
 

@@ -1,5 +1,5 @@
 """A body whose only non-ASCII text is punctuation or symbols (``·``, ``—``, ``→``, an emoji) is
-searched for an ASCII query without the accent classes (the start-up budget; journal: "Regexes compiled lazily"): building and
+searched for an ASCII query without the accent classes (journal: "Regexes compiled lazily"): building and
 compiling them costs ~4 ms of a warm search, and no accented form can occur in such text.
 
 The short cut rests on three facts about Unicode and ``re``, checked here over every code point,

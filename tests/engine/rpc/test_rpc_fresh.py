@@ -1,4 +1,4 @@
-"""A disposable cache and healing answers on the wire (docs/freshness.md): ``search.query``'s ``fresh`` parameter, an index file deleted
+"""Freshness on the wire (docs/freshness.md): ``search.query``'s ``fresh`` parameter, an index file deleted
 under the running daemon, and a damaged index that heals in the answer that found it — with
 ``fresh: false`` (the palette while its user types), so no catch-up ran before the query."""
 

@@ -1,4 +1,4 @@
-"""``clean_text`` strips exactly what it stripped before its control pre-check (the first-index speed budget; journal: "Planning CPU").
+"""``clean_text`` strips exactly what it stripped before its control pre-check (journal: "Planning CPU").
 
 ``reference_clean_text`` is the function as it stood: escape sequences out, then every C0/C1
 control but ``\\n`` and ``\\t`` through ``CONTROL_RE``, always. The pre-check now skips the

@@ -1,4 +1,4 @@
-"""Without ``XDG_RUNTIME_DIR`` the daemon's socket is in ``$TMPDIR/ade-<uid>`` (the start-up budget).
+"""Without ``XDG_RUNTIME_DIR`` the daemon's socket is in ``$TMPDIR/ade-<uid>`` (start-up budget).
 
 A machine without a systemd user session (a container, ssh into a minimal box, this one) has no
 ``XDG_RUNTIME_DIR``. The socket's folder then came from ``platformdirs``' cache folder, whose

@@ -1,4 +1,4 @@
-"""The small faults (docs/reliability-faults.md), at the CLI on both paths: blank-like queries are the empty query,
+"""Small faults, at the CLI on both paths: blank-like queries are the empty query,
 a session whose times carry no zone is still found.
 """
 

@@ -1,4 +1,4 @@
-"""A warm `ade search` imports only what it uses and spawns each git command once (the CLI's start-up budget).
+"""A warm `ade search` imports only what it uses and spawns each git command once (start-up budget).
 
 Start-up time is a feature of the command line: every module a warm, nothing-changed search
 imports is paid on every run. Each check runs a fresh interpreter (nothing pytest imported hides
@@ -49,7 +49,7 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.external.claude_code",
     "engine.external.codex",
     "concurrent.futures",
-    # The agent tools' discovery and readers: the manifest covers their folders (the start-up budget).
+    # The agent tools' discovery and readers: the manifest covers their folders (start-up budget).
     "engine.external.discover",
     "engine.external.agents",
     "engine.external.gemini",
@@ -89,7 +89,7 @@ NOT_ON_A_WARM_SEARCH = (
     "ahocorasick_rs",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
-source listing of a full reconcile (the manifest matched, the start-up budget), ``--explain``'s reader, the
+source listing of a full reconcile (the manifest matched), ``--explain``'s reader, the
 agent tools' discovery, parsers and head cache (their folders are in the manifest), the project
 reader behind session and lane listings, the live tail of ``session:`` queries, the daemon's
 client (``--no-daemon``), the text output's ages and the thread pool (and its logging).
@@ -211,7 +211,7 @@ def _collector_after(argv: list[str]) -> dict[str, int]:
 
 
 def test_a_search_collects_again_once_its_engine_is_imported(warm_demo: Path) -> None:
-    """The collector is held for the start-up's imports only (the start-up budget): once the index is
+    """The collector is held for the start-up's imports only (start-up budget): once the index is
     open it runs again (a catch-up may ingest), over a young generation, what start-up built
     being frozen."""
     report = _collector_after(search_argv(warm_demo, "timeout", "--json"))
@@ -404,7 +404,7 @@ def test_a_daemon_answered_search_from_the_repo_imports_no_pathlib(
     warm_demo: Path, daemon_env: dict[str, str]
 ) -> None:
     """The common case, `ade search foo` typed in the repo (no --project): the root is found
-    with string paths, so the daemon-answered path still imports no `pathlib` (the start-up budget)."""
+    with string paths, so the daemon-answered path still imports no `pathlib` (start-up budget)."""
     argv = ["search", "timeout", "--json"]
     assert _ade(daemon_env, *argv, cwd=warm_demo).returncode == 0  # the daemon opens it once
     installed = _modules(argv, env=daemon_env, site=False, cwd=warm_demo)

@@ -1,4 +1,4 @@
-"""A warm `ade search` compiles only the regexes it uses (the start-up budget; journal: "Regexes compiled lazily").
+"""A warm `ade search` compiles only the regexes it uses (journal: "Regexes compiled lazily").
 
 Compiling a pattern costs 0.05-1 ms of start-up on every run, so the patterns a warm search's
 page rarely needs are compiled on first use, behind a ``functools.cache``'d getter: the check

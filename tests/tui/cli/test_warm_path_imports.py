@@ -22,7 +22,7 @@ DEFERRED = (
 (only an ingested ``session`` entry or the status reads it) and the status and rebuild module."""
 
 ON_FIRST_USE = ("engine.index.checks", "engine.ingest.health", "engine.ingest.pass_group")
-"""Loaded on first use (the start-up budget): the index's health check and counts and the drainer's health
+"""Loaded on first use (start-up budget): the index's health check and counts and the drainer's health
 checker (the status reports both), and a first index's group of passes."""
 
 
