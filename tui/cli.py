@@ -156,6 +156,10 @@ def main_entry() -> None:
         # at devnull so the interpreter's final flush does not raise again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 0
+    except KeyboardInterrupt:
+        # Ctrl+C before a command's own handler is in place (while it is imported or its
+        # arguments parsed): the shell's convention, 128 + SIGINT, and no traceback.
+        code = 130
     # The interpreter's exit would run one more full collection over every object the command
     # made and imported (~10-15 ms of a warm `ade search`, the start-up budget); frozen, they are freed by
     # reference counting as the modules are cleared. Only garbage cycles go uncollected, and
