@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
+
 import pytest
 
 from tui import cli
@@ -14,8 +17,8 @@ def test_ctrl_c_while_a_command_is_imported_exits_130_without_a_traceback(
         raise KeyboardInterrupt
 
     # The import of the chosen command is where a slow start is most likely interrupted.
-    monkeypatch.setattr(cli.importlib, "import_module", interrupted)
-    monkeypatch.setattr(cli.sys, "argv", ["ade", "search", "anything"])
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    monkeypatch.setattr(sys, "argv", ["ade", "search", "anything"])
     with pytest.raises(SystemExit) as exited:
         cli.main_entry()
     assert exited.value.code == 130
