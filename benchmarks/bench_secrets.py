@@ -36,8 +36,8 @@ from engine.index import documents as index_documents
 from engine.index.identifiers import identifier_parts
 from engine.ingest.docs import chunk_doc
 from engine.redaction import redact_secrets
-from engine.redaction_formats import FORMATS, GITLEAKS_VERSION
-from engine.redaction_scan import find_secrets
+from engine.redaction.formats import FORMATS, GITLEAKS_VERSION
+from engine.redaction.scan import find_secrets
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "benchmarks" / "data" / "gitleaks_examples.json"
@@ -129,8 +129,10 @@ def main_redaction() -> Callable[[str], str]:
 
     rules = types.ModuleType("main_redaction_rules")
     sys.modules[rules.__name__] = rules
-    exec(compile(show("engine/redaction_rules.py"), "main:redaction_rules", "exec"), rules.__dict__)
-    source = show("engine/redaction.py").replace("engine.redaction_rules", "main_redaction_rules")
+    exec(compile(show("engine/redaction/rules.py"), "main:redaction_rules", "exec"), rules.__dict__)
+    source = show("engine/redaction/__init__.py").replace(
+        "engine.redaction.rules", "main_redaction_rules"
+    )
     module = types.ModuleType("main_redaction")
     sys.modules[module.__name__] = module
     exec(compile(source, "main:redaction", "exec"), module.__dict__)

@@ -1,4 +1,4 @@
-"""Regenerate ``engine/redaction_formats.py`` (and the examples the benchmark checks) from gitleaks.
+"""Regenerate ``engine/redaction/formats.py`` (and the examples the benchmark checks) from gitleaks.
 
 gitleaks (MIT, https://github.com/gitleaks/gitleaks) keeps ~220 secret rules as data in
 ``config/gitleaks.toml``: a Go regex, the literal keywords one of which must occur for the rule to
@@ -140,7 +140,7 @@ def _allowlists(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def build_module(config: dict[str, Any], version: str) -> tuple[str, list[str]]:
-    """The text of ``engine/redaction_formats.py`` and the rules left out (with why)."""
+    """The text of ``engine/redaction/formats.py`` and the rules left out (with why)."""
     left_out = [f"{rid}: {why}" for rid, why in SKIPPED_RULES.items()]
     formats = []
     for rule in config["rules"]:
@@ -172,7 +172,7 @@ def build_module(config: dict[str, Any], version: str) -> tuple[str, list[str]]:
         '"""',
         "",
         "# fmt: off",
-        "from engine.redaction_format_types import Allow, Format",
+        "from engine.redaction.format_types import Allow, Format",
         "",
         f"GITLEAKS_VERSION = {version!r}",
         "",

@@ -53,7 +53,7 @@ _QUERY_KEYS = frozenset(
      "sessions", "allProjects"}
 )  # fmt: skip
 _ROOT_ONLY_KEYS = frozenset({"projectRoot", "context"})
-"""``context``: the caller's environment that changes an answer (``engine.caller_env``)."""
+"""``context``: the caller's environment that changes an answer (``engine.basics.caller_env``)."""
 
 audit_log = logging.getLogger("ade.daemon.audit")
 
@@ -184,7 +184,7 @@ class SearchDomain:
             audit_log.warning("refused %s for role=%s peer=%s: CTO only", method, role, peer)
             raise RpcError(FORBIDDEN, f"forbidden: {method} is CTO-only (caller role: {role})")
         clean = strip_caller_scope(params)
-        from engine.caller_env import serving
+        from engine.basics.caller_env import serving
 
         if method == "search.query":
             args = query_args_param(clean)

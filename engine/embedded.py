@@ -11,8 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.basics.clock import Clock, clock_from_env
 from engine.client import LocalReads, ProgressCallback
-from engine.clock import Clock, clock_from_env
 from engine.project.locate import open_project
 from engine.project.model import Project
 from engine.service import SearchService

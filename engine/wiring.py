@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.ingest.drain import RECONCILE_INTERVAL_S, RECONCILE_NO_WATCHER_S
 from engine.ingest.records import common_dir, git_dir
 from engine.ingest.timers import TimerFactory
-from engine.logs import get_logger
 from engine.project.lanes import list_lanes
 from engine.project.model import Project
 from engine.service import SearchService

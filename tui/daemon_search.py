@@ -109,7 +109,7 @@ def _print_decoded(ns: argparse.Namespace, params: dict[str, Any], raw: Any) -> 
     if ns.fmt == "json":
         print(format_results_json(result))
     else:
-        from engine.clock import clock_from_env
+        from engine.basics.clock import clock_from_env
         from engine.query.cursor import cursor_seen
         from tui.search_format import format_results_text
 

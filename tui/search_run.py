@@ -203,7 +203,7 @@ def print_result(
 ) -> int:
     """Print one answer (warnings on stderr, the page on stdout); 0 with results, 1 with none.
     ``client`` answers ``--explain``."""
-    from engine.clock import clock_from_env
+    from engine.basics.clock import clock_from_env
 
     now = clock_from_env()()
     for line in format_warnings(result):

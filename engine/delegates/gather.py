@@ -57,7 +57,7 @@ def _lane_activity_ms(lane: Lane) -> int:
 
 def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     from engine.redaction import redact_title  # deferred: see module docstring
-    from engine.redaction_ids import safe_ref
+    from engine.redaction.ids import safe_ref
 
     out: list[Candidate] = []
     warnings: list[str] = []
@@ -71,7 +71,7 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         if not plan.allows_lane(lane.id):
             continue
         # Matched and shown as redacted (docs/redaction.md): a branch named after a token is not found
-        # by the token, and its link carries the hashed name (engine.redaction_ids).
+        # by the token, and its link carries the hashed name (engine.redaction.ids).
         branch = redact_title(lane.branch) if lane.branch else None
         if not plan.matches(
             lane.id, redact_title(lane.name), branch or "", redact_title(str(lane.path))

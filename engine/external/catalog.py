@@ -203,7 +203,7 @@ def project_sessions(
     """Every session of the project: ``.ade/sessions`` first, then Claude Code and Codex ones
     (an ``.ade`` session keeps its id when an external one has the same). Reads the head cache
     the ingester keeps, never writes it."""
-    from engine.caller_env import current_environ
+    from engine.basics.caller_env import current_environ
     from engine.external.discover import external_sessions
     from engine.external.heads import HEADS_FILE, HeadCache
     from engine.external.memory import load_memory, still_there

@@ -26,7 +26,7 @@ from typing import Any
 import apsw
 import msgspec
 
-from engine.digests import blake2b
+from engine.basics.digests import blake2b
 from engine.index.held_fts import held_rows
 from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.index.schema import TRANSIENT_ERRORS
 from engine.index.txn import immediate, meta_set, scalar
 from engine.index.vacuum import convert_if_empty, give_back_free_pages, give_back_if_worth
-from engine.logs import get_logger
 
 if TYPE_CHECKING:
     from engine.index.documents import IndexDoc, _Derived

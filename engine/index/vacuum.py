@@ -27,9 +27,9 @@ from collections.abc import Iterator
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.index.schema import TRANSIENT_ERRORS
 from engine.index.txn import immediate, scalar
-from engine.logs import get_logger
 
 log = get_logger(__name__)
 

@@ -156,8 +156,8 @@ def commit_doc(commit: Commit, lane_id: str) -> IndexDoc:
 
 def branch_doc(branch: Branch, lane_id: str | None) -> IndexDoc:
     """The ``branch:<name>`` document, on the lane the branch is checked out in (None: in no
-    lane); a name holding a secret is hashed in the id and anchor (``engine.redaction_ids``)."""
-    from engine.redaction_ids import safe_ref
+    lane); a name holding a secret is hashed in the id and anchor (``engine.redaction.ids``)."""
+    from engine.redaction.ids import safe_ref
 
     ref = safe_ref(branch.name)
     return IndexDoc(

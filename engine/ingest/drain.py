@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.errors import AdeError
 from engine.external.catalog import ExternalCatalog
 from engine.index.db import connect, file_identity, immediate, meta_set, open_index
@@ -33,7 +34,6 @@ from engine.ingest.drain_faults import WriteFaults
 from engine.ingest.drain_passes import SESSION_QUEUE_KINDS, Entry, SourcePasses
 from engine.ingest.history import HistoryWalker
 from engine.ingest.queue import IngestQueue
-from engine.logs import get_logger
 from engine.project.lanes import list_lanes
 from engine.project.model import Project
 from engine.project.tally import WarningTally

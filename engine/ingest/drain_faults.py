@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.errors import AdeError
 from engine.index.db import clear_index, file_identity, recreate_damaged
 from engine.index.faults import write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.ingest.queue import IngestQueue
-from engine.logs import get_logger
 from engine.project.model import Project
 from engine.project.tally import WarningTally
 

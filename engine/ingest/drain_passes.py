@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index.db import immediate, meta_get, meta_set
 from engine.index.sources import MANIFEST_KEY
 from engine.ingest.manifest import Manifest, project_manifest
 from engine.ingest.queue import IngestQueue
-from engine.logs import get_logger
 from engine.project import lane_memo
 from engine.project.model import Project, SessionKind
 from engine.project.tally import WarningTally

@@ -35,11 +35,11 @@ from typing import Protocol
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.index import fts_rank
 from engine.index.checks import QUICK_CHECK_RUNS_FTS5, health_check
 from engine.index.db import BUSY_TIMEOUT_MS, clear_index, file_identity
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
-from engine.logs import get_logger
 from engine.project.tally import WarningTally
 
 log = get_logger(__name__)

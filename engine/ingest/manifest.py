@@ -25,7 +25,7 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from engine.digests import blake2b
+from engine.basics.digests import blake2b
 from engine.external.roots import (
     AIDER_HISTORY_FILE,
     claude_folder_matches,

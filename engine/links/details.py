@@ -367,8 +367,8 @@ def commit_detail(repo: Path, sha: str) -> Detail:
 
 def branch_detail(repo: Path, name: str) -> Detail:
     """A branch: its tip commit and the most recent commits on it (``name`` may be the hashed
-    form of a name that holds a secret, ``engine.redaction_ids``)."""
-    from engine.redaction_ids import is_hashed, resolve_ref
+    form of a name that holds a secret, ``engine.redaction.ids``)."""
+    from engine.redaction.ids import is_hashed, resolve_ref
 
     if is_hashed(name):
         try:

@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from engine.digests import sha256_hex
+from engine.basics.digests import sha256_hex
 from engine.errors import ProjectError
 from engine.project.fields import read_json_object
 from engine.project.git import GitError, git_toplevel, run_git, worktrees

@@ -14,7 +14,7 @@ import re
 
 import msgspec
 
-from engine.caller_env import current_environ
+from engine.basics.caller_env import current_environ
 from engine.errors import UsageError
 from engine.index.command_sql import CommandFilter
 

@@ -14,7 +14,7 @@ import binascii
 import json
 from collections.abc import Sequence
 
-from engine.digests import blake2b
+from engine.basics.digests import blake2b
 from engine.errors import CursorError
 from engine.query.ranking import SortKey
 

@@ -19,6 +19,7 @@ from datetime import datetime
 
 import msgspec
 
+from engine.basics.text import is_blank_query
 from engine.errors import UsageError
 from engine.index.identifiers import split_identifier
 from engine.project.lane_names import resolve_lane as resolve_lane
@@ -36,7 +37,6 @@ from engine.query.match import (
 )
 from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
 from engine.query.ranking import normalize_title_query
-from engine.text import is_blank_query
 from engine.types import ALL_KINDS, DEFAULT_KINDS, MAX_LIMIT, SearchQueryArgs
 
 

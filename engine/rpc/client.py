@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from engine.caller_env import caller_context
+from engine.basics.caller_env import caller_context
 from engine.client import LocalReads, ProgressCallback
 from engine.errors import ProjectError
 from engine.links.listings import ProjectListings
@@ -103,7 +103,7 @@ class DaemonClient(LocalReads):
         return self._conn
 
     def _root(self) -> dict[str, Any]:
-        # Every request carries the caller's context (engine.caller_env), read when it is sent
+        # Every request carries the caller's context (engine.basics.caller_env), read when it is sent
         return {"projectRoot": str(self._project.root), "context": caller_context()}
 
     def query(self, args: SearchQueryArgs) -> SearchQueryResult:

@@ -44,7 +44,7 @@ answers in its own process (``docs/daemon-switches.md``)."""
 _OFF = frozenset({"off", "0", "no", "false"})
 
 CONTEXT_NOT_SERVED = -32003
-"""``engine.caller_env.CONTEXT_NOT_SERVED`` (not imported: a forwarded search stays light)."""
+"""``engine.basics.caller_env.CONTEXT_NOT_SERVED`` (not imported: a forwarded search stays light)."""
 
 CONNECT_TIMEOUT_S = 0.5
 """A live daemon answers ``rpc.hello`` in about a millisecond; slower means wedged: run locally."""
@@ -74,7 +74,7 @@ class MalformedReply(AdeError):
 
 
 class ContextNotServed(AdeError):
-    """This daemon cannot answer in the caller's environment (``engine.caller_env``): the
+    """This daemon cannot answer in the caller's environment (``engine.basics.caller_env``): the
     caller answers in its own process, saying nothing."""
 
 
@@ -307,7 +307,7 @@ def open_connection(
         timeout: connect and greeting timeout in seconds.
         env: environment to resolve the socket and config folders from (default: ours).
         socket: the daemon's socket path (``ade daemon --socket``); default: the runtime folder.
-        context: the caller's context (``engine.caller_env``), greeted with: the hello then
+        context: the caller's context (``engine.basics.caller_env``), greeted with: the hello then
             says whether the daemon answers in it (``DaemonConnection.context_served``).
 
     Raises:
@@ -356,7 +356,7 @@ def call_once(
     if socket_to_trust(path, private=True) is None:
         return None
     if method.startswith("search."):  # answered in our environment, or refused (caller_env)
-        from engine.caller_env import caller_context
+        from engine.basics.caller_env import caller_context
 
         params = {**params, "context": caller_context()}  # ours: env only names the socket
     # The role matters only to the CTO's methods: a search asks for no token (see CTO_METHODS)

@@ -127,7 +127,7 @@ class RequestDispatch:
             audit.warning("wrong CTO token from %s: connection stays agent", conn.label)
         hello: dict[str, Any] = {"role": conn.role, "pid": os.getpid(), "version": __version__}
         if "context" in params:  # whether this daemon answers in the caller's environment
-            from engine.caller_env import unserved_reason
+            from engine.basics.caller_env import unserved_reason
 
             hello["contextServed"] = unserved_reason(params["context"]) is None
         return hello

@@ -22,7 +22,7 @@ def is_project(root: Path, *, is_git: bool | None = None) -> bool:
         return True
     if git_toplevel(root) is not None if is_git is None else is_git:
         return True
-    from engine.caller_env import current_environ  # the rare path
+    from engine.basics.caller_env import current_environ  # the rare path
     from engine.external.discover import claude_projects_dir, claude_slug
 
     # In the daemon: the asking caller's Claude Code folder, not the daemon's own.

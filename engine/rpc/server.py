@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 
 from engine.actions import SearchDomain
+from engine.basics.text import replace_surrogates_in
 from engine.rpc.admission import ServedConnection, admit
 from engine.rpc.cancel import ThreadInterrupt, cancel_target, hung_up
 from engine.rpc.dispatch import RequestDispatch
@@ -46,7 +47,6 @@ from engine.rpc.validation import (
     parse_request,
     result_object,
 )
-from engine.text import replace_surrogates_in
 
 log = logging.getLogger("ade.daemon")
 

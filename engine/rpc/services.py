@@ -37,13 +37,13 @@ def embedded_factory(
     """
 
     def open_client(root: Path) -> SearchClient:
-        from engine.caller_env import current_environ, request_clock
-        from engine.clock import clock_from_env
+        from engine.basics.caller_env import current_environ, request_clock
+        from engine.basics.clock import clock_from_env
         from engine.embedded import EmbeddedClient  # the engine is heavy; import on first use
         from engine.wiring import start_watcher
 
         # The service answers the caller's clock per request and discovers in the caller's
-        # agent folders (the pool keys it by them): engine.caller_env.
+        # agent folders (the pool keys it by them): engine.basics.caller_env.
         client = EmbeddedClient.open(root, clock=request_clock(clock_from_env()))
         client.service.drainer.external.environ = dict(current_environ())
         start_watcher(client.service)
@@ -88,7 +88,7 @@ def frozen_after_open(factory: ClientFactory) -> ClientFactory:
 
 ServiceKey = tuple[Path, tuple[tuple[str, str], ...]]
 """A resolved project root and the agent folders of the callers it serves
-(``engine.caller_env.folders_key``)."""
+(``engine.basics.caller_env.folders_key``)."""
 
 
 class ServicePool:
@@ -116,7 +116,7 @@ class ServicePool:
             ProjectError: the folder is missing or unreadable, or the daemon is shutting down.
             ContextNotServed: the caller's agent folders would be one set too many.
         """
-        from engine.caller_env import MAX_FOLDER_CONTEXTS, ContextNotServed, folders_key
+        from engine.basics.caller_env import MAX_FOLDER_CONTEXTS, ContextNotServed, folders_key
 
         try:
             resolved = root.resolve(strict=True)
@@ -206,7 +206,7 @@ class DaemonHost:
             return self._query(root, args)
 
     def _everywhere(self, root: Path, args: SearchQueryArgs, fresh: bool) -> SearchQueryResult:
-        from engine.caller_env import current_environ
+        from engine.basics.caller_env import current_environ
         from engine.machine.everywhere import query_everywhere
         from engine.project.lane_memo import one_listing
         from engine.rpc.registry import load_registry, registry_path

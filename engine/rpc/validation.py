@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from engine.basics.text import replace_surrogates_in
 from engine.errors import (  # below rpc and actions alike: both raise them
     FORBIDDEN,
     INTERNAL_ERROR,
@@ -25,7 +26,6 @@ from engine.errors import (  # below rpc and actions alike: both raise them
     SERVER_BUSY,
     RpcError,
 )
-from engine.text import replace_surrogates_in
 
 MAX_DEPTH = 16
 """Deepest nesting accepted; real requests are 2 deep (envelope → params → kinds list)."""

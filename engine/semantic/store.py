@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.index.db import connect, immediate, scalar
 from engine.index.documents import fetch_bodies
 from engine.index.sql import Filters, filter_sql
 from engine.index.vector_hook import VectorRow, vector_sinks
-from engine.logs import get_logger
 from engine.semantic.model import MAX_TEXT_CHARS, MODEL_ID, embed
 
 if TYPE_CHECKING:

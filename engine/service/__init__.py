@@ -24,14 +24,15 @@ from typing import TypeVar
 import apsw
 import msgspec
 
-from engine.clock import Clock, system_clock
+from engine.basics.clock import Clock, system_clock
+from engine.basics.logs import get_logger
+from engine.basics.text import encodable_args
 from engine.external.catalog import FOREIGN
 from engine.index.schema import DAMAGE_ERRORS
 from engine.ingest.drain import Drainer
 from engine.ingest.queue import IngestGate, IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
 from engine.links.places import place_links
-from engine.logs import get_logger
 from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
@@ -39,7 +40,6 @@ from engine.service.answer import answer_query
 from engine.service.catch_up import CatchUp
 from engine.service.fresh import FreshAnswers, SharedCatchUp
 from engine.service.readers import UNAVAILABLE_PREFIX, ReadConnections
-from engine.text import encodable_args
 from engine.types import (
     IndexState,
     IndexStatus,

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.index.db import clear_index, immediate, meta_get, meta_set
 from engine.index.faults import count_drift, write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
-from engine.logs import get_logger
 from engine.types import ProgressCallback
 
 if TYPE_CHECKING:

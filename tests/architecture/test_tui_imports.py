@@ -39,7 +39,7 @@ ALLOWED: dict[str, str] = {
     "(catch-up + query) starts and ends",
     "engine.rpc.project_marker": "whether a folder is a project at all: `ade search` refuses / or "
     "/etc before opening anything (exit 2)",
-    "engine.text": "pure text hygiene: argv's undecodable bytes become U+FFFD before they are a "
+    "engine.basics.text": "pure text hygiene: argv's undecodable bytes become U+FFFD before they are a "
     "query",
     "engine.terminal.sanitize": "the escape-sequence grammar the indexer strips: the output "
     "boundary (tui.printable) removes escapes with the same one",
@@ -49,7 +49,7 @@ ALLOWED: dict[str, str] = {
     "the cursor the CLI itself passed (pure, no index)",
     "engine.redaction": "`ade mcp`: the same secret redaction the engine applies before it "
     "indexes, run again on every text an MCP answer carries (a model may log what it reads)",
-    "engine.clock": "the ADE_NOW clock, so ages are formatted with the service's own clock",
+    "engine.basics.clock": "the ADE_NOW clock, so ages are formatted with the service's own clock",
     # Links: parse, resolve, show.
     "engine.links.deeplink": "building and parsing ade:// links (pure)",
     "engine.links.resolve": "the one link resolver (ade open and the palette) and its target "

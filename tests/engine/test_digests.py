@@ -1,4 +1,4 @@
-"""``engine.digests``: the same digests as ``hashlib``, without loading OpenSSL."""
+"""``engine.basics.digests``: the same digests as ``hashlib``, without loading OpenSSL."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from engine.digests import blake2b, sha256_hex
+from engine.basics.digests import blake2b, sha256_hex
 
 SAMPLES = [b"", b"/home/ada/projects/payments", "caf\u00e9 \udcff".encode("utf-8", "surrogateescape"),
            bytes(range(256)) * 40]  # fmt: skip

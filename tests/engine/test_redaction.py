@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine import redaction
 from engine.redaction import redact_secrets
-from engine.redaction_scan import redact_formats
+from engine.redaction.scan import redact_formats
 from engine.terminal.chunking import chunk_terminal_bytes
 
 GHP = "ghp_" + "A1b2C3d4E5" * 3 + "f6G7h8"

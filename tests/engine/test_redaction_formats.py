@@ -10,8 +10,8 @@ import pytest
 
 from benchmarks.gen_redaction_formats import go_to_python
 from engine.redaction import redact_lines, redact_secrets
-from engine.redaction_formats import FORMATS, GITLEAKS_VERSION
-from engine.redaction_scan import candidate_rules, find_secrets
+from engine.redaction.formats import FORMATS, GITLEAKS_VERSION
+from engine.redaction.scan import candidate_rules, find_secrets
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "gitleaks_examples.json"
 
@@ -155,7 +155,8 @@ def _texts_with_keywords() -> list[str]:
 def test_keyword_anchored_rules_find_what_a_full_search_finds(
     automaton: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engine import redaction_rules, redaction_scan
+    from engine.redaction import rules as redaction_rules
+    from engine.redaction import scan as redaction_scan
 
     if automaton:
         redaction_rules.scan_literals_in_one_pass()

@@ -1,6 +1,6 @@
 """The one-pass literal scan finds exactly the rules the per-literal scan found (journal: "Planning CPU").
 
-``reference_prefilter_rules`` is ``engine.redaction_rules.prefilter_rules`` as it stood before the
+``reference_prefilter_rules`` is ``engine.redaction.rules.prefilter_rules`` as it stood before the
 Aho-Corasick automaton: one ``bytes.__contains__`` per distinct rule literal over the lowercased
 UTF-8 text, gated by the punctuation each rule needs. Redaction must stay exactly as strict, so
 the rules found, and the redacted text, are compared with the automaton on and off.
@@ -14,9 +14,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine import redaction, redaction_rules
+from engine import redaction
 from engine.redaction import redact_lines, redact_secrets
-from engine.redaction_rules import GATE_BYTES, PREFILTER
+from engine.redaction import rules as redaction_rules
+from engine.redaction.rules import GATE_BYTES, PREFILTER
 
 from .test_redaction import SECRET_FRAGMENTS
 

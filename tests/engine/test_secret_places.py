@@ -14,7 +14,7 @@ from engine.ingest.timers import ManualTimerFactory
 from engine.links.details import branch_detail
 from engine.project.locate import open_project
 from engine.query.plan import build_plan
-from engine.redaction_ids import hashed_name, resolve_ref, safe_ref
+from engine.redaction.ids import hashed_name, resolve_ref, safe_ref
 from engine.types import SearchQueryArgs
 from engine.wiring import create_project_service
 from tests.engine.delegates import test_linear

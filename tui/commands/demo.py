@@ -34,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def demo_now(environ: Mapping[str, str]) -> datetime:
     """``ADE_NOW`` when set (scripts and tests pin the demo with it), else midnight UTC of
     today: the demo is dated relative to the day it is built (times tell the truth)."""
-    from engine.clock import ADE_NOW_ENV, parse_fixed_now
+    from engine.basics.clock import ADE_NOW_ENV, parse_fixed_now
     from engine.demo import build_day
 
     pinned = environ.get(ADE_NOW_ENV)

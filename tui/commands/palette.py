@@ -147,7 +147,7 @@ def build_app(args: argparse.Namespace) -> PaletteApp:
     project = demo_root() if args.demo else args.project
     if project is not None:
         check_folder(project)
-    from engine.clock import clock_from_env
+    from engine.basics.clock import clock_from_env
     from tui.app import PaletteApp
     from tui.palette_client import open_palette_client
 

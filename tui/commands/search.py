@@ -122,7 +122,7 @@ def _validated(
         raise UsageError("--offset and --cursor do not go together: give one")
     if ns.lane is not None and not ns.lane.strip():
         raise UsageError("--lane needs a lane id or name")
-    from engine.text import replace_surrogates
+    from engine.basics.text import replace_surrogates
 
     # argv bytes that are not UTF-8 arrive as lone surrogates: text, with U+FFFD.
     query = replace_surrogates(" ".join(ns.query))

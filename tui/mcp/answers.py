@@ -239,7 +239,7 @@ _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 def parse_since(value: str) -> datetime:
     """``since`` of ``list_sessions``: a duration before the service's clock, or a date."""
-    from engine.clock import clock_from_env
+    from engine.basics.clock import clock_from_env
 
     text = value.strip().lower()
     match = _DURATION.fullmatch(text)

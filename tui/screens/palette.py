@@ -21,8 +21,8 @@ from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
+from engine.basics.text import is_blank_query
 from engine.errors import AdeError
-from engine.text import is_blank_query
 from engine.types import SearchQueryArgs, SearchQueryResult
 from tui.logic.fuzzy import LocalItem, items_of, list_sessions, match_local
 from tui.logic.generation import Generation

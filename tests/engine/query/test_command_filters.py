@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine.caller_env import current_environ
+from engine.basics.caller_env import current_environ
 from engine.errors import UsageError
 from engine.index.command_sql import CommandFilter
 from engine.query.parser import parse_query

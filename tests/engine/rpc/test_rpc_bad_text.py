@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from cli_helpers import no_daemon_flag
 
+from engine.basics.text import REPLACEMENT, replace_surrogates
 from engine.embedded import EmbeddedClient
 from engine.rpc.validation import INVALID_PARAMS, decode_frame
-from engine.text import REPLACEMENT, replace_surrogates
 from engine.types import SearchQueryArgs
 from tui.cli import main as ade_main
 

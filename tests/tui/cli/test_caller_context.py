@@ -1,7 +1,7 @@
 """The caller's context travels with the request: same argv, same environment, same
 bytes, whether a daemon started elsewhere answers or the search runs in this process.
 
-Each row sets one variable a reader consults (``engine.caller_env``) to a value that changes
+Each row sets one variable a reader consults (``engine.basics.caller_env``) to a value that changes
 the answer, runs ``ade search --json`` through the module's daemon (``module_daemon``: started
 with another ``HOME`` and no ``ADE_NOW``) and then with ``--no-daemon``, and asserts the same
 exit code, stdout and warnings. Rows the daemon applies (the agent folders, ``ADE_NOW``) must
@@ -21,7 +21,7 @@ import pytest
 from cli_helpers import Run, run_ade
 from daemon_machine import Machine
 
-from engine.caller_env import AGENT_FOLDERS, MATCHED, PER_REQUEST, caller_context
+from engine.basics.caller_env import AGENT_FOLDERS, MATCHED, PER_REQUEST, caller_context
 from engine.errors import INVALID_PARAMS
 from engine.external.roots import claude_slug
 from engine.rpc.connection import DaemonError, open_connection
@@ -244,7 +244,7 @@ def test_a_caller_without_home_is_answered_in_the_accounts_home() -> None:
     must not fill in its own."""
     import pwd
 
-    from engine.caller_env import served
+    from engine.basics.caller_env import served
 
     context = {k: v for k, v in caller_context().items() if k != "HOME"}
     assert served(context).environ["HOME"] == pwd.getpwuid(os.getuid()).pw_dir

@@ -76,7 +76,7 @@ NOT_ON_A_WARM_SEARCH = (
     # msgspec takes its typing helpers from `typing` (tui.lean_msgspec).
     "typing_extensions",
     "inspect",
-    # Digests come from the interpreter's own modules, not OpenSSL (engine.digests).
+    # Digests come from the interpreter's own modules, not OpenSSL (engine.basics.digests).
     "hashlib",
     # git's stderr goes to a memory file, not a `tempfile` (and its `random`; the start-up budget).
     "tempfile",
@@ -292,10 +292,11 @@ def test_a_warm_search_with_claude_code_installed_lists_no_session(
 
 DAEMON_ANSWER_MAY_IMPORT = {
     "engine",
-    "engine.caller_env",
+    "engine.basics",
+    "engine.basics.caller_env",
     "engine.errors",
     "engine.kinds",
-    "engine.text",
+    "engine.basics.text",
     "engine.rpc",
     "engine.rpc.connection",
     "engine.rpc.framing",

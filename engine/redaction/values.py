@@ -1,4 +1,4 @@
-"""What a stand-in value looks like (``engine.redaction`` and ``engine.redaction_scan`` both ask):
+"""What a stand-in value looks like (``engine.redaction`` and ``engine.redaction.scan`` both ask):
 kept apart so neither imports the other."""
 
 from __future__ import annotations

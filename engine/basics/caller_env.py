@@ -84,7 +84,7 @@ def _known(name: str) -> bool:
 
 
 def _digest(value: str) -> str:
-    try:  # the built-in module: hashlib would load OpenSSL (engine.digests says why)
+    try:  # the built-in module: hashlib would load OpenSSL (engine.basics.digests says why)
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover
         from hashlib import blake2b
@@ -168,7 +168,7 @@ def served(context: Any) -> Served:
     reason = unserved_reason(context)
     if reason is not None:
         raise ContextNotServed(f"context not served: {reason}")
-    from engine.clock import parse_fixed_now
+    from engine.basics.clock import parse_fixed_now
 
     folders = tuple(sorted((k, v) for k, v in context.items() if k in AGENT_FOLDERS))
     environ = {k: v for k, v in os.environ.items() if k not in AGENT_FOLDERS}
@@ -210,7 +210,7 @@ def folders_key() -> tuple[tuple[str, str], ...]:
 def request_clock(fallback: Callable[[], datetime]) -> Callable[[], datetime]:
     """A service clock that answers the current request's time (its ``ADE_NOW``, else the real
     time) and ``fallback`` outside a request (the writer's and the watcher's threads)."""
-    from engine.clock import system_clock
+    from engine.basics.clock import system_clock
 
     def now() -> datetime:
         applied = _REQUEST.get()

@@ -1,4 +1,4 @@
-"""The shape of a generated secret format (``engine.redaction_formats``), kept apart so the
+"""The shape of a generated secret format (``engine.redaction.formats``), kept apart so the
 generated module holds data only."""
 
 from __future__ import annotations

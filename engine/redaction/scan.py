@@ -1,7 +1,7 @@
-"""The gitleaks rule set (``engine.redaction_formats``, generated) applied the way gitleaks does.
+"""The gitleaks rule set (``engine.redaction.formats``, generated) applied the way gitleaks does.
 
 A rule's regex runs only when one of its keywords occurs in the lowercased text: one
-Aho-Corasick pass (``ahocorasick_rs``, already used by ``engine.redaction_rules``) finds every
+Aho-Corasick pass (``ahocorasick_rs``, already used by ``engine.redaction.rules``) finds every
 keyword at once, so a text without any costs one scan, not ~220 regex searches. Each rule is
 compiled on first use. A match is kept when its secret (the rule's secret group, else the first
 non-empty group, else the whole match) clears the rule's entropy floor and no allowlist (the
@@ -24,10 +24,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from engine import redaction_rules
-from engine.redaction_format_types import Allow, Format
-from engine.redaction_formats import FORMATS, GLOBAL_ALLOW_REGEXES, GLOBAL_STOPWORDS
-from engine.redaction_values import is_placeholder
+from engine.redaction import rules as redaction_rules
+from engine.redaction.format_types import Allow, Format
+from engine.redaction.formats import FORMATS, GLOBAL_ALLOW_REGEXES, GLOBAL_STOPWORDS
+from engine.redaction.values import is_placeholder
 
 if TYPE_CHECKING:
     from ahocorasick_rs import BytesAhoCorasick
@@ -76,7 +76,7 @@ def _keyword_rules() -> dict[bytes, tuple[int, ...]]:
 
 @functools.cache
 def _automaton() -> BytesAhoCorasick:
-    """gitleaks' keywords after ``engine.redaction_rules``' literals, in one automaton: the
+    """gitleaks' keywords after ``engine.redaction.rules``' literals, in one automaton: the
     ingester finds both in one pass over a text (:func:`one_pass`)."""
     from ahocorasick_rs import BytesAhoCorasick, Implementation
 
@@ -87,7 +87,7 @@ def _automaton() -> BytesAhoCorasick:
 
 
 def one_pass(haystack: bytes) -> tuple[set[int], dict[bytes, list[int]]]:
-    """``engine.redaction_rules.PREFILTER`` entries whose literal occurs, and gitleaks' keyword
+    """``engine.redaction.rules.PREFILTER`` entries whose literal occurs, and gitleaks' keyword
     hits (:func:`_keyword_hits`), from one Aho-Corasick pass over ``haystack``."""
     first = len(redaction_rules.PREFILTER)
     keywords = list(_keyword_rules())
@@ -107,7 +107,7 @@ def candidate_rules(text: str) -> list[int]:
 
 
 def _haystack(text: str) -> bytes:
-    """Bytes, like ``engine.redaction_rules``: the keywords are ASCII, and a lone surrogate in the
+    """Bytes, like ``engine.redaction.rules``: the keywords are ASCII, and a lone surrogate in the
     text (a transcript's undecodable byte) must not stop the scan."""
     return text.encode("utf-8", "replace").lower()
 

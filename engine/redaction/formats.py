@@ -7,7 +7,7 @@ to Python ``re`` and are compiled with ``re.ASCII``. Rules left out:
 """
 
 # fmt: off
-from engine.redaction_format_types import Allow, Format
+from engine.redaction.format_types import Allow, Format
 
 GITLEAKS_VERSION = 'v8.30.0-27-gb58d3f10 (b58d3f102cf3)'
 

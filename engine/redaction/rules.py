@@ -170,7 +170,7 @@ def prefilter_rules(
     """The rules whose literal (and gate) occur in ``text``, sorted; None when there are none.
 
     ``haystack`` (the lowercased UTF-8 text) and ``found`` (the ``PREFILTER`` entries whose
-    literal occurs) may come from a pass the caller already made (``engine.redaction_scan``
+    literal occurs) may come from a pass the caller already made (``engine.redaction.scan``
     finds these literals and gitleaks' keywords in one pass)."""
     if haystack is None:
         haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps

@@ -14,7 +14,7 @@ id in the same chunk. Secrets that terminal rewrites (``\\r``, a long line cut i
 apart are not recognised.
 
 Titles, command lines and subjects go through :func:`redact_title` (the same rules, cached).
-The rule table and the literal prefilter are in ``engine.redaction_rules``.
+The rule table and the literal prefilter are in ``engine.redaction.rules``.
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ import base64
 import functools
 import re
 
-from engine.redaction_rules import (
+from engine.redaction.rules import (
     ASSIGNMENT_KINDS,
     LABEL_BY_GROUP,
     RULES,
     full_pattern,
     prefilter_rules,
 )
-from engine.redaction_rules import scan_literals_in_one_pass as scan_literals_in_one_pass
-from engine.redaction_values import PLACEHOLDER_START, is_placeholder
+from engine.redaction.rules import scan_literals_in_one_pass as scan_literals_in_one_pass
+from engine.redaction.values import PLACEHOLDER_START, is_placeholder
 
 # The patterns below are compiled on first use: most texts never reach them, and a query that
 # shows none pays nothing for them (journal: "Regexes compiled lazily").
@@ -120,7 +120,8 @@ def redact_secrets(text: str) -> str:
     tail = _pem_tail(text)
     if tail is not None and ("-----END" in tail.group() or _not_hex_re().search(tail.group())):
         text = marker("private-key") + text[tail.end() :]
-    from engine import redaction_rules, redaction_scan  # ~220 rules: loaded when text comes
+    from engine.redaction import rules as redaction_rules  # ~220 rules: loaded when text comes
+    from engine.redaction import scan as redaction_scan
 
     haystack = found = hits = None
     if redaction_rules._automaton is not None:  # bulk: both rule sets' literals in one pass
@@ -131,7 +132,7 @@ def redact_secrets(text: str) -> str:
         redacted = _redact_with(_secret_re_for(rules), text)
         if redacted != text:  # the keyword hits were of the text before
             text, haystack, hits = redacted, None, None
-    # Then gitleaks' ~220 formats (engine.redaction_scan): after the rules above, so their
+    # Then gitleaks' ~220 formats (engine.redaction.scan): after the rules above, so their
     # labels stay as they were, and a value they already replaced is not matched again.
     return redaction_scan.redact_formats(text, haystack, hits)
 
@@ -164,7 +165,7 @@ def redact_title(title: str) -> str:
 def redact_lines(lines: list[str]) -> list[str]:
     """:func:`redact_secrets` for each of many short lines (file hits): one literal prefilter
     over all of them first, so a page of ordinary lines costs one test, not one per line."""
-    from engine.redaction_scan import candidate_rules
+    from engine.redaction.scan import candidate_rules
 
     joined = "\n".join(lines)
     if not lines or (prefilter_rules(joined) is None and not candidate_rules(joined)):

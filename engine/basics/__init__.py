@@ -1,0 +1,1 @@
+"""Small shared basics: the clock, the caller's environment, logging, digests and text helpers."""
