@@ -96,9 +96,16 @@ PAGE_SIZE = 16384
 of the text, measured); 16 KB pages hold them inline. Applies when the file is created."""
 
 
+WAL_SIZE_LIMIT = 1 << 20
+"""Bytes the ``-wal`` file is cut back to when a checkpoint restarts it (``journal_size_limit``).
+Without it the file keeps its largest size: up to 2.65x of the text on the daemon path after a
+first index (docs/index-size.md)."""
+
+
 def connect(path: Path) -> apsw.Connection:
-    """A new connection for the calling thread: WAL, busy timeout, ``synchronous=NORMAL``; a new
-    file is made with 16 KiB pages and ``auto_vacuum = INCREMENTAL`` (``engine.index.vacuum``)."""
+    """A new connection for the calling thread: WAL (cut back to ``WAL_SIZE_LIMIT``), busy
+    timeout, ``synchronous=NORMAL``; a new file is made with 16 KiB pages and
+    ``auto_vacuum = INCREMENTAL`` (``engine.index.vacuum``)."""
     conn = apsw.Connection(str(path))
     # The busy timeout comes first: switching a new file to WAL takes a lock, and without a
     # timeout a second process doing the same fails at once (and used to look like damage).
@@ -110,6 +117,7 @@ def connect(path: Path) -> apsw.Connection:
         if not conn.readonly("main"):
             set_for_new_file(conn)  # before WAL: switching a new file to WAL writes its header
             conn.pragma("journal_mode", "wal")
+            conn.pragma("journal_size_limit", WAL_SIZE_LIMIT)
     conn.pragma("synchronous", "NORMAL")
     fts_rank.register(conn)
     return conn

@@ -2,7 +2,8 @@
 index does differently (the first-index speed and index-size budgets).
 
 ``docs_recent`` holds every document at or above the ``recent_floor`` row id (kept in ``meta``),
-the newest ``RECENT_DOCS`` to ``RECENT_DOCS + RECENT_SLACK`` of them. ``engine.index.documents`` writes
+the newest ``RECENT_DOCS`` to ``RECENT_DOCS + RECENT_SLACK`` of them; below ``RECENT_MIN_CORPUS``
+documents it holds none (the floor sits above every document). ``engine.index.documents`` writes
 it with every batch (``raise_recent_floor`` first); a first index holds its rows back and writes
 them once at its end (``recent_deferred``), with ``docs_fts`` merging only then.
 """
@@ -38,6 +39,13 @@ document: ~0.66x); benchmarks/journal/waves-1-to-3.md, "Index size"."""
 RECENT_SLACK = RECENT_DOCS // 4
 """Documents above ``RECENT_DOCS`` before the floor moves: pruning runs once per that many."""
 
+RECENT_MIN_CORPUS = 100_000
+"""Documents an index holds before ``docs_recent`` holds any. The table is for prefixes so common
+that merging their doclists over every document would be slow; below this size ``docs_fts``
+merges them fast enough (docs/index-size.md), and the table would be most of the index: with
+its floor below 10,000 documents it held the whole corpus a second time, 1.47x of the 2.33x a
+10 MB project's index was of its text."""
+
 _FLOOR_KEY = "recent_floor"
 
 
@@ -52,6 +60,9 @@ def raise_recent_floor(conn: apsw.Connection, new_rowids: list[int]) -> int:
     ``RECENT_DOCS`` of the stored and new documents once ``RECENT_SLACK`` more have arrived, the
     stored rows it leaves behind deleted from ``docs_recent`` and the floor saved."""
     floor = recent_floor(conn)
+    small = _small_index_floor(conn, floor, new_rowids)
+    if small is not None:
+        return small
     fresh = sorted((rowid for rowid in new_rowids if rowid >= floor), reverse=True)
     held = scalar(conn, "SELECT count(*) FROM docs WHERE id >= ?", (floor,))
     if held + len(fresh) <= RECENT_DOCS + RECENT_SLACK:
@@ -66,6 +77,28 @@ def raise_recent_floor(conn: apsw.Connection, new_rowids: list[int]) -> int:
     )
     meta_set(conn, _FLOOR_KEY, str(new_floor))
     return new_floor
+
+
+def _small_index_floor(conn: apsw.Connection, floor: int, new_rowids: list[int]) -> int | None:
+    """The floor above every stored and new document while the index stays below
+    ``RECENT_MIN_CORPUS`` documents and the table holds none (or every one: an index written
+    before the bound, whose rows are dropped); ``None`` once the table is in use."""
+    top = scalar(conn, "SELECT max(id) FROM docs")
+    if floor and floor <= top:
+        return None  # the table holds documents: it keeps them (the corpus grew past the bound)
+    if scalar(conn, "SELECT count(*) FROM docs") + len(new_rowids) >= RECENT_MIN_CORPUS:
+        return None
+    if not floor and top:
+        conn.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")
+    new_floor = max([top, *new_rowids]) + 1
+    if new_floor != floor:
+        meta_set(conn, _FLOOR_KEY, str(new_floor))
+    return new_floor
+
+
+def corpus_is_small(conn: apsw.Connection) -> bool:
+    """Whether the index holds fewer than ``RECENT_MIN_CORPUS`` documents."""
+    return scalar(conn, "SELECT count(*) FROM docs") < RECENT_MIN_CORPUS
 
 
 class RecentDeferral:
@@ -115,8 +148,8 @@ class RecentDeferral:
             return  # nothing was written (an entry that failed, a busy index): no lock to take
         with immediate(conn):
             live = recent_floor(conn)
-            if self.floor >= live:
-                return
+            if self.floor >= live or corpus_is_small(conn):
+                return  # a small index keeps the live floor, above every document
             needed = [int(r[0]) for r in conn.execute(
                 "SELECT id FROM docs WHERE id >= ? AND id < ? ORDER BY id", (self.floor, live))]  # fmt: skip
             if any(rowid not in self.rows for rowid in needed):

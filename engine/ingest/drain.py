@@ -29,7 +29,7 @@ from engine.external.catalog import ExternalCatalog
 from engine.index.db import connect, file_identity, immediate, meta_set, open_index
 from engine.index.faults import count_drift
 from engine.index.recent import first_index_running, recent_deferred
-from engine.index.schema import DAMAGE_ERRORS
+from engine.index.schema import BUSY_TIMEOUT_MS, DAMAGE_ERRORS
 from engine.ingest.drain_faults import WriteFaults
 from engine.ingest.drain_passes import SESSION_QUEUE_KINDS, Entry, SourcePasses
 from engine.ingest.history import HistoryWalker
@@ -58,6 +58,10 @@ RECONCILE_NO_WATCHER_S = 5.0
 DELETED_REASON = "index file was deleted"
 REPLACED_REASON = "index file was replaced"
 """``recreated_reason`` when the file vanished or changed under an open writer (a disposable cache)."""
+
+CHECKPOINT_WAIT_MS = 200
+"""How long the idle checkpoint waits for a reader still on an older snapshot before it leaves
+the WAL for the next one (a query takes well under this)."""
 
 HISTORY_WAIT_S = 0.5
 """Delay of the next history slice once a catch-up's history budget is spent."""
@@ -343,10 +347,19 @@ class Drainer(SourcePasses, WriteFaults):
         return False
 
     def checkpoint(self) -> None:
-        """Checkpoint the WAL while idle so it cannot grow without bound (RELIABILITY 14)."""
+        """Checkpoint the WAL while idle so it cannot grow without bound (RELIABILITY 14), and
+        truncate it: after a burst of writes (a first index) the file would otherwise stay at
+        its largest size on disk (docs/index-size.md). A reader still on the old snapshot is
+        waited for at most ``CHECKPOINT_WAIT_MS``; the file is then cut back to
+        ``WAL_SIZE_LIMIT`` when the next write restarts it."""
         if self._conn is None:
             return
+        conn = self._conn
         try:
-            self._conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
+            conn.set_busy_timeout(CHECKPOINT_WAIT_MS)
+            try:
+                conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_TRUNCATE)
+            finally:
+                conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         except apsw.Error:
             log.debug("idle checkpoint failed", exc_info=True)

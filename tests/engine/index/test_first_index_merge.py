@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import apsw
+import pytest
 
+import engine.index.recent as recent
 from engine.index.checks import health_check
 from engine.index.db import connect, immediate, scalar, upsert_docs
 from engine.index.recent import (
@@ -51,8 +53,9 @@ def test_a_first_index_merges_its_segments_once_at_its_end(
 
 
 def test_a_first_index_writes_its_recent_rows_as_one_segment_and_keeps_the_usual_hashsize(
-    conn: apsw.Connection,
+    conn: apsw.Connection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(recent, "RECENT_MIN_CORPUS", 0)  # a corpus large enough to hold rows
     # 36 documents of 3,000 distinct words with two prefix indexes: far more pending terms than
     # FTS5's default 1 MiB, which flushed (and merged) several segments inside the fill.
     with recent_deferred(conn):

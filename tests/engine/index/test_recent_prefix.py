@@ -33,6 +33,7 @@ from engine.types import SearchQueryArgs
 def small_recent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recent, "RECENT_DOCS", 20)
     monkeypatch.setattr(recent, "RECENT_SLACK", 5)
+    monkeypatch.setattr(recent, "RECENT_MIN_CORPUS", 0)
     monkeypatch.setattr(candidates, "RECENT_DOCS", 20)
     monkeypatch.setattr(candidates, "BM25_WINDOW", 10)
 
