@@ -4,7 +4,8 @@ baseline interleaved in the same run (journal: 2026-12-06-scale.md).
 
 Run: ``python -m benchmarks.bench_scale --sizes 10,100 --runs 11 --rounds 2 --work DIR`` and
 ``--sizes 1000 --first-only`` (``--paths in-process`` for one path, ``--no-tantivy``,
-``--append`` writes the table into benchmarks/RESULTS.md).
+``--append`` writes the table into benchmarks/RESULTS.md; ``--semantic`` keeps the semantic
+extra on where it is installed: by default ``ADE_SEMANTIC=0``, search as installed without it).
 
 Per size (``benchmarks.scale_paths`` makes the projects and runs the processes):
 
@@ -102,6 +103,8 @@ def measure_size(mb: int, ns: argparse.Namespace, folder: Path) -> list[str]:
     home.mkdir(parents=True, exist_ok=True)
     env = bench_env(home, folder / "pycache", NOW)
     env.pop("ADE_DAEMON", None)
+    if not ns.semantic:  # the default install: without the extra, search is lexical only
+        env["ADE_SEMANTIC"] = "0"
     text = text_bytes(root)
     load = os.getloadavg()
     raws, firsts, sizes, memory = _first_rounds(root, corpus, folder, env, ns.rounds, ns.paths)
@@ -159,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paths", default="in-process,default")
     parser.add_argument("--first-only", action="store_true", help="first index, size, memory")
     parser.add_argument("--no-tantivy", dest="tantivy", action="store_false")
+    parser.add_argument("--semantic", action="store_true", help="with the semantic extra on")
     parser.add_argument("--append", action="store_true", help="write the RESULTS section")
     ns = parser.parse_args(argv)
     ns.paths = ns.paths.split(",")

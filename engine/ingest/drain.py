@@ -38,6 +38,7 @@ from engine.project.lanes import list_lanes
 from engine.project.model import Project
 from engine.project.tally import WarningTally
 from engine.project.transcripts import TranscriptNotReady, TranscriptUnreadable
+from engine.semantic import attach_on_first_write
 from engine.semantic import enabled as semantic_enabled
 
 if TYPE_CHECKING:
@@ -149,9 +150,7 @@ class Drainer(SourcePasses, WriteFaults):
             self._conn = connect(self.path)
             self._identity = file_identity(self.path)
             if semantic_enabled():  # each new document's meaning vector (docs/semantic.md)
-                from engine.semantic.store import attach
-
-                attach(self._conn)
+                attach_on_first_write(self._conn)
             if replaced:
                 self.recreated_reason = REPLACED_REASON if current is not None else DELETED_REASON
                 self.replaced_note = (

@@ -13,8 +13,6 @@ indexed: the word's Porter stem (FTS5's own ``porter`` tokenizer, wrapping the i
 from __future__ import annotations
 
 import apsw
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
 
 from engine.index.schema import FTS_TOKENIZER
 
@@ -77,6 +75,10 @@ def correct(conn: apsw.Connection, word: str) -> str | None:
     """
     if len(word) < MIN_TYPO_WORD or not word.isalpha() or known(conn, word):
         return None
+    # Deferred: only a query with an unknown word pays rapidfuzz's import (the start-up budget).
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
     lengths = (len(word) - MAX_EDITS, len(word) + MAX_EDITS)
     for start in (word[:2], word[:1]):
         rows = _range(conn, start, lengths)

@@ -12,6 +12,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import apsw
+
+    from engine.index.vector_hook import VectorRow
 
 DISABLE_ENV = "ADE_SEMANTIC"
 """``ADE_SEMANTIC=0`` turns the layer off although the extra is installed (a benchmark's baseline,
@@ -27,3 +34,19 @@ def installed() -> bool:
 def enabled() -> bool:
     """Installed and not switched off with ``ADE_SEMANTIC=0``."""
     return os.environ.get(DISABLE_ENV, "1") != "0" and installed()
+
+
+def attach_on_first_write(conn: apsw.Connection) -> None:
+    """Make ``conn`` (a writer) hand every document it inserts to the vector store
+    (``engine.semantic.store.attach``), importing the store, and numpy with it, only when a
+    first document is written: a one-shot search whose catch-up writes nothing never loads it
+    (~11 ms of its start-up, the start-up budget)."""
+    from engine.index.vector_hook import vector_sinks
+
+    def first(writer: apsw.Connection, rows: Sequence[VectorRow]) -> None:
+        from engine.semantic.store import attach
+
+        attach(writer)  # replaces this sink with the store's own
+        vector_sinks[writer](writer, rows)
+
+    vector_sinks[conn] = first

@@ -8,6 +8,7 @@ deferred modules are the ones actually used when something does change.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -87,6 +88,8 @@ NOT_ON_A_WARM_SEARCH = (
     "engine.project.git_stream",
     # The redaction literals' one-pass automaton is for bulk ingestion (journal: "Planning CPU").
     "ahocorasick_rs",
+    # Typo correction loads it for a query with an unknown word only (engine.query.vocab).
+    "rapidfuzz",
 )
 """UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
 source listing of a full reconcile (the manifest matched), ``--explain``'s reader, the
@@ -137,6 +140,28 @@ def test_the_chunker_is_imported_only_for_a_terminal_snippet(warm_demo: Path) ->
     assert "engine.terminal.chunking" in _modules(search_argv(warm_demo, "timeout", "--json"))
     modules = _modules(search_argv(warm_demo, "kind:chat", "timeout", "--json"))
     assert "engine.terminal.chunking" not in modules
+
+
+def test_a_typo_brings_in_the_fuzzy_matcher(warm_demo: Path) -> None:
+    """The positive control of ``rapidfuzz`` staying out: a word the index does not hold is
+    corrected, which needs it."""
+    assert "rapidfuzz" in _modules(search_argv(warm_demo, "timeoutt", "--json"))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("wordllama") is None, reason="the semantic extra")
+def test_with_the_semantic_extra_a_warm_search_loads_no_vector_store(warm_demo: Path) -> None:
+    """The writer connection hands new documents to the vector store, but a catch-up that
+    writes nothing never imports it (nor numpy); a search ranked by meaning does."""
+    semantic = {"ADE_SEMANTIC": "1", "ADE_DAEMON": "off"}
+    modules = _modules(search_argv(warm_demo, "timeout", "--json"), semantic)
+    assert _loaded(modules, ("engine.semantic.store", "numpy", "rapidfuzz")) == []
+    chat = next((warm_demo / ".ade" / "chats").glob("*.jsonl"))
+    last = json.loads(chat.read_text(encoding="utf-8").splitlines()[-1])
+    line = {**last, "seq": last["seq"] + 1, "id": "appended", "text": "a new note on timeouts"}
+    with chat.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
+    modules = _modules(search_argv(warm_demo, "timeout", "--json"), semantic)
+    assert "engine.semantic.store" in modules  # the new message was written: its vector too
 
 
 def test_linear_is_imported_when_asked_for(warm_demo: Path) -> None:
