@@ -7,6 +7,7 @@ transcript. With ``everything=True`` (backfill) every source is listed regardles
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import apsw
@@ -36,14 +37,13 @@ def session_signature(project: Project, kind: SessionKind, sid: str) -> str:
     """Stat signature of a session's metadata, plain transcript, ``.gz`` sibling (and, for a
     terminal, its commands sidecar)."""
     folder, suffix = _TRANSCRIPTS[kind]
-    plain = project.ade_dir / folder / f"{sid}{suffix}"
-    paths = [
-        project.ade_dir / "sessions" / f"{sid}.json",
-        plain,
-        plain.with_name(plain.name + ".gz"),
-    ]
+    # Strings, not paths: a reconcile signs every session, and building 8 ``Path`` objects a
+    # session cost more than its four ``stat`` calls (journal 2026-12-06-scale.md).
+    ade = os.path.join(project.root, ".ade")
+    plain = os.path.join(ade, folder, f"{sid}{suffix}")
+    paths = [os.path.join(ade, "sessions", f"{sid}.json"), plain, f"{plain}.gz"]
     if kind == "terminal":  # the OSC 133 sidecar of `ade term`: one doc per command
-        paths.append(project.ade_dir / folder / f"{sid}.commands.jsonl")
+        paths.append(os.path.join(ade, folder, f"{sid}.commands.jsonl"))
     return stat_signature(paths)
 
 

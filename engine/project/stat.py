@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
+from collections.abc import Sequence
 
 
-def stat_signature(paths: list[Path]) -> str:
+def stat_signature(paths: Sequence[str | os.PathLike[str]]) -> str:
     """``(mtime_ns, size, inode)`` of each path as JSON (missing paths included as null)."""
     parts: list[list[int] | None] = []
     for path in paths:
