@@ -34,14 +34,20 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import apsw
 
 from engine.index.db import SourceRow, get_source
 from engine.ingest import tailing
-from engine.ingest.plan_worker import Planned, PlanWorker, WorkerFailed, plan_job
 from engine.project.model import Project, SessionKind
 from engine.project.tally import WarningTally
+
+if TYPE_CHECKING:
+    # The worker's process, socket and pickling are imported once a worker is started or a
+    # pass planned ahead: a catch-up of a few lines never pays them (~16 ms of a search right
+    # after a write, journal 2026-12-06-scale.md).
+    from engine.ingest.plan_worker import Planned, PlanWorker
 
 log = logging.getLogger(__name__)
 
@@ -149,12 +155,16 @@ class Prefetcher:
             # then planned ahead (``take``).
             if backlog < WORKER_MIN_BACKLOG_BYTES or not core_free(self._idle):
                 return
+            from engine.ingest.plan_worker import PlanWorker, WorkerFailed
+
             try:
                 self.worker = PlanWorker(self.project)
             except (OSError, WorkerFailed) as err:
                 self._give_up(f"cannot start the planning worker: {err}")
                 return
             self.started += 1
+        from engine.ingest.plan_worker import WorkerFailed  # imported with the worker
+
         # A plan whose entry left the window (the queue's order changed) would hold its slot.
         for entry in [e for e in self.worker.answered if e not in upcoming and e != current]:
             del self.worker.answered[entry]
@@ -208,6 +218,8 @@ class Prefetcher:
         ``tally`` with a plan handed over."""
         if self.worker is None:
             return None
+        from engine.ingest.plan_worker import WorkerFailed  # imported with the worker
+
         try:
             answer = self._answer(entry, conn)
         except WorkerFailed as err:
@@ -240,6 +252,8 @@ class Prefetcher:
         anything else (another writer got there first), that plan is stale and unused."""
         if self.worker is None or entry in self.worker.outstanding():
             return
+        from engine.ingest.plan_worker import WorkerFailed  # imported with the worker
+
         after = SourceRow(
             key=plan.row.key,
             cursor=plan.cursor,
@@ -256,6 +270,8 @@ class Prefetcher:
         self.sent_ahead += 1
 
     def _plan_here(self, entry: Entry, conn: apsw.Connection) -> Planned | None:
+        from engine.ingest.plan_worker import plan_job  # imported with the worker
+
         kind, sid = entry
         try:
             return plan_job(self.project, kind, sid, _row(conn, entry))  # type: ignore[arg-type]

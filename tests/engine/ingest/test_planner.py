@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from engine.ingest import planner
+from engine.ingest import plan_worker, planner
 from engine.project.locate import open_project
 from engine.service import SearchService
 from engine.wiring import create_project_service
@@ -238,21 +238,21 @@ def test_the_writer_plans_a_queued_job_itself_while_the_worker_is_behind(
     _fill(writer)
     stopped: list[int] = []
 
-    class HeldWorker(planner.PlanWorker):
+    class HeldWorker(plan_worker.PlanWorker):
         def __init__(self, project: Any) -> None:
             super().__init__(project)
             os.kill(self.pid, signal.SIGSTOP)
             stopped.append(self.pid)
 
-    real_plan_job = planner.plan_job
+    real_plan_job = plan_worker.plan_job
 
     def plan_here(*args: Any) -> Any:
         answer = real_plan_job(*args)
         os.kill(stopped[0], signal.SIGCONT)  # behind only for as long as one steal takes
         return answer
 
-    monkeypatch.setattr(planner, "PlanWorker", HeldWorker)
-    monkeypatch.setattr(planner, "plan_job", plan_here)
+    monkeypatch.setattr(plan_worker, "PlanWorker", HeldWorker)
+    monkeypatch.setattr(plan_worker, "plan_job", plan_here)
     svc = _service(writer.root)
     try:
         svc.catch_up()
@@ -301,7 +301,7 @@ def test_a_pass_planned_ahead_that_fails_is_planned_again_at_its_turn(
     _fill(writer)
     stopped: list[int] = []
 
-    class HeldWorker(planner.PlanWorker):
+    class HeldWorker(plan_worker.PlanWorker):
         def __init__(self, project: Any) -> None:
             super().__init__(project)
             os.kill(self.pid, signal.SIGSTOP)
@@ -311,8 +311,8 @@ def test_a_pass_planned_ahead_that_fails_is_planned_again_at_its_turn(
         os.kill(stopped[0], signal.SIGCONT)
         raise OSError("injected: the transcript vanished for a moment")
 
-    monkeypatch.setattr(planner, "PlanWorker", HeldWorker)
-    monkeypatch.setattr(planner, "plan_job", failing_plan_job)
+    monkeypatch.setattr(plan_worker, "PlanWorker", HeldWorker)
+    monkeypatch.setattr(plan_worker, "plan_job", failing_plan_job)
     svc = _service(writer.root)
     try:
         svc.catch_up()
@@ -380,7 +380,7 @@ def test_a_wait_for_the_worker_first_commits_the_open_group_of_passes(
     index = open_project(writer.root).index_path
     seen: list[int] = []
 
-    class HeldWorker(planner.PlanWorker):
+    class HeldWorker(plan_worker.PlanWorker):
         def __init__(self, project: Any) -> None:
             super().__init__(project)
             os.kill(self.pid, signal.SIGSTOP)
@@ -393,7 +393,7 @@ def test_a_wait_for_the_worker_first_commits_the_open_group_of_passes(
                 os.kill(self.pid, signal.SIGCONT)
             return super().collect(entry, timeout)
 
-    monkeypatch.setattr(planner, "PlanWorker", HeldWorker)
+    monkeypatch.setattr(plan_worker, "PlanWorker", HeldWorker)
     svc = _service(writer.root)
     try:
         svc.catch_up()
