@@ -8,7 +8,9 @@ transcript. With ``everything=True`` (backfill) every source is listed regardles
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 import apsw
 
@@ -20,7 +22,7 @@ from engine.ingest.history import history_pending
 from engine.ingest.records import GIT_SOURCE, git_signature, pr_path
 from engine.project.lane_memo import list_lanes
 from engine.project.model import Lane, Project, SessionKind, SessionMeta
-from engine.project.sessions import list_sessions
+from engine.project.sessions import read_sessions, session_file_ids
 from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 
@@ -72,22 +74,23 @@ def changed_sources(
     *,
     everything: bool = False,
     external: ExternalCatalog | None = None,
-) -> tuple[list[tuple[str, str]], list[SessionMeta]]:
+) -> tuple[list[tuple[str, str]], list[Alive]]:
     """Queue entries ``(kind, ident)`` for every source whose files changed since its last pass.
 
     With ``external``, Claude Code and Codex sessions are listed (and refreshed in it) too:
     ``("external", sid)`` entries, and the sessions returned so their docs are kept.
 
     Returns:
-        The entries (sessions first, then PRs, the PR sweep and git) and the sessions listed.
+        The entries (sessions first, then PRs, the PR sweep and git) and the sessions listed
+        (own and external), as ``Alive``.
     """
     rows = {row.key: row for row in list_sources(conn)}
-    sessions = list_sessions(project, tally)
     out: list[tuple[str, str]] = []
+    unchanged, sessions = _own_sessions(project, tally, rows, everything)
     lanes: list[Lane] | None = None
     if external is not None:
         lanes = list_lanes(project, tally)
-        own = {m.id for m in sessions}
+        own = {m.id for m in sessions} | {a.id for a in unchanged}
         found = [m for m in external.refresh(lanes, tally) if m.id not in own]
         for meta in found:
             stored = rows.get(f"{STAT_PREFIX}chat:{meta.id}")
@@ -102,6 +105,7 @@ def changed_sources(
             or stored.identity != session_signature(project, meta.kind, meta.id)
         ):
             out.append((meta.kind, meta.id))
+    alive = [Alive(meta.kind, meta.id) for meta in sessions] + unchanged
     numbers = _pr_numbers(project)
     for number in numbers:
         stored = rows.get(f"pr:{number}")
@@ -121,10 +125,52 @@ def changed_sources(
             out.append(("git", "*"))
         elif history_pending(conn, project):
             out.append(("history", "*"))  # a pass a crash or an ended CLI run left unfinished
-    return out, sessions
+    return out, alive
 
 
-def remove_gone_sessions(conn: apsw.Connection, sessions: list[SessionMeta]) -> int:
+_OWN_KINDS: tuple[SessionKind, ...] = ("chat", "terminal")
+
+
+class Alive(NamedTuple):
+    """A session that is still there: what ``remove_gone_sessions`` keeps."""
+
+    kind: str
+    id: str
+
+
+def _own_sessions(
+    project: Project, tally: WarningTally, rows: dict[str, SourceRow], everything: bool
+) -> tuple[list[Alive], list[SessionMeta]]:
+    """The project's own sessions: those whose files match the signature stored at their last
+    pass (kind from the stored row, the file not read again) and the others, read. A search
+    right after a write lists every session, and reading each session file again cost ~35 ms of
+    a one-shot process at 282 sessions (journal 2026-12-06-scale.md). The session file must be
+    a regular file (``lstat``) to be taken unread: one turned into a symlink is read through
+    the bounds check."""
+    unchanged: list[Alive] = []
+    to_read: list[str] = []
+    for sid in session_file_ids(project, tally):
+        kinds = [k for k in _OWN_KINDS if f"{STAT_PREFIX}{k}:{sid}" in rows]
+        if not everything and len(kinds) == 1 and _regular(project, sid):
+            kind = kinds[0]
+            stored = rows[f"{STAT_PREFIX}{kind}:{sid}"]
+            if stored.identity == session_signature(project, kind, sid):
+                unchanged.append(Alive(kind, sid))
+                continue
+        to_read.append(sid)
+    return unchanged, read_sessions(project, to_read, tally)
+
+
+def _regular(project: Project, sid: str) -> bool:
+    try:
+        return stat.S_ISREG(
+            os.lstat(os.path.join(project.root, ".ade", "sessions", f"{sid}.json")).st_mode
+        )
+    except OSError:
+        return False
+
+
+def remove_gone_sessions(conn: apsw.Connection, sessions: Sequence[Alive | SessionMeta]) -> int:
     """Delete docs and source rows of sessions whose metadata no longer exists.
 
     Returns:

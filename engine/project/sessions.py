@@ -55,25 +55,37 @@ def list_sessions(project: Project, tally: WarningTally) -> list[SessionMeta]:
     File names that are not valid session ids, unreadable files, bad JSON and records with
     missing or mistyped fields (a time without a zone included) are skipped and counted.
     """
+    return read_sessions(project, session_file_ids(project, tally), tally)
+
+
+def session_file_ids(project: Project, tally: WarningTally) -> list[str]:
+    """The ids of the ``.ade/sessions/*.json`` files, sorted; file names that are not valid
+    session ids and an unreadable folder are counted (the files are not read)."""
     folder = project.ade_dir / "sessions"
     try:
-        entries = sorted(folder.iterdir())
+        names = sorted(os.listdir(folder))
     except FileNotFoundError:
         return []
     except OSError as err:
         tally.add(SESSIONS_SOURCE, f"unreadable sessions folder: {err.strerror or err}")
         return []
-    sessions: list[SessionMeta] = []
-    for entry in entries:
-        if entry.suffix != ".json":
+    ids: list[str] = []
+    for name in names:
+        stem, dot, suffix = name.rpartition(".")
+        if not dot or suffix != "json" or not stem:
             continue
-        if not is_valid_session_id(entry.stem):
+        if not is_valid_session_id(stem):
             tally.add(SESSIONS_SOURCE, "invalid session id in file name")
             continue
-        meta = _read(project, entry, entry.stem, tally)
-        if meta is not None:
-            sessions.append(meta)
-    return sessions
+        ids.append(stem)
+    return ids
+
+
+def read_sessions(project: Project, ids: list[str], tally: WarningTally) -> list[SessionMeta]:
+    """The sessions of ``ids`` (``session_file_ids``) whose files read as valid records."""
+    folder = project.ade_dir / "sessions"
+    found = (_read(project, folder / f"{sid}.json", sid, tally) for sid in ids)
+    return [meta for meta in found if meta is not None]
 
 
 def read_session(

@@ -34,16 +34,16 @@ def no_external_tools(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @pytest.fixture
 def listings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many times the reconcile parsed the sessions folder."""
+    """How many sessions each reconcile found in the sessions folder."""
     calls: list[int] = []
-    real = reconcile.list_sessions
+    real = reconcile.session_file_ids
 
     def spy(*args: Any) -> Any:
         found = real(*args)
         calls.append(len(found))
         return found
 
-    monkeypatch.setattr(reconcile, "list_sessions", spy)
+    monkeypatch.setattr(reconcile, "session_file_ids", spy)
     return calls
 
 
@@ -136,3 +136,24 @@ def test_the_settings_it_digests_are_the_ingestion_settings() -> None:
     from engine.ingest.manifest import SETTINGS
 
     assert DEPTH_ENV in SETTINGS
+
+
+def test_a_reconcile_reads_the_session_files_of_changed_sessions_only(
+    service: SearchService, writer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session whose files match the signature stored at its last pass is kept alive unread;
+    one whose transcript changed is read."""
+    _warm(service, writer)
+    read: list[list[str]] = []
+    real = reconcile.read_sessions
+
+    def spy(project: Any, ids: list[str], tally: Any) -> Any:
+        read.append(list(ids))
+        return real(project, ids, tally)
+
+    monkeypatch.setattr(reconcile, "read_sessions", spy)
+    writer.chat("c1", "assistant_message", id="m2", text="appended manifest words")
+    service.catch_up()
+    assert read == [["c1"]]
+    assert "chat:c1:m2" in _ids(service, "appended")
+    assert any(i.startswith("terminal:t1") for i in _ids(service, "terminal"))  # kept, unread

@@ -67,13 +67,13 @@ def home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 def listings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many times the reconcile listed the sessions."""
     calls: list[int] = []
-    real = reconcile.list_sessions
+    real = reconcile.session_file_ids
 
     def spy(*args: Any) -> Any:
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(reconcile, "list_sessions", spy)
+    monkeypatch.setattr(reconcile, "session_file_ids", spy)
     return calls
 
 
