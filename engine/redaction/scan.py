@@ -90,15 +90,23 @@ def one_pass(haystack: bytes) -> tuple[set[int], dict[bytes, list[int]]]:
     """``engine.redaction.rules.PREFILTER`` entries whose literal occurs, and gitleaks' keyword
     hits (:func:`_keyword_hits`), from one Aho-Corasick pass over ``haystack``."""
     first = len(redaction_rules.PREFILTER)
-    keywords = list(_keyword_rules())
+    keywords = _keyword_list()
     literals: set[int] = set()
     hits: dict[bytes, list[int]] = {}
     for index, start, _ in _automaton().find_matches_as_indexes(haystack, True):
         if index < first:
             literals.add(index)
+        elif (keyword := keywords[index - first]) in hits:
+            hits[keyword].append(start)
         else:
-            hits.setdefault(keywords[index - first], []).append(start)
+            hits[keyword] = [start]
     return literals, hits
+
+
+@functools.cache
+def _keyword_list() -> list[bytes]:
+    """:func:`_keyword_rules`' keywords in automaton order (built once, not once a text)."""
+    return list(_keyword_rules())
 
 
 def candidate_rules(text: str) -> list[int]:
@@ -174,6 +182,38 @@ def _anchored(pattern: re.Pattern[str], text: str, places: list[int]) -> Iterato
             after = max(match.end(), place + 1)
 
 
+_GATES: dict[str, bytes | str] = {
+    "lob-api-key": b"lob",
+    "jwt": b".ey",
+    "vault-service-token": r"s\.[\w-]{24}",
+    "sumologic-access-id": r"su[a-zA-Z0-9]{12}",
+}
+"""What a rule's match always holds, for rules whose keywords occur far more often than that
+(``s.`` before any word, ``live_``/``test_`` without ``lob``, ``sumo`` in prose): bytes to find in
+the lowercased text, or a regex to search the text with, in C, before the rule's own regex is
+tried at every keyword place. Each gate is implied by its rule's regex (``vault-service-token``:
+``hvs.`` and 90 word characters holds ``s.`` and 24 of them; a JWT's second part starts ``.ey``),
+so gated and ungated scans find the same secrets (tests/engine/test_redaction_gates.py)."""
+
+GATED = True
+"""False runs every rule whose keyword occurs, ungated (the gates' reference test)."""
+
+
+@functools.cache
+def _gate_re(rule_id: str) -> re.Pattern[str]:
+    return re.compile(str(_GATES[rule_id]), re.ASCII)
+
+
+def _gate(rule_id: str, text: str, haystack: bytes) -> bool:
+    """Whether ``rule_id``'s regex can match ``text`` (False only when its gate is absent)."""
+    gate = _GATES.get(rule_id)
+    if gate is None or not GATED:
+        return True
+    if isinstance(gate, bytes):
+        return gate in haystack
+    return _gate_re(rule_id).search(text) is not None
+
+
 def shannon_entropy(value: str) -> float:
     """Bits per character, as gitleaks computes it."""
     counts = Counter(value)
@@ -193,6 +233,8 @@ def find_secrets(
     found = []
     for index in _rules_of(hits):
         fmt = FORMATS[index]
+        if not _gate(fmt.rule_id, text, haystack):
+            continue
         pattern = _rule_re(index)
         if aligned and fmt.rule_id in KEYWORD_ANCHORED:
             matches: Iterable[re.Match[str]] = _anchored(
