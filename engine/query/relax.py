@@ -9,9 +9,10 @@ one step at a time, each step only while the answer is still too short:
    the indexed words with its Porter stem (``persisting`` finds ``persist``, ``retry`` finds
    ``retries``);
 3. ``most_words`` (still nothing): documents holding all but one of the words (three or more);
-4. ``any_word`` (still nothing): documents holding any of them (stop words and words under
-   three letters count only when there is nothing else); 3 and 4 are one query ranked by BM25,
-   split by how many of the words each document holds.
+4. ``any_word`` (still nothing, or to fill the page ``most_words`` began): documents holding
+   any of them (stop words and one-letter words count only when there is nothing else; a
+   two-letter word that is no stop word, ``CI``, counts as a whole word); 3 and 4 are one query,
+   ranked by how many of the words each document holds (``most_held_first``), then BM25.
 
 Only the inflections fill a short page: the other steps change what was asked (another word, fewer
 words), so they answer only a query that found nothing — a strict answer of a few hits is what was
@@ -37,7 +38,7 @@ import msgspec
 
 from engine.query.match import fold
 from engine.query.parser import AnyOf, Node, ParsedQuery, Term, build_positive
-from engine.query.pasted import is_weak_word
+from engine.query.pasted import STOP_WORDS, is_weak_word
 from engine.query.plan import PlanTerm, QueryPlan
 from engine.query.ranking import normalize_title_query
 from engine.query.vocab import correct, inflections, open_vocab
@@ -100,7 +101,25 @@ def _replaced(plan: QueryPlan, terms: Sequence[Node], words: Sequence[str]) -> Q
 
 
 def _weak(node: Node) -> bool:
-    return isinstance(node, Term) and is_weak_word(node.text)
+    """A stop word or a one-letter word: no near miss on its own. A two-letter word that is
+    not a stop word (``CI``, ``db``, ``UI``) names something and stays (``is_short``)."""
+    if not isinstance(node, Term):
+        return False
+    return is_weak_word(node.text) and not is_short(node.text)
+
+
+def is_short(text: str) -> bool:
+    """A two-letter word that is no stop word (``CI``, ``db``): a document holds it as a
+    whole word, not as the start of another (``ci`` would find ``circuit``, ``cipher``)."""
+    word = fold(text)
+    return len(word) == 2 and word.isalnum() and word not in STOP_WORDS
+
+
+def _whole(node: Node) -> Node:
+    """``node`` with a two-letter word matched as a whole word (``is_short``)."""
+    if isinstance(node, Term) and node.prefix and is_short(node.text):
+        return Term(node.text, prefix=False)
+    return node
 
 
 def _words(terms: Sequence[Node]) -> list[str]:
@@ -139,6 +158,7 @@ def relaxations(conn: apsw.Connection, plan: QueryPlan) -> Iterator[Relaxation]:
         yield Relaxation("inflection", _replaced(plan, terms, words), note)
     if len(terms) < 2:
         return
+    terms = [_whole(n) for n in terms]
     # A document holding only "we" or "the" of the words is no near miss: the words query asks
     # for the distinctive words (stop words and words under 3 letters left out, unless that is
     # all there is); most_words still counts every word a document holds.
@@ -160,30 +180,56 @@ def groups_held(
     groups: Sequence[Node],
     items: Sequence[SearchResultItem],
 ) -> dict[str, int]:
-    """How many of ``groups`` (the query's words) each item holds: indexed items by FTS5 on
-    their row ids, delegated ones by the plan's in-memory matcher over title and snippet."""
+    """How many of ``groups`` (the query's words) each item holds (``which_held``)."""
+    return {doc_id: len(held) for doc_id, held in which_held(conn, plan, groups, items).items()}
+
+
+def which_held(
+    conn: apsw.Connection,
+    plan: QueryPlan,
+    groups: Sequence[Node],
+    items: Sequence[SearchResultItem],
+) -> dict[str, set[int]]:
+    """Which of ``groups`` (by index) each item holds: indexed items by FTS5 on their row ids,
+    delegated ones by the plan's in-memory matcher over title and snippet."""
     ids = [i.doc_id for i in items]
-    counts = dict.fromkeys(ids, 0)
+    held: dict[str, set[int]] = {doc_id: set() for doc_id in ids}
     if not ids:
-        return counts
+        return held
     marks = ",".join("?" * len(ids))
     rows = conn.execute(f"SELECT id, doc_id FROM docs WHERE doc_id IN ({marks})", ids).fetchall()
     rowids = {int(str(r)): str(d) for r, d in rows}
     indexed = set(rowids.values())
-    for group in groups:
+    for index, group in enumerate(groups):
         match = build_positive(ParsedQuery(terms=(group,)))
         if rowids and match is not None:
             id_marks = ",".join("?" * len(rowids))
             sql = f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({id_marks})"
             for (rowid,) in conn.execute(sql, [match, *rowids]):
-                counts[rowids[int(str(rowid))]] += 1
+                held[rowids[int(str(rowid))]].add(index)
         options = group.options if isinstance(group, AnyOf) else (group,)
         for item in items:
             if item.doc_id in indexed:
                 continue
             if any(plan.term_found(PlanTerm.of(t), item.title, item.snippet) for t in options):
-                counts[item.doc_id] += 1
-    return counts
+                held[item.doc_id].add(index)
+    return held
+
+
+def most_held_first(
+    conn: apsw.Connection, step: Relaxation, found: Sequence[SearchResultItem]
+) -> list[tuple[int, SearchResultItem]]:
+    """``found`` (the any-word hits, best BM25 first) ordered by how many of the query's words
+    each holds, most first: its distinctive words first (stop words and one-letter words left
+    out), then all of them; BM25's order among those holding as many. Each with its count."""
+    held = which_held(conn, step.plan, step.groups, found)
+    strong = {index for index, group in enumerate(step.groups) if not _weak(group)}
+
+    def key(pair: tuple[int, SearchResultItem]) -> tuple[int, int, int]:
+        words = held[pair[1].doc_id]
+        return (-len(words & strong), -len(words), pair[0])
+
+    return [(len(held[item.doc_id]), item) for _, item in sorted(enumerate(found), key=key)]
 
 
 class _Merged:
@@ -201,6 +247,8 @@ class _Merged:
         """Whether ``step`` runs now (the module docstring says when each one does)."""
         if step == "inflection":
             return len(self.items) < min(self.limit, SHORT_PAGE)
+        if step == "any_word" and self.step == "most_words":  # fills the page most_words began
+            return len(self.items) < self.limit
         return not self.items
 
     def add(self, step: Relaxation, found: Sequence[SearchResultItem]) -> None:
@@ -239,20 +287,17 @@ def relax_answer(
     """``strict`` (the answer to ``plan``) filled up to a page by the relaxed steps, each run
     through ``run`` only while the page is short; ``strict`` itself when no step adds a hit."""
     merged = _Merged(strict, plan.limit)
-    words_answer: SearchQueryResult | None = None
+    by_words: list[tuple[int, SearchResultItem]] | None = None
     if not merged.wants("inflection"):  # the widest condition: no step would run
         return strict
     for step in relaxations(conn, plan):
         if not merged.wants(step.step):
             continue
         if step.groups:
-            if words_answer is None:
-                words_answer = run(step.plan)
-            found = list(words_answer.items)
-            if step.step == "most_words":
-                held = groups_held(conn, step.plan, step.groups, found)
-                found = [i for i in found if held[i.doc_id] >= len(step.groups) - 1]
-            merged.add(step, found)
+            if by_words is None:
+                by_words = most_held_first(conn, step, run(step.plan).items)
+            least = len(step.groups) - 1 if step.step == "most_words" else 0
+            merged.add(step, [item for held, item in by_words if held >= least])
             continue
         merged.add(step, run(msgspec.structs.replace(step.plan, limit=plan.limit)).items)
     return merged.result(strict)

@@ -8,7 +8,8 @@ Three rankings are fused by reciprocal rank, ``1 / (RRF_K + rank)`` summed over 
 lexical answer when it is relaxed (vague by its own account), BM25 over documents holding any of
 the query's words (``bm25_any``: what a remembered sentence or a typo still shares with its
 target), and the nearest vectors. Exact matches are never put below vague ones: the hits of a
-strict lexical answer keep their order at the top, and the fused hits follow them.
+strict lexical answer (or of a corrected spelling or other word forms: ``KEEP_ON_TOP``) keep
+their order at the top, and the fused hits follow them.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ SEMANTIC_DEPTH = 50
 
 MIN_COSINE = 0.2
 """Nearer than this or not at all: below it WordLlama's neighbours share only common words."""
+
+KEEP_ON_TOP: tuple[str | None, ...] = (None, "spelling", "inflection")
+"""Lexical answers whose hits keep their order above the fused ones: a strict answer, and the
+relaxed steps that answer the query as it was meant (the corrected spelling, the other forms of
+its words). Only the words steps (most of the words, any of them) are vague and fused."""
 
 SEMANTIC_NOTE = "semantic: ranked by meaning as well (mode:semantic or few exact matches)"
 NOT_INSTALLED_NOTE = (
@@ -121,7 +127,7 @@ def hybrid_answer(
     ids = _doc_ids(conn, [*words, *meaning])
     ranked = [[ids[r] for r in rows if r in ids] for rows in (words, meaning)]
     lexical = [item.doc_id for item in result.items]
-    strict = not getattr(result, "relaxed", None)
+    strict = getattr(result, "relaxed", None) in KEEP_ON_TOP
     page = fuse(lexical, *ranked, strict=strict, weights=(1.0, SEMANTIC_WEIGHT))[: plan.limit]
     # Items (snippets re-derived from transcripts) only for the page shown.
     shown = {item.doc_id: item for item in result.items}

@@ -97,6 +97,14 @@ def test_a_typo_of_five_letters_is_corrected_and_answers(client: EmbeddedClient)
     assert swapped.relaxed == "spelling"
 
 
+@pytest.mark.parametrize("typo", ["fispatcher", "ispatcher", "idspatcher", "wdispatcher"])
+def test_a_typo_in_the_first_letter_is_corrected(client: EmbeddedClient, typo: str) -> None:
+    found = ask(client, typo)  # replaced, dropped, swapped, one put before it
+    assert ids(found) == ["chat:dispatch:m1"]
+    assert found.relaxed == "spelling"
+    assert any(f"{typo} → dispatcher" in w for w in found.warnings)
+
+
 def test_the_file_delegate_reads_the_corrected_word(client: EmbeddedClient) -> None:
     found = client.query(SearchQueryArgs(query="dispatcer", kinds=("file",)))
     assert ids(found) == ["file:notes.md:2"]

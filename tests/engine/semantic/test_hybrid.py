@@ -175,3 +175,19 @@ def test_without_the_extra_mode_semantic_says_how_to_get_it(demo_copy: Path) -> 
     found, warnings = _ask(demo_copy, "mode:semantic flaky")
     assert found  # the lexical answer is still given
     assert NOT_INSTALLED_NOTE in warnings
+
+
+@needs_extra
+def test_a_corrected_spelling_keeps_its_hits_on_top_of_the_fused_ones(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    typo = "webhok signature verification"  # one letter missing: the spelling step answers
+    hybrid, warnings = _ask(demo, f"mode:semantic {typo}", limit=10)
+    assert SEMANTIC_NOTE in warnings
+    monkeypatch.setenv("ADE_SEMANTIC", "0")
+    with EmbeddedClient.open(demo, start_worker=False) as client:
+        lexical = client.query(SearchQueryArgs(query=typo, limit=10))
+    assert lexical.relaxed == "spelling"
+    corrected = [item.doc_id for item in lexical.items]
+    assert corrected
+    assert hybrid[: len(corrected)] == corrected  # fused below, never above
