@@ -20,16 +20,20 @@ import json
 import statistics
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from benchmarks.results import replace_section
 from benchmarks.timing import Stopwatch, rounds
-from engine.external.agents import FINDERS, Finder
 from engine.external.heads import HeadCache
+from engine.external.registry import agent_format
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.tally import WarningTally
 from tests.engine.external import agent_fixtures as fx
+
+Finder = Callable[..., list[Any]]
 
 FOREIGN = 500
 
@@ -81,7 +85,8 @@ def measure(repo: Path, env: dict[str, str], runs: int) -> dict[str, tuple[float
     lanes = list_lanes(project, WarningTally())
     cache_file = project.cache_dir / "bench-heads.json"
     out: dict[str, tuple[float, float, int]] = {}
-    for tool, finder in FINDERS.items():
+    for tool in ("gemini", "opencode", "copilot", "aider"):
+        finder = agent_format(tool).sessions
         found = [0]
 
         def cold(finder: Finder = finder, found: list[int] = found) -> float:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 
+from engine.agent_table import AGENT_NAMES
 from engine.kinds import ALL_KINDS as ALL_KINDS
 from engine.kinds import KIND_ALIASES as KIND_ALIASES
 from engine.kinds import MAX_LIMIT as MAX_LIMIT
@@ -28,8 +29,9 @@ else:
 DEFAULT_KINDS: tuple[DocKind, ...] = tuple(k for k in ALL_KINDS if k != "linear")
 """Linear can reach the network, so it is consulted only when asked for by name."""
 
-AGENT_TOOLS: tuple[str, ...] = ("claude", "codex", "gemini", "opencode", "copilot", "aider")
-"""Agents whose chats the ``tool:`` filter names (docs/agents.md); a chat's ``tool`` is one of these."""
+AGENT_TOOLS: tuple[str, ...] = AGENT_NAMES
+"""Agents whose chats the ``tool:`` filter names (``engine.agent_table``, docs/agents.md); a
+chat's ``tool`` is one of these."""
 
 INDEXED_KINDS: tuple[DocKind, ...] = ("chat", "terminal", "pr", "commit", "branch")
 """Kinds stored in the FTS index; the rest are delegated at query time."""

@@ -44,7 +44,9 @@ AGENT_FOLDERS = (
     "XDG_DATA_HOME",
     "COPILOT_HOME",
 )
-"""Where the agent tools keep their sessions (``engine.external.roots``): a service per set."""
+"""Where the agents keep their sessions: ``HOME`` and each agent's variable in
+``engine.agent_table.AGENT_VARIABLES`` (spelled out, not imported: a daemon-answered search
+imports nothing more; a test holds the two equal). A service per set."""
 
 MATCHED = (
     "TZ",

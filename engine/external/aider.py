@@ -16,15 +16,22 @@ read. Aider cannot resume a session by id (``--restore-chat-history`` replays th
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from engine.external.agent_format import TRUNCATED_MARK, AgentFormat, Hint, Parsed
+from engine.external.finding import HeadFields, acceptable, scan_head, session_meta
+from engine.external.heads import HeadCache
 from engine.external.roots import AIDER_HISTORY_FILE
-from engine.project.model import ChatEvent, ChatEventType
+from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
+from engine.project.safe_io import Bounds
+from engine.project.tally import WarningTally
 
 HISTORY_FILE = AIDER_HISTORY_FILE
 
@@ -131,3 +138,72 @@ def _local_time(value: Any) -> datetime | None:
         return datetime.strptime(value, "%Y-%m-%d %H:%M:%S").astimezone()  # aider writes local
     except ValueError:
         return None
+
+
+class Aider(AgentFormat):
+    """Aider: one Markdown history per worktree, appended; no home folder at all."""
+
+    name: ClassVar[str] = "aider"
+    no_resume: ClassVar[str] = (
+        "aider cannot resume a session by id (it only replays the whole history)"
+    )
+    hidden: ClassVar[str] = "nothing (it writes no reasoning); `.aider.input.history` not read"
+
+    def session_folders(self, environ: Mapping[str, str]) -> list[Path]:
+        del environ
+        return []  # the history sits in each lane; the periodic reconcile stats it
+
+    def bounds(self, environ: Mapping[str, str], lanes: Sequence[Lane] = ()) -> Bounds:
+        del environ
+        return Bounds([lane.path for lane in lanes], label="the project's lanes")
+
+    def sessions(
+        self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
+    ) -> list[SessionMeta]:
+        # Per lane by design: no home folder involved; the file must stay inside the lanes.
+        bounds = self.bounds(environ, lanes)
+        found: list[SessionMeta] = []
+        for lane in lanes:
+            path = lane.path / HISTORY_FILE
+            if not path.exists() or not acceptable(path, bounds, self.name, tally, lane.path):
+                continue
+
+            def learn(data: bytes, folder: str = str(lane.path)) -> HeadFields:
+                parsed = AiderHead()
+                parse_aider(data, 0, {}, parsed)
+                return folder, None, parsed.first_user, None
+
+            scanned = scan_head(path, heads, learn, bounds)
+            if scanned is None:
+                continue
+            head, st = scanned
+            if not head.title:
+                head = dataclasses.replace(head, title=f"aider in {lane.name}")
+            meta = session_meta(aider_session_id(lane.id, path), self.name, path, head, st, [lane])
+            if meta is not None:
+                found.append(meta)
+        return found
+
+    def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
+        del path, environ, memo
+        return None
+
+    def owns(self, path: Path, environ: Mapping[str, str]) -> bool:
+        del environ
+        return path.name == HISTORY_FILE
+
+    def parse(
+        self, data: bytes, base: int, source: str, tally: WarningTally, state: dict[str, Any],
+        seq_base: int = 0,
+    ) -> Parsed:  # fmt: skip
+        del source, tally, seq_base
+        carried = {"started": state.get("started")}
+        events, consumed = parse_aider(data, base, carried)
+        return events, consumed, carried
+
+    def mark_cut_line(self, line: bytes) -> bytes:
+        """Aider's history is Markdown, not JSON: the cut head simply ends with the mark."""
+        return line.removesuffix(b"\n") + TRUNCATED_MARK.encode() + b"\n"
+
+
+FORMAT = Aider()

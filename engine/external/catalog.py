@@ -1,4 +1,4 @@
-"""The project's external (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI, Aider) sessions as of the last listing.
+"""The project's agent sessions (every agent of ``engine.agent_table``) as of the last listing.
 
 The ingestion service keeps one: each reconcile that runs in full refreshes it, the drain looks sessions up in it,
 and the watcher asks it which session a changed file belongs to, so a write to a known transcript
@@ -15,12 +15,6 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine.external.roots import (
-    claude_folder_matches,
-    claude_lane_slugs,
-    claude_projects_dir,
-    codex_sessions_dir,
-)
 from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
@@ -35,15 +29,14 @@ FOREIGN = "-"
 
 
 def external_signature(meta: SessionMeta) -> str:
-    """Stat signature of every transcript file of ``meta`` (a new subagent file changes it);
-    Gemini's and OpenCode's come from ``engine.external.derive``."""
-    if meta.source in ("opencode", "gemini"):  # a database's rows; a file and its subagents'
-        from engine.external.derive import derived_signature
+    """What changes whenever the session does: its agent's ``signature`` (the stats of its
+    transcript files, a new subagent file included; a database's rows)."""
+    from engine.external.registry import format_of
 
-        return derived_signature(meta)
-    from engine.external.discover import transcript_sources
-
-    return stat_signature([path for _, path, _ in transcript_sources(meta)])
+    fmt = format_of(meta.source)
+    if fmt is None:
+        return stat_signature([] if meta.transcript_path is None else [meta.transcript_path])
+    return fmt.signature(meta)
 
 
 class ExternalCatalog:
@@ -57,10 +50,9 @@ class ExternalCatalog:
         self._lock = threading.Lock()
         self._sessions: dict[str, SessionMeta] = {}
         self._owners: dict[Path, str] = {}
-        self._folders: set[Path] = set()
-        self._slugs: set[str] = set()
         self._found_under: list[Remembered] = []
-        self._agent_folders: set[Path] = set()
+        self._memos: dict[str, object] = {}
+        """Each agent's ``lane_memo`` of the latest listing (what ``owner`` asks it with)."""
         self._listed = False
         """Whether ``refresh`` ran: a warm reconcile skipped by the manifest lists nothing."""
 
@@ -83,14 +75,9 @@ class ExternalCatalog:
         but an earlier run did stay while their transcript exists."""
         # The tools' readers are imported by the first listing: a warm run whose manifest
         # matched lists nothing and never pays for them (the start-up budget).
-        from engine.external.agents import gemini_folders
-        from engine.external.discover import (
-            claude_folders,
-            external_sessions,
-            project_lane,
-            transcript_sources,
-        )
+        from engine.external.discover import external_sessions, project_lane, transcript_sources
         from engine.external.memory import Remembered, load_memory, save_memory, still_there
+        from engine.external.registry import all_formats
 
         env = self.env()
         discovered = external_sessions(self.project, lanes, tally, env, self.heads)
@@ -101,14 +88,13 @@ class ExternalCatalog:
         save_memory(self.project, [*fresh, *kept])
         sessions = sorted([*discovered, *(e.meta for e in kept)], key=lambda m: m.id)
         owners = {path: m.id for m in sessions for _, path, _ in transcript_sources(m)}
+        roots_lanes = lanes or [project_lane(self.project)]
+        memos = {f.name: f.lane_memo(roots_lanes, env, self.heads) for f in all_formats()}
         with self._lock:
             self._sessions = {m.id: m for m in sessions}
             self._owners = owners
-            self._folders = claude_folders(lanes or [project_lane(self.project)], env)
-            self._slugs = claude_lane_slugs(lanes or [project_lane(self.project)])
             self._found_under = [*fresh, *kept]
-            self._agent_folders = gemini_folders(lanes or [project_lane(self.project)], env,
-                                                 self.heads)  # fmt: skip
+            self._memos = memos
             self._listed = True
         return sessions
 
@@ -150,33 +136,21 @@ class ExternalCatalog:
         project's transcript, or not a transcript), None when unknown (a new file: re-list)."""
         with self._lock:
             sid = self._owners.get(path)
-            folders, slugs, listed = self._folders, self._slugs, self._listed
+            listed, memos = self._listed, self._memos
         if sid is not None:
             return sid
         if not listed:
             return None  # nothing listed yet (the manifest skipped the reconcile): re-list
-        from engine.external.agents import agent_owner_hint
+        from engine.external.registry import all_formats
 
         env = self.env()
-        with self._lock:
-            agent_folders = self._agent_folders
-        hint = agent_owner_hint(path, env, agent_folders)
-        if hint is not None:  # Gemini, OpenCode, Copilot: a new file or a database write
-            return None if hint == "relist" and self._relist(path) else FOREIGN
-        if path.suffix != ".jsonl":
-            return FOREIGN
-        claude = claude_projects_dir(env)
-        if claude in path.parents:
-            name = path.relative_to(claude).parts[0]
-            ours = claude / name in folders or claude_folder_matches(name, slugs)
-            return None if ours and self._unseen(path) else FOREIGN
-        if codex_sessions_dir(env) in path.parents:
-            return None if self._unseen(path) else FOREIGN
+        for fmt in all_formats():
+            hint = fmt.owner_hint(path, env, memos.get(fmt.name))
+            if hint == "relist" or (hint == "if-unseen" and self._unseen(path)):
+                return None
+            if hint is not None:
+                return FOREIGN
         return FOREIGN
-
-    def _relist(self, path: Path) -> bool:
-        """A Copilot file whose head named a cwd is known not to be ours; other hints re-list."""
-        return path.name != "events.jsonl" or self._unseen(path)
 
     def _unseen(self, path: Path) -> bool:
         """True unless the file's head was read already and named a working folder: a file's
@@ -191,10 +165,10 @@ class ExternalCatalog:
     def watch_roots(self) -> list[Path]:
         """Every agent tool's folder, whether it exists or not: the watcher watches the ones
         that do and polls for the others (``engine.ingest.watch_plan``)."""
-        from engine.external.agents import agent_watch_roots
+        from engine.external.registry import all_formats
 
         env = self.env()
-        return [claude_projects_dir(env), codex_sessions_dir(env), *agent_watch_roots(env)]
+        return [root for fmt in all_formats() for root in fmt.watch_roots(env)]
 
 
 def project_sessions(
@@ -233,7 +207,10 @@ def _shown(meta: SessionMeta) -> SessionMeta:
 
 
 def discovery_roots_of(environ: Mapping[str, str]) -> dict[str, Path]:
-    """The folder each remembered source (one transcript file per session: Claude Code, Codex)
-    is discovered under in ``environ``. Sources read from a shared store (an OpenCode database,
-    Gemini's chats) are not remembered: their file outlives any one session."""
-    return {"claude": claude_projects_dir(environ), "codex": codex_sessions_dir(environ)}
+    """The folder each remembered agent (``AgentFormat.remembered``: one transcript file per
+    session, Claude Code and Codex) is discovered under in ``environ``. Agents read from a
+    shared store (an OpenCode database, Gemini's chats) are not remembered: their file outlives
+    any one session."""
+    from engine.external.registry import all_formats
+
+    return {f.name: f.session_folders(environ)[0] for f in all_formats() if f.remembered}

@@ -8,17 +8,25 @@ the line without the wrapper. A message is written twice — as a ``response_ite
 ``event_msg`` — so its id is ``<role>-<hash of text>-<n>`` where ``n`` counts that text within
 its own stream: the n-th copy in each stream gets the same id and is indexed once. Reasoning is
 left out; a function call's output, JSON inside a string, is decoded to its ``output`` text.
+
+Discovery: every ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`` (default ``~/.codex``) whose
+``session_meta`` cwd lies in the project or one of its lanes. Resume: ``codex resume <id>``.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
+from engine.external.agent_format import AgentFormat, Hint, Parsed
+from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
+from engine.external.heads import HeadCache
 from engine.external.lines import digest, json_lines
 from engine.project.fields import parse_aware_time
-from engine.project.model import ChatEvent, ChatEventType
+from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.safe_io import JsonRejected, loads_json
 from engine.project.tally import WarningTally
 
@@ -161,3 +169,75 @@ def _learn(head: CodexHead, kind: Any, payload: dict[str, Any], obj: dict[str, A
         message = payload.get("message")
         if isinstance(message, str) and message.strip():
             head.first_user = " ".join(message.split())[:120]
+
+
+_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
+
+
+def _head_fields(data: bytes) -> HeadFields:
+    head = codex_head(data)
+    return head.cwd, head.session_id, head.first_user, head.first_ts
+
+
+class Codex(AgentFormat):
+    """Codex CLI: one append-only rollout a session, in day folders."""
+
+    name: ClassVar[str] = "codex"
+    remembered: ClassVar[bool] = True
+    folder_label: ClassVar[str] = "the Codex sessions folder"
+    resume: ClassVar[tuple[str, ...] | None] = ("codex", "resume")
+    hidden: ClassVar[str] = "reasoning items, `<environment_context>` and AGENTS.md instructions"
+
+    def sessions(
+        self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
+    ) -> list[SessionMeta]:
+        root = self.session_folders(environ)[0]
+        try:
+            files = sorted(root.glob("*/*/*/rollout-*.jsonl"))
+        except OSError:
+            return []
+        found: list[SessionMeta] = []
+        bounds = self.bounds(environ)
+        for path in files:
+            if not acceptable(path, bounds, self.name, tally, root):
+                continue
+            scanned = scan_head(path, heads, _head_fields)
+            if scanned is None:
+                continue
+            head, st = scanned
+            ident = head.ident or path.stem.removeprefix("rollout-")
+            meta = session_meta(f"codex-{ident}", self.name, path, head, st, lanes,
+                                last_message=True)  # fmt: skip
+            if meta is not None:
+                found.append(meta)
+            elif head.cwd is None:
+                tally.add(self.name, f"{path.name}: no session_meta cwd")
+        return found
+
+    def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
+        del memo
+        if self.session_folders(environ)[0] not in path.parents:
+            return None
+        return "if-unseen" if path.suffix == ".jsonl" else "foreign"
+
+    def sniff(self, first: dict[str, Any]) -> bool:
+        return isinstance(first.get("payload"), dict) or first.get("type") in _TYPES
+
+    def parse(
+        self, data: bytes, base: int, source: str, tally: WarningTally, state: dict[str, Any],
+        seq_base: int = 0,
+    ) -> Parsed:  # fmt: skip
+        del seq_base
+        raw = state.get("counters")
+        counters = dict(raw) if isinstance(raw, dict) else {}
+        events, consumed = parse_codex(data, base, source, tally, counters)
+        return events, consumed, {"counters": counters}
+
+    def recorded_cwd(self, meta: SessionMeta) -> Path | None:
+        if meta.transcript_path is None:
+            return None
+        cwd = codex_head(read_head(meta.transcript_path)).cwd
+        return Path(cwd) if cwd else None
+
+
+FORMAT = Codex()

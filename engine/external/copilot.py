@@ -17,12 +17,17 @@ session id and ``context.cwd``. Resume: ``copilot --resume <sessionId>``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
+from engine.external.agent_format import AgentFormat, Hint, Parsed
+from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
+from engine.external.heads import HeadCache
 from engine.external.lines import digest, json_lines
 from engine.project.fields import parse_aware_time
-from engine.project.model import ChatEvent, ChatEventType
+from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.tally import WarningTally
 
 EVENTS_FILE = "events.jsonl"
@@ -116,3 +121,67 @@ def _learn(head: CopilotHead, kind: Any, body: dict[str, Any], obj: dict[str, An
             head.cwd = context["cwd"]
     elif head.first_user is None and kind == "user.message" and _shown_user(body):
         head.first_user = " ".join(str(body["content"]).split())[:120]
+
+
+def _head_fields(data: bytes) -> HeadFields:
+    head = copilot_head(data)
+    return head.cwd, head.session_id, head.first_user, head.first_ts
+
+
+class Copilot(AgentFormat):
+    """GitHub Copilot CLI: one append-only ``events.jsonl`` a session."""
+
+    name: ClassVar[str] = "copilot"
+    folder_label: ClassVar[str] = "the Copilot CLI session-state folder"
+    resume: ClassVar[tuple[str, ...] | None] = ("copilot", "--resume")
+    hidden: ClassVar[str] = "`assistant.reasoning`, reasoning text, skill injections"
+
+    def sessions(
+        self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
+    ) -> list[SessionMeta]:
+        state = self.session_folders(environ)[0]
+        try:
+            files = sorted(state.glob(f"*/{EVENTS_FILE}"))
+        except OSError:
+            return []
+        found: list[SessionMeta] = []
+        bounds = self.bounds(environ)
+        for path in files:
+            if not acceptable(path, bounds, self.name, tally, state):
+                continue
+            scanned = scan_head(path, heads, _head_fields, bounds)
+            if scanned is None:
+                continue
+            head, st = scanned
+            sid = f"copilot-{head.ident or path.parent.name}"
+            meta = session_meta(sid, self.name, path, head, st, lanes)
+            if meta is not None:
+                found.append(meta)
+            elif head.cwd is None:
+                tally.add_once(self.name, f"{path.parent.name}: no session.start cwd")
+        return found
+
+    def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
+        del memo
+        if self.session_folders(environ)[0] not in path.parents:
+            return None
+        return "if-unseen" if path.name == EVENTS_FILE else "foreign"
+
+    def owns(self, path: Path, environ: Mapping[str, str]) -> bool:
+        return path.name == EVENTS_FILE and super().owns(path, environ)
+
+    def parse(
+        self, data: bytes, base: int, source: str, tally: WarningTally, state: dict[str, Any],
+        seq_base: int = 0,
+    ) -> Parsed:  # fmt: skip
+        del state, seq_base
+        return (*parse_copilot(data, base, source, tally), {})
+
+    def recorded_cwd(self, meta: SessionMeta) -> Path | None:
+        if meta.transcript_path is None:
+            return None
+        cwd = copilot_head(read_head(meta.transcript_path)).cwd
+        return Path(cwd) if cwd else None
+
+
+FORMAT = Copilot()

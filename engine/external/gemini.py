@@ -28,16 +28,26 @@ project folder.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+import msgspec
+
+from engine.external.agent_format import AgentFormat, Hint
+from engine.external.finding import acceptable, real, session_meta
+from engine.external.heads import Head, HeadCache
 from engine.external.lines import digest, json_lines
+from engine.external.session_file import READ_LIMIT, read_session_file
+from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
-from engine.project.json_salvage import salvage_cut_line
-from engine.project.model import ChatEvent, ChatEventType
-from engine.project.safe_io import Bounds, JsonRejected, is_regular_file, loads_json, open_regular
+from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
+from engine.project.safe_io import Bounds, JsonRejected, is_regular_file, loads_json, read_regular
+from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 
 PROJECT_ROOT_FILE = ".project_root"
@@ -201,81 +211,6 @@ def subagent_files(path: Path, session_id: str) -> list[Path]:
     return [sub for sub in found if is_regular_file(sub, bounds)]
 
 
-READ_LIMIT = 64 * 1024 * 1024
-"""Most bytes of one session file kept for parsing (a huge line counts only its cut head)."""
-
-LINE_CAP = 32 * 1024 * 1024
-"""Longest line parsed whole (as ``engine.ingest.tailing.LONG_LINE_CAP``); a longer one is cut
-to its first ``CUT_HEAD_BYTES``, closed into valid JSON, indexed marked and counted."""
-
-CUT_HEAD_BYTES = 4 * 1024 * 1024
-_CHUNK = 1024 * 1024  # < LINE_CAP: a line held whole inside one chunk is never too long
-
-TRUNCATED_MARK = " [… truncated]"
-"""``engine.ingest.docs.TRUNCATED_MARK`` (not imported: discovery stays free of the indexer)."""
-
-
-@dataclass
-class SessionBytes:
-    """What ``read_session_file`` kept of a file: its bytes, lines cut, whether it stopped early."""
-
-    data: bytes
-    cut_lines: int = 0
-    clipped: bool = False
-
-
-def read_session_file(path: Path, *, document: bool, bounds: Bounds | None = None) -> SessionBytes:
-    """A session file's bytes, never hanging and never holding a huge line whole.
-
-    ``open_regular``'s rules (a FIFO, socket or directory, or a link out of ``bounds``, raises
-    ``UnsafeFile``). A JSON-lines file keeps its complete lines only (the torn tail is the
-    writer's, not ours yet); a line longer than ``LINE_CAP`` is replaced by its closed head.
-    A legacy document is read whole up to ``READ_LIMIT``.
-
-    Raises:
-        OSError: missing, unreadable or refused.
-    """
-    with open_regular(path, bounds) as handle:
-        if document:
-            data = handle.read(READ_LIMIT + 1)
-            return SessionBytes(data[:READ_LIMIT], clipped=len(data) > READ_LIMIT)
-        out = bytearray()
-        line = bytearray()
-        cutting = False
-        found = SessionBytes(b"")
-        while chunk := handle.read(_CHUNK):
-            first = chunk.find(b"\n")
-            if first < 0:
-                cutting = _grow(line, chunk, cutting)
-                continue
-            cutting = _grow(line, chunk[:first], cutting)
-            if cutting:
-                out += salvage_cut_line(bytes(line), TRUNCATED_MARK)
-                found.cut_lines += 1
-            else:
-                out += line + b"\n"
-            last = chunk.rfind(b"\n")
-            out += chunk[first + 1 : last + 1]
-            line, cutting = bytearray(chunk[last + 1 :]), False
-            if len(out) > READ_LIMIT:
-                found.clipped = True
-                out = out[: out.rfind(b"\n", 0, READ_LIMIT) + 1]
-                break
-        found.data = bytes(out)
-        return found
-
-
-def _grow(line: bytearray, piece: bytes, cutting: bool) -> bool:
-    """Append ``piece`` to the line being read unless it is already cut; cut it past the cap."""
-    if cutting:
-        return True
-    line += piece
-    if len(line) > LINE_CAP:
-        del line[CUT_HEAD_BYTES:]
-        return True
-    return False
-
-
 def load_gemini(
     path: Path, source: str, tally: WarningTally, bounds: Bounds | None = None
 ) -> tuple[GeminiRecord | None, int]:
@@ -300,3 +235,184 @@ def gemini_title(record: GeminiRecord) -> str | None:
         if event.type == "user_message":
             return " ".join(str(event.data["text"]).split())[:120]
     return None
+
+
+MARKER_BYTES = 64 * 1024
+"""Most of a ``.project_root`` file read: one folder path."""
+
+
+def gemini_folders(
+    lanes: list[Lane], environ: Mapping[str, str], heads: HeadCache,
+    tally: WarningTally | None = None,
+) -> set[Path]:  # fmt: skip
+    """The ``chats`` folders of the Gemini projects inside ``lanes``: named by a registry slug
+    whose ``.project_root`` says which folder it is, or (older releases) by the sha256 of the
+    folder — only a lane's own folder can be found that way. A marker that is no regular file
+    or links out of the tmp folder is refused (counted once in ``tally``)."""
+    tmp = FORMAT.session_folders(environ)[0]
+    try:
+        entries = sorted(tmp.iterdir())
+    except OSError:
+        return set()
+    bounds = FORMAT.bounds(environ)
+    found: set[Path] = set()
+    for entry in entries:
+        root = _marker_root(entry / PROJECT_ROOT_FILE, heads, bounds, tally)
+        if root is not None and lane_containing(lanes, Path(root)) is not None:
+            found.add(entry / "chats")
+    for lane in lanes:
+        for folder in {str(lane.path), str(real(lane.path))}:
+            hashed = tmp / hashlib.sha256(folder.encode()).hexdigest()
+            if (hashed / "chats").is_dir():
+                found.add(hashed / "chats")
+    return found
+
+
+def _marker_root(
+    marker: Path, heads: HeadCache, bounds: Bounds, tally: WarningTally | None = None
+) -> str | None:
+    try:
+        st = marker.stat()
+    except OSError:
+        return None
+    head = heads.get(marker, st)
+    if head is None:
+        try:
+            data = read_regular(marker, MARKER_BYTES, bounds)
+        except OSError as err:
+            if tally is not None:
+                tally.add_once("gemini", f"refused {marker.parent.name}/{marker.name}: {err}")
+            return None
+        text = data.decode("utf-8", errors="replace").strip()
+        head = Head(st.st_ino, st.st_size, False, text or None, None, None, None)
+        heads.put(marker, head)
+    return head.cwd
+
+
+def _gemini_head(
+    path: Path, root: str | None, tally: WarningTally, heads: HeadCache, bounds: Bounds
+) -> tuple[Head, os.stat_result] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    head = heads.get(path, st)
+    if head is None:
+        # Bad lines are counted by the pass that indexes the session (under chat:<sid>, stored
+        # with its docs), not here: listing runs on every reconcile.
+        seen = WarningTally()
+        record, _ = load_gemini(path, f"gemini:{path.name}", seen, bounds)
+        if record is None or record.session_id is None:
+            # Half-written (or not a session): a session listed before stays listed, its docs
+            # kept, until the file parses again (its pass counts the problem); one never
+            # listed is counted here, once.
+            known = heads.peek(path)
+            if known is None or known.ident is None:
+                for reason in seen.reasons(f"gemini:{path.name}") or {"no sessionId": 1}:
+                    tally.add_once(f"gemini:{path.name}", reason)
+                return None
+            heads.put(path, known)
+            return known, st
+        head = Head(st.st_ino, st.st_size, False, root, record.session_id, gemini_title(record),
+                    record.start_time)  # fmt: skip
+        heads.put(path, head)
+    return head, st
+
+
+class Gemini(AgentFormat):
+    """Gemini CLI: a JSON-lines file a session whose messages are replaced and rewound, so
+    each session is re-derived whole when its files change."""
+
+    name: ClassVar[str] = "gemini"
+    derived: ClassVar[bool] = True
+    folder_label: ClassVar[str] = "the Gemini CLI tmp folder"
+    resume: ClassVar[tuple[str, ...] | None] = ("gemini", "--resume")
+    hidden: ClassVar[str] = (
+        "`thoughts` and thought parts, info/error/warning notices, `<session_context>`,"
+        " `<hook_context>`, messages a rewind dropped"
+    )
+
+    def sessions(
+        self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
+    ) -> list[SessionMeta]:
+        found: list[SessionMeta] = []
+        bounds = self.bounds(environ)
+        tmp = self.session_folders(environ)[0]
+        for chats in sorted(gemini_folders(lanes, environ, heads, tally)):
+            root = _marker_root(chats.parent / PROJECT_ROOT_FILE, heads, bounds)
+            root = root or next((str(la.path) for la in lanes if _hash_of(la) == chats.parent.name),
+                                None)  # fmt: skip
+            try:
+                files = sorted(chats.glob("session-*.json*"))
+            except OSError:
+                continue
+            names = {p.name for p in files}
+            for path in files:
+                if path.suffix not in (".json", ".jsonl") or (
+                    path.suffix == ".json" and f"{path.name}l" in names
+                ):
+                    continue  # a legacy file the CLI has migrated to .jsonl on resume
+                if not acceptable(path, bounds, self.name, tally, tmp):
+                    continue
+                scanned = _gemini_head(path, root, tally, heads, bounds)
+                if scanned is not None:
+                    head, st = scanned
+                    meta = session_meta(f"gemini-{head.ident}", self.name, path, head, st, lanes)
+                    if meta is not None:
+                        found.append(meta)
+        return found
+
+    def lane_memo(self, lanes: list[Lane], environ: Mapping[str, str], heads: HeadCache) -> object:
+        return gemini_folders(lanes, environ, heads)
+
+    def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
+        if self.session_folders(environ)[0] not in path.parents:
+            return None
+        folders = memo if isinstance(memo, set) else set()
+        main = path.parent in folders and path.name.startswith("session-")
+        sub = path.parent.parent in folders and path.suffix == ".jsonl"  # a subagent's file
+        return "relist" if (main or sub) and path.suffix in (".json", ".jsonl") else "foreign"
+
+    def owns(self, path: Path, environ: Mapping[str, str]) -> bool:
+        return path.suffix in (".json", ".jsonl") and super().owns(path, environ)
+
+    def signature(self, meta: SessionMeta) -> str:
+        path = meta.transcript_path
+        if path is None:
+            return "null"
+        return stat_signature([path, *subagent_files(path, self.native_id(meta))])
+
+    def derived_events(
+        self, path: Path, tally: WarningTally, source: str
+    ) -> tuple[list[ChatEvent] | None, int]:
+        record, cut_lines = load_gemini(path, source, tally)
+        if record is None:
+            return None, 0
+        events = gemini_events(record)
+        for number, sub in enumerate(subagent_files(path, record.session_id or "")):
+            sub_record, sub_cut = load_gemini(sub, source, tally)  # gone meanwhile: next change
+            cut_lines += sub_cut
+            base = (number + 1) * SUBAGENT_STRIDE
+            events += [
+                msgspec.structs.replace(e, seq=base + e.seq, offset=base + e.offset)
+                for e in gemini_events(sub_record or GeminiRecord())
+            ]
+        return events, cut_lines
+
+    def recorded_cwd(self, meta: SessionMeta) -> Path | None:
+        if meta.transcript_path is None:
+            return None
+        try:
+            marker = read_regular(meta.transcript_path.parent.parent / PROJECT_ROOT_FILE,
+                                  MARKER_BYTES)  # fmt: skip
+        except OSError:
+            return None
+        text = marker.decode("utf-8", errors="replace").strip()
+        return Path(text) if text else None
+
+
+def _hash_of(lane: Lane) -> str:
+    return hashlib.sha256(str(lane.path).encode()).hexdigest()
+
+
+FORMAT = Gemini()

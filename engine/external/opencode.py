@@ -33,14 +33,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import apsw
 
+from engine.external.agent_format import AgentFormat, Hint
+from engine.external.finding import lane_of, ms_time
+from engine.external.heads import HeadCache
 from engine.external.lines import digest
 from engine.external.roots import opencode_data_dir
 from engine.project.json_salvage import salvage_cut_line
-from engine.project.model import ChatEvent, ChatEventType
+from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
 from engine.project.safe_io import (
     Bounds,
     JsonRejected,
@@ -278,3 +281,91 @@ def _bytes(raw: Any) -> bytes:
 
 def _time(value: int) -> datetime | None:
     return datetime.fromtimestamp(value / 1000, UTC) if value > 0 else None
+
+
+class OpenCode(AgentFormat):
+    """OpenCode: sessions in a SQLite database, re-derived whole when their rows change."""
+
+    name: ClassVar[str] = "opencode"
+    derived: ClassVar[bool] = True
+    folder_label: ClassVar[str] = "the OpenCode data folder"
+    resume: ClassVar[tuple[str, ...] | None] = ("opencode", "--session")
+    hidden: ClassVar[str] = (
+        "`reasoning` parts, synthetic and ignored text, files, snapshots, patches"
+    )
+
+    def sessions(
+        self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
+    ) -> list[SessionMeta]:
+        del heads  # one indexed query lists every session: nothing worth caching
+        found: list[SessionMeta] = []
+        for db in opencode_databases(environ, tally):
+            try:
+                sessions = list_opencode_sessions(db)
+            except apsw.Error as err:
+                tally.add_once(self.name, f"{db.name}: not readable ({type(err).__name__})")
+                continue
+            ours = [s for s in sessions if lane_of(lanes, s.directory) is not None]
+            for raw, signature in session_signatures(db, [s.id for s in ours]).items():
+                SIGNATURES[str(db / raw)] = signature
+            for s in ours:
+                lane = lane_of(lanes, s.directory)
+                sid = f"opencode-{s.id}"
+                if lane is None or not is_valid_session_id(sid):
+                    continue
+                created = ms_time(s.created_ms)
+                found.append(SessionMeta(
+                    id=sid, kind="chat", title=s.title or sid, lane_id=lane.id,
+                    created_at=created, updated_at=max(created, ms_time(s.updated_ms)),
+                    tool=self.name, source=self.name, transcript_path=db / s.id,
+                ))  # fmt: skip
+        return found
+
+    def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
+        del memo
+        if self.session_folders(environ)[0] not in path.parents:
+            return None
+        return "relist" if path.suffix == ".db" or path.name.endswith("-wal") else "foreign"
+
+    def owns(self, path: Path, environ: Mapping[str, str]) -> bool:
+        del environ
+        return path.parent.suffix == ".db" and path.parent.is_file()  # <database>/<session id>
+
+    def signature(self, meta: SessionMeta) -> str:
+        path = meta.transcript_path
+        return "null" if path is None else session_signature(path.parent, path.name)
+
+    def derived_events(
+        self, path: Path, tally: WarningTally, source: str
+    ) -> tuple[list[ChatEvent] | None, int]:
+        rows = WarningTally()
+        try:
+            events = opencode_events(path.parent, path.name, rows)
+        except apsw.Error as err:
+            tally.add(source, f"database not readable ({type(err).__name__})")
+            return None, 0
+        cut = 0
+        for reason, n in rows.reasons(f"chat:opencode-{path.name}").items():
+            if reason == CUT_ROW:
+                cut = n  # counted once with the marked bodies (derived_docs)
+            else:
+                tally.add(source, reason, n)
+        return events, cut
+
+    def recorded_cwd(self, meta: SessionMeta) -> Path | None:
+        path = meta.transcript_path
+        if path is None:
+            return None
+        try:
+            conn = read_only(path.parent)
+            try:
+                row = conn.execute("SELECT directory FROM session WHERE id = ?", (path.name,))
+                found = row.fetchone()
+            finally:
+                conn.close()
+        except apsw.Error:
+            return None
+        return Path(str(found[0])) if found else None
+
+
+FORMAT = OpenCode()

@@ -1,18 +1,9 @@
-"""The command that resumes a chat session in its own tool, and the folder to run it in.
+"""The command that resumes a chat session in its own agent, and the folder to run it in.
 
-Each tool's own resume-by-id form (cited from its source or documentation):
-- Claude Code: ``claude --resume <session id>`` (the transcript's file stem); Claude keeps
-  sessions per working folder, so it runs in the folder the session was started in.
-- Codex: ``codex resume <session id>`` (the rollout's ``session_meta`` id).
-- Gemini CLI: ``gemini --resume <session uuid>`` (google-gemini/gemini-cli
-  ``packages/cli/src/config/config.ts`` ``--resume``, ``packages/cli/src/utils/sessionUtils.ts``
-  ``findSession``: "a full UUID or an index number"), in the project folder it belongs to.
-- OpenCode: ``opencode --session <id>`` (anomalyco/opencode ``packages/opencode/src/cli/cmd/tui``
-  option ``session``: "session id to continue").
-- Copilot CLI: ``copilot --resume <session id>`` (github/copilot-cli ``changelog.md``: "--resume"
-  takes a session id, a 7+ character prefix or a name).
-- Aider cannot resume a session by id (``--restore-chat-history`` replays the whole file), and a
-  chat recorded by ade itself (``.ade/chats``) has no id its tool knows: both are refused.
+Each agent's resume-by-id form is its format's ``resume`` (``engine.external.registry``; cited
+from the agent's source or documentation in its module and in docs/agents.md). An agent that
+cannot resume by id (Aider) and a chat recorded by ade itself (``.ade/chats``), which has no id
+its tool knows, are refused.
 """
 
 from __future__ import annotations
@@ -24,15 +15,10 @@ from pathlib import Path
 
 from engine.errors import UsageError
 from engine.external.catalog import project_sessions
-from engine.external.copilot import copilot_head
-from engine.external.gemini import PROJECT_ROOT_FILE
+from engine.external.registry import format_of
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project, SessionMeta
-from engine.project.safe_io import read_regular
 from engine.project.tally import WarningTally
-
-RESUMABLE = ("claude", "codex", "gemini", "opencode", "copilot")
-"""Tools whose CLI resumes a session by id."""
 
 
 @dataclass(frozen=True)
@@ -53,29 +39,25 @@ def resume_plan(project: Project, meta: SessionMeta, lanes: list[Lane]) -> Resum
     tool = meta.source if meta.source != "ade" else (meta.tool or "ade")
     if meta.kind != "chat":
         raise UsageError(f"{meta.id} is a {meta.kind} session; only agent chats resume")
-    if meta.source == "aider":
-        raise UsageError("aider cannot resume a session by id (it only replays the whole history)")
-    if meta.source not in RESUMABLE:
+    fmt = format_of(meta.source)
+    if fmt is None:
         raise UsageError(
             f"{meta.id} was recorded by ade, not by {tool}'s own store: {tool} has no id for it"
         )
-    native = meta.id.removeprefix(f"{meta.source}-")
-    if meta.source == "claude" and meta.transcript_path is not None:
-        native = meta.transcript_path.stem
-    argv = {
-        "claude": ("claude", "--resume", native),
-        "codex": ("codex", "resume", native),
-        "gemini": ("gemini", "--resume", native),
-        "opencode": ("opencode", "--session", native),
-        "copilot": ("copilot", "--resume", native),
-    }[meta.source]
-    return ResumePlan(argv=argv, cwd=_folder(project, meta, lanes), tool=meta.source)
+    argv = fmt.resume_argv(meta)
+    if argv is None:
+        raise UsageError(fmt.no_resume or f"{fmt.label} cannot resume a session by id")
+    return ResumePlan(argv=argv, cwd=_folder(project, meta, lanes), tool=fmt.name)
 
 
 def _folder(project: Project, meta: SessionMeta, lanes: list[Lane]) -> Path:
     lane = next((la.path for la in lanes if la.id == meta.lane_id), None)
     base = lane or project.root
-    recorded = _recorded_cwd(meta)
+    fmt = format_of(meta.source)
+    try:
+        recorded = fmt.recorded_cwd(meta) if fmt is not None else None
+    except Exception:  # a store changing under us: the lane's folder will do
+        recorded = None
     if recorded is not None and recorded.is_dir():
         try:
             recorded.resolve().relative_to(base.resolve())
@@ -83,47 +65,6 @@ def _folder(project: Project, meta: SessionMeta, lanes: list[Lane]) -> Path:
         except ValueError:
             pass
     return base
-
-
-def _recorded_cwd(meta: SessionMeta) -> Path | None:
-    path = meta.transcript_path
-    if path is None:
-        return None
-    try:
-        if meta.source == "gemini":
-            marker = read_regular(path.parent.parent / PROJECT_ROOT_FILE, 64 * 1024)
-            return Path(marker.decode("utf-8", errors="replace").strip())
-        if meta.source == "opencode":
-            from engine.external.opencode import read_only
-
-            conn = read_only(path.parent)
-            try:
-                row = conn.execute("SELECT directory FROM session WHERE id = ?", (path.name,))
-                found = row.fetchone()
-            finally:
-                conn.close()
-            return Path(str(found[0])) if found else None
-        head = _head(path)
-        if meta.source == "copilot":
-            cwd = copilot_head(head).cwd
-        elif meta.source == "codex":
-            from engine.external.codex import codex_head
-
-            cwd = codex_head(head).cwd
-        else:
-            from engine.external.claude_code import ClaudeHead, parse_claude
-            from engine.project.tally import WarningTally
-
-            learned = ClaudeHead()
-            parse_claude(head, 0, "resume", WarningTally(), head=learned)
-            cwd = learned.cwd
-        return Path(cwd) if cwd else None
-    except Exception:
-        return None
-
-
-def _head(path: Path) -> bytes:
-    return read_regular(path, 256 * 1024)  # never blocks on a FIFO swapped in
 
 
 def installed(argv0: str) -> bool:

@@ -1,8 +1,9 @@
 """Where each agent tool keeps its sessions: the folder names alone, for the warm path.
 
-Discovery (``engine.external.discover``, ``engine.external.agents``) and the warm-run manifest
-(``engine.ingest.manifest``) both need these folders; the manifest runs on every ``ade search``,
-so they live here, without the parsers and readers the tools' own modules import.
+Each agent's home and session folders come from its line in ``engine.agent_table``. Discovery
+(the agents' ``AgentFormat``) and the warm-run manifest (``engine.ingest.manifest``) both need
+these folders; the manifest runs on every ``ade search``, so they live here, without the parsers
+and readers the agents' own modules import.
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from engine.agent_table import AIDER_HISTORY_FILE as AIDER_HISTORY_FILE
+from engine.agent_table import entry
 from engine.project.model import Lane
-
-AIDER_HISTORY_FILE = ".aider.chat.history.md"
-"""Aider's chat history, beside the repository it ran in (``engine.external.aider``)."""
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9]")
 
@@ -25,34 +25,43 @@ def home_of(environ: Mapping[str, str]) -> str:
     return environ.get("HOME") or os.path.expanduser("~")
 
 
+def agent_home(name: str, environ: Mapping[str, str]) -> Path:
+    """Agent ``name``'s home: its variable's value when set, else its default under ``HOME``
+    (``engine.agent_table``)."""
+    line = entry(name)
+    moved = environ.get(line.variable) if line.variable else None
+    return Path(moved or os.path.join(home_of(environ), line.default))
+
+
+def agent_folders(name: str, environ: Mapping[str, str]) -> list[Path]:
+    """The folders under agent ``name``'s home that hold its sessions (none for Aider)."""
+    home = agent_home(name, environ)
+    return [home / folder.path for folder in entry(name).folders]
+
+
 def claude_projects_dir(environ: Mapping[str, str]) -> Path:
     """``$CLAUDE_CONFIG_DIR/projects``, default ``~/.claude/projects``."""
-    base = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home_of(environ), ".claude")
-    return Path(base) / "projects"
+    return agent_folders("claude", environ)[0]
 
 
 def codex_sessions_dir(environ: Mapping[str, str]) -> Path:
     """``$CODEX_HOME/sessions``, default ``~/.codex/sessions``."""
-    base = environ.get("CODEX_HOME") or os.path.join(home_of(environ), ".codex")
-    return Path(base) / "sessions"
+    return agent_folders("codex", environ)[0]
 
 
 def gemini_tmp_dir(environ: Mapping[str, str]) -> Path:
     """``$GEMINI_CLI_HOME/.gemini/tmp``, default ``~/.gemini/tmp``."""
-    home = environ.get("GEMINI_CLI_HOME") or home_of(environ)
-    return Path(home) / ".gemini" / "tmp"
+    return agent_folders("gemini", environ)[0]
 
 
 def opencode_data_dir(environ: Mapping[str, str]) -> Path:
     """``$XDG_DATA_HOME/opencode``, default ``~/.local/share/opencode``."""
-    base = environ.get("XDG_DATA_HOME") or os.path.join(home_of(environ), ".local", "share")
-    return Path(base) / "opencode"
+    return agent_folders("opencode", environ)[0]
 
 
 def copilot_state_dir(environ: Mapping[str, str]) -> Path:
     """``$COPILOT_HOME/session-state``, default ``~/.copilot/session-state``."""
-    home = environ.get("COPILOT_HOME") or os.path.join(home_of(environ), ".copilot")
-    return Path(home) / "session-state"
+    return agent_folders("copilot", environ)[0]
 
 
 def claude_slug(path: Path) -> str:

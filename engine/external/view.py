@@ -1,4 +1,4 @@
-"""Reading a whole Claude Code / Codex transcript for the chat view and ``ade open``.
+"""Reading a whole agent transcript for the chat view and ``ade open``.
 
 The chat screen and ``ade open`` get a transcript path; this tells an external transcript from an
 ``.ade/chats`` one and returns its events the way the index saw them: the same parsers, the same
@@ -12,13 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from engine.external.agents import DERIVED_TOOLS, agent_format
-from engine.external.aider import parse_aider
-from engine.external.claude_code import parse_claude
-from engine.external.codex import parse_codex
-from engine.external.copilot import parse_copilot
-from engine.external.derive import read_derived_events
-from engine.external.discover import claude_projects_dir, codex_sessions_dir, subagent_sources
+from engine.external.registry import all_formats, format_for_path, format_of
 from engine.project.model import ChatEvent
 from engine.project.safe_io import JsonRejected, loads_json, read_regular
 from engine.project.tally import WarningTally
@@ -29,21 +23,14 @@ SNIFF_BYTES = 64 * 1024
 READ_LIMIT = 64 * 1024 * 1024
 """Largest transcript file read whole for the view (as for ``.ade`` chats)."""
 
-_CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
-_CLAUDE_TYPES = frozenset({"summary", "user", "assistant", "system", "file-history-snapshot"})
-
 
 def external_format(path: Path, environ: Mapping[str, str] | None = None) -> str | None:
     """The tool (``claude``, ``codex``, ``gemini``…) of an external transcript, None for an
     ``.ade`` chat."""
     env = os.environ if environ is None else environ
-    agent = agent_format(path, env)  # Gemini, OpenCode, Copilot, Aider
-    if agent is not None:
-        return agent
-    if claude_projects_dir(env) in path.parents:
-        return "claude"
-    if codex_sessions_dir(env) in path.parents:
-        return "codex"
+    found = format_for_path(path, env)
+    if found is not None:
+        return found.name
     try:
         head = read_regular(path, SNIFF_BYTES)
     except OSError:
@@ -57,10 +44,9 @@ def external_format(path: Path, environ: Mapping[str, str] | None = None) -> str
             continue
         if "seq" in obj:
             return None  # an .ade chat event
-        if isinstance(obj.get("payload"), dict) or obj.get("type") in _CODEX_TYPES:
-            return "codex"
-        if "sessionId" in obj or "uuid" in obj or obj.get("type") in _CLAUDE_TYPES:
-            return "claude"
+        for fmt in all_formats():
+            if fmt.sniff(obj):
+                return fmt.name
     return None
 
 
@@ -77,30 +63,22 @@ def read_external_events(path: Path, tool: str) -> list[ChatEvent]:
     Raises:
         OSError: the main transcript cannot be read (a subagent file that vanished is skipped).
     """
-    if tool in DERIVED_TOOLS:
-        if tool != "opencode":
-            path.stat()  # a missing file is an OSError, as for the others
-        return read_derived_events(path, tool, WarningTally(), "view") or []
-    files = [(path, 0)]
-    if tool == "claude":
-        files += subagent_sources(path)
+    fmt = format_of(tool)
+    if fmt is None:
+        raise ValueError(f"not an agent: {tool!r}")
+    if fmt.derived:
+        if not transcript_exists(path):
+            raise FileNotFoundError(str(path))  # as for a tailed transcript
+        return fmt.derived_events(path, WarningTally(), "view")[0] or []
     events: list[ChatEvent] = []
-    for index, (file, seq_base) in enumerate(files):
+    for index, (file, seq_base) in enumerate(fmt.view_files(path)):
         try:
             data = _read(file)
         except OSError:
             if index == 0:
                 raise
             continue
-        if tool == "codex":
-            found, _ = parse_codex(data, 0, "view", WarningTally(), {})
-        elif tool == "copilot":
-            found, _ = parse_copilot(data, 0, "view", WarningTally())
-        elif tool == "aider":
-            found, _ = parse_aider(data, 0, {})
-        else:
-            found, _ = parse_claude(data, 0, "view", WarningTally(), seq_base=seq_base)
-        events += found
+        events += fmt.parse(data, 0, "view", WarningTally(), {}, seq_base)[0]
     seen: set[tuple[str, str]] = set()
     unique: list[ChatEvent] = []
     for event in events:

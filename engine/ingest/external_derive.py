@@ -1,4 +1,11 @@
-"""Gemini CLI and OpenCode sessions re-derived into the index (see ``engine.external.derive``).
+"""A derived agent's sessions (``AgentFormat.derived``) re-derived whole into the index.
+
+Their stores are not append-only byte streams: Gemini appends a changed message again under the
+same id and ``$rewindTo`` drops messages; OpenCode updates database rows. A file that cannot be
+parsed (a legacy document caught half-written, a corrupt database) is counted and its docs are
+kept as they were. What a pass skipped is stored with the session, as the tailed transcripts
+store theirs (``engine.ingest.tailing.SKIPPED_STATE_KEY`` in the ``chat:<sid>`` source row): the
+count of the latest derivation, since each re-reads it all.
 
 A pass parses the whole session, upserts its docs (stable ids: an unchanged message is left
 untouched by the digest check), deletes the session's docs that are gone and stores what it
@@ -12,7 +19,7 @@ import json
 import apsw
 import msgspec
 
-from engine.external.derive import derived_events
+from engine.external.registry import agent_format
 from engine.index.db import (
     IndexDoc,
     SourceRow,
@@ -36,7 +43,7 @@ def derived_docs(meta: SessionMeta, tally: WarningTally) -> tuple[IndexDoc, list
     key = f"chat:{meta.id}"
     if meta.transcript_path is None:
         return None
-    events, cut = derived_events(meta.transcript_path, meta.source, tally, key)
+    events, cut = agent_format(meta.source).derived_events(meta.transcript_path, tally, key)
     if events is None:
         return None
     docs: dict[str, IndexDoc] = {}

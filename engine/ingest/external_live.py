@@ -1,4 +1,4 @@
-"""``session:<id>`` freshness for Claude Code / Codex sessions: their not-yet-indexed tail.
+"""``session:<id>`` freshness for agents' sessions: their not-yet-indexed tail.
 
 Like ``engine.ingest.freshness`` for ``.ade`` chats: each transcript file of the session is read
 from its stored cursor to the end (bounded), parsed with the builder the next pass would use,
@@ -11,8 +11,8 @@ import json
 
 import apsw
 
-from engine.external.agents import DERIVED_TOOLS
 from engine.external.catalog import project_sessions
+from engine.external.registry import agent_format
 from engine.index.db import IndexDoc, SourceRow, get_source
 from engine.ingest.docstore import existing_doc_ids
 from engine.ingest.external_derive import derived_live_docs
@@ -34,7 +34,7 @@ def external_live_docs(
     meta = next((m for m in project_sessions(project, tally) if m.id == sid), None)
     if meta is None or meta.source not in AGENT_TOOLS:
         return []
-    if meta.source in DERIVED_TOOLS:  # Gemini, OpenCode: derived whole, no cursor
+    if agent_format(meta.source).derived:  # derived whole, no cursor
         return derived_live_docs(conn, meta)
     docs: list[IndexDoc] = []
     session: IndexDoc | None = None

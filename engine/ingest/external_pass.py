@@ -1,5 +1,6 @@
-"""Indexing an external session in place: Claude Code, Codex, Copilot CLI and Aider through the
-common tailing pass, Gemini CLI and OpenCode by re-deriving the session (``engine.external.derive``).
+"""Indexing an agent's session in place: a tailed agent's files through the common tailing pass
+(its format's ``parse`` over the appended bytes), a derived one by re-deriving the session
+(``engine.ingest.external_derive``).
 
 Each transcript file is its own source with its own byte cursor: the main file is
 ``chat:<sid>``, a Claude subagent file ``chat:<sid>/<agent-stem>``; all of them index into the one
@@ -15,19 +16,16 @@ from typing import Any
 import apsw
 import msgspec
 
-from engine.external.agents import DERIVED_TOOLS
-from engine.external.aider import parse_aider
-from engine.external.claude_code import ClaudeHead, parse_claude
-from engine.external.codex import parse_codex
-from engine.external.copilot import parse_copilot
-from engine.external.discover import SUBAGENT_SEQ_STRIDE, transcript_sources
+from engine.external.agent_format import AgentFormat
+from engine.external.claude_code import SUBAGENT_SEQ_STRIDE
+from engine.external.discover import transcript_sources
+from engine.external.registry import agent_format
 from engine.index.db import IndexDoc
-from engine.ingest.docs import TRUNCATED_MARK, message_doc, ms, session_doc
+from engine.ingest.docs import message_doc, ms, session_doc
 from engine.ingest.external_derive import process_derived
 from engine.ingest.tailing import Builder, PassOutput, PassResult, carried_skips, run_pass
 from engine.ingest.transcripts import truncated_count
-from engine.project.json_salvage import salvage_cut_line
-from engine.project.model import ChatEvent, SessionMeta
+from engine.project.model import SessionMeta
 from engine.project.tally import WarningTally
 
 __all__ = ["SUBAGENT_SEQ_STRIDE", "external_builder", "process_external", "transcript_sources"]
@@ -35,13 +33,13 @@ __all__ = ["SUBAGENT_SEQ_STRIDE", "external_builder", "process_external", "trans
 
 def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningTally) -> Builder:
     """A tailing builder parsing the session's own format into chat docs keyed by ``key``."""
+    fmt: AgentFormat = agent_format(meta.source)
 
     def build(data: bytes, base: int, _at_eof: bool, state: dict[str, Any]) -> PassOutput:
         skipped = WarningTally()  # this pass's count, stored with the cursor (carried_skips)
         if state.get("cut_line"):  # a line past the read cap: its head, marked
-            data = _mark_cut_line(data) if meta.source == "aider" else salvage_cut_line(
-                data, TRUNCATED_MARK)  # fmt: skip
-        events, consumed, new_state = _parse(meta, data, base, key, seq_base, skipped, state)
+            data = fmt.mark_cut_line(data)
+        events, consumed, new_state = fmt.parse(data, base, key, skipped, state, seq_base)
         latest = int(state.get("latest", 0))
         docs: list[IndexDoc] = []
         seen: set[str] = set()
@@ -64,29 +62,6 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
     return build
 
 
-def _mark_cut_line(line: bytes) -> bytes:
-    """Aider's history is Markdown, not JSON: the cut head simply ends with the mark."""
-    return line.removesuffix(b"\n") + TRUNCATED_MARK.encode() + b"\n"
-
-
-def _parse(meta: SessionMeta, data: bytes, base: int, key: str, seq_base: int,
-           tally: WarningTally, state: dict[str, Any]
-           ) -> tuple[list[ChatEvent], int, dict[str, Any]]:  # fmt: skip
-    if meta.source == "copilot":
-        return (*parse_copilot(data, base, key, tally), {})
-    if meta.source == "aider":
-        carried = {"started": state.get("started")}
-        events, consumed = parse_aider(data, base, carried)
-        return events, consumed, carried
-    if meta.source == "codex":
-        raw = state.get("counters")
-        counters = dict(raw) if isinstance(raw, dict) else {}
-        events, consumed = parse_codex(data, base, key, tally, counters)
-        return events, consumed, {"counters": counters}
-    events, consumed = parse_claude(data, base, key, tally, seq_base=seq_base, head=ClaudeHead())
-    return events, consumed, {}
-
-
 def process_external(
     conn: apsw.Connection, meta: SessionMeta, tally: WarningTally, now_ms: int
 ) -> PassResult:
@@ -95,7 +70,7 @@ def process_external(
     Raises:
         TranscriptNotReady / TranscriptUnreadable: from reading; that file wrote nothing.
     """
-    if meta.source in DERIVED_TOOLS:  # Gemini, OpenCode: the whole session, when it changed
+    if agent_format(meta.source).derived:  # the whole session, when it changed
         return process_derived(conn, meta, tally, now_ms)
     more, written = False, 0
     for key, path, seq_base in transcript_sources(meta):

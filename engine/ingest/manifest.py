@@ -25,17 +25,9 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from engine.agent_table import AGENTS
 from engine.basics.digests import blake2b
-from engine.external.roots import (
-    AIDER_HISTORY_FILE,
-    claude_folder_matches,
-    claude_lane_slugs,
-    claude_projects_dir,
-    codex_sessions_dir,
-    copilot_state_dir,
-    gemini_tmp_dir,
-    opencode_data_dir,
-)
+from engine.external.roots import agent_folders, claude_folder_matches, claude_lane_slugs
 from engine.ingest.records import git_signature
 from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
@@ -114,11 +106,11 @@ class _Walk:
                     return None
         return folders
 
-    def claude(self, base: Path, lanes: list[Lane]) -> bool:
-        """The projects folder's names that may be the lanes' folders, those folders, and each
-        session's ``subagents`` folder (a subagent file joins its session)."""
+    def per_lane(self, base: Path, lanes: list[Lane]) -> bool:
+        """The folder's names that may be the lanes' folders (Claude Code's slugs), those
+        folders, and each session's ``subagents`` folder (a subagent file joins its session)."""
         slugs = claude_lane_slugs(lanes)
-        self.digest.update(f"[claude {base}]\n".encode())
+        self.digest.update(f"[lanes {base}]\n".encode())
         try:
             with os.scandir(base) as listing:
                 names = sorted(e.name for e in listing if claude_folder_matches(e.name, slugs))
@@ -151,18 +143,18 @@ def project_manifest(
     ade = project.ade_dir
     walk.digest.update(stat_signature([ade / "lanes.json", ade / "project.json"]).encode())
     walk.digest.update(git_signature(lanes).encode())
-    walk.digest.update(stat_signature([lane.path / AIDER_HISTORY_FILE for lane in lanes]).encode())
+    lane_files = [
+        lane.path / name for agent in AGENTS for name in agent.lane_files for lane in lanes
+    ]
+    walk.digest.update(stat_signature(lane_files).encode())
     walk.digest.update(repr([env.get(name) for name in SETTINGS]).encode())
     the_lanes = lanes or [Lane("primary", project.name, project.root, None, True)]
-    tools = (
-        (str(codex_sessions_dir(env)), 3),  # YYYY/MM/DD/rollout-*.jsonl
-        (str(gemini_tmp_dir(env)), 3),  # <project>/chats/<subagent folder>/
-        (str(opencode_data_dir(env)), 0),  # opencode*.db and their -wal files
-        (str(copilot_state_dir(env)), 1),  # <session>/events.jsonl
-    )
-    if not walk.claude(claude_projects_dir(env), the_lanes):
-        return None
-    if any(walk.folder(folder, depth) is None for folder, depth in tools):
-        return None
-    walk.covered.update(str(lane.path) for lane in the_lanes)  # Aider's history, stat'ed above
+    for agent in AGENTS:  # each agent's session folders, as deep as its table line says
+        for spec, path in zip(agent.folders, agent_folders(agent.name, env), strict=True):
+            if spec.per_lane:
+                if not walk.per_lane(path, the_lanes):
+                    return None
+            elif walk.folder(str(path), spec.depth) is None:
+                return None
+    walk.covered.update(str(lane.path) for lane in the_lanes)  # lane files, stat'ed above
     return Manifest(walk.digest.hexdigest(), frozenset(walk.covered))

@@ -224,13 +224,13 @@ def test_watcher_hands_claude_and_codex_file_changes_to_the_service(
 def test_head_cache_lets_a_warm_listing_read_no_transcript(
     repo: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import engine.external.discover as discover
+    import engine.external.finding as finding
 
     project = open_project(repo)
     first = ExternalCatalog(project).refresh(list_lanes(project, WarningTally()), WarningTally())
     reads: list[Path] = []
-    real_head = discover._head
-    monkeypatch.setattr(discover, "_head", lambda p: reads.append(p) or real_head(p))
+    real_head = finding.read_head
+    monkeypatch.setattr(finding, "read_head", lambda p, b=None: reads.append(p) or real_head(p, b))
     again = ExternalCatalog(project)  # a new process: the cache comes from .ade/cache
     assert again.refresh(list_lanes(project, WarningTally()), WarningTally()) == first
     assert reads == []

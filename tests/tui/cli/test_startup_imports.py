@@ -52,7 +52,8 @@ NOT_ON_A_WARM_SEARCH = (
     "concurrent.futures",
     # The agent tools' discovery and readers: the manifest covers their folders (start-up budget).
     "engine.external.discover",
-    "engine.external.agents",
+    "engine.external.registry",
+    "engine.external.agent_format",
     "engine.external.gemini",
     "engine.external.opencode",
     "engine.external.copilot",

@@ -1,0 +1,97 @@
+"""The agents ade reads, one line each: the one registry (docs/agents.md).
+
+Everything that names the agents reads this table: discovery and the watcher
+(``engine.external.registry`` loads each agent's ``AgentFormat`` from ``module``), the warm-run
+manifest and the caller's context (``folders`` and ``variable``, without importing any parser:
+the start-up budget), ``--status``, the ``tool:`` filter, the help and the palette's
+``chat: <agent>`` stops (``AGENT_NAMES``). A new agent is its module (an ``AgentFormat``
+named ``FORMAT``), its fixtures under ``tests/fixtures/agents/<name>/`` and one line here.
+
+Plain tuples and a plain class: this module is imported on every warm ``ade search``.
+"""
+
+from __future__ import annotations
+
+
+class Folder:
+    """A folder under the agent's home that holds its sessions.
+
+    ``path``: relative to the home (``sessions``); ``depth``: how many folder levels below it
+    the warm-run manifest lists (``0``: its own entries); ``per_lane``: only the entries named
+    after the project's lanes are listed (Claude Code's ``projects/<slug>`` folders).
+    """
+
+    __slots__ = ("depth", "path", "per_lane")
+
+    def __init__(self, path: str, depth: int = 0, *, per_lane: bool = False) -> None:
+        self.path = path
+        self.depth = depth
+        self.per_lane = per_lane
+
+
+class AgentEntry:
+    """One agent: its name (the ``tool:`` value and the session id prefix), its label, the
+    module holding its ``FORMAT``, its home (``variable`` when set, else ``default`` under
+    ``HOME``), the folders under that home holding sessions, and the files it keeps in each
+    lane instead (Aider)."""
+
+    __slots__ = ("default", "folders", "label", "lane_files", "module", "name", "variable")
+
+    def __init__(
+        self,
+        name: str,
+        label: str,
+        module: str,
+        variable: str | None,
+        default: str,
+        folders: tuple[Folder, ...] = (),
+        lane_files: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.label = label
+        self.module = module
+        self.variable = variable
+        self.default = default
+        self.folders = folders
+        self.lane_files = lane_files
+
+
+AIDER_HISTORY_FILE = ".aider.chat.history.md"
+"""Aider's chat history, beside the repository it ran in (``engine.external.aider``)."""
+
+AGENTS: tuple[AgentEntry, ...] = (
+    AgentEntry("claude", "Claude Code", "engine.external.claude_code", "CLAUDE_CONFIG_DIR",
+               ".claude", (Folder("projects", per_lane=True),)),
+    AgentEntry("codex", "Codex", "engine.external.codex", "CODEX_HOME", ".codex",
+               (Folder("sessions", 3),)),
+    AgentEntry("gemini", "Gemini CLI", "engine.external.gemini", "GEMINI_CLI_HOME", "",
+               (Folder(".gemini/tmp", 3),)),
+    AgentEntry("opencode", "OpenCode", "engine.external.opencode", "XDG_DATA_HOME",
+               ".local/share", (Folder("opencode", 0),)),
+    AgentEntry("copilot", "Copilot CLI", "engine.external.copilot", "COPILOT_HOME", ".copilot",
+               (Folder("session-state", 1),)),
+    AgentEntry("aider", "Aider", "engine.external.aider", None, "",
+               lane_files=(AIDER_HISTORY_FILE,)),
+)  # fmt: skip
+"""Every agent read, in the order ``--status``, the help and the palette list them."""
+
+AGENT_NAMES: tuple[str, ...] = tuple(entry.name for entry in AGENTS)
+"""The ``tool:`` values (a chat's ``tool`` is one of these)."""
+
+AGENT_VARIABLES: tuple[str, ...] = tuple(
+    dict.fromkeys(e.variable for e in AGENTS if e.variable is not None)
+)
+"""The variables that move an agent's home (besides ``HOME``): the caller's context carries
+them (``engine.basics.caller_env.AGENT_FOLDERS``)."""
+
+
+def entry(name: str) -> AgentEntry:
+    """The table line of agent ``name``.
+
+    Raises:
+        KeyError: no such agent.
+    """
+    for found in AGENTS:
+        if found.name == name:
+            return found
+    raise KeyError(name)
