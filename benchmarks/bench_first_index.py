@@ -1,0 +1,183 @@
+"""First index against a raw FTS5 insert of the same sanitized text, wall and CPU, in process and
+through the daemon, at more than one corpus size (the first-index budget: >= 0.75x wall, >= 0.6x
+CPU).
+
+Run: ``nice -n 5 python -m benchmarks.bench_first_index --mb 10 100 --rounds 3 --work DIR``.
+
+Per size, ``--rounds`` interleaved rounds of three jobs, each on a fresh copy of the project:
+
+* ``raw``: a child process inserts ``benchmarks.bench_index.load_docs``' bodies (the corpus
+  sanitized by its stand-in sanitizer) into a plain ``fts5(body)`` table, 1000 a transaction;
+  only the inserts are timed (wall, and the child's CPU over all its threads);
+* ``in process``: a child process opens the project's search service and runs its first
+  ``catch_up`` (reading, sanitizing, redacting, chunking and writing every transcript);
+* ``daemon``: ``ade daemon`` in a runtime folder of its own; the first ``search.indexStatus``
+  naming the project opens it, which runs the same catch-up in the daemon before answering.
+  Wall is that call; CPU is the daemon's (``/proc/<pid>/stat``) over it.
+
+A ratio is ``raw`` over the job (higher is better: 1.0 is as fast as the raw insert), medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.bench_size import make_project
+from benchmarks.corpus import generate
+from benchmarks.timing import percentile
+
+REPO = Path(__file__).resolve().parents[1]
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _child(mode: str, *args: str) -> dict[str, float]:
+    cmd = [sys.executable, "-m", "benchmarks.bench_first_index", mode, *args]
+    done = subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def raw_insert(corpus: Path, db: Path) -> dict[str, float]:
+    """Child: the baseline, timed around the inserts only."""
+    from benchmarks.bench_index import load_docs
+    from engine.index.db import connect, immediate
+
+    docs = load_docs(corpus)
+    conn = connect(db)
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(body)")
+    wall, cpu = time.perf_counter(), time.process_time()
+    for i in range(0, len(docs), 1000):
+        with immediate(conn):
+            rows = [(d.body,) for d in docs[i : i + 1000]]
+            conn.executemany("INSERT INTO t(body) VALUES (?)", rows)
+    figures = {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
+    conn.close()
+    return figures
+
+
+def in_process(root: Path) -> dict[str, float]:
+    """Child: the project's first ``catch_up``, with the service opened untimed."""
+    from engine.project.locate import open_project
+    from engine.wiring import create_project_service
+
+    service = create_project_service(open_project(root), start_worker=False)
+    wall, cpu = time.perf_counter(), time.process_time()
+    service.catch_up()
+    figures = {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
+    service.dispose()
+    return figures
+
+
+def _proc_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def through_daemon(root: Path, runtime: Path, home: Path) -> dict[str, float]:
+    """The first request naming the project, answered by a fresh ``ade daemon``."""
+    from benchmarks.cli_default_path import wait_listening
+    from engine.rpc.connection import open_connection
+    from engine.rpc.paths import socket_path
+
+    env = {**os.environ, "HOME": str(home), "ADE_RUNTIME_DIR": str(runtime)}
+    ade = str(Path(sys.executable).with_name("ade"))
+    daemon = subprocess.Popen([ade, "daemon"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_listening(socket_path(env))
+        connection = open_connection(env=env, timeout=30.0)
+        if connection is None:
+            raise SystemExit("the daemon did not answer")
+        cpu, wall = _proc_cpu(daemon.pid), time.perf_counter()
+        connection.call("search.indexStatus", {"projectRoot": str(root)}, 3600.0)
+        figures = {"wall": time.perf_counter() - wall, "cpu": _proc_cpu(daemon.pid) - cpu}
+        connection.close()
+        return figures
+    finally:
+        daemon.terminate()
+        daemon.wait(60)
+
+
+def _fresh(corpus: Path, work: Path, name: str) -> Path:
+    root = work / name
+    shutil.rmtree(root, ignore_errors=True)
+    return make_project(corpus, root)
+
+
+def run_size(mb: int, work: Path, rounds: int) -> dict[str, dict[str, list[float]]]:
+    corpus = generate(mb, work / f"corpus-{mb}")
+    samples: dict[str, dict[str, list[float]]] = {
+        job: {"wall": [], "cpu": []} for job in ("raw", "in process", "daemon")
+    }
+    db = work / "raw.db"
+    for n in range(rounds):
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        jobs = {
+            "raw": lambda: _child("raw", str(corpus), str(db)),
+            "in process": lambda: _child("inproc", str(_fresh(corpus, work, f"p{mb}"))),
+            "daemon": lambda: through_daemon(
+                _fresh(corpus, work, f"d{mb}"),
+                Path(tempfile.mkdtemp(dir=work, prefix="rt")),
+                Path(tempfile.mkdtemp(dir=work, prefix="home")),
+            ),
+        }
+        order = list(jobs) if n % 2 == 0 else list(jobs)[::-1]
+        for job in order:
+            figures = jobs[job]()
+            for key in ("wall", "cpu"):
+                samples[job][key].append(figures[key])
+            print(f"  {mb} MB round {n + 1} {job}: {figures}", file=sys.stderr, flush=True)
+    return samples
+
+
+def report(mb: int, samples: dict[str, dict[str, list[float]]]) -> list[str]:
+    raw = {k: percentile(v, 0.5) for k, v in samples["raw"].items()}
+    lines = []
+    for job in ("in process", "daemon"):
+        wall = percentile(samples[job]["wall"], 0.5)
+        cpu = percentile(samples[job]["cpu"], 0.5)
+        lines.append(
+            f"| {mb} MB | {job} | {raw['wall'] / wall:.2f} | {raw['cpu'] / cpu:.2f} |"
+            f" {wall:.2f} s / {raw['wall']:.2f} s | {cpu:.2f} s / {raw['cpu']:.2f} s |"
+        )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    sub = parser.add_subparsers(dest="cmd")
+    r = sub.add_parser("raw")
+    r.add_argument("corpus", type=Path)
+    r.add_argument("db", type=Path)
+    i = sub.add_parser("inproc")
+    i.add_argument("root", type=Path)
+    parser.add_argument("--mb", type=int, nargs="+", default=[10, 100])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--work", type=Path, default=None)
+    args = parser.parse_args()
+    if args.cmd == "raw":
+        print(json.dumps(raw_insert(args.corpus, args.db)))
+        return
+    if args.cmd == "inproc":
+        print(json.dumps(in_process(args.root)))
+        return
+    work = args.work or Path(tempfile.mkdtemp(prefix="first-index-"))
+    work.mkdir(parents=True, exist_ok=True)
+    lines = ["| size | path | wall ratio | CPU ratio | wall ours / raw | CPU ours / raw |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
+    for mb in args.mb:
+        lines += report(mb, run_size(mb, work, args.rounds))
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
