@@ -246,6 +246,10 @@ class HitExplanation(msgspec.Struct, frozen=True):
     """The session row this message row is folded into by the session dedupe (not shown again)."""
     folds: tuple[str, ...] = ()
     """The message rows this session row carries (folded into it by the session dedupe)."""
+    semantic: float | None = None
+    """The cosine of the row's meaning vector to the query's (docs/semantic.md): what the nearest
+    vectors' ranking weighs when the answer is fused; None without the semantic extra (not
+    installed, ``ADE_SEMANTIC=0``) or for a row without a vector (a delegated hit)."""
 
 
 def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
@@ -276,4 +280,5 @@ def _factors_to_wire(e: HitExplanation) -> dict[str, object]:
         "recency": {"updatedAt": e.updated_at, "order": "newest first among equal scores"},
         "id": {"docId": e.doc_id, "order": "ascending, last: a total order"},
         "sessionDedupe": {"foldedInto": e.folded_into, "folds": list(e.folds)},
+        "semantic": {"cosine": e.semantic, "order": "fused by reciprocal rank when asked"},
     }

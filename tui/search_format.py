@@ -220,8 +220,10 @@ def factors_line(why: HitExplanation) -> str:
         dedupe = f"carries {', '.join(why.folds)}"
     else:
         dedupe = "not folded"
+    semantic = "n/a" if why.semantic is None else f"cosine {why.semantic:.3f}"
     return (f"factors: {phrase} · bm25 {_score(why.bm25)} ({fields or 'no weights'}) · {ident}"
-            f" · recency tie-break: newest first · session dedupe: {dedupe}")  # fmt: skip
+            f" · recency tie-break: newest first · session dedupe: {dedupe}"
+            f" · semantic: {semantic}")  # fmt: skip
 
 
 def _stamp(epoch_ms: int | None) -> str:

@@ -244,3 +244,16 @@ def nearest(conn: apsw.Connection, query: str, f: Filters, k: int) -> list[tuple
     top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
     top = top[np.lexsort((matrix.rowids[top], -scores[top]))]
     return [(int(matrix.rowids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+
+def cosines(conn: apsw.Connection, query: str, rowids: Sequence[int]) -> dict[int, float]:
+    """The cosine of each of ``rowids``' current vectors to ``query`` (``--explain``'s semantic
+    factor); a row without a current vector is left out."""
+    import numpy as np
+
+    matrix = _matrix(conn)
+    if not len(matrix.rowids) or not query.strip() or not rowids:
+        return {}
+    q = embed([query])[0].astype(np.float32) / np.float32(127.0)
+    where = {int(rowid): i for i, rowid in enumerate(matrix.rowids)}
+    return {r: float(matrix.vectors[where[r]] @ q) for r in rowids if r in where}

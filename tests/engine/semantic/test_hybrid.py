@@ -6,6 +6,7 @@ except the parts that need no model."""
 from __future__ import annotations
 
 import importlib.util
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,8 @@ INSTALLED = importlib.util.find_spec("wordllama") is not None
 needs_extra = pytest.mark.skipif(
     not INSTALLED, reason="the semantic extra is not installed (pip install 'ade-search[semantic]')"
 )
+
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 
 PARAPHRASE = "copying old rows into the accounting table"
 """The demo's ledger backfill terminal in other words: no strict lexical match."""
@@ -191,3 +194,27 @@ def test_a_corrected_spelling_keeps_its_hits_on_top_of_the_fused_ones(
     corrected = [item.doc_id for item in lexical.items]
     assert corrected
     assert hybrid[: len(corrected)] == corrected  # fused below, never above
+
+
+@needs_extra
+def test_explain_gives_each_indexed_row_its_cosine_to_the_query(demo: Path) -> None:
+    query = f"mode:semantic {PARAPHRASE}"
+    with EmbeddedClient.open(demo, start_worker=False) as client:
+        result = client.query(SearchQueryArgs(query=query, limit=5))
+        explained = client.explain(SearchQueryArgs(query=query), result.items, now=NOW)
+    cosine = {why.doc_id: why.semantic for why in explained}
+    backfill = next(d for d in cosine if d.startswith("terminal:term-ledger-backfill"))
+    assert cosine[backfill] is not None
+    assert 0.2 <= cosine[backfill] <= 1.0  # one of the nearest: at least the fusion's floor
+    assert all(why.terms for why in explained)  # mode:semantic is not taken for a word
+
+
+def test_explain_has_no_semantic_factor_with_the_layer_off(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ADE_SEMANTIC", "0")
+    with EmbeddedClient.open(demo, start_worker=False) as client:
+        result = client.query(SearchQueryArgs(query="compare_digest", limit=3))
+        explained = client.explain(SearchQueryArgs(query="compare_digest"), result.items, now=NOW)
+    assert explained
+    assert all(why.semantic is None for why in explained)

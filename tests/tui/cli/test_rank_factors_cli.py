@@ -14,7 +14,7 @@ from cli_helpers import run_main, search_argv
 
 pytestmark = pytest.mark.usefixtures("cli_path")
 
-FACTORS = ("tier", "phrase", "bm25", "identifier", "recency", "id", "sessionDedupe")
+FACTORS = ("tier", "phrase", "bm25", "identifier", "recency", "id", "sessionDedupe", "semantic")
 
 
 def _explain(root: Path, capsys: pytest.CaptureFixture[str], *query: str) -> dict[str, Any]:
