@@ -128,6 +128,6 @@ class LocalReads:
     def explain(
         self, args: SearchQueryArgs, items: Sequence[SearchResultItem], *, now: datetime
     ) -> list[HitExplanation]:
-        from engine.query.explain import explain_from_index  # only --explain needs it
+        from engine.semantic.explain import explain_with_meaning  # only --explain needs it
 
-        return explain_from_index(self.project.index_path, args.query, items, now=now)
+        return explain_with_meaning(self.project.index_path, args.query, items, now=now)

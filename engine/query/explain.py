@@ -150,10 +150,7 @@ def explain_page(
     Raises:
         UsageError: the query does not parse (it already ran, so this only happens on misuse).
     """
-    from engine.semantic.hybrid import query_text, take_mode  # deferred: the optional layer
-
-    args, _asked = take_mode(SearchQueryArgs(query=query))  # `mode:semantic` is no word
-    plan = build_plan(args, now=now, lanes=())
+    plan = build_plan(SearchQueryArgs(query=query), now=now, lanes=())
     steps: list[Relaxation] | None = None  # read once, at the first hit the strict query lacks
     out = []
     for item in items:
@@ -166,28 +163,12 @@ def explain_page(
                     explain_item(conn, step.plan, item), relaxed=step.step
                 )
         out.append(why)
-    meaning = _semantic(conn, query_text(plan), items)
-    out = [msgspec.structs.replace(why, semantic=meaning.get(why.doc_id)) for why in out]
     folds = session_folds(items)
     for folded, carrier in folds.items():
         out[folded] = msgspec.structs.replace(out[folded], folded_into=items[carrier].doc_id)
         carried = (*out[carrier].folds, items[folded].doc_id)
         out[carrier] = msgspec.structs.replace(out[carrier], folds=carried)
     return out
-
-
-def _semantic(
-    conn: apsw.Connection, text: str, items: Sequence[SearchResultItem]
-) -> dict[str, float]:
-    """Each indexed hit's cosine to ``text`` when the semantic extra is on (docs/semantic.md)."""
-    from engine.semantic import enabled
-
-    if not enabled() or not items:
-        return {}
-    from engine.semantic.store import cosines  # deferred: numpy and the model
-
-    rowids = {rowid: item.doc_id for item in items if (rowid := _rowid(conn, item.doc_id))}
-    return {rowids[r]: cos for r, cos in cosines(conn, text, list(rowids)).items()}
 
 
 def _holds(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem) -> bool:
