@@ -44,7 +44,10 @@ def json_lines(
 
 
 def digest(value: Any) -> str:
-    """A readable one-glance rendering of a tool's input: ``key: value`` lines, long values cut."""
+    """A readable one-glance rendering of a tool's input: ``key: value`` lines, long values cut;
+    no input at all is empty (never the word ``null``)."""
+    if value is None:
+        return ""
     if isinstance(value, str):
         return _cut(value)
     if isinstance(value, dict):

@@ -8,6 +8,7 @@ from engine.agent_table import AGENT_NAMES, AGENT_VARIABLES, AGENTS
 from engine.basics.caller_env import AGENT_FOLDERS
 from engine.external.agent_format import AgentFormat
 from engine.external.registry import agent_format, all_formats
+from engine.project.tally import WarningTally
 from engine.types import AGENT_TOOLS
 from tui.logic.kinds import KIND_MODES
 
@@ -43,3 +44,14 @@ def test_an_agent_home_moves_with_its_variable(tmp_path: Path) -> None:
         moved = fmt.session_folders(env)
         assert moved
         assert all(tmp_path / "moved" in p.parents for p in moved)
+
+
+def test_a_tool_call_without_arguments_is_its_name_alone() -> None:
+    line = (
+        b'{"type":"assistant","uuid":"u1","message":{"content":'
+        b'[{"type":"tool_use","id":"t1","name":"list_tabs"}]}}\n'
+    )
+    events, _, _ = agent_format("claude").parse(line, 0, "chat:claude-x", WarningTally(), {})
+    assert [(e.type, e.data["name"], e.data["input"]) for e in events] == [
+        ("tool_call", "list_tabs", "")
+    ]
