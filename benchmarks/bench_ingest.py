@@ -31,14 +31,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import apsw
+import msgspec
 
 from benchmarks.bench_chunking import ansi_log
 from benchmarks.timing import Stopwatch, best_of, interleaved, percentile, timed
 from engine.index import documents as index_documents
 from engine.index import recent as index_recent
-from engine.index import vacuum as index_vacuum
 from engine.index.identifiers import identifier_parts
-from engine.ingest import pass_group, plan_worker, planner, tailing
+from engine.index.tuning import WriteTuning
+from engine.ingest import plan_worker, planner, tailing
 from engine.ingest.docs import chunk_doc
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
@@ -309,6 +310,7 @@ def bench_corpus(
     compare_no_vacuum: bool = False,
     digest: bool = False,
     in_process: bool = True,
+    tuning: WriteTuning | None = None,
 ) -> dict[str, Any]:
     """First index of the generated corpus through ``catch_up`` vs raw FTS5 of the same text.
 
@@ -318,7 +320,8 @@ def bench_corpus(
     ``auto_vacuum = NONE``, no free page given back; each variant's ``db_mb`` is its file);
     ``digest`` builds each variant once, untimed, and returns their content digests instead;
     ``in_process=False`` leaves out the in-process variant (the 11-round set of raw vs ours the
-    issue asks for, in half the time)."""
+    issue asks for, in half the time); ``tuning``: the write path's settings of every variant
+    (default: the measured ones), which the variants above change one at a time."""
     from benchmarks.corpus import CORPUS_DIR, generate
 
     corpus = generate(mb, corpus_dir or CORPUS_DIR / f"mb{mb}")
@@ -346,14 +349,13 @@ def bench_corpus(
 
         split: dict[str, dict[str, list[float]]] = {}
 
-        grouped = pass_group.GROUP_PASSES
-        lookahead, lookahead_slices = planner.LOOKAHEAD, planner.LOOKAHEAD_SLICES
+        base = tuning or WriteTuning()
 
         give_back = index_recent.give_back_free_pages
         vacuumed = [0.0]
 
-        def timed_give_back(conn: apsw.Connection) -> int:
-            took, pages = timed(lambda: give_back(conn))
+        def timed_give_back(conn: apsw.Connection, *args: Any) -> int:
+            took, pages = timed(lambda: give_back(conn, *args))
             vacuumed[0] += took
             return pages
 
@@ -369,14 +371,19 @@ def bench_corpus(
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{index}{suffix}").unlink(missing_ok=True)
             os.environ[planner.ENV_SWITCH] = "1" if worker else "0"
-            planner.STEAL_WHILE_WAITING = steal
-            pass_group.GROUP_PASSES = grouped if group else 1
-            planner.LOOKAHEAD = ahead or lookahead
-            planner.WINDOW = 2 * planner.LOOKAHEAD + 1
-            planner.LOOKAHEAD_SLICES = lookahead_slices if not ahead else 1 << 20
-            index_vacuum.ENABLED, vacuumed[0] = vacuum, 0.0
+            variant_tuning = msgspec.structs.replace(
+                base,
+                steal_while_waiting=steal,
+                group_passes=base.group_passes if group else 1,
+                lookahead=ahead or base.lookahead,
+                lookahead_slices=base.lookahead_slices if not ahead else 1 << 20,
+                vacuum=vacuum,
+            )
+            vacuumed[0] = 0.0
             own, kids = _rusage_s(resource.RUSAGE_SELF), _rusage_s(resource.RUSAGE_CHILDREN)
-            svc = create_project_service(open_project(root), start_worker=False)
+            svc = create_project_service(
+                open_project(root), start_worker=False, tuning=variant_tuning
+            )
             svc.catch_up()
             docs[0] = svc.index_status().doc_count
             waited, counts = 0.0, {}
@@ -386,7 +393,6 @@ def bench_corpus(
                 counts = {"worker_plans": prefetch.plans_used, "own_plans": prefetch.own_used}
                 waited = svc.drainer.prefetch.waited_s
             svc.dispose()
-            index_vacuum.ENABLED = True
             # The writer's CPU, the worker's (and git's: a few ms), and the writer's waits for
             # plans: writer CPU + waits is the critical path on two free cores.
             writer = _rusage_s(resource.RUSAGE_SELF) - own
@@ -428,17 +434,11 @@ def bench_corpus(
                 if name != "raw":
                     job()
                     found[name] = index_digest(index)
-            pass_group.GROUP_PASSES = grouped
-            planner.LOOKAHEAD, planner.LOOKAHEAD_SLICES = lookahead, lookahead_slices
-            planner.WINDOW = 2 * lookahead + 1
             index_recent.give_back_free_pages = give_back  # type: ignore[assignment]
             return found
         timings = interleaved({k: noted(k, j) for k, j in jobs.items()}, runs, warmup=False)
         index_recent.give_back_free_pages = give_back  # type: ignore[assignment]
         os.environ.pop(planner.ENV_SWITCH, None)
-        pass_group.GROUP_PASSES = grouped
-        planner.LOOKAHEAD, planner.LOOKAHEAD_SLICES = lookahead, lookahead_slices
-        planner.WINDOW = 2 * lookahead + 1
     text_mb = sum(len(b.encode("utf-8")) for b in bodies) / 1e6
     raw_s, ours_s = timings["raw"].median / 1000, timings["ours"].median / 1000
     return {"mb": mb, "sanitized_mb": round(text_mb, 1), "docs": docs[0], "raw_s": raw_s,
@@ -476,7 +476,7 @@ def bench_worker_start(runs: int = 7) -> dict[str, float]:
         project = open_project(Path(tmp))
         for _ in range(runs):
             start = time.perf_counter()
-            worker = plan_worker.PlanWorker(project)
+            worker = plan_worker.PlanWorker(project, WriteTuning())
             worker.submit(("chat", "none"), SourceRow(key="chat:none"))
             worker.collect(("chat", "none"), 60.0)
             walls.append(time.perf_counter() - start)
@@ -515,12 +515,15 @@ def main() -> None:
     if args.worker_start:
         print("worker start", bench_worker_start(), flush=True)
         return
+    tuning = WriteTuning()
     if args.min_backlog_mb is not None:
-        planner.WORKER_MIN_BACKLOG_BYTES = int(args.min_backlog_mb * 1024 * 1024)
+        tuning = msgspec.structs.replace(
+            tuning, worker_min_backlog_bytes=int(args.min_backlog_mb * 1024 * 1024)
+        )
     if args.any_load:
-        planner.MAX_LOAD_PER_CPU = float("inf")
+        tuning = msgspec.structs.replace(tuning, max_load_per_cpu=float("inf"))
     if args.group_passes is not None:
-        pass_group.GROUP_PASSES = args.group_passes
+        tuning = msgspec.structs.replace(tuning, group_passes=args.group_passes)
     if args.corpus_mb:
         found = bench_corpus(
             args.corpus_mb,
@@ -532,6 +535,7 @@ def main() -> None:
             compare_no_vacuum=args.compare_no_vacuum,
             digest=args.digest,
             in_process=not args.no_in_process,
+            tuning=tuning,
         )
         print("corpus", found, flush=True)
         return

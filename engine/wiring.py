@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from engine.basics.logs import get_logger
+from engine.index.tuning import WriteTuning
 from engine.ingest.drain import RECONCILE_INTERVAL_S, RECONCILE_NO_WATCHER_S
 from engine.ingest.records import common_dir, git_dir
 from engine.ingest.timers import TimerFactory
@@ -38,6 +39,7 @@ def create_project_service(
     watch: bool = False,
     backfill_delay: float | None = None,
     start_worker: bool = True,
+    tuning: WriteTuning | None = None,
 ) -> SearchService:
     """Open (or recreate) the project's index and return its running service.
 
@@ -50,8 +52,11 @@ def create_project_service(
             stat reconcile going; None leaves both to the caller (the CLI calls ``catch_up``).
         start_worker: run the writer thread; False means the caller drains
             (``process_pending_now`` / timer callbacks run the drain on the timer's thread).
+        tuning: the write path's sizes and switches (default: the measured ones).
     """
-    service = SearchService(project, clock=clock, timer=timer, start_worker=start_worker)
+    service = SearchService(
+        project, clock=clock, timer=timer, start_worker=start_worker, tuning=tuning
+    )
     try:
         with service.drainer.lock:
             service.drainer.connection()

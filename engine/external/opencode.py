@@ -58,7 +58,7 @@ from engine.project.tally import WarningTally
 PART_STRIDE = 1000
 
 ROW_CAP = 32 * 1024 * 1024
-"""Longest part row read whole (as a transcript line: ``engine.ingest.tailing.LONG_LINE_CAP``);
+"""Longest part row read whole (as a transcript line: ``WriteTuning.long_line_cap``);
 a longer one is read up to ``CUT_HEAD_CHARS``, closed into valid JSON, indexed marked, counted."""
 
 CUT_HEAD_CHARS = 4 * 1024 * 1024

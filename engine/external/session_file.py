@@ -18,7 +18,7 @@ READ_LIMIT = 64 * 1024 * 1024
 """Most bytes of one session file kept for parsing (a huge line counts only its cut head)."""
 
 LINE_CAP = 32 * 1024 * 1024
-"""Longest line parsed whole (as ``engine.ingest.tailing.LONG_LINE_CAP``); a longer one is cut
+"""Longest line parsed whole (as ``WriteTuning.long_line_cap``); a longer one is cut
 to its first ``CUT_HEAD_BYTES``, closed into valid JSON, indexed marked and counted."""
 
 CUT_HEAD_BYTES = 4 * 1024 * 1024

@@ -102,10 +102,11 @@ Without it the file keeps its largest size: up to 2.65x of the text on the daemo
 first index (docs/index-size.md)."""
 
 
-def connect(path: Path) -> apsw.Connection:
+def connect(path: Path, *, vacuum: bool = True) -> apsw.Connection:
     """A new connection for the calling thread: WAL (cut back to ``WAL_SIZE_LIMIT``), busy
     timeout, ``synchronous=NORMAL``; a new file is made with 16 KiB pages and
-    ``auto_vacuum = INCREMENTAL`` (``engine.index.vacuum``)."""
+    ``auto_vacuum = INCREMENTAL`` (``engine.index.vacuum``; ``vacuum`` False,
+    ``WriteTuning.vacuum``: as before, ``NONE``)."""
     conn = apsw.Connection(str(path))
     # The busy timeout comes first: switching a new file to WAL takes a lock, and without a
     # timeout a second process doing the same fails at once (and used to look like damage).
@@ -115,7 +116,9 @@ def connect(path: Path) -> apsw.Connection:
     # it pulls in apsw.ext (~12 ms of every CLI start-up).
     with contextlib.suppress(apsw.ReadOnlyError):
         if not conn.readonly("main"):
-            set_for_new_file(conn)  # before WAL: switching a new file to WAL writes its header
+            set_for_new_file(
+                conn, enabled=vacuum
+            )  # before WAL: switching a new file to WAL writes its header
             conn.pragma("journal_mode", "wal")
             conn.pragma("journal_size_limit", WAL_SIZE_LIMIT)
     conn.pragma("synchronous", "NORMAL")
@@ -136,7 +139,7 @@ def _delete_files(path: Path) -> None:
             os.unlink(f"{path}{suffix}")
 
 
-def open_index(path: Path) -> OpenReport:
+def open_index(path: Path, *, vacuum: bool = True) -> OpenReport:
     """Open or create the index at ``path``, recreating it when it is unusable (RELIABILITY 9).
 
     A sound SQLite file with the wrong schema is rebuilt in place under ``BEGIN IMMEDIATE`` so a
@@ -149,7 +152,7 @@ def open_index(path: Path) -> OpenReport:
     _ensure_cache_dir(path)
     problem = None
     try:
-        conn = connect(path)
+        conn = connect(path, vacuum=vacuum)
     except TRANSIENT_ERRORS + WRITE_FAULT_ERRORS:
         raise  # a lock or the disk: retry later, never delete what it holds (a full disk)
     except apsw.Error as err:
@@ -158,7 +161,7 @@ def open_index(path: Path) -> OpenReport:
         try:
             problem, sound = check_open(conn)
             if problem is not None and sound:
-                recreate_in_place(conn)
+                recreate_in_place(conn, vacuum=vacuum)
         except TRANSIENT_ERRORS + WRITE_FAULT_ERRORS:
             raise  # busy or a full disk is not damage: retry later (never delete a live index)
         except apsw.Error as err:
@@ -167,9 +170,9 @@ def open_index(path: Path) -> OpenReport:
             conn.close()
     if problem is not None and not sound:
         _delete_files(path)
-        conn = connect(path)
+        conn = connect(path, vacuum=vacuum)
         try:
-            recreate_in_place(conn)
+            recreate_in_place(conn, vacuum=vacuum)
         finally:
             conn.close()
     if problem == "new":
@@ -177,7 +180,9 @@ def open_index(path: Path) -> OpenReport:
     return OpenReport(path=path, recreated_reason=problem, identity=file_identity(path))
 
 
-def recreate_damaged(path: Path, damaged: tuple[int, int] | None = None) -> OpenReport:
+def recreate_damaged(
+    path: Path, damaged: tuple[int, int] | None = None, *, vacuum: bool = True
+) -> OpenReport:
     """Delete a damaged index (db, ``-wal``, ``-shm``) and create it empty (damaged pages heal).
 
     Page damage deep in a table passes the open check (its tiny MATCH never reads that page), so
@@ -207,9 +212,9 @@ def recreate_damaged(path: Path, damaged: tuple[int, int] | None = None) -> Open
         finally:
             conn.close()  # before the new file exists: closing may unlink the old -wal by name
     _delete_files(path)
-    conn = connect(path)
+    conn = connect(path, vacuum=vacuum)
     try:
-        recreate_in_place(conn)
+        recreate_in_place(conn, vacuum=vacuum)
     finally:
         conn.close()
     return OpenReport(path=path, recreated_reason="damaged", identity=file_identity(path))

@@ -21,6 +21,7 @@ import apsw
 
 from engine.basics.logs import get_logger
 from engine.index.schema import TRANSIENT_ERRORS
+from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.index.txn import immediate, meta_set, scalar
 from engine.index.vacuum import convert_if_empty, give_back_free_pages, give_back_if_worth
 
@@ -248,7 +249,7 @@ def merge_fts(conn: apsw.Connection) -> int:
 
 
 @contextlib.contextmanager
-def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
+def recent_deferred(conn: apsw.Connection, tuning: WriteTuning = DEFAULT_TUNING) -> Iterator[None]:
     """While the block runs, a first index (no document stored yet) writes no ``docs_recent``
     row; they are written once at its end. A 2-3 character prefix meanwhile ranks on
     ``docs_fts`` (the table holds no window). Interrupted (a crash), the live floor stays above
@@ -264,9 +265,9 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
     if conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
         _set_fts_automerge(conn, FTS_AUTOMERGE)
         yield
-        give_back_if_worth(conn)  # best effort, never raises
+        give_back_if_worth(conn, tuning.vacuum_step_pages)  # best effort, never raises
         return
-    convert_if_empty(conn)
+    convert_if_empty(conn, enabled=tuning.vacuum)
     _set_fts_automerge(conn, FIRST_INDEX_AUTOMERGE)
     deferral = deferrals[conn] = RecentDeferral()
     try:
@@ -290,4 +291,4 @@ def recent_deferred(conn: apsw.Connection) -> Iterator[None]:
         except apsw.Error:
             log.warning("merging the FTS segments failed", exc_info=True)
         if deferral.rows:
-            give_back_free_pages(conn)  # best effort, never raises
+            give_back_free_pages(conn, tuning.vacuum_step_pages)  # best effort, never raises

@@ -236,7 +236,7 @@ def check_open(conn: apsw.Connection) -> tuple[str | None, bool]:
     return None, True
 
 
-def recreate_in_place(conn: apsw.Connection) -> None:
+def recreate_in_place(conn: apsw.Connection, *, vacuum: bool = True) -> None:
     """Drop every table and create the schema, all under one ``BEGIN IMMEDIATE``.
 
     Another process holding the file open sees the new schema on its next statement and keeps
@@ -274,5 +274,5 @@ def recreate_in_place(conn: apsw.Connection) -> None:
     from engine.index.vacuum import convert_vacuum  # deferred: it imports this module
 
     with contextlib.suppress(apsw.Error):
-        convert_vacuum(conn)
+        convert_vacuum(conn, enabled=vacuum)
         conn.pragma("wal_checkpoint(TRUNCATE)")

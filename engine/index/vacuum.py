@@ -29,6 +29,7 @@ import apsw
 
 from engine.basics.logs import get_logger
 from engine.index.schema import TRANSIENT_ERRORS
+from engine.index.tuning import DEFAULT_TUNING
 from engine.index.txn import immediate, scalar
 
 log = get_logger(__name__)
@@ -37,23 +38,16 @@ AUTO_VACUUM_INCREMENTAL = 2
 """``PRAGMA auto_vacuum``'s value for ``INCREMENTAL``: free pages stay in the file until a
 ``PRAGMA incremental_vacuum`` gives them back (``FULL`` would move pages at every commit)."""
 
-ENABLED = True
-"""Off, the file is made as before (``auto_vacuum = NONE``) and nothing is given back: the
-benchmarks' old behaviour in the same rounds (``benchmarks.bench_ingest --compare-no-vacuum``)."""
-
-VACUUM_STEP_PAGES = 128
-"""Free pages one step gives back (2 MiB at 16 KiB pages), each step one short write
-transaction: a live append waits at most one step."""
-
 VACUUM_MAX_STEPS = 20_000
 """A bound on one ``give_back_free_pages`` (the 330 MB corpus's first index needs ~12 steps):
 a writer freeing pages as fast as the steps give them back cannot keep it going forever."""
 
 
-def set_for_new_file(conn: apsw.Connection) -> None:
+def set_for_new_file(conn: apsw.Connection, *, enabled: bool = True) -> None:
     """Choose ``INCREMENTAL`` on a file with no page yet (a no-op on any other: the pragma would
-    take the write lock on every connection of an existing file)."""
-    if ENABLED and scalar(conn, "PRAGMA page_count") == 0:
+    take the write lock on every connection of an existing file). ``enabled`` False
+    (``WriteTuning.vacuum``): the file is made as before (``auto_vacuum = NONE``)."""
+    if enabled and scalar(conn, "PRAGMA page_count") == 0:
         conn.pragma("auto_vacuum", AUTO_VACUUM_INCREMENTAL)
 
 
@@ -62,20 +56,20 @@ def incremental(conn: apsw.Connection) -> bool:
     return scalar(conn, "PRAGMA auto_vacuum") == AUTO_VACUUM_INCREMENTAL
 
 
-def convert_vacuum(conn: apsw.Connection) -> None:
+def convert_vacuum(conn: apsw.Connection, *, enabled: bool = True) -> None:
     """``VACUUM`` the file, choosing ``INCREMENTAL`` on the way when it has another mode: the
     only way to change the mode of a file that has tables. Costs what the file holds, so it is
     run only on a file just emptied (``recreate_in_place``, ``convert_if_empty``)."""
-    if ENABLED and not incremental(conn):
+    if enabled and not incremental(conn):
         conn.pragma("auto_vacuum", AUTO_VACUUM_INCREMENTAL)
     conn.execute("VACUUM")
 
 
-def convert_if_empty(conn: apsw.Connection) -> None:
+def convert_if_empty(conn: apsw.Connection, *, enabled: bool = True) -> None:
     """At the start of a first index: a file left with ``auto_vacuum = NONE`` (its conversion
     failed) is converted while it holds no document. Best effort, never fatal."""
     try:
-        if not ENABLED or conn.in_transaction or incremental(conn):
+        if not enabled or conn.in_transaction or incremental(conn):
             return
         if conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None:
             convert_vacuum(conn)
@@ -85,8 +79,10 @@ def convert_if_empty(conn: apsw.Connection) -> None:
         log.warning("converting the index to incremental vacuum failed", exc_info=True)
 
 
-def vacuum_steps(conn: apsw.Connection) -> Iterator[int]:
-    """Give the free pages back, one transaction of ``VACUUM_STEP_PAGES`` a step; yields the
+def vacuum_steps(
+    conn: apsw.Connection, step_pages: int = DEFAULT_TUNING.vacuum_step_pages
+) -> Iterator[int]:
+    """Give the free pages back, one transaction of ``step_pages`` a step; yields the
     pages each committed step gave back (the write lock is free at every yield). Stops when the
     free list is empty, a step gives nothing back, or after ``VACUUM_MAX_STEPS``."""
     if not incremental(conn):
@@ -97,7 +93,7 @@ def vacuum_steps(conn: apsw.Connection) -> Iterator[int]:
             if before == 0:
                 return
             # One row a page given back: the cursor must be run to its end.
-            conn.execute(f"PRAGMA incremental_vacuum({VACUUM_STEP_PAGES})").fetchall()
+            conn.execute(f"PRAGMA incremental_vacuum({int(step_pages)})").fetchall()
             freed = before - scalar(conn, "PRAGMA freelist_count")
         yield freed
         if freed <= 0:
@@ -116,7 +112,9 @@ IDLE_FREE_MIN_PAGES = 256
 """Free pages (4 MiB) below which a later drain gives nothing back, however small the file."""
 
 
-def give_back_if_worth(conn: apsw.Connection) -> int:
+def give_back_if_worth(
+    conn: apsw.Connection, step_pages: int = DEFAULT_TUNING.vacuum_step_pages
+) -> int:
     """At the end of a later drain: give the free pages back when they are more than
     ``IDLE_FREE_SHARE`` of the file (live appends' merges, a big session gone, an interrupted
     vacuum). Two header reads when there is nothing to do. Returns the pages given back."""
@@ -130,16 +128,18 @@ def give_back_if_worth(conn: apsw.Connection) -> int:
             return 0
     except apsw.Error:
         return 0
-    return give_back_free_pages(conn)
+    return give_back_free_pages(conn, step_pages)
 
 
-def give_back_free_pages(conn: apsw.Connection) -> int:
+def give_back_free_pages(
+    conn: apsw.Connection, step_pages: int = DEFAULT_TUNING.vacuum_step_pages
+) -> int:
     """Run ``vacuum_steps`` to the end, best effort: a busy index or a failing step keeps the
     pages it has (valid; the next first index or ``VACUUM`` gives them back). Returns the pages
     given back."""
     freed = 0
     try:
-        for pages in vacuum_steps(conn):
+        for pages in vacuum_steps(conn, step_pages):
             freed += pages
     except TRANSIENT_ERRORS:
         log.debug("giving free pages back: busy", exc_info=True)

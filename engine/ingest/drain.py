@@ -30,6 +30,7 @@ from engine.index.db import connect, file_identity, immediate, meta_set, open_in
 from engine.index.faults import count_drift
 from engine.index.recent import first_index_running, recent_deferred
 from engine.index.schema import BUSY_TIMEOUT_MS, DAMAGE_ERRORS
+from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest.drain_faults import WriteFaults
 from engine.ingest.drain_passes import SESSION_QUEUE_KINDS, Entry, SourcePasses
 from engine.ingest.history import HistoryWalker
@@ -77,8 +78,11 @@ class Drainer(SourcePasses, WriteFaults):
         queue: IngestQueue,
         tally: WarningTally,
         clock: Callable[[], datetime],
+        tuning: WriteTuning = DEFAULT_TUNING,
     ) -> None:
         self.project = project
+        self.tuning = tuning
+        """The write path's sizes and switches, handed to every pass and the planning worker."""
         self.queue = queue
         self.tally = tally
         self.clock = clock
@@ -129,7 +133,7 @@ class Drainer(SourcePasses, WriteFaults):
         if self._group is None:
             from engine.ingest.pass_group import PassGroup
 
-            self._group = PassGroup()
+            self._group = PassGroup(self.tuning)
         return self._group
 
     @property
@@ -144,10 +148,10 @@ class Drainer(SourcePasses, WriteFaults):
             # file is compared with the sources again, never served as an empty "ready" index.
             replaced = self._conn is not None
             self.close()
-            report = open_index(self.path)
+            report = open_index(self.path, vacuum=self.tuning.vacuum)
             if report.recreated_reason is not None:
                 self.recreated_reason = report.recreated_reason
-            self._conn = connect(self.path)
+            self._conn = connect(self.path, vacuum=self.tuning.vacuum)
             self._identity = file_identity(self.path)
             if semantic_enabled():  # each new document's meaning vector (docs/semantic.md)
                 attach_on_first_write(self._conn)
@@ -221,7 +225,7 @@ class Drainer(SourcePasses, WriteFaults):
         if self._deferral is not None:
             stack, self._deferral = self._deferral, None
             with contextlib.suppress(apsw.Error, OSError, AdeError):
-                stack.enter_context(recent_deferred(self.connection()))
+                stack.enter_context(recent_deferred(self.connection(), self.tuning))
         kind, ident = entry
         try:
             more = self._grouped_dispatch(kind, ident)

@@ -19,6 +19,7 @@ from engine.errors import AdeError
 from engine.index.db import clear_index, file_identity, recreate_damaged
 from engine.index.faults import write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
+from engine.index.tuning import WriteTuning
 from engine.ingest.queue import IngestQueue
 from engine.project.model import Project
 from engine.project.tally import WarningTally
@@ -41,6 +42,7 @@ class WriteFaults:
     """The failure side of ``Drainer`` (a mixin: the drainer owns the attributes below)."""
 
     project: Project
+    tuning: WriteTuning
     queue: IngestQueue
     tally: WarningTally
     lock: threading.RLock
@@ -151,7 +153,7 @@ class WriteFaults:
             damaged = damaged or self._identity or file_identity(self.path)
             self._cancel_health_check()  # a running check reads the file about to go
             self.close()
-            recreate_damaged(self.path, damaged)
+            recreate_damaged(self.path, damaged, vacuum=self.tuning.vacuum)
             self.recreated_reason = f"damaged index ({reason})"
             self.queue.add("backfill", "*", delay=0.0)
 

@@ -16,6 +16,7 @@ from engine.basics.logs import get_logger
 from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index.db import immediate, meta_get, meta_set
 from engine.index.sources import MANIFEST_KEY
+from engine.index.tuning import WriteTuning
 from engine.ingest.manifest import Manifest, project_manifest
 from engine.ingest.queue import IngestQueue
 from engine.project import lane_memo
@@ -37,6 +38,7 @@ class SourcePasses:
     """The per-kind side of ``Drainer`` (a mixin: the drainer owns the attributes below)."""
 
     project: Project
+    tuning: WriteTuning
     queue: IngestQueue
     tally: WarningTally
     external: ExternalCatalog
@@ -65,7 +67,9 @@ class SourcePasses:
         prefetch = self._plan_ahead(conn, (kind, sid))
         signature = session_signature(self.project, kind, sid)
         planned = prefetch.take((kind, sid), conn, signature, self.tally)
-        result = process_session(conn, self.project, kind, sid, self.tally, now, planned)
+        result = process_session(
+            conn, self.project, kind, sid, self.tally, now, planned, self.tuning
+        )
         if not result.more:
             store_session_signature(conn, kind, sid, signature, now)
         # The backlog is done when no transcript entry is left: the worker stops.
@@ -79,16 +83,16 @@ class SourcePasses:
         from engine.ingest import planner  # deferred: only a transcript entry needs it
 
         if self.prefetch is None:
-            self.prefetch = planner.Prefetcher(self.project)
+            self.prefetch = planner.Prefetcher(self.project, self.tuning)
             self.prefetch.before_wait = self.end_group
         prefetch = self.prefetch
         if prefetch.running:
             prefetch.before(
-                conn, entry, self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW), 0
+                conn, entry, self.queue.upcoming(SESSION_QUEUE_KINDS, self.tuning.window), 0
             )
         elif prefetch.should_check():
             # One long transcript alone is a backlog too: its next passes are planned ahead.
-            upcoming = self.queue.upcoming(SESSION_QUEUE_KINDS, planner.WINDOW)
+            upcoming = self.queue.upcoming(SESSION_QUEUE_KINDS, self.tuning.window)
             queued = [(k, s) for k in SESSION_QUEUE_KINDS for s in self.queue.queued(k)]
             backlog = planner.backlog_bytes(conn, self.project, [entry, *queued])
             prefetch.before(conn, entry, upcoming, backlog)
@@ -103,7 +107,7 @@ class SourcePasses:
         if meta is None:
             return False  # not listed (any more): the next reconcile lists it or drops its docs
         signature = external_signature(meta)
-        result = process_external(conn, meta, self.tally, now)
+        result = process_external(conn, meta, self.tally, now, self.tuning)
         if not result.more:
             store_session_signature(conn, "chat", sid, signature, now)
         return result.more

@@ -21,6 +21,7 @@ from engine.external.claude_code import SUBAGENT_SEQ_STRIDE
 from engine.external.discover import transcript_sources
 from engine.external.registry import agent_format
 from engine.index.db import IndexDoc
+from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest.docs import message_doc, ms, session_doc
 from engine.ingest.external_derive import process_derived
 from engine.ingest.tailing import Builder, PassOutput, PassResult, carried_skips, run_pass
@@ -63,7 +64,11 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
 
 
 def process_external(
-    conn: apsw.Connection, meta: SessionMeta, tally: WarningTally, now_ms: int
+    conn: apsw.Connection,
+    meta: SessionMeta,
+    tally: WarningTally,
+    now_ms: int,
+    tuning: WriteTuning = DEFAULT_TUNING,
 ) -> PassResult:
     """One pass over each transcript file of ``meta``; ``more`` when any file has more to read.
 
@@ -74,7 +79,7 @@ def process_external(
         return process_derived(conn, meta, tally, now_ms)
     more, written = False, 0
     for key, path, seq_base in transcript_sources(meta):
-        result = run_pass(conn, path, key, "chat", external_builder(meta, key, seq_base, tally),
-                          now_ms)  # fmt: skip
+        builder = external_builder(meta, key, seq_base, tally)
+        result = run_pass(conn, path, key, "chat", builder, now_ms, None, tuning)
         more, written = more or result.more, written + result.written
     return PassResult(more=more, written=written)

@@ -10,7 +10,7 @@ cursors. A group that is rolled back in this process (an error inside one of its
 failed ``COMMIT``, a closed connection) queues its passes again.
 
 A group holds the write lock longer than one pass, so it stays short: at most
-``GROUP_PASSES`` passes and ``GROUP_SECONDS`` of work, and it ends as soon as a notify hook
+``WriteTuning.group_passes`` passes and ``group_seconds`` of work, and it ends as soon as a notify hook
 queues a new entry (live activity) or the next entry is not a transcript pass. Later drains
 (the index holds documents) keep one pass per transaction: their appends are small and live.
 """
@@ -22,14 +22,8 @@ import time
 import apsw
 
 from engine.index.held_fts import drop_held_fts, hold_fts_rows, write_held_fts
+from engine.index.tuning import WriteTuning
 from engine.index.txn import abandon_group, begin_group, commit_group
-
-GROUP_PASSES = 8
-"""Most transcript passes one first-index transaction holds."""
-
-GROUP_SECONDS = 0.25
-"""Work after which a group commits (monotonic seconds since it began): another process's
-write, or this one's live append after the group, waits at most about this long."""
 
 GROUPED_KINDS = ("chat", "terminal")
 """Queue kinds whose passes may share a transaction."""
@@ -40,7 +34,8 @@ Entry = tuple[str, str]
 class PassGroup:
     """The open group of a drain: its connection, its passes, and when it must end."""
 
-    def __init__(self) -> None:
+    def __init__(self, tuning: WriteTuning) -> None:
+        self.tuning = tuning
         self.conn: apsw.Connection | None = None
         self.entries: list[Entry] = []
         self._began = 0.0
@@ -55,9 +50,9 @@ class PassGroup:
         return (
             conn is self.conn
             and kind in GROUPED_KINDS
-            and len(self.entries) < GROUP_PASSES
+            and len(self.entries) < self.tuning.group_passes
             and live_adds == self._live_mark
-            and time.monotonic() - self._began < GROUP_SECONDS
+            and time.monotonic() - self._began < self.tuning.group_seconds
         )
 
     def begin(self, conn: apsw.Connection, live_adds: int) -> None:

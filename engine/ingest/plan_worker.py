@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.index.db import SourceRow
+from engine.index.tuning import WriteTuning
 from engine.ingest import gzcache, tailing
 from engine.ingest.plan_wire import WirePlan, pack, unpack
 from engine.project.model import Project, SessionKind
@@ -56,7 +57,9 @@ class Planned:
         return unpack(self.wire) if self.wire is not None else None
 
 
-def plan_job(project: Project, kind: SessionKind, sid: str, row: SourceRow) -> Planned:
+def plan_job(
+    project: Project, kind: SessionKind, sid: str, row: SourceRow, tuning: WriteTuning
+) -> Planned:
     """Plan one pass the way ``process_session`` would (no database), in whichever process."""
     from engine.ingest.reconcile import session_signature
     from engine.ingest.transcripts import chat_builder, terminal_builder
@@ -74,7 +77,7 @@ def plan_job(project: Project, kind: SessionKind, sid: str, row: SourceRow) -> P
     skipped = WarningTally()
     builder = chat_builder(sid, meta, skipped) if kind == "chat" else terminal_builder(sid, meta)
     try:
-        done.plan = tailing.plan_pass(path, row, builder)
+        done.plan = tailing.plan_pass(path, row, builder, tuning)
     except Exception as err:  # planned again in the drain, which handles it as it always does
         done.error = f"{type(err).__name__}: {err}"
         return done
@@ -87,7 +90,7 @@ def plan_job(project: Project, kind: SessionKind, sid: str, row: SourceRow) -> P
 
 
 def serve(channel: socket.socket) -> None:
-    """The worker's loop: the project and slice sizes first, then jobs, until ``None`` or the
+    """The worker's loop: the project and the drain's ``WriteTuning`` first, then jobs, until ``None`` or the
     parent's end of the socket closes.
 
     Between two jobs every waiting message is read, so a cancel reaches a job still queued. An
@@ -97,7 +100,7 @@ def serve(channel: socket.socket) -> None:
     both processes, which under load cost more than the planning saved).
     """
     try:
-        project, tailing.SLICE_BYTES, tailing.LONG_LINE_CAP = _receive(channel)
+        project, tuning = _receive(channel)
     except (EOFError, OSError):
         return
     jobs: deque[tuple[SessionKind, str, SourceRow]] = deque()
@@ -122,7 +125,7 @@ def serve(channel: socket.socket) -> None:
         if not jobs:
             continue
         kind, sid, row = jobs.popleft()
-        answer = plan_job(project, kind, sid, row)
+        answer = plan_job(project, kind, sid, row, tuning)
         if answer.plan is not None:
             try:
                 answer.wire, answer.plan = pack(answer.plan), None
@@ -182,7 +185,7 @@ class PlanWorker:
     it never re-imports the parent's main script.
     """
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, tuning: WriteTuning) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         package_root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
@@ -204,7 +207,7 @@ class PlanWorker:
         self.cancelled: set[Entry] = set()
         """Jobs taken back (``cancel``): their one answer, a plan or "cancelled", is dropped."""
         try:
-            self._send((project, tailing.SLICE_BYTES, tailing.LONG_LINE_CAP))
+            self._send((project, tuning))
         except OSError as err:
             self.stop(kill=True)
             raise WorkerFailed(f"cannot reach the planning worker: {err}") from None

@@ -20,7 +20,7 @@ takes back the last job the worker has not started (``cancel``) and plans that p
 both cores plan and neither waits while there is work (journal: "Planning and overlap").
 
 The worker (``engine.ingest.plan_worker``) is started (fork + exec: safe in a process that runs
-threads) only when the queued transcripts hold at least ``WORKER_MIN_BACKLOG_BYTES`` not yet
+threads) only when the queued transcripts hold at least ``WriteTuning.worker_min_backlog_bytes`` not yet
 ingested, so the debounced appends of a live session never wait for it, and only while a core is
 free (idle CPU measured since the last check, else the load average), and stopped when no
 transcript entry is left. ``ADE_INGEST_WORKER=0`` turns it off.
@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from engine.index.db import SourceRow, get_source
+from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest import tailing
 from engine.project.model import Project, SessionKind
 from engine.project.tally import WarningTally
@@ -50,38 +51,6 @@ if TYPE_CHECKING:
     from engine.ingest.plan_worker import Planned, PlanWorker
 
 log = logging.getLogger(__name__)
-
-WORKER_MIN_BACKLOG_BYTES = 24 * 1024 * 1024
-"""Queued transcript bytes past their cursors that pay for a worker: its start (~0.2-0.4 s,
-benchmarks/journal/waves-1-to-3.md) is a few percent of planning that much."""
-
-LOOKAHEAD = 12
-"""Jobs the worker holds: one being planned and the rest queued behind it, so a scheduling
-delay of either process does not leave the other idle, and the writer has a queued job to take
-back while it waits. A first index commits ``pass_group.GROUP_PASSES`` (8) passes a transaction:
-the writer takes their plans faster than the worker makes them (their FTS rows are only held),
-then spends the group's commit in FTS5. Holding 4, the worker ran dry during every commit and
-the writer planned a quarter of the passes itself; 12 cover a group and the start of the next
-(benchmarks/journal/waves-1-to-3.md, "The worker fed a whole group of passes ahead"). ``LOOKAHEAD_SLICES`` bounds the memory this takes."""
-
-LOOKAHEAD_SLICES = 4
-"""No job is sent to the worker once the jobs it holds (answered plans not yet written included)
-cover this many full slices (``tailing.SLICE_BYTES``) of transcript, each counted at most one
-slice. A plan holds its slice's documents, so what is held ahead stays about the four full
-slices it was when ``LOOKAHEAD`` was 4: small passes (a first index of many sessions) fill
-``LOOKAHEAD``, full slices stop at four."""
-
-WINDOW = 2 * LOOKAHEAD + 1
-"""Queue entries looked at per pass: the current one, the worker's jobs, and the plans this
-process made while waiting."""
-
-MAX_LOAD_PER_CPU = 0.75
-"""Start a worker only while the 1-minute load average per CPU is below this: a second process
-pays only on a core nobody else uses; on a machine whose cores are all busy it measured slower
-than planning in process (benchmarks/journal/waves-1-to-3.md, "Ingestion speed")."""
-
-STEAL_WHILE_WAITING = True
-"""Plan a pass here, taken back from the worker, rather than wait for the worker's answer."""
 
 RESULT_TIMEOUT_S = 120.0
 """Longest wait for one plan (a 4 MiB slice plans in well under a second on a loaded machine):
@@ -110,8 +79,9 @@ class Prefetcher:
     """The drain's use of a planning worker: start it for a backlog, feed it the entries the
     queue will run next, hand their plans over when they run, fall back when it fails."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, tuning: WriteTuning = DEFAULT_TUNING) -> None:
         self.project = project
+        self.tuning = tuning
         self.worker: PlanWorker | None = None
         self.disabled = not enabled()
         self.failure: str | None = None
@@ -130,7 +100,7 @@ class Prefetcher:
         self._tail = False
         """The queue's rest fits in the planning window (set by ``before``)."""
         self._ahead: dict[Entry, int] = {}
-        """Transcript bytes of a pass each job given to the worker covers (``LOOKAHEAD_SLICES``)."""
+        """Transcript bytes of a pass each job given to the worker covers (``WriteTuning.lookahead_slices``)."""
         self.own: dict[Entry, Planned] = {}
         """Plans this process made while waiting, kept until their entry runs."""
         self.waited_s = 0.0
@@ -153,12 +123,15 @@ class Prefetcher:
         if self.worker is None:
             # ``current`` alone can be the backlog (one long transcript): its next passes are
             # then planned ahead (``take``).
-            if backlog < WORKER_MIN_BACKLOG_BYTES or not core_free(self._idle):
+            tuning = self.tuning
+            if backlog < tuning.worker_min_backlog_bytes or not core_free(
+                self._idle, tuning.max_load_per_cpu
+            ):
                 return
             from engine.ingest.plan_worker import PlanWorker, WorkerFailed
 
             try:
-                self.worker = PlanWorker(self.project)
+                self.worker = PlanWorker(self.project, self.tuning)
             except (OSError, WorkerFailed) as err:
                 self._give_up(f"cannot start the planning worker: {err}")
                 return
@@ -174,11 +147,14 @@ class Prefetcher:
         self._ahead = {e: n for e, n in self._ahead.items() if e in given}
         # The rest of the queue fits in the window: ``current``'s next pass, re-queued behind
         # it, is still in the window when it runs, so planning it ahead is not wasted.
-        self._tail = len(upcoming) < WINDOW
-        budget = LOOKAHEAD_SLICES * tailing.SLICE_BYTES
+        self._tail = len(upcoming) < self.tuning.window
+        budget = self.tuning.lookahead_slices * self.tuning.slice_bytes
         try:
             for entry in upcoming:
-                if len(self.worker.waiting()) >= LOOKAHEAD or sum(self._ahead.values()) >= budget:
+                if (
+                    len(self.worker.waiting()) >= self.tuning.lookahead
+                    or sum(self._ahead.values()) >= budget
+                ):
                     break
                 if entry in given or entry == current:
                     continue
@@ -196,8 +172,8 @@ class Prefetcher:
         try:
             left = os.stat(plain).st_size - row.cursor
         except OSError:
-            return tailing.SLICE_BYTES
-        return max(0, min(left, tailing.SLICE_BYTES))
+            return self.tuning.slice_bytes
+        return max(0, min(left, self.tuning.slice_bytes))
 
     def should_check(self) -> bool:
         """Whether the backlog is worth measuring now (never while a worker runs)."""
@@ -266,7 +242,7 @@ class Prefetcher:
         except WorkerFailed as err:
             self._give_up(str(err))
             return
-        self._ahead[entry] = max(0, min(plan.size - plan.cursor, tailing.SLICE_BYTES))
+        self._ahead[entry] = max(0, min(plan.size - plan.cursor, self.tuning.slice_bytes))
         self.sent_ahead += 1
 
     def _plan_here(self, entry: Entry, conn: apsw.Connection) -> Planned | None:
@@ -274,7 +250,8 @@ class Prefetcher:
 
         kind, sid = entry
         try:
-            return plan_job(self.project, kind, sid, _row(conn, entry))  # type: ignore[arg-type]
+            row = _row(conn, entry)
+            return plan_job(self.project, kind, sid, row, self.tuning)  # type: ignore[arg-type]
         except Exception:
             # Planned again by the caller, which handles whatever it raises there.
             log.debug("planning %s:%s ahead failed", kind, sid, exc_info=True)
@@ -315,7 +292,7 @@ class Prefetcher:
         """The job to take back from the worker: the last one sent, when it is not ``entry``
         and its transcript is plain (a ``.gz`` is inflated whole, and the worker holds it)."""
         waiting = self.worker.waiting() if self.worker is not None else []
-        if not STEAL_WHILE_WAITING or len(waiting) < 2 or waiting[-1] == entry:
+        if not self.tuning.steal_while_waiting or len(waiting) < 2 or waiting[-1] == entry:
             return None
         kind, sid = waiting[-1]
         plain = plain_path(self.project, kind, sid)
@@ -391,10 +368,13 @@ def _cpu_times() -> list[int] | None:
     return [int(f) for f in fields[1:8]]
 
 
-def core_free(idle: IdleCores | None = None) -> bool:
+def core_free(
+    idle: IdleCores | None = None, max_load_per_cpu: float = DEFAULT_TUNING.max_load_per_cpu
+) -> bool:
     """Whether the machine has a core to spare: measured idle CPU since the last check when
-    there is such a measurement, else the 1-minute load average per CPU under the bound."""
-    if math.isinf(MAX_LOAD_PER_CPU):
+    there is such a measurement, else the 1-minute load average per CPU under
+    ``max_load_per_cpu`` (``WriteTuning``; infinite: always)."""
+    if math.isinf(max_load_per_cpu):
         return True  # forced (benchmarks, tests)
     measured = idle.cores() if idle is not None else None
     if measured is not None:
@@ -403,7 +383,7 @@ def core_free(idle: IdleCores | None = None) -> bool:
         load = os.getloadavg()[0]
     except OSError:
         return True
-    return load / (os.cpu_count() or 1) < MAX_LOAD_PER_CPU
+    return load / (os.cpu_count() or 1) < max_load_per_cpu
 
 
 def _row(conn: apsw.Connection, entry: Entry) -> SourceRow:

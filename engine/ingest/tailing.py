@@ -1,13 +1,13 @@
 """One incremental pass over a transcript: read from the byte cursor, build docs, commit both.
 
 The rules (DESIGN §4, RELIABILITY 1-5, 12):
-- at most ``SLICE_BYTES`` a pass; ``more`` tells the caller to re-enqueue;
+- at most ``WriteTuning.slice_bytes`` a pass; ``more`` tells the caller to re-enqueue;
 - the builder never consumes a torn last line, so the cursor only moves past whole records;
 - the fingerprint decides whether the cursor is still valid; if not, the session restarts at 0;
 - docs, deletions and the new cursor commit in one ``BEGIN IMMEDIATE`` transaction, which first
   checks that nobody (another process) moved the cursor meanwhile; if someone did, the pass is
   redone from the new cursor, so two ingesters never index a line twice or skip one;
-- a line longer than a slice is read on up to ``LONG_LINE_CAP``; past that it is cut (and
+- a line longer than a slice is read on up to ``WriteTuning.long_line_cap``; past that it is cut (and
   marked by the builder) so the cursor never stalls; an unterminated huge tail just waits;
 - a plan carries its docs' derived column values (``PreparedDocs``: digest, zlib body,
   identifier parts), so the write transaction holds the lock only for SQLite work.
@@ -35,18 +35,13 @@ from engine.index.db import (
     upsert_docs,
 )
 from engine.index.documents import PreparedDocs
+from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest import fingerprint as fp
 from engine.ingest.docstore import doc_title_lane, existing_doc_ids, retitle_children
 from engine.ingest.gzcache import read_slice
 
-SLICE_BYTES = 4 * 1024 * 1024
-"""Bytes read per pass (DESIGN §4): bounds memory and the write transaction's length."""
-
-LONG_LINE_CAP = 32 * 1024 * 1024
-"""Longest single line read whole; a longer one is cut so the cursor always moves on."""
-
 CUT_HEAD_BYTES = 4 * 1024 * 1024
-"""Bytes of a line longer than ``LONG_LINE_CAP`` handed to the builder (which indexes them
+"""Bytes of a line longer than ``WriteTuning.long_line_cap`` handed to the builder (which indexes them
 truncated and marked): far more than an indexed body keeps, and memory stays bounded."""
 
 SKIPPED_STATE_KEY = "skipped"
@@ -129,24 +124,28 @@ def _cursor_valid(path: Path, row: SourceRow, data: bytes, start: int, st: os.st
     return fp.matches(stored, row.cursor, data, start, st.st_dev, st.st_ino, compressed, head)
 
 
-def plan_pass(path: Path, row: SourceRow, builder: Builder) -> Plan:
-    """Read the next slice of ``path`` after ``row.cursor`` and build its docs (no DB access).
+def plan_pass(
+    path: Path, row: SourceRow, builder: Builder, tuning: WriteTuning = DEFAULT_TUNING
+) -> Plan:
+    """Read the next slice of ``path`` after ``row.cursor`` and build its docs (no DB access);
+    ``tuning`` gives the slice's size and the longest line read whole.
 
     Raises:
         TranscriptNotReady: transient (an empty or truncated ``.gz``): consume nothing.
         TranscriptUnreadable: the transcript cannot be read.
     """
     cursor, state = row.cursor, _load_state(row)
-    data, start, total, st, compressed = _read_window(path, cursor, SLICE_BYTES)
+    slice_bytes = tuning.slice_bytes
+    data, start, total, st, compressed = _read_window(path, cursor, slice_bytes)
     reset = False
     if not _cursor_valid(path, row, data, start, st, compressed):
         reset, cursor, state, start = True, 0, {}, 0
-        data, start, total, st, compressed = _read_window(path, 0, SLICE_BYTES)
+        data, start, total, st, compressed = _read_window(path, 0, slice_bytes)
     fresh = data[cursor - start :]
     at_eof = cursor + len(fresh) >= total
     output = builder(fresh, cursor, at_eof, state)
-    if output.consumed == 0 and not at_eof and len(fresh) >= SLICE_BYTES:
-        output, data, start = _long_line(path, cursor, start, data, total, builder, state)
+    if output.consumed == 0 and not at_eof and len(fresh) >= slice_bytes:
+        output, data, start = _long_line(path, cursor, start, data, total, builder, state, tuning)
     new_cursor = cursor + output.consumed
     head = fp.Fingerprint.from_json(row.identity).head
     if reset or not head or cursor < fp.HEAD_BYTES:
@@ -175,14 +174,14 @@ def plan_pass(path: Path, row: SourceRow, builder: Builder) -> Plan:
 
 
 def _long_line(path: Path, cursor: int, start: int, data: bytes, total: int, builder: Builder,
-               state: dict[str, Any]) -> tuple[PassOutput, bytes, int]:  # fmt: skip
+               state: dict[str, Any], tuning: WriteTuning) -> tuple[PassOutput, bytes, int]:  # fmt: skip
     """A slice without a newline: find the line's end and hand the builder the whole line, or
-    its first ``LONG_LINE_CAP`` bytes plus a newline when it is longer (the builder marks it).
+    its first ``long_line_cap`` bytes plus a newline when it is longer (the builder marks it).
     An unterminated line waits: nothing is consumed and the scan resumes where it stopped."""
-    scan = max(int(state.get("scan_from", 0)), cursor + SLICE_BYTES)
+    scan = max(int(state.get("scan_from", 0)), cursor + tuning.slice_bytes)
     end = -1
     while scan < total:
-        piece = read_slice(path, scan, SLICE_BYTES).data
+        piece = read_slice(path, scan, tuning.slice_bytes).data
         if not piece:
             break
         hit = piece.find(b"\n")
@@ -195,12 +194,12 @@ def _long_line(path: Path, cursor: int, start: int, data: bytes, total: int, bui
         out.state = {**state, "scan_from": scan}
         return out, data, start
     line_len = end + 1 - cursor
-    if line_len <= LONG_LINE_CAP:
+    if line_len <= tuning.long_line_cap:
         whole = read_slice(path, start, cursor - start + line_len).data
         out = builder(whole[cursor - start :], cursor, False, state)
         out.state.pop("scan_from", None)
         return out, whole, start
-    head = read_slice(path, cursor, min(CUT_HEAD_BYTES, LONG_LINE_CAP)).data + b"\n"
+    head = read_slice(path, cursor, min(CUT_HEAD_BYTES, tuning.long_line_cap)).data + b"\n"
     out = builder(head, cursor, False, {**state, "cut_line": True})
     out.consumed = line_len  # skip the rest of the line: it was indexed truncated and marked
     out.state.pop("scan_from", None)
@@ -280,6 +279,7 @@ def run_pass(
     builder: Builder,
     now_ms: int,
     planned: Plan | None = None,
+    tuning: WriteTuning = DEFAULT_TUNING,
 ) -> PassResult:
     """Plan and commit one pass, redoing it when another writer got there first.
 
@@ -296,7 +296,7 @@ def run_pass(
                                     planned.row.state) == (row.cursor, row.identity, row.state):  # fmt: skip
             plan = planned
         else:
-            plan = plan_pass(path, row, builder)
+            plan = plan_pass(path, row, builder, tuning)
         planned = None
         try:
             written = commit_pass(conn, plan, kind, now_ms)

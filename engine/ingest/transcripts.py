@@ -12,6 +12,7 @@ from typing import Any
 import apsw
 
 from engine.index.db import IndexDoc, immediate, upsert_docs
+from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest.docs import (
     TRUNCATED_MARK,
     chunk_doc,
@@ -135,6 +136,7 @@ def process_session(
     tally: WarningTally,
     now_ms: int,
     planned: Plan | None = None,
+    tuning: WriteTuning = DEFAULT_TUNING,
 ) -> PassResult:
     """One pass over a session's transcript (or just its session doc when it has none).
 
@@ -154,7 +156,7 @@ def process_session(
         if refused is not None:
             tally.add_once(f"{kind}:{sid}", refused)
         return _session_only(conn, builder)
-    result = run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms, planned)
+    result = run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms, planned, tuning)
     if path.name.endswith(".gz"):
         damage = read_slice(path, 0, 0).damage  # the pass just inflated it: cached
         if damage is not None:

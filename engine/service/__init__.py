@@ -29,6 +29,7 @@ from engine.basics.logs import get_logger
 from engine.basics.text import encodable_args
 from engine.external.catalog import FOREIGN
 from engine.index.schema import DAMAGE_ERRORS
+from engine.index.tuning import WriteTuning
 from engine.ingest.drain import Drainer
 from engine.ingest.queue import IngestGate, IngestQueue
 from engine.ingest.timers import ThreadTimerFactory, TimerFactory
@@ -64,6 +65,7 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
         clock: Clock | None = None,
         timer: TimerFactory | None = None,
         start_worker: bool = True,
+        tuning: WriteTuning | None = None,
     ) -> None:
         self.project = project
         self.clock: Clock = clock or system_clock
@@ -82,7 +84,7 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
         self.queue = IngestQueue(self.timers, self._on_due)
         self.ingest_gate = IngestGate(self.timers)
         """The daemon's queries wait here while a drain is due (ingestion first)."""
-        self.drainer = Drainer(project, self.queue, self.tally, self.clock)
+        self.drainer = Drainer(project, self.queue, self.tally, self.clock, tuning or WriteTuning())
         self._worker: threading.Thread | None = None
         self._chat = self.queue.pending["chat"]
         self._external = self.queue.pending["external"]

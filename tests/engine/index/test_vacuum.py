@@ -45,15 +45,12 @@ def test_the_steps_give_every_free_page_back_and_the_answers_stay(conn: apsw.Con
     assert health_check(conn) == []
 
 
-def test_the_steps_let_go_of_the_write_lock(
-    conn: apsw.Connection, index_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(vacuum, "VACUUM_STEP_PAGES", 16)
+def test_the_steps_let_go_of_the_write_lock(conn: apsw.Connection, index_path: Path) -> None:
     fill_and_free(conn)
     other = connect(index_path)
     other.set_busy_timeout(0)  # a held lock fails at once instead of being waited out
     steps = 0
-    for steps, freed in enumerate(vacuum.vacuum_steps(conn), start=1):
+    for steps, freed in enumerate(vacuum.vacuum_steps(conn, step_pages=16), start=1):
         assert 0 < freed <= 16
         with immediate(other):  # a live append between two steps
             meta_set(other, f"between-{steps}", "1")
@@ -90,22 +87,18 @@ def test_a_file_that_cannot_give_pages_back_is_left_alone(tmp_path: Path) -> Non
     c.close()
 
 
-def _old_file(index_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _old_file(index_path: Path) -> None:
     """A file as the code before ``auto_vacuum`` made it: ``NONE``, the previous version."""
-    with monkeypatch.context() as m:
-        m.setattr(vacuum, "ENABLED", False)
-        open_index(index_path)
-        c = connect(index_path)
-        insert(c, [doc("chat:old:1", "left by the old code")])
-        c.pragma("user_version", SEARCH_INDEX_SCHEMA_VERSION - 1)
-        assert scalar(c, "PRAGMA auto_vacuum") == 0
-        c.close()
+    open_index(index_path, vacuum=False)
+    c = connect(index_path, vacuum=False)
+    insert(c, [doc("chat:old:1", "left by the old code")])
+    c.pragma("user_version", SEARCH_INDEX_SCHEMA_VERSION - 1)
+    assert scalar(c, "PRAGMA auto_vacuum") == 0
+    c.close()
 
 
-def test_an_old_file_without_incremental_vacuum_is_recreated_with_it(
-    index_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _old_file(index_path, monkeypatch)
+def test_an_old_file_without_incremental_vacuum_is_recreated_with_it(index_path: Path) -> None:
+    _old_file(index_path)
     report = open_index(index_path)
     old = SEARCH_INDEX_SCHEMA_VERSION - 1
     assert (
@@ -118,12 +111,8 @@ def test_an_old_file_without_incremental_vacuum_is_recreated_with_it(
     c.close()
 
 
-def test_a_file_left_unconverted_is_converted_by_its_first_index_only(
-    index_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with monkeypatch.context() as m:
-        m.setattr(vacuum, "ENABLED", False)  # as if the recreate's VACUUM had failed
-        open_index(index_path)
+def test_a_file_left_unconverted_is_converted_by_its_first_index_only(index_path: Path) -> None:
+    open_index(index_path, vacuum=False)  # as if the recreate's VACUUM had failed
     c = connect(index_path)
     assert not vacuum.incremental(c)
     insert(c, [doc("chat:x:1", "a document")])

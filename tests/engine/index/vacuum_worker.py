@@ -14,7 +14,7 @@ from pathlib import Path
 import engine.index.vacuum as vacuum
 from engine.index.db import connect
 
-vacuum.VACUUM_STEP_PAGES = 8
+STEP_PAGES = 8
 
 
 def main() -> None:
@@ -29,7 +29,7 @@ def main() -> None:
             sys.stdin.readline()  # blocks until killed
         return False
 
-    for done, _ in enumerate(vacuum.vacuum_steps(conn), start=1):
+    for done, _ in enumerate(vacuum.vacuum_steps(conn, STEP_PAGES), start=1):
         print(f"step {done}", flush=True)
         if done == committed:
             conn.set_progress_handler(stop_inside, 1)

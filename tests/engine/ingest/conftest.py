@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from engine.index.tuning import WriteTuning
 from engine.ingest.timers import ManualTimerFactory
 from engine.project.locate import open_project
 from engine.project.model import Project
@@ -113,8 +114,18 @@ def timers() -> ManualTimerFactory:
 
 
 @pytest.fixture
-def service(project: Project, timers: ManualTimerFactory) -> Iterator[SearchService]:
-    svc = create_project_service(project, clock=lambda: NOW, timer=timers, start_worker=False)
+def tuning() -> WriteTuning:
+    """The write path's settings of ``service``: a test parametrizes ``tuning`` for its own."""
+    return WriteTuning()
+
+
+@pytest.fixture
+def service(
+    project: Project, timers: ManualTimerFactory, tuning: WriteTuning
+) -> Iterator[SearchService]:
+    svc = create_project_service(
+        project, clock=lambda: NOW, timer=timers, start_worker=False, tuning=tuning
+    )
     yield svc
     svc.dispose()
 

@@ -12,20 +12,21 @@ import sys
 from pathlib import Path
 
 import engine.ingest.history as history
-import engine.ingest.planner as planner
-import engine.ingest.tailing as tailing
+from engine.index.tuning import WriteTuning
 from engine.project.locate import open_project
 from engine.wiring import create_project_service
 
-tailing.SLICE_BYTES = 8 * 1024
 history.SLICE_COMMITS = 40
-planner.WORKER_MIN_BACKLOG_BYTES = 0  # the planning worker takes part whenever there is a backlog
-planner.MAX_LOAD_PER_CPU = float("inf")
+TUNING = WriteTuning(
+    slice_bytes=8 * 1024,
+    worker_min_backlog_bytes=0,  # the planning worker takes part whenever there is a backlog
+    max_load_per_cpu=float("inf"),
+)
 
 
 def main() -> None:
     root, mode = Path(sys.argv[1]), sys.argv[2]
-    service = create_project_service(open_project(root), start_worker=False)
+    service = create_project_service(open_project(root), start_worker=False, tuning=TUNING)
     print("ready", flush=True)
     rounds = 0
     while True:

@@ -89,8 +89,8 @@ def test_cursor_moved_by_another_writer_redoes_the_pass(
     real = tailing.plan_pass
     calls = []
 
-    def racing(path, row, builder):
-        plan = real(path, row, builder)
+    def racing(path, row, builder, tuning):
+        plan = real(path, row, builder, tuning)
         if not calls:
             calls.append(1)
             other.catch_up()  # the other process commits this very slice first

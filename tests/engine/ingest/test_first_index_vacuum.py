@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
+import msgspec
 
 import engine.index.vacuum as vacuum
 from benchmarks.bench_index import query_classes
@@ -17,7 +17,7 @@ from benchmarks.bench_size import make_project
 from benchmarks.corpus import generate
 from engine.index.checks import health_check
 from engine.index.db import PAGE_SIZE
-from engine.ingest import pass_group, tailing
+from engine.index.tuning import WriteTuning
 from engine.project.locate import open_project
 from engine.query.run import run_query
 from engine.types import SearchQueryArgs
@@ -26,16 +26,18 @@ from engine.wiring import create_project_service
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
-def _first_index(root: Path, vocab: list[str]) -> tuple[dict[str, int], dict[str, Any]]:
+def _first_index(
+    root: Path, vocab: list[str], tuning: WriteTuning
+) -> tuple[dict[str, int], dict[str, Any]]:
     """Index the project from nothing; the file's pragmas, its size once its last connection
     closed (the checkpoint a CLI's first index ends with), and every query class's answers."""
     shutil.rmtree(root / ".ade" / "cache", ignore_errors=True)
-    service = create_project_service(open_project(root), start_worker=False)
+    service = create_project_service(open_project(root), start_worker=False, tuning=tuning)
     try:
         service.catch_up()
     finally:
         service.dispose()
-    service = create_project_service(open_project(root), start_worker=False)
+    service = create_project_service(open_project(root), start_worker=False, tuning=tuning)
     try:
         conn = service._reader()
         found = {name: int(conn.pragma(name)) for name in
@@ -54,18 +56,15 @@ def _first_index(root: Path, vocab: list[str]) -> tuple[dict[str, int], dict[str
 
 
 def test_a_first_index_gives_its_free_pages_back_with_the_same_answers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     # One pass a transaction, small slices: enough segments for the end merge to free pages.
-    monkeypatch.setattr(pass_group, "GROUP_PASSES", 1)
-    monkeypatch.setattr(tailing, "SLICE_BYTES", 64 * 1024)
+    tuning = WriteTuning(group_passes=1, slice_bytes=64 * 1024)
     corpus = generate(3, tmp_path / "corpus")
     vocab = json.loads((corpus / "vocabulary.json").read_text())
     root = make_project(corpus, tmp_path / "project")
-    monkeypatch.setattr(vacuum, "ENABLED", False)
-    old, old_answers = _first_index(root, vocab)
-    monkeypatch.setattr(vacuum, "ENABLED", True)
-    new, new_answers = _first_index(root, vocab)
+    old, old_answers = _first_index(root, vocab, msgspec.structs.replace(tuning, vacuum=False))
+    new, new_answers = _first_index(root, vocab, tuning)
     assert old["auto_vacuum"] == 0
     assert old["freelist_count"] > 0
     assert new["auto_vacuum"] == vacuum.AUTO_VACUUM_INCREMENTAL

@@ -1,5 +1,5 @@
 """How far ahead the planning worker is fed (first-index budget): a whole group of small passes, but
-never more transcript than ``LOOKAHEAD_SLICES`` full slices. A real worker process, a real index.
+never more transcript than ``WriteTuning.lookahead_slices`` full slices. A real worker process, a real index.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from engine.index.db import connect, open_index
-from engine.ingest import pass_group, planner, tailing
+from engine.index.tuning import WriteTuning
+from engine.ingest import planner
 from engine.project.locate import open_project
 from tests.engine.ingest.conftest import ProjectWriter
 
@@ -17,11 +18,15 @@ SLICE = 4096
 SESSIONS = 24
 
 
+TUNING = WriteTuning(
+    slice_bytes=SLICE,
+    worker_min_backlog_bytes=0,
+    max_load_per_cpu=float("inf"),  # whatever else runs here
+)
+
+
 @pytest.fixture
 def worker_for_any_backlog(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tailing, "SLICE_BYTES", SLICE)
-    monkeypatch.setattr(planner, "WORKER_MIN_BACKLOG_BYTES", 0)
-    monkeypatch.setattr(planner, "MAX_LOAD_PER_CPU", float("inf"))  # whatever else runs here
     monkeypatch.delenv(planner.ENV_SWITCH, raising=False)
 
 
@@ -35,7 +40,7 @@ def _terminals(writer: ProjectWriter, size: int) -> list[planner.Entry]:
 
 @pytest.fixture
 def prefetch(writer: ProjectWriter) -> Iterator[planner.Prefetcher]:
-    found = planner.Prefetcher(open_project(writer.root))
+    found = planner.Prefetcher(open_project(writer.root), TUNING)
     yield found
     found.close()
 
@@ -49,7 +54,7 @@ def _waiting_after_the_first_entry(
     open_index(path)
     conn = connect(path)
     try:
-        prefetch.before(conn, entries[0], entries[: planner.WINDOW], backlog=1 << 30)
+        prefetch.before(conn, entries[0], entries[: TUNING.window], backlog=1 << 30)
         assert prefetch.worker is not None
         return prefetch.worker.waiting()
     finally:
@@ -59,22 +64,22 @@ def _waiting_after_the_first_entry(
 def test_the_worker_is_given_a_whole_group_of_small_passes_ahead(
     writer: ProjectWriter, prefetch: planner.Prefetcher, worker_for_any_backlog: None
 ) -> None:
-    """A first index writes ``GROUP_PASSES`` passes before it commits; the worker must already
+    """A first index writes ``WriteTuning.group_passes`` passes before it commits; the worker must already
     hold them (and more) as the group starts, or it runs dry while the writer commits and the
     writer plans the next group's passes itself (4 jobs did: a quarter of the 330 MB corpus's
     passes)."""
     entries = _terminals(writer, SLICE // 4)
     waiting = _waiting_after_the_first_entry(writer, prefetch, entries)
-    assert len(waiting) == planner.LOOKAHEAD
-    assert len(waiting) > pass_group.GROUP_PASSES
-    assert waiting == entries[1 : planner.LOOKAHEAD + 1]  # the next entries, in queue order
+    assert len(waiting) == TUNING.lookahead
+    assert len(waiting) > TUNING.group_passes
+    assert waiting == entries[1 : TUNING.lookahead + 1]  # the next entries, in queue order
 
 
 def test_full_slices_ahead_are_bounded_by_their_bytes(
     writer: ProjectWriter, prefetch: planner.Prefetcher, worker_for_any_backlog: None
 ) -> None:
     """Each plan holds its slice's documents: with transcripts of a slice or more, the worker
-    holds ``LOOKAHEAD_SLICES`` jobs, not ``LOOKAHEAD``, so the memory held ahead stays bounded."""
+    holds ``lookahead_slices`` jobs, not ``lookahead``, so the memory held ahead stays bounded."""
     entries = _terminals(writer, 3 * SLICE)
     waiting = _waiting_after_the_first_entry(writer, prefetch, entries)
-    assert waiting == entries[1 : planner.LOOKAHEAD_SLICES + 1]
+    assert waiting == entries[1 : TUNING.lookahead_slices + 1]

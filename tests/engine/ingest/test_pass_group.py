@@ -2,7 +2,7 @@
 
 Every check reads the index through a connection of its own, so it sees what is committed,
 never the writer's open transaction. Groups are driven by the queue and by counts: the time
-bound is lifted (``GROUP_SECONDS``) so that no assertion depends on the machine's speed.
+bound is lifted (``WriteTuning.group_seconds``) so that no assertion depends on the machine's speed.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.index.db import connect
-from engine.ingest import pass_group
+from engine.index.tuning import WriteTuning
 from engine.project.model import Project
 from engine.service import SearchService
 
@@ -25,9 +25,14 @@ SESSIONS = [f"s{i}" for i in range(7)]
 REPO = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture(autouse=True)
-def _no_time_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pass_group, "GROUP_SECONDS", math.inf)
+@pytest.fixture
+def tuning() -> WriteTuning:
+    return WriteTuning(group_seconds=math.inf)
+
+
+def _groups_of(passes: int) -> pytest.MarkDecorator:
+    return pytest.mark.parametrize("tuning", [WriteTuning(group_passes=passes,
+                                                          group_seconds=math.inf)])  # fmt: skip
 
 
 def _sessions(writer, count: int = len(SESSIONS)) -> list[str]:
@@ -69,8 +74,8 @@ def _queue(service: SearchService, sids: list[str]) -> None:
         service.queue.add("chat", sid, delay=0.0)
 
 
-def test_a_first_index_commits_its_passes_in_groups(service, project, writer, monkeypatch):
-    monkeypatch.setattr(pass_group, "GROUP_PASSES", 3)
+@_groups_of(3)
+def test_a_first_index_commits_its_passes_in_groups(service, project, writer):
     sids = _sessions(writer)
     _queue(service, sids)
     seen = _drain_stepwise(service, project)
@@ -79,8 +84,8 @@ def test_a_first_index_commits_its_passes_in_groups(service, project, writer, mo
     assert _committed(project) == set(sids)  # the last group commits as the scope ends
 
 
-def test_a_queued_live_entry_ends_the_group(service, project, writer, monkeypatch):
-    monkeypatch.setattr(pass_group, "GROUP_PASSES", 8)
+@_groups_of(8)
+def test_a_queued_live_entry_ends_the_group(service, project, writer):
     sids = _sessions(writer)
     _queue(service, sids)
 
@@ -118,9 +123,8 @@ def test_later_drains_commit_each_pass_alone(service, project, writer):
                        {"chat:s0:v-s0", "chat:s1:v-s1", "chat:s2:v-s2"}]  # fmt: skip
 
 
-def test_a_fault_inside_a_group_queues_its_passes_again(service, project, writer, timers,
-                                                        monkeypatch):  # fmt: skip
-    monkeypatch.setattr(pass_group, "GROUP_PASSES", 8)
+@_groups_of(8)
+def test_a_fault_inside_a_group_queues_its_passes_again(service, project, writer, timers):
     sids = _sessions(writer)
     service.drainer.connection().execute(
         "CREATE TEMP TRIGGER fault BEFORE INSERT ON sources WHEN NEW.key = 'chat:s3'"
@@ -145,11 +149,12 @@ def test_a_fault_inside_a_group_queues_its_passes_again(service, project, writer
 KILLED_AFTER = """
 import os, signal, sys
 from pathlib import Path
-from engine.ingest import pass_group, tailing
+from engine.index.tuning import WriteTuning
+from engine.ingest import tailing
 from engine.project.locate import open_project
 from engine.wiring import create_project_service
 
-pass_group.GROUP_PASSES, pass_group.GROUP_SECONDS = 3, float("inf")
+tuning = WriteTuning(group_passes=3, group_seconds=float("inf"))
 real, done = tailing.commit_pass, []
 
 def commit_then_die(*args):
@@ -160,7 +165,8 @@ def commit_then_die(*args):
     return written
 
 tailing.commit_pass = commit_then_die
-create_project_service(open_project(Path(sys.argv[1])), start_worker=False).catch_up()
+project = open_project(Path(sys.argv[1]))
+create_project_service(project, start_worker=False, tuning=tuning).catch_up()
 """
 
 

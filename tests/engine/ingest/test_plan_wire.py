@@ -8,6 +8,7 @@ import pickle
 import pytest
 
 from engine.index.db import SourceRow
+from engine.index.tuning import WriteTuning
 from engine.ingest import plan_worker, tailing
 from engine.ingest.plan_wire import pack, unpack
 from engine.ingest.transcripts import chat_builder, terminal_builder
@@ -48,7 +49,8 @@ def test_a_shipped_plan_holds_the_same_documents_and_derived_values(
     sessions: tuple[tuple[SessionKind, str], ...] = (("chat", "c1"), ("terminal", "t1"))
     for kind, sid in sessions:
         local = _in_process(project, kind, sid)
-        answer = plan_worker.plan_job(project, kind, sid, SourceRow(key=f"{kind}:{sid}"))
+        row = SourceRow(key=f"{kind}:{sid}")
+        answer = plan_worker.plan_job(project, kind, sid, row, WriteTuning())
         assert answer.error is None
         assert answer.plan is not None
         wire = pack(answer.plan)  # as the worker sends it

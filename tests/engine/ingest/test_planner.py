@@ -15,8 +15,10 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
+from engine.index.tuning import WriteTuning
 from engine.ingest import plan_worker, planner
 from engine.project.locate import open_project
 from engine.service import SearchService
@@ -51,16 +53,20 @@ def _index_hash(service: SearchService) -> tuple[int, str]:
     return len(rows), hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _service(root: Path) -> SearchService:
-    return create_project_service(open_project(root), clock=lambda: NOW, start_worker=False)
+def _service(root: Path, tuning: WriteTuning | None = None) -> SearchService:
+    return create_project_service(
+        open_project(root), clock=lambda: NOW, start_worker=False, tuning=tuning
+    )
 
 
-def _reference(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+def _reference(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tuning: WriteTuning
+) -> tuple[int, str]:
     """The same project ingested with the worker switched off."""
     copy = tmp_path / "reference"
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns("cache"))
     monkeypatch.setenv(planner.ENV_SWITCH, "0")
-    svc = _service(copy)
+    svc = _service(copy, tuning)
     try:
         svc.catch_up()
         return _index_hash(svc)
@@ -69,22 +75,28 @@ def _reference(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> t
         monkeypatch.delenv(planner.ENV_SWITCH)
 
 
-@pytest.fixture
-def small_slices(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Several passes per transcript, and a worker for any backlog."""
-    import engine.ingest.tailing as tailing
+SMALL_SLICES = WriteTuning(
+    slice_bytes=4096,
+    worker_min_backlog_bytes=0,
+    max_load_per_cpu=float("inf"),  # whatever else runs here
+)
 
-    monkeypatch.setattr(tailing, "SLICE_BYTES", 4096)
-    monkeypatch.setattr(planner, "WORKER_MIN_BACKLOG_BYTES", 0)
-    monkeypatch.setattr(planner, "MAX_LOAD_PER_CPU", float("inf"))  # whatever else runs here
+
+@pytest.fixture
+def small_slices(monkeypatch: pytest.MonkeyPatch) -> WriteTuning:
+    """Several passes per transcript, and a worker for any backlog."""
     monkeypatch.delenv(planner.ENV_SWITCH, raising=False)
+    return SMALL_SLICES
 
 
 def test_worker_plans_a_backlog_into_the_same_index(
-    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+    writer: ProjectWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    small_slices: WriteTuning,
 ) -> None:
     _fill(writer)
-    svc = _service(writer.root)
+    svc = _service(writer.root, small_slices)
     try:
         svc.catch_up()
         prefetch = svc.drainer.prefetch
@@ -96,7 +108,7 @@ def test_worker_plans_a_backlog_into_the_same_index(
         got = _index_hash(svc)
     finally:
         svc.dispose()
-    assert got == _reference(writer.root, tmp_path, monkeypatch)
+    assert got == _reference(writer.root, tmp_path, monkeypatch, small_slices)
 
 
 def test_small_appends_stay_in_process(
@@ -122,11 +134,11 @@ def test_small_appends_stay_in_process(
 
 
 def test_switched_off_by_the_environment(
-    writer: ProjectWriter, monkeypatch: pytest.MonkeyPatch, small_slices: None
+    writer: ProjectWriter, monkeypatch: pytest.MonkeyPatch, small_slices: WriteTuning
 ) -> None:
     _fill(writer)
     monkeypatch.setenv(planner.ENV_SWITCH, "0")
-    svc = _service(writer.root)
+    svc = _service(writer.root, small_slices)
     try:
         svc.catch_up()
         assert svc.drainer.prefetch is not None
@@ -162,12 +174,12 @@ def test_worker_killed_mid_pass_loses_no_line(
     writer: ProjectWriter,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    small_slices: None,
+    small_slices: WriteTuning,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     _fill(writer)
     killed = _signal_worker_on_take(monkeypatch, signal.SIGKILL, at_call=4)
-    svc = _service(writer.root)
+    svc = _service(writer.root, small_slices)
     try:
         with caplog.at_level(logging.WARNING, logger=planner.__name__):
             svc.catch_up()
@@ -182,18 +194,18 @@ def test_worker_killed_mid_pass_loses_no_line(
         got = _index_hash(svc)
     finally:
         svc.dispose()
-    assert got == _reference(writer.root, tmp_path, monkeypatch)
+    assert got == _reference(writer.root, tmp_path, monkeypatch, small_slices)
 
 
 def test_hung_worker_is_killed_and_planning_returns_here(
     writer: ProjectWriter,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    small_slices: None,
+    small_slices: WriteTuning,
 ) -> None:
     _fill(writer)
     stopped = _signal_worker_on_take(monkeypatch, signal.SIGSTOP, at_call=3, timeout=0.2)
-    svc = _service(writer.root)
+    svc = _service(writer.root, small_slices)
     try:
         svc.catch_up()
         prefetch = svc.drainer.prefetch
@@ -204,17 +216,20 @@ def test_hung_worker_is_killed_and_planning_returns_here(
         got = _index_hash(svc)
     finally:
         svc.dispose()
-    assert got == _reference(writer.root, tmp_path, monkeypatch)
+    assert got == _reference(writer.root, tmp_path, monkeypatch, small_slices)
 
 
 def test_a_pass_whose_planning_raises_is_planned_again_here(
-    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+    writer: ProjectWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    small_slices: WriteTuning,
 ) -> None:
     _fill(writer)
     writer.session("bad", "chat")
     garbage = writer.ade / "chats" / "bad.jsonl.gz"
     garbage.write_bytes(b"this is not gzip data at all\n" * 200)
-    svc = _service(writer.root)
+    svc = _service(writer.root, small_slices)
     try:
         svc.catch_up()
         prefetch = svc.drainer.prefetch
@@ -226,11 +241,14 @@ def test_a_pass_whose_planning_raises_is_planned_again_here(
         got = _index_hash(svc)
     finally:
         svc.dispose()
-    assert got == _reference(writer.root, tmp_path, monkeypatch)
+    assert got == _reference(writer.root, tmp_path, monkeypatch, small_slices)
 
 
 def test_the_writer_plans_a_queued_job_itself_while_the_worker_is_behind(
-    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+    writer: ProjectWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    small_slices: WriteTuning,
 ) -> None:
     """A worker held by a real SIGSTOP from its start cannot answer: the writer takes back its
     last queued job (a real ``cancel`` message) and plans it; then the worker resumes, drops the
@@ -239,8 +257,8 @@ def test_the_writer_plans_a_queued_job_itself_while_the_worker_is_behind(
     stopped: list[int] = []
 
     class HeldWorker(plan_worker.PlanWorker):
-        def __init__(self, project: Any) -> None:
-            super().__init__(project)
+        def __init__(self, project: Any, tuning: WriteTuning) -> None:
+            super().__init__(project, tuning)
             os.kill(self.pid, signal.SIGSTOP)
             stopped.append(self.pid)
 
@@ -253,7 +271,7 @@ def test_the_writer_plans_a_queued_job_itself_while_the_worker_is_behind(
 
     monkeypatch.setattr(plan_worker, "PlanWorker", HeldWorker)
     monkeypatch.setattr(plan_worker, "plan_job", plan_here)
-    svc = _service(writer.root)
+    svc = _service(writer.root, small_slices)
     try:
         svc.catch_up()
         prefetch = svc.drainer.prefetch
@@ -267,7 +285,7 @@ def test_the_writer_plans_a_queued_job_itself_while_the_worker_is_behind(
         got = _index_hash(svc)
     finally:
         svc.dispose()
-    assert got == _reference(writer.root, tmp_path, monkeypatch)
+    assert got == _reference(writer.root, tmp_path, monkeypatch, small_slices)
 
 
 def test_a_core_idle_now_counts_though_the_load_average_still_trails(
@@ -294,7 +312,10 @@ def test_a_busy_machine_keeps_planning_in_process(monkeypatch: pytest.MonkeyPatc
 
 
 def test_a_pass_planned_ahead_that_fails_is_planned_again_at_its_turn(
-    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+    writer: ProjectWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    small_slices: WriteTuning,
 ) -> None:
     """Planning a taken-back job fails (an injected I/O error): not the current entry's fault,
     so nothing backs off or warns; the job is planned again when its entry runs."""
@@ -302,8 +323,8 @@ def test_a_pass_planned_ahead_that_fails_is_planned_again_at_its_turn(
     stopped: list[int] = []
 
     class HeldWorker(plan_worker.PlanWorker):
-        def __init__(self, project: Any) -> None:
-            super().__init__(project)
+        def __init__(self, project: Any, tuning: WriteTuning) -> None:
+            super().__init__(project, tuning)
             os.kill(self.pid, signal.SIGSTOP)
             stopped.append(self.pid)
 
@@ -313,7 +334,7 @@ def test_a_pass_planned_ahead_that_fails_is_planned_again_at_its_turn(
 
     monkeypatch.setattr(plan_worker, "PlanWorker", HeldWorker)
     monkeypatch.setattr(plan_worker, "plan_job", failing_plan_job)
-    svc = _service(writer.root)
+    svc = _service(writer.root, small_slices)
     try:
         svc.catch_up()
         prefetch = svc.drainer.prefetch
@@ -326,11 +347,14 @@ def test_a_pass_planned_ahead_that_fails_is_planned_again_at_its_turn(
         got = _index_hash(svc)
     finally:
         svc.dispose()
-    assert got == _reference(writer.root, tmp_path, monkeypatch)
+    assert got == _reference(writer.root, tmp_path, monkeypatch, small_slices)
 
 
 def test_one_long_transcript_has_its_next_pass_planned_while_one_is_written(
-    writer: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_slices: None
+    writer: ProjectWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    small_slices: WriteTuning,
 ) -> None:
     """A backlog of one transcript (a big import, one long log) has no other entry to plan
     ahead: the worker is sent its next pass, from the source row the current pass's commit
@@ -339,7 +363,7 @@ def test_one_long_transcript_has_its_next_pass_planned_while_one_is_written(
     for n in range(400):
         writer.chat("long", "user_message", id=f"m{n}", status="accepted",
                     text=f"long message {n} parseHTTPResponse token{n} ✓")  # fmt: skip
-    svc = _service(writer.root)
+    svc = _service(writer.root, small_slices)
     try:
         svc.catch_up()
         prefetch = svc.drainer.prefetch
@@ -351,7 +375,7 @@ def test_one_long_transcript_has_its_next_pass_planned_while_one_is_written(
         got = _index_hash(svc)
     finally:
         svc.dispose()
-    assert got == _reference(writer.root, tmp_path, monkeypatch)
+    assert got == _reference(writer.root, tmp_path, monkeypatch, small_slices)
 
 
 def test_an_idle_reading_over_a_long_gone_past_is_not_trusted(
@@ -365,24 +389,23 @@ def test_an_idle_reading_over_a_long_gone_past_is_not_trusted(
 
 
 def test_a_wait_for_the_worker_first_commits_the_open_group_of_passes(
-    writer: ProjectWriter, monkeypatch: pytest.MonkeyPatch, small_slices: None
+    writer: ProjectWriter, monkeypatch: pytest.MonkeyPatch, small_slices: WriteTuning
 ) -> None:
     """A first index groups its passes in one transaction (``pass_group``); when the writer has
     to block on the worker (here a real SIGSTOP, and no job to take back), it commits the group
     first, so no write lock is held through the wait (a hung worker can take minutes)."""
     from engine.index.db import connect
-    from engine.ingest import pass_group
 
-    monkeypatch.setattr(pass_group, "GROUP_PASSES", 1000)
-    monkeypatch.setattr(pass_group, "GROUP_SECONDS", float("inf"))
-    monkeypatch.setattr(planner, "STEAL_WHILE_WAITING", False)
+    tuning = msgspec.structs.replace(
+        small_slices, group_passes=1000, group_seconds=float("inf"), steal_while_waiting=False
+    )
     _fill(writer)
     index = open_project(writer.root).index_path
     seen: list[int] = []
 
     class HeldWorker(plan_worker.PlanWorker):
-        def __init__(self, project: Any) -> None:
-            super().__init__(project)
+        def __init__(self, project: Any, tuning: WriteTuning) -> None:
+            super().__init__(project, tuning)
             os.kill(self.pid, signal.SIGSTOP)
 
         def collect(self, entry: Any, timeout: float) -> Any:
@@ -394,7 +417,7 @@ def test_a_wait_for_the_worker_first_commits_the_open_group_of_passes(
             return super().collect(entry, timeout)
 
     monkeypatch.setattr(plan_worker, "PlanWorker", HeldWorker)
-    svc = _service(writer.root)
+    svc = _service(writer.root, tuning)
     try:
         svc.catch_up()
         # The first transcript entry is planned here (nothing was sent yet) and written in the

@@ -9,6 +9,7 @@ import os
 import pytest
 
 import engine.ingest.tailing as tailing
+from engine.index.tuning import WriteTuning
 from engine.service import SearchService
 
 
@@ -127,8 +128,8 @@ def test_garbage_gz_falls_back_to_plain_and_both_present_is_one_source(service, 
     assert idx.doc_ids("alpha") == ["chat:s:m1"]
 
 
+@pytest.mark.parametrize("tuning", [WriteTuning(slice_bytes=256)])
 def test_slices_are_bounded_and_re_enqueued(service, writer, idx, monkeypatch, cursor_of):
-    monkeypatch.setattr(tailing, "SLICE_BYTES", 256)
     writer.session("s")
     data = b"".join(_msg(i, f"m{i}", f"word{i}") for i in range(1, 41))
     writer.append_raw(writer.chat_path("s"), data)
@@ -141,8 +142,8 @@ def test_slices_are_bounded_and_re_enqueued(service, writer, idx, monkeypatch, c
     assert len(passes) >= len(data) // 256
 
 
+@pytest.mark.parametrize("tuning", [WriteTuning(slice_bytes=1024)])
 def test_long_line_is_read_whole_and_indexed_capped(service, writer, idx, monkeypatch, cursor_of):
-    monkeypatch.setattr(tailing, "SLICE_BYTES", 1024)
     writer.session("s")
     data = _msg(1, "big", "needle " + "b" * 300_000) + _msg(2, "after", "after line")
     writer.append_raw(writer.chat_path("s"), data)
@@ -153,9 +154,8 @@ def test_long_line_is_read_whole_and_indexed_capped(service, writer, idx, monkey
     assert cursor_of("chat:s") == len(data)
 
 
+@pytest.mark.parametrize("tuning", [WriteTuning(slice_bytes=1024, long_line_cap=4096)])
 def test_line_past_the_hard_cap_is_indexed_truncated_and_counted(service, writer, idx, monkeypatch):
-    monkeypatch.setattr(tailing, "SLICE_BYTES", 1024)
-    monkeypatch.setattr(tailing, "LONG_LINE_CAP", 4096)
     writer.session("s")
     data = _msg(1, "big", "needle " + "x" * 10_000) + _msg(2, "after", "after line")
     writer.append_raw(writer.chat_path("s"), data)
@@ -164,10 +164,10 @@ def test_line_past_the_hard_cap_is_indexed_truncated_and_counted(service, writer
     assert service.index_status().warnings.get("chat:s", 0) == 1
 
 
+@pytest.mark.parametrize("tuning", [WriteTuning(slice_bytes=1024)])
 def test_unterminated_huge_tail_waits_without_busy_looping(
     service, writer, idx, monkeypatch, cursor_of
 ):
-    monkeypatch.setattr(tailing, "SLICE_BYTES", 1024)
     writer.session("s")
     big = _msg(1, "big", "z" * 8000)
     writer.append_raw(writer.chat_path("s"), big[:-1])
@@ -188,10 +188,10 @@ def test_unterminated_huge_tail_waits_without_busy_looping(
     assert cursor_of("chat:s") == len(big)
 
 
+@pytest.mark.parametrize("tuning", [WriteTuning(slice_bytes=512)])
 def test_gz_is_inflated_once_per_drain_not_per_pass(service, writer, idx, monkeypatch):
     import engine.ingest.gzcache as gzcache
 
-    monkeypatch.setattr(tailing, "SLICE_BYTES", 512)
     writer.session("s")
     data = b"".join(_msg(i, f"m{i}", f"w{i}") for i in range(1, 60))
     writer.chat_path("s").parent.mkdir(parents=True)
