@@ -52,7 +52,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the tree here and reuse it")
     args = parser.parse_args()
     from engine.delegates import files
-    from engine.delegates.gather import DelegateContext, file_candidates
+    from engine.delegates.context import DelegateContext
+    from engine.delegates.file_hits import file_candidates
     from engine.project.locate import open_project
     from engine.project.model import Lane
     from engine.query.plan import build_plan

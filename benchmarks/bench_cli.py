@@ -239,7 +239,8 @@ def file_delegate(
     """Per term: candidates found, delegate p50 ms, ``git grep`` process p50 ms."""
     from datetime import UTC, datetime
 
-    from engine.delegates.gather import DelegateContext, file_candidates
+    from engine.delegates.context import DelegateContext
+    from engine.delegates.file_hits import file_candidates
     from engine.project.locate import open_project
     from engine.project.model import Lane
     from engine.query.plan import build_plan

@@ -30,7 +30,8 @@ PROCESS_PROBE = """
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from engine.delegates.gather import DelegateContext, file_candidates
+from engine.delegates.context import DelegateContext
+from engine.delegates.file_hits import file_candidates
 from engine.project.locate import open_project
 from engine.project.model import Lane
 from engine.query.plan import build_plan
@@ -92,7 +93,8 @@ def reachable(root: Path, term: str, defining: str) -> dict[str, object]:
 
 
 def timings(root: Path, term: str, runs: int) -> dict[str, Timing]:
-    from engine.delegates.gather import DelegateContext, file_candidates
+    from engine.delegates.context import DelegateContext
+    from engine.delegates.file_hits import file_candidates
     from engine.project.locate import open_project
     from engine.project.model import Lane
     from engine.query.plan import build_plan

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Literal
 
     DocKind = Literal[
@@ -27,6 +28,24 @@ KIND_ALIASES: dict[str, DocKind] = {"issue": "linear"}
 
 MAX_LIMIT = 500
 """A page larger than this is a dump, not a search; the CLI pages with ``--cursor``."""
+
+
+def parse_kinds(names: Iterable[str], *, spelled: str = "kind ") -> tuple[DocKind, ...]:
+    """The kinds ``names`` give, in order and once each (``issue`` means ``linear``); a name that
+    is not a kind raises ``UsageError`` naming the valid ones. ``spelled`` is how the message quotes
+    the input: ``kind `` for a ``--kind`` flag, ``kind:`` for the query's filter."""
+    from engine.errors import UsageError
+
+    kinds: list[DocKind] = []
+    for raw in names:
+        name = raw.strip().lower()
+        name = KIND_ALIASES.get(name, name)
+        if name not in ALL_KINDS:
+            valid = ", ".join([*ALL_KINDS, *KIND_ALIASES])
+            raise UsageError(f"unknown {spelled}{raw!r}; valid kinds: {valid}")
+        if name not in kinds:
+            kinds.append(name)
+    return tuple(kinds)
 
 
 def __getattr__(name: str) -> object:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import UsageError
+from engine.kinds import parse_kinds
 from engine.types import KIND_ALIASES
-from tui.commands.search import parse_kinds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ def test_each_shared_constant_has_one_home() -> None:
 
 def test_cli_kind_flag_reads_the_shared_alias() -> None:
     assert KIND_ALIASES == {"issue": "linear"}
-    assert parse_kinds(["issue"], None) == ("linear",)
-    assert parse_kinds([], "Issue,chat") == ("linear", "chat")
+    assert parse_kinds(["issue"]) == ("linear",)
+    assert parse_kinds(["Issue", "chat", "chat"]) == ("linear", "chat")
     with pytest.raises(UsageError, match=r"valid kinds: .*linear, issue"):
-        parse_kinds(["nope"], None)
+        parse_kinds(["nope"])

@@ -16,14 +16,14 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from engine.delegates.file_hits import _file_doc_id, _file_lanes, mtime_ms
+from engine.delegates.file_hits import file_doc_id, file_lanes, mtime_ms
 from engine.delegates.files import FileSearchFailed, lane_listing
 from engine.links.deeplink import build_link
 from engine.query.ranking import Candidate
 from engine.types import DEFAULT_KINDS
 
 if TYPE_CHECKING:
-    from engine.delegates.gather import Delegate, DelegateContext
+    from engine.delegates.context import Delegate, DelegateContext
     from engine.query.plan import QueryPlan
 
 NOT_CONFIGURED = "linear: not configured (set LINEAR_API_KEY to search Linear issues)"
@@ -42,7 +42,7 @@ def browse_files(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         return [], []  # a file belongs to no session
     out: list[Candidate] = []
     warnings: list[str] = []
-    for lane in _file_lanes(ctx):
+    for lane in file_lanes(ctx):
         if not lane.path.is_dir():
             warnings.append(f"files: lane {lane.id}'s folder {lane.path} is missing")
             continue
@@ -56,7 +56,7 @@ def browse_files(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
             if not plan.allows_time(updated) or not plan.matches(path):
                 continue  # `since:` and `until:` narrow a browse too
             link = partial(build_link, "file", path, project_id=ctx.project.id, lane=lane.id)
-            out.append(Candidate(doc_id=_file_doc_id(lane, path), kind="file", title=path,
+            out.append(Candidate(doc_id=file_doc_id(lane, path), kind="file", title=path,
                                  rank_title=path, snippet_marked="", updated_at=updated,
                                  lane_id=lane.id, anchor=path,
                                  extra={"deep_link": link, "path": path}))  # fmt: skip

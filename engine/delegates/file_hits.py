@@ -33,8 +33,8 @@ from engine.query.ranking import Candidate, natural_key, tier_for
 from engine.query.snippets import mark_matches
 from engine.types import TIER_ORDER
 
-if TYPE_CHECKING:  # gather imports this module for its delegate table
-    from engine.delegates.gather import DelegateContext
+if TYPE_CHECKING:
+    from engine.delegates.context import DelegateContext
 
 MAX_PATH_HITS = 200
 """Path matches kept per query (over every lane searched): enough for several pages, bounded on a 100k-file monorepo."""
@@ -70,7 +70,7 @@ def _best_path_title(path: str, query: str) -> str:
     return base if TIER_ORDER[tiers[0]] <= TIER_ORDER[tiers[1]] else path
 
 
-def _file_lanes(ctx: DelegateContext) -> list[Lane]:
+def file_lanes(ctx: DelegateContext) -> list[Lane]:
     """The lanes whose files a query searches: without ``lane:`` the primary lane (what an
     unfiltered query always searched), with it every lane it names, in the project's lane order."""
     primary = _primary_lane(ctx)
@@ -100,7 +100,7 @@ class _LaneLine(NamedTuple):
     hit: FileLineHit
 
 
-def _file_doc_id(lane: Lane, where: str) -> str:
+def file_doc_id(lane: Lane, where: str) -> str:
     # The primary lane keeps the ids it always had; a linked lane's copy of a file is its own hit.
     return f"file:{where}" if lane.primary else f"file@{lane.id}:{where}"
 
@@ -108,7 +108,7 @@ def _file_doc_id(lane: Lane, where: str) -> str:
 def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     """Path hits (ranked by title tier, the best ``MAX_PATH_HITS``) and line hits (definition
     lines first, then lines of files named like a term, then mentions; see ``_line_score``) of
-    each lane ``_file_lanes`` picks. The caps hold for the whole answer: the best
+    each lane ``file_lanes`` picks. The caps hold for the whole answer: the best
     ``MAX_PATH_HITS`` paths over all those lanes, and ``MAX_LINE_HITS`` lines taken from the
     lanes in turn (plus each lane's definition lines). When either was cut, every candidate
     carries ``results_truncated`` and a warning says how to narrow; otherwise every matching
@@ -122,7 +122,7 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     warnings: list[str] = []
     searched: list[tuple[Lane, FileMatches]] = []
     present: list[Lane] = []
-    for lane in _file_lanes(ctx):
+    for lane in file_lanes(ctx):
         if lane.path.is_dir():
             present.append(lane)
         else:
@@ -173,7 +173,7 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         link = partial(build_link, "file", path, project_id=ctx.project.id, lane=lane.id)
         shown = shown_path(path)
         title = _best_path_title(shown, plan.title_text)
-        out.append(Candidate(doc_id=_file_doc_id(lane, shown), kind="file", title=shown,
+        out.append(Candidate(doc_id=file_doc_id(lane, shown), kind="file", title=shown,
                              rank_title=title, snippet_marked=mark_matches(plan, shown),
                              updated_at=mtime(lane, path), bm25=LINE_SCORES["named"],
                              lane_id=lane.id, anchor=shown,
@@ -187,7 +187,7 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         where = f"{shown_path(hit.path)}:{hit.line}"
         # The link and the snippet (a window around the match, whatever the line's length)
         # are made for the page shown only: a common word offers tens of thousands of lines.
-        out.append(Candidate(doc_id=_file_doc_id(lane, where), kind="file", title=where,
+        out.append(Candidate(doc_id=file_doc_id(lane, where), kind="file", title=where,
                              rank_title="", snippet_marked="", updated_at=updated,
                              bm25=_line_score(hit, names), lane_id=lane.id, anchor=where,
                              extra={"deep_link": partial(_line_link, ctx.project.id, lane.id,

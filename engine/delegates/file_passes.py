@@ -19,15 +19,15 @@ from typing import NamedTuple
 
 from engine.delegates import files
 from engine.delegates.files import (
+    Background,
     FileLineHit,
     FileMatches,
     GrepTimedOut,
-    _Background,
-    _redacted,
     grep_definitions,
     grep_lane_lines,
     lane_listing,
     looks_like_identifier,
+    redacted,
     scan_untracked,
 )
 from engine.query.file_match import FileTerms, LineMatcher, line_hit, node_filters
@@ -113,7 +113,7 @@ def search_lane(
             slow.append(f"files: {err}; the lines found by then are shown")
             return err.hits
 
-    first = _Background(tracked_lines)
+    first = Background(tracked_lines)
     try:
         if not terms.path_nodes:
             tracked, untracked = lane_listing(root)
@@ -133,7 +133,7 @@ def search_lane(
                       if skipped else []))  # fmt: skip
     if len(found) > EAGER_REDACTION_LINES:
         return FileMatches(paths, found, truncated, notes, bool(slow))  # redacted per page
-    shown = _redacted(found)
+    shown = redacted(found)
     # Matched as shown: a line found only through a secret the redaction replaced is dropped.
     kept = [new for old, new in zip(found, shown, strict=True)
             if new.text == old.text or hit(new.path, new.text)]  # fmt: skip
@@ -179,3 +179,12 @@ def _folded_listing(listing: Sequence[str]) -> tuple[str, list[int]]:
         _FOLDED.pop(next(iter(_FOLDED)))
     _FOLDED[id(listing)] = (listing, folded, starts)
     return folded, starts
+
+
+def search_lane_files(
+    root: Path, terms: Sequence[str] | FileQuery, names: Sequence[str] = ()
+) -> FileMatches:
+    """The lane's paths holding a needle of the query and its line hits: see
+    :func:`search_lane` (``terms``: words, or a plan's query)."""
+    query = terms if isinstance(terms, FileQuery) else FileQuery.of_words(terms)
+    return search_lane(root, query, names)

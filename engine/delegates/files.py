@@ -19,16 +19,13 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import msgspec
 
 from engine.delegates.listing_memo import memoised_listing
 from engine.project.git import stderr_file
 from engine.query.match import LineFilter
-
-if TYPE_CHECKING:
-    from engine.delegates.file_passes import FileQuery
 
 GIT_TIMEOUT_SECONDS = 5.0
 """A grep over a huge tree must not hold the whole answer hostage."""
@@ -469,18 +466,7 @@ def _read_regular(path: Path) -> bytes | None:
         return None
 
 
-def search_lane_files(
-    root: Path, terms: Sequence[str] | FileQuery, names: Sequence[str] = ()
-) -> FileMatches:
-    """The lane's paths holding a needle of the query and its line hits: see
-    :func:`engine.delegates.file_passes.search_lane` (``terms``: words, or a plan's query)."""
-    from engine.delegates.file_passes import FileQuery, search_lane  # it builds on this module
-
-    query = terms if isinstance(terms, FileQuery) else FileQuery.of_words(terms)
-    return search_lane(root, query, names)
-
-
-def _redacted(hits: list[FileLineHit]) -> list[FileLineHit]:
+def redacted(hits: list[FileLineHit]) -> list[FileLineHit]:
     """Hits whose whole text passed the index's redaction: a file snippet (a window of it) never
     shows a token the index would have replaced."""
     from engine.redaction import redact_lines
@@ -489,7 +475,7 @@ def _redacted(hits: list[FileLineHit]) -> list[FileLineHit]:
     return [FileLineHit(hit.path, hit.line, text) for hit, text in zip(hits, texts, strict=True)]
 
 
-class _Background:
+class Background:
     """One call on its own thread; ``result`` waits for it and returns or re-raises.
 
     A plain thread rather than ``concurrent.futures``: that package imports ``logging``, a few ms

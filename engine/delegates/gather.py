@@ -16,11 +16,10 @@ Linear is imported only when asked for: its HTTP client (urllib.request, ssl, em
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-import msgspec
-
+from engine.delegates.context import Delegate, DelegateContext
 from engine.delegates.file_hits import file_candidates, mtime_ms
 from engine.errors import AdeError
 from engine.links.deeplink import build_link
@@ -35,15 +34,6 @@ from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
 from engine.query.snippets import mark_matches
 from engine.types import SearchQueryArgs
-
-
-class DelegateContext(msgspec.Struct, frozen=True):
-    """What every delegate gets: the query's plan and the project's lanes."""
-
-    project: Project
-    plan: QueryPlan
-    lanes: Sequence[Lane]
-    environ: Mapping[str, str]
 
 
 def _lane_activity_ms(lane: Lane) -> int:
@@ -185,8 +175,6 @@ def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]
                                     "url": issue.url}))  # fmt: skip
     return out, []
 
-
-Delegate = Callable[[DelegateContext], tuple[list[Candidate], list[str]]]
 
 DELEGATES: dict[str, Delegate] = {
     "lane": lane_candidates,

@@ -34,11 +34,12 @@ import msgspec
 
 from engine.errors import UsageError
 from engine.index.command_sql import CommandFilter
+from engine.kinds import parse_kinds
 from engine.project.model import is_valid_session_id
 from engine.query import command_filters
 from engine.query.pasted import cut_to_length, first_distinctive, is_weak_word
 from engine.query.ranking import normalize_title_query
-from engine.types import AGENT_TOOLS, ALL_KINDS, KIND_ALIASES
+from engine.types import AGENT_TOOLS
 
 MAX_QUERY_LENGTH = 1000
 """Longer input is a paste: it is cut at a space (FTS5 cost grows with every term)."""
@@ -193,17 +194,6 @@ def parse_since(value: str, now: datetime, *, key: str = "since", day_end: bool 
         raise UsageError(f"invalid {key}:{value!r}: {_TIME_HELP}") from None
 
 
-def _parse_kinds(value: str) -> set[str]:
-    kinds: set[str] = set()
-    for raw in value.lower().split(","):
-        kind = KIND_ALIASES.get(raw, raw)
-        if kind not in ALL_KINDS:
-            valid = ", ".join([*ALL_KINDS, *KIND_ALIASES])
-            raise UsageError(f"unknown kind:{raw!r}; valid kinds: {valid}")
-        kinds.add(kind)
-    return kinds
-
-
 # --- tool: filter (docs/agents.md) ----------------------------------------------------------------
 def parse_tools(value: str) -> set[str]:
     """The agents named by a ``tool:`` value (``claude,codex``).
@@ -243,7 +233,7 @@ class _Builder(msgspec.Struct):
     dropped: list[str] = msgspec.field(default_factory=list)
 
     def kind(self, value: str) -> None:
-        self.kinds = (self.kinds or set()) | _parse_kinds(value)
+        self.kinds = (self.kinds or set()) | set(parse_kinds(value.split(","), spelled="kind:"))
 
     def lane(self, value: str) -> None:
         if not value:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from engine.errors import UsageError
-from engine.kinds import ALL_KINDS, KIND_ALIASES, MAX_LIMIT
+from engine.kinds import MAX_LIMIT, parse_kinds
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
@@ -94,19 +94,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-daemon", action="store_true", help="never use a running daemon")
 
 
-def parse_kinds(flags: Sequence[str], joined: str | None) -> tuple[DocKind, ...] | None:
-    """Validate ``--kind``/``--kinds``; ``issue`` means ``linear``. ``None`` = the default set."""
-    names = [*flags, *(joined.split(",") if joined else [])]
-    kinds: list[DocKind] = []
-    for raw in names:
-        name = raw.strip().lower()
-        name = KIND_ALIASES.get(name, name)
-        if name not in ALL_KINDS:
-            valid = ", ".join([*ALL_KINDS, *KIND_ALIASES])
-            raise UsageError(f"unknown kind {raw!r}; valid kinds: {valid}")
-        if name not in kinds:
-            kinds.append(name)
-    return tuple(kinds) or None
+def _flag_kinds(flags: Sequence[str], joined: str | None) -> tuple[DocKind, ...] | None:
+    """Validate ``--kind``/``--kinds`` (:func:`engine.kinds.parse_kinds`). ``None`` = the default set."""
+    return parse_kinds([*flags, *(joined.split(",") if joined else [])]) or None
 
 
 def _validated(
@@ -133,7 +123,7 @@ def _validated(
         query = f"{query} tool:{','.join(tools)}".strip()
     lane = None if ns.lane is None else replace_surrogates(ns.lane)
     cursor = None if ns.cursor is None else replace_surrogates(ns.cursor)
-    return query, parse_kinds(ns.kind, ns.kinds), lane, ns.limit, cursor, ns.offset
+    return query, _flag_kinds(ns.kind, ns.kinds), lane, ns.limit, cursor, ns.offset
 
 
 def build_args(ns: argparse.Namespace) -> SearchQueryArgs:

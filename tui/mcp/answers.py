@@ -36,7 +36,7 @@ ANSWER_CAP = 24_000
 
 def search(backend: Backend, arguments: dict[str, Any]) -> str:
     """One page of hits for ``arguments`` (the ``search`` schema)."""
-    from tui.commands.search import parse_kinds
+    from engine.kinds import parse_kinds
 
     query = _text(arguments, "query", required=True) or ""
     for name in ("since", "until"):
@@ -45,7 +45,7 @@ def search(backend: Backend, arguments: dict[str, Any]) -> str:
             if any(ch.isspace() for ch in value):
                 raise UsageError(f"{name}: takes one value like 7d or 2026-06-01, got {value!r}")
             query = f"{query} {name}:{value}"
-    kinds = parse_kinds(_strings(arguments, "kinds"), None)
+    kinds = parse_kinds(_strings(arguments, "kinds")) or None
     lane = _text(arguments, "lane")
     if lane is not None and not lane.strip():
         raise UsageError("--lane needs a lane id or name")

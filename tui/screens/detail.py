@@ -21,19 +21,10 @@ from engine.errors import AdeError
 from engine.links.details import Detail
 from tui.logic.rows import KIND_ICON, KIND_LABEL
 from tui.printable import printable
+from tui.widgets.preview_pane import fields_content
 
 DetailLoader = Callable[[], Detail]
 """Builds the record on a worker thread; may raise ``AdeError`` with a one-line message."""
-
-
-def fields_content(detail: Detail) -> Content:
-    """``name  value`` lines, names muted and aligned."""
-    width = max((len(name) for name, _ in detail.fields), default=0)
-    lines = [
-        Content.assemble((f"{name:<{width}}  ", "$text-muted"), value)
-        for name, value in detail.fields
-    ]
-    return Content("\n").join(lines)
 
 
 class DetailScreen(Screen[None]):

@@ -35,10 +35,18 @@ def context_content(
     return Content("\n").join(lines)
 
 
+def fields_content(detail: Detail) -> Content:
+    """``name  value`` lines, names muted and aligned."""
+    width = max((len(name) for name, _ in detail.fields), default=0)
+    lines = [
+        Content.assemble((f"{name:<{width}}  ", "$text-muted"), value)
+        for name, value in detail.fields
+    ]
+    return Content("\n").join(lines)
+
+
 def detail_content(detail: Detail) -> Content:
     """A detail's title, fields and body."""
-    from tui.screens.detail import fields_content
-
     parts = [Content.styled(detail.title, "bold"), fields_content(detail), Content(detail.body)]
     return Content("\n\n").join(part for part in parts if part.plain)
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from engine.delegates import file_hits, files
-from engine.delegates.files import grep_definitions, is_definition, search_lane_files
+from engine.delegates.file_passes import search_lane_files
+from engine.delegates.files import grep_definitions, is_definition
 from engine.embedded import EmbeddedClient
 from engine.query.ranking import natural_key
 from engine.types import SearchQueryArgs, SearchResultItem

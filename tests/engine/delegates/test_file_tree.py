@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run_main
 
-from engine.delegates.files import search_lane_files
+from engine.delegates.file_passes import search_lane_files
 from engine.embedded import EmbeddedClient
 from engine.types import SearchQueryArgs
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from engine.delegates import files
+from engine.delegates.file_passes import search_lane_files
 from engine.delegates.files import (
     FileSearchFailed,
     grep_lane_lines,
     list_tracked_untracked,
-    search_lane_files,
 )
 
 
