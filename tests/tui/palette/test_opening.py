@@ -129,9 +129,11 @@ async def test_rebuild_shows_a_progress_bar_mounted_on_first_use(client: Embedde
 
 def test_the_app_module_imports_no_engine_machinery() -> None:
     """First paint imports only Textual and the app: the engine is the opener's to import
-    (``engine.basics.text``, pure text helpers on ``re``, tells a blank-like query from a real one)."""
+    (``engine.basics.text``, pure text helpers on ``re``, tells a blank-like query from a real one;
+    ``engine.agent_table``, plain tuples without imports, names the palette's ``chat:`` stops)."""
     code = "import sys, tui.app; print(sorted(m for m in sys.modules if m.startswith('engine')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == (
-        "['engine', 'engine.errors', 'engine.kinds', 'engine.basics.text', 'engine.types']"
+        "['engine', 'engine.agent_table', 'engine.basics', 'engine.basics.text', 'engine.errors',"
+        " 'engine.kinds', 'engine.types']"
     )
