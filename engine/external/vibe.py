@@ -1,0 +1,115 @@
+"""Mistral Vibe sessions: ``$VIBE_HOME/logs/session/session_<time>_<id8>/messages.jsonl``.
+
+From mistralai/mistral-vibe ``vibe/core/paths/_vibe_home.py`` (``VIBE_HOME``, else ``~/.vibe``;
+``SESSION_LOG_DIR``: ``logs/session``), ``vibe/core/config/models.py``
+(``SessionLoggingConfig``: ``save_dir``, ``session_prefix`` ``session``) and
+``vibe/core/session/session_logger.py`` (``save_folder``: ``<prefix>_<%Y%m%d_%H%M%S>_<first 8
+of the id>``; ``persist_messages``: each new non-system message appended to ``messages.jsonl``
+as ``LLMMessage.model_dump(exclude_none=True)``; ``meta.json`` rewritten beside it with
+``session_id``, ``start_time``, ``title`` and ``environment.working_directory``). A message
+(``vibe/core/types.py`` ``LLMMessage``) has ``role`` ``user``/``assistant``/``tool``, ``content``
+text, ``tool_calls`` (``id``, ``function.name``, ``function.arguments`` as JSON text),
+``tool_call_id``, ``message_id``, ``injected`` and ``reasoning_content``. Indexed: user and
+assistant text, tool calls, tool results. Hidden: ``reasoning_content`` and user messages the
+agent injected itself (``injected: true``: middleware reminders, queued notices). Messages carry
+no time. Resume: ``vibe --resume <session_id>``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent
+from engine.external.lines import digest
+from engine.project.safe_io import Bounds, JsonRejected, loads_json, read_regular
+from engine.project.tally import WarningTally
+
+META_FILE = "meta.json"
+"""The session's metadata beside ``messages.jsonl`` (its working folder, id and title)."""
+
+META_BYTES = 4 * 1024 * 1024
+"""Most of ``meta.json`` read: it also holds the tool list and the config, a few hundred KB."""
+
+ROLES = frozenset({"user", "assistant", "tool", "system"})
+
+
+class VibeFormat(JsonlAgent):
+    """Mistral Vibe's session logs."""
+
+    name = "vibe"
+    patterns: ClassVar[tuple[str, ...]] = ("*/messages.jsonl",)
+    resume: ClassVar[tuple[str, ...] | None] = ("vibe", "--resume")
+    hidden = "reasoning content, injected user messages"
+
+    def record_events(
+        self, obj: dict[str, Any], tally: WarningTally, source: str, state: dict[str, Any]
+    ) -> tuple[str | None, str | None, Found] | None:
+        del tally, source, state
+        role = obj.get("role")
+        if role not in ROLES:
+            return None
+        ident = obj.get("message_id") if isinstance(obj.get("message_id"), str) else None
+        content = obj.get("content")
+        text = content if isinstance(content, str) else ""
+        if role == "user":
+            shown = text.strip() and obj.get("injected") is not True
+            return ident, None, [("user_message", {"text": text})] if shown else []
+        if role == "tool":
+            fields: dict[str, Any] = {"output": text}
+            if isinstance(obj.get("tool_call_id"), str) and obj["tool_call_id"]:
+                fields["id"] = obj["tool_call_id"]
+            return ident, None, [("tool_result", fields)]
+        if role == "system":
+            return ident, None, []
+        found: Found = [("assistant_message", {"text": text})] if text.strip() else []
+        for call in obj.get("tool_calls") or []:
+            if isinstance(call, dict):
+                found.append(("tool_call", _call(call)))
+        return ident, None, found
+
+    def learn(self, head: HeadNotes, obj: dict[str, Any]) -> None:
+        if obj.get("role") == "user" and obj.get("injected") is not True:
+            content = obj.get("content")
+            head.saw_user(content if isinstance(content, str) else "")
+
+    def head_notes(self, path: Path, data: bytes, bounds: Bounds | None) -> HeadNotes:
+        head = super().head_notes(path, data, bounds)
+        head.ident = None
+        meta = _meta(path.parent / META_FILE, bounds)
+        env = meta.get("environment")
+        if isinstance(env, dict) and isinstance(env.get("working_directory"), str):
+            head.cwd = env["working_directory"] or None
+        if isinstance(meta.get("session_id"), str) and meta["session_id"]:
+            head.ident = meta["session_id"]
+        if isinstance(meta.get("title"), str) and meta["title"].strip():
+            head.title = meta["title"].strip()
+        if isinstance(meta.get("start_time"), str):
+            head.first_ts = meta["start_time"]
+        head.ident = head.ident or path.parent.name
+        return head
+
+
+def _call(call: dict[str, Any]) -> dict[str, Any]:
+    function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else {}
+    name = function.get("name") if isinstance(function.get("name"), str) else "tool"
+    arguments = function.get("arguments")
+    try:
+        parsed = loads_json(arguments) if isinstance(arguments, str) and arguments else arguments
+    except JsonRejected:
+        parsed = arguments
+    fields: dict[str, Any] = {"name": name, "input": digest(parsed or {})}
+    if isinstance(call.get("id"), str) and call["id"]:
+        fields["id"] = call["id"]
+    return fields
+
+
+def _meta(path: Path, bounds: Bounds | None) -> dict[str, Any]:
+    try:
+        found = loads_json(read_regular(path, META_BYTES, bounds))
+    except (OSError, JsonRejected):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+FORMAT = VibeFormat()
