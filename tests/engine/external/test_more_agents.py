@@ -194,3 +194,46 @@ def test_goose_sessions_are_read_from_its_database_and_rederived_when_rows_chang
     assert (events or [])[-1].data["text"] == "and the vole cache"
     assert fmt.resume_argv(meta) == ("goose", "session", "--resume", "--session-id", "20251108_1")
     assert fmt.recorded_cwd(meta) == lanes[0].path
+
+
+def test_amp_threads_are_read_whole_and_a_subagents_thread_is_left_out(tmp_path: Path) -> None:
+    project, lane = tmp_path / "work" / "demo", tmp_path / "work" / "demo-lanes" / "fix"
+    project.mkdir(parents=True)
+    lane.mkdir(parents=True)
+    home = tmp_path / "data"
+    shutil.copytree(FIXTURES / "amp" / "home", home)
+    for path in home.rglob("*.json"):
+        path.write_text(
+            path.read_text().replace("@PROJECT@", str(project)).replace("@LANE@", str(lane))
+        )
+    environ = {"HOME": str(tmp_path / "user"), "XDG_DATA_HOME": str(home)}
+    lanes = [Lane("primary", "main", project, "main", True), Lane("fix", "fix", lane, "fix", False)]
+    fmt = agent_format("amp")
+    found = fmt.sessions(lanes, WarningTally(), environ, HeadCache(None))
+    assert {(m.id, m.lane_id, m.title) for m in found} == {
+        ("amp-T-3f1c0d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f", "primary", "Fix the failing walrus test"),
+        (
+            "amp-T-7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
+            "fix",
+            "rename the manatee crate in this lane",
+        ),
+    }
+    meta = next(m for m in found if m.lane_id == "primary")
+    tally = WarningTally()
+    events, _ = fmt.derived_events(meta.transcript_path or Path(), tally, "chat:a")
+    said = [(e.type, _shown(e.type, e.data).strip()) for e in events or []]
+    assert said == [
+        ("user_message", "fix the failing walrus test"),
+        ("assistant_message", "Running the walrus tests first."),
+        ("tool_call", "Bash cmd: cargo test walrus"),
+        ("tool_result", "test walrus_parse ... FAILED"),
+        ("assistant_message", "The walrus parser rejects empty input."),
+    ]
+    assert tally.reasons("chat:a") == {"unknown type": 1}
+    assert fmt.resume_argv(meta) == (
+        "amp",
+        "threads",
+        "continue",
+        "T-3f1c0d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+    )
+    assert fmt.recorded_cwd(meta) == project
