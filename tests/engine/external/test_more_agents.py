@@ -7,7 +7,6 @@ command."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,8 @@ from engine.external.heads import HeadCache
 from engine.external.registry import agent_format
 from engine.project.model import Lane
 from engine.project.tally import WarningTally
+from tests.engine.external.agent_homes import FIXTURES, install_goose, install_home
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
 AGENTS = ("qwen", "pi", "openclaw", "vibe", "droid", "kiro", "iflow", "grok", "cursor")
 
 
@@ -41,15 +40,7 @@ def _install(name: str, tmp: Path) -> tuple[Path, dict[str, str], list[Lane]]:
     if line.variable is not None:
         home = tmp / "moved-home"
         environ[line.variable] = str(home)
-    shutil.copytree(FIXTURES / name / "home", home)
-    for path in sorted(home.rglob("*"), key=lambda p: -len(p.parts)):
-        if path.is_file():
-            text = path.read_text().replace("@PROJECT@", str(project)).replace("@LANE@", str(lane))
-            path.write_text(text)
-        renamed = path.name.replace("@PROJECT_SLUG@", slug(project))
-        renamed = renamed.replace("@LANE_SLUG@", slug(lane))
-        if renamed != path.name:
-            path.rename(path.with_name(renamed))
+    install_home(name, home, project, lane)
     lanes = [Lane("primary", "main", project, "main", True), Lane("fix", "fix", lane, "fix", False)]
     return home, environ, lanes
 
@@ -147,12 +138,7 @@ def _goose(tmp: Path) -> tuple[Path, dict[str, str], list[Lane]]:
     (lane / "pkg").mkdir(parents=True)
     project.mkdir(parents=True, exist_ok=True)
     environ = {"HOME": str(tmp / "user"), "GOOSE_PATH_ROOT": str(tmp / "goose")}
-    db = tmp / "goose" / "data" / "sessions" / "sessions.db"
-    db.parent.mkdir(parents=True)
-    sql = (FIXTURES / "goose" / "sessions.sql").read_text()
-    conn = apsw.Connection(str(db))
-    conn.execute(sql.replace("@PROJECT@", str(project)).replace("@LANE@", str(lane)))
-    conn.close()
+    db = install_goose(tmp / "goose" / "data" / "sessions" / "sessions.db", project, lane)
     lanes = [Lane("primary", "main", project, "main", True), Lane("fix", "fix", lane, "fix", False)]
     return db, environ, lanes
 
@@ -200,12 +186,7 @@ def test_amp_threads_are_read_whole_and_a_subagents_thread_is_left_out(tmp_path:
     project, lane = tmp_path / "work" / "demo", tmp_path / "work" / "demo-lanes" / "fix"
     project.mkdir(parents=True)
     lane.mkdir(parents=True)
-    home = tmp_path / "data"
-    shutil.copytree(FIXTURES / "amp" / "home", home)
-    for path in home.rglob("*.json"):
-        path.write_text(
-            path.read_text().replace("@PROJECT@", str(project)).replace("@LANE@", str(lane))
-        )
+    home = install_home("amp", tmp_path / "data", project, lane)
     environ = {"HOME": str(tmp_path / "user"), "XDG_DATA_HOME": str(home)}
     lanes = [Lane("primary", "main", project, "main", True), Lane("fix", "fix", lane, "fix", False)]
     fmt = agent_format("amp")
