@@ -43,6 +43,13 @@ AGENT_FOLDERS = (
     "GEMINI_CLI_HOME",
     "XDG_DATA_HOME",
     "COPILOT_HOME",
+    "QWEN_RUNTIME_DIR",
+    "PI_CODING_AGENT_DIR",
+    "OPENCLAW_STATE_DIR",
+    "GOOSE_PATH_ROOT",
+    "VIBE_HOME",
+    "GROK_HOME",
+    "KIRO_HOME",
 )
 """Where the agents keep their sessions: ``HOME`` and each agent's variable in
 ``engine.agent_table.AGENT_VARIABLES`` (spelled out, not imported: a daemon-answered search

@@ -178,9 +178,9 @@ def test_tool_filter_narrows_to_one_agent_and_rejects_unknown_ones(
     assert search(capsys, repo, "tool:claude,codex") == []
     assert search(capsys, repo, "tool:gemini", "kumquat") == []
     capsys.readouterr()
-    assert main(["search", *no_daemon_flag(), "--project", str(repo), "tool:cursor"]) == 2
+    assert main(["search", *no_daemon_flag(), "--project", str(repo), "tool:windsurf"]) == 2
     err = capsys.readouterr().err
-    assert "unknown tool:'cursor'" in err
+    assert "unknown tool:'windsurf'" in err
     assert "gemini, opencode, copilot, aider" in err
     assert main(["search", *no_daemon_flag(), "--project", str(repo), "--tool", "vim"]) == 2
 

@@ -26,6 +26,7 @@ from engine.errors import INVALID_PARAMS
 from engine.external.roots import claude_slug
 from engine.rpc.connection import DaemonError, open_connection
 from tests.engine.external.agent_fixtures import write_copilot, write_gemini, write_opencode
+from tests.engine.external.agent_homes import install_home
 
 
 def _line(obj: dict[str, object]) -> str:
@@ -103,6 +104,11 @@ def _copilot_home(tmp: Path, repo: Path) -> str:
     return str(tmp / "copilot-home")
 
 
+def _agent_home(name: str) -> Callable[[Path, Path], str]:
+    """The agent's fixture home (``tests/fixtures/agents/<name>``) with its session in ``repo``."""
+    return lambda tmp, repo: str(install_home(name, tmp / f"{name}-home", repo, tmp / "no-lane"))
+
+
 def _value(value: str) -> Callable[[Path, Path], str]:
     return lambda tmp, repo: value
 
@@ -119,6 +125,13 @@ ROWS = [
     Row("GEMINI_CLI_HOME", _gemini_home, "zizzle", applied=True),
     Row("XDG_DATA_HOME", _xdg_data, "wombat", applied=True),
     Row("COPILOT_HOME", _copilot_home, "kumquat", applied=True),
+    Row("QWEN_RUNTIME_DIR", _agent_home("qwen"), "quokka", applied=True),
+    Row("PI_CODING_AGENT_DIR", _agent_home("pi"), "narwhal", applied=True),
+    Row("OPENCLAW_STATE_DIR", _agent_home("openclaw"), "flamingo", applied=True),
+    Row("VIBE_HOME", _agent_home("vibe"), "gazelle", applied=True),
+    Row("KIRO_HOME", _agent_home("kiro"), "marten", applied=True),
+    Row("GROK_HOME", _agent_home("grok"), "lynx", applied=True),
+    Row("GOOSE_PATH_ROOT", _agent_home("goose"), "jerboa", applied=True),
     # The daemon's clock is the real one: a commit of today is within 3 days of it, not of 2030
     Row("ADE_NOW", _value("2030-01-01T00:00:00+00:00"), "first since:3d", applied=True, hits=False),
     Row("TZ", _value("Asia/Tokyo"), "first", applied=False),
