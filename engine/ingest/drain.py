@@ -32,9 +32,9 @@ from engine.index.recent import first_index_running, recent_deferred
 from engine.index.schema import BUSY_TIMEOUT_MS, DAMAGE_ERRORS
 from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest.drain_faults import WriteFaults
-from engine.ingest.drain_passes import SESSION_QUEUE_KINDS, Entry, SourcePasses
+from engine.ingest.drain_passes import SESSION_QUEUE_KINDS, SourcePasses
 from engine.ingest.history import HistoryWalker
-from engine.ingest.queue import IngestQueue
+from engine.ingest.queue import Entry, IngestQueue, Kind
 from engine.project.lanes import list_lanes
 from engine.project.model import Project
 from engine.project.tally import WarningTally
@@ -253,7 +253,7 @@ class Drainer(SourcePasses, WriteFaults):
         elif more:
             self.queue.add(kind, ident, delay=0.0)
 
-    def _grouped_dispatch(self, kind: str, ident: str) -> bool:
+    def _grouped_dispatch(self, kind: Kind, ident: str) -> bool:
         """``_dispatch`` inside a first index's group of passes when the entry may join one
         (``engine.ingest.pass_group``); an entry that raises ends the group first."""
         conn = self.connection()
@@ -292,11 +292,11 @@ class Drainer(SourcePasses, WriteFaults):
     def _past_history_deadline(self) -> bool:
         return self.history_deadline is not None and time.monotonic() >= self.history_deadline
 
-    def _dispatch(self, kind: str, ident: str) -> bool:
+    def _dispatch(self, kind: Kind, ident: str) -> bool:
         conn = self.connection()
         now = self.now_ms()
         if kind in ("chat", "terminal"):
-            return self._session(conn, kind, ident, now)  # type: ignore[arg-type]
+            return self._session(conn, kind, ident, now)
         if kind == "external":
             return self._external(conn, ident, now)
         if kind == "session":

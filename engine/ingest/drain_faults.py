@@ -20,7 +20,7 @@ from engine.index.db import clear_index, file_identity, recreate_damaged
 from engine.index.faults import write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.index.tuning import WriteTuning
-from engine.ingest.queue import IngestQueue
+from engine.ingest.queue import Entry, IngestQueue
 from engine.project.model import Project
 from engine.project.tally import WarningTally
 
@@ -34,8 +34,6 @@ BACKOFF_BASE_S = 0.5
 
 BACKOFF_MAX_S = 60.0
 """Longest retry delay: a full disk is retried about once a minute."""
-
-Entry = tuple[str, str]
 
 
 class WriteFaults:

@@ -18,7 +18,7 @@ from engine.index.db import immediate, meta_get, meta_set
 from engine.index.sources import MANIFEST_KEY
 from engine.index.tuning import WriteTuning
 from engine.ingest.manifest import Manifest, project_manifest
-from engine.ingest.queue import IngestQueue
+from engine.ingest.queue import Entry, IngestQueue, Kind
 from engine.project import lane_memo
 from engine.project.model import Project, SessionKind
 from engine.project.tally import WarningTally
@@ -28,9 +28,8 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 
-Entry = tuple[str, str]
 
-SESSION_QUEUE_KINDS = ("chat", "terminal")
+SESSION_QUEUE_KINDS: tuple[Kind, ...] = ("chat", "terminal")
 """Queue kinds whose passes the planning worker can plan."""
 
 

@@ -40,6 +40,7 @@ from engine.index import fts_rank
 from engine.index.checks import QUICK_CHECK_RUNS_FTS5, health_check
 from engine.index.db import BUSY_TIMEOUT_MS, clear_index, file_identity
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
+from engine.ingest.queue import Entry
 from engine.project.tally import WarningTally
 
 log = get_logger(__name__)
@@ -69,7 +70,7 @@ class Rebuilder(Protocol):
         self, cause: BaseException | str, damaged: tuple[int, int] | None = None
     ) -> None: ...
 
-    def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[tuple[str, str]]: ...
+    def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]: ...
 
 
 def heal(owner: Rebuilder, conn: apsw.Connection, problems: list[str]) -> bool:

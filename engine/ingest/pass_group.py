@@ -24,11 +24,10 @@ import apsw
 from engine.index.held_fts import drop_held_fts, hold_fts_rows, write_held_fts
 from engine.index.tuning import WriteTuning
 from engine.index.txn import abandon_group, begin_group, commit_group
+from engine.ingest.queue import Entry
 
 GROUPED_KINDS = ("chat", "terminal")
 """Queue kinds whose passes may share a transaction."""
-
-Entry = tuple[str, str]
 
 
 class PassGroup:

@@ -26,10 +26,9 @@ from engine.index.db import SourceRow
 from engine.index.tuning import WriteTuning
 from engine.ingest import gzcache, tailing
 from engine.ingest.plan_wire import WirePlan, pack, unpack
+from engine.ingest.queue import Entry
 from engine.project.model import Project, SessionKind
 from engine.project.tally import WarningTally
-
-Entry = tuple[str, str]
 
 CANCELLED = "cancelled"
 """The error of a job the worker dropped before starting it (the parent planned it)."""

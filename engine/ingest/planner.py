@@ -41,6 +41,7 @@ import apsw
 from engine.index.db import SourceRow, get_source
 from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest import tailing
+from engine.ingest.queue import Entry
 from engine.project.model import Project, SessionKind
 from engine.project.tally import WarningTally
 
@@ -66,8 +67,6 @@ ENV_SWITCH = "ADE_INGEST_WORKER"
 """``0`` (or ``off``) keeps all planning in this process."""
 
 SESSION_KINDS: tuple[SessionKind, ...] = ("chat", "terminal")
-
-Entry = tuple[str, str]
 
 
 def enabled() -> bool:

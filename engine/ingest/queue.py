@@ -16,8 +16,14 @@ from typing import Literal
 
 from engine.ingest.timers import TimerFactory, TimerHandle
 
-Kind = str
-"""A queue kind: one of ``KINDS``."""
+Kind = Literal[
+    "chat", "external", "terminal", "session", "pr", "prs", "git", "history", "backfill",
+    "reconcile", "health",
+]  # fmt: skip
+"""A queue kind: what a queued entry is (its debounce and drain order below)."""
+
+Entry = tuple[Kind, str]
+"""One queued entry: its kind and the ident of the source (a session id, a path, a lane)."""
 
 DEBOUNCE_S: dict[Kind, float] = {
     "chat": 0.3,

@@ -19,6 +19,7 @@ from engine.index.db import SourceRow, immediate, list_sources, put_source
 from engine.index.documents import delete_docs_where_session_not_in
 from engine.index.sources import delete_source
 from engine.ingest.history import history_pending
+from engine.ingest.queue import Entry
 from engine.ingest.records import GIT_SOURCE, git_signature, pr_path
 from engine.project.lane_memo import list_lanes
 from engine.project.model import Lane, Project, SessionKind, SessionMeta
@@ -74,7 +75,7 @@ def changed_sources(
     *,
     everything: bool = False,
     external: ExternalCatalog | None = None,
-) -> tuple[list[tuple[str, str]], list[Alive]]:
+) -> tuple[list[Entry], list[Alive]]:
     """Queue entries ``(kind, ident)`` for every source whose files changed since its last pass.
 
     With ``external``, Claude Code and Codex sessions are listed (and refreshed in it) too:
@@ -85,7 +86,7 @@ def changed_sources(
         (own and external), as ``Alive``.
     """
     rows = {row.key: row for row in list_sources(conn)}
-    out: list[tuple[str, str]] = []
+    out: list[Entry] = []
     unchanged, sessions = _own_sessions(project, tally, rows, everything)
     lanes: list[Lane] | None = None
     if external is not None:
