@@ -28,7 +28,6 @@ transcript entry is left. ``ADE_INGEST_WORKER=0`` turns it off.
 
 from __future__ import annotations
 
-import logging
 import math
 import os
 import time
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from engine.basics.logs import get_logger
 from engine.index.db import SourceRow, get_source
 from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest import tailing
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     # after a write, journal 2026-12-06-scale.md).
     from engine.ingest.plan_worker import Planned, PlanWorker
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 RESULT_TIMEOUT_S = 120.0
 """Longest wait for one plan (a 4 MiB slice plans in well under a second on a loaded machine):

@@ -176,8 +176,11 @@ def test_a_changed_transcript_brings_in_the_ingestion_processors(warm_demo: Path
     os.utime(chat, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
     modules = _modules(search_argv(warm_demo, "timeout", "--json"))
     assert _loaded(modules, INGESTION) == list(INGESTION)
-    # A few changed lines start no planning worker: its process code stays out.
+    # A few changed lines start no planning worker: its process code stays out, and a pass
+    # that logs nothing imports no `logging` (the planner's logger is lazy, as every module's).
     assert "engine.ingest.plan_worker" not in modules
+    assert "engine.ingest.planner" in modules
+    assert "logging" not in modules
 
 
 def test_a_new_commit_brings_in_the_history_walk(warm_demo: Path) -> None:
