@@ -63,7 +63,7 @@ AGENTS: tuple[AgentEntry, ...] = (
     AgentEntry("claude", "Claude Code", "engine.external.claude_code", "CLAUDE_CONFIG_DIR",
                ".claude", (Folder("projects", per_lane=True),)),
     AgentEntry("codex", "Codex", "engine.external.codex", "CODEX_HOME", ".codex",
-               (Folder("sessions", 3),)),
+               (Folder("sessions", 3), Folder("archived_sessions", 0))),
     AgentEntry("gemini", "Gemini CLI", "engine.external.gemini", "GEMINI_CLI_HOME", "",
                (Folder(".gemini/tmp", 3),)),
     AgentEntry("opencode", "OpenCode", "engine.external.opencode", "XDG_DATA_HOME",

@@ -159,6 +159,12 @@ class AgentFormat:
         """A record cut at the read cap, made readable (JSON: closed, marked truncated)."""
         return salvage_cut_line(line, TRUNCATED_MARK)
 
+    def derived_file(self, path: Path | None) -> bool:
+        """True when the session at ``path`` is re-derived whole, not tailed: ``derived``,
+        unless the format holds both kinds (Codex's legacy one-document rollouts)."""
+        del path
+        return self.derived
+
     def derived_events(
         self, path: Path, tally: WarningTally, source: str
     ) -> tuple[list[ChatEvent] | None, int]:

@@ -9,25 +9,33 @@ the line without the wrapper. A message is written twice — as a ``response_ite
 its own stream: the n-th copy in each stream gets the same id and is indexed once. Reasoning is
 left out; a function call's output, JSON inside a string, is decoded to its ``output`` text.
 
-Discovery: every ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`` (default ``~/.codex``) whose
-``session_meta`` cwd lies in the project or one of its lanes. Resume: ``codex resume <id>``.
+Discovery: every ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`` (default ``~/.codex``) and
+every session ``codex archive`` moved to ``$CODEX_HOME/archived_sessions/rollout-*.jsonl`` (flat:
+``ThreadListLayout::Flat`` in ``codex-rs/rollout/src/list.rs``; the same id, so the same links)
+whose ``session_meta`` cwd lies in the project or one of its lanes, and the TypeScript CLI's
+legacy ``sessions/rollout-*.json`` documents (``engine.external.codex_store``: re-derived whole).
+A session's title is its thread name in ``session_index.jsonl``, else its first user message.
+A line of a type Codex does not write, or without one, is counted (``unknown type``, ``no
+type``), never dropped silently. Resume: ``codex resume <id>``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from engine.external.agent_format import AgentFormat, Hint, Parsed
+from engine.external.codex_store import LegacyRollout, read_legacy, thread_names
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
 from engine.external.heads import HeadCache
 from engine.external.lines import digest, json_lines
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
-from engine.project.safe_io import JsonRejected, loads_json
+from engine.project.safe_io import Bounds, JsonRejected, loads_json
 from engine.project.tally import WarningTally
 
 INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
@@ -56,9 +64,7 @@ def parse_codex(
     lines, consumed = json_lines(data, base, source, tally)
     events: list[ChatEvent] = []
     for offset, obj in lines:
-        kind, payload = obj.get("type"), obj.get("payload")
-        if not isinstance(payload, dict):  # older rollouts: the item is the line
-            kind, payload = "response_item", obj
+        kind, payload = _unwrapped(obj)
         if head is not None:
             _learn(head, kind, payload, obj)
         found = _item(kind, payload, counters)
@@ -66,7 +72,52 @@ def parse_codex(
             etype, fields = found
             ts = parse_aware_time(obj.get("timestamp"))
             events.append(ChatEvent(offset, ts, etype, offset, fields))
+        elif (reason := skip_reason(kind, payload)) is not None:
+            tally.add(source, reason)
     return events, consumed
+
+
+def _unwrapped(obj: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """A line's kind and payload. Older rollouts put the item itself on the line, after a
+    first line holding the session's meta (``{"id", "timestamp", "instructions"}``) and with
+    ``{"record_type": "state"}`` lines between."""
+    payload = obj.get("payload")
+    if isinstance(payload, dict):
+        return obj.get("type"), payload
+    if "type" not in obj and "record_type" in obj:
+        return "state", obj
+    if "type" not in obj and isinstance(obj.get("id"), str) and "timestamp" in obj:
+        return "session_meta", obj
+    return "response_item", obj
+
+
+LINE_KINDS = frozenset({
+    "session_meta", "response_item", "event_msg", "turn_context", "compacted",
+    "inter_agent_communication", "state",
+})  # fmt: skip
+"""The kinds of line Codex writes (``RolloutItem``: ``codex-rs/rollout/src/policy.rs``)."""
+
+RESPONSE_TYPES = frozenset({
+    "message", "reasoning", "local_shell_call", "function_call", "function_call_output",
+    "custom_tool_call", "custom_tool_call_output", "tool_search_call", "tool_search_output",
+    "web_search_call", "image_generation_call", "compaction", "context_compaction",
+    "compaction_summary", "additional_tools", "agent_message", "ghost_snapshot",
+})  # fmt: skip
+"""The ``ResponseItem`` types a rollout holds (``should_persist_response_item``); the ones not
+indexed (reasoning, searches, images, compaction markers) are left out by design."""
+
+
+def skip_reason(kind: Any, payload: dict[str, Any]) -> str | None:
+    """Why a line that gave no event is counted as skipped; None when leaving it out is by
+    design (a kind or type Codex writes that says nothing to index)."""
+    if kind not in LINE_KINDS:
+        return "unknown type"
+    if kind not in ("response_item", "event_msg"):
+        return None
+    ptype = payload.get("type")
+    if not isinstance(ptype, str) or not ptype:
+        return "no type"
+    return "unknown type" if kind == "response_item" and ptype not in RESPONSE_TYPES else None
 
 
 def codex_head(data: bytes) -> CodexHead:
@@ -75,9 +126,7 @@ def codex_head(data: bytes) -> CodexHead:
     head = CodexHead()
     lines, _ = json_lines(data, 0, "codex", WarningTally())
     for _offset, obj in lines:
-        kind, payload = obj.get("type"), obj.get("payload")
-        if not isinstance(payload, dict):
-            kind, payload = "response_item", obj
+        kind, payload = _unwrapped(obj)
         _learn(head, kind, payload, obj)
         if head.cwd is not None and head.session_id is not None and head.first_user is not None:
             break
@@ -165,10 +214,23 @@ def _learn(head: CodexHead, kind: Any, payload: dict[str, Any], obj: dict[str, A
             head.first_ts = payload["timestamp"]
     elif kind == "turn_context" and head.cwd is None and isinstance(payload.get("cwd"), str):
         head.cwd = payload["cwd"]
-    elif head.first_user is None and kind == "event_msg" and payload.get("type") == "user_message":
-        message = payload.get("message")
-        if isinstance(message, str) and message.strip():
-            head.first_user = " ".join(message.split())[:120]
+    elif head.first_user is None and kind in ("event_msg", "response_item"):
+        head.first_user = first_user_text(payload)
+
+
+def first_user_text(payload: dict[str, Any]) -> str | None:
+    """The title a user message gives (an ``event_msg`` or a ``response_item`` one, not the
+    context Codex injects as the user), or None."""
+    if payload.get("type") == "user_message":
+        text = payload.get("message")
+    elif payload.get("type") == "message" and payload.get("role") == "user":
+        text = _content_text(payload.get("content"))
+    else:
+        return None
+    if not isinstance(text, str) or not text.strip():
+        return None
+    text = text.strip()
+    return None if text.startswith(INJECTED_PREFIXES) else " ".join(text.split())[:120]
 
 
 _TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
@@ -179,8 +241,22 @@ def _head_fields(data: bytes) -> HeadFields:
     return head.cwd, head.session_id, head.first_user, head.first_ts
 
 
+def _legacy_fields(path: Path, bounds: Bounds) -> Callable[[bytes], HeadFields]:
+    def learn(data: bytes) -> HeadFields:
+        del data  # a document is read whole, not by its head
+        rollout = read_legacy(path, "codex", WarningTally(), bounds) or LegacyRollout()
+        head = CodexHead(rollout.session_id, rollout.cwd, None, rollout.timestamp)
+        for item in rollout.items:
+            if head.first_user is None and isinstance(item, dict):
+                head.first_user = first_user_text(item)
+        return head.cwd, head.session_id, head.first_user, head.first_ts
+
+    return learn
+
+
 class Codex(AgentFormat):
-    """Codex CLI: one append-only rollout a session, in day folders."""
+    """Codex CLI: one append-only rollout a session, in day folders (and archived, and the
+    legacy documents re-derived whole)."""
 
     name: ClassVar[str] = "codex"
     remembered: ClassVar[bool] = True
@@ -188,40 +264,79 @@ class Codex(AgentFormat):
     resume: ClassVar[tuple[str, ...] | None] = ("codex", "resume")
     hidden: ClassVar[str] = "reasoning items, `<environment_context>` and AGENTS.md instructions"
 
+    def transcripts(self, environ: Mapping[str, str]) -> list[tuple[Path, Path]]:
+        """``(folder, file)`` of every rollout: the day folders' and the legacy documents
+        under ``sessions``, then the archived ones (a session in both is the active one)."""
+        sessions, archived = self.session_folders(environ)[:2]
+        found: list[tuple[Path, Path]] = []
+        for folder, pattern in ((sessions, "*/*/*/rollout-*.jsonl"), (sessions, "rollout-*.json"),
+                                (archived, "rollout-*.jsonl")):  # fmt: skip
+            try:
+                found += [(folder, path) for path in sorted(folder.glob(pattern))]
+            except OSError:
+                continue
+        return found
+
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
     ) -> list[SessionMeta]:
-        root = self.session_folders(environ)[0]
-        try:
-            files = sorted(root.glob("*/*/*/rollout-*.jsonl"))
-        except OSError:
-            return []
-        found: list[SessionMeta] = []
+        found: dict[str, SessionMeta] = {}
         bounds = self.bounds(environ)
-        for path in files:
+        names = thread_names(self.home(environ))
+        for root, path in self.transcripts(environ):
             if not acceptable(path, bounds, self.name, tally, root):
                 continue
-            scanned = scan_head(path, heads, _head_fields)
+            learn = _legacy_fields(path, bounds) if path.suffix == ".json" else _head_fields
+            scanned = scan_head(path, heads, learn)
             if scanned is None:
                 continue
             head, st = scanned
             ident = head.ident or path.stem.removeprefix("rollout-")
+            if ident in names:
+                head = dataclasses.replace(head, title=names[ident])
             meta = session_meta(f"codex-{ident}", self.name, path, head, st, lanes,
-                                last_message=True)  # fmt: skip
+                                last_message=path.suffix == ".jsonl")  # fmt: skip
             if meta is not None:
-                found.append(meta)
+                found.setdefault(meta.id, meta)
             elif head.cwd is None:
-                tally.add(self.name, f"{path.name}: no session_meta cwd")
-        return found
+                tally.add_once(self.name, f"{path.name}: no cwd")
+        return list(found.values())
 
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
         del memo
-        if self.session_folders(environ)[0] not in path.parents:
+        sessions, archived = self.session_folders(environ)[:2]
+        if path.parent == archived:
+            return "if-unseen" if path.suffix == ".jsonl" else "foreign"
+        if sessions not in path.parents:
             return None
-        return "if-unseen" if path.suffix == ".jsonl" else "foreign"
+        legacy = path.parent == sessions and path.suffix == ".json"
+        return "if-unseen" if path.suffix == ".jsonl" or legacy else "foreign"
 
     def sniff(self, first: dict[str, Any]) -> bool:
         return isinstance(first.get("payload"), dict) or first.get("type") in _TYPES
+
+    def derived_file(self, path: Path | None) -> bool:
+        return path is not None and path.suffix == ".json"
+
+    def derived_events(
+        self, path: Path, tally: WarningTally, source: str
+    ) -> tuple[list[ChatEvent] | None, int]:
+        rollout = read_legacy(path, source, tally)
+        if rollout is None:
+            return None, 0
+        counters: dict[str, int] = {}
+        ts = parse_aware_time(rollout.timestamp)
+        events: list[ChatEvent] = []
+        for seq, item in enumerate(rollout.items):
+            if not isinstance(item, dict):
+                tally.add(source, "not an item")
+                continue
+            found = _item("response_item", item, counters)
+            if found is not None:
+                events.append(ChatEvent(seq, ts, found[0], seq, found[1]))
+            elif (reason := skip_reason("response_item", item)) is not None:
+                tally.add(source, reason)
+        return events, 0
 
     def parse(
         self, data: bytes, base: int, source: str, tally: WarningTally, state: dict[str, Any],
@@ -234,9 +349,13 @@ class Codex(AgentFormat):
         return events, consumed, {"counters": counters}
 
     def recorded_cwd(self, meta: SessionMeta) -> Path | None:
-        if meta.transcript_path is None:
+        path = meta.transcript_path
+        if path is None:
             return None
-        cwd = codex_head(read_head(meta.transcript_path)).cwd
+        if path.suffix == ".json":
+            cwd = (read_legacy(path, "codex", WarningTally()) or LegacyRollout()).cwd
+        else:
+            cwd = codex_head(read_head(path)).cwd
         return Path(cwd) if cwd else None
 
 

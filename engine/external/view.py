@@ -66,7 +66,7 @@ def read_external_events(path: Path, tool: str) -> list[ChatEvent]:
     fmt = format_of(tool)
     if fmt is None:
         raise ValueError(f"not an agent: {tool!r}")
-    if fmt.derived:
+    if fmt.derived_file(path):
         if not transcript_exists(path):
             raise FileNotFoundError(str(path))  # as for a tailed transcript
         return fmt.derived_events(path, WarningTally(), "view")[0] or []

@@ -34,7 +34,7 @@ def external_live_docs(
     meta = next((m for m in project_sessions(project, tally) if m.id == sid), None)
     if meta is None or meta.source not in AGENT_TOOLS:
         return []
-    if agent_format(meta.source).derived:  # derived whole, no cursor
+    if agent_format(meta.source).derived_file(meta.transcript_path):  # whole, no cursor
         return derived_live_docs(conn, meta)
     docs: list[IndexDoc] = []
     session: IndexDoc | None = None

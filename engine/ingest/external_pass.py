@@ -75,7 +75,7 @@ def process_external(
     Raises:
         TranscriptNotReady / TranscriptUnreadable: from reading; that file wrote nothing.
     """
-    if agent_format(meta.source).derived:  # the whole session, when it changed
+    if agent_format(meta.source).derived_file(meta.transcript_path):  # whole, when changed
         return process_derived(conn, meta, tally, now_ms)
     more, written = False, 0
     for key, path, seq_base in transcript_sources(meta):
