@@ -56,8 +56,9 @@ from engine.query.ranking import (
 from engine.query.snippets import make_snippet
 from engine.query.source_text import snippet_texts
 from engine.query.tail import Tail, page_of
-from engine.redaction import redact_secrets, redact_title
+from engine.redaction import redact_page, redact_secrets, redact_title
 from engine.types import (
+    MatchRange,
     SearchQueryArgs,
     SearchQueryResult,
     SearchResultItem,
@@ -184,15 +185,19 @@ def run_query(
     stored = fetch_bodies(conn, [rowids[c.doc_id] for c, _ in page if c.doc_id in rowids])
     bodies = snippet_texts(conn, project, stored)
     lane_names = {lane.id: lane.name for lane in lanes}
-    items = []
-    for cand, tier in page:
+    cut = []
+    for cand, _ in page:
         marked = cand.snippet_marked
         if cand.doc_id in rowids:
             marked = make_snippet(bodies.get(rowids[cand.doc_id], ""), parsed)
         elif callable(lazy := cand.extra.get("snippet")):  # a delegate's, made for its page only
             marked = lazy()
+        cut.append(extract_snippet_ranges(marked))
+    shown = redact_page([snippet for snippet, _ in cut])  # the secret keywords looked for once
+    items = []
+    for (cand, tier), (snippet, ranges), redacted in zip(page, cut, shown, strict=True):
         link = default_link(cand, project.id)
-        items.append(_item(cand, marked, tier, link, lane_names, project))
+        items.append(_shown_item(cand, snippet, ranges, redacted, tier, link, lane_names, project))
     seen = cursor_seen(plan.cursor) + plan.offset + len(page)
     next_cursor = encode_cursor(plan.fingerprint, rows[-1][2], seen=seen) if more and rows else None
     warnings = plan.warnings
@@ -223,7 +228,22 @@ def _item(
 ) -> SearchResultItem:
     """The wire item of ``cand`` with its ``marked`` snippet (no ``dataclasses.replace`` per hit)."""
     snippet, ranges = extract_snippet_ranges(marked)
-    shown = redact_secrets(snippet)
+    return _shown_item(cand, snippet, ranges, redact_secrets(snippet), tier, link, lane_names,
+                       project)  # fmt: skip
+
+
+def _shown_item(
+    cand: Candidate,
+    snippet: str,
+    ranges: tuple[MatchRange, ...],
+    shown: str,
+    tier: str,
+    link: str,
+    lane_names: dict[str, str],
+    project: Project,
+) -> SearchResultItem:
+    """The wire item of ``cand`` whose snippet is ``snippet`` (highlighted at ``ranges``) and
+    ``shown`` once redacted."""
     if shown != snippet:  # a delegated or live text (an issue, an old index row) held a secret
         kept = 0  # highlights before the first replaced character stay
         while kept < min(len(snippet), len(shown)) and snippet[kept] == shown[kept]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import functools
 import re
+from collections.abc import Sequence
 from types import ModuleType
 
 from engine.redaction import rules as redaction_rules
@@ -119,9 +120,28 @@ def redact_secrets(text: str) -> str:
     Keys, schemes and URL user names are kept so the context stays searchable
     (``DB_PASSWORD=[REDACTED:password]``, ``Bearer [REDACTED:bearer-token]``).
     """
+    return _redact(text, None)
+
+
+def redact_page(texts: Sequence[str]) -> list[str]:
+    """``[redact_secrets(t) for t in texts]``, the gitleaks keywords looked for once in all of
+    them joined: each text is then searched only for the keywords found there (most pages of
+    snippets hold none). A keyword absent from the joined texts is absent from each one, so the
+    answer is the same (tests/engine/test_redaction_page.py). Once the one-pass automaton is
+    loaded (a process that also ingests) each text takes that pass as it is."""
+    if redaction_rules._automaton is not None or len(texts) < 2:
+        return [_redact(text, None) for text in texts]
+    redaction_scan = _scan or _load_scan()
+    joined = "\n".join(texts).encode("utf-8", "replace").lower()
+    among = redaction_scan.keywords_in(joined)
+    return [_redact(text, among) for text in texts]
+
+
+def _redact(text: str, among: list[bytes] | None) -> str:
+    """:func:`redact_secrets`; ``among``: the only gitleaks keywords ``text`` may hold."""
     tail = _pem_tail(text)
     if tail is not None and ("-----END" in tail.group() or _not_hex_re().search(tail.group())):
-        text = marker("private-key") + text[tail.end() :]
+        text, among = marker("private-key") + text[tail.end() :], None  # a text of its own
     redaction_scan = _scan or _load_scan()
     haystack = found = hits = None
     if redaction_rules._automaton is not None:  # bulk: both rule sets' literals in one pass
@@ -131,10 +151,10 @@ def redact_secrets(text: str) -> str:
     if rules is not None:
         redacted = _redact_with(_secret_re_for(rules), text)
         if redacted != text:  # the keyword hits were of the text before
-            text, haystack, hits = redacted, None, None
+            text, haystack, hits, among = redacted, None, None, None
     # Then gitleaks' ~220 formats (engine.redaction.scan): after the rules above, so their
     # labels stay as they were, and a value they already replaced is not matched again.
-    redacted_formats: str = redaction_scan.redact_formats(text, haystack, hits)
+    redacted_formats: str = redaction_scan.redact_formats(text, haystack, hits, among)
     return redacted_formats
 
 

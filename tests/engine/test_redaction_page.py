@@ -1,0 +1,64 @@
+"""A page of snippets redacted at once (``redact_page``: the gitleaks keywords looked for once in
+the joined page) gives exactly what redacting each snippet alone gives, on gitleaks' own secret
+examples mixed into pages of prose, with and without the ingester's one-pass automaton."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from engine.redaction import redact_page, redact_secrets
+from engine.redaction import rules as redaction_rules
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "gitleaks_examples.json"
+
+PROSE = [
+    "the connection timed out after 30 seconds, retrying the request",
+    "def parse_config(path): return load(path) or {}",
+    "ran 412 tests in 3.2s, all passed",
+    "git rebase main && ruff check . && mypy",
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\nabcdefghijklmnop\n-----END PRIVATE KEY-----",
+    "the monkey took the sky keys to the tokenizer",
+    "s.headers and live_ values, sumo wrestling, a .eyJ fragment",
+]
+
+
+def _secrets() -> list[str]:
+    rules = json.loads(EXAMPLES.read_text())["rules"]
+    return [t for examples in rules.values() for t in (*examples["tps"], *examples["fps"])]
+
+
+def _pages(seed: int) -> list[list[str]]:
+    rng = random.Random(seed)
+    secrets = _secrets()
+    pages = [list(PROSE), [PROSE[0]] * 3]  # prose alone: few keywords, none at all
+    for _ in range(60):
+        size = rng.choice([2, 5, 20, 50])
+        pages.append([rng.choice(secrets) if rng.random() < 0.2 else rng.choice(PROSE)
+                      for _ in range(size)])  # fmt: skip
+    return pages
+
+
+@pytest.mark.parametrize("one_pass", [False, True], ids=["per-keyword", "automaton"])
+def test_a_page_is_redacted_as_each_snippet_alone(
+    monkeypatch: pytest.MonkeyPatch, one_pass: bool
+) -> None:
+    if one_pass:
+        redaction_rules.scan_literals_in_one_pass()  # a process that also ingests
+    else:
+        monkeypatch.setattr(redaction_rules, "_automaton", None)  # a one-shot search
+    redacted = 0
+    for page in _pages(seed=31):
+        alone = [redact_secrets(text) for text in page]
+        assert redact_page(page) == alone
+        redacted += sum(a != t for a, t in zip(alone, page, strict=True))
+    assert redacted > 100  # the pages held real secrets, replaced on both paths
+
+
+def test_a_page_of_one_and_an_empty_page() -> None:
+    secret = _secrets()[0]
+    assert redact_page([secret]) == [redact_secrets(secret)]
+    assert redact_page([]) == []
