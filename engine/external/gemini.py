@@ -16,7 +16,10 @@ again whole when it changes (a tool result arrives), keeping its place. Older re
 JSON document ``session-*.json`` (the whole ``ConversationRecord``), rewritten on every change.
 
 So the file is re-derived whole on each change (not tailed): the same replay, stable ids (the
-message id, the tool call id), and seq = message position * 1000 + part. Indexed: user text
+message id, the tool call id; a record without one is known by its place: its line's offset, its
+position in a document's list, its message's id and its number among the message's calls, so
+it and its tool result are kept), and seq = message position * 1000 + part. A line of no known
+kind is counted ``unknown type``. Indexed: user text
 (``displayContent`` when present: what the user saw), the model's text parts (not ``thought``
 parts), tool calls (name + args digest) and results (``resultDisplay`` when it is text, else the
 function response). Left out: ``thoughts``, ``info``/``error``/``warning`` notices, injected
@@ -84,11 +87,11 @@ def replay_gemini(
         record = GeminiRecord()
         if isinstance(whole, dict):
             _meta(record, whole)
-            _put_all(record, whole.get("messages"))
+            _put_all(record, whole.get("messages"), source, tally)
         return record
     record = GeminiRecord()
     lines, _ = json_lines(data, 0, source, tally)  # a torn last line is not read
-    for _offset, obj in lines:
+    for offset, obj in lines:
         if isinstance(obj.get("$rewindTo"), str):
             ids = list(record.messages)
             target = obj["$rewindTo"]
@@ -100,18 +103,32 @@ def replay_gemini(
             update = obj["$set"]
             if isinstance(update.get("messages"), list):
                 record.messages = {}
-                _put_all(record, update["messages"])
+                _put_all(record, update["messages"], source, tally)
             _meta(record, update)
         elif isinstance(obj.get("sessionId"), str):
             _meta(record, obj)
-            _put_all(record, obj.get("messages"))
+            _put_all(record, obj.get("messages"), source, tally)
+        elif obj.get("type") in MESSAGE_TYPES:  # no id: its place in the file is its id
+            record.messages[f"@{offset}"] = {**obj, "id": f"@{offset}"}
+        else:
+            tally.add(source, "unknown type")
     return record
 
 
-def _put_all(record: GeminiRecord, messages: Any) -> None:
-    for msg in messages if isinstance(messages, list) else []:
-        if isinstance(msg, dict) and isinstance(msg.get("id"), str):
+MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+"""``MessageRecord.type`` (``chatRecordingTypes.ts``)."""
+
+
+def _put_all(record: GeminiRecord, messages: Any, source: str, tally: WarningTally) -> None:
+    """The messages of a document in order; one without ``id`` (older or hand-edited records)
+    gets its position in the list as a stable id, so it and its tool results are kept."""
+    for position, msg in enumerate(messages if isinstance(messages, list) else []):
+        if not isinstance(msg, dict):
+            tally.add(source, "not a message")
+        elif isinstance(msg.get("id"), str) and msg["id"]:
             record.messages[msg["id"]] = msg
+        else:
+            record.messages[f"#{position}"] = {**msg, "id": f"#{position}"}
 
 
 def _meta(record: GeminiRecord, obj: dict[str, Any]) -> None:
@@ -143,24 +160,27 @@ def gemini_events(record: GeminiRecord) -> list[ChatEvent]:
                 )
             calls = msg.get("toolCalls")
             for number, call in enumerate(calls if isinstance(calls, list) else []):
-                events += _tool_events(call, base + 1 + 2 * number, ts)
+                events += _tool_events(call, f"{mid}.tool{number}", base + 1 + 2 * number, ts)
     return events
 
 
-def _tool_events(call: Any, seq: int, ts: Any) -> list[ChatEvent]:
-    if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+def _tool_events(call: Any, fallback: str, seq: int, ts: Any) -> list[ChatEvent]:
+    """A tool call and its result; a call without ``id`` is known by its message's id and its
+    place among the message's calls (``fallback``)."""
+    if not isinstance(call, dict):
         return []
+    ident = call["id"] if isinstance(call.get("id"), str) and call["id"] else fallback
     name = call.get("name") if isinstance(call.get("name"), str) else "tool"
     when = parse_aware_time(call.get("timestamp")) or ts
     out = [ChatEvent(seq, when, "tool_call", seq,
-                     {"id": call["id"], "name": name, "input": digest(call.get("args"))})]  # fmt: skip
+                     {"id": ident, "name": name, "input": digest(call.get("args"))})]  # fmt: skip
     shown = call.get("resultDisplay")
     output = (
         shown if isinstance(shown, str) and shown.strip() else _response_text(call.get("result"))
     )
     if output:
         etype: ChatEventType = "tool_result"
-        out.append(ChatEvent(seq + 1, when, etype, seq + 1, {"id": call["id"], "output": output}))
+        out.append(ChatEvent(seq + 1, when, etype, seq + 1, {"id": ident, "output": output}))
     return out
 
 

@@ -14,19 +14,17 @@ from cli_helpers import no_daemon_flag
 
 from engine.external.heads import HeadCache
 from engine.external.registry import agent_format
-from engine.project.model import ChatEvent, Lane
+from engine.project.model import Lane
 from engine.project.tally import WarningTally
-from tests.engine.external.agent_homes import FIXTURES, install_home
+from tests.engine.external.agent_homes import FIXTURES
+from tests.engine.external.fixture_reads import check_events, expect, install
 from tui.cli import main
 
-SPEC: dict[str, Any] = json.loads((FIXTURES / "codex" / "expect.json").read_text())
+SPEC = expect("codex")
 
 
 def _install(tmp: Path, project: Path, lane: Path) -> tuple[Path, dict[str, str], list[Lane]]:
-    home = install_home("codex", tmp / "codex-home", project, lane)
-    environ = {"HOME": str(tmp / "user"), "CODEX_HOME": str(home)}
-    lanes = [Lane("primary", "main", project, "main", True), Lane("fix", "fix", lane, "fix", False)]
-    return home, environ, lanes
+    return install("codex", tmp, project, lane)
 
 
 @pytest.fixture
@@ -35,24 +33,6 @@ def installed(tmp_path: Path) -> tuple[Path, dict[str, str], list[Lane]]:
     project.mkdir(parents=True)
     lane.mkdir(parents=True)
     return _install(tmp_path, project, lane)
-
-
-def _events(path: Path, tally: WarningTally) -> list[ChatEvent]:
-    """Each message once, as indexed (Codex writes a message twice, under one id)."""
-    fmt = agent_format("codex")
-    if fmt.derived_file(path):
-        events = fmt.derived_events(path, tally, "chat:s")[0] or []
-    else:
-        data = path.read_bytes()
-        events, used, _ = fmt.parse(data, 0, "chat:s", tally, {})
-        assert used == len(data)
-    once = {(e.type, e.event_id): e for e in reversed(events)}
-    return [e for e in events if once[(e.type, e.event_id)] is e]
-
-
-def _shown(event: ChatEvent) -> str:
-    key = {"tool_call": "input", "tool_result": "output"}.get(event.type, "text")
-    return f"{event.data.get('name', '')} {event.data.get(key, '')}"
 
 
 def test_day_archived_and_legacy_sessions_are_found_titled_by_thread_name(
@@ -70,18 +50,7 @@ def test_day_archived_and_legacy_sessions_are_found_titled_by_thread_name(
 def test_events_have_roles_hidden_text_never_comes_out_and_skips_have_reasons(
     installed: tuple[Path, dict[str, str], list[Lane]],
 ) -> None:
-    home, _, _ = installed
-    for spec in SPEC["sessions"]:
-        tally = WarningTally()
-        events = _events(home / spec["file"], tally)
-        said = [(e.type, _shown(e)) for e in events]
-        assert [t for t, _ in said] == [t for t, _ in spec["events"]], said
-        for (_, text), (_, word) in zip(said, spec["events"], strict=True):
-            assert word in text, (text, word)
-        for word in spec["hidden"]:
-            assert all(word not in json.dumps(e.data) for e in events), word
-        assert tally.reasons("chat:s") == spec["skips"]
-        assert tally.total() == spec["skipped"]
+    check_events("codex", installed[0])
 
 
 def test_an_appended_line_is_read_from_where_the_last_pass_stopped(
