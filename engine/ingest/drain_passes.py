@@ -118,10 +118,14 @@ class SourcePasses:
         (``engine.ingest.manifest``): nothing changed since every source was last ingested.
         """
         manifest = None if everything else self._manifest()
-        if manifest is not None and manifest.digest == meta_get(conn, MANIFEST_KEY):
+        stored = None if manifest is None else meta_get(conn, MANIFEST_KEY)
+        if manifest is not None and manifest.digest == stored:
             self.skipped_reconciles += 1
             self.matched_manifest = manifest.digest
             return []
+        # Only the project's own sources moved (a line appended): the sessions are those the
+        # stored manifest vouched for, so the agents' are not listed, nor gone ones looked for.
+        same = manifest is not None and manifest.same_sessions(stored)
         self.matched_manifest = None
         self.full_reconciles += 1
         # Deferred like the processors: a warm run whose manifest matched never lists sources.
@@ -132,15 +136,17 @@ class SourcePasses:
         # and one still broken is not counted again at every re-listing (docs/reliability-faults.md).
         listing = WarningTally()
         entries, sessions = changed_sources(
-            conn, self.project, listing, everything=everything, external=self.external
-        )
+            conn, self.project, listing, everything=everything,
+            external=None if same else self.external,
+        )  # fmt: skip
         self.tally.forget(self.listing_warnings)
         self.tally.merge(listing)
         self.listing_warnings = listing
         # A warning of this listing (the file is still broken) keeps the manifest out, as does
         # any warning the passes add from here on.
         warned = self.tally.total() - listing.total()
-        remove_gone_sessions(conn, sessions)
+        if not same:
+            remove_gone_sessions(conn, sessions)
         for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)
         # A session remembered from another environment lies outside the folders it lists.

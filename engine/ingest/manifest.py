@@ -16,6 +16,14 @@ session's ``subagents`` folder), every Codex day folder, Gemini CLI's project fo
 data folder and Copilot CLI's session folders. A file appended, added or removed there changes
 the digest, as in ``.ade``. What discovery remembers from another environment lies
 outside those folders: ``covers`` says so, and such a reconcile stores no manifest.
+
+The digest is two: which sessions there are (``.ade/sessions``, the project and lane files, the
+agent tools' folders and the lanes' agent files) and what the project's own sources hold
+(``chats``, ``terminals``, ``prs``, git, the settings). A change of the second only (a line
+appended to a transcript, a PR written, a commit) leaves the sessions and every agent's files as
+the stored manifest vouched for: ``same_sessions`` says so, and the reconcile then compares only
+the project's own sources, neither listing the agents' sessions nor looking for gone ones (a
+search right after a write, the read-your-writes budget).
 """
 
 from __future__ import annotations
@@ -35,6 +43,10 @@ from engine.project.stat import stat_signature
 FOLDERS = ("sessions", "chats", "terminals", "prs")
 """The ``.ade`` folders whose entries the reconcile compares (DESIGN §2)."""
 
+SESSIONS_FOLDER = "sessions"
+SOURCE_FOLDERS = tuple(name for name in FOLDERS if name != SESSIONS_FOLDER)
+"""The folder naming the project's sessions, and those holding what its sources say."""
+
 SETTINGS = ("ADE_HISTORY_DEPTH",)
 """Environment settings that change what a reconcile ingests (``history_plan.DEPTH_ENV``: a
 deeper history walk must run though no file changed)."""
@@ -48,11 +60,19 @@ class Manifest:
     """The digest and the folders whose entries it vouches for (a plain class: a dataclass
     costs ~0.5 ms to create at import, on every run)."""
 
-    __slots__ = ("covered", "digest")
+    __slots__ = ("covered", "digest", "sessions")
 
-    def __init__(self, digest: str, covered: frozenset[str]) -> None:
-        self.digest = digest
+    def __init__(self, sessions: str, sources: str, covered: frozenset[str]) -> None:
+        self.sessions = sessions
+        """The digest of which sessions there are (the first part of ``digest``)."""
+        self.digest = f"{sessions}.{sources}"
         self.covered = covered
+
+    def same_sessions(self, stored: str | None) -> bool:
+        """Whether ``stored``, the manifest of the last reconcile whose every source was
+        ingested, names the same sessions: no session file, agent folder or agent file changed
+        since, only the project's own transcripts, PRs or git (see the module docstring)."""
+        return stored is not None and stored.partition(".")[0] == self.sessions
 
     def covers(self, sessions: Iterable[SessionMeta]) -> bool:
         """Whether every external session's transcript lies in a folder the digest lists (an
@@ -135,19 +155,22 @@ def project_manifest(
     """The digest of everything a reconcile of ``project`` compares, or None when a folder
     cannot be read or the agent tools' folders are too large to vouch for."""
     env = os.environ if environ is None else environ
-    walk = _Walk()
-    for name in FOLDERS:
-        if walk.folder(str(project.ade_dir / name)) is None:
+    sources = _Walk()
+    for name in SOURCE_FOLDERS:
+        if sources.folder(str(project.ade_dir / name)) is None:
             return None
+    sources.digest.update(git_signature(lanes).encode())
+    sources.digest.update(repr([env.get(name) for name in SETTINGS]).encode())
+    walk = _Walk()
+    if walk.folder(str(project.ade_dir / SESSIONS_FOLDER)) is None:
+        return None
     walk.entries = 0  # the bound is on the agent tools' folders, not the project's own
     ade = project.ade_dir
     walk.digest.update(stat_signature([ade / "lanes.json", ade / "project.json"]).encode())
-    walk.digest.update(git_signature(lanes).encode())
     lane_files = [
         lane.path / name for agent in AGENTS for name in agent.lane_files for lane in lanes
     ]
     walk.digest.update(stat_signature(lane_files).encode())
-    walk.digest.update(repr([env.get(name) for name in SETTINGS]).encode())
     the_lanes = lanes or [Lane("primary", project.name, project.root, None, True)]
     for agent in AGENTS:  # each agent's session folders, as deep as its table line says
         for spec, path in zip(agent.folders, agent_folders(agent.name, env), strict=True):
@@ -157,4 +180,5 @@ def project_manifest(
             elif walk.folder(str(path), spec.depth) is None:
                 return None
     walk.covered.update(str(lane.path) for lane in the_lanes)  # lane files, stat'ed above
-    return Manifest(walk.digest.hexdigest(), frozenset(walk.covered))
+    covered = frozenset(walk.covered | sources.covered)
+    return Manifest(walk.digest.hexdigest(), sources.digest.hexdigest(), covered)

@@ -321,6 +321,41 @@ def test_a_warm_search_with_claude_code_installed_lists_no_session(
     assert {item["sessionId"] for item in json.loads(found.out)["items"]} == {"claude-cc-1"}
 
 
+def test_a_line_appended_lists_no_agent_session_and_keeps_theirs(
+    warm_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A search right after a line is appended to the project's own transcript ingests it
+    without listing the agents' sessions: their folders and the session files are as the stored
+    manifest vouched for (the read-your-writes budget). A Claude Code session indexed before
+    still answers; a new one (its folder changed) is listed and found."""
+    from engine.external.discover import claude_slug
+
+    home = Path(os.environ["HOME"])
+    folder = home / ".claude" / "projects" / claude_slug(warm_demo)
+    folder.mkdir(parents=True)
+    (folder / "cc-1.jsonl").write_bytes(_claude_line("claude spoke of quibblewort", warm_demo))
+    for _ in range(2):  # ingested, then the manifest stored
+        assert run_main(capsys, search_argv(warm_demo, "--status")).code == 0
+    chat = next((warm_demo / ".ade" / "chats").glob("*.jsonl"))
+    last = json.loads(chat.read_text(encoding="utf-8").splitlines()[-1])
+    line = {**last, "seq": last["seq"] + 1, "id": "appended", "text": "a note on zwiebelfisch"}
+    with chat.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
+    modules = _modules(search_argv(warm_demo, "zwiebelfisch", "--json"))
+    assert "engine.ingest.transcripts" in modules  # the line was ingested by that search
+    assert _loaded(modules, ("engine.external.discover", "engine.external.registry")) == []
+
+    def sessions(word: str) -> set[str]:
+        found = run_main(capsys, search_argv(warm_demo, word, "--json"))
+        return {item["sessionId"] for item in json.loads(found.out)["items"]}
+
+    assert sessions("zwiebelfisch") == {chat.stem}
+    assert sessions("quibblewort") == {"claude-cc-1"}
+    (folder / "cc-2.jsonl").write_bytes(_claude_line("claude spoke of wurzelbrot", warm_demo))
+    assert "engine.external.discover" in _modules(search_argv(warm_demo, "wurzelbrot", "--json"))
+    assert sessions("wurzelbrot") == {"claude-cc-2"}
+
+
 DAEMON_ANSWER_MAY_IMPORT = {
     "engine",
     "engine.basics",
