@@ -82,7 +82,7 @@ def cursor_seen(cursor: str | None) -> int:
     daemon's multi-project cursor). Read for display only; ``decode_cursor`` validates."""
     if not cursor:
         return 0
-    if cursor[:3] in ("s1:", "a1:"):  # a --sessions or every-project page: its offset
+    if cursor[:3] in ("s1:", "a1:", "r1:"):  # sessions, every project, relaxed: its offset
         try:
             seen = json.loads(base64.urlsafe_b64decode(cursor[3:])).get("o", 0)
         except (binascii.Error, ValueError, AttributeError):

@@ -21,8 +21,9 @@ asked for, and padding it with near misses buried it (and broke every caller tha
 The strict matches come first, then each step's new ones in its own ranking, so an exact match
 (an identifier, a path, the word as typed) always ranks above a relaxed one. Identifiers and
 paths (``connectTimeout``, ``strbuf_addf``, ``src/foo.py``) are never corrected or inflected. A
-quoted phrase, ``--exact`` (``SearchQueryArgs.exact``), a filter-only query and a later page are
-never relaxed; filters and exclusions apply to every step.
+quoted phrase, ``--exact`` (``SearchQueryArgs.exact``), a filter-only query and a strict answer's
+later page are never relaxed; filters and exclusions apply to every step. A relaxed answer's
+later pages run the steps again, deeper (``engine.service.relaxed_pages``).
 
 ``relaxations`` yields the steps' plans (the semantic layer's fusion may call it); ``relax_answer`` runs
 them through the caller's own ``run`` (the index plus the delegates) and merges the pages.
@@ -126,8 +127,11 @@ def _words(terms: Sequence[Node]) -> list[str]:
     return [n.text for n in terms if isinstance(n, Term)]
 
 
-def relaxations(conn: apsw.Connection, plan: QueryPlan) -> Iterator[Relaxation]:
-    """The relaxed plans of ``plan``, step by step (a step that changes nothing is skipped).
+def relaxations(
+    conn: apsw.Connection, plan: QueryPlan, *, depth: int | None = None
+) -> Iterator[Relaxation]:
+    """The relaxed plans of ``plan``, step by step (a step that changes nothing is skipped);
+    ``depth``: how many hits the answer is filled to (default a page, ``plan.limit``).
 
     Lazy: a step's vocabulary lookups run only when the caller asks for it. The caller checks
     ``can_relax`` first.
@@ -166,7 +170,8 @@ def relaxations(conn: apsw.Connection, plan: QueryPlan) -> Iterator[Relaxation]:
     options = tuple(t for n in strong for t in (n.options if isinstance(n, AnyOf) else (n,)))
     anyone = _replaced(plan, [AnyOf(options)] if len(options) > 1 else list(options), words)
     if len(terms) >= 3:
-        fetch = min(MAX_LIMIT, plan.limit * WORDS_FETCH_FACTOR)  # room to filter most_words
+        # Room to filter most_words: a few pages of the any-word ranking.
+        fetch = min(MAX_LIMIT, (depth or plan.limit) * WORDS_FETCH_FACTOR)
         anyone = msgspec.structs.replace(anyone, limit=fetch)
         note = f"no match for every word; showing matches of {len(terms) - 1} of the {len(terms)}"
         yield Relaxation("most_words", anyone, note, groups=tuple(terms))
@@ -233,14 +238,17 @@ def most_held_first(
 
 
 class _Merged:
-    """The page being filled: the strict items first, then each step's new ones."""
+    """The page being filled: the strict items first, then each step's new ones. ``limit`` (the
+    page size) decides which steps run; ``depth`` (at least ``limit``) is how many hits are kept:
+    a later page of a relaxed answer (``engine.service.relaxed_pages``) fills a deeper one."""
 
-    def __init__(self, strict: SearchQueryResult, limit: int) -> None:
+    def __init__(self, strict: SearchQueryResult, limit: int, depth: int) -> None:
         self.items = list(strict.items)
         self.seen = {i.doc_id for i in strict.items}
         self.total = strict.total
         self.warnings = list(strict.warnings)
         self.limit = limit
+        self.depth = max(depth, limit)
         self.step: RelaxStep | None = None
 
     def wants(self, step: RelaxStep) -> bool:
@@ -248,17 +256,16 @@ class _Merged:
         if step == "inflection":
             return len(self.items) < min(self.limit, SHORT_PAGE)
         if step == "any_word" and self.step == "most_words":  # fills the page most_words began
-            return len(self.items) < self.limit
+            return len(self.items) < self.depth
         return not self.items
 
     def add(self, step: Relaxation, found: Sequence[SearchResultItem]) -> None:
-        """A step's hits not already on the page, as many as fit. A relaxed answer is one page
-        (no cursor): ``total`` counts what it shows, and ``resultsTruncated`` keeps speaking of
-        the strict matches only."""
+        """A step's hits not already on the page, as many as fit (``depth``). ``total`` counts
+        what it keeps, and ``resultsTruncated`` keeps speaking of the strict matches only."""
         new = [i for i in found if i.doc_id not in self.seen]
         if not new:
             return
-        new = new[: self.limit - len(self.items)]
+        new = new[: self.depth - len(self.items)]
         self.items.extend(new)
         self.seen.update(i.doc_id for i in new)
         self.total += len(new)
@@ -271,7 +278,7 @@ class _Merged:
         return msgspec.structs.replace(
             strict,
             items=tuple(self.items),
-            next_cursor=None,  # a relaxed answer is one page: fix or narrow the query to page
+            next_cursor=None,  # no keyset order: its later pages are engine.service.relaxed_pages
             total=self.total,
             warnings=tuple(dict.fromkeys(self.warnings)),
             relaxed=self.step,
@@ -283,14 +290,19 @@ def relax_answer(
     plan: QueryPlan,
     strict: SearchQueryResult,
     run: Callable[[QueryPlan], SearchQueryResult],
+    *,
+    depth: int | None = None,
 ) -> SearchQueryResult:
     """``strict`` (the answer to ``plan``) filled up to a page by the relaxed steps, each run
-    through ``run`` only while the page is short; ``strict`` itself when no step adds a hit."""
-    merged = _Merged(strict, plan.limit)
+    through ``run`` only while the page is short; ``strict`` itself when no step adds a hit.
+    ``depth`` (default ``plan.limit``): fill that many hits instead, the steps still chosen by
+    the page size (``engine.service.relaxed_pages`` asks one more than it shows)."""
+    depth = max(depth or plan.limit, plan.limit)
+    merged = _Merged(strict, plan.limit, depth)
     by_words: list[tuple[int, SearchResultItem]] | None = None
     if not merged.wants("inflection"):  # the widest condition: no step would run
         return strict
-    for step in relaxations(conn, plan):
+    for step in relaxations(conn, plan, depth=depth):
         if not merged.wants(step.step):
             continue
         if step.groups:
@@ -299,5 +311,5 @@ def relax_answer(
             least = len(step.groups) - 1 if step.step == "most_words" else 0
             merged.add(step, [item for held, item in by_words if held >= least])
             continue
-        merged.add(step, run(msgspec.structs.replace(step.plan, limit=plan.limit)).items)
+        merged.add(step, run(msgspec.structs.replace(step.plan, limit=depth)).items)
     return merged.result(strict)

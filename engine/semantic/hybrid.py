@@ -104,9 +104,10 @@ def query_text(plan: QueryPlan) -> str:
 
 def hybrid_answer(
     conn: apsw.Connection, plan: QueryPlan, result: SearchQueryResult, *, asked: bool,
-    project: Project, lanes: list[Lane],
+    project: Project, lanes: list[Lane], depth: int | None = None,
 ) -> SearchQueryResult:  # fmt: skip
-    """``result`` with the semantic ranking fused in when it is wanted and installed."""
+    """``result`` with the semantic ranking fused in when it is wanted and installed; ``depth``
+    (default ``plan.limit``): how many fused hits are kept (``engine.service.relaxed_pages``)."""
     if not wanted(plan, result, asked):
         return result
     if not enabled():
@@ -128,7 +129,8 @@ def hybrid_answer(
     ranked = [[ids[r] for r in rows if r in ids] for rows in (words, meaning)]
     lexical = [item.doc_id for item in result.items]
     strict = getattr(result, "relaxed", None) in KEEP_ON_TOP
-    page = fuse(lexical, *ranked, strict=strict, weights=(1.0, SEMANTIC_WEIGHT))[: plan.limit]
+    page = fuse(lexical, *ranked, strict=strict, weights=(1.0, SEMANTIC_WEIGHT))
+    page = page[: max(depth or plan.limit, plan.limit)]
     # Items (snippets re-derived from transcripts) only for the page shown.
     shown = {item.doc_id: item for item in result.items}
     rowid_of = {doc_id: rowid for rowid, doc_id in ids.items()}

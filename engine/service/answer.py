@@ -19,6 +19,7 @@ from engine.query.relax import can_relax, relax_answer
 from engine.query.run import run_query
 from engine.semantic.hybrid import hybrid_answer, take_mode
 from engine.service.chat_anchor import anchor_session_rows
+from engine.service.relaxed_pages import check, depth, paged, take_cursor
 from engine.types import SearchQueryArgs, SearchQueryResult
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     conn, unavailable = service._reader_or_empty()
     lanes = service.lanes()
     args, semantic_asked = take_mode(args)  # `mode:semantic` (docs/semantic.md)
+    args, later = take_cursor(args)  # a relaxed answer's later page: its steps run again
     # Parsed and resolved once; every source below reads this plan, none the raw text.
     plan = build_plan(args, now=service.clock(), lanes=lanes,
                       gone=lambda: gone_lanes(service.project))  # fmt: skip
@@ -64,15 +66,25 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
                              replace_doc_ids=replace)  # fmt: skip
         return answered, delegation.result()[1]
 
+    fingerprint = f"{plan.fingerprint}:{int(semantic_asked)}:{int(args.exact)}"
+    check(later, fingerprint)
+    deep = depth(plan.limit, later)  # one past the page: whether a next page holds something
     result, delegated = run_plan(plan)
     if len(result.items) < plan.limit and unavailable is None and can_relax(plan, exact=args.exact):
-        result = relax_answer(conn, plan, result, lambda relaxed: run_plan(relaxed)[0])
+        result = relax_answer(conn, plan, result, lambda relaxed: run_plan(relaxed)[0], depth=deep)
     if semantic_asked or not args.exact:  # --exact keeps today's strict answer
         result = hybrid_answer(conn, plan, result, asked=semantic_asked, project=service.project,
-                               lanes=lanes)  # fmt: skip
+                               lanes=lanes, depth=deep)  # fmt: skip
+    result = paged(result, plan.limit, fingerprint, later)
     result = anchor_session_rows(conn, service, plan, lanes, result)  # every chat hit: a message
     delegate_warnings = delegated
-    if not result.items and not result.total and plan.cursor is None and unavailable is None:
+    if (
+        not result.items
+        and not result.total
+        and plan.cursor is None
+        and later is None
+        and unavailable is None
+    ):
         delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]
     if unavailable is not None:
         delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]

@@ -218,3 +218,20 @@ def test_explain_has_no_semantic_factor_with_the_layer_off(
         explained = client.explain(SearchQueryArgs(query="compare_digest"), result.items, now=NOW)
     assert explained
     assert all(why.semantic is None for why in explained)
+
+
+@needs_extra
+def test_a_fused_answer_pages_without_repeating_a_hit(demo: Path) -> None:
+    query = f"mode:semantic {PARAPHRASE}"
+    with EmbeddedClient.open(demo, start_worker=False) as client:
+        whole = client.query(SearchQueryArgs(query=query, limit=100))
+        first = client.query(SearchQueryArgs(query=query, limit=3))
+        assert first.next_cursor is not None
+        assert first.next_cursor.startswith("r1:")
+        second = client.query(SearchQueryArgs(query=query, limit=3, cursor=first.next_cursor))
+    shown = {item.doc_id for item in first.items}
+    more = {item.doc_id for item in second.items}
+    assert len(more) == 3
+    assert not shown & more  # page 2 continues page 1
+    assert more <= {item.doc_id for item in whole.items}
+    assert SEMANTIC_NOTE in second.warnings

@@ -48,3 +48,25 @@ def test_explain_names_the_step_per_row_and_in_a_line(
     terms = [line for line in run.out.splitlines() if line.strip().startswith("terms:")]
     assert all(line.strip().startswith("terms: timeout → ") for line in terms)  # the step's
     assert "relaxed: strict matches first" in run.out
+
+
+def test_page_two_continues_a_relaxed_answer(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A relaxed answer's cursor (``r1:``) gives the next hits of the same step, none twice."""
+    query = ["gateway", "timeuot", "--json", "--limit", "2"]
+    first = run_main(capsys, search_argv(indexed_demo, *query))
+    assert first.code == 0, first.err
+    page1 = json.loads(first.out)
+    assert page1["relaxed"] == "spelling"
+    assert page1["nextCursor"].startswith("r1:")
+    second = run_main(capsys, search_argv(indexed_demo, *query, "--cursor", page1["nextCursor"]))
+    assert second.code == 0, second.err
+    page2 = json.loads(second.out)
+    assert page2["relaxed"] == "spelling"
+    shown = [item["docId"] for item in page1["items"]]
+    more = [item["docId"] for item in page2["items"]]
+    assert more
+    assert not set(more) & set(shown)
+    whole = json.loads(run_main(capsys, search_argv(indexed_demo, *query[:-1], "4")).out)
+    assert [item["docId"] for item in whole["items"]] == shown + more
