@@ -117,8 +117,9 @@ def snippet_texts(
             out[rowid] = stored.text
         else:
             by_source.setdefault(stored.source_key or "", []).append((rowid, stored))
+    ade_dir = os.fspath(project.ade_dir)  # one Path a page, not one a transcript
     for key, rows in by_source.items():
-        texts = _derive_source(project, key, [stored for _, stored in rows])
+        texts = _derive_source(ade_dir, key, [stored for _, stored in rows])
         for (rowid, _), text in zip(rows, texts, strict=True):
             out[rowid] = "" if text is None else text
             if text is None and key:
@@ -142,10 +143,11 @@ def document_texts(
     return {rowids[rowid]: text for rowid, text in texts.items()}
 
 
-def _derive_source(project: Project, key: str, rows: list[StoredBody]) -> list[str | None]:
-    """The indexed text of each of one source's rows (None: not derivable, or not the same)."""
+def _derive_source(ade_dir: str, key: str, rows: list[StoredBody]) -> list[str | None]:
+    """The indexed text of each of one source's rows (None: not derivable, or not the same),
+    the project's ``.ade`` folder being ``ade_dir``."""
     kind, _, sid = key.partition(":")
-    path = _plain_transcript(project, kind, sid) if kind in _FOLDERS else None
+    path = _plain_transcript(ade_dir, kind, sid) if kind in _FOLDERS else None
     spans = [
         s.span if s.span is not None and 0 < s.span[1] <= MAX_SPAN_BYTES else None for s in rows
     ]
@@ -166,7 +168,7 @@ def _derive_source(project: Project, key: str, rows: list[StoredBody]) -> list[s
 _FOLDERS = {"chat": ("chats", ".jsonl"), "terminal": ("terminals", ".log")}
 
 
-def _plain_transcript(project: Project, kind: str, sid: str) -> str | None:
+def _plain_transcript(ade_dir: str, kind: str, sid: str) -> str | None:
     """The plain transcript a span indexes, or None when it was compacted (or the id is bad).
 
     Cheaper than ``transcript_file``'s bounds check (a page holds up to 50 sessions): whatever
@@ -176,7 +178,7 @@ def _plain_transcript(project: Project, kind: str, sid: str) -> str | None:
     if not is_valid_session_id(sid):
         return None
     folder, suffix = _FOLDERS[kind]
-    plain = os.path.join(project.ade_dir, folder, sid + suffix)
+    plain = f"{ade_dir}{os.sep}{folder}{os.sep}{sid}{suffix}"  # os.path.join's, without its checks
     if os.path.lexists(plain + ".gz"):
         return None  # offsets index the plain file; a compacted one is re-ingested
     return plain
