@@ -147,6 +147,21 @@ class DiscoveryRoots(_Wire, frozen=True):
     sessions: tuple[int, ...] = ()
 
 
+class AgentStatus(_Wire, frozen=True):
+    """One registered agent as ``--status`` reports it (docs/agents.md), listed for every agent
+    of ``engine.agent_table``, those with no session too: ``folders`` searched in the caller's
+    environment (Aider: the lanes' history files), ``found`` sessions there whichever project
+    they belong to, ``tied`` sessions of this project (earlier runs' remembered ones included),
+    ``skipped`` lines, records and files left out, per reason (``engine.external.skips``)."""
+
+    name: str
+    label: str
+    folders: tuple[str, ...] = ()
+    found: int = 0
+    tied: int = 0
+    skipped: dict[str, int] = {}
+
+
 class IndexStatus(_Wire, frozen=True):
     """Live state of one project's index and ingester."""
 
@@ -167,6 +182,8 @@ class IndexStatus(_Wire, frozen=True):
     discovery: tuple[DiscoveryRoots, ...] = ()
     health_check_since: int | None = None
     """When the full health check under way started (epoch ms); None when none runs."""
+    agents: tuple[AgentStatus, ...] = ()
+    """Every registered agent: where it was searched, what was found, what was skipped and why."""
 
 
 class RebuildResult(_Wire, frozen=True):

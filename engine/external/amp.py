@@ -25,6 +25,7 @@ from engine.external.finding import acceptable, session_meta
 from engine.external.heads import Head, HeadCache
 from engine.external.jsonl_agent import message_blocks, result_text, time_text
 from engine.external.session_file import read_session_file
+from engine.external.skips import skip, skip_file
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, Lane, SessionMeta
 from engine.project.safe_io import Bounds, JsonRejected, loads_json
@@ -62,7 +63,7 @@ class AmpFormat(AgentFormat):
             if head is None:
                 doc = _document(path, bounds)
                 if doc is None:
-                    tally.add_once(self.name, f"{path.name}: not a thread document")
+                    skip_file(tally, self.name, "not a session", path)
                     continue
                 head = Head(st.st_ino, st.st_size, False, _cwd(doc), _ident(doc, path),
                             _title(doc), time_text(doc.get("created")))  # fmt: skip
@@ -92,7 +93,7 @@ class AmpFormat(AgentFormat):
         events: list[ChatEvent] = []
         for n, message in enumerate(doc.get("messages") or []):
             if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
-                tally.add(source, "unknown type")
+                skip(tally, source, "unknown type")
                 continue
             meta = message.get("meta")
             sent = meta.get("sentAt") if isinstance(meta, dict) else None

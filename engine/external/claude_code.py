@@ -37,6 +37,7 @@ from engine.external.finding import (
 from engine.external.heads import HeadCache
 from engine.external.lines import digest, json_lines
 from engine.external.roots import claude_folder_matches, claude_lane_slugs
+from engine.external.skips import skip, skip_file
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.safe_io import Bounds, is_regular_file
@@ -76,7 +77,7 @@ def parse_claude(
         uuid = obj.get("uuid")
         message = obj.get("message")
         if not isinstance(uuid, str) or not uuid or not isinstance(message, dict):
-            tally.add(source, "message line without uuid or message")
+            skip(tally, source, "no id" if isinstance(message, dict) else "no message")
             continue
         ts = parse_aware_time(obj.get("timestamp"))
         for i, (etype, data_) in enumerate(_blocks(kind, message.get("content"))):
@@ -215,7 +216,7 @@ class ClaudeCode(AgentFormat):
                 if meta is not None:
                     found.append(meta)
                 elif head.cwd is None:
-                    tally.add(self.name, f"{path.name}: no cwd in its first lines")
+                    skip_file(tally, self.name, "no cwd", path)
         return found
 
     def lane_memo(self, lanes: list[Lane], environ: Mapping[str, str], heads: HeadCache) -> object:

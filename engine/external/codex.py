@@ -33,6 +33,7 @@ from engine.external.codex_store import LegacyRollout, read_legacy, thread_names
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
 from engine.external.heads import HeadCache
 from engine.external.lines import digest, json_lines
+from engine.external.skips import skip_file
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.safe_io import Bounds, JsonRejected, loads_json
@@ -299,7 +300,7 @@ class Codex(AgentFormat):
             if meta is not None:
                 found.setdefault(meta.id, meta)
             elif head.cwd is None:
-                tally.add_once(self.name, f"{path.name}: no cwd")
+                skip_file(tally, self.name, "no cwd", path)
         return list(found.values())
 
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:

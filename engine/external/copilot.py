@@ -26,6 +26,7 @@ from engine.external.agent_format import AgentFormat, Hint, Parsed
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
 from engine.external.heads import HeadCache
 from engine.external.lines import digest, json_lines
+from engine.external.skips import skip_file
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.tally import WarningTally
@@ -158,7 +159,7 @@ class Copilot(AgentFormat):
             if meta is not None:
                 found.append(meta)
             elif head.cwd is None:
-                tally.add_once(self.name, f"{path.parent.name}: no session.start cwd")
+                skip_file(tally, self.name, "no cwd", path)
         return found
 
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from engine.external.finding import acceptable, real, scan_head, session_meta
 from engine.external.heads import HeadCache
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, message_blocks
+from engine.external.skips import skip
 from engine.project.model import Lane, SessionMeta
 from engine.project.tally import WarningTally
 
@@ -67,7 +68,7 @@ class CursorFormat(JsonlAgent):
             return None
         message = obj.get("message")
         if not isinstance(message, dict):
-            tally.add(source, "message line without message")
+            skip(tally, source, "no message")
             return None, None, []
         return None, None, _blocks(str(role), message.get("content"))
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, message_blocks
+from engine.external.skips import skip
 from engine.project.tally import WarningTally
 
 QUIET = frozenset({"todo_state", "session_event", "compaction_state", "session_end"})
@@ -51,7 +52,7 @@ class DroidFormat(JsonlAgent):
             return None
         message = obj.get("message")
         if not isinstance(message, dict):
-            tally.add(source, "message line without message")
+            skip(tally, source, "no message")
             return ident, when, []
         if obj.get("visibility") == "llm_only":
             return ident, when, []

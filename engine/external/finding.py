@@ -17,6 +17,7 @@ from pathlib import Path
 
 from engine.external.heads import Head, HeadCache
 from engine.external.last_activity import last_message_time
+from engine.external.skips import skip_file
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
 from engine.project.model import Lane, SessionMeta, is_valid_session_id
@@ -46,8 +47,8 @@ def acceptable(
         is_file = path.is_file()
     except OSError:
         is_file = False
-    reason = f"links outside {bounds.describe()}" if is_file else "is not a regular file"
-    tally.add_once(tool, f"refused {path.name}: {reason}")
+    del is_file  # linked out or no regular file: refused either way
+    skip_file(tally, tool, "refused", path)
     return False
 
 

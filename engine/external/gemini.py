@@ -45,7 +45,8 @@ from engine.external.agent_format import AgentFormat, Hint
 from engine.external.finding import acceptable, real, session_meta
 from engine.external.heads import Head, HeadCache
 from engine.external.lines import digest, json_lines
-from engine.external.session_file import READ_LIMIT, read_session_file
+from engine.external.session_file import read_session_file
+from engine.external.skips import skip, skip_file
 from engine.importers.lane_choice import lane_containing
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
@@ -80,9 +81,8 @@ def replay_gemini(
     if document:
         try:
             whole = loads_json(data)
-        except JsonRejected as err:  # nested too deep included: never a RecursionError
-            reason = "nested too deep" if "deep" in str(err) else "half-written or corrupt"
-            tally.add(source, f"{reason} session file skipped")
+        except JsonRejected:  # half-written, corrupt or nested too deep (no RecursionError)
+            skip(tally, source, "bad json")
             return None
         record = GeminiRecord()
         if isinstance(whole, dict):
@@ -239,11 +239,11 @@ def load_gemini(
     document = path.suffix == ".json"
     try:
         read = read_session_file(path, document=document, bounds=bounds)
-    except OSError as err:
-        tally.add(source, f"session file not readable: {err}")
+    except OSError:
+        skip(tally, source, "unreadable")
         return None, 0
     if read.clipped:
-        tally.add(source, f"session file longer than {READ_LIMIT >> 20} MiB: the rest not read")
+        skip(tally, source, "too long")
     return replay_gemini(read.data, source, tally, document=document), read.cut_lines
 
 
@@ -299,9 +299,9 @@ def _marker_root(
     if head is None:
         try:
             data = read_regular(marker, MARKER_BYTES, bounds)
-        except OSError as err:
+        except OSError:
             if tally is not None:
-                tally.add_once("gemini", f"refused {marker.parent.name}/{marker.name}: {err}")
+                skip_file(tally, "gemini", "refused", marker)
             return None
         text = data.decode("utf-8", errors="replace").strip()
         head = Head(st.st_ino, st.st_size, False, text or None, None, None, None)
@@ -328,8 +328,8 @@ def _gemini_head(
             # listed is counted here, once.
             known = heads.peek(path)
             if known is None or known.ident is None:
-                for reason in seen.reasons(f"gemini:{path.name}") or {"no sessionId": 1}:
-                    tally.add_once(f"gemini:{path.name}", reason)
+                for reason in seen.reasons(f"gemini:{path.name}") or {"no id": 1}:
+                    tally.add_once("gemini", reason, str(path))
                 return None
             heads.put(path, known)
             return known, st

@@ -34,6 +34,7 @@ from engine.external.heads import HeadCache
 from engine.external.lines import digest
 from engine.external.opencode import read_only
 from engine.external.roots import home_of
+from engine.external.skips import skip, skip_file
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
 from engine.project.safe_io import JsonRejected, loads_json
@@ -80,8 +81,8 @@ class GooseFormat(AgentFormat):
                 ).fetchall()
             finally:
                 conn.close()
-        except apsw.Error as err:
-            tally.add_once(self.name, f"{DB_FILE}: not readable ({type(err).__name__})")
+        except apsw.Error:
+            skip_file(tally, self.name, "unreadable", DB_FILE)
             return []
         found: list[SessionMeta] = []
         for ident, folder, title, kind, created, updated in rows:
@@ -140,8 +141,8 @@ class GooseFormat(AgentFormat):
                 ).fetchall()
             finally:
                 conn.close()
-        except apsw.Error as err:
-            tally.add(source, f"database not readable ({type(err).__name__})")
+        except apsw.Error:
+            skip(tally, source, "unreadable")
             return None, 0
         events: list[ChatEvent] = []
         for row_id, role, content, created, metadata in rows:
@@ -172,7 +173,7 @@ def _row_events(
 ) -> list[ChatEvent]:  # fmt: skip
     parts, meta = _json(content), _json(metadata)
     if not isinstance(parts, list) or role not in ("user", "assistant"):
-        tally.add(source, "message row not readable")
+        skip(tally, source, "bad json")
         return []
     if isinstance(meta, dict) and meta.get("userVisible") is False:
         return []
@@ -182,7 +183,7 @@ def _row_events(
     for i, part in enumerate(parts):
         found = _part(said, part)
         if found is None:
-            tally.add(source, "unknown type")
+            skip(tally, source, "unknown type")
             continue
         for etype, fields in found:
             fields.setdefault("id", f"{row_id}" if i == 0 else f"{row_id}.{i}")

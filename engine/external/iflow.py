@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, message_blocks
+from engine.external.skips import skip
 from engine.project.tally import WarningTally
 
 INJECTED = ("<system-reminder>", "# AGENTS.md instructions for", "<INSTRUCTIONS>",
@@ -49,7 +50,7 @@ class IFlowFormat(JsonlAgent):
         when = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
         message = obj.get("message")
         if not isinstance(message, dict):
-            tally.add(source, "message line without message")
+            skip(tally, source, "no message")
             return ident, when, []
         if obj.get("isSidechain") is True:
             return ident, when, []

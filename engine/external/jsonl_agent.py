@@ -22,6 +22,7 @@ from engine.external.agent_format import AgentFormat, Hint, Parsed
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
 from engine.external.heads import Head, HeadCache
 from engine.external.lines import digest, json_lines
+from engine.external.skips import skip, skip_file
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.safe_io import Bounds
@@ -154,7 +155,7 @@ class JsonlAgent(AgentFormat):
             if meta is not None:
                 found.append(meta)
             elif head.cwd is None:
-                tally.add_once(self.name, f"{path.name}: no cwd")
+                skip_file(tally, self.name, "no cwd", path)
         return found
 
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
@@ -176,7 +177,7 @@ class JsonlAgent(AgentFormat):
         for offset, obj in lines:
             found = self.record_events(obj, tally, source, carried)
             if found is None:
-                tally.add(source, "unknown type")
+                skip(tally, source, "unknown type")
                 continue
             ident, when, items = found
             ts = parse_aware_time(when)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, time_text
 from engine.external.lines import digest
+from engine.external.skips import skip
 from engine.project.model import ChatEventType
 from engine.project.safe_io import Bounds, JsonRejected, loads_json, read_regular
 from engine.project.tally import WarningTally
@@ -46,7 +47,7 @@ class KiroFormat(JsonlAgent):
         if said is None:
             return None
         if not isinstance(body, dict):
-            tally.add(source, "record without data")
+            skip(tally, source, "no message")
             return None, None, []
         ident = body.get("message_id") if isinstance(body.get("message_id"), str) else None
         meta = body.get("meta")

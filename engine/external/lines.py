@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from engine.external.skips import skip
 from engine.project.safe_io import JsonRejected, dumps_json, loads_json
 from engine.project.tally import WarningTally
 
@@ -37,7 +38,7 @@ def json_lines(
                 if isinstance(obj, dict):
                     yield base + pos, obj
                 else:
-                    tally.add(source, "malformed json line")
+                    skip(tally, source, "bad json")
             pos = end + 1
 
     return walk(), consumed

@@ -42,6 +42,7 @@ from engine.external.finding import lane_of, ms_time
 from engine.external.heads import HeadCache
 from engine.external.lines import digest
 from engine.external.roots import opencode_data_dir
+from engine.external.skips import Reason, skip, skip_file
 from engine.project.json_salvage import salvage_cut_line
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
 from engine.project.safe_io import (
@@ -63,7 +64,7 @@ a longer one is read up to ``CUT_HEAD_CHARS``, closed into valid JSON, indexed m
 
 CUT_HEAD_CHARS = 4 * 1024 * 1024
 
-CUT_ROW = "part row longer than the read cap indexed truncated"
+CUT_ROW: Reason = "truncated"
 
 TRUNCATED_MARK = " [… truncated]"
 """``engine.ingest.docs.TRUNCATED_MARK`` (not imported: discovery stays free of the indexer)."""
@@ -86,9 +87,9 @@ def opencode_databases(environ: Mapping[str, str], tally: WarningTally | None = 
     for db in found:
         try:
             check_database(db, bounds)
-        except OSError as err:
+        except OSError:
             if tally is not None:
-                tally.add_once("opencode", f"refused {err}")
+                skip_file(tally, "opencode", "refused", db)
             continue
         usable.append(db)
     return usable
@@ -227,13 +228,13 @@ def opencode_events(db: Path, sid: str, tally: WarningTally | None = None) -> li
         if data is not None:
             by_message.setdefault(str(mid), []).append((str(pid), int(created or 0), data))
         elif tally is not None:
-            tally.add(source, "malformed part row")
+            skip(tally, source, "bad json")
     events: list[ChatEvent] = []
     for position, (mid, created, raw) in enumerate(messages):
         info = _json(raw)
         if info is None:
             if tally is not None:
-                tally.add(source, "malformed message row")
+                skip(tally, source, "bad json")
             info = {}
         role = info.get("role")
         for number, (pid, part_ms, part) in enumerate(by_message.get(str(mid), [])):
@@ -302,8 +303,8 @@ class OpenCode(AgentFormat):
         for db in opencode_databases(environ, tally):
             try:
                 sessions = list_opencode_sessions(db)
-            except apsw.Error as err:
-                tally.add_once(self.name, f"{db.name}: not readable ({type(err).__name__})")
+            except apsw.Error:
+                skip_file(tally, self.name, "unreadable", db)
                 continue
             ours = [s for s in sessions if lane_of(lanes, s.directory) is not None]
             for raw, signature in session_signatures(db, [s.id for s in ours]).items():
@@ -341,8 +342,8 @@ class OpenCode(AgentFormat):
         rows = WarningTally()
         try:
             events = opencode_events(path.parent, path.name, rows)
-        except apsw.Error as err:
-            tally.add(source, f"database not readable ({type(err).__name__})")
+        except apsw.Error:
+            skip(tally, source, "unreadable")
             return None, 0
         cut = 0
         for reason, n in rows.reasons(f"chat:opencode-{path.name}").items():

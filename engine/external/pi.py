@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, text_of
 from engine.external.lines import digest
+from engine.external.skips import skip
 from engine.project.model import SessionMeta
 from engine.project.tally import WarningTally
 
@@ -63,7 +64,7 @@ class PiFormat(JsonlAgent):
             return None
         message = obj.get("message")
         if not isinstance(message, dict):
-            tally.add(source, "message entry without message")
+            skip(tally, source, "no message")
             return ident, when, []
         return ident, when, _message(message, ident)
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent
 from engine.external.lines import digest
+from engine.external.skips import skip
 from engine.project.model import ChatEventType
 from engine.project.tally import WarningTally
 
@@ -51,7 +52,7 @@ class QwenFormat(JsonlAgent):
         message = obj.get("message")
         parts = message.get("parts") if isinstance(message, dict) else None
         if not isinstance(parts, list):
-            tally.add(source, "no message parts")
+            skip(tally, source, "no message")
             return ident, when, []
         if kind == "user" and obj.get("provenance") not in (None, "real_user"):
             return ident, when, []

@@ -20,6 +20,7 @@ import apsw
 import msgspec
 
 from engine.external.registry import agent_format
+from engine.external.skips import skip
 from engine.index.db import (
     IndexDoc,
     SourceRow,
@@ -32,7 +33,13 @@ from engine.index.db import (
 from engine.index.sources import delete_source
 from engine.ingest.docs import TRUNCATED_MARK, message_doc, ms, session_doc
 from engine.ingest.docstore import existing_doc_ids
-from engine.ingest.tailing import SKIPPED_STATE_KEY, PassResult, persisted_skips
+from engine.ingest.tailing import (
+    SKIP_REASONS_STATE_KEY,
+    SKIPPED_STATE_KEY,
+    PassResult,
+    merged_reasons,
+    persisted_skips,
+)
 from engine.project.model import SessionMeta
 from engine.project.tally import WarningTally
 from engine.redaction import scan_literals_in_one_pass
@@ -56,7 +63,7 @@ def derived_docs(meta: SessionMeta, tally: WarningTally) -> tuple[IndexDoc, list
     # As for tailed transcripts (``truncated_count``): bodies cut to the indexed size, and
     # lines or rows cut at the read cap; a cut one is usually also a cut body, so the larger.
     marked = sum(1 for d in docs.values() if d.body.endswith(TRUNCATED_MARK))
-    tally.add(key, "message indexed truncated", max(marked, cut))
+    skip(tally, key, "truncated", max(marked, cut))
     latest = max((d.updated_at for d in docs.values()), default=0)
     return session_doc("chat", meta.id, meta, meta.title, latest), list(docs.values())
 
@@ -85,7 +92,9 @@ def process_derived(
                 conn, [msgspec.structs.replace(d, source_key=key) for d in (session, *docs)]
             )
             written = len(docs) + len(gone)
-        state = json.dumps({SKIPPED_STATE_KEY: skipped}, separators=(",", ":"))
+        why = merged_reasons(None, seen.by_reason())
+        state = json.dumps({SKIPPED_STATE_KEY: skipped, SKIP_REASONS_STATE_KEY: why},
+                           separators=(",", ":"))  # fmt: skip
         if skipped:
             put_source(conn, SourceRow(key=key, last_run=now_ms, state=state))
         elif row is not None:

@@ -20,6 +20,7 @@ from engine.external.agent_format import AgentFormat
 from engine.external.claude_code import SUBAGENT_SEQ_STRIDE
 from engine.external.discover import transcript_sources
 from engine.external.registry import agent_format
+from engine.external.skips import skip
 from engine.index.db import IndexDoc
 from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest.docs import message_doc, ms, session_doc
@@ -54,9 +55,11 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
                 seen.add(doc.doc_id)
                 docs.append(msgspec.structs.replace(doc, source_key=key))
                 latest = max(latest, doc.updated_at)
-        skipped.add(key, "message indexed truncated", truncated_count(docs, events, state))
+        skip(skipped, key, "truncated", truncated_count(docs, events, state))
         tally.merge(skipped)
-        new_state.update(latest=latest, **carried_skips(state, skipped.total()))
+        new_state.update(
+            latest=latest, **carried_skips(state, skipped.total(), skipped.by_reason())
+        )
         session = session_doc("chat", meta.id, meta, meta.title, latest)
         return PassOutput(consumed=consumed, session=session, new_docs=docs, state=new_state)
 

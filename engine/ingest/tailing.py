@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.ingest import fingerprint as fp
 from engine.ingest.docstore import doc_title_lane, existing_doc_ids, retitle_children
 from engine.ingest.gzcache import read_slice
+from engine.project.tally import MAX_REASONS_PER_SOURCE
 
 CUT_HEAD_BYTES = 4 * 1024 * 1024
 """Bytes of a line longer than ``WriteTuning.long_line_cap`` handed to the builder (which indexes them
@@ -48,6 +49,9 @@ SKIPPED_STATE_KEY = "skipped"
 """Builder state key holding the lines skipped or truncated since the cursor was at 0: stored
 with the cursor in one transaction, so the count survives into later runs (docs/reliability.md) and
 restarts with a reindex."""
+
+SKIP_REASONS_STATE_KEY = "skip_reasons"
+"""Builder state key holding those lines' counts per reason (``{reason: n}``), beside them."""
 
 MAX_ATTEMPTS = 8
 """Redo a pass this often when another writer moved the cursor or held the lock, then give up
@@ -208,22 +212,55 @@ def _long_line(path: Path, cursor: int, start: int, data: bytes, total: int, bui
     return out, tail.data, fp.window_start(end + 1)
 
 
-def carried_skips(state: dict[str, Any], new: int) -> dict[str, int]:
-    """The state entry a builder returns: the stored count of skipped lines plus ``new``."""
+def carried_skips(
+    state: dict[str, Any], new: int, reasons: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    """The state entries a builder returns: the stored count of skipped lines plus ``new``, and
+    the stored counts per reason plus ``reasons`` (``--status`` says why, in a later run too)."""
     stored = state.get(SKIPPED_STATE_KEY)
     total = (stored if isinstance(stored, int) and stored > 0 else 0) + max(new, 0)
-    return {SKIPPED_STATE_KEY: total} if total else {}
+    if not total:
+        return {}
+    why = merged_reasons(state.get(SKIP_REASONS_STATE_KEY), reasons or {})
+    return {SKIPPED_STATE_KEY: total, **({SKIP_REASONS_STATE_KEY: why} if why else {})}
+
+
+def merged_reasons(stored: Any, new: Mapping[str, int]) -> dict[str, int]:
+    """Stored counts per reason (as read back from a state) plus ``new``, bounded like a
+    ``WarningTally``'s (``MAX_REASONS_PER_SOURCE``; the rest under ``other reasons``)."""
+    out: dict[str, int] = {}
+    if isinstance(stored, dict):
+        out = {str(k): v for k, v in stored.items() if isinstance(v, int) and v > 0}
+    for reason, n in new.items():
+        if n <= 0:
+            continue
+        if reason not in out and len(out) >= MAX_REASONS_PER_SOURCE:
+            reason = "other reasons"
+        out[reason] = out.get(reason, 0) + n
+    return dict(sorted(out.items()))
 
 
 def persisted_skips(rows: list[SourceRow]) -> dict[str, int]:
     """Skipped-line counts per source key, as stored with the cursors (for the status)."""
-    found: dict[str, int] = {}
+    return {key: sum(why.values()) for key, why in persisted_skip_reasons(rows).items()}
+
+
+def persisted_skip_reasons(rows: list[SourceRow]) -> dict[str, dict[str, int]]:
+    """Skipped-line counts per source key and reason, as stored with the cursors (a count
+    stored without its reasons, by an older release, under ``other reasons``)."""
+    found: dict[str, dict[str, int]] = {}
     for row in rows:
         if f'"{SKIPPED_STATE_KEY}"' not in row.state:
             continue
-        count = _load_state(row).get(SKIPPED_STATE_KEY)
-        if isinstance(count, int) and count > 0:
-            found[row.key] = count
+        state = _load_state(row)
+        count = state.get(SKIPPED_STATE_KEY)
+        if not isinstance(count, int) or count <= 0:
+            continue
+        why = merged_reasons(state.get(SKIP_REASONS_STATE_KEY), {})
+        rest = count - sum(why.values())
+        if rest > 0:
+            why["other reasons"] = why.get("other reasons", 0) + rest
+        found[row.key] = why
     return found
 
 

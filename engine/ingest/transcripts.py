@@ -70,7 +70,10 @@ def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Bui
                 latest = max(latest, doc.updated_at)
         skipped.add(source, "message indexed truncated", truncated_count(docs, events, state))
         tally.merge(skipped)
-        new_state: dict[str, Any] = {"latest": latest, **carried_skips(state, skipped.total())}
+        new_state: dict[str, Any] = {
+            "latest": latest,
+            **carried_skips(state, skipped.total(), skipped.by_reason()),
+        }
         if title_event:
             new_state["title"] = redact_title(title_event)  # the sources row is in the file too
         return PassOutput(

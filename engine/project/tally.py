@@ -28,7 +28,8 @@ class WarningTally:
         self._lock = threading.Lock()
         self._counts: Counter[str] = Counter()
         self._reasons: dict[str, dict[str, int]] = {}
-        self._once: set[tuple[str, str]] = set()
+        self._once: set[tuple[str, str, str]] = set()
+        """``(source, reason, what)`` counted by ``add_once``."""
 
     def add(self, source: str, reason: str, n: int = 1) -> None:
         """Count ``n`` skipped items of ``source`` for ``reason`` (``n <= 0`` is ignored)."""
@@ -40,14 +41,17 @@ class WarningTally:
             if reason in reasons or len(reasons) < MAX_REASONS_PER_SOURCE:
                 reasons[reason] = reasons.get(reason, 0) + n
 
-    def add_once(self, source: str, reason: str) -> None:
+    def add_once(self, source: str, reason: str, what: str = "") -> None:
         """Count a problem of one file once however often it is read (the sessions folder is
-        listed several times a run: a FIFO there is one warning, not one per listing)."""
+        listed several times a run: a FIFO there is one warning, not one per listing).
+
+        ``what``: the thing the problem is about when ``reason`` does not name it (a file's
+        path under the reason ``no cwd``): each ``what`` is counted once."""
         with self._lock:
-            if (source, reason) in self._once:
+            if (source, reason, what) in self._once:
                 return
             if len(self._once) < MAX_ONCE_KEYS:
-                self._once.add((source, reason))
+                self._once.add((source, reason, what))
         self.add(source, reason)
 
     def merge(self, other: WarningTally) -> None:
@@ -58,10 +62,10 @@ class WarningTally:
         for source, count in other.snapshot().items():
             reasons = other.reasons(source)
             for reason, n in reasons.items():
-                if (source, reason) in once:
-                    self.add_once(source, reason)
-                else:
-                    self.add(source, reason, n)
+                whats = [what for s, r, what in once if (s, r) == (source, reason)]
+                for what in whats:
+                    self.add_once(source, reason, what)
+                self.add(source, reason, n - len(whats))
             self.add(source, "other reasons", count - sum(reasons.values()))
 
     def forget(self, other: WarningTally) -> None:
@@ -100,6 +104,20 @@ class WarningTally:
         """Counts per reason for one source (at most ``MAX_REASONS_PER_SOURCE`` reasons)."""
         with self._lock:
             return dict(self._reasons.get(source, {}))
+
+    def by_reason(self) -> dict[str, int]:
+        """Counts per reason over every source (a count past a source's remembered reasons
+        under ``other reasons``)."""
+        out: dict[str, int] = {}
+        with self._lock:
+            for source, count in self._counts.items():
+                reasons = self._reasons.get(source, {})
+                for reason, n in reasons.items():
+                    out[reason] = out.get(reason, 0) + n
+                rest = count - sum(reasons.values())
+                if rest > 0:
+                    out["other reasons"] = out.get("other reasons", 0) + rest
+        return out
 
     def total(self) -> int:
         """Sum over every source."""

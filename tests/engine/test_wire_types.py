@@ -163,7 +163,7 @@ KEYS: list[tuple[msgspec.Struct, list[str]]] = [
             "sourceCount", "pendingSources", "lastIngestAt", "backfillCompletedAt",
             # Additions beyond DESIGN §6, still camelCase:
             "watcherState", "recreatedReason", "warnings", "commitHistory", "discovery",
-            "healthCheckSince",
+            "healthCheckSince", "agents",
         ],
     ),
     (RebuildResult(ok=True, doc_count=3, duration_ms=12), ["ok", "docCount", "durationMs"]),

@@ -167,7 +167,7 @@ def test_goose_sessions_are_read_from_its_database_and_rederived_when_rows_chang
         ("tool_result", "ttl: 1"),
         ("assistant_message", "The jerboa cache ttl is one second."),
     ]
-    assert tally.reasons("chat:g") == {"message row not readable": 1, "unknown type": 1}
+    assert tally.reasons("chat:g") == {"bad json": 1, "unknown type": 1}
     before = fmt.signature(meta)
     conn = apsw.Connection(str(db))
     conn.execute(

@@ -247,7 +247,7 @@ def test_fifo_external_transcript_is_refused(
     os.mkfifo(folder / "abc.jsonl")
     env = {"HOME": str(home)}
     assert guarded(lambda: external_sessions(project, [], tally, env)) == []
-    assert tally.reasons("claude") == {"refused abc.jsonl: is not a regular file": 1}
+    assert tally.reasons("claude") == {"refused": 1}  # a FIFO, not a regular file
 
 
 # -- 6. symlinks: inside is followed, outside is refused ------------------------------------------
@@ -362,9 +362,7 @@ def test_external_transcript_linked_out_of_its_folder_is_refused(
     env = {"HOME": str(home)}
     found = external_sessions(project, list_lanes(project, tally), tally, env)
     assert [m.id for m in found] == ["claude-kept"]
-    assert tally.reasons("claude") == {
-        "refused linked.jsonl: links outside the Claude Code projects folder": 1
-    }
+    assert tally.reasons("claude") == {"refused": 1}  # linked out of the projects folder
 
 
 def test_fifos_as_the_git_memos_are_refused_and_git_answers(repo: Any) -> None:
