@@ -26,6 +26,14 @@ the wire types against it) and by ``__getattr__`` below; the checker reads the o
 KIND_ALIASES: dict[str, DocKind] = {"issue": "linear"}
 """``kind:issue`` is what people type for Linear issues (the query's ``kind:`` and ``--kind``)."""
 
+SYSTEM_ROLE = "system"
+"""The role of a chat notice an agent injected into the conversation itself (a compaction
+summary, a command's output, an interruption): a search finds it only when it names the role
+(``role:system``, docs/agents.md "What is hidden")."""
+
+ROLES: tuple[str, ...] = (SYSTEM_ROLE,)
+"""The ``role:`` values (a chat message's other roles are not stored: only this one is asked for)."""
+
 MAX_LIMIT = 500
 """A page larger than this is a dump, not a search; the CLI pages with ``--cursor``."""
 

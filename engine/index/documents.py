@@ -62,6 +62,8 @@ class IndexDoc(msgspec.Struct, frozen=True):
     """The folder a shell command ran in (``cwd:``), when its shell said."""
     took_ms: int | None = None
     """How long a shell command ran (``took:``), when its start was recorded."""
+    role: str | None = None
+    """``system`` for a chat notice the agent injected (``role:system``); None otherwise."""
 
 
 FINGERPRINT_BYTES = 8
@@ -79,7 +81,7 @@ def _digest(doc: IndexDoc) -> bytes:
     # pass over the body, which was a visible build cost).
     fields = (doc.kind, doc.title, doc.rank_title, doc.updated_at, doc.session_id, doc.lane_id,
               doc.anchor, doc.source_key, doc.tool, doc.source_span, doc.exit_code, doc.cwd,
-              doc.took_ms)  # fmt: skip
+              doc.took_ms, doc.role)  # fmt: skip
     head = blake2b(json.dumps(fields).encode("utf-8"), digest_size=8).digest()
     return body_fingerprint(doc.body) + head
 
@@ -195,10 +197,11 @@ def _insert_rows(
     conn.executemany(
         "INSERT INTO docs(id, doc_id, kind, title, rank_title, title_norm, body, updated_at,"
         " session_id, lane_id, anchor, source_key, digest, tool, src_offset, src_len, exit_code,"
-        " cwd, took_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " cwd, took_ms, role) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(rowid, doc.doc_id, doc.kind, doc.title, doc.rank_title, d.title_norm, d.body_z,
           doc.updated_at, doc.session_id, doc.lane_id, doc.anchor, doc.source_key, d.digest,
-          doc.tool, *(doc.source_span or (None, None)), doc.exit_code, doc.cwd, doc.took_ms)
+          doc.tool, *(doc.source_span or (None, None)), doc.exit_code, doc.cwd, doc.took_ms,
+          doc.role)
          for rowid, doc, d in rows],
     )  # fmt: skip
     fts_rows = [(rowid, doc.rank_title, doc.body, d.parts) for rowid, doc, d in rows]

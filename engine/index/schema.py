@@ -11,7 +11,7 @@ import functools
 
 import apsw
 
-SEARCH_INDEX_SCHEMA_VERSION = 11
+SEARCH_INDEX_SCHEMA_VERSION = 12
 """Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
 6: titles, command lines and subjects are redacted; an older index holds them raw.
@@ -25,7 +25,9 @@ after its tables are dropped converts it.
 ``cwd:`` and ``took:`` filters, docs/terminal.md).
 10: ``commit_lanes``: every lane whose history holds a commit (``lane:`` keeps shared commits).
 11: ``doc_vectors``: the semantic extra's vectors (``engine.semantic``); a 10 built before it lacks
-the table."""
+the table.
+12: ``docs.role`` (``system``: a notice an agent injected, found only by ``role:system``) and
+its partial index ``docs_by_role``."""
 
 SLOT_BITS = 10
 """Low rowid bits: 1024 slots per second of ``updated_at`` (``rowid >> 10`` is seconds). Small on
@@ -89,12 +91,14 @@ CREATE TABLE docs(
     src_len INTEGER,
     exit_code INTEGER,
     cwd TEXT,
-    took_ms INTEGER
+    took_ms INTEGER,
+    role TEXT
 );
 CREATE INDEX docs_by_source ON docs(source_key) WHERE source_key IS NOT NULL;
 CREATE INDEX docs_by_session ON docs(session_id, kind) WHERE session_id IS NOT NULL;
 CREATE INDEX docs_by_recency ON docs(updated_at DESC, doc_id);
 CREATE INDEX docs_by_title ON docs(title_norm) WHERE title_norm != '';
+CREATE INDEX docs_by_role ON docs(role) WHERE role IS NOT NULL;
 CREATE VIRTUAL TABLE docs_fts USING fts5(body, rank_title, parts, {FTS_OPTIONS});
 CREATE VIRTUAL TABLE docs_recent USING fts5(body, rank_title, parts, {RECENT_FTS_OPTIONS});
 CREATE VIRTUAL TABLE docs_title USING fts5(rank_title, parts, {TITLE_FTS_OPTIONS});

@@ -16,6 +16,7 @@ import msgspec
 from engine.index.command_sql import CommandFilter, command_sql
 from engine.index.fts_rank import FUNCTION_NAME
 from engine.index.schema import SLOT_BITS
+from engine.kinds import SYSTEM_ROLE
 
 EXACT_WEIGHTS = "1.0, 2.0, 0.0"
 """BM25 weights (body, rank_title, parts) for exact-token relevance: title twice the body."""
@@ -53,15 +54,40 @@ class Filters(msgspec.Struct, frozen=True):
     """``tool:``: only docs whose ``tool`` column is one of these."""
     commands: CommandFilter | None = None
     """``exit:``/``cwd:``/``took:``: only shell commands so (``engine.index.command_sql``)."""
+    roles: tuple[str, ...] | None = None
+    """``role:``: only documents of these roles. None: every document but the notices agents
+    injected (``role = 'system'``), which are found only when asked for."""
 
 
 def _in(column: str, values: tuple[str, ...]) -> tuple[str, list[Any]]:
     return f" AND {column} IN ({','.join('?' * len(values))})", list(values)
 
 
+def notices_sql() -> tuple[str, list[Any]]:
+    """The row ids of the notices agents injected (``role = 'system'``), from ``docs_by_role``."""
+    return "SELECT id FROM docs WHERE role = ?", [SYSTEM_ROLE]
+
+
+def role_sql(roles: tuple[str, ...] | None, *, fts: bool) -> tuple[str, list[Any]]:
+    """``role:``, or by default every document but the injected notices.
+
+    By row id against the small ``docs_by_role`` partial index, not by ``d.role``: a query
+    without filters reads ``docs_fts`` alone (joining ``docs`` doubled the cost of counting), and
+    SQLite builds the notices' row ids once per statement whatever the number of matches.
+    """
+    rowid = "docs_fts.rowid" if fts else "d.id"
+    if roles is None:
+        notices, params = notices_sql()
+        return f" AND {rowid} NOT IN ({notices})", params
+    if not roles:
+        return " AND 0", []
+    marks = ",".join("?" * len(roles))
+    return f" AND {rowid} IN (SELECT id FROM docs WHERE role IN ({marks}))", list(roles)
+
+
 def filter_sql(f: Filters, *, fts: bool) -> tuple[str, list[Any]]:
     """``AND …`` clauses and their parameters for ``f`` over ``docs d`` (and ``docs_fts``)."""
-    sql, params = "", []
+    sql, params = role_sql(f.roles, fts=fts)
     for column, values in (("d.kind", f.kinds), ("d.session_id", f.session_ids),
                            ("d.tool", f.tools)):  # fmt: skip
         if values is not None:

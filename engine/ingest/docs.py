@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from engine.index.db import IndexDoc
+from engine.kinds import SYSTEM_ROLE
 from engine.project.model import Branch, ChatEvent, Commit, PrSnapshot, SessionMeta
 from engine.query.source_text import MAX_MESSAGE_CHARS, TRUNCATED_MARK, clean_text, message_body
 from engine.redaction import redact_secrets, redact_title
@@ -64,7 +65,7 @@ def message_id(event: ChatEvent) -> str | None:
         status = event.data.get("status", "accepted")
         if status != "accepted":
             return None
-    elif event.type not in ("assistant_message", "tool_call", "tool_result"):
+    elif event.type not in ("assistant_message", "system_message", "tool_call", "tool_result"):
         return None
     base = event.event_id or f"seq-{event.seq}"
     return f"{base}:result" if event.type == "tool_result" else base
@@ -94,7 +95,14 @@ def message_doc(
         source_key=f"chat:{sid}",
         tool=tool,
         source_span=span,
+        role=event_role(event),
     )
+
+
+def event_role(event: ChatEvent) -> str | None:
+    """The ``role`` column of an event's document: ``system`` for a notice the agent injected
+    (found only by ``role:system``), None for the user's, the assistant's and the tools' own."""
+    return SYSTEM_ROLE if event.type == "system_message" else None
 
 
 def chunk_doc(

@@ -86,7 +86,9 @@ def session_candidates(
             replace.add(doc.doc_id)
             if not (plan.allows_time(doc.updated_at) and plan.allows_lane(doc.lane_id)):
                 continue
-            if not (plan.allows_tool(doc.tool) and plan.matches(doc.rank_title, doc.body)):
+            if not (plan.allows_tool(doc.tool) and plan.allows_role(doc.role)):
+                continue
+            if not plan.matches(doc.rank_title, doc.body):
                 continue
             candidates.append(
                 Candidate(

@@ -301,6 +301,7 @@ def _role(event: ChatEvent) -> str:
     return {
         "user_message": "user",
         "assistant_message": "assistant",
+        "system_message": "system",
         "tool_call": "tool call",
         "tool_result": "tool result",
     }.get(event.type, event.type)

@@ -19,11 +19,16 @@ SESSION_ID_RE = re.compile(r"[A-Za-z0-9._-]{1,128}")
 SessionKind = Literal["chat", "terminal"]
 
 ChatEventType = Literal[
-    "user_message", "assistant_message", "tool_call", "tool_result", "session_title"
-]
+    "user_message", "assistant_message", "system_message", "tool_call", "tool_result",
+    "session_title",
+]  # fmt: skip
+"""``system_message``: text the agent put into the conversation itself (a compaction summary, a
+command's output, an interruption notice: docs/agents.md "What is hidden"), never the user's
+words: indexed with the role ``system`` and found only by ``role:system``."""
 CHAT_EVENT_TYPES: frozenset[str] = frozenset(
-    {"user_message", "assistant_message", "tool_call", "tool_result", "session_title"}
-)
+    {"user_message", "assistant_message", "system_message", "tool_call", "tool_result",
+     "session_title"}
+)  # fmt: skip
 
 
 def is_valid_session_id(value: str) -> bool:

@@ -248,4 +248,5 @@ def plan_filters(plan: QueryPlan) -> Filters:
         until_ms=plan.until_ms,
         tools=tuple(sorted(plan.tools)) if plan.tools is not None else None,
         commands=plan.parsed.commands,
+        roles=tuple(sorted(plan.parsed.roles)) if plan.parsed.roles is not None else None,
     )

@@ -34,7 +34,7 @@ import msgspec
 
 from engine.errors import UsageError
 from engine.index.command_sql import CommandFilter
-from engine.kinds import parse_kinds
+from engine.kinds import ROLES, parse_kinds
 from engine.project.model import is_valid_session_id
 from engine.query import command_filters
 from engine.query.pasted import cut_to_length, first_distinctive, is_weak_word
@@ -92,6 +92,9 @@ class ParsedQuery(msgspec.Struct, frozen=True):
     """``tool:`` (docs/agents.md): only chats written by these agents; None means any."""
     commands: CommandFilter | None = None
     """``exit:``/``cwd:``/``took:`` (docs/terminal.md): only shell commands so; None means no filter."""
+    roles: frozenset[str] | None = None
+    """``role:system`` (docs/agents.md "What is hidden"): only the notices agents injected; None
+    means every message but those."""
     title_text: str = ""
     match_none: bool = False
     title_prefix_scan: str | None = None
@@ -212,6 +215,20 @@ def parse_tools(value: str) -> set[str]:
 # --- end tool: filter ---------------------------------------------------------------------------
 
 
+def parse_roles(value: str) -> set[str]:
+    """The roles named by a ``role:`` value.
+
+    Raises:
+        UsageError: an unknown or empty role (the message lists the known ones).
+    """
+    roles: set[str] = set()
+    for raw in value.lower().split(","):
+        if raw not in ROLES:
+            raise UsageError(f"unknown role:{raw!r}; known roles: {', '.join(ROLES)}")
+        roles.add(raw)
+    return roles
+
+
 def _make_term(text: str, phrase: bool) -> Term | None:
     if not any(is_token_char(ch) for ch in text):
         return None  # punctuation/emoji only: FTS5 would see an empty phrase
@@ -230,6 +247,7 @@ class _Builder(msgspec.Struct):
     until_ms: int | None = None
     tools: set[str] | None = None
     commands: CommandFilter | None = None
+    roles: set[str] | None = None
     dropped: list[str] = msgspec.field(default_factory=list)
 
     def kind(self, value: str) -> None:
@@ -247,6 +265,9 @@ class _Builder(msgspec.Struct):
 
     def tool(self, value: str) -> None:
         self.tools = (self.tools or set()) | parse_tools(value)
+
+    def role(self, value: str) -> None:
+        self.roles = (self.roles or set()) | parse_roles(value)
 
     def exit(self, value: str) -> None:
         self.commands = command_filters.add_exit(self.commands, value)
@@ -295,6 +316,7 @@ _FILTERS: dict[str, Callable[[_Builder, str], None]] = {
     "lane": _Builder.lane,
     "session": _Builder.session,
     "tool": _Builder.tool,
+    "role": _Builder.role,
     "since": _Builder.since,
     "until": _Builder.until,
     "exit": _Builder.exit,
@@ -372,6 +394,7 @@ def parse_query(text: str, *, now: datetime) -> ParsedQuery:
         until_ms=b.until_ms,
         tools=frozenset(b.tools) if b.tools is not None else None,
         commands=b.commands,
+        roles=frozenset(b.roles) if b.roles is not None else None,
         title_text=title_text,
         match_none=bool(b.dropped) and not terms,
         title_prefix_scan=scan,

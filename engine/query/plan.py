@@ -22,6 +22,7 @@ import msgspec
 from engine.basics.text import is_blank_query
 from engine.errors import UsageError
 from engine.index.identifiers import split_identifier
+from engine.kinds import SYSTEM_ROLE
 from engine.project.lane_names import resolve_lane as resolve_lane
 from engine.project.model import Lane
 from engine.query.cursor import query_fingerprint
@@ -156,6 +157,11 @@ class QueryPlan(msgspec.Struct, frozen=True):
     def allows_tool(self, tool: str | None) -> bool:
         return self.tools is None or tool in self.tools
 
+    def allows_role(self, role: str | None) -> bool:
+        """``role:``; without it every message but an injected notice (docs/agents.md)."""
+        roles = self.parsed.roles
+        return role != SYSTEM_ROLE if roles is None else role in roles
+
     def allows_time(self, at_ms: int) -> bool:
         """Inside the since/until bounds."""
         if self.since_ms is not None and at_ms < self.since_ms:
@@ -273,6 +279,8 @@ def build_plan(
     parsed = parse_query(args.query, now=now)
     kinds = resolve_kinds(args.kinds, parsed.kinds)
     if parsed.tools is not None:  # only chats have an agent (docs/agents.md): tool: drops the rest
+        kinds = tuple(k for k in kinds if k == "chat")
+    if parsed.roles is not None:  # only chat messages have a role (docs/agents.md)
         kinds = tuple(k for k in kinds if k == "chat")
     if parsed.commands is not None:  # only shell commands have an exit status (docs/terminal.md)
         kinds = tuple(k for k in kinds if k == "terminal")

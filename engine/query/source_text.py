@@ -59,7 +59,7 @@ def _sanitized(text: str, limit: int = MAX_MESSAGE_CHARS) -> tuple[str, bool]:
 def event_text(event: ChatEvent) -> str | None:
     """The raw searchable text of a chat event, or None when the event carries none."""
     data = event.data
-    if event.type in ("user_message", "assistant_message"):
+    if event.type in ("user_message", "assistant_message", "system_message"):
         text = data.get("text")
         return text if isinstance(text, str) else None
     if event.type == "tool_call":

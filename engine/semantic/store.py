@@ -33,7 +33,7 @@ import apsw
 from engine.basics.logs import get_logger
 from engine.index.db import connect, immediate, scalar
 from engine.index.documents import fetch_bodies
-from engine.index.sql import Filters, filter_sql
+from engine.index.sql import Filters, filter_sql, notices_sql
 from engine.index.vector_hook import VectorRow, vector_sinks
 from engine.semantic.model import MAX_TEXT_CHARS, MODEL_ID, embed
 
@@ -235,11 +235,15 @@ def nearest(conn: apsw.Connection, query: str, f: Filters, k: int) -> list[tuple
         return []
     q = embed([query])[0].astype(np.float32) / np.float32(127.0)
     scores = matrix.vectors @ q
-    where, params = filter_sql(f, fts=False)
-    if where:
+    if f == Filters():  # only the injected notices are left out: their few ids, not all others
+        sql, params = notices_sql()
+        ids = [r[0] for r in conn.execute(sql, params)]
+        allowed = ~np.isin(matrix.rowids, np.array(ids, dtype=np.int64))
+    else:
+        where, params = filter_sql(f, fts=False)
         ids = [r[0] for r in conn.execute(f"SELECT d.id FROM docs d WHERE 1{where}", params)]
         allowed = np.isin(matrix.rowids, np.array(ids, dtype=np.int64))
-        scores = np.where(allowed, scores, np.float32(-np.inf))
+    scores = np.where(allowed, scores, np.float32(-np.inf))
     k = min(k, len(scores))
     top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
     top = top[np.lexsort((matrix.rowids[top], -scores[top]))]

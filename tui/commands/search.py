@@ -29,6 +29,7 @@ query syntax:
   lane:primary             a lane id, name, folder or branch (main = the primary lane)
   session:<id>             one session, live (its messages, chunks and artifacts)
   tool:gemini              chats of claude codex gemini opencode copilot aider (tool:a,b)
+  role:system              only what an agent injected (summaries, command output, notices)
   since:24h until:2d       30m 24h 7d 2w or 2026-06-01 (until:<date> includes that day)
   exit:fail took:5s        `ade term` shell commands: exit:0|2|ok|fail, took:<1s|1s..1m,
   cwd:~/src/app            and the folder they ran in (or below it; cwd:app any such folder)

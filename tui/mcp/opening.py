@@ -150,6 +150,7 @@ def _role(event_type: str) -> str:
     return {
         "user_message": "user",
         "assistant_message": "assistant",
+        "system_message": "system",
         "tool_call": "tool call",
         "tool_result": "tool result",
     }.get(event_type, event_type)

@@ -36,6 +36,7 @@ BODY_CHARS = 4000
 _ROLE = {
     "user_message": "you",
     "assistant_message": "assistant",
+    "system_message": "system",
     "tool_call": "tool call",
     "tool_result": "tool result",
 }
