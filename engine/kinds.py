@@ -31,6 +31,11 @@ SYSTEM_ROLE = "system"
 summary, a command's output, an interruption): a search finds it only when it names the role
 (``role:system``, docs/agents.md "What is hidden")."""
 
+ROLE_TOKEN = "\ue000role\ue000system"
+"""The word a notice's ``parts`` column carries, so the FTS ``MATCH`` itself leaves notices out
+(``engine.index.sql.role_match``): private-use characters, which FTS5's ``unicode61`` keeps in
+a word and nobody types."""
+
 ROLES: tuple[str, ...] = (SYSTEM_ROLE,)
 """The ``role:`` values (a chat message's other roles are not stored: only this one is asked for)."""
 

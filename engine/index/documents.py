@@ -33,6 +33,7 @@ from engine.index.normalize import normalize_title_query
 from engine.index.recent import deferrals, raise_recent_floor, recent_floor
 from engine.index.rowids import RowidAllocator, doc_rowid, forget_rowid
 from engine.index.vector_hook import vector_sinks
+from engine.kinds import ROLE_TOKEN, SYSTEM_ROLE
 
 _ZLIB_LEVEL = 1
 """Level 1 compresses text ~3x at >100 MB/s; higher levels cost insert speed for a few %."""
@@ -114,10 +115,16 @@ def _derive(doc: IndexDoc, digest: bytes | None = None) -> _Derived:
     return _Derived(
         digest=_digest(doc) if digest is None else digest,
         body_z=b"" if doc.source_span else zlib.compress(doc.body.encode("utf-8"), _ZLIB_LEVEL),
-        parts=identifier_parts(doc.rank_title, doc.body),
+        parts=_role_parts(doc, identifier_parts(doc.rank_title, doc.body)),
         title_norm=normalize_title_query(doc.rank_title) if doc.rank_title else "",
         title_parts=identifier_parts(doc.rank_title) if doc.rank_title else "",
     )
+
+
+def _role_parts(doc: IndexDoc, parts: str) -> str:
+    """A notice's ``parts`` carry ``ROLE_TOKEN``: the MATCH of every search names it
+    (``engine.index.sql.role_match``), which costs a plain query next to nothing."""
+    return f"{parts} {ROLE_TOKEN}" if doc.role == SYSTEM_ROLE else parts
 
 
 class PreparedDocs(list[IndexDoc]):

@@ -38,12 +38,14 @@ def bm25_one_phrase(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) -> a
         weights: one weight per column, as for ``bm25()``.
 
     Raises:
-        ValueError: the query has more than one phrase (use ``bm25()`` there).
+        ValueError: the query has more than one phrase (use ``bm25()`` there) besides the
+            role word every search's MATCH names (``engine.index.sql.role_match``), which is
+            the second phrase and never scored here.
     """
     state: _RowState | None = api.aux_data
     rowid = api.rowid
     if state is None:
-        if api.phrase_count != 1:
+        if api.phrase_count not in (1, 2):  # the second: the role word (sql.role_match)
             raise ValueError(f"{FUNCTION_NAME} scores one-phrase queries only")
         state = api.aux_data = _RowState(api.column_total_size(-1) / max(api.row_count, 1))
     if state.rowid != rowid:

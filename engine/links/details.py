@@ -298,6 +298,9 @@ def chat_context(path: Path, seq: int | None, *, radius: int = 2) -> Context:
 
 
 def _role(event: ChatEvent) -> str:
+    notice = event.data.get("notice")
+    if event.type == "system_message" and isinstance(notice, str) and notice:
+        return f"system ({notice})"  # what the agent injected: never shown as the user's
     return {
         "user_message": "user",
         "assistant_message": "assistant",

@@ -21,7 +21,7 @@ import apsw
 import msgspec
 
 from engine.index.documents import fetch_bodies
-from engine.index.sql import COLUMNS, EXACT_WEIGHTS, Filters, filter_sql
+from engine.index.sql import COLUMNS, EXACT_WEIGHTS, Filters, filter_sql, role_match
 from engine.query.candidates import fetch_rows, plan_filters
 from engine.query.run import default_link, wire_item
 from engine.query.snippets import make_snippet
@@ -179,7 +179,7 @@ def bm25_any(conn: apsw.Connection, plan: QueryPlan, f: Filters, k: int) -> list
         f" WHERE docs_fts MATCH ?{where}"
         f" ORDER BY bm25(docs_fts, {EXACT_WEIGHTS}), docs_fts.rowid DESC LIMIT ?"
     )
-    return [int(r[0]) for r in conn.execute(sql, [match, *params, k])]
+    return [int(r[0]) for r in conn.execute(sql, [role_match(match, f.roles), *params, k])]
 
 
 def _doc_ids(conn: apsw.Connection, rowids: list[int]) -> dict[int, str]:

@@ -18,8 +18,9 @@ import pytest
 
 from engine.errors import UsageError
 from engine.index.schema import SCHEMA_SQL
-from engine.index.sql import Filters, filter_sql
+from engine.index.sql import role_match
 from engine.ingest.timers import ManualTimerFactory
+from engine.kinds import ROLE_TOKEN
 from engine.project.locate import open_project
 from engine.service import SearchService
 from engine.types import SearchQueryArgs
@@ -111,13 +112,12 @@ def test_an_unknown_role_is_a_usage_error(service: SearchService) -> None:
         service.query(SearchQueryArgs(query="role:robot heron"))
 
 
-@pytest.mark.parametrize("fts", [True, False])
-def test_the_notices_are_read_from_their_small_index(fts: bool) -> None:
+def test_a_plain_match_leaves_the_notices_out_in_fts5_itself() -> None:
     conn = apsw.Connection(":memory:")
     conn.execute(SCHEMA_SQL)
-    where, params = filter_sql(Filters(), fts=fts)
-    table = "docs_fts WHERE docs_fts MATCH 'x'" if fts else "docs d WHERE 1"
-    plan = [str(row[3]) for row in conn.execute(
-        f"EXPLAIN QUERY PLAN SELECT count(*) FROM {table}{where}", params)]  # fmt: skip
-    assert any("docs_by_role" in step for step in plan), plan
-    assert not any(step.strip() == "SCAN docs" for step in plan), plan
+    for rowid, parts in ((1, "egret"), (2, f"egret {ROLE_TOKEN}")):
+        conn.execute("INSERT INTO docs_fts(rowid, body, rank_title, parts) VALUES (?, '', '', ?)",
+                     (rowid, parts))  # fmt: skip
+    sql = "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?"
+    assert [r[0] for r in conn.execute(sql, [role_match('"egret"', None)])] == [1]
+    assert [r[0] for r in conn.execute(sql, [role_match('"egret"', ("system",))])] == [2]
