@@ -10,14 +10,22 @@ later entries: ``COPILOT_HOME`` replaces ``--config-dir``) and from github/copil
 "parentId", "data"}``, appended. Indexed: ``user.message`` (``data.content``, what the timeline
 shows), ``assistant.message`` (``data.content``), ``tool.execution_start`` (``toolName``,
 ``arguments``) and ``tool.execution_complete`` (``result.detailedContent`` or ``content``, or the
-error message). Left out: ``assistant.reasoning``, ``reasoningText``/``encryptedContent``, hidden
-skill injections (``source: skill-*``), session and system events. ``session.start`` gives the
-session id and ``context.cwd``. Resume: ``copilot --resume <sessionId>``.
+error message; a result written as a plain string is that string). A tool known only from an
+``assistant.message``'s ``toolRequests[]`` (``toolCallId``, ``name``, ``arguments``) is a tool
+call too, indexed when its result comes without a ``tool.execution_start``. Left out:
+``assistant.reasoning``, ``reasoningText``/``encryptedContent``, hidden skill injections
+(``source: skill-*``), session and system events. A message event without ``id`` is counted
+(``no id``), never dropped silently. ``session.start`` gives the session id and
+``context.cwd``; a session whose events name no folder is tied by the ``cwd`` of the
+``workspace.yaml`` beside its ``events.jsonl`` (``id``, ``cwd``, ``git_root``, ``summary``,
+``created_at``: as quoted from real sessions at github.com/github/copilot-cli/issues/2446
+and github.com/github/copilot-sdk/issues/1027).
+Resume: ``copilot --resume <sessionId>``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,9 +37,13 @@ from engine.external.lines import digest, json_lines
 from engine.external.skips import skip_file
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
+from engine.project.safe_io import Bounds, JsonRejected, loads_json, read_regular
 from engine.project.tally import WarningTally
 
 EVENTS_FILE = "events.jsonl"
+WORKSPACE_FILE = "workspace.yaml"
+WORKSPACE_BYTES = 64 * 1024
+"""Most of a ``workspace.yaml`` read: a handful of ``key: value`` lines."""
 
 
 @dataclass
@@ -45,23 +57,36 @@ class CopilotHead:
 
 
 def parse_copilot(
-    data: bytes, base: int, source: str, tally: WarningTally, head: CopilotHead | None = None
-) -> tuple[list[ChatEvent], int]:
-    """Events of the complete lines of ``data`` (from byte ``base``) and the bytes consumed."""
+    data: bytes, base: int, source: str, tally: WarningTally, head: CopilotHead | None = None,
+    requested: dict[str, dict[str, Any]] | None = None,
+) -> tuple[list[ChatEvent], int]:  # fmt: skip
+    """Events of the complete lines of ``data`` (from byte ``base``) and the bytes consumed.
+
+    ``requested``: the tool calls of ``toolRequests[]`` not started yet, carried across passes
+    (the caller persists it); one whose result comes without a ``tool.execution_start`` is a
+    call from its request, just before its result."""
     lines, consumed = json_lines(data, base, source, tally)
+    pending = {} if requested is None else requested
     events: list[ChatEvent] = []
     for offset, obj in lines:
         kind, body = obj.get("type"), obj.get("data")
         if not isinstance(body, dict):
+            tally.add(source, "no data")
             continue
         if head is not None:
             _learn(head, kind, body, obj)
-        found = _event(kind, body, obj.get("id"))
-        if found is not None:
-            etype, fields = found
-            events.append(ChatEvent(offset, parse_aware_time(obj.get("timestamp")), etype, offset,
-                                    fields))  # fmt: skip
+        ident = obj.get("id") if isinstance(obj.get("id"), str) and obj["id"] else None
+        if ident is None and kind in ("user.message", "assistant.message"):
+            tally.add(source, "no id")
+            continue
+        ts = parse_aware_time(obj.get("timestamp"))
+        for etype, fields in _events(kind, body, ident, pending):
+            events.append(ChatEvent(offset, ts, etype, offset, fields))
     return events, consumed
+
+
+MAX_REQUESTED = 256
+"""Tool requests remembered while waiting for their start (a turn requests a handful)."""
 
 
 def copilot_head(data: bytes) -> CopilotHead:
@@ -71,26 +96,42 @@ def copilot_head(data: bytes) -> CopilotHead:
     return head
 
 
-def _event(
-    kind: Any, body: dict[str, Any], event_id: Any
-) -> tuple[ChatEventType, dict[str, Any]] | None:
-    ident = event_id if isinstance(event_id, str) and event_id else None
-    if kind == "user.message" and ident and _shown_user(body):
-        return "user_message", {"id": ident, "text": body["content"]}
-    if kind == "assistant.message" and ident:
+def _events(
+    kind: Any, body: dict[str, Any], ident: str | None, requested: dict[str, dict[str, Any]]
+) -> list[tuple[ChatEventType, dict[str, Any]]]:
+    if kind == "user.message":
+        return (
+            [("user_message", {"id": ident, "text": body["content"]})] if _shown_user(body) else []
+        )
+    if kind == "assistant.message":
         text = body.get("content")
+        out: list[tuple[ChatEventType, dict[str, Any]]] = []
         if isinstance(text, str) and text.strip():
-            return "assistant_message", {"id": ident, "text": text}
-        return None
+            out.append(("assistant_message", {"id": ident, "text": text}))
+        requests = body.get("toolRequests")
+        for request in requests if isinstance(requests, list) else []:
+            call = request.get("toolCallId") if isinstance(request, dict) else None
+            if isinstance(call, str) and call and len(requested) < MAX_REQUESTED:
+                requested[call] = _call(call, request.get("name"), request.get("arguments"))
+        return out
     call = body.get("toolCallId")
     if not isinstance(call, str) or not call:
-        return None
+        return []
     if kind == "tool.execution_start":
-        name = body.get("toolName") if isinstance(body.get("toolName"), str) else "tool"
-        return "tool_call", {"id": call, "name": name, "input": digest(body.get("arguments"))}
+        requested.pop(call, None)
+        return [("tool_call", _call(call, body.get("toolName"), body.get("arguments")))]
     if kind == "tool.execution_complete":
-        return "tool_result", {"id": call, "output": _result_text(body)}
-    return None
+        result: tuple[ChatEventType, dict[str, Any]] = (
+            "tool_result", {"id": call, "output": _result_text(body)}
+        )  # fmt: skip
+        known = requested.pop(call, None)
+        return [result] if known is None else [("tool_call", known), result]
+    return []
+
+
+def _call(call: str, name: Any, arguments: Any) -> dict[str, Any]:
+    shown = name if isinstance(name, str) and name else "tool"
+    return {"id": call, "name": shown, "input": digest(arguments)}
 
 
 def _shown_user(body: dict[str, Any]) -> bool:
@@ -102,13 +143,45 @@ def _shown_user(body: dict[str, Any]) -> bool:
 
 def _result_text(body: dict[str, Any]) -> str:
     result, error = body.get("result"), body.get("error")
+    if isinstance(result, str):
+        return result
     if isinstance(result, dict):
         for key in ("detailedContent", "content"):
             if isinstance(result.get(key), str) and result[key]:
                 return str(result[key])
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         return f"error: {error['message']}"
+    if isinstance(error, str) and error:
+        return f"error: {error}"
     return ""
+
+
+def workspace_cwd(folder: Path, bounds: Bounds | None = None) -> str | None:
+    """The ``cwd`` of the session's ``workspace.yaml`` (flat ``key: value`` lines, the value
+    plain or quoted), or None."""
+    try:
+        data = read_regular(folder / WORKSPACE_FILE, WORKSPACE_BYTES, bounds)
+    except OSError:
+        return None
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        key, colon, value = line.partition(":")
+        if colon and key == "cwd":
+            return _yaml_scalar(value.strip()) or None
+    return None
+
+
+def _yaml_scalar(value: str) -> str:
+    """A one-line YAML scalar: ``'…'`` (``''`` is a quote), ``"…"`` (JSON escapes), else plain
+    (a trailing `` #`` comment dropped)."""
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            decoded = loads_json(value)
+        except JsonRejected:
+            return value[1:-1]
+        return decoded if isinstance(decoded, str) else ""
+    return value.split(" #", 1)[0].strip()
 
 
 def _learn(head: CopilotHead, kind: Any, body: dict[str, Any], obj: dict[str, Any]) -> None:
@@ -124,9 +197,13 @@ def _learn(head: CopilotHead, kind: Any, body: dict[str, Any], obj: dict[str, An
         head.first_user = " ".join(str(body["content"]).split())[:120]
 
 
-def _head_fields(data: bytes) -> HeadFields:
-    head = copilot_head(data)
-    return head.cwd, head.session_id, head.first_user, head.first_ts
+def _head_learner(path: Path, bounds: Bounds | None) -> Callable[[bytes], HeadFields]:
+    def learn(data: bytes) -> HeadFields:
+        head = copilot_head(data)
+        cwd = head.cwd or workspace_cwd(path.parent, bounds)
+        return cwd, head.session_id, head.first_user, head.first_ts
+
+    return learn
 
 
 class Copilot(AgentFormat):
@@ -150,7 +227,7 @@ class Copilot(AgentFormat):
         for path in files:
             if not acceptable(path, bounds, self.name, tally, state):
                 continue
-            scanned = scan_head(path, heads, _head_fields, bounds)
+            scanned = scan_head(path, heads, _head_learner(path, bounds), bounds)
             if scanned is None:
                 continue
             head, st = scanned
@@ -175,13 +252,17 @@ class Copilot(AgentFormat):
         self, data: bytes, base: int, source: str, tally: WarningTally, state: dict[str, Any],
         seq_base: int = 0,
     ) -> Parsed:  # fmt: skip
-        del state, seq_base
-        return (*parse_copilot(data, base, source, tally), {})
+        del seq_base
+        raw = state.get("requested")
+        requested = dict(raw) if isinstance(raw, dict) else {}
+        events, consumed = parse_copilot(data, base, source, tally, requested=requested)
+        return events, consumed, {"requested": requested}
 
     def recorded_cwd(self, meta: SessionMeta) -> Path | None:
         if meta.transcript_path is None:
             return None
-        cwd = copilot_head(read_head(meta.transcript_path)).cwd
+        path = meta.transcript_path
+        cwd = copilot_head(read_head(path)).cwd or workspace_cwd(path.parent)
         return Path(cwd) if cwd else None
 
 

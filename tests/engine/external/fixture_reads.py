@@ -36,8 +36,8 @@ def install(
 def events_of(
     name: str, path: Path, tally: WarningTally, source: str = "chat:s"
 ) -> list[ChatEvent]:
-    """The events of the session at ``path``, each message once (the last copy: a message
-    written again is its newest text)."""
+    """The events of the session at ``path``, each message once (the first copy, as the index
+    keeps it)."""
     fmt = agent_format(name)
     if fmt.derived_file(path):
         events = fmt.derived_events(path, tally, source)[0] or []
@@ -45,8 +45,8 @@ def events_of(
         data = path.read_bytes()
         events, used, _ = fmt.parse(data, 0, source, tally, {})
         assert used == len(data)
-    last = {(e.type, e.event_id): e for e in events}
-    return [e for e in events if last[(e.type, e.event_id)] is e]
+    first = {(e.type, e.event_id): e for e in reversed(events)}
+    return [e for e in events if first[(e.type, e.event_id)] is e]
 
 
 def shown(event: ChatEvent) -> str:
