@@ -15,8 +15,8 @@ every session ``codex archive`` moved to ``$CODEX_HOME/archived_sessions/rollout
 whose ``session_meta`` cwd lies in the project or one of its lanes, and the TypeScript CLI's
 legacy ``sessions/rollout-*.json`` documents (``engine.external.codex_store``: re-derived whole).
 A session's title is its thread name in ``session_index.jsonl``, else its first user message.
-A line of a type Codex does not write, or without one, is counted (``unknown type``, ``no
-type``), never dropped silently. Resume: ``codex resume <id>``.
+A line of a type Codex does not write, or without one, is counted (``unknown type``), never
+dropped silently. Resume: ``codex resume <id>``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from engine.external.codex_store import LegacyRollout, read_legacy, thread_names
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
 from engine.external.heads import HeadCache
 from engine.external.lines import digest, json_lines
-from engine.external.skips import skip_file
+from engine.external.skips import Reason, skip, skip_file
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.safe_io import Bounds, JsonRejected, loads_json
@@ -74,7 +74,7 @@ def parse_codex(
             ts = parse_aware_time(obj.get("timestamp"))
             events.append(ChatEvent(offset, ts, etype, offset, fields))
         elif (reason := skip_reason(kind, payload)) is not None:
-            tally.add(source, reason)
+            skip(tally, source, reason)
     return events, consumed
 
 
@@ -108,7 +108,7 @@ RESPONSE_TYPES = frozenset({
 indexed (reasoning, searches, images, compaction markers) are left out by design."""
 
 
-def skip_reason(kind: Any, payload: dict[str, Any]) -> str | None:
+def skip_reason(kind: Any, payload: dict[str, Any]) -> Reason | None:
     """Why a line that gave no event is counted as skipped; None when leaving it out is by
     design (a kind or type Codex writes that says nothing to index)."""
     if kind not in LINE_KINDS:
@@ -117,7 +117,7 @@ def skip_reason(kind: Any, payload: dict[str, Any]) -> str | None:
         return None
     ptype = payload.get("type")
     if not isinstance(ptype, str) or not ptype:
-        return "no type"
+        return "unknown type"
     return "unknown type" if kind == "response_item" and ptype not in RESPONSE_TYPES else None
 
 
@@ -330,13 +330,13 @@ class Codex(AgentFormat):
         events: list[ChatEvent] = []
         for seq, item in enumerate(rollout.items):
             if not isinstance(item, dict):
-                tally.add(source, "not an item")
+                skip(tally, source, "bad json")
                 continue
             found = _item("response_item", item, counters)
             if found is not None:
                 events.append(ChatEvent(seq, ts, found[0], seq, found[1]))
             elif (reason := skip_reason("response_item", item)) is not None:
-                tally.add(source, reason)
+                skip(tally, source, reason)
         return events, 0
 
     def parse(

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.external.lines import json_lines
-from engine.external.session_file import READ_LIMIT, read_session_file
+from engine.external.session_file import read_session_file
+from engine.external.skips import skip
 from engine.project.safe_io import Bounds, JsonRejected, loads_json, read_regular
 from engine.project.tally import WarningTally
 
@@ -77,18 +78,19 @@ def read_legacy(
     try:
         read = read_session_file(path, document=True, bounds=bounds)
     except OSError as err:
-        tally.add(source, f"session file not readable: {err}")
+        del err
+        skip(tally, source, "unreadable")
         return None
     if read.clipped:
-        tally.add(source, f"session file longer than {READ_LIMIT >> 20} MiB: not read")
+        skip(tally, source, "too long")
         return None
     try:
         whole = loads_json(read.data)
     except JsonRejected:
-        tally.add(source, "half-written or corrupt session file skipped")
+        skip(tally, source, "bad json")
         return None
     if not isinstance(whole, dict) or not isinstance(whole.get("items"), list):
-        tally.add(source, "no items: not a rollout")
+        skip(tally, source, "not a session")
         return None
     raw = whole.get("session")
     session: dict[str, Any] = raw if isinstance(raw, dict) else {}

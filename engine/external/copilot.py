@@ -15,7 +15,7 @@ error message; a result written as a plain string is that string). A tool known 
 call too, indexed when its result comes without a ``tool.execution_start``. Left out:
 ``assistant.reasoning``, ``reasoningText``/``encryptedContent``, hidden skill injections
 (``source: skill-*``), session and system events. A message event without ``id`` is counted
-(``no id``), never dropped silently. ``session.start`` gives the session id and
+(``no id``), one without ``data`` too (``no message``), never dropped silently. ``session.start`` gives the session id and
 ``context.cwd``; a session whose events name no folder is tied by the ``cwd`` of the
 ``workspace.yaml`` beside its ``events.jsonl`` (``id``, ``cwd``, ``git_root``, ``summary``,
 ``created_at``: as quoted from real sessions at github.com/github/copilot-cli/issues/2446
@@ -34,7 +34,7 @@ from engine.external.agent_format import AgentFormat, Hint, Parsed
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
 from engine.external.heads import HeadCache
 from engine.external.lines import digest, json_lines
-from engine.external.skips import skip_file
+from engine.external.skips import skip, skip_file
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.safe_io import Bounds, JsonRejected, loads_json, read_regular
@@ -71,13 +71,13 @@ def parse_copilot(
     for offset, obj in lines:
         kind, body = obj.get("type"), obj.get("data")
         if not isinstance(body, dict):
-            tally.add(source, "no data")
+            skip(tally, source, "no message")
             continue
         if head is not None:
             _learn(head, kind, body, obj)
         ident = obj.get("id") if isinstance(obj.get("id"), str) and obj["id"] else None
         if ident is None and kind in ("user.message", "assistant.message"):
-            tally.add(source, "no id")
+            skip(tally, source, "no id")
             continue
         ts = parse_aware_time(obj.get("timestamp"))
         for etype, fields in _events(kind, body, ident, pending):

@@ -111,7 +111,7 @@ def replay_gemini(
         elif obj.get("type") in MESSAGE_TYPES:  # no id: its place in the file is its id
             record.messages[f"@{offset}"] = {**obj, "id": f"@{offset}"}
         else:
-            tally.add(source, "unknown type")
+            skip(tally, source, "unknown type")
     return record
 
 
@@ -124,7 +124,7 @@ def _put_all(record: GeminiRecord, messages: Any, source: str, tally: WarningTal
     gets its position in the list as a stable id, so it and its tool results are kept."""
     for position, msg in enumerate(messages if isinstance(messages, list) else []):
         if not isinstance(msg, dict):
-            tally.add(source, "not a message")
+            skip(tally, source, "bad json")
         elif isinstance(msg.get("id"), str) and msg["id"]:
             record.messages[msg["id"]] = msg
         else:
