@@ -95,7 +95,7 @@ def build(root: Path) -> dict[str, Any]:
     for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
         parts[_group(str(name))] += int(size)
     service = _service(root)
-    text, docs, failed = _texts(service._reader(), service.project)
+    text, docs, failed = _texts(service.readers.reader(), service.project)
     service.dispose()
     conn.close()
     size = db.stat().st_size
@@ -122,7 +122,7 @@ def query_round(root: Path, runs: int) -> dict[str, list[float]]:
     from engine.types import SearchQueryArgs
 
     service = _service(root)
-    conn = service._reader()
+    conn = service.readers.reader()
     vocab = json.loads((root / ".vocabulary.json").read_text())
     now = datetime(2026, 6, 1, tzinfo=UTC)
     out: dict[str, list[float]] = {}

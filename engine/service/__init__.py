@@ -6,16 +6,19 @@ source not yet queued takes a lock. One writer thread drains due sources one at 
 under the same lock, so there is never more than one drain. Queries run on a read connection
 owned by the calling thread (RELIABILITY 14), so a long query never waits for the writer.
 
-The read connections are ``engine.service.readers``, the catch-up, the drain of everything
-queued and a damaged file's recovery ``engine.service.catch_up``, one query's answer
-``engine.service.answer``, and the status and rebuild ``engine.service.status`` (imported when
-asked: a search never needs it).
+The service is built of collaborators it hands to one another: the read connections
+(``engine.service.readers.ReadConnections``), the catch-up, the drain of everything queued and a
+damaged file's recovery (``engine.service.catch_up.CatchUp``), the catch-up before a daemon's
+answer (``engine.service.fresh.FreshAnswers``). One query's answer is ``engine.service.answer``
+and the status ``engine.service.status`` (imported when asked: a search never needs it); both
+are handed what they read, never the service.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -38,8 +41,8 @@ from engine.project.lane_memo import list_lanes, one_listing
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 from engine.service.answer import answer_query
-from engine.service.catch_up import CatchUp
-from engine.service.fresh import FreshAnswers, SharedCatchUp
+from engine.service.catch_up import CatchUp, OnceNote
+from engine.service.fresh import FreshAnswers
 from engine.service.readers import UNAVAILABLE_PREFIX, ReadConnections
 from engine.types import (
     IndexState,
@@ -55,7 +58,7 @@ _T = TypeVar("_T")
 _log = get_logger(__name__)
 
 
-class SearchService(ReadConnections, CatchUp, FreshAnswers):
+class SearchService:
     """The search service of one project (see the module docstring for the threading model)."""
 
     def __init__(
@@ -76,15 +79,20 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
         self._wake = threading.Event()
         self._closed = False
         self._rebuilding = False
-        self._once_note: str | None = None
-        self._readers_lock = threading.Lock()
-        self._readers: dict[int, apsw.Connection] = {}
-        self._local = threading.local()
-        self._shared_catch_up = SharedCatchUp()
+        self._once_note = OnceNote()
         self.queue = IngestQueue(self.timers, self._on_due)
         self.ingest_gate = IngestGate(self.timers)
         """The daemon's queries wait here while a drain is due (ingestion first)."""
         self.drainer = Drainer(project, self.queue, self.tally, self.clock, tuning or WriteTuning())
+        self.readers = ReadConnections(project, self.drainer, self.ingest_gate)
+        """This thread's read connection, and the interrupts."""
+        self.catching = CatchUp(
+            project, self.drainer, self.queue, self.tally, readers=self.readers,
+            note=self._once_note, background=start_worker, closed=lambda: self._closed,
+        )  # fmt: skip
+        """The catch-up and drains on the caller's thread, a damaged file's recovery."""
+        self.fresh = FreshAnswers(project, self.drainer, self.catching)
+        """The catch-up before a daemon's answer."""
         self._worker: threading.Thread | None = None
         self._chat = self.queue.pending["chat"]
         self._external = self.queue.pending["external"]
@@ -182,7 +190,44 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
         self.drainer.drain(everything=True, should_stop=lambda: self._closed)
         self.queue.rearm()
 
-    def _index_notes(self) -> list[str]:
+    @property
+    def closed(self) -> bool:
+        """Whether ``dispose`` ran."""
+        return self._closed
+
+    def catch_up(
+        self,
+        progress: ProgressCallback | None = None,
+        *,
+        history_seconds: float | None = None,
+        deadline: float | None = None,
+        check_drift: bool = True,
+    ) -> bool:
+        """Stat every source, ingest only what changed, and return when the index is current
+        (``CatchUp.catch_up``); False when ``deadline`` cut it short."""
+        return self.catching.catch_up(
+            progress, history_seconds=history_seconds, deadline=deadline, check_drift=check_drift
+        )
+
+    def catch_up_queued(
+        self, progress: ProgressCallback | None = None, *, deadline: float | None = None
+    ) -> bool:
+        """Drain everything queued on this thread (``CatchUp.catch_up_queued``)."""
+        return self.catching.catch_up_queued(progress, deadline=deadline)
+
+    def catch_up_for_answer(self, bound: float | None = None) -> None:
+        """Catch up before this thread's next answer (``FreshAnswers.catch_up_for_answer``)."""
+        self.fresh.catch_up_for_answer(bound)
+
+    def interrupt(self) -> None:
+        """Interrupt every in-flight query (quit, superseded search)."""
+        self.readers.interrupt()
+
+    def interrupt_thread(self, thread_id: int) -> None:
+        """Interrupt the query running on ``thread_id``'s read connection only."""
+        self.readers.interrupt_thread(thread_id)
+
+    def index_notes(self) -> list[str]:
         """Warnings about the index's health that every answer and the status carry."""
         notes: list[str] = []
         if self.drainer.write_fault is not None:
@@ -203,7 +248,11 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
     # -- queries -------------------------------------------------------------------------------
 
     def _query(self, args: SearchQueryArgs) -> SearchQueryResult:
-        return answer_query(self, args)
+        conn, unavailable = self.readers.reader_or_empty()
+        return answer_query(
+            args, conn, unavailable, project=self.project, tally=self.tally, clock=self.clock,
+            external=self.drainer.external, lanes=self.lanes(),
+        )  # fmt: skip
 
     def lanes(self) -> list[Lane]:
         """The project's lanes (fresh, or the listing of the enclosing ``one_listing`` block)."""
@@ -216,28 +265,27 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
             UsageError: bad input (unknown kind, bad cursor, bad filter…).
         """
         args = encodable_args(args)
-        self.notice_replaced_index()
+        self.fresh.notice_replaced_index()
         with one_listing():  # the lane filter and the lane delegate share one `git worktree list`
             try:
                 result = self._query(args)
             except DAMAGE_ERRORS as err:
                 # Page damage the open check could not see (damaged pages heal): recreate, re-ingest
                 # (the CLI now, the daemon's writer meanwhile) and answer from the new file.
-                self._recover(err)
+                self.catching.recover(err)
                 result = self._damaged_retry(lambda: self._query(args))
             except UnicodeDecodeError:
                 # Bit-rot in a stored text column: cut the rows out, answer again.
                 result = self._text_rot_retry(lambda: self._query(args))
             # Links land on the exact place: a terminal hit's matching line, its lane's envelope.
             result = place_links(result, self.project, self.lanes())
-        notes = self._index_notes()
+        notes = self.index_notes()
         if any(w.startswith(UNAVAILABLE_PREFIX) for w in result.warnings):
             notes = []  # the index is not read at all: its one line says why (docs/reliability-faults.md)
-        if (fresh_note := self.take_fresh_note()) is not None:
+        if (fresh_note := self.fresh.take_fresh_note()) is not None:
             notes.insert(0, fresh_note)
-        if self._once_note is not None:  # said once, by the answer after what happened
-            notes.insert(0, self._once_note)
-            self._once_note = None
+        if (once := self._once_note.take()) is not None:  # said by the answer after what happened
+            notes.insert(0, once)
         if not notes:
             return result
         return msgspec.structs.replace(result, warnings=(*result.warnings, *notes))
@@ -247,12 +295,9 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
         try:
             return call()
         except DAMAGE_ERRORS as err:
-            self._drop_local_reader()
-            self._local.unusable = f"search index damaged ({type(err).__name__})"
-            try:
+            self.readers.drop_local_reader()
+            with self.readers.unusable(f"search index damaged ({type(err).__name__})"):
                 return call()
-            finally:
-                self._local.unusable = None
 
     def _text_rot_retry(self, call: Callable[[], _T]) -> _T:
         """``call`` again once the rows whose text is not UTF-8 are cut out and their sources
@@ -260,24 +305,22 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
         the live sources only (``engine.index.text_rot``)."""
         from engine.index.text_rot import ROT_NOTE, heal_rotten_rows  # only on this fault
 
-        conn, _ = self._reader_or_empty()
+        conn, _ = self.readers.reader_or_empty()
         try:
             healed = heal_rotten_rows(conn)
         except apsw.Error:
             healed = 0
         if healed:
-            self._once_note = ROT_NOTE.format(count=healed)
+            self._once_note.text = ROT_NOTE.format(count=healed)
             with contextlib.suppress(UnicodeDecodeError):
                 return call()
-        self._local.unusable = "search index holds unreadable text (invalid UTF-8)"
-        try:
+        with self.readers.unusable("search index holds unreadable text (invalid UTF-8)"):
             return call()
-        finally:
-            self._local.unusable = None
 
     # -- status and rebuild --------------------------------------------------------------------
 
-    def _state(self) -> IndexState:
+    def state(self) -> IndexState:
+        """``closed``, ``rebuilding``, ``recreated``, ``indexing`` or ``ready``."""
         if self._closed:
             return "closed"
         if self._rebuilding:
@@ -291,22 +334,39 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
         """Live state of the index and the ingester (``degraded`` with the reason in ``warnings``
         when the index file cannot be opened or written: a full disk)."""
         try:
-            self.notice_replaced_index()
+            self.fresh.notice_replaced_index()
             return self._index_status()
         except DAMAGE_ERRORS as err:
-            self._recover(err)
+            self.catching.recover(err)
             return self._damaged_retry(self._index_status)
 
     def _index_status(self) -> IndexStatus:
         from engine.service.status import index_status_of  # deferred: a search never asks
 
-        return index_status_of(self)
+        conn, unavailable = self.readers.reader_or_empty()
+        return index_status_of(
+            conn, unavailable, project=self.project, drainer=self.drainer, queue=self.queue,
+            tally=self.tally, state=self.state(), notes=self.index_notes(),
+            watcher_state=self.watcher_state,
+        )  # fmt: skip
 
     def rebuild_index(self, progress: ProgressCallback | None = None) -> RebuildResult:
         """Clear every row in one transaction (never delete the file) and re-ingest everything."""
-        from engine.service.status import rebuild_of
+        from engine.index.checks import doc_count  # deferred: a search never rebuilds
 
-        return rebuild_of(self, progress)
+        started = time.monotonic()
+        self._rebuilding = True
+        try:
+            with self.drainer.lock:
+                self.drainer.clear_for_rebuild()
+            self.catching.catch_up_queued(progress)
+        finally:
+            self._rebuilding = False
+        return RebuildResult(
+            ok=True,
+            doc_count=doc_count(self.readers.reader()),
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
 
     def dispose(self) -> None:
         """Stop the writer thread and timers, close every connection. Idempotent."""
@@ -324,11 +384,7 @@ class SearchService(ReadConnections, CatchUp, FreshAnswers):
             self._worker.join()
         with self.drainer.lock:
             self.drainer.close()
-        with self._readers_lock:
-            readers, self._readers = list(self._readers.values()), {}
-        for conn in readers:
-            with contextlib.suppress(apsw.Error):
-                conn.close()
+        self.readers.close()
 
 
 def now_ms(clock: Callable[[], datetime]) -> int:

@@ -23,30 +23,41 @@ from engine.service.relaxed_pages import check, depth, paged, take_cursor
 from engine.types import SearchQueryArgs, SearchQueryResult
 
 if TYPE_CHECKING:
-    from engine.service import SearchService
+    from engine.basics.clock import Clock
+    from engine.external.catalog import ExternalCatalog
+    from engine.project.model import Lane, Project
+    from engine.project.tally import WarningTally
 
 NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
 """The one note a plain folder gets (docs/projects.md): it works, with .ade/ sources only."""
 
 
-def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryResult:
-    """One query on this thread's read connection: the index, the delegates and the warnings
-    every answer carries (``SearchService.query`` adds the places and the index notes)."""
-    conn, unavailable = service._reader_or_empty()
-    lanes = service.lanes()
+def answer_query(
+    args: SearchQueryArgs,
+    conn: apsw.Connection,
+    unavailable: str | None,
+    *,
+    project: Project,
+    tally: WarningTally,
+    clock: Clock,
+    external: ExternalCatalog,
+    lanes: list[Lane],
+) -> SearchQueryResult:
+    """One query on ``conn`` (an empty index when ``unavailable`` says why): the index, the
+    delegates and the warnings every answer carries (``SearchService.query`` adds the places
+    and the index notes)."""
     args, semantic_asked = take_mode(args)  # `mode:semantic` (docs/semantic.md)
     args, later = take_cursor(args)  # a relaxed answer's later page: its steps run again
     # Parsed and resolved once; every source below reads this plan, none the raw text.
-    plan = build_plan(args, now=service.clock(), lanes=lanes,
-                      gone=lambda: gone_lanes(service.project))  # fmt: skip
+    plan = build_plan(args, now=clock(), lanes=lanes, gone=lambda: gone_lanes(project))
     if plan.sessions:  # `session:` as users copy it: the agent's own id, a prefix
         from engine.service.session_ids import plan_with_sessions
 
-        plan = plan_with_sessions(plan, conn, service.project, service.tally)
+        plan = plan_with_sessions(plan, conn, project, tally)
     if args.sessions:  # one row per chat session (deferred: only that mode pays its import)
         from engine.service.session_rows import session_rows
 
-        return session_rows(conn, service, plan, lanes)
+        return session_rows(conn, project, external, plan, lanes)
 
     def run_plan(planned: QueryPlan) -> tuple[SearchQueryResult, list[str]]:
         extras: list[Candidate] = []
@@ -55,13 +66,13 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
         if planned.sessions:  # deferred: only a `session:` query reads a live tail
             from engine.ingest.freshness import session_candidates
 
-            fresh = session_candidates(conn, service.project, planned, service.tally)
+            fresh = session_candidates(conn, project, planned, tally)
         if fresh is not None:
             extras.extend(fresh.candidates)
             replace = fresh.replace_doc_ids
         # The delegates (git of the lanes) run while SQLite answers the index (the start-up budget).
-        delegation = Background(lambda: delegated_for_plan(service.project, planned, lanes))
-        answered = run_query(conn, planned, project=service.project, lanes=lanes,
+        delegation = Background(lambda: delegated_for_plan(project, planned, lanes))
+        answered = run_query(conn, planned, project=project, lanes=lanes,
                              extra_candidates=lambda: [*extras, *delegation.result()[0]],
                              replace_doc_ids=replace)  # fmt: skip
         return answered, delegation.result()[1]
@@ -73,10 +84,10 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
     if len(result.items) < plan.limit and unavailable is None and can_relax(plan, exact=args.exact):
         result = relax_answer(conn, plan, result, lambda relaxed: run_plan(relaxed)[0], depth=deep)
     if semantic_asked or not args.exact:  # --exact keeps today's strict answer
-        result = hybrid_answer(conn, plan, result, asked=semantic_asked, project=service.project,
+        result = hybrid_answer(conn, plan, result, asked=semantic_asked, project=project,
                                lanes=lanes, depth=deep)  # fmt: skip
     result = paged(result, plan.limit, fingerprint, later)
-    result = anchor_session_rows(conn, service, plan, lanes, result)  # every chat hit: a message
+    result = anchor_session_rows(conn, project, external, plan, lanes, result)  # a message each
     delegate_warnings = delegated
     if (
         not result.items
@@ -88,7 +99,7 @@ def answer_query(service: SearchService, args: SearchQueryArgs) -> SearchQueryRe
         delegate_warnings = [*_did_you_mean(conn, plan), *delegate_warnings]
     if unavailable is not None:
         delegate_warnings = [f"{unavailable}: showing live sources only", *delegate_warnings]
-    if not service.project.is_git:
+    if not project.is_git:
         delegate_warnings = [NOT_GIT_NOTE, *delegate_warnings]
     history = history_warnings_for(conn, plan.kinds)
     if plan.gone_folders:  # said once, by the plan's "lane X: its folder … is gone"

@@ -11,7 +11,7 @@ import contextlib
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import apsw
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from engine.ingest.queue import IngestQueue
     from engine.project.model import Project
     from engine.project.tally import WarningTally
+    from engine.service.readers import ReadConnections
 
 _log = get_logger("engine.service")  # moved lines keep their logger name in the daemon log
 
@@ -41,21 +42,44 @@ BUSY_NOTE = (
 """Said by the answer after a catch-up that gave up waiting for the write lock."""
 
 
+class OnceNote:
+    """A note about what just happened to the index, carried by the next answer only."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+
+    def take(self) -> str | None:
+        """The note, cleared: said once."""
+        text, self.text = self.text, None
+        return text
+
+
 class CatchUp:
-    """The catch-up side of ``SearchService`` (a mixin: the service owns the attributes below)."""
+    """Ingestion driven on the caller's thread: the catch-up, the drain of everything queued, a
+    damaged file's recovery (collaborators handed in by ``SearchService``)."""
 
-    project: Project
-    drainer: Drainer
-    queue: IngestQueue
-    tally: WarningTally
-    _once_note: str | None
-    _local: threading.local
-    _worker: threading.Thread | None
-    _closed: bool
-
-    if TYPE_CHECKING:
-
-        def _drop_local_reader(self) -> None: ...
+    def __init__(
+        self,
+        project: Project,
+        drainer: Drainer,
+        queue: IngestQueue,
+        tally: WarningTally,
+        *,
+        readers: ReadConnections,
+        note: OnceNote,
+        background: bool,
+        closed: Callable[[], bool],
+    ) -> None:
+        """``background``: a writer thread drains what a bounded catch-up leaves; ``closed``:
+        whether the service was disposed (every drain stops)."""
+        self.project = project
+        self.drainer = drainer
+        self.queue = queue
+        self.tally = tally
+        self.readers = readers
+        self.note = note
+        self.background = background
+        self.closed = closed
 
     def catch_up(
         self,
@@ -81,11 +105,11 @@ class CatchUp:
             None if history_seconds is None else time.monotonic() + history_seconds
         )
         try:
-            return self._catch_up(progress, deadline, check_drift)
+            return self._caught_up(progress, deadline, check_drift)
         finally:
             self.drainer.history_deadline = None
 
-    def _catch_up(
+    def _caught_up(
         self, progress: ProgressCallback | None, deadline: float | None, check_drift: bool
     ) -> bool:
         with _locked(self.drainer.lock, deadline) as held:
@@ -98,14 +122,14 @@ class CatchUp:
                 else:
                     self.drainer.reconcile(conn, everything=False)
             except DAMAGE_ERRORS as err:
-                self._recover(err)
+                self.recover(err)
                 return True
             except (apsw.Error, OSError) as err:
                 # The index cannot be opened (reported by wiring and in every answer's
                 # warnings), another process holds the write lock, or the disk is full:
                 # queries answer from the index as it is (with a warning), the writer retries.
                 if isinstance(err, TRANSIENT_ERRORS):
-                    self._once_note = BUSY_NOTE
+                    self.note.text = BUSY_NOTE
                 self.drainer.write_fault = (
                     write_fault(err, self.project.index_path) or self.drainer.write_fault
                 )
@@ -114,10 +138,10 @@ class CatchUp:
             complete = self.catch_up_queued(progress, deadline=deadline)
             self.drainer.store_manifest(conn)
             self._mark_backfilled()
-            if self.drainer.busy and self._once_note is None:
+            if self.drainer.busy and self.note.text is None:
                 # The lock was held through the whole busy timeout: this answer misses what
                 # was not ingested, so it says so (a daemon's routine retries never do).
-                self._once_note = BUSY_NOTE
+                self.note.text = BUSY_NOTE
             return complete
 
     def _mark_backfilled(self) -> None:
@@ -140,31 +164,31 @@ class CatchUp:
             return
         _log.info("search index drift (%s): re-indexing", drift)
         self.tally.add("index", f"re-indexed after {drift}")
-        self._once_note = f"search index had lost rows ({drift}) and was re-indexed"
+        self.note.text = f"search index had lost rows ({drift}) and was re-indexed"
         clear_index(conn)
         self.drainer.reconcile(conn, everything=True)
 
-    def _recover(self, err: BaseException) -> bool:
+    def recover(self, err: BaseException) -> bool:
         """Recreate a damaged index file and, without a writer thread (the CLI), re-ingest it
         now (damaged pages heal). False when even that failed (the file stays, retried later)."""
-        damaged = getattr(self._local, "identity", None)  # the file this thread read
-        self._drop_local_reader()
+        damaged = self.readers.local_identity()  # the file this thread read
+        self.readers.drop_local_reader()
         cause = type(err).__name__
         try:
             with self.drainer.lock:
                 self.drainer.recover_damage(err, damaged)
         except (apsw.Error, OSError):
             _log.warning("recreating the index failed", exc_info=True)
-            self._once_note = f"search index damaged ({cause}); it could not be recreated yet"
+            self.note.text = f"search index damaged ({cause}); it could not be recreated yet"
             return False
-        self._once_note = f"search index was damaged ({cause}) and has been recreated"
-        if self._closed:
+        self.note.text = f"search index was damaged ({cause}) and has been recreated"
+        if self.closed():
             return True
         # The answer that found the damage waits for the re-ingest (healing answers): all of it in
         # the CLI, up to the bound in the daemon, whose writer thread goes on with the rest.
-        deadline = None if self._worker is None else time.monotonic() + catch_up_bound()
+        deadline = time.monotonic() + catch_up_bound() if self.background else None
         if not self.catch_up_queued(deadline=deadline):
-            self._once_note += f"; {STILL_INDEXING}"
+            self.note.text = f"{self.note.text}; {STILL_INDEXING}"
         return True
 
     def catch_up_queued(
@@ -187,7 +211,7 @@ class CatchUp:
 
             counted = DrainProgress(progress, self.queue.source_count())
             with self.drainer.deferring_recent():
-                while not self._closed:
+                while not self.closed():
                     if deadline is not None and time.monotonic() >= deadline:
                         complete = not self.queue.upcoming(tuple(self.queue.pending), 1)
                         break

@@ -34,7 +34,7 @@ from engine.redaction import redact_secrets
 from engine.types import SearchQueryResult, SearchResultItem
 
 if TYPE_CHECKING:
-    from engine.service import SearchService
+    from engine.external.catalog import ExternalCatalog
 
 HEAD_CHARS = 160
 """Characters of the title-setting message shown as a title-only row's snippet."""
@@ -51,7 +51,8 @@ def is_session_row(item: SearchResultItem) -> bool:
 
 def anchor_session_rows(
     conn: apsw.Connection,
-    service: SearchService,
+    project: Project,
+    external: ExternalCatalog,
     plan: QueryPlan,
     lanes: Sequence[Lane],
     result: SearchQueryResult,
@@ -69,8 +70,11 @@ def anchor_session_rows(
             assert item.session_id is not None
             best = first_message.get(item.session_id)
             if best is None and plan.has_text:
-                best = best_message(conn, service.project, plan, lanes, item.session_id)
-            item = _linked(item, best) if best is not None else _title_linked(conn, service, item)
+                best = best_message(conn, project, plan, lanes, item.session_id)
+            if best is not None:
+                item = _linked(item, best)
+            else:
+                item = _title_linked(conn, project, external, item)
         items.append(item)
     return msgspec.structs.replace(result, items=tuple(items))
 
@@ -100,10 +104,10 @@ def _linked(row: SearchResultItem, message: SearchResultItem) -> SearchResultIte
 
 
 def _title_linked(
-    conn: apsw.Connection, service: SearchService, row: SearchResultItem
+    conn: apsw.Connection, project: Project, external: ExternalCatalog, row: SearchResultItem
 ) -> SearchResultItem:
     assert row.session_id is not None
-    found = title_message(service, row.session_id)
+    found = title_message(project, external, row.session_id)
     if found is None:
         seq = _first_indexed(conn, row.session_id)
         text = ""
@@ -112,7 +116,7 @@ def _title_linked(
     if seq is None:
         return row
     try:
-        link = build_link("chat", row.session_id, project_id=service.project.id, event=seq)
+        link = build_link("chat", row.session_id, project_id=project.id, event=seq)
     except AdeError:
         return row
     head = " ".join(text.split())
@@ -124,10 +128,10 @@ def _title_linked(
     )  # fmt: skip
 
 
-def title_message(service: SearchService, sid: str) -> tuple[int, str] | None:
+def title_message(project: Project, external: ExternalCatalog, sid: str) -> tuple[int, str] | None:
     """``(seq, text)`` of the message that set the session's title, else its first user
     message, else its first message; None when the transcript cannot be read."""
-    events = _events(service, sid)
+    events = _events(project, external, sid)
     if not events:
         return None
     titled = [e.seq for e in events if e.type == "session_title"]
@@ -159,18 +163,18 @@ def _text(event: ChatEvent) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _events(service: SearchService, sid: str) -> list[ChatEvent]:
+def _events(project: Project, external: ExternalCatalog, sid: str) -> list[ChatEvent]:
     """The session's events from its transcript (an ``.ade`` chat or an agent's own file)."""
     from engine.links.details import DetailError, read_chat_events
     from engine.project.transcripts import transcript_file
 
-    external = service.drainer.external.get(sid)
+    found = external.get(sid)
     try:
-        if external is not None and external.transcript_path is not None:
+        if found is not None and found.transcript_path is not None:
             from engine.external.view import read_external_events
 
-            return read_external_events(external.transcript_path, external.source or "claude")
-        path: Path | None = transcript_file(service.project, "chat", sid)
+            return read_external_events(found.transcript_path, found.source or "claude")
+        path: Path | None = transcript_file(project, "chat", sid)
         return [] if path is None else read_chat_events(path)
     except (DetailError, OSError, ValueError):
         return []

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.index.db import file_identity
-from engine.service.catch_up import STILL_INDEXING, catch_up_bound
+from engine.service.catch_up import STILL_INDEXING, CatchUp, catch_up_bound
 
 if TYPE_CHECKING:
     from engine.ingest.drain import Drainer
@@ -78,25 +78,15 @@ class SharedCatchUp:
 
 
 class FreshAnswers:
-    """The read-your-writes side of ``SearchService`` (a mixin: the service owns the attributes
-    below and ``catch_up``)."""
+    """The read-your-writes side of one project's search service: the catch-up before an
+    answer, the replaced index file noticed, and what the answer says about them."""
 
-    project: Project
-    drainer: Drainer
-    _shared_catch_up: SharedCatchUp
-    _local: threading.local
-    _closed: bool
-
-    if TYPE_CHECKING:
-
-        def catch_up(
-            self,
-            progress: None = None,
-            *,
-            history_seconds: float | None = None,
-            deadline: float | None = None,
-            check_drift: bool = True,
-        ) -> bool: ...
+    def __init__(self, project: Project, drainer: Drainer, catching: CatchUp) -> None:
+        self.project = project
+        self.drainer = drainer
+        self.catching = catching
+        self._shared_catch_up = SharedCatchUp()
+        self._local = threading.local()
 
     def catch_up_for_answer(self, bound: float | None = None) -> None:
         """Catch up before this thread's next answer (shared with concurrent requests, at most
@@ -108,11 +98,11 @@ class FreshAnswers:
             # A new commit's pass is a few small walks (one per tip group that moved): they fit
             # in a short budget. A first pass of a huge history does not, and is left to the
             # writer: background work the answers already mention.
-            return self.catch_up(
+            return self.catching.catch_up(
                 history_seconds=FRESH_HISTORY_S, deadline=deadline, check_drift=False
             )
 
-        if self._closed:
+        if self.catching.closed():
             return
         if not self._shared_catch_up.run(once, limit):
             self._local.fresh_note = STILL_INDEXING

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,16 +36,20 @@ UNAVAILABLE_PREFIX = "search index unavailable"
 
 
 class ReadConnections:
-    """The read side of ``SearchService`` (a mixin: the service owns the attributes below)."""
+    """The read connections of one project's search service, one per querying thread, and the
+    interrupts that reach them (owned by ``SearchService``, handed to its collaborators)."""
 
-    project: Project
-    drainer: Drainer
-    ingest_gate: IngestGate
-    _readers_lock: threading.Lock
-    _readers: dict[int, apsw.Connection]
-    _local: threading.local
+    def __init__(self, project: Project, drainer: Drainer, ingest_gate: IngestGate) -> None:
+        self.project = project
+        self.drainer = drainer
+        self.ingest_gate = ingest_gate
+        self._readers_lock = threading.Lock()
+        self._readers: dict[int, apsw.Connection] = {}
+        self._local = threading.local()
 
-    def _reader(self) -> apsw.Connection:
+    def reader(self) -> apsw.Connection:
+        """This thread's read connection: made on first use, reopened when the index file was
+        replaced; raises when the file cannot be opened or was never filled."""
         conn: apsw.Connection | None = getattr(self._local, "conn", None)
         identity = file_identity(self.project.index_path)
         snapshot = getattr(self._local, "snapshot", False)
@@ -89,7 +94,7 @@ class ReadConnections:
         with contextlib.suppress(apsw.Error):
             conn.close()
 
-    def _reader_or_empty(self) -> tuple[apsw.Connection, str | None]:
+    def reader_or_empty(self) -> tuple[apsw.Connection, str | None]:
         """This thread's read connection, or an empty in-memory index and the reason why.
 
         When the index file cannot be opened at all (read-only cache folder, a directory where
@@ -101,7 +106,7 @@ class ReadConnections:
         try:
             if unusable is not None:
                 raise AdeError(unusable)
-            return self._reader(), None
+            return self.reader(), None
         except DAMAGE_ERRORS:
             raise  # the callers recreate the file (damaged pages heal), then ask again
         except AdeError as err:  # our own words already say what is wrong
@@ -115,11 +120,26 @@ class ReadConnections:
             self._local.empty = empty
         return empty, reason
 
-    def _drop_local_reader(self) -> None:
+    def drop_local_reader(self) -> None:
+        """Close this thread's read connection (the next ``reader`` opens the file again)."""
         conn: apsw.Connection | None = getattr(self._local, "conn", None)
         if conn is not None:
             self._local.conn = None
             self._drop_reader(conn)
+
+    def local_identity(self) -> tuple[int, int] | None:
+        """The identity of the index file this thread's connection read (``file_identity``)."""
+        identity: tuple[int, int] | None = getattr(self._local, "identity", None)
+        return identity
+
+    @contextlib.contextmanager
+    def unusable(self, reason: str) -> Iterator[None]:
+        """Within the block, this thread answers from an empty index, saying ``reason``."""
+        self._local.unusable = reason
+        try:
+            yield
+        finally:
+            self._local.unusable = None
 
     def interrupt(self) -> None:
         """Interrupt every in-flight query (quit, superseded search)."""
@@ -137,3 +157,11 @@ class ReadConnections:
         if conn is not None:
             with contextlib.suppress(apsw.Error):
                 conn.interrupt()
+
+    def close(self) -> None:
+        """Close every thread's read connection (the service is disposed)."""
+        with self._readers_lock:
+            readers, self._readers = list(self._readers.values()), {}
+        for conn in readers:
+            with contextlib.suppress(apsw.Error):
+                conn.close()

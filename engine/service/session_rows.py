@@ -29,7 +29,7 @@ import msgspec
 from engine.errors import CursorError, UsageError
 from engine.index.documents import fetch_bodies
 from engine.index.sql import COLUMNS, filter_sql
-from engine.project.model import Lane
+from engine.project.model import Lane, Project
 from engine.query.candidates import fetch_rows, fts_candidates, plan_filters
 from engine.query.plan import QueryPlan
 from engine.query.ranking import Candidate, extract_snippet_ranges, rank
@@ -41,7 +41,7 @@ from engine.service.chat_anchor import anchor_session_rows
 from engine.types import MatchRange, SearchQueryResult, SearchResultItem
 
 if TYPE_CHECKING:
-    from engine.service import SearchService
+    from engine.external.catalog import ExternalCatalog
 
 CURSOR_PREFIX = "s1:"
 """Marks a sessions-mode cursor (engine cursors are base64 and never hold a colon)."""
@@ -50,7 +50,11 @@ _SESSION_DOC = "d.kind = 'chat' AND d.doc_id = 'chat:' || d.session_id"
 
 
 def session_rows(
-    conn: apsw.Connection, service: SearchService, plan: QueryPlan, lanes: Sequence[Lane]
+    conn: apsw.Connection,
+    project: Project,
+    external: ExternalCatalog,
+    plan: QueryPlan,
+    lanes: Sequence[Lane],
 ) -> SearchQueryResult:
     """One page of sessions for ``plan`` (see the module doc).
 
@@ -84,7 +88,7 @@ def session_rows(
             " ORDER BY d.updated_at DESC, d.doc_id", params,
         )]  # fmt: skip
     page = order[offset : offset + plan.limit]
-    items = [_row(conn, service, plan, lanes, sid, groups.get(sid, [])) for sid in page]
+    items = [_row(conn, project, plan, lanes, sid, groups.get(sid, [])) for sid in page]
     result = SearchQueryResult(
         items=tuple(i for i in items if i is not None),
         next_cursor=_encode(offset + len(page), plan.fingerprint)
@@ -95,12 +99,12 @@ def session_rows(
         warnings=warnings,
     )
     # Rows whose session matched on its title alone get the message that set the title.
-    return anchor_session_rows(conn, service, plan, lanes, result)
+    return anchor_session_rows(conn, project, external, plan, lanes, result)
 
 
 def _row(
     conn: apsw.Connection,
-    service: SearchService,
+    project: Project,
     plan: QueryPlan,
     lanes: Sequence[Lane],
     sid: str,
@@ -116,17 +120,16 @@ def _row(
         "SELECT count(*), max(updated_at) FROM docs WHERE session_id = ? AND kind = 'chat'"
         " AND doc_id != ?", (sid, f"chat:{sid}"),
     ))  # fmt: skip
-    snippet, anchor, link = "", None, default_link(head, service.project.id)
+    snippet, anchor, link = "", None, default_link(head, project.id)
     ranges: tuple[MatchRange, ...] = ()
     if messages:
         rowid, best = messages[0]
-        bodies = snippet_texts(conn, service.project, fetch_bodies(conn, [rowid]))
+        bodies = snippet_texts(conn, project, fetch_bodies(conn, [rowid]))
         snippet, ranges = extract_snippet_ranges(make_snippet(bodies.get(rowid, ""), plan.parsed))
         shown = redact_secrets(snippet)
         if shown != snippet:
             snippet, ranges = shown, ()
-        anchor, link = best.anchor, default_link(best, service.project.id)
-    project = service.project
+        anchor, link = best.anchor, default_link(best, project.id)
     lane_names = {lane.id: lane.name for lane in lanes}
     return SearchResultItem(
         doc_id=f"chat:{sid}",

@@ -12,42 +12,40 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import TYPE_CHECKING
 
 import apsw
 
 from engine.index.schema import BUSY_TIMEOUT_MS
 from engine.index.txn import immediate, meta_get, meta_set
 from engine.project.locate import identity_warnings
+from engine.project.model import Project
 from engine.project.sessions import list_sessions
 from engine.project.tally import WarningTally
 from engine.project.transcripts import refused_transcript
-
-if TYPE_CHECKING:
-    from engine.service import SearchService
 
 CACHE_KEY = "status_listing_warnings"
 """``meta`` row: ``{"manifest": digest, "counts": {key: count}}``."""
 
 
-def scan_listing(service: SearchService) -> dict[str, int]:
+def scan_listing(project: Project) -> dict[str, int]:
     """List the project now: every session record and transcript, and the identity files."""
     found = WarningTally()
-    identity_warnings(service.project.root, found)
-    for meta in list_sessions(service.project, found):  # a FIFO or a link out stays
-        refused = refused_transcript(service.project, meta.kind, meta.id)  # one warning
+    identity_warnings(project.root, found)
+    for meta in list_sessions(project, found):  # a FIFO or a link out stays
+        refused = refused_transcript(project, meta.kind, meta.id)  # one warning
         if refused is not None:
             found.add(f"{meta.kind}:{meta.id}", refused)
     return found.snapshot()
 
 
-def listing_warnings(service: SearchService) -> dict[str, int]:
-    """The listing's warnings: cached while the manifest the last catch-up matched is the one
-    they were counted under; else listed (and cached when that manifest is known)."""
-    digest = service.drainer.matched_manifest
+def listing_warnings(
+    project: Project, digest: str | None, conn: apsw.Connection, unavailable: str | None
+) -> dict[str, int]:
+    """The listing's warnings: cached while ``digest``, the manifest the last catch-up matched,
+    is the one they were counted under; else listed (and cached in ``conn`` when that manifest
+    is known and the index is readable: ``unavailable`` is None)."""
     if digest is None:
-        return scan_listing(service)
-    conn, unavailable = service._reader_or_empty()
+        return scan_listing(project)
     cached = None
     if unavailable is None:
         with contextlib.suppress(apsw.Error, ValueError, TypeError):
@@ -56,7 +54,7 @@ def listing_warnings(service: SearchService) -> dict[str, int]:
                 cached = {str(k): int(v) for k, v in stored["counts"].items()}
     if cached is not None:
         return cached
-    counts = scan_listing(service)
+    counts = scan_listing(project)
     if unavailable is None:
         value = json.dumps({"manifest": digest, "counts": counts})
         with contextlib.suppress(apsw.Error):  # a cache: a busy or full index just lists again

@@ -17,14 +17,6 @@ ELSEWHERE = {
     ("engine.index.rowids", "engine.index.schema", "engine.index.txn", "engine.index.vacuum"),
     ("engine.index.documents", "engine.index.recent"),
     ("engine.external.agents", "engine.external.discover"),
-    (
-        "engine.service",
-        "engine.service.answer",
-        "engine.service.chat_anchor",
-        "engine.service.session_rows",
-        "engine.service.status",
-        "engine.service.status_scan",
-    ),
 }
 """Circles being taken apart in the write path (the one ``IndexWriter``) and the agent seam:
 tolerated here, never added to. A circle not listed fails."""

@@ -143,7 +143,7 @@ def _hits(service: SearchService, query: str) -> list[str]:
 
 
 def _body(service: SearchService, doc_id: str) -> str:
-    row = service._reader().execute("SELECT body FROM docs WHERE doc_id = ?", (doc_id,))
+    row = service.readers.reader().execute("SELECT body FROM docs WHERE doc_id = ?", (doc_id,))
     found = row.fetchone()
     assert found is not None, f"{doc_id} not indexed"
     value = found[0]

@@ -71,7 +71,7 @@ def service(
 
 def chat_docs(service: SearchService) -> dict[str, int]:
     """doc id → rowid of every chat document (a rowid changes when a doc is written again)."""
-    rows = service._reader().execute("SELECT doc_id, id FROM docs WHERE kind = 'chat'")
+    rows = service.readers.reader().execute("SELECT doc_id, id FROM docs WHERE kind = 'chat'")
     return {str(r[0]): int(r[1]) for r in rows}
 
 

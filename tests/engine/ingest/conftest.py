@@ -150,7 +150,7 @@ class Index:
 
     def indexed_ids(self) -> set[str]:
         """Every doc id stored in the index, straight from the table."""
-        conn = self.service._reader()
+        conn = self.service.readers.reader()
         return {str(r[0]) for r in conn.execute("SELECT doc_id FROM docs")}
 
 
@@ -161,7 +161,11 @@ def idx(service: SearchService) -> Index:
 
 def source_cursor(service: SearchService, key: str) -> int:
     """The stored byte cursor of ``key`` (0 when never ingested)."""
-    row = service._reader().execute("SELECT cursor FROM sources WHERE key = ?", (key,)).fetchone()
+    row = (
+        service.readers.reader()
+        .execute("SELECT cursor FROM sources WHERE key = ?", (key,))
+        .fetchone()
+    )
     return 0 if row is None else int(row[0])
 
 

@@ -101,7 +101,9 @@ def test_lanes_follow_their_heads_reset_moved_and_removed(tmp_path: Path) -> Non
         assert {d for d, _ in hits(svc, "byte lane:side")} == grep(hist.root, "side", "byte")
         git(hist.root, "worktree", "remove", "--force", str(side))
         svc.catch_up()
-        rows = svc._reader().execute("SELECT count(*) FROM commit_lanes WHERE lane_id = 'side'")
+        rows = svc.readers.reader().execute(
+            "SELECT count(*) FROM commit_lanes WHERE lane_id = 'side'"
+        )
         assert rows.fetchone()[0] == 0
     finally:
         svc.dispose()

@@ -31,7 +31,9 @@ def test_a_sliced_history_pass_moves_the_bar_with_its_commits(
     reports: list[tuple[float, int]] = []
 
     def progress(done: int, total: int) -> None:
-        indexed = service._reader().execute("SELECT count(*) FROM docs WHERE kind = 'commit'")
+        indexed = service.readers.reader().execute(
+            "SELECT count(*) FROM docs WHERE kind = 'commit'"
+        )
         reports.append((done / total, int(next(indexed)[0])))
 
     try:

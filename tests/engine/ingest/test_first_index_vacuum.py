@@ -39,7 +39,7 @@ def _first_index(
         service.dispose()
     service = create_project_service(open_project(root), start_worker=False, tuning=tuning)
     try:
-        conn = service._reader()
+        conn = service.readers.reader()
         found = {name: int(conn.pragma(name)) for name in
                  ("auto_vacuum", "freelist_count", "page_count")}  # fmt: skip
         assert health_check(conn) == []

@@ -83,7 +83,7 @@ def test_a_live_chat_line_is_indexed_while_the_health_check_runs(
 
 def _drift(service: SearchService, doc_id: str) -> None:
     """Delete a document's FTS row: silent drift only the health check (or counts) see."""
-    conn = service._reader()
+    conn = service.readers.reader()
     rowid = conn.execute("SELECT id FROM docs WHERE doc_id = ?", (doc_id,)).fetchone()[0]
     conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))
 

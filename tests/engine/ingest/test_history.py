@@ -86,7 +86,9 @@ def service(repo: History) -> Iterator[SearchService]:
 
 def commits(service: SearchService) -> dict[str, str | None]:
     """doc id → lane id of every commit document."""
-    rows = service._reader().execute("SELECT doc_id, lane_id FROM docs WHERE kind = 'commit'")
+    rows = service.readers.reader().execute(
+        "SELECT doc_id, lane_id FROM docs WHERE kind = 'commit'"
+    )
     return {str(r[0]): None if r[1] is None else str(r[1]) for r in rows}
 
 

@@ -53,7 +53,7 @@ def _write_huge_line(path: Path, seq: int, word: str) -> int:
 
 
 def _body(service: SearchService, doc_id: str) -> str:
-    texts = document_texts(service._reader(), service.project, [doc_id])
+    texts = document_texts(service.readers.reader(), service.project, [doc_id])
     assert doc_id in texts, f"{doc_id} not indexed"
     return texts[doc_id]
 
@@ -123,7 +123,11 @@ def test_rewritten_transcript_recounts_from_zero(
     assert service.index_status().warnings["chat:s"] == 3
     writer.chat_path("s").write_bytes(b"not json\n" + _event(2, "b", "beta"))  # shorter
     service.catch_up()
-    row = service._reader().execute("SELECT state FROM sources WHERE key = 'chat:s'").fetchone()
+    row = (
+        service.readers.reader()
+        .execute("SELECT state FROM sources WHERE key = 'chat:s'")
+        .fetchone()
+    )
     assert json.loads(row[0])[tailing.SKIPPED_STATE_KEY] == 1  # stored count restarted
 
 

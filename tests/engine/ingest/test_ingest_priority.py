@@ -152,7 +152,7 @@ def test_a_query_already_running_steps_aside_for_a_due_drain(
     running: list[apsw.Connection] = []
 
     def long_statement() -> None:
-        conn = live._reader()  # the query thread's own read connection, as a query gets it
+        conn = live.readers.reader()  # the query thread's own read connection, as a query gets it
         running.append(conn)
         started.set()
         try:  # a statement that runs until interrupted

@@ -42,7 +42,7 @@ def _fill(writer: ProjectWriter) -> None:
 
 
 def _index_hash(service: SearchService) -> tuple[int, str]:
-    conn = service._reader()
+    conn = service.readers.reader()
     rows = conn.execute(
         "SELECT doc_id, title, rank_title, anchor, digest FROM docs ORDER BY doc_id"
     ).fetchall()
@@ -127,7 +127,7 @@ def test_small_appends_stay_in_process(
         assert prefetch is not None
         assert prefetch.started == 0
         assert "chat:live:m2" in {
-            str(r[0]) for r in svc._reader().execute("SELECT doc_id FROM docs")
+            str(r[0]) for r in svc.readers.reader().execute("SELECT doc_id FROM docs")
         }
     finally:
         svc.dispose()

@@ -114,7 +114,9 @@ def indexed(secret_project: Path) -> SearchService:
 
 
 def test_no_secret_is_stored_in_the_index_file(indexed: SearchService) -> None:
-    kinds = {k for (k,) in indexed._reader().execute("SELECT DISTINCT kind FROM docs").fetchall()}
+    kinds = {
+        k for (k,) in indexed.readers.reader().execute("SELECT DISTINCT kind FROM docs").fetchall()
+    }
     assert {"chat", "terminal", "pr", "commit", "branch"} <= kinds
     raw = file_bytes(indexed.project.index_path)
     assert b"redacted" in raw

@@ -75,7 +75,7 @@ def test_health_check_complaint_rebuilds_the_index(service: SearchService, write
     writer.session("c1")
     writer.chat("c1", "user_message", id="m1", text="healthy words", status="accepted")
     service.catch_up()
-    conn = service._reader()
+    conn = service.readers.reader()
     rowid = conn.execute("SELECT id FROM docs WHERE doc_id = 'chat:c1:m1'").fetchone()[0]
     conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))  # silent drift
     assert idx.doc_ids("healthy") == []

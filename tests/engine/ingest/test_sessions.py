@@ -16,14 +16,18 @@ def test_accepted_owns_the_body_and_snapshots_and_replays_change_nothing(
     service.catch_up()
     assert idx.doc_ids("canary") == ["chat:s:u1"]
     assert idx.doc_ids("accepted") == []
-    before = service._reader().execute("SELECT id FROM docs WHERE doc_id='chat:s:u1'").fetchone()
+    before = (
+        service.readers.reader().execute("SELECT id FROM docs WHERE doc_id='chat:s:u1'").fetchone()
+    )
     # Reconnect replay: the same accepted event again, with edited text and a later timestamp.
     writer.chat("s", "user_message", id="u1", text="deploy the REPLAYED canary", status="accepted")
     service.notify_chat_event("s")
     service.process_pending_now()
     assert idx.doc_ids("canary") == ["chat:s:u1"]
     assert idx.doc_ids("REPLAYED") == []
-    after = service._reader().execute("SELECT id FROM docs WHERE doc_id='chat:s:u1'").fetchone()
+    after = (
+        service.readers.reader().execute("SELECT id FROM docs WHERE doc_id='chat:s:u1'").fetchone()
+    )
     assert before == after
 
 
@@ -66,7 +70,7 @@ def test_deleted_session_is_removed_by_reconcile(service: SearchService, writer,
 
 
 def _source_keys(service: SearchService) -> list[str]:
-    return [str(r[0]) for r in service._reader().execute("SELECT key FROM sources")]
+    return [str(r[0]) for r in service.readers.reader().execute("SELECT key FROM sources")]
 
 
 def test_ended_session_forces_the_terminal_tail(service: SearchService, writer, idx):

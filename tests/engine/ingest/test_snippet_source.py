@@ -42,7 +42,7 @@ def ingested(service: SearchService, writer: ProjectWriter) -> SearchService:
 
 def test_big_kinds_store_no_body_and_snippets_are_rederived(ingested: SearchService) -> None:
     rows = (
-        ingested._reader()
+        ingested.readers.reader()
         .execute(
             "SELECT kind, length(body), src_offset IS NOT NULL FROM docs WHERE doc_id LIKE '%:%:%'"
             " OR doc_id LIKE 'terminal:%@%'"
@@ -64,11 +64,11 @@ def test_a_rederived_snippet_is_redacted_again(ingested: SearchService) -> None:
 
 
 def _marked(service: SearchService, key: str) -> bool:
-    row = get_source(service._reader(), key)
+    row = get_source(service.readers.reader(), key)
     return (
         row is not None
         and row.identity == "{}"
-        and get_source(service._reader(), f"stat:{key}") is None
+        and get_source(service.readers.reader(), f"stat:{key}") is None
     )
 
 
@@ -123,7 +123,7 @@ def test_a_compressed_transcript_is_reingested_with_stored_bodies(
     ingested.catch_up()
     assert _hit(ingested, "zorblax", "chat")[1] == "the zorblax flux capacitor hums"
     stored = (
-        ingested._reader()
+        ingested.readers.reader()
         .execute(
             "SELECT count(*) FROM docs WHERE source_key = 'chat:c1' AND src_offset IS NOT NULL"
         )
@@ -157,7 +157,7 @@ def test_every_sourced_doc_rederives_its_indexed_text(
             writer.terminal("t1", b"\x1b[?1049hhidden vim screen\r\n\x1b[?1049lback\r\n")
             ingested.catch_up()
     ingested.catch_up()
-    conn = ingested._reader()
+    conn = ingested.readers.reader()
     ids = [r[0] for r in conn.execute("SELECT doc_id FROM docs WHERE src_offset IS NOT NULL")]
     texts = document_texts(conn, ingested.project, ids)
     assert len(ids) > 3

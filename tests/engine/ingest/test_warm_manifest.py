@@ -66,7 +66,7 @@ def test_nothing_changed_parses_no_session_and_takes_no_write_lock(
 ) -> None:
     _warm(service, writer)
     assert listings == [2]
-    assert meta_get(service._reader(), MANIFEST_KEY) is not None
+    assert meta_get(service.readers.reader(), MANIFEST_KEY) is not None
     holder = connect(service.project.index_path)
     holder.execute("BEGIN IMMEDIATE")  # another process's long drain holds the write lock
     try:
@@ -125,7 +125,7 @@ def test_an_unfinished_pass_stores_no_manifest(
 
     monkeypatch.setattr(transcripts, "process_session", fail)
     service.catch_up()
-    assert meta_get(service._reader(), MANIFEST_KEY) is None
+    assert meta_get(service.readers.reader(), MANIFEST_KEY) is None
     monkeypatch.undo()
     service.catch_up()  # the failed session is retried: the reconcile ran in full
     assert _ids(service, "hello") == ["chat:c1:m1"]

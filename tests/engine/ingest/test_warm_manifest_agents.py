@@ -112,7 +112,7 @@ def _ids(service: SearchService, text: str) -> list[str]:
 
 def _warm(service: SearchService, listings: list[int]) -> None:
     service.catch_up()  # cold: both tools' sessions ingested, the manifest stored
-    assert meta_get(service._reader(), MANIFEST_KEY) is not None
+    assert meta_get(service.readers.reader(), MANIFEST_KEY) is not None
     before = len(listings)
     holder = connect(service.project.index_path)
     holder.execute("BEGIN IMMEDIATE")  # another process's long drain holds the write lock

@@ -17,12 +17,12 @@ def test_each_threads_reader_has_the_query_page_cache(tmp_path: Path) -> None:
     with EmbeddedClient.open(tmp_path, start_worker=False) as client:
         service = client.service
         client.query(SearchQueryArgs(query="anything"))
-        assert service._reader().pragma("cache_size") == -QUERY_CACHE_KIB
+        assert service.readers.reader().pragma("cache_size") == -QUERY_CACHE_KIB
         sizes: list[object] = []
 
         def other_thread() -> None:
             client.query(SearchQueryArgs(query="anything"))
-            sizes.append(service._reader().pragma("cache_size"))
+            sizes.append(service.readers.reader().pragma("cache_size"))
 
         worker = threading.Thread(target=other_thread)
         worker.start()

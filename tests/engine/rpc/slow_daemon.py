@@ -29,7 +29,7 @@ log = logging.getLogger("ade.test.slow")
 class SlowClient(EmbeddedClient):
     def query(self, args: SearchQueryArgs) -> SearchQueryResult:
         if args.query.startswith("slowpoke"):
-            conn = self.service._reader()
+            conn = self.service.readers.reader()
             log.info("holding %s", args.query)
             try:
                 conn.execute(HOLD_SQL).fetchall()

@@ -66,7 +66,7 @@ async def test_paints_first_and_runs_the_typed_query_once_open(indexed_demo: Pat
     finally:
         opener.release.set()
         app.clients.close()
-    assert opener.opened[0].service._closed  # the slot closed the client it opened
+    assert opener.opened[0].service.closed  # the slot closed the client it opened
 
 
 async def test_quit_while_opening_closes_the_late_client(indexed_demo: Path) -> None:
@@ -79,7 +79,7 @@ async def test_quit_while_opening_closes_the_late_client(indexed_demo: Path) -> 
     opener.release.set()
     app.clients.close()  # joins the opener, which closes what it opened for a closed slot
     assert len(opener.opened) == 1
-    assert opener.opened[0].service._closed
+    assert opener.opened[0].service.closed
     assert app.clients.current() is None
 
 
