@@ -26,6 +26,7 @@ from engine.query.candidates import fetch_rows, plan_filters
 from engine.query.run import default_link, wire_item
 from engine.query.snippets import make_snippet
 from engine.query.source_text import snippet_texts
+from engine.query.vocab import VOCAB_TABLE, open_vocab
 from engine.semantic import enabled, installed
 
 if TYPE_CHECKING:
@@ -168,8 +169,15 @@ def fuse(
 
 def bm25_any(conn: apsw.Connection, plan: QueryPlan, f: Filters, k: int) -> list[int]:
     """Row ids of the ``k`` best documents by BM25 holding any word of the query (title and
-    body weighed as the strict path weighs them), best first."""
-    tokens = sorted({tok for node in plan.nodes for term in node for tok in term.tokens})
+    body weighed as the strict path weighs them), best first.
+
+    A word half the documents or more hold (``the``, ``was``) is left out of the OR
+    (``scoring_tokens``): FTS5's BM25 gives it an IDF of 1e-6, so it moves no document's score,
+    but OR-ed in it made BM25 score nearly every document of the index (most of this ranking's
+    cost, docs/semantic.md)."""
+    tokens = scoring_tokens(
+        conn, sorted({tok for node in plan.nodes for term in node for tok in term.tokens})
+    )
     if not tokens:
         return []
     match = " OR ".join('"' + tok.replace('"', '""') + '"' for tok in tokens)
@@ -208,3 +216,21 @@ def _items(
         link = default_link(cand, project.id)
         items[rowid] = wire_item(cand, marked, "body", link, lane_names, project)
     return items
+
+
+def scoring_tokens(conn: apsw.Connection, tokens: list[str]) -> list[str]:
+    """``tokens`` without those half the indexed documents or more hold (all of them when
+    every one is: a query of only common words still ranks by them). FTS5's BM25 floors such a
+    word's IDF at 1e-6, so leaving it out changes no score; only documents holding nothing but
+    common words drop out of the any-word ranking, which gave them a score of about zero."""
+    if len(tokens) < 2 or not open_vocab(conn):
+        return tokens
+    count = conn.execute("SELECT count(*) FROM docs").fetchone()
+    documents = int(str(count[0])) if count else 0
+    sql = f"SELECT doc FROM {VOCAB_TABLE} WHERE term = ?"
+    rare = []
+    for token in tokens:
+        row = conn.execute(sql, (token,)).fetchone()
+        if row is None or int(str(row[0])) * 2 < documents:
+            rare.append(token)
+    return rare or tokens

@@ -235,3 +235,28 @@ def test_a_fused_answer_pages_without_repeating_a_hit(demo: Path) -> None:
     assert not shown & more  # page 2 continues page 1
     assert more <= {item.doc_id for item in whole.items}
     assert SEMANTIC_NOTE in second.warnings
+
+
+def test_the_any_word_ranking_leaves_out_words_half_the_documents_hold(demo: Path) -> None:
+    """A word most documents hold (``python3`` in the demo: its terminal chunks) has a BM25 IDF
+    of 1e-6: OR-ed into the any-word ranking it moved no score but made BM25 score nearly every
+    document. Left out, the documents holding the other word rank as alone, and those holding
+    only the common word are gone (on main all 500 asked for were returned)."""
+    from engine.index.sql import Filters
+    from engine.query.plan import build_plan
+    from engine.semantic.hybrid import bm25_any
+
+    conn = connect(demo / ".ade" / "cache" / "search-index.db")
+    try:
+        both = build_plan(SearchQueryArgs(query="python3 backfill"), now=NOW, lanes=())
+        alone = build_plan(SearchQueryArgs(query="backfill"), now=NOW, lanes=())
+        documents = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+        holding = conn.execute(
+            "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH '\"python3\"'"
+        ).fetchone()[0]
+        assert holding * 2 >= documents  # the premise: that common here
+        ranked = bm25_any(conn, both, Filters(), 500)
+        assert ranked == bm25_any(conn, alone, Filters(), 500)
+        assert 0 < len(ranked) < holding
+    finally:
+        conn.close()
