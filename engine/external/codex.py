@@ -32,6 +32,7 @@ from engine.external.agent_format import AgentFormat, Hint, Parsed
 from engine.external.codex_store import LegacyRollout, read_legacy, thread_names
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
 from engine.external.heads import HeadCache
+from engine.external.injected import Marker, tag, user_events, users_words
 from engine.external.lines import digest, json_lines
 from engine.external.skips import Reason, skip, skip_file
 from engine.project.fields import parse_aware_time
@@ -39,8 +40,22 @@ from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.safe_io import Bounds, JsonRejected, loads_json
 from engine.project.tally import WarningTally
 
-INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
-"""User-role messages Codex writes itself (context, AGENTS.md): not something the user said."""
+MARKERS: tuple[Marker, ...] = (
+    Marker("# AGENTS.md instructions for ", "hide", "AGENTS.md", "</INSTRUCTIONS>"),
+    tag("environment_context", "hide", "environment"),
+    tag("user_instructions", "hide", "instructions"),
+    tag("recommended_plugins", "hide", "plugins"),
+    tag("skill", "system", "skill"),
+    tag("user_shell_command", "system", "shell command"),
+    tag("turn_aborted", "system", "interruption"),
+    tag("subagent_notification", "system", "subagent notification"),
+    tag("additional_context", "system", "editor context"),
+)
+"""The parts Codex writes into a ``user`` message itself, each one content item
+(``CONTEXTUAL_USER_FRAGMENTS`` in ``codex-rs/core/src/contextual_user_message.rs``: matched per
+item, case folded; ``<user_instructions>`` from older releases, ``<recommended_plugins>`` from
+sessions it wrote): the project's instructions and the environment are left out, the rest kept
+as ``system``."""
 
 MAX_COUNTERS = 20000
 """Distinct message texts remembered for pairing copies; a session past this is pathological."""
@@ -68,11 +83,10 @@ def parse_codex(
         kind, payload = _unwrapped(obj)
         if head is not None:
             _learn(head, kind, payload, obj)
-        found = _item(kind, payload, counters)
+        found = _items(kind, payload, counters)
         if found is not None:
-            etype, fields = found
             ts = parse_aware_time(obj.get("timestamp"))
-            events.append(ChatEvent(offset, ts, etype, offset, fields))
+            events += [ChatEvent(offset, ts, etype, offset, fields) for etype, fields in found]
         elif (reason := skip_reason(kind, payload)) is not None:
             skip(tally, source, reason)
     return events, consumed
@@ -134,6 +148,39 @@ def codex_head(data: bytes) -> CodexHead:
     return head
 
 
+Found = list[tuple[ChatEventType, dict[str, Any]]]
+
+
+def _items(kind: Any, payload: dict[str, Any], counters: dict[str, int]) -> Found | None:
+    """The events of one item: a user message's, part by part (the user's words, and what
+    Codex injected: ``MARKERS``); None when the item is no message, call or output."""
+    ptype = payload.get("type")
+    if payload.get("role") == "user" and kind == "response_item" and ptype == "message":
+        content = payload.get("content")
+        parts = (
+            [content] if isinstance(content, str) else content if isinstance(content, list) else []
+        )
+        texts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None
+                 for p in parts]  # fmt: skip
+        return _user_texts([t for t in texts if isinstance(t, str)], "r", counters)
+    if kind == "event_msg" and ptype == "user_message":
+        message = payload.get("message")
+        return _user_texts([message] if isinstance(message, str) else [], "e", counters)
+    found = _item(kind, payload, counters)
+    return None if found is None else [found]
+
+
+def _user_texts(texts: list[str], stream: str, counters: dict[str, int]) -> Found:
+    out: Found = []
+    for text in texts:
+        for etype, fields in user_events(text, MARKERS):
+            said = _message("user" if etype == "user_message" else "system", fields["text"],
+                            stream, counters)  # fmt: skip
+            if said is not None:
+                out.append((said[0], {**fields, "id": said[1]["id"]}))
+    return out
+
+
 def _item(
     kind: Any, payload: dict[str, Any], counters: dict[str, int]
 ) -> tuple[ChatEventType, dict[str, Any]] | None:
@@ -161,16 +208,19 @@ def _message(
     role: Any, text: str, stream: str, counters: dict[str, int]
 ) -> tuple[ChatEventType, dict[str, Any]] | None:
     text = text.strip()
-    if role not in ("user", "assistant") or not text:
-        return None
-    if role == "user" and text.startswith(INJECTED_PREFIXES):
+    if role not in ("user", "assistant", "system") or not text:
         return None
     key = f"{role[0]}{hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:12]}"
     counted = f"{stream}:{key}"
     if counted in counters or len(counters) < MAX_COUNTERS:
         counters[counted] = counters.get(counted, 0) + 1
-    etype: ChatEventType = "user_message" if role == "user" else "assistant_message"
+    etype: ChatEventType = ROLE_EVENTS[role]
     return etype, {"id": f"{key}-{counters.get(counted, 0)}", "text": text}
+
+
+ROLE_EVENTS: dict[str, ChatEventType] = {
+    "user": "user_message", "assistant": "assistant_message", "system": "system_message",
+}  # fmt: skip
 
 
 def _content_text(content: Any) -> str:
@@ -223,15 +273,20 @@ def first_user_text(payload: dict[str, Any]) -> str | None:
     """The title a user message gives (an ``event_msg`` or a ``response_item`` one, not the
     context Codex injects as the user), or None."""
     if payload.get("type") == "user_message":
-        text = payload.get("message")
+        texts = [payload.get("message")]
     elif payload.get("type") == "message" and payload.get("role") == "user":
-        text = _content_text(payload.get("content"))
+        content = payload.get("content")
+        parts = (
+            [content] if isinstance(content, str) else content if isinstance(content, list) else []
+        )
+        texts = [p.get("text") if isinstance(p, dict) else p for p in parts]
     else:
         return None
-    if not isinstance(text, str) or not text.strip():
-        return None
-    text = text.strip()
-    return None if text.startswith(INJECTED_PREFIXES) else " ".join(text.split())[:120]
+    for text in texts:
+        words = users_words(text, MARKERS) if isinstance(text, str) else ""
+        if words.strip():
+            return " ".join(words.split())[:120]
+    return None
 
 
 _TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
@@ -263,7 +318,11 @@ class Codex(AgentFormat):
     remembered: ClassVar[bool] = True
     folder_label: ClassVar[str] = "the Codex sessions folder"
     resume: ClassVar[tuple[str, ...] | None] = ("codex", "resume")
-    hidden: ClassVar[str] = "reasoning items, `<environment_context>` and AGENTS.md instructions"
+    hidden: ClassVar[str] = (
+        "reasoning items, `<environment_context>`, AGENTS.md and `<user_instructions>`,"
+        " `<recommended_plugins>`; kept as `system`: `<skill>`, `<user_shell_command>`,"
+        " `<turn_aborted>`, `<subagent_notification>`, `<additional_context>`"
+    )
 
     def transcripts(self, environ: Mapping[str, str]) -> list[tuple[Path, Path]]:
         """``(folder, file)`` of every rollout: the day folders' and the legacy documents
@@ -332,9 +391,9 @@ class Codex(AgentFormat):
             if not isinstance(item, dict):
                 skip(tally, source, "bad json")
                 continue
-            found = _item("response_item", item, counters)
+            found = _items("response_item", item, counters)
             if found is not None:
-                events.append(ChatEvent(seq, ts, found[0], seq, found[1]))
+                events += [ChatEvent(seq, ts, etype, seq, fields) for etype, fields in found]
             elif (reason := skip_reason("response_item", item)) is not None:
                 skip(tally, source, reason)
         return events, 0

@@ -28,11 +28,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from engine.external.agent_format import AgentFormat, Hint, Parsed
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
 from engine.external.heads import HeadCache
+from engine.external.injected import Marker, tag, user_events, users_words
 from engine.external.lines import digest, json_lines
 from engine.external.skips import skip, skip_file
 from engine.project.fields import parse_aware_time
@@ -100,9 +101,10 @@ def _events(
     kind: Any, body: dict[str, Any], ident: str | None, requested: dict[str, dict[str, Any]]
 ) -> list[tuple[ChatEventType, dict[str, Any]]]:
     if kind == "user.message":
-        return (
-            [("user_message", {"id": ident, "text": body["content"]})] if _shown_user(body) else []
-        )
+        parts = _user_parts(body)
+        for i, (_, fields) in enumerate(parts):
+            fields["id"] = ident if i == 0 else f"{ident}.{i}"
+        return cast(list[tuple[ChatEventType, dict[str, Any]]], parts)
     if kind == "assistant.message":
         text = body.get("content")
         out: list[tuple[ChatEventType, dict[str, Any]]] = []
@@ -132,6 +134,17 @@ def _events(
 def _call(call: str, name: Any, arguments: Any) -> dict[str, Any]:
     shown = name if isinstance(name, str) and name else "tool"
     return {"id": call, "name": shown, "input": digest(arguments)}
+
+
+MARKERS: tuple[Marker, ...] = (tag("skill-context", "system", "skill"),)
+"""What Copilot CLI writes into a ``user.message``'s content itself: a skill's body, in
+``<skill-context name=…>`` (with or without ``source: skill-*``; shapes from sessions it wrote,
+tests/engine/external/test_injected_text.py)."""
+
+
+def _user_parts(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A shown ``user.message``'s events: the user's words and the injected skill context."""
+    return user_events(str(body["content"]), MARKERS) if _shown_user(body) else []
 
 
 def _shown_user(body: dict[str, Any]) -> bool:
@@ -194,7 +207,8 @@ def _learn(head: CopilotHead, kind: Any, body: dict[str, Any], obj: dict[str, An
         if head.cwd is None and isinstance(context, dict) and isinstance(context.get("cwd"), str):
             head.cwd = context["cwd"]
     elif head.first_user is None and kind == "user.message" and _shown_user(body):
-        head.first_user = " ".join(str(body["content"]).split())[:120]
+        words = users_words(str(body["content"]), MARKERS)
+        head.first_user = " ".join(words.split())[:120] or None
 
 
 def _head_learner(path: Path, bounds: Bounds | None) -> Callable[[bytes], HeadFields]:
@@ -212,7 +226,10 @@ class Copilot(AgentFormat):
     name: ClassVar[str] = "copilot"
     folder_label: ClassVar[str] = "the Copilot CLI session-state folder"
     resume: ClassVar[tuple[str, ...] | None] = ("copilot", "--resume")
-    hidden: ClassVar[str] = "`assistant.reasoning`, reasoning text, skill injections"
+    hidden: ClassVar[str] = (
+        "`assistant.reasoning`, reasoning text, skill injections (`source: skill-*`);"
+        " kept as `system`: `<skill-context>`"
+    )
 
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache

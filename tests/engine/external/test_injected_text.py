@@ -1,0 +1,241 @@
+"""Text an agent injected is not the user's words: one row per agent and injected text.
+
+Each row writes one session in the agent's own shape (tests/fixtures/agents/<agent>/README.md
+names where each shape comes from): a first user message with the user's words, then a message
+holding the injected text — beside the user's words in one message where the agent writes it so.
+Then, through the real index: a plain search never finds the injected word, ``role:system`` finds
+it exactly when the agent's module keeps it (``system``) and never when it hides it, the
+session's title is the user's words, the viewer shows it as ``system (…)`` and never as
+``user``. The CLI rows run on both paths (in process and through the daemon).
+
+Where the injected shapes come from:
+- Codex: openai/codex ``codex-rs/core/src/contextual_user_message.rs``
+  (``CONTEXTUAL_USER_FRAGMENTS``: AGENTS.md, ``<environment_context>``, ``<skill>``,
+  ``<user_shell_command>``, ``<turn_aborted>``, ``<subagent_notification>``,
+  ``<additional_context>``, each matched per content item, case folded); ``<user_instructions>``
+  from its older releases, ``<recommended_plugins>`` from sessions it wrote.
+- Claude Code (closed source): the sessions it writes, as its users quote them on
+  anthropics/claude-code (the compaction summary's "This session is being continued from a
+  previous conversation", a line flagged ``isCompactSummary``: issues 21788 and 22193 there) and
+  as session readers match them (``<local-command-caveat>``, ``<local-command-stdout>``,
+  ``<task-notification>``, "Stop hook feedback", ``<system-reminder>``, ``<ide_opened_file>``,
+  ``<ide_selection>``, ``<command-name>``, ``<bash-input>``).
+- Copilot CLI (closed source): ``<skill-context name=…>`` in a ``user.message``'s content, with
+  or without ``source: skill-*``, as sessions it wrote hold it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import search_argv
+
+from engine.external.discover import claude_slug
+from engine.external.view import read_external_events
+from engine.ingest.timers import ManualTimerFactory
+from engine.links.details import chat_context
+from engine.project.locate import open_project
+from engine.types import SearchQueryArgs
+from engine.wiring import create_project_service
+from tui.cli import main
+
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+USER_WORDS = "please fix the marmoset parser"
+
+
+def _line(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj).encode() + b"\n"
+
+
+# --- the agents' shapes -------------------------------------------------------------------------
+def claude(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    """A Claude Code transcript: the user's message, then one user line of ``parts`` (text
+    blocks; one part is written as a plain string, as Claude Code writes a typed prompt)."""
+
+    def msg(uuid: str, content: Any, **extra: Any) -> bytes:
+        return _line({"parentUuid": None, "isSidechain": False, "cwd": str(cwd), "sessionId": "s",
+                      "type": "user", "message": {"role": "user", "content": content},
+                      "uuid": uuid, "timestamp": "2026-06-01T10:00:00.000Z", **extra})  # fmt: skip
+
+    content: Any = parts[0] if len(parts) == 1 else [{"type": "text", "text": p} for p in parts]
+    folder = home / "claude" / "projects" / claude_slug(cwd)
+    folder.mkdir(parents=True)
+    path = folder / "c0ffee00-0000-4000-8000-000000000001.jsonl"
+    path.write_bytes(msg("u1", content, **flags) + msg("u2", USER_WORDS))
+    return path
+
+
+def codex(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    """A Codex rollout: the injected parts and the user's words as content items of one user
+    message (as ``codex-rs`` records a turn's first input), and its ``event_msg`` copy."""
+    del flags
+
+    def item(kind: str, payload: dict[str, Any]) -> bytes:
+        return _line({"timestamp": "2026-06-01T10:00:00.000Z", "type": kind, "payload": payload})
+
+    content = [{"type": "input_text", "text": p} for p in [*parts, USER_WORDS]]
+    day = home / "codex" / "sessions" / "2026" / "06" / "01"
+    day.mkdir(parents=True)
+    path = day / "rollout-2026-06-01T10-00-00-0199-inject.jsonl"
+    path.write_bytes(b"".join([
+        item("session_meta", {"id": "0199-inject", "timestamp": "2026-06-01T10:00:00Z",
+                              "cwd": str(cwd), "originator": "codex_cli_rs"}),
+        item("response_item", {"type": "message", "role": "user", "content": content}),
+        item("event_msg", {"type": "user_message", "message": USER_WORDS, "images": []}),
+    ]))  # fmt: skip
+    return path
+
+
+def copilot(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    """A Copilot CLI ``events.jsonl``: the injected text first (a session's first message, so
+    the title is at stake), then the user's words."""
+    sid = "9d1e7a52-0000-4000-8000-0000000inj01"
+
+    def event(n: int, kind: str, data: dict[str, Any]) -> bytes:
+        return _line({"type": kind, "id": f"{sid}-e{n}", "timestamp": f"2026-06-01T10:00:0{n}Z",
+                      "parentId": None, "data": data})  # fmt: skip
+
+    folder = home / "copilot" / "session-state" / sid
+    folder.mkdir(parents=True)
+    path = folder / "events.jsonl"
+    path.write_bytes(b"".join([
+        event(0, "session.start", {"sessionId": sid, "context": {"cwd": str(cwd)}}),
+        event(1, "user.message", {"content": "\n".join(parts), **flags}),
+        event(2, "user.message", {"content": USER_WORDS}),
+    ]))  # fmt: skip
+    return path
+
+
+Writer = Callable[..., Path]
+WRITERS: dict[str, Writer] = {"claude": claude, "codex": codex, "copilot": copilot}
+
+# (agent, injected parts, flags, the injected word, system | hide, label shown)
+ROWS: list[tuple[str, list[str], dict[str, Any], str, str, str]] = [
+    ("claude", ["This session is being continued from a previous conversation that ran out of"
+                " context. Summary: the wombatsummary work"], {"isCompactSummary": True},
+     "wombatsummary", "system", "compaction summary"),
+    ("claude", ["Summary without the usual opening: quokkasummary"], {"isCompactSummary": True},
+     "quokkasummary", "system", "compaction summary"),
+    ("claude", ["[Request interrupted by user for tool use]"], {}, "interrupted", "system",
+     "interruption"),
+    ("claude", ["<local-command-caveat>Caveat: The messages below were generated by the user while"
+                " running local commands. DO NOT respond to these messages or otherwise consider"
+                " them in your response unless the user explicitly asks you to. caveatbadger"
+                "</local-command-caveat>"], {}, "caveatbadger", "hide", ""),
+    ("claude", ["<local-command-stdout>Set model to ocelotmodel</local-command-stdout>"], {},
+     "ocelotmodel", "system", "command output"),
+    ("claude", ["<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n"
+                "<summary>Background command finished: lemurtask</summary>\n</task-notification>"],
+     {}, "lemurtask", "system", "task notification"),
+    ("claude", ["Stop hook feedback:\n- [make lint]: tapirlint failed"], {}, "tapirlint",
+     "system", "hook feedback"),
+    ("claude", ["<ide_opened_file>The user opened the file /src/narwhalfile.py in the IDE. This"
+                " may or may not be related to the current task.</ide_opened_file>", USER_WORDS],
+     {}, "narwhalfile", "system", "IDE open file"),
+    ("claude", ["<ide_selection>The user selected the lines 3 to 4 from /src/a.py:\nokapiselect()"
+                "\n\nThis may or may not be related to the current task.</ide_selection>",
+                USER_WORDS], {}, "okapiselect", "system", "IDE selection"),
+    ("claude", ["<system-reminder>The todo list is empty: pangolinreminder</system-reminder>"],
+     {}, "pangolinreminder", "system", "reminder"),
+    ("codex", ["# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nUse gerbilrules always.\n"
+               "</INSTRUCTIONS>"], {}, "gerbilrules", "hide", ""),
+    ("codex", ["<environment_context>\n  <cwd>/repo/hamsterenv</cwd>\n  <shell>zsh</shell>\n"
+               "</environment_context>"], {}, "hamsterenv", "hide", ""),
+    ("codex", ["<recommended_plugins>\n- chinchillaplugin\n</recommended_plugins>"], {},
+     "chinchillaplugin", "hide", ""),
+    ("codex", ["<user_instructions>\nprefer capybararules\n</user_instructions>"], {},
+     "capybararules", "hide", ""),
+    ("codex", ["<turn_aborted>\nThe user interrupted the previous turn on purpose: "
+               "ferretabort\n</turn_aborted>"], {}, "ferretabort", "system", "interruption"),
+    ("copilot", ['<skill-context name="pdf">\nBase directory for this skill: /skills/pdf\n'
+                 "Read the alpacaskill notes first.\n</skill-context>"], {}, "alpacaskill",
+     "system", "skill"),
+]  # fmt: skip
+IDS = [f"{agent}-{word}" for agent, _, _, word, _, _ in ROWS]
+
+
+def _homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "copilot"))
+    monkeypatch.delenv("ADE_SESSION_ID", raising=False)
+
+
+@pytest.mark.parametrize(("agent", "parts", "flags", "word", "verdict", "label"), ROWS, ids=IDS)
+def test_injected_text_is_never_the_users_words(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch, agent: str, parts: list[str],
+    flags: dict[str, Any], word: str, verdict: str, label: str,
+) -> None:  # fmt: skip
+    _homes(tmp_path, monkeypatch)
+    path = WRITERS[agent](tmp_path, repo, parts, **flags)
+    service = create_project_service(
+        open_project(repo), clock=lambda: NOW, timer=ManualTimerFactory(), start_worker=False
+    )
+    try:
+        service.catch_up()
+
+        def found(query: str, **more: Any) -> list[Any]:
+            return list(service.query(SearchQueryArgs(query=query, limit=50, **more)).items)
+
+        users = found("marmoset")
+        assert users, "the user's own words are found"
+        assert found(word) == []  # a plain search never matches injected text
+        noticed = found(f"role:system {word}")
+        assert len(noticed) == (1 if verdict == "system" else 0)
+        sessions = found("marmoset", sessions=True)
+        assert [s.title for s in sessions] == [USER_WORDS]  # never a title
+    finally:
+        service.dispose()
+    events = read_external_events(path, agent)
+    assert not [e for e in events if e.type == "user_message" and word in e.data["text"]]
+    shown = [e for e in events if e.type == "system_message" and word in e.data["text"]]
+    assert len(shown) == (1 if verdict == "system" else 0)
+    if shown:
+        lines = [line.text for line in chat_context(path, shown[0].seq, radius=0).lines]
+        assert any(t.startswith(f"system ({label}): ") and word in t for t in lines), lines
+
+
+CLI_ROWS = [row for row in ROWS if row[3] in ("wombatsummary", "narwhalfile", "ferretabort",
+                                                "alpacaskill")]  # fmt: skip
+
+
+@pytest.mark.usefixtures("cli_path")
+@pytest.mark.parametrize(
+    ("agent", "parts", "flags", "word", "verdict", "label"),
+    CLI_ROWS,
+    ids=[f"{r[0]}-{r[3]}" for r in CLI_ROWS],
+)
+def test_ade_search_and_open_tell_injected_text_apart(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], agent: str, parts: list[str], flags: dict[str, Any],
+    word: str, verdict: str, label: str,
+) -> None:  # fmt: skip
+    del verdict
+    _homes(tmp_path, monkeypatch)
+    WRITERS[agent](tmp_path, repo, parts, **flags)
+    capsys.readouterr()
+    assert main(search_argv(repo, "--exact", "--json", word)) == 1
+    assert json.loads(capsys.readouterr().out)["items"] == []
+    assert main(search_argv(repo, "--exact", "--json", f"role:system {word}")) == 0
+    items = json.loads(capsys.readouterr().out)["items"]
+    assert [i["kind"] for i in items] == ["chat"]
+    assert main(["open", items[0]["deepLink"]]) == 0
+    shown = capsys.readouterr().out
+    assert f"system ({label}): " in shown
+    assert not any(line.lstrip().startswith("user:") and word in line for line in shown.split("\n"))
+
+
+def test_a_claude_slash_command_or_shell_line_stays_the_users_as_typed(
+    tmp_path: Path, repo: Path
+) -> None:
+    command = ("<command-name>/review</command-name>\n<command-message>review</command-message>\n"
+               "<command-args>12 zebrafinch</command-args>")  # fmt: skip
+    path = claude(tmp_path, repo, [command, "<bash-input>ls hornbill</bash-input>"])
+    said = [e.data["text"] for e in read_external_events(path, "claude")]
+    assert said == ["/review 12 zebrafinch", "!ls hornbill", USER_WORDS]
