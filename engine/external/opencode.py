@@ -21,7 +21,9 @@ input digest, then the output or error). Left out: ``reasoning``, synthetic text
 snapshots, patches and step markers. The pre-database JSON storage (``storage/session/…``) is
 not read: OpenCode migrates it into the database (``storage/json-migration.ts``). A session's
 transcript path is ``<database>/<session id>``, a path inside the database file that names both.
-Resume: ``opencode --session <id>`` in the session's folder.
+A session written with an empty ``directory`` is tied by its project's ``worktree``. Sessions
+of OpenCode's newer storage, the ``session_message`` table, are read too
+(``engine.external.opencode_v2``). Resume: ``opencode --session <id>`` in the session's folder.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from engine.external.agent_format import AgentFormat, Hint
 from engine.external.finding import lane_of, ms_time
 from engine.external.heads import HeadCache
 from engine.external.lines import digest
+from engine.external.opencode_v2 import TABLE as V2_TABLE
+from engine.external.opencode_v2 import has_table, v2_events, v2_signature_sql
 from engine.external.roots import opencode_data_dir
 from engine.external.skips import Reason, skip, skip_file
 from engine.project.json_salvage import salvage_cut_line
@@ -151,15 +155,24 @@ def list_opencode_sessions(db: Path) -> list[OpenCodeSession]:
     conn = read_only(db)
     try:
         rows = conn.execute(
-            "SELECT id, directory, title, time_created, time_updated FROM session ORDER BY id"
+            f"SELECT s.id, {_DIRECTORY if has_table(conn, 'project') else 's.directory'},"
+            " s.title, s.time_created, s.time_updated FROM session s"
+            f"{_PROJECT_JOIN if has_table(conn, 'project') else ''} ORDER BY s.id"
         ).fetchall()
     finally:
         conn.close()
     return [
-        OpenCodeSession(str(r[0]), str(r[1]), str(r[2] or ""), int(r[3] or 0), int(r[4] or 0))
+        OpenCodeSession(str(r[0]), str(r[1] or ""), str(r[2] or ""), int(r[3] or 0), int(r[4] or 0))
         for r in rows
-        if isinstance(r[0], str) and isinstance(r[1], str)
+        if isinstance(r[0], str)
     ]
+
+
+_DIRECTORY = "CASE WHEN ifnull(s.directory, '') != '' THEN s.directory ELSE p.worktree END"
+"""A session's folder: its ``directory``, else (written empty) its project's ``worktree``
+(``packages/opencode/src/project/project.sql.ts``)."""
+
+_PROJECT_JOIN = " LEFT JOIN project p ON p.id = s.project_id"
 
 
 SIGNATURES: dict[str, str] = {}
@@ -175,12 +188,13 @@ def session_signatures(db: Path, sids: list[str]) -> dict[str, str]:
     except apsw.Error:
         return dict.fromkeys(sids, "unreadable")
     try:
+        newer = f", {v2_signature_sql()}" if has_table(conn, V2_TABLE) else ""
         rows = conn.execute(
             "SELECT s.id, s.time_updated,"
             " (SELECT count(*) || ':' || ifnull(max(time_updated), 0) FROM message"
             "  WHERE session_id = s.id),"
             " (SELECT count(*) || ':' || ifnull(max(time_updated), 0) FROM part"
-            "  WHERE session_id = s.id)"
+            f"  WHERE session_id = s.id){newer}"
             " FROM session s WHERE s.id IN (SELECT value FROM json_each(?))",
             (json.dumps(sids),),
         ).fetchall()
@@ -215,9 +229,10 @@ def opencode_events(db: Path, sid: str, tally: WarningTally | None = None) -> li
             " FROM part WHERE session_id = ?1 ORDER BY id",
             (sid, ROW_CAP, CUT_HEAD_CHARS),
         ).fetchall()
+        source = f"chat:opencode-{sid}"
+        newer = v2_events(conn, sid, (len(messages) + 1) * PART_STRIDE, tally, source)
     finally:
         conn.close()
-    source = f"chat:opencode-{sid}"
     by_message: dict[str, list[tuple[str, int, dict[str, Any]]]] = {}
     for pid, mid, created, raw, cut in parts:
         if cut:
@@ -240,7 +255,7 @@ def opencode_events(db: Path, sid: str, tally: WarningTally | None = None) -> li
         for number, (pid, part_ms, part) in enumerate(by_message.get(str(mid), [])):
             seq = position * PART_STRIDE + 2 * min(number, PART_STRIDE // 2 - 1)
             events += _part_events(role, pid, part, seq, _time(part_ms or int(created or 0)))
-    return events
+    return events + newer
 
 
 def _part_events(
@@ -306,7 +321,10 @@ class OpenCode(AgentFormat):
             except apsw.Error:
                 skip_file(tally, self.name, "unreadable", db)
                 continue
-            ours = [s for s in sessions if lane_of(lanes, s.directory) is not None]
+            for s in sessions:
+                if not s.directory:
+                    skip_file(tally, self.name, "no cwd", db / s.id)
+            ours = [s for s in sessions if s.directory and lane_of(lanes, s.directory) is not None]
             for raw, signature in session_signatures(db, [s.id for s in ours]).items():
                 SIGNATURES[str(db / raw)] = signature
             for s in ours:
@@ -360,7 +378,12 @@ class OpenCode(AgentFormat):
         try:
             conn = read_only(path.parent)
             try:
-                row = conn.execute("SELECT directory FROM session WHERE id = ?", (path.name,))
+                joined = has_table(conn, "project")
+                row = conn.execute(
+                    f"SELECT {_DIRECTORY if joined else 's.directory'} FROM session s"
+                    f"{_PROJECT_JOIN if joined else ''} WHERE s.id = ?",
+                    (path.name,),
+                )
                 found = row.fetchone()
             finally:
                 conn.close()

@@ -19,6 +19,9 @@ def install_home(name: str, home: Path, project: Path, lane: Path) -> Path:
     if name == "goose":
         install_goose(home / "data" / "sessions" / "sessions.db", project, lane)
         return home
+    if name == "opencode":
+        install_database("opencode", home / "opencode" / "opencode.db", project, lane)
+        return home
     shutil.copytree(FIXTURES / name / "home", home)
     for path in sorted(home.rglob("*"), key=lambda p: -len(p.parts)):
         if path.is_file():
@@ -33,8 +36,13 @@ def install_home(name: str, home: Path, project: Path, lane: Path) -> Path:
 
 def install_goose(db: Path, project: Path, lane: Path) -> Path:
     """Goose's ``sessions.db`` built from the fixture's SQL at ``db``."""
+    return install_database("goose", db, project, lane)
+
+
+def install_database(name: str, db: Path, project: Path, lane: Path) -> Path:
+    """Agent ``name``'s database built from its fixture's ``sessions.sql`` at ``db``."""
     db.parent.mkdir(parents=True)
-    sql = (FIXTURES / "goose" / "sessions.sql").read_text()
+    sql = (FIXTURES / name / "sessions.sql").read_text()
     conn = apsw.Connection(str(db))
     conn.execute(sql.replace("@PROJECT@", str(project)).replace("@LANE@", str(lane)))
     conn.close()
