@@ -9,7 +9,7 @@ output are ``> `` block-quote lines, anything else is the model's reply (inside 
 fence every line is reply: edit blocks hold ``>>>>>>> REPLACE``). One history file is one
 session here (its runs are the file's sections); a block is a run of lines of one kind, keyed by
 the byte offset of its first line, so a later append never renumbers it. No tool calls exist in
-this format (edits are part of the reply text) and no reasoning is written, so nothing is hidden.
+this format (edits are part of the reply text); a reasoning model's thinking in a reply is left out.
 ``.aider.input.history`` (prompt_toolkit's ``FileHistory``) repeats the ``####`` inputs and is not
 read. Aider cannot resume a session by id (``--restore-chat-history`` replays the whole file).
 """
@@ -123,12 +123,25 @@ def _block_event(kind: str, lines: list[bytes], offset: int, started: Any) -> Ch
         text = "\n".join(ln.removeprefix(">").strip() for ln in text.split("\n")).strip()
         etype = "tool_result"
     else:
-        text, etype = text.strip(), "assistant_message"
+        text, etype = without_reasoning(text).strip(), "assistant_message"
     if not text:
         return None
     ts = _local_time(started)
     field = "output" if etype == "tool_result" else "text"
     return ChatEvent(offset, ts, etype, offset, {"id": f"b{offset}", field: text})
+
+
+_TAGGED = re.compile(r"<(thinking-content-[0-9a-f]+)>.*?(?:</\1>|\Z)", re.DOTALL)
+_SHOWN = re.compile(r"(?:-{3,}[ \t]*\n)?► \*\*THINKING\*\*.*?(?:-{3,}[ \t]*\n)?► \*\*ANSWER\*\*\n?",
+                    re.DOTALL)  # fmt: skip
+"""A reasoning model's thinking in a reply, as Aider writes it (Aider-AI/aider
+``aider/reasoning_tags.py``: ``REASONING_TAG = "thinking-content-" + <hex>`` around the reasoning,
+``REASONING_START``/``REASONING_END`` once replaced for display)."""
+
+
+def without_reasoning(text: str) -> str:
+    """A reply without its reasoning (tagged, or as shown: THINKING … ANSWER)."""
+    return _SHOWN.sub("", _TAGGED.sub("", text))
 
 
 def _local_time(value: Any) -> datetime | None:
@@ -147,7 +160,10 @@ class Aider(AgentFormat):
     no_resume: ClassVar[str] = (
         "aider cannot resume a session by id (it only replays the whole history)"
     )
-    hidden: ClassVar[str] = "nothing (it writes no reasoning); `.aider.input.history` not read"
+    hidden: ClassVar[str] = (
+        "reasoning in a reply (`<thinking-content-…>`, THINKING … ANSWER);"
+        " `.aider.input.history` not read"
+    )
 
     def session_folders(self, environ: Mapping[str, str]) -> list[Path]:
         del environ

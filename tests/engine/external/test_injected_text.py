@@ -16,7 +16,8 @@ Where the injected shapes come from:
   from its older releases, ``<recommended_plugins>`` from sessions it wrote.
 - Claude Code (closed source): the sessions it writes, as its users quote them on
   anthropics/claude-code (the compaction summary's "This session is being continued from a
-  previous conversation", a line flagged ``isCompactSummary``: issues 21788 and 22193 there) and
+  previous conversation", a line flagged ``isCompactSummary``: its feature requests to view or
+  export the compaction summary, its reports of compaction on exit) and
   as session readers match them (``<local-command-caveat>``, ``<local-command-stdout>``,
   ``<task-notification>``, "Stop hook feedback", ``<system-reminder>``, ``<ide_opened_file>``,
   ``<ide_selection>``, ``<command-name>``, ``<bash-input>``).
@@ -239,3 +240,36 @@ def test_a_claude_slash_command_or_shell_line_stays_the_users_as_typed(
     path = claude(tmp_path, repo, [command, "<bash-input>ls hornbill</bash-input>"])
     said = [e.data["text"] for e in read_external_events(path, "claude")]
     assert said == ["/review 12 zebrafinch", "!ls hornbill", USER_WORDS]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nweighing the vicunathought option"
+        "\n\n</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nUse the marmoset fix.",
+        "--------------\n► **THINKING**\n\nweighing the vicunathought option\n\n------------\n"
+        "► **ANSWER**\n\nUse the marmoset fix.",
+    ],
+    ids=["tagged", "shown"],
+)
+def test_aiders_reasoning_is_never_found(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch, reply: str
+) -> None:
+    _homes(tmp_path, monkeypatch)
+    history = repo / ".aider.chat.history.md"
+    history.write_text(
+        f"\n# aider chat started at 2026-06-01 10:00:00\n\n#### {USER_WORDS}\n\n{reply}\n\n"
+    )
+    service = create_project_service(
+        open_project(repo), clock=lambda: NOW, timer=ManualTimerFactory(), start_worker=False
+    )
+    try:
+        service.catch_up()
+        for query in ("vicunathought", "role:system vicunathought", "THINKING"):
+            assert service.query(SearchQueryArgs(query=f"kind:chat {query}")).items == (), query
+        found = service.query(SearchQueryArgs(query="kind:chat use marmoset")).items
+        assert found  # the reply itself
+    finally:
+        service.dispose()
+    said = [e.data.get("text") for e in read_external_events(history, "aider")]
+    assert said == [USER_WORDS, "Use the marmoset fix."]
