@@ -106,11 +106,19 @@ class ClaudeHead:
 
 def parse_claude(
     data: bytes, base: int, source: str, tally: WarningTally, *, seq_base: int = 0,
-    head: ClaudeHead | None = None,
+    head: ClaudeHead | None = None, streamed: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[list[ChatEvent], int]:  # fmt: skip
-    """Events of the complete lines of ``data`` (starting at byte ``base``) and bytes consumed."""
+    """Events of the complete lines of ``data`` (starting at byte ``base``) and bytes consumed.
+
+    ``streamed``: the assistant messages seen by their ``message.id``, carried across passes (the
+    caller persists it). Claude Code writes one streamed message as several lines repeating its
+    ``message.id`` (a line per content block, or growing snapshots): their text is merged into
+    the one message of the first line (its id and seq); a later pass's merge replaces it
+    (``replaces``), and a tool call already seen is not repeated."""
     lines, consumed = json_lines(data, base, source, tally)
     events: list[ChatEvent] = []
+    merged: dict[str, dict[str, Any]] = {} if streamed is None else streamed
+    here: dict[str, int] = {}
     for offset, obj in lines:
         kind = obj.get("type")
         if head is not None:
@@ -124,10 +132,72 @@ def parse_claude(
             continue
         ts = parse_aware_time(obj.get("timestamp"))
         summary = obj.get("isCompactSummary") is True
-        for i, (etype, data_) in enumerate(_blocks(kind, message.get("content"), summary)):
+        blocks = _blocks(kind, message.get("content"), summary)
+        mid = message.get("id")
+        if kind == "assistant" and isinstance(mid, str) and mid:
+            _merge(events, merged, here, mid, blocks, uuid, seq_base + offset, offset, ts)
+            continue
+        for i, (etype, data_) in enumerate(blocks):
             data_["id"] = uuid if i == 0 else f"{uuid}.{i}"
             events.append(ChatEvent(seq_base + offset, ts, etype, offset, data_))
     return events, consumed
+
+
+MAX_STREAMED = 64
+"""Streamed messages remembered for merging (their lines follow each other)."""
+
+
+def _merge(
+    events: list[ChatEvent], merged: dict[str, dict[str, Any]], here: dict[str, int], mid: str,
+    blocks: list[tuple[ChatEventType, dict[str, Any]]], uuid: str, seq: int, offset: int,
+    ts: Any,
+) -> None:  # fmt: skip
+    """One line of the streamed message ``mid``: its text merged into the message's, its tool
+    calls not seen before added."""
+    entry = merged.get(mid)
+    if entry is None:
+        if len(merged) >= MAX_STREAMED:
+            merged.pop(next(iter(merged)))
+        entry = merged[mid] = {"id": None, "seq": seq, "offset": offset, "parts": [], "tools": []}
+    grew = False
+    for i, (etype, data_) in enumerate(blocks):
+        if etype != "assistant_message":
+            key = digest([data_.get("name"), data_.get("input"), data_.get("output")])
+            if key in entry["tools"]:
+                continue
+            entry["tools"].append(key)
+            data_["id"] = uuid if i == 0 else f"{uuid}.{i}"
+            events.append(ChatEvent(seq, ts, etype, offset, data_))
+            continue
+        grew = _grow(entry["parts"], str(data_["text"])) or grew
+    if not grew:
+        return
+    text = "\n\n".join(entry["parts"])
+    if entry["id"] is None:  # the message's first text
+        entry.update(id=uuid, seq=seq, offset=offset)
+        here[mid] = len(events)
+        events.append(ChatEvent(seq, ts, "assistant_message", offset, {"id": uuid, "text": text}))
+    elif mid in here:  # first written in this pass: the merged text in its place
+        old = events[here[mid]]
+        events[here[mid]] = ChatEvent(
+            old.seq, old.ts, old.type, old.offset, {**old.data, "text": text}
+        )
+    else:  # indexed by an earlier pass: replaced
+        data_ = {"id": entry["id"], "text": text, "replaces": True}
+        events.append(ChatEvent(entry["seq"], ts, "assistant_message", entry["offset"], data_))
+
+
+def _grow(parts: list[str], text: str) -> bool:
+    """Merge ``text`` into ``parts``: a snapshot extending a part replaces it, a repeated or
+    shorter one is dropped, any other text is a part of its own. True when ``parts`` changed."""
+    for i, part in enumerate(parts):
+        if part.startswith(text):
+            return False
+        if text.startswith(part):
+            parts[i] = text
+            return True
+    parts.append(text)
+    return True
 
 
 def _blocks(
@@ -324,9 +394,11 @@ class ClaudeCode(AgentFormat):
         self, data: bytes, base: int, source: str, tally: WarningTally, state: dict[str, Any],
         seq_base: int = 0,
     ) -> Parsed:  # fmt: skip
-        del state
-        events, consumed = parse_claude(data, base, source, tally, seq_base=seq_base)
-        return events, consumed, {}
+        raw = state.get("streamed")
+        streamed = dict(raw) if isinstance(raw, dict) else {}
+        events, consumed = parse_claude(data, base, source, tally, seq_base=seq_base,
+                                        streamed=streamed)  # fmt: skip
+        return events, consumed, {"streamed": streamed}
 
     def native_id(self, meta: SessionMeta) -> str:
         path = meta.transcript_path

@@ -44,6 +44,7 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
         events, consumed, new_state = fmt.parse(data, base, key, skipped, state, seq_base)
         latest = int(state.get("latest", 0))
         docs: list[IndexDoc] = []
+        replaced: list[IndexDoc] = []  # a streamed message's merged text (Claude Code)
         seen: set[str] = set()
         for event in events:
             doc = message_doc(
@@ -51,7 +52,9 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
             )
             # The first copy of a message wins, within a pass as across passes (a Codex
             # message is written twice): its seq is the anchor the chat view lands on.
-            if doc is not None and doc.doc_id not in seen:
+            if doc is not None and event.data.get("replaces") is True:
+                replaced.append(msgspec.structs.replace(doc, source_key=key))
+            elif doc is not None and doc.doc_id not in seen:
                 seen.add(doc.doc_id)
                 docs.append(msgspec.structs.replace(doc, source_key=key))
                 latest = max(latest, doc.updated_at)
@@ -61,7 +64,9 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
             latest=latest, **carried_skips(state, skipped.total(), skipped.by_reason())
         )
         session = session_doc("chat", meta.id, meta, meta.title, latest)
-        return PassOutput(consumed=consumed, session=session, new_docs=docs, state=new_state)
+        return PassOutput(
+            consumed=consumed, session=session, new_docs=docs, upserts=replaced, state=new_state
+        )
 
     return build
 
