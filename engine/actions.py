@@ -9,13 +9,13 @@ session-bound agent and an unbound shell get the same project results (seed adeR
 
 from __future__ import annotations
 
-import logging
 import re
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import msgspec
 
+from engine.basics.logs import AUDIT_LOGGER, get_logger
 from engine.errors import FORBIDDEN, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from engine.types import (
     ALL_KINDS,
@@ -55,7 +55,7 @@ _QUERY_KEYS = frozenset(
 _ROOT_ONLY_KEYS = frozenset({"projectRoot", "context"})
 """``context``: the caller's environment that changes an answer (``engine.basics.caller_env``)."""
 
-audit_log = logging.getLogger("ade.daemon.audit")
+audit_log = get_logger(AUDIT_LOGGER)
 
 
 class SearchHost(Protocol):

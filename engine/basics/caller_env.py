@@ -93,10 +93,7 @@ def _known(name: str) -> bool:
 
 
 def _digest(value: str) -> str:
-    try:  # the built-in module: hashlib would load OpenSSL (engine.basics.digests says why)
-        from _blake2 import blake2b
-    except ImportError:  # pragma: no cover
-        from hashlib import blake2b
+    from engine.basics.digests import blake2b  # only when a secret is set (start-up budget)
 
     return "blake2b:" + blake2b(value.encode("utf-8", "surrogateescape")).hexdigest()
 

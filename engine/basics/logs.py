@@ -1,4 +1,9 @@
-"""A module logger that imports ``logging`` when it first logs.
+"""The logging convention: every module logs through ``log = get_logger(__name__)``.
+
+Loggers are named after their modules, under ``engine`` (``LOGGER_ROOT``), which the daemon
+configures (``engine.rpc.daemon.configure_logging``: stderr and its log file); the audit trail of
+refused and privileged requests is ``AUDIT_LOGGER``. Only ``configure_logging`` imports
+``logging`` itself (``tests/architecture/test_conventions.py``).
 
 The engine logs only on faults (a failed drain, a damaged index), yet ``logging`` and what it
 imports (``traceback``, ``string``, ``weakref``…) cost ~3 ms of every command's start-up
@@ -11,6 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import logging
+
+
+LOGGER_ROOT = "engine"
+"""The logger every module's logger sits under: the daemon's handlers are attached to it."""
+
+AUDIT_LOGGER = "engine.rpc.audit"
+"""Refused and privileged requests (the daemon's roles), whichever module answers them."""
 
 
 class LazyLogger:

@@ -17,7 +17,6 @@ read. Aider cannot resume a session by id (``--restore-chat-history`` replays th
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from engine.basics.digests import sha1_hex
 from engine.external.agent_format import TRUNCATED_MARK, AgentFormat, Hint, Parsed
 from engine.external.finding import HeadFields, acceptable, scan_head, session_meta
 from engine.external.heads import HeadCache
@@ -43,7 +43,7 @@ def aider_session_id(lane_id: str, path: Path) -> str:
     """``aider-<lane>`` when the lane id is a valid session id tail, else a hash of the path."""
     if re.fullmatch(r"[A-Za-z0-9._-]{1,100}", lane_id):
         return f"aider-{lane_id}"
-    return "aider-" + hashlib.sha1(str(path).encode(), usedforsecurity=False).hexdigest()[:12]
+    return "aider-" + sha1_hex(str(path).encode())[:12]
 
 
 @dataclass

@@ -22,12 +22,12 @@ dropped silently. Resume: ``codex resume <id>``.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from engine.basics.digests import sha1_hex
 from engine.external.agent_format import AgentFormat, Hint, Parsed
 from engine.external.codex_store import LegacyRollout, read_legacy, thread_names
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
@@ -210,7 +210,7 @@ def _message(
     text = text.strip()
     if role not in ("user", "assistant", "system") or not text:
         return None
-    key = f"{role[0]}{hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:12]}"
+    key = f"{role[0]}{sha1_hex(text.encode())[:12]}"
     counted = f"{stream}:{key}"
     if counted in counters or len(counters) < MAX_COUNTERS:
         counters[counted] = counters.get(counted, 0) + 1

@@ -31,7 +31,6 @@ project folder.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -41,6 +40,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from engine.basics.digests import sha256_hex
 from engine.external.agent_format import AgentFormat, Hint
 from engine.external.finding import acceptable, real, session_meta
 from engine.external.heads import Head, HeadCache
@@ -282,7 +282,7 @@ def gemini_folders(
             found.add(entry / "chats")
     for lane in lanes:
         for folder in {str(lane.path), str(real(lane.path))}:
-            hashed = tmp / hashlib.sha256(folder.encode()).hexdigest()
+            hashed = tmp / sha256_hex(folder.encode())
             if (hashed / "chats").is_dir():
                 found.add(hashed / "chats")
     return found
@@ -432,7 +432,7 @@ class Gemini(AgentFormat):
 
 
 def _hash_of(lane: Lane) -> str:
-    return hashlib.sha256(str(lane.path).encode()).hexdigest()
+    return sha256_hex(str(lane.path).encode())
 
 
 FORMAT = Gemini()

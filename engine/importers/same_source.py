@@ -8,10 +8,10 @@ its log, so the ingester indexes only the tail; the same file imported twice wri
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
+from engine.basics.digests import sha256_hex
 from engine.project.fields import read_json_object
 from engine.project.model import Project
 from engine.project.safe_io import read_regular
@@ -68,7 +68,7 @@ def same_source_session(
 
 
 def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:32]
+    return sha256_hex(data)[:32]
 
 
 def _absolute(path: Path) -> Path:

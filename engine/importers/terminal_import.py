@@ -7,12 +7,12 @@ the same two files (and the second time, when nothing changed, writes nothing at
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from engine.basics.digests import sha1_hex
 from engine.importers.asciicast import parse_asciicast
 from engine.importers.recording import Recording, RecordingError
 from engine.importers.same_source import SOURCE_KEY, same_source_session, source_of
@@ -79,7 +79,7 @@ def parse_recording(data: bytes, fmt: str, timing: bytes | None = None) -> Recor
 
 def import_session_id(data: bytes) -> str:
     """``import-`` and the first 12 hex digits of the recording's SHA-1."""
-    return "import-" + hashlib.sha1(data, usedforsecurity=False).hexdigest()[:12]
+    return "import-" + sha1_hex(data)[:12]
 
 
 @dataclass(frozen=True, slots=True)

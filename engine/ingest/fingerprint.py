@@ -10,9 +10,10 @@ the content hashes count: the cursor stays valid and nothing is reindexed (RELIA
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass
+
+from engine.basics.digests import blake2b
 
 HEAD_BYTES = 4096
 """Bytes hashed at the start of the stream: covers the first records, which a rewrite changes."""
@@ -23,7 +24,7 @@ TAIL_BYTES = 4096
 
 def digest(data: bytes) -> str:
     """A short stable hash of ``data``."""
-    return hashlib.blake2b(data, digest_size=12).hexdigest()
+    return blake2b(data, digest_size=12).hexdigest()
 
 
 @dataclass(frozen=True)

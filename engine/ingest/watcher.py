@@ -13,7 +13,6 @@ watcher that cannot start degrades to the periodic reconcile and says so in the 
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -23,10 +22,11 @@ from typing import Protocol
 
 import watchfiles
 
+from engine.basics.logs import get_logger
 from engine.ingest.watch_plan import POLL_MS, WatchPlan, plan
 from engine.project.model import Project, is_valid_session_id
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 WATCH_DEBOUNCE_MS = 50
 """Longest the watcher groups changes before handing them over; the queue debounces after."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import heapq
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import msgspec
 
+from engine.basics.digests import sha256_hex
 from engine.client import SearchClient
 from engine.errors import AdeError, CursorError, UsageError
 from engine.kinds import MAX_LIMIT
@@ -162,7 +162,7 @@ def _digest(args: SearchQueryArgs, roots: list[Path]) -> str:
     material = json.dumps(
         [args.query, args.kinds, args.lane_id, bool(args.sessions), sorted(map(str, roots))]
     )
-    return hashlib.sha256(material.encode()).hexdigest()[:16]
+    return sha256_hex(material.encode())[:16]
 
 
 def _encode(offset: int, digest: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from engine.basics.digests import sha256_hex
 from engine.redaction import redact_title
 
 _HASHED = re.compile(r"redacted-[0-9a-f]{16}\Z")
@@ -17,9 +18,7 @@ _HASHED = re.compile(r"redacted-[0-9a-f]{16}\Z")
 
 def hashed_name(name: str) -> str:
     """``redacted-`` and the first 16 hex digits of the name's SHA-256."""
-    import hashlib  # only for a name that holds a secret (a search's start-up budget)
-
-    return "redacted-" + hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return "redacted-" + sha256_hex(name.encode("utf-8", "surrogateescape"))[:16]
 
 
 def safe_ref(name: str) -> str:

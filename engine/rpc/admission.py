@@ -7,18 +7,18 @@ cap, the oldest idle one of anyone; only when every connection is working is a n
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Role
+from engine.basics.logs import get_logger
 from engine.rpc.cancel import EngineCall
 from engine.rpc.lifecycle import PeerCredentials
 from engine.rpc.limits import ServerLimits
 
-log = logging.getLogger("ade.daemon")
+log = get_logger(__name__)
 
 
 @dataclass(slots=True, eq=False)

@@ -224,15 +224,15 @@ def serve_auto_started(options: DaemonOptions) -> int:
     """``python -m engine.rpc --auto-started``: log beside the socket, then serve; a daemon
     already holding the lock makes this one exit 0 with one log line. Any other failure to start
     leaves the marker that holds back the next searches' spawns (``engine.rpc.start_backoff``)."""
-    import logging
     from dataclasses import replace
 
+    from engine.basics.logs import get_logger
     from engine.rpc.daemon import configure_logging, run_daemon
     from engine.rpc.lifecycle import InstanceTaken
     from engine.rpc.paths import SOCKET_NAME, prepare_socket_dir, socket_path
     from engine.rpc.start_backoff import failure_marker, record_failure
 
-    log = logging.getLogger("ade.daemon")
+    log = get_logger(__name__)
     try:
         sock = options.socket if options.socket is not None else socket_path()
     except AdeError:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.actions import SearchDomain
+from engine.basics.logs import LOGGER_ROOT, get_logger
 from engine.rpc.lifecycle import BoundSocket, InstanceLock, bind_socket
 from engine.rpc.limits import ServerLimits
 from engine.rpc.paths import config_dir, prepare_socket_dir, socket_path
@@ -29,7 +30,7 @@ from engine.rpc.services import (
 from engine.rpc.start_backoff import note_started
 from engine.semantic import enabled as semantic_enabled
 
-log = logging.getLogger("ade.daemon")
+log = get_logger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,7 @@ class DaemonOptions:
 
 def configure_logging(options: DaemonOptions) -> None:
     """Log lines to stderr (the journal under systemd) and optionally to a file."""
-    root = logging.getLogger("ade")
+    root = logging.getLogger(LOGGER_ROOT)
     root.setLevel(logging.DEBUG if options.verbose else logging.INFO)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]

@@ -7,7 +7,6 @@ failure becomes an error response. The connection loop around it is ``engine.rpc
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import time
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import __version__
 from engine.actions import SearchDomain
+from engine.basics.logs import AUDIT_LOGGER, get_logger
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.rpc.admission import ServedConnection
 from engine.rpc.cancel import CallCancelled, EngineCall
@@ -38,8 +38,8 @@ from engine.rpc.validation import (
 if TYPE_CHECKING:
     from engine.rpc.idle import IdleClock
 
-log = logging.getLogger("ade.daemon")
-audit = logging.getLogger("ade.daemon.audit")
+log = get_logger(__name__)
+audit = get_logger(AUDIT_LOGGER)
 
 
 class RequestDispatch:

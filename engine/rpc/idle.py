@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import time
 from collections.abc import Callable
 
-log = logging.getLogger("ade.daemon")
+from engine.basics.logs import get_logger
+
+log = get_logger(__name__)
 
 
 class IdleClock:

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import heapq
 import json
-import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
+from engine.basics.digests import sha256_hex
+from engine.basics.logs import get_logger
 from engine.client import SearchClient
 from engine.errors import AdeError, CursorError, UsageError
 from engine.project.model import Project
@@ -45,7 +45,7 @@ PAGE = 200
 CURSOR_PREFIX = "m1:"
 """Marks a router cursor; engine cursors are base64 and never contain a colon."""
 
-log = logging.getLogger("ade.daemon.router")
+log = get_logger(__name__)
 
 ClientFor = Callable[[Path], SearchClient]
 
@@ -175,7 +175,7 @@ def _digest(args: SearchQueryArgs, active: Project, roots: list[Path]) -> str:
     material = json.dumps(
         [args.query, args.kinds, args.lane_id, str(active.root), sorted(map(str, roots))]
     )
-    return hashlib.sha256(material.encode()).hexdigest()[:16]
+    return sha256_hex(material.encode())[:16]
 
 
 def _encode_cursor(offset: int, digest: str) -> str:

@@ -17,7 +17,6 @@ what a frame is answered with ``engine.rpc.dispatch``.
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import socket
 import time
@@ -29,6 +28,7 @@ from typing import Any
 import msgspec
 
 from engine.actions import SearchDomain
+from engine.basics.logs import AUDIT_LOGGER, get_logger
 from engine.basics.text import replace_surrogates_in
 from engine.rpc.admission import ServedConnection, admit
 from engine.rpc.cancel import ThreadInterrupt, cancel_target, hung_up
@@ -48,11 +48,11 @@ from engine.rpc.validation import (
     result_object,
 )
 
-log = logging.getLogger("ade.daemon")
+log = get_logger(__name__)
 
 CANCEL_AGAIN_S = 0.2
 """At shutdown, how long a cancelled connection task has before it is cancelled again."""
-audit = logging.getLogger("ade.daemon.audit")
+audit = get_logger(AUDIT_LOGGER)
 
 
 @dataclass

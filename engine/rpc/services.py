@@ -8,11 +8,11 @@ requests never open two services (two writers) for one index.
 from __future__ import annotations
 
 import gc
-import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.basics.logs import get_logger
 from engine.client import SearchClient
 from engine.errors import ProjectError
 from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQueryResult
@@ -20,7 +20,7 @@ from engine.types import IndexStatus, RebuildResult, SearchQueryArgs, SearchQuer
 BACKFILL_DELAY_S = 10.0
 """Backfill waits this long after a service opens so the first queries are not competing."""
 
-log = logging.getLogger("ade.daemon.services")
+log = get_logger(__name__)
 
 ClientFactory = Callable[[Path], SearchClient]
 

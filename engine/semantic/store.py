@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from engine.project.model import Project
 
-log = get_logger("ade.semantic")
+log = get_logger(__name__)
 
 QUIET_S = 5.0
 """The vector thread starts on handed-over documents once the writer has handed nothing over for

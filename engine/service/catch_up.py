@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from engine.project.tally import WarningTally
     from engine.service.readers import ReadConnections
 
-_log = get_logger("engine.service")  # moved lines keep their logger name in the daemon log
+_log = get_logger(__name__)
 
 STILL_INDEXING = (
     "re-indexing goes on in the background: this answer may miss what is not indexed yet"

@@ -16,9 +16,8 @@ from tests.architecture.test_no_import_cycles import cycles
 ELSEWHERE = {
     ("engine.index.rowids", "engine.index.schema", "engine.index.txn", "engine.index.vacuum"),
     ("engine.index.documents", "engine.index.recent"),
-    ("engine.external.agents", "engine.external.discover"),
 }
-"""Circles being taken apart in the write path (the one ``IndexWriter``) and the agent seam:
+"""Circles being taken apart in the write path (the one ``IndexWriter``):
 tolerated here, never added to. A circle not listed fails."""
 
 TOP_LEVEL_LIMIT = 10

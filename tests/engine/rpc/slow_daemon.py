@@ -23,7 +23,7 @@ HOLD_SQL = (
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 100000000000)"
     " SELECT count(*) FROM c"
 )
-log = logging.getLogger("ade.test.slow")
+log = logging.getLogger("engine.test.slow")  # under the logger the daemon configures
 
 
 class SlowClient(EmbeddedClient):

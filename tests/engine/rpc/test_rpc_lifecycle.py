@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from engine.actions import SearchDomain
+from engine.basics.logs import AUDIT_LOGGER
 from engine.errors import AdeError
 from engine.rpc.lifecycle import (
     InstanceLock,
@@ -165,7 +166,7 @@ async def test_connection_from_another_uid_is_refused(
     server = DaemonServer(SearchDomain(_NoHost()), "token", own_uid=os.getuid() + 1)
     stop = asyncio.Event()
     serving = asyncio.create_task(server.serve(sock, stop))
-    caplog.set_level(logging.WARNING, logger="ade.daemon.audit")
+    caplog.set_level(logging.WARNING, logger=AUDIT_LOGGER)
     reader, writer = await asyncio.open_unix_connection(str(path))
     writer.write(b'{"jsonrpc":"2.0","id":1,"method":"search.query","params":{}}\n')
     await writer.drain()
