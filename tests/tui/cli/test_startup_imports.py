@@ -29,76 +29,11 @@ from cli_helpers import (
     search_argv,
     wait_until_listening,
 )
+from warm_path import kept_off_the_warm_path
 
-NOT_ON_A_WARM_SEARCH = (
-    "textual",
-    "rich",
-    "watchfiles",
-    "urllib.request",
-    "http.client",
-    "ssl",
-    "apsw.ext",
-    "apsw.bestpractice",
-    "importlib.metadata",
-    "engine.delegates.linear",
-    "engine.ingest.watcher",
-    "engine.ingest.transcripts",
-    "engine.ingest.tailing",
-    "engine.ingest.docs",
-    "engine.ingest.reconcile",
-    "engine.query.explain",
-    "engine.external.claude_code",
-    "engine.external.codex",
-    "concurrent.futures",
-    # The agent tools' discovery and readers: the manifest covers their folders (start-up budget).
-    "engine.external.discover",
-    "engine.external.registry",
-    "engine.external.agent_format",
-    "engine.external.gemini",
-    "engine.external.opencode",
-    "engine.external.copilot",
-    "engine.external.aider",
-    "engine.external.heads",
-    "engine.external.memory",
-    "engine.links.listings",
-    "engine.ingest.freshness",
-    "engine.ingest.external_pass",
-    "engine.rpc.client",
-    "engine.rpc.server",
-    "engine.rpc.dispatch",
-    "engine.rpc.admission",
-    "engine.rpc.limits",
-    "tui.logic",
-    # Only a fault logs; only a compacted transcript is inflated (the start-up budget).
-    "logging",
-    "gzip",
-    "engine.project.gzip_read",
-    # Its records are msgspec Structs: no dataclass is built on a warm search.
-    "dataclasses",
-    # msgspec takes its typing helpers from `typing` (tui.lean_msgspec).
-    "typing_extensions",
-    "inspect",
-    # Digests come from the interpreter's own modules, not OpenSSL (engine.basics.digests).
-    "hashlib",
-    # git's stderr goes to a memory file, not a `tempfile` (and its `random`; the start-up budget).
-    "tempfile",
-    "random",
-    # argparse asks the terminal's width (`shutil`) only for usage and help shown (tui.cli).
-    "shutil",
-    # The stored history state is read (its warnings); only a walk needs `git log`.
-    "engine.project.git_stream",
-    # The redaction literals' one-pass automaton is for bulk ingestion (journal: "Planning CPU").
-    "ahocorasick_rs",
-    # Typo correction loads it for a query with an unknown word only (engine.query.vocab).
-    "rapidfuzz",
-)
-"""UI toolkits, the watcher, Linear's HTTP client, apsw's helpers, the ingestion processors, the
-source listing of a full reconcile (the manifest matched), ``--explain``'s reader, the
-agent tools' discovery, parsers and head cache (their folders are in the manifest), the project
-reader behind session and lane listings, the live tail of ``session:`` queries, the daemon's
-client (``--no-daemon``), the text output's ages and the thread pool (and its logging).
-``engine.redaction`` is imported: every shown title and file snippet passes it (docs/redaction.md);
-its rule alternation is compiled on first use, so the import itself costs ~1 ms."""
+NOT_ON_A_WARM_SEARCH = kept_off_the_warm_path()
+"""What ARCHITECTURE.md's warm-path section lists, each name with its reason there: the one
+place the warm path is written down."""
 
 CLEAN_GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
