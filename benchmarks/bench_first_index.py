@@ -16,11 +16,16 @@ Per size, ``--rounds`` interleaved rounds of three jobs, each on a fresh copy of
   Wall is that call; CPU is the daemon's (``/proc/<pid>/stat``) over it.
 
 A ratio is ``raw`` over the job (higher is better: 1.0 is as fast as the raw insert), medians.
+
+``--checkout NAME=DIR`` (repeatable) runs the two jobs once per checkout, interleaved in the same
+rounds, with ``DIR``'s code (``PYTHONPATH``, for the child and the daemon alike): a change and
+its baseline measured in one invocation, e.g. ``--checkout base=/tmp/main --checkout new=.``.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -28,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.bench_size import make_project
@@ -38,9 +44,15 @@ REPO = Path(__file__).resolve().parents[1]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def _child(mode: str, *args: str) -> dict[str, float]:
+def _code_env(code: Path) -> dict[str, str]:
+    """The environment that runs ``code``'s checkout (its ``engine`` first on the path)."""
+    return {**os.environ, "PYTHONPATH": str(code)}
+
+
+def _child(mode: str, *args: str, code: Path = REPO) -> dict[str, float]:
     cmd = [sys.executable, "-m", "benchmarks.bench_first_index", mode, *args]
-    done = subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, text=True)
+    done = subprocess.run(cmd, cwd=code, check=True, capture_output=True, text=True,
+                          env=_code_env(code))  # fmt: skip
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
@@ -80,15 +92,15 @@ def _proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def through_daemon(root: Path, runtime: Path, home: Path) -> dict[str, float]:
+def through_daemon(root: Path, runtime: Path, home: Path, code: Path = REPO) -> dict[str, float]:
     """The first request naming the project, answered by a fresh ``ade daemon``."""
     from benchmarks.cli_default_path import wait_listening
     from engine.rpc.connection import open_connection
     from engine.rpc.paths import socket_path
 
-    env = {**os.environ, "HOME": str(home), "ADE_RUNTIME_DIR": str(runtime)}
+    env = {**_code_env(code), "HOME": str(home), "ADE_RUNTIME_DIR": str(runtime)}
     ade = str(Path(sys.executable).with_name("ade"))
-    daemon = subprocess.Popen([ade, "daemon"], env=env, stdout=subprocess.DEVNULL,
+    daemon = subprocess.Popen([ade, "daemon"], env=env, cwd=code, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         wait_listening(socket_path(env))
@@ -111,24 +123,48 @@ def _fresh(corpus: Path, work: Path, name: str) -> Path:
     return make_project(corpus, root)
 
 
-def run_size(mb: int, work: Path, rounds: int) -> dict[str, dict[str, list[float]]]:
+Checkouts = dict[str, Path]
+"""Name → checkout whose code the ingesting jobs run (``{"": REPO}``: this one alone)."""
+
+
+def _jobs_of(checkouts: Checkouts) -> list[str]:
+    jobs = ["raw"]
+    for name in checkouts:
+        jobs += [f"in process{' ' + name if name else ''}", f"daemon{' ' + name if name else ''}"]
+    return jobs
+
+
+def run_size(
+    mb: int, work: Path, rounds: int, checkouts: Checkouts
+) -> dict[str, dict[str, list[float]]]:
     corpus = generate(mb, work / f"corpus-{mb}")
     samples: dict[str, dict[str, list[float]]] = {
-        job: {"wall": [], "cpu": []} for job in ("raw", "in process", "daemon")
+        job: {"wall": [], "cpu": []} for job in _jobs_of(checkouts)
     }
     db = work / "raw.db"
-    for n in range(rounds):
+
+    def raw() -> dict[str, float]:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
-        jobs = {
-            "raw": lambda: _child("raw", str(corpus), str(db)),
-            "in process": lambda: _child("inproc", str(_fresh(corpus, work, f"p{mb}"))),
-            "daemon": lambda: through_daemon(
-                _fresh(corpus, work, f"d{mb}"),
-                Path(tempfile.mkdtemp(dir=work, prefix="rt")),
-                Path(tempfile.mkdtemp(dir=work, prefix="home")),
-            ),
-        }
+        return _child("raw", str(corpus), str(db))
+
+    def inproc(code: Path) -> dict[str, float]:
+        return _child("inproc", str(_fresh(corpus, work, f"p{mb}")), code=code)
+
+    def daemon(code: Path) -> dict[str, float]:
+        return through_daemon(
+            _fresh(corpus, work, f"d{mb}"),
+            Path(tempfile.mkdtemp(dir=work, prefix="rt")),
+            Path(tempfile.mkdtemp(dir=work, prefix="home")),
+            code,
+        )
+
+    jobs: dict[str, Callable[[], dict[str, float]]] = {"raw": raw}
+    for name, code in checkouts.items():
+        suffix = f" {name}" if name else ""
+        jobs[f"in process{suffix}"] = functools.partial(inproc, code)
+        jobs[f"daemon{suffix}"] = functools.partial(daemon, code)
+    for n in range(rounds):
         order = list(jobs) if n % 2 == 0 else list(jobs)[::-1]
         for job in order:
             figures = jobs[job]()
@@ -141,7 +177,9 @@ def run_size(mb: int, work: Path, rounds: int) -> dict[str, dict[str, list[float
 def report(mb: int, samples: dict[str, dict[str, list[float]]]) -> list[str]:
     raw = {k: percentile(v, 0.5) for k, v in samples["raw"].items()}
     lines = []
-    for job in ("in process", "daemon"):
+    for job in samples:
+        if job == "raw":
+            continue
         wall = percentile(samples[job]["wall"], 0.5)
         cpu = percentile(samples[job]["cpu"], 0.5)
         lines.append(
@@ -149,6 +187,13 @@ def report(mb: int, samples: dict[str, dict[str, list[float]]]) -> list[str]:
             f" {wall:.2f} s / {raw['wall']:.2f} s | {cpu:.2f} s / {raw['cpu']:.2f} s |"
         )
     return lines
+
+
+def _checkouts(specs: list[str]) -> Checkouts:
+    if not specs:
+        return {"": REPO}
+    named = dict(spec.split("=", 1) for spec in specs)
+    return {name: Path(path).resolve() for name, path in named.items()}
 
 
 def main() -> None:
@@ -162,6 +207,8 @@ def main() -> None:
     parser.add_argument("--mb", type=int, nargs="+", default=[10, 100])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--checkout", action="append", default=[], metavar="NAME=DIR",
+                        help="run the ingesting jobs with this checkout's code (repeatable)")  # fmt: skip
     args = parser.parse_args()
     if args.cmd == "raw":
         print(json.dumps(raw_insert(args.corpus, args.db)))
@@ -174,7 +221,7 @@ def main() -> None:
     lines = ["| size | path | wall ratio | CPU ratio | wall ours / raw | CPU ours / raw |",
              "|---|---|---|---|---|---|"]  # fmt: skip
     for mb in args.mb:
-        lines += report(mb, run_size(mb, work, args.rounds))
+        lines += report(mb, run_size(mb, work, args.rounds, _checkouts(args.checkout)))
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     print("\n".join(lines))
 

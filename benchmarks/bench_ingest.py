@@ -36,7 +36,7 @@ import msgspec
 from benchmarks.bench_chunking import ansi_log
 from benchmarks.timing import Stopwatch, best_of, interleaved, percentile, timed
 from engine.index import documents as index_documents
-from engine.index import recent as index_recent
+from engine.index import first_index as index_recent
 from engine.index.identifiers import identifier_parts
 from engine.index.tuning import WriteTuning
 from engine.ingest import plan_worker, planner, tailing

@@ -36,10 +36,10 @@ from benchmarks.corpus import generate
 from benchmarks.results import replace_section
 from benchmarks.timing import interleaved
 from engine.index.db import connect, immediate, open_index, upsert_docs
-from engine.index.documents import IndexDoc
+from engine.index.documents import IndexDoc, WriteTargets
 from engine.index.sql import Filters
 from engine.semantic.model import model
-from engine.semantic.store import attach, nearest, writer
+from engine.semantic.store import hand_over, nearest, writer
 
 HEADING = "## Semantic extra: cost"
 
@@ -51,12 +51,11 @@ def _write(path: Path, docs: list[IndexDoc], vectors: bool) -> tuple[float, floa
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     open_index(path)
     conn = connect(path)
-    if vectors:
-        attach(conn)
+    targets = WriteTargets(vectors=hand_over if vectors else None)
     start = time.perf_counter()
     for i in range(0, len(docs), 1000):
         with immediate(conn):
-            upsert_docs(conn, docs[i : i + 1000])
+            upsert_docs(conn, docs[i : i + 1000], targets)
     written = time.perf_counter() - start
     writer.wait()  # outside the index's time, and before the next run starts
     conn.close()

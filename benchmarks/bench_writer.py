@@ -7,7 +7,7 @@ The corpus (``benchmarks.corpus.generate``) is made an ade project and every tra
 once, up front and untimed, pass by pass exactly as the drain plans it (``tailing.plan_pass``:
 read, chunk, sanitize, redact, derive the digest, zlib body and identifier parts), which is what
 the planning worker hands the writing process. Each round then writes every plan into a fresh
-index as the drain's first index does (``recent_deferred``, one ``commit_pass`` transaction a
+index as the drain's first index does (``IndexWriter.first_index``, one ``commit_pass`` transaction a
 pass), interleaved with the raw baseline: the same docs' bodies into ``fts5(body)`` (apsw, 1000
 rows a transaction, WAL, ``synchronous=NORMAL``), as ``bench_ingest --corpus-mb`` does. Wall and
 CPU medians; the ratio is raw / ours (goal: the writer close to 1, end to end >= 0.75).
@@ -34,8 +34,8 @@ from benchmarks.bench_ingest import _corpus_project
 from benchmarks.timing import Stopwatch, Timing, cpu_ms
 from engine.index import checks as index_checks
 from engine.index import db as index_db
-from engine.index import held_fts, recent, txn
-from engine.index import recent as index_recent
+from engine.index import first_index as recent
+from engine.index.writer import IndexWriter
 from engine.ingest import tailing
 from engine.ingest.transcripts import chat_builder, terminal_builder
 from engine.project.locate import open_project
@@ -81,21 +81,19 @@ def fresh_index(index: Path) -> None:
 def write_ours(index: Path, plans: Plans, group: int = 1) -> int:
     """A first index of ``plans`` into the empty index at ``index``, ``group`` passes a
     transaction (as the drain's ``pass_group``); returns the doc count."""
-    conn = index_db.connect(index)
+    writer = IndexWriter(index)
     try:
-        with index_recent.recent_deferred(conn):
+        with writer.first_index():
             for start in range(0, len(plans), group):
                 if group > 1:  # as ``engine.ingest.pass_group`` does
-                    txn.begin_group(conn)
-                    held_fts.hold_fts_rows(conn)
+                    writer.begin_group()
                 for kind, plan in plans[start : start + group]:
-                    tailing.commit_pass(conn, plan, kind, 0)
+                    tailing.commit_pass(writer, plan, kind, 0)
                 if group > 1:
-                    held_fts.write_held_fts(conn)
-                    txn.commit_group(conn)
-        return index_checks.doc_count(conn)
+                    writer.commit_group()
+        return index_checks.doc_count(writer.conn)
     finally:
-        conn.close()
+        writer.close()
 
 
 def fresh_raw(path: Path) -> None:

@@ -30,8 +30,6 @@ from engine.index.documents import (
     delete_docs_by_source,
     upsert_docs,
 )
-from engine.index.held_fts import held_rows
-from engine.index.rowids import forget_all
 from engine.index.schema import (
     BUSY_TIMEOUT_MS,
     DAMAGE_ERRORS,
@@ -53,6 +51,7 @@ __all__ = [
     "OpenReport",
     "SourceRow",
     "clear_index",
+    "clear_rows",
     "connect",
     "delete_docs",
     "delete_docs_by_source",
@@ -227,14 +226,16 @@ def clear_index(conn: apsw.Connection) -> None:
     writing into the same file rather than a ghost (RELIABILITY 13).
     """
     with immediate(conn):
-        forget_all(conn)
-        if (held := held_rows(conn)) is not None:
-            held.clear()
-        conn.execute("DELETE FROM docs")
-        conn.execute("DELETE FROM doc_vectors")  # the semantic extra's (docs/semantic.md)
-        conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
-        conn.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")
-        conn.execute("INSERT INTO docs_title(docs_title) VALUES ('delete-all')")
-        conn.execute("DELETE FROM commit_lanes")
-        conn.execute("DELETE FROM sources")
-        conn.execute("DELETE FROM meta")
+        clear_rows(conn)
+
+
+def clear_rows(conn: apsw.Connection) -> None:
+    """``clear_index`` inside the caller's transaction (``IndexWriter.clear_index``)."""
+    conn.execute("DELETE FROM docs")
+    conn.execute("DELETE FROM doc_vectors")  # the semantic extra's (docs/semantic.md)
+    conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
+    conn.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")
+    conn.execute("INSERT INTO docs_title(docs_title) VALUES ('delete-all')")
+    conn.execute("DELETE FROM commit_lanes")
+    conn.execute("DELETE FROM sources")
+    conn.execute("DELETE FROM meta")

@@ -13,7 +13,9 @@ that for its bounded candidate window (``ORDER BY rowid DESC LIMIT n`` stops ear
 open check cannot see it.
 
 Write functions (``upsert_docs`` …) run inside a transaction the caller owns (``immediate``), so a
-batch of documents and its source cursor commit together (RELIABILITY 2, 10, 12).
+batch of documents and its source cursor commit together (RELIABILITY 2, 10, 12). What they do
+besides writing the tables is what they are handed (``WriteTargets``, the writer's:
+``engine.index.writer.IndexWriter``); without it they write straight into the tables.
 """
 
 from __future__ import annotations
@@ -21,18 +23,18 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import apsw
 import msgspec
 
 from engine.basics.digests import blake2b
-from engine.index.held_fts import held_rows
+from engine.index.first_index import RecentDeferral
 from engine.index.identifiers import identifier_parts
 from engine.index.normalize import normalize_title_query
-from engine.index.recent import deferrals, raise_recent_floor, recent_floor
-from engine.index.rowids import RowidAllocator, doc_rowid, forget_rowid
-from engine.index.vector_hook import vector_sinks
+from engine.index.recent import FtsRow, raise_recent_floor, recent_floor
+from engine.index.rowids import KnownRuns, RowidAllocator, doc_rowid
+from engine.index.vector_hook import VectorSink
 from engine.kinds import ROLE_TOKEN, SYSTEM_ROLE
 
 _ZLIB_LEVEL = 1
@@ -155,7 +157,27 @@ class PreparedDocs(list[IndexDoc]):
         return hit[1] if hit is not None and hit[0] is doc else _derive(doc)
 
 
-def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
+class WriteTargets(NamedTuple):
+    """Where a batch's rows go besides the tables, as the writer hands them over
+    (``IndexWriter.targets``); ``PLAIN`` (the default) writes every row into its table."""
+
+    held_fts: dict[int, FtsRow] | None = None
+    """``docs_fts`` rows held by the writer's open group, written sorted before its ``COMMIT``
+    (``IndexWriter.begin_group``); None: into the table now."""
+    recent: RecentDeferral | None = None
+    """A first index's held ``docs_recent`` rows (``engine.index.first_index``); None: the floor
+    is raised and the rows above it written now."""
+    runs: KnownRuns | None = None
+    """The writer's known runs of stored row ids (``engine.index.rowids``); None: walked afresh."""
+    vectors: VectorSink | None = None
+    """Where the inserted documents go for their meaning vectors (docs/semantic.md); None: not."""
+
+
+PLAIN = WriteTargets()
+"""Every row straight into its table: a caller outside the writer (a test, a one-off fix)."""
+
+
+def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc], to: WriteTargets = PLAIN) -> None:
     """Insert or replace documents by doc id; unchanged documents are left untouched.
 
     Runs inside the caller's transaction; the ``docs`` row and its FTS rows always change together.
@@ -183,24 +205,33 @@ def upsert_docs(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
                 continue
             replaced.append(old[0])
         inserts.append((doc_rowid(doc.updated_at), doc, derived))
-    _delete_rows(conn, replaced)
+    _delete_rows(conn, replaced, to)
     inserts.sort(key=lambda item: (item[0], item[1].doc_id))
-    alloc = RowidAllocator(conn)
+    alloc = RowidAllocator(conn, to.runs)
     rows = [(alloc.take(wanted), doc, derived if isinstance(derived, _Derived) else _derive(doc, derived))
             for wanted, doc, derived in inserts]  # fmt: skip
     if rows:
+        fts_rows = [(rowid, doc.rank_title, doc.body, d.parts) for rowid, doc, d in rows]
         # The floor moves before the rows are written, so a row it leaves behind is never put
         # into the prefix-indexed table only to be deleted again; a first index holds its rows
-        # back until it ends (``recent_deferred``; benchmarks/journal/waves-1-to-3.md).
-        deferral = deferrals.get(conn)
-        floor = (deferral.hold(conn, rows) if deferral is not None
+        # back until it ends (``engine.index.first_index``; benchmarks/journal/waves-1-to-3.md).
+        floor = (to.recent.hold(conn, fts_rows) if to.recent is not None
                  else raise_recent_floor(conn, [row[0] for row in rows]))  # fmt: skip
-        _insert_rows(conn, rows, floor)
+        insert_rows(conn, rows, fts_rows, floor=floor, fts_sink=to.held_fts, vectors=to.vectors)
 
 
-def _insert_rows(
-    conn: apsw.Connection, rows: list[tuple[int, IndexDoc, _Derived]], floor: int
+def insert_rows(
+    conn: apsw.Connection,
+    rows: list[tuple[int, IndexDoc, _Derived]],
+    fts_rows: list[FtsRow],
+    *,
+    floor: int,
+    fts_sink: dict[int, FtsRow] | None = None,
+    vectors: VectorSink | None = None,
 ) -> None:
+    """Write new documents at their row ids: ``docs``, ``docs_title``, the ``docs_recent`` rows
+    at or above ``floor``, and their ``fts_rows`` into ``docs_fts`` or, given ``fts_sink``, into
+    it (held by the writer's group); ``vectors`` is handed each document's text."""
     conn.executemany(
         "INSERT INTO docs(id, doc_id, kind, title, rank_title, title_norm, body, updated_at,"
         " session_id, lane_id, anchor, source_key, digest, tool, src_offset, src_len, exit_code,"
@@ -211,10 +242,8 @@ def _insert_rows(
           doc.role)
          for rowid, doc, d in rows],
     )  # fmt: skip
-    fts_rows = [(rowid, doc.rank_title, doc.body, d.parts) for rowid, doc, d in rows]
-    held = held_rows(conn)
-    if held is not None:
-        held.update((row[0], row) for row in fts_rows)
+    if fts_sink is not None:
+        fts_sink.update((row[0], row) for row in fts_rows)
     else:
         conn.executemany("INSERT INTO docs_fts(rowid, rank_title, body, parts) VALUES (?,?,?,?)",
                          fts_rows)  # fmt: skip
@@ -226,19 +255,17 @@ def _insert_rows(
     titled = [(rowid, doc.rank_title, d.title_parts) for rowid, doc, d in rows if doc.rank_title]
     if titled:
         conn.executemany("INSERT INTO docs_title(rowid, rank_title, parts) VALUES (?,?,?)", titled)
-    sink = vector_sinks.get(conn)
-    if sink is not None:  # the semantic extra's vectors, in this transaction (docs/semantic.md)
-        sink(conn, [(doc.doc_id, d.digest, f"{doc.title}\n{doc.body}") for _, doc, d in rows])
+    if vectors is not None:  # the semantic extra's vectors, in this transaction (docs/semantic.md)
+        vectors(conn, [(doc.doc_id, d.digest, f"{doc.title}\n{doc.body}") for _, doc, d in rows])
 
 
-def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:
+def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row], to: WriteTargets) -> int:
     count = 0
     floor = recent_floor(conn)
-    deferral = deferrals.get(conn)
-    held = held_rows(conn)
+    held = to.held_fts
     for rowid, titled in rows:
-        if deferral is not None:
-            deferral.rows.pop(rowid, None)
+        if to.recent is not None:
+            to.recent.rows.pop(rowid, None)
         if held is None or held.pop(rowid, None) is None:
             # A held row is not in the table yet: deleting it there would leave a tombstone.
             conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (rowid,))
@@ -247,7 +274,8 @@ def _delete_rows(conn: apsw.Connection, rows: Iterable[_Row]) -> int:
         if titled:
             conn.execute("DELETE FROM docs_title WHERE rowid = ?", (rowid,))
         conn.execute("DELETE FROM docs WHERE id = ?", (rowid,))
-        forget_rowid(conn, rowid)
+        if to.runs is not None:
+            to.runs.forget(rowid)
         count += 1
     return count
 
@@ -256,29 +284,31 @@ def _rows(conn: apsw.Connection, sql: str, params: Any) -> list[_Row]:
     return [(int(r[0]), bool(r[1])) for r in conn.execute(sql, params)]
 
 
-def delete_docs(conn: apsw.Connection, doc_ids: Iterable[str]) -> None:
+def delete_docs(conn: apsw.Connection, doc_ids: Iterable[str], to: WriteTargets = PLAIN) -> None:
     """Delete documents by doc id (missing ids are ignored). Inside the caller's transaction."""
     for doc_id in doc_ids:
         _delete_rows(conn, _rows(conn, "SELECT id, rank_title != '' FROM docs WHERE doc_id = ?",
-                                 (doc_id,)))  # fmt: skip
+                                 (doc_id,)), to)  # fmt: skip
 
 
 def delete_rows_by_id(conn: apsw.Connection, rowids: Iterable[int]) -> int:
     """Delete documents by row id, for rows whose doc id cannot be read (``engine.index.text_rot``)."""
     return sum(
-        _delete_rows(conn, _rows(conn, "SELECT id, rank_title != '' FROM docs WHERE id = ?", (r,)))
+        _delete_rows(
+            conn, _rows(conn, "SELECT id, rank_title != '' FROM docs WHERE id = ?", (r,)), PLAIN
+        )
         for r in rowids
     )
 
 
-def delete_docs_by_source(conn: apsw.Connection, source_key: str) -> None:
+def delete_docs_by_source(conn: apsw.Connection, source_key: str, to: WriteTargets = PLAIN) -> None:
     """Delete every document one source produced (a reindex from zero, a vanished PR)."""
     _delete_rows(conn, _rows(conn, "SELECT id, rank_title != '' FROM docs WHERE source_key = ?",
-                             (source_key,)))  # fmt: skip
+                             (source_key,)), to)  # fmt: skip
 
 
 def delete_docs_where_session_not_in(
-    conn: apsw.Connection, kind: str, session_ids: Iterable[str]
+    conn: apsw.Connection, kind: str, session_ids: Iterable[str], to: WriteTargets = PLAIN
 ) -> int:
     """Delete docs of ``kind`` whose session no longer exists (backfill reconcile).
 
@@ -291,7 +321,7 @@ def delete_docs_where_session_not_in(
         " AND session_id NOT IN (SELECT value FROM json_each(?))",
         (kind, json.dumps(sorted(set(session_ids)))),
     )
-    return _delete_rows(conn, rows)
+    return _delete_rows(conn, rows, to)
 
 
 class StoredBody(msgspec.Struct, frozen=True):

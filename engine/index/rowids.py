@@ -4,14 +4,14 @@
 is recency order. A second with more than 1024 documents spills into the slots after it, which
 only blurs the order by a second. Spills are common (every chunk of a terminal pass shares its
 ``updated_at``; the generated corpus puts ~10,000 documents on each of its seconds), so finding
-the first free id after a long run of stored ones must not cost a walk of the run per pass: a
-connection remembers the runs it has walked (``_KnownRuns``).
+the first free id after a long run of stored ones must not cost a walk of the run per pass: the
+writer (``engine.index.writer.IndexWriter``) keeps the runs it has walked (``KnownRuns``) and
+hands them to each batch's ``RowidAllocator``.
 """
 
 from __future__ import annotations
 
 import bisect
-import weakref
 from typing import Any
 
 import apsw
@@ -32,21 +32,35 @@ def _scalar(conn: apsw.Connection, sql: str, params: Any) -> int:
     return 0 if row is None or row[0] is None else int(row[0])
 
 
-class _KnownRuns:
-    """Stretches ``[start, end)`` of row ids this connection saw stored, every one of them.
+class KnownRuns:
+    """Stretches ``[start, end)`` of row ids the writer saw stored, every one of them.
 
     Without it each pass of a session whose second had spilled walked the whole run of stored
     ids again (10 of 41 s of the 330 MB corpus's first index). An entry only ever says where to
     resume the walk: the id it points to is checked against the table like any other, so an
     entry that went stale (a rolled-back insert) can make a document take a later free id,
-    never a stored one. Entries are dropped when another connection commits (``data_version``),
-    when this one deletes an id inside them, rolls back or clears the index.
+    never a stored one. Entries are dropped when another connection commits (``data_version``,
+    ``refresh``), when the writer deletes an id inside them (``forget``), and all of them when it
+    rolls back or clears the index (``clear``).
     """
 
-    def __init__(self, version: int) -> None:
-        self.version = version
+    def __init__(self) -> None:
+        self.version = -1
         self.starts: list[int] = []
         self.ends: dict[int, int] = {}
+
+    def clear(self) -> None:
+        """Nothing walked is known now (the writer rolled back or cleared the index)."""
+        self.starts, self.ends = [], {}
+
+    def refresh(self, conn: apsw.Connection) -> None:
+        """Drop what is known when another connection has committed since it was walked."""
+        # ``PRAGMA data_version`` changes with another connection's commits only (apsw's
+        # ``data_version()`` is the pager's counter, which this connection's own commits move).
+        version = int(conn.pragma("data_version"))
+        if version != self.version:
+            self.version = version
+            self.clear()
 
     def _holding(self, rowid: int) -> int | None:
         i = bisect.bisect_right(self.starts, rowid) - 1
@@ -81,39 +95,20 @@ class _KnownRuns:
             del self.ends[start]
 
 
-_known: weakref.WeakKeyDictionary[apsw.Connection, _KnownRuns] = weakref.WeakKeyDictionary()
-
-
-def _known_runs(conn: apsw.Connection) -> _KnownRuns:
-    # ``PRAGMA data_version`` changes with another connection's commits only (apsw's
-    # ``data_version()`` is the pager's counter, which this connection's own commits move).
-    version = int(conn.pragma("data_version"))
-    runs = _known.get(conn)
-    if runs is None or runs.version != version:
-        runs = _known[conn] = _KnownRuns(version)
-    return runs
-
-
-def forget_rowid(conn: apsw.Connection, rowid: int) -> None:
-    """This connection deleted ``rowid`` (inside its transaction)."""
-    runs = _known.get(conn)
-    if runs is not None:
-        runs.forget(rowid)
-
-
-def forget_all(conn: apsw.Connection) -> None:
-    """This connection rolled back or cleared the index: nothing it walked is known now."""
-    _known.pop(conn, None)
-
-
 class RowidAllocator:
     """Free row ids for one batch: the next slot of each second, never one taken in the batch."""
 
-    def __init__(self, conn: apsw.Connection) -> None:
+    def __init__(self, conn: apsw.Connection, runs: KnownRuns | None = None) -> None:
+        """``runs``: the writer's known runs, added to as this batch walks; None (a caller
+        outside the writer) walks afresh."""
         self._conn = conn
         self._next: dict[int, int] = {}
         self._taken: set[int] = set()
-        self._runs = _known_runs(conn)
+        if runs is None:
+            runs = KnownRuns()
+        else:
+            runs.refresh(conn)
+        self._runs = runs
         self._free = (0, 0)
         """``[start, end)``: ids found free in the table (the write lock keeps them so)."""
 
@@ -152,7 +147,7 @@ class RowidAllocator:
 
     def _after_run(self, rowid: int) -> int:
         """The first free id after the run of stored ids that holds ``rowid``: resumed at the
-        end of the run as far as this connection knows it, then walked in one statement (id by
+        end of the run as far as the writer knows it, then walked in one statement (id by
         id from Python, every pass cost one query per earlier spilled doc)."""
         start = self._runs.resume(rowid)
         if start != rowid and self._free_in_table(start):

@@ -11,6 +11,10 @@ import functools
 
 import apsw
 
+from engine.index.errors import DAMAGE_ERRORS as DAMAGE_ERRORS
+from engine.index.errors import TRANSIENT_ERRORS as TRANSIENT_ERRORS
+from engine.index.errors import WRITE_FAULT_ERRORS as WRITE_FAULT_ERRORS
+
 SEARCH_INDEX_SCHEMA_VERSION = 12
 """Bumped whenever what is stored changes; a mismatch recreates the index (never migrated).
 5: ``docs.tool`` (the agent that wrote a chat: the ``tool:`` filter and the hit's ``tool``).
@@ -181,20 +185,6 @@ def _user_tables(conn: apsw.Connection) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
-TRANSIENT_ERRORS = (apsw.BusyError, apsw.LockedError)
-"""Another process holds a lock: says nothing about the file. Treating it as damage would delete
-an index that a second writer is creating or using (seen as "no such table" in the other one)."""
-
-
-DAMAGE_ERRORS = (apsw.CorruptError, apsw.NotADBError)
-"""SQLite read the file and found it inconsistent: the only errors that justify deleting it."""
-
-WRITE_FAULT_ERRORS = (apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError)
-"""The disk, not the file: full, an I/O error, a read-only ``-shm`` or folder. Deleting the index
-for these lost everything it held (a full disk then rebuilt it smaller); the caller
-rolls back, keeps answering from what is there and retries."""
-
-
 def _is_sound(conn: apsw.Connection) -> bool:
     """Whether SQLite can read the file as a database at all (so it may be rebuilt in place)."""
     try:
@@ -275,7 +265,7 @@ def recreate_in_place(conn: apsw.Connection, *, vacuum: bool = True) -> None:
     # because it held unredacted titles must not keep them. Best effort (another process may hold
     # a read snapshot): the empty schema is a few pages, so this costs next to nothing. It also
     # turns an old file's ``auto_vacuum = NONE`` into ``INCREMENTAL`` (``engine.index.vacuum``).
-    from engine.index.vacuum import convert_vacuum  # deferred: it imports this module
+    from engine.index.vacuum import convert_vacuum  # deferred: only a recreate needs it
 
     with contextlib.suppress(apsw.Error):
         convert_vacuum(conn, enabled=vacuum)

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import apsw
 
 from engine.basics.logs import get_logger
-from engine.index.schema import TRANSIENT_ERRORS
+from engine.index.errors import TRANSIENT_ERRORS
 from engine.index.tuning import DEFAULT_TUNING
 from engine.index.txn import immediate, scalar
 

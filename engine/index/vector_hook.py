@@ -1,15 +1,14 @@
-"""Where the documents a connection writes are handed on for their meaning vectors.
+"""Where the documents the writer inserts are handed on for their meaning vectors.
 
 The optional semantic layer (``engine.semantic``, docs/semantic.md) keeps a vector beside each
-document. The index room cannot import it (it sits above the index), so a writer connection is
-given a sink here and ``upsert_docs`` calls it with the rows it inserted; the sink only hands
-them over (the vectors are made on a thread of their own). A connection without one (every
-reader, and every writer when the extra is not installed) pays one look-up per batch.
+document. The index room cannot import it (it sits above the index), so the drain gives the
+writer (``engine.index.writer.IndexWriter``) a sink, and ``upsert_docs`` calls it with the rows
+it inserted; the sink only hands them over (the vectors are made on a thread of their own).
+A writer without one (the extra is not installed) hands nothing over.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 
 import apsw
@@ -19,6 +18,3 @@ VectorRow = tuple[str, bytes, str]
 
 VectorSink = Callable[[apsw.Connection, Sequence[VectorRow]], None]
 """Takes the texts of a batch of inserted documents for their vectors; returns at once."""
-
-vector_sinks: weakref.WeakKeyDictionary[apsw.Connection, VectorSink] = weakref.WeakKeyDictionary()
-"""The sink of each writer connection that has one (``engine.semantic.store.attach``)."""

@@ -20,18 +20,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import apsw
-
 from engine.index.db import (
     IndexDoc,
     SourceRow,
-    delete_docs,
-    delete_docs_by_source,
     get_source,
-    immediate,
     put_source,
-    upsert_docs,
 )
+from engine.index.writer import IndexWriter
 from engine.ingest.docstore import existing_doc_ids
 from engine.project.model import Project, SessionMeta
 from engine.project.safe_io import loads_json, read_regular
@@ -138,7 +133,7 @@ def command_title(command: Command) -> str:
 
 
 def index_commands(
-    conn: apsw.Connection, project: Project, sid: str, meta: SessionMeta, log: Path, now_ms: int
+    writer: IndexWriter, project: Project, sid: str, meta: SessionMeta, log: Path, now_ms: int
 ) -> int:
     """Write the docs of the commands the log cursor passed; take their text out of the chunks.
 
@@ -147,6 +142,7 @@ def index_commands(
     """
     sidecar = commands_file(project, sid)
     key = commands_source(sid)
+    conn = writer.conn
     log_row = get_source(conn, f"terminal:{sid}")
     if log_row is None:
         return 0
@@ -158,15 +154,15 @@ def index_commands(
         return 0  # unchanged, or a shell without OSC 133 marks
     reset = stored is not None and not identity.endswith(f"@{log_row.identity}")
     done = [c for c in read_commands(sidecar) if c.end <= log_row.cursor]
-    with immediate(conn):
+    with writer.transaction():
         if reset:
-            delete_docs_by_source(conn, key)  # the log was reindexed: chunks are whole again
+            writer.delete_docs_by_source(key)  # the log was reindexed: chunks are whole again
         docs = [_doc(sid, meta, c) for c in done]
         have = existing_doc_ids(conn, [d.doc_id for d in docs])
         new = [c for c, d in zip(done, docs, strict=True) if d.doc_id not in have]
         fresh = [_doc(sid, meta, c, _output(log, c)) for c in new]
-        upsert_docs(conn, fresh)
-        _trim_chunks(conn, sid, log, _merged([_region(c) for c in done]), new, log_row.cursor)
+        writer.upsert_docs(fresh)
+        _trim_chunks(writer, sid, log, _merged([_region(c) for c in done]), new, log_row.cursor)
         put_source(conn, SourceRow(key=key, identity=identity, last_run=now_ms))
     return len(fresh)
 
@@ -215,7 +211,7 @@ def _doc(sid: str, meta: SessionMeta, command: Command, output: str = "") -> Ind
 
 
 def _trim_chunks(
-    conn: apsw.Connection, sid: str, log: Path, regions: list[tuple[int, int]],
+    writer: IndexWriter, sid: str, log: Path, regions: list[tuple[int, int]],
     new: list[Command], cursor: int,
 ) -> None:  # fmt: skip
     """Re-derive each chunk overlapping a new command from its raw bytes outside every command
@@ -224,7 +220,7 @@ def _trim_chunks(
 
     if not new:
         return
-    rows = conn.execute(
+    rows = writer.conn.execute(
         "SELECT doc_id, anchor, title, lane_id, updated_at FROM docs WHERE source_key = ?",
         (f"terminal:{sid}",),
     ).fetchall()
@@ -246,8 +242,8 @@ def _trim_chunks(
             lane_id=None if row[3] is None else str(row[3]), anchor=str(start),
             source_key=f"terminal:{sid}",
         ))  # fmt: skip
-    delete_docs(conn, gone)
-    upsert_docs(conn, rewritten)
+    writer.delete_docs(gone)
+    writer.upsert_docs(rewritten)
 
 
 def _outside(start: int, end: int, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -24,13 +24,12 @@ from typing import TYPE_CHECKING
 import apsw
 
 from engine.basics.logs import get_logger
-from engine.errors import AdeError
 from engine.external.catalog import ExternalCatalog
-from engine.index.db import connect, file_identity, immediate, meta_set, open_index
+from engine.index.db import meta_set
 from engine.index.faults import count_drift
-from engine.index.recent import first_index_running, recent_deferred
 from engine.index.schema import BUSY_TIMEOUT_MS, DAMAGE_ERRORS
 from engine.index.tuning import DEFAULT_TUNING, WriteTuning
+from engine.index.writer import IndexWriter
 from engine.ingest.drain_faults import WriteFaults
 from engine.ingest.drain_passes import SESSION_QUEUE_KINDS, SourcePasses
 from engine.ingest.history import HistoryWalker
@@ -39,10 +38,11 @@ from engine.project.lanes import list_lanes
 from engine.project.model import Project
 from engine.project.tally import WarningTally
 from engine.project.transcripts import TranscriptNotReady, TranscriptUnreadable
-from engine.semantic import attach_on_first_write
 from engine.semantic import enabled as semantic_enabled
+from engine.semantic import hand_over_on_first_write
 
 if TYPE_CHECKING:
+    from engine.index.vector_hook import VectorSink
     from engine.ingest.pass_group import PassGroup
     from engine.ingest.planner import Prefetcher
 
@@ -56,10 +56,6 @@ RECONCILE_INTERVAL_S = 30.0
 
 RECONCILE_NO_WATCHER_S = 5.0
 """Reconcile period without a watcher: the reconcile is then the only way changes arrive."""
-
-DELETED_REASON = "index file was deleted"
-REPLACED_REASON = "index file was replaced"
-"""``recreated_reason`` when the file vanished or changed under an open writer (a disposable cache)."""
 
 CHECKPOINT_WAIT_MS = 200
 """How long the idle checkpoint waits for a reader still on an older snapshot before it leaves
@@ -103,8 +99,10 @@ class Drainer(SourcePasses, WriteFaults):
         self.history_deadline: float | None = None
         """Monotonic time after which history slices wait for the background writer instead of
         running on (the CLI's catch-up answers then, saying the history is still indexing)."""
-        self._conn: apsw.Connection | None = None
-        self._identity: tuple[int, int] | None = None
+        self.writer = IndexWriter(
+            project.index_path, tuning, vectors=_vector_sink, on_open=self._opened
+        )
+        """The writer connection and its modes (``engine.index.writer``)."""
         self.pending_manifest: str | None = None
         """The manifest of the last full reconcile, stored once its entries all drained."""
         self._incomplete = False
@@ -116,8 +114,6 @@ class Drainer(SourcePasses, WriteFaults):
         self.prefetch: Prefetcher | None = None
         """The planning worker's handle (``engine.ingest.planner``), made on the first
         transcript entry: a warm run that ingests nothing never imports it."""
-        self._deferral: contextlib.ExitStack | None = None
-        """The open ``deferring_recent`` scope whose first entry has not run yet."""
         self._group: PassGroup | None = None
         self.full_reconciles = 0
         self.skipped_reconciles = 0
@@ -133,7 +129,7 @@ class Drainer(SourcePasses, WriteFaults):
         if self._group is None:
             from engine.ingest.pass_group import PassGroup
 
-            self._group = PassGroup(self.tuning)
+            self._group = PassGroup(self.writer)
         return self._group
 
     @property
@@ -142,47 +138,37 @@ class Drainer(SourcePasses, WriteFaults):
 
     def connection(self) -> apsw.Connection:
         """The writer connection, reopened when the index file was replaced or deleted."""
-        current = file_identity(self.path)
-        if self._conn is None or current is None or current != self._identity:
-            # An open writer whose file went (``rm -rf .ade/cache``) or was swapped: the new
-            # file is compared with the sources again, never served as an empty "ready" index.
-            replaced = self._conn is not None
-            self.close()
-            report = open_index(self.path, vacuum=self.tuning.vacuum)
-            if report.recreated_reason is not None:
-                self.recreated_reason = report.recreated_reason
-            self._conn = connect(self.path, vacuum=self.tuning.vacuum)
-            self._identity = file_identity(self.path)
-            if semantic_enabled():  # each new document's meaning vector (docs/semantic.md)
-                attach_on_first_write(self._conn)
-            if replaced:
-                self.recreated_reason = REPLACED_REASON if current is not None else DELETED_REASON
-                self.replaced_note = (
-                    f"search index: {self.recreated_reason}; made anew from the sources"
-                )
-                log.info("search index file %s: re-indexing", self.recreated_reason)
-                self.queue.add("reconcile", "replaced", delay=0.0)
-        return self._conn
+        return self.writer.connection()
+
+    def _opened(self, recreated_reason: str | None, replaced: str | None) -> None:
+        """The writer opened the file (``IndexWriter.connection``): why it was recreated, and
+        whether it went or changed under the open connection (re-indexed from the sources)."""
+        self._release()
+        if recreated_reason is not None:
+            self.recreated_reason = recreated_reason
+        if replaced is not None:
+            self.recreated_reason = replaced
+            self.replaced_note = f"search index: {replaced}; made anew from the sources"
+            log.info("search index file %s: re-indexing", replaced)
+            self.queue.add("reconcile", "replaced", delay=0.0)
 
     def held_identity(self) -> tuple[int, int] | None:
         """The identity of the file the open writer connection holds (None: none open)."""
-        return self._identity if self._conn is not None else None
+        return self.writer.identity
 
     def close(self) -> None:
         """Close the writer connection (checkpointing the WAL), the history walk and the
         planning worker, if open. An open group of passes is rolled back with the connection:
         its passes are queued again."""
+        self._release()
+        self.writer.close()
+
+    def _release(self) -> None:
         if self._group is not None:
             self._requeue(self._group.abandon())
         self.history.close()
         if self.prefetch is not None:
             self.prefetch.close()
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except apsw.Error:
-                log.debug("closing the writer connection failed", exc_info=True)
-            self._conn = None
 
     def now_ms(self) -> int:
         return int(self.clock().timestamp() * 1000)
@@ -210,22 +196,16 @@ class Drainer(SourcePasses, WriteFaults):
 
     @contextlib.contextmanager
     def deferring_recent(self) -> Iterator[None]:
-        """Around a loop of ``run``: when its first entry finds the index empty (a first index),
-        the recent-prefix table is written once at the end (``recent_deferred``)."""
-        with contextlib.ExitStack() as stack:
-            self._deferral = stack
+        """Around a loop of ``run``: when its first entry finds the index empty, the loop is a
+        first index (``IndexWriter.first_index``); its group of passes ends before the mode does."""
+        with self.writer.first_index():
             try:
                 yield
             finally:
-                self._deferral = None
-                self.end_group()  # before the deferral's fill and merge, which need no group
+                self.end_group()  # before the first index's fill and merge, which need no group
 
     def run(self, entry: Entry) -> None:
         """Process one entry; on failure re-enqueue it with backoff (nothing half-written)."""
-        if self._deferral is not None:
-            stack, self._deferral = self._deferral, None
-            with contextlib.suppress(apsw.Error, OSError, AdeError):
-                stack.enter_context(recent_deferred(self.connection(), self.tuning))
         kind, ident = entry
         try:
             more = self._grouped_dispatch(kind, ident)
@@ -256,12 +236,12 @@ class Drainer(SourcePasses, WriteFaults):
     def _grouped_dispatch(self, kind: Kind, ident: str) -> bool:
         """``_dispatch`` inside a first index's group of passes when the entry may join one
         (``engine.ingest.pass_group``); an entry that raises ends the group first."""
-        conn = self.connection()
+        self.connection()
         live = self.queue.live_adds
-        if self._group_open and not self.group.admits(conn, kind, live):
+        if self._group_open and not self.group.admits(kind, live):
             self.end_group()
-        if not self._group_open and kind in SESSION_QUEUE_KINDS and first_index_running(conn):
-            self.group.begin(conn, live)
+        if not self._group_open and kind in SESSION_QUEUE_KINDS and self.writer.first_index_running:
+            self.group.begin(live)
         try:
             more = self._dispatch(kind, ident)
         except BaseException:
@@ -298,7 +278,7 @@ class Drainer(SourcePasses, WriteFaults):
         if kind in ("chat", "terminal"):
             return self._session(conn, kind, ident, now)
         if kind == "external":
-            return self._external(conn, ident, now)
+            return self._external(ident, now)
         if kind == "session":
             from engine.project.sessions import read_session  # deferred: see the module docstring
 
@@ -312,28 +292,28 @@ class Drainer(SourcePasses, WriteFaults):
 
         if kind == "pr":
             lanes = list_lanes(self.project, self.tally)
-            process_pr(conn, self.project, int(ident), lanes, self.tally, now)
+            process_pr(self.writer, self.project, int(ident), lanes, self.tally, now)
         elif kind == "prs":
-            sweep_prs(conn, self.project)
+            sweep_prs(self.writer, self.project)
         elif kind == "git":
-            process_git(conn, self.project, self.tally, now)
+            process_git(self.writer, self.project, self.tally, now)
             self.queue.add("history", "*", delay=0.0)
         elif kind == "history":
             from engine.ingest.history import process_history
 
-            return process_history(conn, self.project, self.tally, now, self.history)
+            return process_history(self.writer, self.project, self.tally, now, self.history)
         elif kind == "backfill":
-            if not self.check_health(conn) and self._conn is not conn:
+            if not self.check_health(conn) and not self.writer.holds(conn):
                 return False  # the file was recreated: it queued a new backfill
             self.reconcile(conn, everything=True)
             self.queue.add("reconcile", "backfill-done", delay=0.0)
         elif ident == "backfill-done":
-            with immediate(conn):
+            with self.writer.transaction():
                 meta_set(conn, "backfill_completed_at", str(now))
         elif kind == "health":
             from engine.ingest.health import heal  # deferred: a complaint is rare
 
-            problems = self.health.take(self._identity)
+            problems = self.health.take(self.writer.identity)
             if problems:
                 heal(self, conn, problems)
         elif kind == "reconcile":
@@ -355,9 +335,9 @@ class Drainer(SourcePasses, WriteFaults):
         its largest size on disk (docs/index-size.md). A reader still on the old snapshot is
         waited for at most ``CHECKPOINT_WAIT_MS``; the file is then cut back to
         ``WAL_SIZE_LIMIT`` when the next write restarts it."""
-        if self._conn is None:
+        if not self.writer.is_open:
             return
-        conn = self._conn
+        conn = self.writer.conn
         try:
             conn.set_busy_timeout(CHECKPOINT_WAIT_MS)
             try:
@@ -366,3 +346,8 @@ class Drainer(SourcePasses, WriteFaults):
                 conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         except apsw.Error:
             log.debug("idle checkpoint failed", exc_info=True)
+
+
+def _vector_sink() -> VectorSink | None:
+    """The writer's vector sink when the semantic extra is on (docs/semantic.md)."""
+    return hand_over_on_first_write if semantic_enabled() else None

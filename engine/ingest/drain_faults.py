@@ -16,10 +16,11 @@ import apsw
 
 from engine.basics.logs import get_logger
 from engine.errors import AdeError
-from engine.index.db import clear_index, file_identity, recreate_damaged
+from engine.index.db import file_identity, recreate_damaged
 from engine.index.faults import write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.index.tuning import WriteTuning
+from engine.index.writer import IndexWriter
 from engine.ingest.queue import Entry, IngestQueue
 from engine.project.model import Project
 from engine.project.tally import WarningTally
@@ -49,7 +50,7 @@ class WriteFaults:
     write_fault: str | None
     busy: bool
     _health: HealthChecker | None
-    _identity: tuple[int, int] | None
+    writer: IndexWriter
     _incomplete: bool
 
     if TYPE_CHECKING:
@@ -148,7 +149,7 @@ class WriteFaults:
         # Info, not warning: the answer that tripped over it says so (the CLI would print both).
         log.info("search index damaged (%s): recreating it and re-indexing", reason)
         with self.lock:
-            damaged = damaged or self._identity or file_identity(self.path)
+            damaged = damaged or self.writer.identity or file_identity(self.path)
             self._cancel_health_check()  # a running check reads the file about to go
             self.close()
             recreate_damaged(self.path, damaged, vacuum=self.tuning.vacuum)
@@ -165,7 +166,7 @@ class WriteFaults:
         """
         try:
             conn = self.connection()
-            clear_index(conn)
+            self.writer.clear_index()
             self._cancel_health_check()
         except DAMAGE_ERRORS as err:
             self.recover_damage(err)  # readers see the new inode and reopen

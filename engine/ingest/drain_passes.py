@@ -14,9 +14,10 @@ import apsw
 
 from engine.basics.logs import get_logger
 from engine.external.catalog import ExternalCatalog, external_signature
-from engine.index.db import immediate, meta_get, meta_set
+from engine.index.db import meta_get, meta_set
 from engine.index.sources import MANIFEST_KEY
 from engine.index.tuning import WriteTuning
+from engine.index.writer import IndexWriter
 from engine.ingest.manifest import Manifest, project_manifest
 from engine.ingest.queue import Entry, IngestQueue, Kind
 from engine.project import lane_memo
@@ -38,6 +39,7 @@ class SourcePasses:
 
     project: Project
     tuning: WriteTuning
+    writer: IndexWriter
     queue: IngestQueue
     tally: WarningTally
     external: ExternalCatalog
@@ -67,10 +69,10 @@ class SourcePasses:
         signature = session_signature(self.project, kind, sid)
         planned = prefetch.take((kind, sid), conn, signature, self.tally)
         result = process_session(
-            conn, self.project, kind, sid, self.tally, now, planned, self.tuning
+            self.writer, self.project, kind, sid, self.tally, now, planned, self.tuning
         )
         if not result.more:
-            store_session_signature(conn, kind, sid, signature, now)
+            store_session_signature(self.writer, kind, sid, signature, now)
         # The backlog is done when no transcript entry is left: the worker stops.
         if prefetch.running and not result.more and not self.queue.upcoming(SESSION_QUEUE_KINDS, 1):
             prefetch.idle()
@@ -97,7 +99,7 @@ class SourcePasses:
             prefetch.before(conn, entry, upcoming, backlog)
         return prefetch
 
-    def _external(self, conn: apsw.Connection, sid: str, now: int) -> bool:
+    def _external(self, sid: str, now: int) -> bool:
         """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
         from engine.ingest.external_pass import process_external  # deferred like the other builders
         from engine.ingest.reconcile import store_session_signature
@@ -106,9 +108,9 @@ class SourcePasses:
         if meta is None:
             return False  # not listed (any more): the next reconcile lists it or drops its docs
         signature = external_signature(meta)
-        result = process_external(conn, meta, self.tally, now, self.tuning)
+        result = process_external(self.writer, meta, self.tally, now, self.tuning)
         if not result.more:
-            store_session_signature(conn, "chat", sid, signature, now)
+            store_session_signature(self.writer, "chat", sid, signature, now)
         return result.more
 
     def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]:
@@ -146,7 +148,7 @@ class SourcePasses:
         # any warning the passes add from here on.
         warned = self.tally.total() - listing.total()
         if not same:
-            remove_gone_sessions(conn, sessions)
+            remove_gone_sessions(self.writer, sessions)
         for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)
         # A session remembered from another environment lies outside the folders it lists.
@@ -173,7 +175,7 @@ class SourcePasses:
         if self.busy or self.write_fault is not None:
             return
         try:
-            with immediate(conn):
+            with self.writer.transaction():
                 meta_set(conn, MANIFEST_KEY, manifest)
         except (apsw.Error, OSError):
             log.debug("storing the reconcile manifest failed", exc_info=True)

@@ -24,13 +24,12 @@ from engine.external.skips import skip
 from engine.index.db import (
     IndexDoc,
     SourceRow,
-    delete_docs,
     get_source,
-    immediate,
     put_source,
     upsert_docs,
 )
 from engine.index.sources import delete_source
+from engine.index.writer import IndexWriter
 from engine.ingest.docs import TRUNCATED_MARK, message_doc, ms, session_doc
 from engine.ingest.docstore import existing_doc_ids
 from engine.ingest.tailing import (
@@ -69,7 +68,7 @@ def derived_docs(meta: SessionMeta, tally: WarningTally) -> tuple[IndexDoc, list
 
 
 def process_derived(
-    conn: apsw.Connection, meta: SessionMeta, tally: WarningTally, now_ms: int
+    writer: IndexWriter, meta: SessionMeta, tally: WarningTally, now_ms: int
 ) -> PassResult:
     """Re-derive the session: upsert what is there, delete what is gone, and store what was
     skipped, in one transaction."""
@@ -78,7 +77,8 @@ def process_derived(
     built = derived_docs(meta, seen)
     skipped = seen.total()
     written = 0
-    with immediate(conn):
+    conn = writer.conn
+    with writer.transaction():
         row = get_source(conn, key)
         before = persisted_skips([row]).get(key, 0) if row is not None else 0
         if built is not None:
@@ -87,7 +87,7 @@ def process_derived(
             stored = [str(r[0]) for r in conn.execute(
                 "SELECT doc_id FROM docs WHERE source_key = ?", (key,))]  # fmt: skip
             gone = [doc_id for doc_id in stored if doc_id not in keep]
-            delete_docs(conn, gone)
+            writer.delete_docs(gone)
             upsert_docs(
                 conn, [msgspec.structs.replace(d, source_key=key) for d in (session, *docs)]
             )

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import apsw
 import msgspec
 
 from engine.external.agent_format import AgentFormat
@@ -23,6 +22,7 @@ from engine.external.registry import agent_format
 from engine.external.skips import skip
 from engine.index.db import IndexDoc
 from engine.index.tuning import DEFAULT_TUNING, WriteTuning
+from engine.index.writer import IndexWriter
 from engine.ingest.docs import message_doc, ms, session_doc
 from engine.ingest.external_derive import process_derived
 from engine.ingest.tailing import Builder, PassOutput, PassResult, carried_skips, run_pass
@@ -72,7 +72,7 @@ def external_builder(meta: SessionMeta, key: str, seq_base: int, tally: WarningT
 
 
 def process_external(
-    conn: apsw.Connection,
+    writer: IndexWriter,
     meta: SessionMeta,
     tally: WarningTally,
     now_ms: int,
@@ -84,10 +84,10 @@ def process_external(
         TranscriptNotReady / TranscriptUnreadable: from reading; that file wrote nothing.
     """
     if agent_format(meta.source).derived_file(meta.transcript_path):  # whole, when changed
-        return process_derived(conn, meta, tally, now_ms)
+        return process_derived(writer, meta, tally, now_ms)
     more, written = False, 0
     for key, path, seq_base in transcript_sources(meta):
         builder = external_builder(meta, key, seq_base, tally)
-        result = run_pass(conn, path, key, "chat", builder, now_ms, None, tuning)
+        result = run_pass(writer, path, key, "chat", builder, now_ms, None, tuning)
         more, written = more or result.more, written + result.written
     return PassResult(more=more, written=written)

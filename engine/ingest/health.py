@@ -38,8 +38,9 @@ import apsw
 from engine.basics.logs import get_logger
 from engine.index import fts_rank
 from engine.index.checks import QUICK_CHECK_RUNS_FTS5, health_check
-from engine.index.db import BUSY_TIMEOUT_MS, clear_index, file_identity
+from engine.index.db import BUSY_TIMEOUT_MS, file_identity
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
+from engine.index.writer import IndexWriter
 from engine.ingest.queue import Entry
 from engine.project.tally import WarningTally
 
@@ -62,6 +63,7 @@ class Rebuilder(Protocol):
     """What ``heal`` needs of the drainer (``engine.ingest.drain.Drainer``)."""
 
     tally: WarningTally
+    writer: IndexWriter
 
     @property
     def health(self) -> HealthChecker: ...
@@ -84,7 +86,7 @@ def heal(owner: Rebuilder, conn: apsw.Connection, problems: list[str]) -> bool:
         owner.recover_damage(problems[0])
         return False
     try:
-        clear_index(conn)
+        owner.writer.clear_index()
     except DAMAGE_ERRORS as err:
         owner.recover_damage(err)
         return False

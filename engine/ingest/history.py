@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 import apsw
 import msgspec
 
-from engine.index.db import SourceRow, delete_docs, get_source, immediate, put_source, upsert_docs
+from engine.index.db import SourceRow, get_source, put_source
+from engine.index.writer import IndexWriter
 from engine.ingest.history_lanes import sync_commit_lanes
 from engine.ingest.history_plan import (
     HISTORY_SOURCE,
@@ -79,7 +80,7 @@ def load_state(conn: apsw.Connection) -> HistoryState:
 
 
 def process_history(
-    conn: apsw.Connection, project: Project, tally: WarningTally, now_ms: int,
+    writer: IndexWriter, project: Project, tally: WarningTally, now_ms: int,
     walker: HistoryWalker,
 ) -> bool:  # fmt: skip
     """Run one slice of the history pass (planning one first when none is under way).
@@ -87,6 +88,7 @@ def process_history(
     Returns:
         True when more of the pass is left (the entry is queued again).
     """
+    conn = writer.conn
     state = load_state(conn)
     lanes = list_lanes(project, tally)
     repo = repo_path(project, lanes)
@@ -95,7 +97,7 @@ def process_history(
         if not state.walks or state.depth != depth:
             state = _plan(conn, state, project, lanes, repo, depth)
             if not state.walks:
-                with immediate(conn):
+                with writer.transaction():
                     _store(conn, state, now_ms)
                 return False
         walk = state.walks[0]
@@ -107,12 +109,12 @@ def process_history(
         return False
     from engine.ingest.docs import commit_doc  # deferred like the other document builders
 
-    with immediate(conn):
+    with writer.transaction():
         if walk.delete:
-            delete_docs(conn, [f"commit:{c.sha}" for c in commits])
+            writer.delete_docs([f"commit:{c.sha}" for c in commits])
         else:
             docs = [commit_doc(c, walk.lane_id or "") for c in commits]
-            upsert_docs(conn, [msgspec.structs.replace(d, source_key=HISTORY_SOURCE,
+            writer.upsert_docs([msgspec.structs.replace(d, source_key=HISTORY_SOURCE,
                                                        lane_id=walk.lane_id) for d in docs])  # fmt: skip
         walk.done += len(commits)
         state.pass_done += len(commits)

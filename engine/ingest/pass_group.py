@@ -19,11 +19,7 @@ from __future__ import annotations
 
 import time
 
-import apsw
-
-from engine.index.held_fts import drop_held_fts, hold_fts_rows, write_held_fts
-from engine.index.tuning import WriteTuning
-from engine.index.txn import abandon_group, begin_group, commit_group
+from engine.index.writer import IndexWriter
 from engine.ingest.queue import Entry
 
 GROUPED_KINDS = ("chat", "terminal")
@@ -31,39 +27,35 @@ GROUPED_KINDS = ("chat", "terminal")
 
 
 class PassGroup:
-    """The open group of a drain: its connection, its passes, and when it must end."""
+    """The open group of a drain: its passes, and when it must end. Its transaction and held
+    ``docs_fts`` rows are the writer's (``IndexWriter.begin_group``)."""
 
-    def __init__(self, tuning: WriteTuning) -> None:
-        self.tuning = tuning
-        self.conn: apsw.Connection | None = None
+    def __init__(self, writer: IndexWriter) -> None:
+        self.writer = writer
+        self.open = False
         self.entries: list[Entry] = []
         self._began = 0.0
         self._live_mark = 0
 
-    @property
-    def open(self) -> bool:
-        return self.conn is not None
-
-    def admits(self, conn: apsw.Connection, kind: str, live_adds: int) -> bool:
+    def admits(self, kind: str, live_adds: int) -> bool:
         """Whether a pass of ``kind`` may join the open group."""
+        tuning = self.writer.tuning
         return (
-            conn is self.conn
-            and kind in GROUPED_KINDS
-            and len(self.entries) < self.tuning.group_passes
+            kind in GROUPED_KINDS
+            and len(self.entries) < tuning.group_passes
             and live_adds == self._live_mark
-            and time.monotonic() - self._began < self.tuning.group_seconds
+            and time.monotonic() - self._began < tuning.group_seconds
         )
 
-    def begin(self, conn: apsw.Connection, live_adds: int) -> None:
-        """Open a group on ``conn`` (its transaction begins with its first write)."""
-        begin_group(conn)
-        hold_fts_rows(conn)
-        self.conn, self.entries = conn, []
+    def begin(self, live_adds: int) -> None:
+        """Open a group (its transaction begins with its first write)."""
+        self.writer.begin_group()
+        self.open, self.entries = True, []
         self._began, self._live_mark = time.monotonic(), live_adds
 
     def joined(self, entry: Entry) -> None:
         """``entry``'s pass ran inside the open group."""
-        if self.conn is not None:
+        if self.open:
             self.entries.append(entry)
 
     def commit(self) -> list[Entry]:
@@ -73,25 +65,21 @@ class PassGroup:
         Raises:
             apsw.Error: the ``COMMIT`` failed; the group is rolled back (``entries`` holds them).
         """
-        conn, entries = self.conn, self.entries
-        self.conn, self.entries = None, []
-        if conn is None:
+        was_open, entries = self.open, self.entries
+        self.open, self.entries = False, []
+        if not was_open:
             return []
         try:
-            write_held_fts(conn)
-            stored = commit_group(conn)
+            stored = self.writer.commit_group()
         except BaseException:
-            drop_held_fts(conn)
-            abandon_group(conn)  # a failed write of the held rows leaves the transaction open
             self.entries = entries  # the caller queues them again
             raise
         return [] if stored else entries
 
     def abandon(self) -> list[Entry]:
         """Drop the group (its connection is closing, which rolls it back); its passes."""
-        conn, entries = self.conn, self.entries
-        self.conn, self.entries = None, []
-        if conn is not None:
-            drop_held_fts(conn)
-            abandon_group(conn)
+        was_open, entries = self.open, self.entries
+        self.open, self.entries = False, []
+        if was_open:
+            self.writer.abandon_group()
         return entries

@@ -15,9 +15,9 @@ from typing import NamedTuple
 import apsw
 
 from engine.external.catalog import ExternalCatalog, external_signature
-from engine.index.db import SourceRow, immediate, list_sources, put_source
-from engine.index.documents import delete_docs_where_session_not_in
+from engine.index.db import SourceRow, list_sources, put_source
 from engine.index.sources import delete_source
+from engine.index.writer import IndexWriter
 from engine.ingest.history import history_pending
 from engine.ingest.queue import Entry
 from engine.ingest.records import GIT_SOURCE, git_signature, pr_path
@@ -51,10 +51,10 @@ def session_signature(project: Project, kind: SessionKind, sid: str) -> str:
 
 
 def store_session_signature(
-    conn: apsw.Connection, kind: str, sid: str, signature: str, now_ms: int
+    writer: IndexWriter, kind: str, sid: str, signature: str, now_ms: int
 ) -> None:
     """Remember that the session was fully ingested as of ``signature``."""
-    with immediate(conn):
+    with writer.transaction() as conn:
         put_source(
             conn, SourceRow(key=f"{STAT_PREFIX}{kind}:{sid}", identity=signature, last_run=now_ms)
         )
@@ -171,21 +171,22 @@ def _regular(project: Project, sid: str) -> bool:
         return False
 
 
-def remove_gone_sessions(conn: apsw.Connection, sessions: Sequence[Alive | SessionMeta]) -> int:
+def remove_gone_sessions(writer: IndexWriter, sessions: Sequence[Alive | SessionMeta]) -> int:
     """Delete docs and source rows of sessions whose metadata no longer exists.
 
     Returns:
         How many documents were deleted.
     """
     alive = {kind: {m.id for m in sessions if m.kind == kind} for kind in ("chat", "terminal")}
+    conn = writer.conn
     if not _anything_gone(conn, alive):
         # A warm run where nothing was deleted takes no write lock at all: another process
         # holding it (a long drain) must not make a read-only search wait (a held write lock).
         return 0
     deleted = 0
-    with immediate(conn):
+    with writer.transaction():
         for kind, ids in alive.items():
-            deleted += delete_docs_where_session_not_in(conn, kind, ids)
+            deleted += writer.delete_docs_where_session_not_in(kind, ids)
         for row in list_sources(conn):
             if _gone_source(row.key, alive):
                 delete_source(conn, row.key)

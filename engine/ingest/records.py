@@ -16,14 +16,11 @@ import apsw
 from engine.index.db import (
     IndexDoc,
     SourceRow,
-    delete_docs,
-    delete_docs_by_source,
-    immediate,
     list_sources,
     put_source,
-    upsert_docs,
 )
 from engine.index.sources import delete_source
+from engine.index.writer import IndexWriter
 from engine.project.git import GitError, list_branches
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project
@@ -52,7 +49,7 @@ def _lane_for_branch(lanes: list[Lane], branch: str) -> str | None:
 
 
 def process_pr(
-    conn: apsw.Connection, project: Project, number: int, lanes: list[Lane],
+    writer: IndexWriter, project: Project, number: int, lanes: list[Lane],
     tally: WarningTally, now_ms: int,
 ) -> int:  # fmt: skip
     """Index PR ``number`` (or delete its doc when the snapshot is gone). Returns docs written."""
@@ -62,16 +59,17 @@ def process_pr(
     key = f"pr:{number}"
     signature = stat_signature([pr_path(project, number)])
     pr = read_pr(project, number, tally)
-    with immediate(conn):
+    conn = writer.conn
+    with writer.transaction():
         if pr is None:
-            delete_docs_by_source(conn, key)
+            writer.delete_docs_by_source(key)
             delete_source(conn, key)
             return 0
         lane_id = _lane_for_branch(lanes, pr.head_branch)
         docs = [pr_doc(pr, lane_id), *pr_review_docs(pr, lane_id)]
         if pr.reviews or pr.review_comments or _has_review_docs(conn, key):
-            delete_docs_by_source(conn, key)  # a review deleted on GitHub leaves no stale doc
-        upsert_docs(conn, docs)
+            writer.delete_docs_by_source(key)  # a review deleted on GitHub leaves no stale doc
+        writer.upsert_docs(docs)
         put_source(conn, SourceRow(key=key, identity=signature, last_run=now_ms))
     return len(docs)
 
@@ -82,16 +80,17 @@ def _has_review_docs(conn: apsw.Connection, key: str) -> bool:
     return bool(count and count[0] > 1)
 
 
-def sweep_prs(conn: apsw.Connection, project: Project) -> list[int]:
+def sweep_prs(writer: IndexWriter, project: Project) -> list[int]:
     """Delete the docs and sources of PRs whose snapshot file vanished. Returns their numbers."""
     gone: list[int] = []
-    with immediate(conn):
+    conn = writer.conn
+    with writer.transaction():
         for row in list_sources(conn):
             if not row.key.startswith("pr:"):
                 continue
             number = row.key.removeprefix("pr:")
             if number.isdigit() and not pr_path(project, int(number)).exists():
-                delete_docs_by_source(conn, row.key)
+                writer.delete_docs_by_source(row.key)
                 delete_source(conn, row.key)
                 gone.append(int(number))
     return gone
@@ -168,20 +167,21 @@ def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
     return list(docs.values())
 
 
-def process_git(conn: apsw.Connection, project: Project, tally: WarningTally, now_ms: int) -> int:
+def process_git(writer: IndexWriter, project: Project, tally: WarningTally, now_ms: int) -> int:
     """Re-derive every branch doc (and drop commit docs of the capped seed's ``git`` source).
     Returns how many branch docs the index now holds."""
     lanes = list_lanes(project, tally)
     signature = git_signature(lanes)
     docs = git_docs(lanes, tally)
     wanted = {d.doc_id for d in docs}
-    with immediate(conn):
+    conn = writer.conn
+    with writer.transaction():
         stale = [
             str(r[0])
             for r in conn.execute("SELECT doc_id FROM docs WHERE source_key = ?", (GIT_SOURCE,))
             if str(r[0]) not in wanted
         ]
-        delete_docs(conn, stale)
-        upsert_docs(conn, docs)
+        writer.delete_docs(stale)
+        writer.upsert_docs(docs)
         put_source(conn, SourceRow(key=GIT_SOURCE, identity=signature, last_run=now_ms))
     return len(docs)

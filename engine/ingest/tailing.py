@@ -28,14 +28,12 @@ import msgspec
 from engine.index.db import (
     IndexDoc,
     SourceRow,
-    delete_docs_by_source,
     get_source,
-    immediate,
     put_source,
-    upsert_docs,
 )
 from engine.index.documents import PreparedDocs
 from engine.index.tuning import DEFAULT_TUNING, WriteTuning
+from engine.index.writer import IndexWriter
 from engine.ingest import fingerprint as fp
 from engine.ingest.docstore import doc_title_lane, existing_doc_ids, retitle_children
 from engine.ingest.gzcache import read_slice
@@ -269,7 +267,7 @@ def state_json(state: dict[str, Any]) -> str:
     return json.dumps(state, separators=(",", ":"), sort_keys=True)
 
 
-def commit_pass(conn: apsw.Connection, plan: Plan, kind: str, now_ms: int) -> int:
+def commit_pass(writer: IndexWriter, plan: Plan, kind: str, now_ms: int) -> int:
     """Write the plan's docs and cursor in one transaction; raise ``CursorMoved`` if stale.
 
     Returns:
@@ -277,7 +275,8 @@ def commit_pass(conn: apsw.Connection, plan: Plan, kind: str, now_ms: int) -> in
     """
     out = plan.output
     key = plan.row.key
-    with immediate(conn):
+    conn = writer.conn
+    with writer.transaction():
         current = get_source(conn, key) or SourceRow(key=key)
         if (current.cursor, current.identity, current.state) != (
             plan.row.cursor,
@@ -286,11 +285,11 @@ def commit_pass(conn: apsw.Connection, plan: Plan, kind: str, now_ms: int) -> in
         ):
             raise CursorMoved(key)
         if plan.reset:
-            delete_docs_by_source(conn, key)
+            writer.delete_docs_by_source(key)
         before = doc_title_lane(conn, out.session.doc_id)
         have = existing_doc_ids(conn, (d.doc_id for d in out.new_docs))
         fresh = [d for d in out.new_docs if d.doc_id not in have]
-        upsert_docs(conn, plan.prepared.subset([out.session, *fresh, *out.upserts]))
+        writer.upsert_docs(plan.prepared.subset([out.session, *fresh, *out.upserts]))
         if before is not None and before != (out.session.title, out.session.lane_id):
             retitle_children(conn, kind, out.session.session_id or "", out.session.title,
                              out.session.lane_id)  # fmt: skip
@@ -309,7 +308,7 @@ def commit_pass(conn: apsw.Connection, plan: Plan, kind: str, now_ms: int) -> in
 
 
 def run_pass(
-    conn: apsw.Connection,
+    writer: IndexWriter,
     path: Path,
     key: str,
     kind: str,
@@ -328,7 +327,7 @@ def run_pass(
         apsw.BusyError: the lock stayed taken through every attempt.
     """
     for attempt in range(MAX_ATTEMPTS):
-        row = get_source(conn, key) or SourceRow(key=key)
+        row = get_source(writer.conn, key) or SourceRow(key=key)
         if planned is not None and (planned.row.cursor, planned.row.identity,
                                     planned.row.state) == (row.cursor, row.identity, row.state):  # fmt: skip
             plan = planned
@@ -336,7 +335,7 @@ def run_pass(
             plan = plan_pass(path, row, builder, tuning)
         planned = None
         try:
-            written = commit_pass(conn, plan, kind, now_ms)
+            written = commit_pass(writer, plan, kind, now_ms)
         except CursorMoved:
             continue
         except apsw.BusyError:

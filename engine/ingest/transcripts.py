@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import apsw
-
-from engine.index.db import IndexDoc, immediate, upsert_docs
+from engine.index.db import IndexDoc
 from engine.index.tuning import DEFAULT_TUNING, WriteTuning
+from engine.index.writer import IndexWriter
 from engine.ingest.docs import (
     TRUNCATED_MARK,
     chunk_doc,
@@ -132,7 +131,7 @@ def terminal_builder(sid: str, meta: SessionMeta | None) -> Builder:
 
 
 def process_session(
-    conn: apsw.Connection,
+    writer: IndexWriter,
     project: Project,
     kind: SessionKind,
     sid: str,
@@ -158,8 +157,8 @@ def process_session(
         refused = refused_transcript(project, kind, sid)
         if refused is not None:
             tally.add_once(f"{kind}:{sid}", refused)
-        return _session_only(conn, builder)
-    result = run_pass(conn, path, f"{kind}:{sid}", kind, builder, now_ms, planned, tuning)
+        return _session_only(writer, builder)
+    result = run_pass(writer, path, f"{kind}:{sid}", kind, builder, now_ms, planned, tuning)
     if path.name.endswith(".gz"):
         damage = read_slice(path, 0, 0).damage  # the pass just inflated it: cached
         if damage is not None:
@@ -167,13 +166,13 @@ def process_session(
     if kind == "terminal":
         from engine.ingest.commands import index_commands  # OSC 133: one doc per command
 
-        index_commands(conn, project, sid, meta, path, now_ms)
+        index_commands(writer, project, sid, meta, path, now_ms)
     return result
 
 
-def _session_only(conn: apsw.Connection, builder: Builder) -> PassResult:
+def _session_only(writer: IndexWriter, builder: Builder) -> PassResult:
     """A session without a transcript yet is still findable by its title."""
     out = builder(b"", 0, True, {})
-    with immediate(conn):
-        upsert_docs(conn, [out.session])
+    with writer.transaction():
+        writer.upsert_docs([out.session])
     return PassResult(more=False, written=1)

@@ -36,17 +36,11 @@ def enabled() -> bool:
     return os.environ.get(DISABLE_ENV, "1") != "0" and installed()
 
 
-def attach_on_first_write(conn: apsw.Connection) -> None:
-    """Make ``conn`` (a writer) hand every document it inserts to the vector store
-    (``engine.semantic.store.attach``), importing the store, and numpy with it, only when a
-    first document is written: a one-shot search whose catch-up writes nothing never loads it
-    (~11 ms of its start-up, the start-up budget)."""
-    from engine.index.vector_hook import vector_sinks
+def hand_over_on_first_write(conn: apsw.Connection, rows: Sequence[VectorRow]) -> None:
+    """The writer's vector sink (``engine.index.vector_hook``): hands the inserted documents to
+    the vector store (``engine.semantic.store.hand_over``), importing the store, and numpy with
+    it, only when a first document is written: a one-shot search whose catch-up writes nothing
+    never loads it (~11 ms of its start-up, the start-up budget)."""
+    from engine.semantic.store import hand_over
 
-    def first(writer: apsw.Connection, rows: Sequence[VectorRow]) -> None:
-        from engine.semantic.store import attach
-
-        attach(writer)  # replaces this sink with the store's own
-        vector_sinks[writer](writer, rows)
-
-    vector_sinks[conn] = first
+    hand_over(conn, rows)

@@ -34,7 +34,7 @@ from engine.basics.logs import get_logger
 from engine.index.db import connect, immediate, scalar
 from engine.index.documents import fetch_bodies
 from engine.index.sql import Filters, filter_sql, notices_sql
-from engine.index.vector_hook import VectorRow, vector_sinks
+from engine.index.vector_hook import VectorRow
 from engine.semantic.model import MAX_TEXT_CHARS, MODEL_ID, embed
 
 if TYPE_CHECKING:
@@ -140,18 +140,9 @@ writer = VectorWriter()
 """The process's one vector thread (the model it uses is the process's one model too)."""
 
 
-def _hand_over(conn: apsw.Connection, rows: Sequence[VectorRow]) -> None:
+def hand_over(conn: apsw.Connection, rows: Sequence[VectorRow]) -> None:
+    """The index writer's vector sink (``engine.index.vector_hook``): ``rows`` go to ``writer``."""
     writer.put(conn.filename, rows)
-
-
-def attach(conn: apsw.Connection) -> None:
-    """Make ``conn`` (a writer) hand every document it inserts from now on to ``writer``."""
-    vector_sinks[conn] = _hand_over
-
-
-def detach(conn: apsw.Connection) -> None:
-    """Stop handing documents over on ``conn`` (a baseline measurement, a test)."""
-    vector_sinks.pop(conn, None)
 
 
 def fill_missing(conn: apsw.Connection, project: Project, limit: int = FILL_PER_QUERY) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from engine.basics.logs import get_logger
-from engine.index.db import clear_index, immediate, meta_get, meta_set
+from engine.index.db import immediate, meta_get, meta_set
 from engine.index.faults import count_drift, write_fault
 from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.types import ProgressCallback
@@ -165,7 +165,7 @@ class CatchUp:
         _log.info("search index drift (%s): re-indexing", drift)
         self.tally.add("index", f"re-indexed after {drift}")
         self.note.text = f"search index had lost rows ({drift}) and was re-indexed"
-        clear_index(conn)
+        self.drainer.writer.clear_index()
         self.drainer.reconcile(conn, everything=True)
 
     def recover(self, err: BaseException) -> bool:

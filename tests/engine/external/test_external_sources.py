@@ -12,7 +12,8 @@ import pytest
 from engine.external.claude_code import parse_claude
 from engine.external.codex import parse_codex
 from engine.external.discover import claude_slug, external_sessions
-from engine.index.db import connect, open_index
+from engine.index.db import connect
+from engine.index.writer import IndexWriter
 from engine.ingest.external_pass import SUBAGENT_SEQ_STRIDE, process_external
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
@@ -140,10 +141,9 @@ def test_index_in_place_skips_thinking_and_corrupt_lines_and_waits_for_the_torn_
     sessions = {
         m.id: m for m in external_sessions(project, list_lanes(project, tally), tally, homes)
     }
-    open_index(project.index_path)
-    conn = connect(project.index_path)
+    writer = IndexWriter(project.index_path)
     for meta in sessions.values():
-        while process_external(conn, meta, tally, 1).more:
+        while process_external(writer, meta, tally, 1).more:
             pass
     docs = bodies(repo)
     claude = {k.removeprefix("chat:claude-abc-123:"): v for k, v in docs.items() if "claude" in k}
@@ -164,14 +164,15 @@ def test_index_in_place_skips_thinking_and_corrupt_lines_and_waits_for_the_torn_
     assert path is not None
     with path.open("ab") as handle:
         handle.write(claude_msg("u10", "user", "torn tail text", "x")[-10:])
-    process_external(conn, sessions["claude-abc-123"], tally, 2)
-    process_external(conn, sessions["claude-abc-123"], tally, 3)
+    process_external(writer, sessions["claude-abc-123"], tally, 2)
+    process_external(writer, sessions["claude-abc-123"], tally, 3)
     assert bodies(repo)["chat:claude-abc-123:u10"][0] == "torn tail text"
     codex = sorted(v[0] for k, v in bodies(repo).items() if k.startswith("chat:codex-0199-abc:"))
     assert codex == sorted([
         "run the splunge tests", "run the splunge tests", "All splunge tests pass.",
         "shell command: bash -lc pytest -q splunge", "tests passed: 12\n\n[exit code 0]",
     ])  # fmt: skip
+    writer.close()
 
 
 def test_codex_copies_pair_up_across_passes() -> None:

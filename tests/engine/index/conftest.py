@@ -13,6 +13,7 @@ import apsw
 import pytest
 
 from engine.index.db import connect, open_index
+from engine.index.writer import IndexWriter
 from engine.project.model import Project
 
 
@@ -27,6 +28,15 @@ def conn(index_path: Path) -> Iterator[apsw.Connection]:
     c = connect(index_path)
     yield c
     c.close()
+
+
+@pytest.fixture
+def writer(index_path: Path) -> Iterator[IndexWriter]:
+    """The index's writer (``engine.index.writer``), its connection open."""
+    w = IndexWriter(index_path)
+    w.connection()
+    yield w
+    w.close()
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import apsw
 
 from engine.index.db import IndexDoc, immediate, upsert_docs
+from engine.index.writer import IndexWriter
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 NOW_MS = int(NOW.timestamp() * 1000)
@@ -44,3 +45,9 @@ def doc(
 def insert(conn: apsw.Connection, docs: Iterable[IndexDoc]) -> None:
     with immediate(conn):
         upsert_docs(conn, docs)
+
+
+def write(writer: IndexWriter, docs: Iterable[IndexDoc]) -> None:
+    """``docs`` in one transaction of the writer, as a drain's pass writes them."""
+    with writer.transaction():
+        writer.upsert_docs(docs)

@@ -1,5 +1,5 @@
 """A first index runs ``docs_fts`` without incremental merging and puts it back at its end
-(``engine.index.recent.recent_deferred``, the first-index budget): no merges while it builds, one at its end, the usual
+(``IndexWriter.first_index``, the first-index budget): no merges while it builds, one at its end, the usual
 setting for every write after it, also after a first index that was interrupted."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ import pytest
 
 import engine.index.recent as recent
 from engine.index.checks import health_check
-from engine.index.db import connect, immediate, scalar, upsert_docs
-from engine.index.recent import (
+from engine.index.db import connect, scalar
+from engine.index.first_index import (
     FIRST_INDEX_AUTOMERGE,
     FTS_AUTOMERGE,
     FTS_HASHSIZE,
     fts_automerge,
-    recent_deferred,
 )
+from engine.index.writer import IndexWriter
 from tests.engine.index.index_helpers import NOW_MS, doc
 
 
@@ -26,23 +26,22 @@ def _segments(conn: apsw.Connection) -> int:
     return scalar(conn, "SELECT count(DISTINCT segid) FROM docs_fts_idx")
 
 
-def _passes(conn: apsw.Connection, n: int, tag: str) -> None:
+def _passes(writer: IndexWriter, n: int, tag: str) -> None:
     """``n`` committed passes of documents large enough (several pages a segment) for FTS5's
     incremental merging to run: tiny segments are left alone whatever the setting."""
     for i in range(n):
         words = (" ".join(f"{tag}{i}x{j}x{k}" for k in range(3000)) for j in range(3))
-        with immediate(conn):
-            upsert_docs(conn, [doc(f"chat:{tag}:{i}:{j}", body, updated_at=NOW_MS + i * 1000)
-                               for j, body in enumerate(words)])  # fmt: skip
+        with writer.transaction():
+            writer.upsert_docs([doc(f"chat:{tag}:{i}:{j}", body, updated_at=NOW_MS + i * 1000)
+                                for j, body in enumerate(words)])  # fmt: skip
 
 
-def test_a_first_index_merges_its_segments_once_at_its_end(
-    conn: apsw.Connection,
-) -> None:
+def test_a_first_index_merges_its_segments_once_at_its_end(writer: IndexWriter) -> None:
+    conn = writer.conn
     assert fts_automerge(conn) == FTS_AUTOMERGE
-    with recent_deferred(conn):
-        assert fts_automerge(conn) == FIRST_INDEX_AUTOMERGE
-        _passes(conn, 12, "first")
+    with writer.first_index():
+        assert fts_automerge(writer.conn) == FIRST_INDEX_AUTOMERGE
+        _passes(writer, 12, "first")
         # One segment a committed pass; with automerge 4 they are merged as they come.
         assert _segments(conn) == 12
     assert fts_automerge(conn) == FTS_AUTOMERGE
@@ -53,13 +52,14 @@ def test_a_first_index_merges_its_segments_once_at_its_end(
 
 
 def test_a_first_index_writes_its_recent_rows_as_one_segment_and_keeps_the_usual_hashsize(
-    conn: apsw.Connection, monkeypatch: pytest.MonkeyPatch
+    writer: IndexWriter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    conn = writer.conn
     monkeypatch.setattr(recent, "RECENT_MIN_CORPUS", 0)  # a corpus large enough to hold rows
     # 36 documents of 3,000 distinct words with two prefix indexes: far more pending terms than
     # FTS5's default 1 MiB, which flushed (and merged) several segments inside the fill.
-    with recent_deferred(conn):
-        _passes(conn, 12, "first")
+    with writer.first_index():
+        _passes(writer, 12, "first")
     assert scalar(conn, "SELECT count(DISTINCT segid) FROM docs_recent_idx") == 1
     hashsize = conn.execute("SELECT v FROM docs_recent_config WHERE k = 'hashsize'").fetchone()
     assert hashsize == (FTS_HASHSIZE,)
@@ -69,22 +69,26 @@ def test_a_first_index_writes_its_recent_rows_as_one_segment_and_keeps_the_usual
     assert health_check(conn) == []
 
 
-def test_a_later_drain_writes_with_the_usual_automerge(conn: apsw.Connection) -> None:
-    _passes(conn, 1, "seed")
-    with recent_deferred(conn):  # not a first index: nothing is lowered
-        assert fts_automerge(conn) == FTS_AUTOMERGE
-        _passes(conn, 11, "more")
-    assert _segments(conn) < 12
+def test_a_later_drain_writes_with_the_usual_automerge(writer: IndexWriter) -> None:
+    _passes(writer, 1, "seed")
+    with writer.first_index():  # not a first index: nothing is lowered
+        assert fts_automerge(writer.conn) == FTS_AUTOMERGE
+        assert not writer.first_index_running
+        _passes(writer, 11, "more")
+    assert _segments(writer.conn) < 12
 
 
 def test_an_interrupted_first_index_has_automerge_put_back_by_the_next_drain(
-    conn: apsw.Connection, index_path: Path
+    writer: IndexWriter, index_path: Path
 ) -> None:
-    interrupted = recent_deferred(conn)
+    interrupted = writer.first_index()
     interrupted.__enter__()  # never left: the process died during its first index
-    _passes(conn, 2, "first")
-    other = connect(index_path)  # the next process
-    assert fts_automerge(other) == FIRST_INDEX_AUTOMERGE
-    with recent_deferred(other):
-        assert fts_automerge(other) == FTS_AUTOMERGE
+    _passes(writer, 2, "first")
+    assert writer.first_index_running
+    reader = connect(index_path)
+    assert fts_automerge(reader) == FIRST_INDEX_AUTOMERGE
+    reader.close()
+    other = IndexWriter(index_path)  # the next process
+    with other.first_index():
+        assert fts_automerge(other.conn) == FTS_AUTOMERGE
     other.close()

@@ -11,15 +11,17 @@ from pathlib import Path
 
 import apsw
 import pytest
-from index_helpers import NOW, NOW_MS, doc, insert
+from index_helpers import NOW, NOW_MS, doc, insert, write
 
 import engine.index.db as index_db
+import engine.index.first_index as first_index
 import engine.index.recent as recent
 import engine.query.candidates as candidates
 from engine.index.checks import health_check
 from engine.index.db import connect, delete_docs, immediate, open_index, scalar
 from engine.index.recent import recent_floor
 from engine.index.schema import SEARCH_INDEX_SCHEMA_VERSION
+from engine.index.writer import IndexWriter
 from engine.project.model import Project
 from engine.query.candidates import RECENT_NOTE
 from engine.query.cursor import decode_cursor, query_fingerprint
@@ -158,8 +160,9 @@ def _second(tmp_path: Path) -> apsw.Connection:
 
 
 def test_a_first_index_writes_its_recent_rows_once_and_ends_as_writing_them_as_they_came(
-    conn: apsw.Connection, tmp_path: Path
+    writer: IndexWriter, tmp_path: Path
 ) -> None:
+    conn = writer.conn
     # Batches out of row-id order, replaced and deleted documents: the floor rule replayed in
     # memory must leave the same floor and the same rows as the table written batch by batch.
     batches = [_docs(30, 9, "mid"), _docs(0, 12, "old"), _docs(50, 14, "new"), _docs(39, 11, "x"),
@@ -169,13 +172,13 @@ def test_a_first_index_writes_its_recent_rows_once_and_ends_as_writing_them_as_t
         insert(plain, batch)
     with immediate(plain):
         delete_docs(plain, ["chat:c:70", "chat:c:33"])
-    with recent.recent_deferred(conn):
+    with writer.first_index():
         for batch in batches:
-            insert(conn, batch)
+            write(writer, batch)
             assert _recent_rows(conn) == []  # nothing written before the end
             assert health_check(conn) == []  # the floor stays above every stored document
-        with immediate(conn):
-            delete_docs(conn, ["chat:c:70", "chat:c:33"])
+        with writer.transaction():
+            writer.delete_docs(["chat:c:70", "chat:c:33"])
     assert recent_floor(conn) == recent_floor(plain) > 0
     assert _recent_rows(conn) == _recent_rows(plain)
     hits = "SELECT rowid FROM docs_recent WHERE docs_recent MATCH 'ne*' ORDER BY rowid"
@@ -184,22 +187,23 @@ def test_a_first_index_writes_its_recent_rows_once_and_ends_as_writing_them_as_t
     plain.close()
 
 
-def test_only_an_empty_index_defers_its_recent_rows(conn: apsw.Connection) -> None:
-    insert(conn, _docs(0, 3, "old"))
-    with recent.recent_deferred(conn):
-        insert(conn, _docs(3, 3, "new"))
-        assert len(_recent_rows(conn)) == 6
+def test_only_an_empty_index_defers_its_recent_rows(writer: IndexWriter) -> None:
+    write(writer, _docs(0, 3, "old"))
+    with writer.first_index():
+        write(writer, _docs(3, 3, "new"))
+        assert len(_recent_rows(writer.conn)) == 6
 
 
 def test_an_interrupted_first_index_leaves_a_valid_table_that_refills(
-    conn: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
+    writer: IndexWriter, project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def crash(self: object, conn: apsw.Connection) -> None:
         raise apsw.IOError("killed before the end")
 
-    monkeypatch.setattr(recent.RecentDeferral, "fill", crash)
-    with recent.recent_deferred(conn):
-        insert(conn, _docs(0, 30, "thunder"))
+    conn = writer.conn
+    monkeypatch.setattr(first_index.RecentDeferral, "fill", crash)
+    with writer.first_index():
+        write(writer, _docs(0, 30, "thunder"))
     assert health_check(conn) == []
     assert _recent_rows(conn) == []
     # A short prefix ranks every document on docs_fts meanwhile: nothing is said to be cut.

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import apsw
 import pytest
-from index_helpers import NOW, NOW_MS, doc, insert
+from index_helpers import NOW, NOW_MS, doc, insert, write
 
 import engine.index.recent as recent
 from engine.index.checks import health_check
 from engine.index.db import IndexDoc, delete_docs, immediate, scalar
 from engine.index.recent import recent_floor
+from engine.index.writer import IndexWriter
 from engine.project.model import Project
 from engine.query.run import run_query
 from engine.types import SearchQueryArgs
@@ -49,11 +50,12 @@ def test_a_small_index_written_batch_by_batch_keeps_no_recent_rows(
 
 
 def test_a_small_first_index_writes_no_recent_rows_and_answers_prefixes(
-    conn: apsw.Connection, project: Project
+    writer: IndexWriter, project: Project
 ) -> None:
-    with recent.recent_deferred(conn):
+    conn = writer.conn
+    with writer.first_index():
         for start in range(0, 40, 8):
-            insert(conn, _docs(start, 8, "zephyr"))
+            write(writer, _docs(start, 8, "zephyr"))
     assert _recent_rows(conn) == 0
     assert recent_floor(conn) > _top(conn)
     assert health_check(conn) == []

@@ -16,9 +16,9 @@ import pytest
 import engine.index.vacuum as vacuum
 from engine.index.checks import health_check
 from engine.index.db import connect, immediate, meta_set, open_index, scalar
-from engine.index.recent import recent_deferred
 from engine.index.schema import SEARCH_INDEX_SCHEMA_VERSION
-from tests.engine.index.index_helpers import doc, insert
+from engine.index.writer import IndexWriter
+from tests.engine.index.index_helpers import doc, insert, write
 from tests.engine.index.vacuum_helpers import answers, fill_and_free
 
 WORKER = Path(__file__).with_name("vacuum_worker.py")
@@ -113,21 +113,22 @@ def test_an_old_file_without_incremental_vacuum_is_recreated_with_it(index_path:
 
 def test_a_file_left_unconverted_is_converted_by_its_first_index_only(index_path: Path) -> None:
     open_index(index_path, vacuum=False)  # as if the recreate's VACUUM had failed
-    c = connect(index_path)
+    w = IndexWriter(index_path)
+    c = w.connection()
     assert not vacuum.incremental(c)
-    insert(c, [doc("chat:x:1", "a document")])
-    with recent_deferred(c):  # not a first index: a VACUUM would copy the whole file
-        insert(c, [doc("chat:x:2", "another")])
+    write(w, [doc("chat:x:1", "a document")])
+    with w.first_index():  # not a first index: a VACUUM would copy the whole file
+        write(w, [doc("chat:x:2", "another")])
     assert not vacuum.incremental(c)
     with immediate(c):
         c.execute("DELETE FROM docs")
         c.execute("INSERT INTO docs_fts(docs_fts) VALUES ('delete-all')")
         c.execute("INSERT INTO docs_recent(docs_recent) VALUES ('delete-all')")
-    with recent_deferred(c):  # a first index (a rebuild): converted while it holds nothing
-        insert(c, [doc("chat:x:3", "the first document")])
+    with w.first_index():  # a first index (a rebuild): converted while it holds nothing
+        write(w, [doc("chat:x:3", "the first document")])
     assert vacuum.incremental(c)
     assert health_check(c) == []
-    c.close()
+    w.close()
 
 
 def _spawn(index: Path, committed: int) -> subprocess.Popen[str]:
@@ -163,8 +164,10 @@ def test_a_kill_inside_a_step_leaves_a_valid_index_that_the_next_run_finishes(
         assert health_check(c) == []
         assert answers(c) == before
         assert _free(c) == free - 3 * 8  # three steps kept, the one killed rolled back
-        with recent_deferred(c):  # the next drain: what is left is over its share of the file
-            pass
+        w = IndexWriter(index_path)
+        with w.first_index():  # the next drain: what is left is over its share of the file
+            w.connection()  # its first entry
+        w.close()
         assert _free(c) == 0
         assert answers(c) == before
         assert health_check(c) == []
@@ -173,18 +176,20 @@ def test_a_kill_inside_a_step_leaves_a_valid_index_that_the_next_run_finishes(
 
 
 def test_a_later_drain_gives_free_pages_back_only_past_their_share(
-    conn: apsw.Connection, monkeypatch: pytest.MonkeyPatch
+    conn: apsw.Connection, index_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vacuum, "IDLE_FREE_MIN_PAGES", 16)
     free = fill_and_free(conn)
     share = free / scalar(conn, "PRAGMA page_count")
     monkeypatch.setattr(vacuum, "IDLE_FREE_SHARE", share)  # exactly at the share: kept
-    with recent_deferred(conn):  # not a first index (documents are stored)
-        insert(conn, [doc("chat:later:1", "a live append")])
+    w = IndexWriter(index_path)
+    with w.first_index():  # not a first index (documents are stored)
+        write(w, [doc("chat:later:1", "a live append")])
     kept = _free(conn)
     assert kept >= free - 2  # the append itself may reuse a page or two
     monkeypatch.setattr(vacuum, "IDLE_FREE_SHARE", share / 2)
-    with recent_deferred(conn):
-        insert(conn, [doc("chat:later:2", "another live append")])
+    with w.first_index():
+        write(w, [doc("chat:later:2", "another live append")])
+    w.close()
     assert _free(conn) == 0
     assert health_check(conn) == []

@@ -177,14 +177,14 @@ def cursor_of(service: SearchService) -> Any:
 @pytest.fixture
 def resets(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Source keys reindexed from zero (each call of the tailer's delete-by-source)."""
-    import engine.ingest.tailing as tailing
+    from engine.index.writer import IndexWriter
 
     seen: list[str] = []
-    real = tailing.delete_docs_by_source
+    real = IndexWriter.delete_docs_by_source
 
-    def spy(conn: Any, key: str) -> None:
+    def spy(self: IndexWriter, key: str) -> None:
         seen.append(key)
-        real(conn, key)
+        real(self, key)
 
-    monkeypatch.setattr(tailing, "delete_docs_by_source", spy)
+    monkeypatch.setattr(IndexWriter, "delete_docs_by_source", spy)
     return seen

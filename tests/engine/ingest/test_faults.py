@@ -11,6 +11,7 @@ import pytest
 import engine.index.db as index_db
 import engine.ingest.tailing as tailing
 from engine.index.db import connect
+from engine.index.writer import IndexWriter
 from engine.ingest.drain_faults import BACKOFF_BASE_S
 from engine.service import SearchService
 from engine.types import SearchQueryArgs
@@ -23,15 +24,15 @@ def test_write_error_rolls_back_keeps_cursor_and_retries(
 ):
     writer.session("s")
     writer.chat("s", "user_message", id="u1", text="resilient", status="accepted")
-    real = tailing.upsert_docs
+    real = IndexWriter.upsert_docs
     failures = [error("database or disk is full")]
 
-    def flaky(conn, docs):
-        real(conn, docs)  # half the batch is written, then the disk fills up
+    def flaky(self, docs):
+        real(self, docs)  # half the batch is written, then the disk fills up
         if failures:
             raise failures.pop()
 
-    monkeypatch.setattr(tailing, "upsert_docs", flaky)
+    monkeypatch.setattr(IndexWriter, "upsert_docs", flaky)
     service.notify_chat_event("s")
     service.process_pending_now()
     assert idx.indexed_ids() == set()

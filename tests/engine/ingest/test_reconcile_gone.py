@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.index.db import IndexDoc, connect, immediate, open_index, scalar, upsert_docs
+from engine.index.db import IndexDoc, immediate, scalar, upsert_docs
+from engine.index.writer import IndexWriter
 from engine.ingest.reconcile import indexed_session_ids, remove_gone_sessions
 from engine.project.model import SessionKind, SessionMeta
 
@@ -22,17 +23,16 @@ def _meta(sid: str, kind: SessionKind) -> SessionMeta:
 
 
 def test_the_documents_of_a_gone_session_go_and_the_rest_stay(tmp_path: Path) -> None:
-    path = tmp_path / "index.db"
-    open_index(path)
-    conn = connect(path)
+    writer = IndexWriter(tmp_path / "index.db")
+    conn = writer.connection()
     docs = [_doc(f"chat:{s}:{i}", "chat", s) for s in ("a", "b", "c") for i in range(3)]
     docs += [_doc("terminal:b@0", "terminal", "b"), _doc("terminal:t@0", "terminal", "t")]
     with immediate(conn):
         upsert_docs(conn, docs)
     assert sorted(indexed_session_ids(conn)) == ["a", "b", "c", "t"]
     alive = [_meta("a", "chat"), _meta("b", "chat"), _meta("c", "chat"), _meta("t", "terminal")]
-    assert remove_gone_sessions(conn, alive) == 1  # the terminal documents of chat session b
-    assert remove_gone_sessions(conn, alive) == 0
-    assert remove_gone_sessions(conn, [m for m in alive if m.id != "c"]) == 3
+    assert remove_gone_sessions(writer, alive) == 1  # the terminal documents of chat session b
+    assert remove_gone_sessions(writer, alive) == 0
+    assert remove_gone_sessions(writer, [m for m in alive if m.id != "c"]) == 3
     assert scalar(conn, "SELECT count(*) FROM docs") == 7
-    conn.close()
+    writer.close()
