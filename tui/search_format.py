@@ -247,11 +247,22 @@ def format_status_text(status: IndexStatus) -> str:
         lines.append(f"health check: running since {_stamp(status.health_check_since)}")
     if status.recreated_reason:
         lines.append(f"recreated:    {status.recreated_reason}")
-    if status.warnings:
-        skipped = ", ".join(f"{k} {v}" for k, v in sorted(status.warnings.items()))
+    agents = {agent.name for agent in status.agents}
+    others = {k: v for k, v in status.warnings.items() if not _an_agents(k, agents)}
+    if others:  # the agents' skips are on their own lines, with their reasons
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(others.items()))
         lines.append(f"skipped:      {skipped}")
     lines += _history_lines(status) + _discovery_lines(status)
     return printable("\n".join(lines))
+
+
+def _an_agents(key: str, agents: set[str]) -> bool:
+    """Whether warning ``key`` counts for an agent (``claude``, ``gemini:<file>``,
+    ``chat:codex-<id>``): ``engine.external.skips.agent_of``, without importing the engine."""
+    name = key.removeprefix("chat:")
+    if name != key:
+        return any(name.startswith(f"{agent}-") for agent in agents)
+    return name in agents or name.split(":", 1)[0] in agents
 
 
 def _history_lines(status: IndexStatus) -> list[str]:
@@ -269,11 +280,26 @@ def _history_lines(status: IndexStatus) -> list[str]:
 
 
 def _discovery_lines(status: IndexStatus) -> list[str]:
+    """One line per agent: where it was searched, what was found there and is this project's,
+    the folders earlier runs found its sessions under, what was skipped and why."""
+    roots = {found.source: found for found in status.discovery}
     lines: list[str] = []
-    for found in status.discovery:
-        roots = ", ".join(
+    for agent in status.agents:
+        where = ", ".join(agent.folders) or "-"
+        line = (f"{agent.name + ':':<14}searched {where}; {agent.found:,} session(s) found,"
+                f" {agent.tied:,} of this project")  # fmt: skip
+        earlier = roots.pop(agent.name, None)
+        if earlier is not None and set(earlier.roots) - set(agent.folders):  # moved since
+            line += "; sessions from " + ", ".join(
+                f"{r or '?'} ({n})" for r, n in zip(earlier.roots, earlier.sessions, strict=False)
+            )
+        if agent.skipped:
+            line += "; skipped: " + ", ".join(f"{r} {n:,}" for r, n in agent.skipped.items())
+        lines.append(line)
+    for found in roots.values():  # a status from a daemon without the agents' lines
+        where = ", ".join(
             f"{r or '?'} ({n})" for r, n in zip(found.roots, found.sessions, strict=False)
         )
         lines.append(f"{found.source + ':':<14}searched {found.searched or '-'}"
-                     f"; sessions from {roots or 'none'}")  # fmt: skip
+                     f"; sessions from {where or 'none'}")  # fmt: skip
     return lines

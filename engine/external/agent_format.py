@@ -94,6 +94,28 @@ class AgentFormat:
         """The folders holding the agent's sessions in ``environ`` (``--status`` names them)."""
         return agent_folders(self.name, environ)
 
+    session_globs: ClassVar[tuple[str, ...]] = ()
+    """Globs, under each session folder, of the files holding one session each: ``--status``
+    counts them as the sessions found (``count_sessions``)."""
+
+    def searched(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> list[Path]:
+        """Where ``--status`` says the agent was searched: its session folders."""
+        del lanes
+        return self.session_folders(environ)
+
+    def count_sessions(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> int:
+        """How many sessions the agent keeps where it was searched, whichever project they
+        belong to (``--status``). Default: the files matching ``session_globs``."""
+        del lanes
+        count = 0
+        for folder in self.session_folders(environ):
+            for pattern in self.session_globs:
+                try:
+                    count += sum(1 for _ in folder.glob(pattern))
+                except OSError:
+                    continue
+        return count
+
     def watch_roots(self, environ: Mapping[str, str]) -> list[Path]:
         """The folders the watcher follows, whether they exist yet or not."""
         return self.session_folders(environ)

@@ -173,6 +173,13 @@ class Aider(AgentFormat):
         del environ
         return Bounds([lane.path for lane in lanes], label="the project's lanes")
 
+    def searched(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> list[Path]:
+        del environ
+        return [lane.path / HISTORY_FILE for lane in lanes]
+
+    def count_sessions(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> int:
+        return sum(1 for path in self.searched(environ, lanes) if path.is_file())
+
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
     ) -> list[SessionMeta]:

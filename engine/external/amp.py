@@ -41,6 +41,7 @@ class AmpFormat(AgentFormat):
     derived: ClassVar[bool] = True
     resume: ClassVar[tuple[str, ...] | None] = ("amp", "threads", "continue")
     hidden: ClassVar[str] = "thinking, subagent threads"
+    session_globs: ClassVar[tuple[str, ...]] = ("T-*.json",)
 
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache

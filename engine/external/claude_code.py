@@ -333,6 +333,7 @@ class ClaudeCode(AgentFormat):
         " `<task-notification>`, hook feedback, `<system-reminder>`, `<ide_opened_file>`,"
         " `<ide_selection>`"
     )
+    session_globs: ClassVar[tuple[str, ...]] = ("*/*.jsonl",)
 
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache

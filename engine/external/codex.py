@@ -22,7 +22,7 @@ dropped silently. Resume: ``codex resume <id>``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -323,6 +323,10 @@ class Codex(AgentFormat):
         " `<recommended_plugins>`; kept as `system`: `<skill>`, `<user_shell_command>`,"
         " `<turn_aborted>`, `<subagent_notification>`, `<additional_context>`"
     )
+
+    def count_sessions(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> int:
+        del lanes
+        return len(self.transcripts(environ))
 
     def transcripts(self, environ: Mapping[str, str]) -> list[tuple[Path, Path]]:
         """``(folder, file)`` of every rollout: the day folders' and the legacy documents

@@ -230,6 +230,7 @@ class Copilot(AgentFormat):
         "`assistant.reasoning`, reasoning text, skill injections (`source: skill-*`);"
         " kept as `system`: `<skill-context>`"
     )
+    session_globs: ClassVar[tuple[str, ...]] = (f"*/{EVENTS_FILE}",)
 
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache

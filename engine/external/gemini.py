@@ -346,6 +346,7 @@ class Gemini(AgentFormat):
     name: ClassVar[str] = "gemini"
     derived: ClassVar[bool] = True
     folder_label: ClassVar[str] = "the Gemini CLI tmp folder"
+    session_globs: ClassVar[tuple[str, ...]] = ("*/chats/session-*.json*",)
     resume: ClassVar[tuple[str, ...] | None] = ("gemini", "--resume")
     hidden: ClassVar[str] = (
         "`thoughts` and thought parts, info/error/warning notices, `<session_context>`,"

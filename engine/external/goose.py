@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -64,6 +64,23 @@ class GooseFormat(AgentFormat):
 
     def session_folders(self, environ: Mapping[str, str]) -> list[Path]:
         return [self.home(environ) / "sessions"]
+
+    def count_sessions(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> int:
+        del lanes
+        db = self.session_folders(environ)[0] / DB_FILE
+        if not db.exists():
+            return 0
+        try:
+            conn = read_only(db)
+            try:
+                marks = ",".join("?" * len(LISTED_TYPES))
+                sql = f"SELECT count(*) FROM sessions WHERE session_type IN ({marks})"
+                count = conn.execute(sql, LISTED_TYPES).fetchall()[0][0]
+                return count if isinstance(count, int) else 0
+            finally:
+                conn.close()
+        except apsw.Error:
+            return 0
 
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache

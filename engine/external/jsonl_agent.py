@@ -12,7 +12,7 @@ counted as ``malformed json line``, a record of a type the agent does not write 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -127,6 +127,10 @@ class JsonlAgent(AgentFormat):
     def session_id(self, path: Path, head: Head) -> str:
         """The ade id of the session in ``path`` (the agent's own id, prefixed)."""
         return f"{self.name}-{head.ident or path.stem}"
+
+    def count_sessions(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> int:
+        del lanes
+        return len(self.transcripts(environ))
 
     def transcripts(self, environ: Mapping[str, str]) -> list[tuple[Path, Path]]:
         """``(session folder, transcript)`` for every transcript file in ``environ``."""

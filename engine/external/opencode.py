@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -309,6 +309,16 @@ class OpenCode(AgentFormat):
     hidden: ClassVar[str] = (
         "`reasoning` parts, synthetic and ignored text, files, snapshots, patches"
     )
+
+    def count_sessions(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> int:
+        del lanes
+        count = 0
+        for db in opencode_databases(environ, WarningTally()):  # refusals: the listing's
+            try:
+                count += len(list_opencode_sessions(db))
+            except apsw.Error:
+                continue
+        return count
 
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache

@@ -13,6 +13,7 @@ from engine.index.checks import doc_count, docs_by_kind
 from engine.index.db import SourceRow, list_sources, meta_get
 from engine.index.schema import SEARCH_INDEX_SCHEMA_VERSION
 from engine.ingest.history import history_status
+from engine.service.agent_status import agent_statuses
 from engine.service.status_scan import listing_warnings
 from engine.types import IndexState, IndexStatus
 
@@ -67,6 +68,7 @@ def index_status_of(
         commit_history=history_status(conn),
         discovery=drainer.external.discovery_roots(),
         health_check_since=drainer.health.running_since_ms,
+        agents=agent_statuses(project, tally, sources),
     )
 
 
