@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from engine.index.db import SourceRow
+from engine.project.model import Project
 from engine.project.tally import WarningTally
 from engine.types import AgentStatus
 
-if TYPE_CHECKING:
-    from engine.service import SearchService
 
-
-def agent_statuses(service: SearchService, sources: list[SourceRow]) -> tuple[AgentStatus, ...]:
-    """One ``AgentStatus`` per registered agent, in the table's order."""
+def agent_statuses(
+    project: Project, tally: WarningTally, sources: list[SourceRow]
+) -> tuple[AgentStatus, ...]:
+    """One ``AgentStatus`` per registered agent of ``project``, in the table's order: ``tally``
+    is this process's counts, ``sources`` the index's source rows (their stored counts)."""
     # Deferred: only a status reads the agents' formats (the start-up budget).
     from engine.basics.caller_env import current_environ
     from engine.external.catalog import discovery_roots_of
@@ -35,7 +35,6 @@ def agent_statuses(service: SearchService, sources: list[SourceRow]) -> tuple[Ag
     from engine.ingest.tailing import persisted_skip_reasons
     from engine.project.lanes import list_lanes
 
-    project = service.project
     env = current_environ()  # a daemon: the caller's folders
     listing = WarningTally()
     lanes = list_lanes(project, WarningTally()) or [project_lane(project)]
@@ -44,7 +43,7 @@ def agent_statuses(service: SearchService, sources: list[SourceRow]) -> tuple[Ag
     kept = still_there(load_memory(project), {m.id for m in found}, discovery_roots_of(env))
     tied = Counter(m.source for m in (*found, *(e.meta for e in kept)))
     skipped = by_agent(_most(
-        tally_reasons(service.tally), persisted_skip_reasons(sources), tally_reasons(listing)
+        tally_reasons(tally), persisted_skip_reasons(sources), tally_reasons(listing)
     ))  # fmt: skip
     order = {reason: i for i, reason in enumerate(REASONS)}
     out: list[AgentStatus] = []
