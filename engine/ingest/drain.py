@@ -2,10 +2,11 @@
 
 Only one drain runs at a time (the writer thread, or a caller of ``process_pending_now``), over one
 writer connection. Before each entry it checks that the index file is still the one it opened
-(RELIABILITY 13) and reopens if not. ``Drainer`` is the dispatch and the writer connection; its
-per-kind passes and the reconcile are ``engine.ingest.drain_passes``, and what it does when a
-write fails (backoff, a damaged file recreated, a health complaint healed) is
-``engine.ingest.drain_faults``.
+(RELIABILITY 13) and reopens if not. ``Drainer`` is the dispatch, and what it does with a
+damaged file or a health complaint; its collaborators, built here and handed what they use, are
+the writer (``engine.index.writer.IndexWriter``: the connection, transactions, the group of passes
+and the first-index mode), the per-kind passes and the reconcile (``drain_passes.SourcePasses``)
+and the failures' backoff and health checker (``drain_faults.WriteFaults``).
 
 The processors (and the document builders, redaction and chunking behind them) are imported
 when an entry runs, and the source listing when a reconcile runs in full: a warm CLI search
@@ -24,10 +25,11 @@ from typing import TYPE_CHECKING
 import apsw
 
 from engine.basics.logs import get_logger
+from engine.errors import AdeError
 from engine.external.catalog import ExternalCatalog
-from engine.index.db import meta_set
-from engine.index.faults import count_drift
-from engine.index.schema import BUSY_TIMEOUT_MS, DAMAGE_ERRORS
+from engine.index.db import file_identity, meta_set, recreate_damaged
+from engine.index.faults import count_drift, write_fault
+from engine.index.schema import BUSY_TIMEOUT_MS, DAMAGE_ERRORS, TRANSIENT_ERRORS
 from engine.index.tuning import DEFAULT_TUNING, WriteTuning
 from engine.index.writer import IndexWriter
 from engine.ingest.drain_faults import WriteFaults
@@ -43,6 +45,7 @@ from engine.semantic import hand_over_on_first_write
 
 if TYPE_CHECKING:
     from engine.index.vector_hook import VectorSink
+    from engine.ingest.health import HealthChecker
     from engine.ingest.pass_group import PassGroup
     from engine.ingest.planner import Prefetcher
 
@@ -65,7 +68,7 @@ HISTORY_WAIT_S = 0.5
 """Delay of the next history slice once a catch-up's history budget is spent."""
 
 
-class Drainer(SourcePasses, WriteFaults):
+class Drainer:
     """Runs queue entries against the index, one at a time, on whichever thread calls it."""
 
     def __init__(
@@ -83,18 +86,11 @@ class Drainer(SourcePasses, WriteFaults):
         self.tally = tally
         self.clock = clock
         self.lock = threading.RLock()
-        self.failures: dict[Entry, int] = {}
         self.last_ingest_ms: int | None = None
-        self.recreated_reason: str | None = None
         self.replaced_note: str | None = None
         """Said once by the next answer: the file went or changed under the open writer."""
-        self.write_fault: str | None = None
-        """Why the last write failed for the disk's sake ("disk full"); None once one succeeds."""
-        self.busy = False
-        """The last entry waited out the busy timeout: another process holds the write lock."""
         self.reconcile_interval = RECONCILE_NO_WATCHER_S
         self._periodic = 0
-        self.external = ExternalCatalog(project)
         self.history = HistoryWalker()
         self.history_deadline: float | None = None
         """Monotonic time after which history slices wait for the background writer instead of
@@ -103,25 +99,62 @@ class Drainer(SourcePasses, WriteFaults):
             project.index_path, tuning, vectors=_vector_sink, on_open=self._opened
         )
         """The writer connection and its modes (``engine.index.writer``)."""
-        self.pending_manifest: str | None = None
-        """The manifest of the last full reconcile, stored once its entries all drained."""
-        self._incomplete = False
-        """An entry since that reconcile failed or was unreadable: the manifest cannot vouch."""
-        self._warned = 0
-        self.listing_warnings = WarningTally()
-        """What the last full reconcile's listing warned of (``SourcePasses.reconcile``)."""
-        """The tally's total before that reconcile: a new warning keeps the manifest out."""
-        self.prefetch: Prefetcher | None = None
-        """The planning worker's handle (``engine.ingest.planner``), made on the first
-        transcript entry: a warm run that ingests nothing never imports it."""
+        self.faults = WriteFaults(self.writer, queue, tally)
+        self.passes = SourcePasses(self.writer, queue, project, tally, end_group=self.end_group)
         self._group: PassGroup | None = None
-        self.full_reconciles = 0
-        self.skipped_reconciles = 0
-        """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
-        self._health = None  # built on first use: ``WriteFaults.health``
 
-    # The group of passes and the health checker (``WriteFaults.health``) are built on first
-    # use: a warm search where nothing changed needs neither, nor their modules.
+    # What the service, the status and the tests read of the collaborators.
+
+    @property
+    def external(self) -> ExternalCatalog:
+        return self.passes.external
+
+    @property
+    def prefetch(self) -> Prefetcher | None:
+        return self.passes.prefetch
+
+    @property
+    def full_reconciles(self) -> int:
+        return self.passes.full_reconciles
+
+    @property
+    def skipped_reconciles(self) -> int:
+        return self.passes.skipped_reconciles
+
+    @property
+    def matched_manifest(self) -> str | None:
+        return self.passes.matched_manifest
+
+    @property
+    def health(self) -> HealthChecker:
+        return self.faults.health
+
+    @property
+    def failures(self) -> dict[Entry, int]:
+        return self.faults.failures
+
+    @property
+    def busy(self) -> bool:
+        return self.faults.busy
+
+    @property
+    def write_fault(self) -> str | None:
+        return self.faults.write_fault
+
+    @write_fault.setter
+    def write_fault(self, value: str | None) -> None:
+        self.faults.write_fault = value
+
+    @property
+    def recreated_reason(self) -> str | None:
+        return self.faults.recreated_reason
+
+    def stop_health_check(self) -> None:
+        """Interrupt a running health check and join its thread (the service's dispose)."""
+        self.faults.stop_health_check()
+
+    # The group of passes is built on first use: a warm search where nothing changed needs
+    # neither it nor its module.
 
     @property
     def group(self) -> PassGroup:
@@ -145,9 +178,9 @@ class Drainer(SourcePasses, WriteFaults):
         whether it went or changed under the open connection (re-indexed from the sources)."""
         self._release()
         if recreated_reason is not None:
-            self.recreated_reason = recreated_reason
+            self.faults.recreated_reason = recreated_reason
         if replaced is not None:
-            self.recreated_reason = replaced
+            self.faults.recreated_reason = replaced
             self.replaced_note = f"search index: {replaced}; made anew from the sources"
             log.info("search index file %s: re-indexing", replaced)
             self.queue.add("reconcile", "replaced", delay=0.0)
@@ -167,8 +200,7 @@ class Drainer(SourcePasses, WriteFaults):
         if self._group is not None:
             self._requeue(self._group.abandon())
         self.history.close()
-        if self.prefetch is not None:
-            self.prefetch.close()
+        self.passes.close()
 
     def now_ms(self) -> int:
         return int(self.clock().timestamp() * 1000)
@@ -190,8 +222,7 @@ class Drainer(SourcePasses, WriteFaults):
             from engine.ingest import gzcache  # deferred: see the module docstring
 
             gzcache.release()
-            if self.prefetch is not None:
-                self.prefetch.idle()  # what is left is not due yet: no backlog to plan ahead
+            self.passes.idle()  # what is left is not due yet: no backlog to plan ahead
         return done
 
     @contextlib.contextmanager
@@ -210,11 +241,11 @@ class Drainer(SourcePasses, WriteFaults):
         try:
             more = self._grouped_dispatch(kind, ident)
         except TranscriptNotReady:
-            self._incomplete = True
+            self.passes.incomplete = True
             self.queue.add(kind, ident, delay=NOT_READY_RETRY_S, retry=True)
             return
         except TranscriptUnreadable as err:
-            self._incomplete = True
+            self.passes.incomplete = True
             self.tally.add(f"{kind}:{ident}", str(err))
             return
         except DAMAGE_ERRORS as err:
@@ -225,8 +256,7 @@ class Drainer(SourcePasses, WriteFaults):
         except (apsw.Error, OSError) as err:
             self._back_off(entry, err)
             return
-        self.failures.pop(entry, None)
-        self.write_fault, self.busy = None, False
+        self.faults.succeeded(entry)
         self.last_ingest_ms = self.now_ms()
         if more and kind == "history" and self._past_history_deadline():
             self.queue.add(kind, ident, delay=HISTORY_WAIT_S, retry=True)
@@ -265,7 +295,7 @@ class Drainer(SourcePasses, WriteFaults):
 
     def _requeue(self, entries: list[Entry]) -> None:
         if entries:
-            self._incomplete = True
+            self.passes.incomplete = True
         for kind, ident in entries:
             self.queue.add(kind, ident, delay=0.0)
 
@@ -276,9 +306,9 @@ class Drainer(SourcePasses, WriteFaults):
         conn = self.connection()
         now = self.now_ms()
         if kind in ("chat", "terminal"):
-            return self._session(conn, kind, ident, now)
+            return self.passes.session(conn, kind, ident, now)
         if kind == "external":
-            return self._external(ident, now)
+            return self.passes.external_session(ident, now)
         if kind == "session":
             from engine.project.sessions import read_session  # deferred: see the module docstring
 
@@ -313,7 +343,7 @@ class Drainer(SourcePasses, WriteFaults):
         elif kind == "health":
             from engine.ingest.health import heal  # deferred: a complaint is rare
 
-            problems = self.health.take(self.writer.identity)
+            problems = self.faults.health.take(self.writer.identity)
             if problems:
                 heal(self, conn, problems)
         elif kind == "reconcile":
@@ -328,6 +358,89 @@ class Drainer(SourcePasses, WriteFaults):
                     self.check_health(conn)
                 self.queue.add("reconcile", "periodic", delay=self.reconcile_interval, retry=True)
         return False
+
+    def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]:
+        """Enqueue every changed source (every source with ``everything``); drop gone sessions
+        (``SourcePasses.reconcile``)."""
+        return self.passes.reconcile(conn, everything=everything)
+
+    def store_manifest(self, conn: apsw.Connection) -> None:
+        """Remember the last full reconcile's manifest once everything it queued is ingested."""
+        self.passes.store_manifest(conn, settled=self.faults.settled)
+
+    def _back_off(self, entry: Entry, err: BaseException) -> None:
+        """Leave the entry's cursor where it was and retry it later (``WriteFaults.back_off``);
+        a fresh connection after I/O or corruption errors."""
+        self.passes.incomplete = True
+        if self.faults.back_off(entry, err):
+            self.close()
+
+    def _recovered(self, err: BaseException) -> bool:
+        try:
+            self.recover_damage(err)
+        except (apsw.Error, OSError):
+            log.debug("recreating the damaged index failed; retrying", exc_info=True)
+            return False
+        return True
+
+    def check_health(self, conn: apsw.Connection) -> bool:
+        """Check the index's health (``engine.ingest.health``): on a thread of its own when
+        ``health.background`` (its complaint comes back as a ``health`` entry), else now.
+        Returns False when the index was found unhealthy now (and is being rebuilt)."""
+        from engine.ingest.health import heal  # deferred with the checker
+
+        health = self.faults.health
+        if health.background:
+            health.start()
+            return True
+        problems = health.run_now()
+        return not problems or heal(self, conn, problems)
+
+    def recover_damage(
+        self, cause: BaseException | str, damaged: tuple[int, int] | None = None
+    ) -> None:
+        """Recreate a damaged index file and queue every source again (damaged pages heal).
+
+        ``damaged``: identity of the file found damaged (default: the writer's own file).
+
+        Raises:
+            apsw.BusyError: another process holds the write lock (retried with backoff).
+        """
+        reason = cause if isinstance(cause, str) else type(cause).__name__
+        # Info, not warning: the answer that tripped over it says so (the CLI would print both).
+        log.info("search index damaged (%s): recreating it and re-indexing", reason)
+        with self.lock:
+            damaged = damaged or self.writer.identity or file_identity(self.writer.path)
+            self.faults.cancel_health_check()  # a running check reads the file about to go
+            self.close()
+            recreate_damaged(self.writer.path, damaged, vacuum=self.tuning.vacuum)
+            self.faults.recreated_reason = f"damaged index ({reason})"
+            self.queue.add("backfill", "*", delay=0.0)
+
+    def clear_for_rebuild(self) -> None:
+        """Clear every row and queue every source; a damaged file is recreated instead (its
+        ``DELETE`` would fail on the damaged pages).
+
+        Raises:
+            AdeError: another process holds the write lock, or the disk refused the write
+                (the index is left as it was).
+        """
+        try:
+            conn = self.connection()
+            self.writer.clear_index()
+            self.faults.cancel_health_check()
+        except DAMAGE_ERRORS as err:
+            self.recover_damage(err)  # readers see the new inode and reopen
+            conn = self.connection()
+        except TRANSIENT_ERRORS:
+            raise AdeError(
+                "cannot rebuild now: another process holds the search index's write lock;"
+                " retry in a moment"
+            ) from None
+        except (apsw.Error, OSError) as err:
+            fault = write_fault(err, self.writer.path) or type(err).__name__
+            raise AdeError(f"cannot rebuild: {fault}; the index was left as it was") from None
+        self.reconcile(conn, everything=True)
 
     def checkpoint(self) -> None:
         """Checkpoint the WAL while idle so it cannot grow without bound (RELIABILITY 14), and

@@ -1,28 +1,22 @@
-"""What the drain does when a write fails: back off, recreate a damaged file, heal a complaint.
+"""What the drain does when a write fails: back off, and the health checker that finds damage.
 
 A failing entry (disk full, I/O error, a lock held through every retry) leaves its cursor where it
-was and is re-enqueued with exponential backoff; a damaged file is recreated and every source
-queued again (damaged pages heal); a rebuild clears the rows instead, unless the file is damaged.
-``WriteFaults`` is a mixin of ``engine.ingest.drain.Drainer``, which owns the attributes below.
+was and is re-enqueued with exponential backoff (``WriteFaults.back_off``); what the last write
+said of the disk (``write_fault``, ``busy``) is kept for the status and every answer. Recreating a
+damaged file and clearing the rows for a rebuild are the drain's (``engine.ingest.drain``): they
+close the writer, the history walk and the planning worker alike.
 """
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import apsw
 
 from engine.basics.logs import get_logger
-from engine.errors import AdeError
-from engine.index.db import file_identity, recreate_damaged
 from engine.index.faults import write_fault
-from engine.index.schema import DAMAGE_ERRORS, TRANSIENT_ERRORS
-from engine.index.tuning import WriteTuning
 from engine.index.writer import IndexWriter
 from engine.ingest.queue import Entry, IngestQueue
-from engine.project.model import Project
 from engine.project.tally import WarningTally
 
 if TYPE_CHECKING:
@@ -38,32 +32,22 @@ BACKOFF_MAX_S = 60.0
 
 
 class WriteFaults:
-    """The failure side of ``Drainer`` (a mixin: the drainer owns the attributes below)."""
+    """The failures of the drain's writes: which entries wait out a backoff, what the disk said,
+    and the health checker (built on first use: a warm search never checks)."""
 
-    project: Project
-    tuning: WriteTuning
-    queue: IngestQueue
-    tally: WarningTally
-    lock: threading.RLock
-    failures: dict[Entry, int]
-    recreated_reason: str | None
-    write_fault: str | None
-    busy: bool
-    _health: HealthChecker | None
-    writer: IndexWriter
-    _incomplete: bool
-
-    if TYPE_CHECKING:
-
-        def connection(self) -> apsw.Connection: ...
-
-        def close(self) -> None: ...
-
-        def reconcile(self, conn: apsw.Connection, *, everything: bool) -> list[Entry]: ...
-
-    @property
-    def path(self) -> Path:
-        return self.project.index_path
+    def __init__(self, writer: IndexWriter, queue: IngestQueue, tally: WarningTally) -> None:
+        self.writer = writer
+        self.queue = queue
+        self.tally = tally
+        self.failures: dict[Entry, int] = {}
+        """Consecutive failures of each entry waiting out its backoff."""
+        self.write_fault: str | None = None
+        """Why the last write failed for the disk's sake ("disk full"); None once one succeeds."""
+        self.busy = False
+        """The last entry waited out the busy timeout: another process holds the write lock."""
+        self.recreated_reason: str | None = None
+        """Why the index file was last made anew (damage, a schema change, a file replaced)."""
+        self._health: HealthChecker | None = None
 
     @property
     def health(self) -> HealthChecker:
@@ -74,7 +58,7 @@ class WriteFaults:
 
             queue = self.queue
             self._health = HealthChecker(
-                self.project.index_path, lambda: queue.add("health", "verdict", delay=0.0)
+                self.writer.path, lambda: queue.add("health", "verdict", delay=0.0)
             )
         return self._health
 
@@ -83,25 +67,22 @@ class WriteFaults:
         if self._health is not None:
             self._health.close()
 
-    def _cancel_health_check(self) -> None:
-        # A checker never built has no check under way: nothing to drop.
+    def cancel_health_check(self) -> None:
+        """Drop a check under way (the rows it reads are going); a checker never built has none."""
         if self._health is not None:
             self._health.cancel()
 
-    def _recovered(self, err: BaseException) -> bool:
-        try:
-            self.recover_damage(err)
-        except (apsw.Error, OSError):
-            log.debug("recreating the damaged index failed; retrying", exc_info=True)
-            return False
-        return True
+    def succeeded(self, entry: Entry) -> None:
+        """``entry`` ran: its backoff is over and the disk took the write."""
+        self.failures.pop(entry, None)
+        self.write_fault, self.busy = None, False
 
-    def _back_off(self, entry: Entry, err: BaseException) -> None:
-        """Leave the entry's cursor where it was and retry it later (doubling delays)."""
+    def back_off(self, entry: Entry, err: BaseException) -> bool:
+        """Leave the entry's cursor where it was and retry it later (doubling delays). True when
+        the writer connection is to be made anew (I/O or corruption errors)."""
         kind, ident = entry
-        self._incomplete = True
         self.busy = isinstance(err, apsw.BusyError)
-        fault = write_fault(err, self.path)
+        fault = write_fault(err, self.writer.path)
         if fault is not None:
             self.write_fault = fault
         count = self.failures.get(entry, 0) + 1
@@ -119,64 +100,10 @@ class WriteFaults:
         else:
             log.warning("ingesting %s:%s failed (%s); retry in %.1fs", kind, ident, err, delay)
             self.tally.add(f"{kind}:{ident}", f"ingest failed: {type(err).__name__}")
-        if isinstance(err, apsw.Error) and not isinstance(err, apsw.BusyError):
-            self.close()  # a fresh connection after I/O or corruption errors
         self.queue.add(kind, ident, delay=delay, retry=True)
+        return isinstance(err, apsw.Error) and not isinstance(err, apsw.BusyError)
 
-    def check_health(self, conn: apsw.Connection) -> bool:
-        """Check the index's health (``engine.ingest.health``): on a thread of its own when
-        ``health.background`` (its complaint comes back as a ``health`` entry), else now.
-        Returns False when the index was found unhealthy now (and is being rebuilt)."""
-        from engine.ingest.health import heal  # deferred with the checker
-
-        if self.health.background:
-            self.health.start()
-            return True
-        problems = self.health.run_now()
-        return not problems or heal(self, conn, problems)
-
-    def recover_damage(
-        self, cause: BaseException | str, damaged: tuple[int, int] | None = None
-    ) -> None:
-        """Recreate a damaged index file and queue every source again (damaged pages heal).
-
-        ``damaged``: identity of the file found damaged (default: the writer's own file).
-
-        Raises:
-            apsw.BusyError: another process holds the write lock (retried with backoff).
-        """
-        reason = cause if isinstance(cause, str) else type(cause).__name__
-        # Info, not warning: the answer that tripped over it says so (the CLI would print both).
-        log.info("search index damaged (%s): recreating it and re-indexing", reason)
-        with self.lock:
-            damaged = damaged or self.writer.identity or file_identity(self.path)
-            self._cancel_health_check()  # a running check reads the file about to go
-            self.close()
-            recreate_damaged(self.path, damaged, vacuum=self.tuning.vacuum)
-            self.recreated_reason = f"damaged index ({reason})"
-            self.queue.add("backfill", "*", delay=0.0)
-
-    def clear_for_rebuild(self) -> None:
-        """Clear every row and queue every source; a damaged file is recreated instead (its
-        ``DELETE`` would fail on the damaged pages).
-
-        Raises:
-            AdeError: another process holds the write lock, or the disk refused the write
-                (the index is left as it was).
-        """
-        try:
-            conn = self.connection()
-            self.writer.clear_index()
-            self._cancel_health_check()
-        except DAMAGE_ERRORS as err:
-            self.recover_damage(err)  # readers see the new inode and reopen
-            conn = self.connection()
-        except TRANSIENT_ERRORS:
-            raise AdeError(
-                "cannot rebuild now: another process holds the search index's write lock;"
-                " retry in a moment"
-            ) from None
-        except (apsw.Error, OSError) as err:
-            fault = write_fault(err, self.path) or type(err).__name__
-            raise AdeError(f"cannot rebuild: {fault}; the index was left as it was") from None
-        self.reconcile(conn, everything=True)
+    @property
+    def settled(self) -> bool:
+        """No entry waits out a backoff and the last write went through."""
+        return not self.failures and not self.busy and self.write_fault is None

@@ -2,12 +2,14 @@
 
 The processors (and the document builders, redaction and chunking behind them) are imported
 when an entry runs, and the source listing when a reconcile runs in full: a warm CLI search
-where nothing changed never needs them. ``SourcePasses`` is a mixin of
-``engine.ingest.drain.Drainer``, which owns the attributes below.
+where nothing changed never needs them. ``SourcePasses`` is the drain's
+(``engine.ingest.drain.Drainer``): it writes through the drain's ``IndexWriter`` and queues on
+its queue, and owns the planning worker, the agents' session catalog and the reconcile's manifest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import apsw
@@ -16,7 +18,6 @@ from engine.basics.logs import get_logger
 from engine.external.catalog import ExternalCatalog, external_signature
 from engine.index.db import meta_get, meta_set
 from engine.index.sources import MANIFEST_KEY
-from engine.index.tuning import WriteTuning
 from engine.index.writer import IndexWriter
 from engine.ingest.manifest import Manifest, project_manifest
 from engine.ingest.queue import Entry, IngestQueue, Kind
@@ -35,33 +36,57 @@ SESSION_QUEUE_KINDS: tuple[Kind, ...] = ("chat", "terminal")
 
 
 class SourcePasses:
-    """The per-kind side of ``Drainer`` (a mixin: the drainer owns the attributes below)."""
+    """The per-kind passes of the drain, the reconcile, and the manifest that lets a warm run
+    skip it."""
 
-    project: Project
-    tuning: WriteTuning
-    writer: IndexWriter
-    queue: IngestQueue
-    tally: WarningTally
-    external: ExternalCatalog
-    prefetch: Prefetcher | None
-    failures: dict[Entry, int]
-    write_fault: str | None
-    busy: bool
-    pending_manifest: str | None
-    matched_manifest: str | None = None
-    """The stored manifest the last reconcile found unchanged (None: it ran in full); the
-    status keys its cached listing warnings on it (``engine.service.status_scan``)."""
-    full_reconciles: int
-    skipped_reconciles: int
-    _incomplete: bool
-    _warned: int
-    listing_warnings: WarningTally
+    def __init__(
+        self,
+        writer: IndexWriter,
+        queue: IngestQueue,
+        project: Project,
+        tally: WarningTally,
+        *,
+        end_group: Callable[[], None],
+    ) -> None:
+        """``end_group`` commits the drain's open group of passes: the planning worker calls it
+        before it waits, so no write lock is held through the wait."""
+        self.writer = writer
+        self.queue = queue
+        self.project = project
+        self.tally = tally
+        self.tuning = writer.tuning
+        self._end_group = end_group
+        self.external = ExternalCatalog(project)
+        self.prefetch: Prefetcher | None = None
+        """The planning worker's handle (``engine.ingest.planner``), made on the first
+        transcript entry: a warm run that ingests nothing never imports it."""
+        self.pending_manifest: str | None = None
+        """The manifest of the last full reconcile, stored once its entries all drained."""
+        self.matched_manifest: str | None = None
+        """The stored manifest the last reconcile found unchanged (None: it ran in full); the
+        status keys its cached listing warnings on it (``engine.service.status_scan``)."""
+        self.incomplete = False
+        """An entry since that reconcile failed or was unreadable: the manifest cannot vouch."""
+        self._warned = 0
+        """The tally's total before that reconcile: a new warning keeps the manifest out."""
+        self.listing_warnings = WarningTally()
+        """What the last full reconcile's listing warned of (``reconcile``)."""
+        self.full_reconciles = 0
+        self.skipped_reconciles = 0
+        """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
 
-    if TYPE_CHECKING:
+    def close(self) -> None:
+        """Stop the planning worker, if one runs."""
+        if self.prefetch is not None:
+            self.prefetch.close()
 
-        def end_group(self) -> None: ...
+    def idle(self) -> None:
+        """What is left is not due yet: no backlog to plan ahead."""
+        if self.prefetch is not None:
+            self.prefetch.idle()
 
-    def _session(self, conn: apsw.Connection, kind: SessionKind, sid: str, now: int) -> bool:
+    def session(self, conn: apsw.Connection, kind: SessionKind, sid: str, now: int) -> bool:
+        """One pass over a session's transcript; True when more is left."""
         from engine.ingest.reconcile import session_signature, store_session_signature
         from engine.ingest.transcripts import process_session  # deferred: see module docstring
 
@@ -85,7 +110,7 @@ class SourcePasses:
 
         if self.prefetch is None:
             self.prefetch = planner.Prefetcher(self.project, self.tuning)
-            self.prefetch.before_wait = self.end_group
+            self.prefetch.before_wait = self._end_group
         prefetch = self.prefetch
         if prefetch.running:
             prefetch.before(
@@ -99,7 +124,7 @@ class SourcePasses:
             prefetch.before(conn, entry, upcoming, backlog)
         return prefetch
 
-    def _external(self, sid: str, now: int) -> bool:
+    def external_session(self, sid: str, now: int) -> bool:
         """One pass over a Claude Code / Codex session (4 MiB per file); True when more is left."""
         from engine.ingest.external_pass import process_external  # deferred like the other builders
         from engine.ingest.reconcile import store_session_signature
@@ -154,7 +179,7 @@ class SourcePasses:
         # A session remembered from another environment lies outside the folders it lists.
         covered = manifest is not None and manifest.covers(self.external.sessions())
         self.pending_manifest = manifest.digest if manifest is not None and covered else None
-        self._incomplete = False
+        self.incomplete = False
         self._warned = warned
         return entries
 
@@ -162,17 +187,16 @@ class SourcePasses:
         lanes = lane_memo.list_lanes(self.project, self.tally)
         return project_manifest(self.project, lanes, self.external.env())
 
-    def store_manifest(self, conn: apsw.Connection) -> None:
+    def store_manifest(self, conn: apsw.Connection, *, settled: bool) -> None:
         """Remember the last full reconcile's manifest once everything it queued is ingested
-        (one small write, only after a reconcile that ran in full)."""
+        (one small write, only after a reconcile that ran in full); ``settled``: no write waits
+        out a backoff and the disk took the last (``WriteFaults.settled``)."""
         manifest, self.pending_manifest = self.pending_manifest, None
-        if manifest is None or self._incomplete or self.queue.source_count() or self.failures:
+        if manifest is None or self.incomplete or self.queue.source_count() or not settled:
             return
         if self.tally.total() > self._warned:
             # A hostile file was counted: its warning is this process's, so later runs must
             # list it again to say it (``ade search --status``), never skip it silently.
-            return
-        if self.busy or self.write_fault is not None:
             return
         try:
             with self.writer.transaction():
