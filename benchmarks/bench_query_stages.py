@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 
 from benchmarks.bench_index import NOW
 from benchmarks.cli_classes import class_queries
+from benchmarks.timing import percentile
 
 STAGES: dict[str, tuple[str, ...]] = {
     "engine.query.candidates": ("_fetch_window", "_match_total", "title_candidates"),
@@ -46,7 +46,7 @@ STAGES: dict[str, tuple[str, ...]] = {
 CLASSES = ("rare term", "one-term prefix", "two-term prefix", "phrase", "very common term")
 
 
-def _timed(module: ModuleType, name: str, spent: dict[str, float]) -> None:
+def _time_stage(module: ModuleType, name: str, spent: dict[str, float]) -> None:
     original: Callable[..., Any] = getattr(module, name)
 
     @functools.wraps(original)
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     spent: dict[str, float] = {}
     for module, names in STAGES.items():
         for name in names:
-            _timed(importlib.import_module(module), name, spent)
+            _time_stage(importlib.import_module(module), name, spent)
     timed_page = run.redact_page
 
     def alone(texts: list[str]) -> list[str]:
@@ -113,8 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         counts = {s: len(per_query) * (1 if s == "redact_page" else 3)
                   for v in STAGES.values() for s in v}  # fmt: skip
         stages = " | ".join(f"{spent.get(s, 0.0) * 1000 / n:.1f}" for s, n in counts.items())
-        ratio = statistics.median(after) / statistics.median(before)
-        print(f"| {name} | {statistics.median(per_query) * 1000:.1f} | {stages} | {ratio:.2f} |")
+        ratio = percentile(after, 0.5) / percentile(before, 0.5)
+        print(f"| {name} | {percentile(per_query, 0.5) * 1000:.1f} | {stages} | {ratio:.2f} |")
     if ns.tantivy is not None:
         run.redact_page = redact_page
         ranked_peer(conn, picked, ns.tantivy, ns.runs, lambda q: run.run_query(
@@ -174,7 +174,7 @@ def ranked_peer(
                     start = time.thread_time()  # not Tantivy's background threads' time
                     jobs[key]()
                     samples[key].append(time.thread_time() - start)
-        r, e, a = (statistics.median(samples[k]) * 1000 for k in ("regex", "ranked", "ade"))
+        r, e, a = (percentile(samples[k], 0.5) * 1000 for k in ("regex", "ranked", "ade"))
         print(f"| {name} | {r:.2f} | {e:.2f} | {a:.2f} | {a / r:.1f} | {a / e:.1f} |")
     peer.close()
 
