@@ -59,6 +59,9 @@ class AgentEntry:
 AIDER_HISTORY_FILE = ".aider.chat.history.md"
 """Aider's chat history, beside the repository it ran in (``engine.external.aider``)."""
 
+CRUSH_DB = ".crush/crush.db"
+"""Crush's database in the project folder it ran in (``engine.external.crush``)."""
+
 AGENTS: tuple[AgentEntry, ...] = (
     AgentEntry("claude", "Claude Code", "engine.external.claude_code", "CLAUDE_CONFIG_DIR",
                ".claude", (Folder("projects", per_lane=True),)),
@@ -94,6 +97,8 @@ AGENTS: tuple[AgentEntry, ...] = (
                (Folder("sessions/cli", 0),)),
     AgentEntry("iflow", "iFlow CLI", "engine.external.iflow", None, ".iflow",
                (Folder("projects", 1),)),
+    AgentEntry("crush", "Crush", "engine.external.crush", "XDG_DATA_HOME", ".local/share",
+               (Folder("crush", 0),), lane_files=(CRUSH_DB, f"{CRUSH_DB}-wal")),
 )  # fmt: skip
 """Every agent read, in the order ``--status``, the help and the palette list them."""
 

@@ -358,7 +358,8 @@ class OpenCode(AgentFormat):
 
     def owns(self, path: Path, environ: Mapping[str, str]) -> bool:
         del environ
-        return path.parent.suffix == ".db" and path.parent.is_file()  # <database>/<session id>
+        db = path.parent  # <database>/<session id>; Goose's and Crush's databases are theirs
+        return db.name.startswith("opencode") and db.suffix == ".db" and db.is_file()
 
     def signature(self, meta: SessionMeta) -> str:
         path = meta.transcript_path

@@ -4,11 +4,11 @@ A warm ``ade search`` where nothing changed used to list and parse every session
 session's three or four files and read every source row (190 ms over 924 sessions). The manifest
 is one digest of one ``scandir`` per folder of ``.ade`` (``sessions``, ``chats``, ``terminals``,
 ``prs``; each entry's ``(mtime_ns, size, inode)`` as ``DirEntry.stat`` gives it), the project
-and lane files, the git signature and each lane's Aider history. It is stored in ``meta`` only
-after a reconcile whose every queued source was drained to the end, so an equal digest means
-every source is ingested as of those stats: the reconcile is skipped (no session parsed, no
-source row read, no write lock). Any change to a file in those folders changes the digest and
-the reconcile runs in full, as before.
+and lane files, the git signature and each lane's Aider history and Crush database. It is
+stored in ``meta`` only after a reconcile whose every queued source was drained to the end, so
+an equal digest means every source is ingested as of those stats: the reconcile is skipped (no
+session parsed, no source row read, no write lock). Any change to a file in those folders
+changes the digest and the reconcile runs in full, as before.
 
 The agent tools' folders are in it too, one ``scandir`` per folder the discovery would look in:
 the Claude Code folders of the project's lanes (matched by name in the projects folder, each
@@ -180,5 +180,6 @@ def project_manifest(
             elif walk.folder(str(path), spec.depth) is None:
                 return None
     walk.covered.update(str(lane.path) for lane in the_lanes)  # lane files, stat'ed above
+    walk.covered.update(str(path.parent) for path in lane_files)  # Crush's .crush folders
     covered = frozenset(walk.covered | sources.covered)
     return Manifest(walk.digest.hexdigest(), sources.digest.hexdigest(), covered)

@@ -22,6 +22,8 @@ def install_home(name: str, home: Path, project: Path, lane: Path) -> Path:
     if name == "opencode":
         install_database("opencode", home / "opencode" / "opencode.db", project, lane)
         return home
+    if name == "crush":
+        install_crush(project, lane)
     shutil.copytree(FIXTURES / name / "home", home)
     for path in sorted(home.rglob("*"), key=lambda p: -len(p.parts)):
         if path.is_file():
@@ -47,3 +49,22 @@ def install_database(name: str, db: Path, project: Path, lane: Path) -> Path:
     conn.execute(sql.replace("@PROJECT@", str(project)).replace("@LANE@", str(lane)))
     conn.close()
     return db
+
+
+def install_crush(project: Path, lane: Path) -> tuple[Path, Path]:
+    """Crush's databases: the project's ``.crush/crush.db`` and one in a subfolder of the second
+    lane (``pkg/.crush``, registered in the fixture's ``projects.json``), built from the
+    fixture's SQL."""
+    built = []
+    for folder, script in ((project, "project.sql"), (lane / "pkg", "lane.sql")):
+        db = folder / ".crush" / "crush.db"
+        db.parent.mkdir(parents=True)
+        sql = (FIXTURES / "crush" / "schema.sql").read_text() + (
+            FIXTURES / "crush" / script
+        ).read_text()
+        conn = apsw.Connection(str(db))
+        conn.execute("PRAGMA journal_mode = WAL").fetchall()  # as Crush opens it
+        conn.execute(sql.replace("@PROJECT@", str(project)).replace("@LANE@", str(lane)))
+        conn.close()
+        built.append(db)
+    return built[0], built[1]
