@@ -1,7 +1,8 @@
 """What the daemon answers for one frame: its messages (one, or a batch), each parsed and
 dispatched. ``rpc.hello`` binds the connection's role, ``rpc.status`` answers from the server,
-any other method is an engine call on the worker pool that an ``rpc.cancel`` can interrupt; every
-failure becomes an error response. The connection loop around it is ``engine.rpc.server``.
+any other method is an engine call on the worker pool (owned here) that an ``rpc.cancel`` can
+interrupt; every failure becomes an error response. The connection loop around it is
+``engine.rpc.server``, which hands it what it needs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine import __version__
 from engine.actions import SearchDomain
@@ -19,6 +20,7 @@ from engine.basics.logs import AUDIT_LOGGER, get_logger
 from engine.errors import AdeError, ProjectError, UsageError
 from engine.rpc.admission import ServedConnection
 from engine.rpc.cancel import CallCancelled, EngineCall
+from engine.rpc.idle import IdleClock
 from engine.rpc.limits import ServerLimits
 from engine.rpc.roles import role_for
 from engine.rpc.validation import (
@@ -35,29 +37,57 @@ from engine.rpc.validation import (
     split_batch,
 )
 
-if TYPE_CHECKING:
-    from engine.rpc.idle import IdleClock
-
 log = get_logger(__name__)
 audit = get_logger(AUDIT_LOGGER)
 
 
 class RequestDispatch:
-    """The answering side of ``DaemonServer`` (a mixin: the server owns the attributes below)."""
+    """The answering side of ``DaemonServer``: what one frame is answered with, and the worker
+    pool engine calls run on.
 
-    domain: SearchDomain
-    cto_token: str
-    status: Callable[[], dict[str, Any]]
-    limits: ServerLimits
-    _active: int
-    _started: float
-    _executor: ThreadPoolExecutor
+    Args:
+        domain: the search action domain.
+        cto_token: the secret a CTO client presents with ``rpc.hello``.
+        status: extra fields for ``rpc.status``.
+        limits: the worker pool's size, the idle exit ``rpc.status`` reports.
+        idle: the idle clock every engine call keeps awake.
+        connections: how many connections are open (for ``rpc.status``).
+    """
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        domain: SearchDomain,
+        cto_token: str,
+        *,
+        status: Callable[[], dict[str, Any]],
+        limits: ServerLimits,
+        idle: IdleClock,
+        connections: Callable[[], int],
+    ) -> None:
+        self.domain = domain
+        self.cto_token = cto_token
+        self.status = status
+        self.limits = limits
+        self.idle = idle
+        self.connections = connections
+        self._started = time.time()
+        self._executor: ThreadPoolExecutor | None = None
 
-        def _idle_clock(self) -> IdleClock: ...
+    def open_pool(self) -> None:
+        """Start the worker pool engine calls run on (the server starts serving)."""
+        self._executor = ThreadPoolExecutor(self.limits.workers, thread_name_prefix="ade-rpc")
 
-    async def _frame(self, frame: bytes, conn: ServedConnection) -> Any:
+    def close_pool(self) -> None:
+        """Take no more engine calls; those running go on (``join`` waits for them)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def join(self) -> None:
+        """Wait for engine calls that were running at shutdown (after services are disposed)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+
+    async def frame(self, frame: bytes, conn: ServedConnection) -> Any:
         """Answer one frame: a single response, a batch list, or ``None`` (notifications)."""
         try:
             messages, is_batch = split_batch(decode_frame(frame))
@@ -106,7 +136,7 @@ class RequestDispatch:
         def work() -> Any:
             return self.domain.call(request.method, request.params, conn.role, conn.label)
 
-        idle = self._idle_clock()
+        idle = self.idle
         idle.request_started()
         try:
             return await loop.run_in_executor(self._executor, call.run, work)
@@ -137,8 +167,8 @@ class RequestDispatch:
             "pid": os.getpid(),
             "version": __version__,
             "uptimeMs": int((time.time() - self._started) * 1000),
-            "connections": self._active,
+            "connections": self.connections(),
             "idleExitS": self.limits.idle_exit,
-            "idleExitInS": self._idle_clock().left_s(),
+            "idleExitInS": self.idle.left_s(),
             **self.status(),
         }

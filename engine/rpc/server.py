@@ -21,7 +21,6 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,8 +55,9 @@ audit = get_logger(AUDIT_LOGGER)
 
 
 @dataclass
-class DaemonServer(RequestDispatch):
-    """Serve the search domain on an already bound listening socket.
+class DaemonServer:
+    """Serve the search domain on an already bound listening socket (each frame answered by
+    its ``RequestDispatch``).
 
     Args:
         domain: the search action domain.
@@ -74,13 +74,19 @@ class DaemonServer(RequestDispatch):
     limits: ServerLimits = field(default_factory=ServerLimits)
     own_uid: int = field(default_factory=os.getuid)
     interrupt_thread: ThreadInterrupt = field(default=lambda _thread_id: None)
-    _active: int = 0
-    _started: float = field(default_factory=time.time)
     idle: IdleClock | None = None
     """Default: an ``IdleClock`` of ``limits.idle_exit``."""
-    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
-    _open: dict[ServedConnection, None] = field(default_factory=dict)
+    _active: int = field(default=0, init=False)
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set, init=False)
+    _open: dict[ServedConnection, None] = field(default_factory=dict, init=False)
     """Admitted connections, oldest first (a dict keeps insertion order)."""
+
+    def __post_init__(self) -> None:
+        self._idle = self.idle or IdleClock(self.limits.idle_exit)
+        self.dispatch = RequestDispatch(
+            self.domain, self.cto_token, status=self.status, limits=self.limits,
+            idle=self._idle, connections=lambda: self._active,
+        )  # fmt: skip
 
     async def serve(self, sock: socket.socket, stop: asyncio.Event) -> None:
         """Accept connections until ``stop`` is set, then close them all.
@@ -88,19 +94,14 @@ class DaemonServer(RequestDispatch):
         Engine calls still running are not waited for here: the caller disposes the services
         (which makes them return) and then calls ``join``.
         """
-        self._executor = ThreadPoolExecutor(self.limits.workers, thread_name_prefix="ade-rpc")
+        self.dispatch.open_pool()
         server = await asyncio.start_unix_server(self._accept, sock=sock)
         try:
-            await self._idle_clock().until_stopped_or_idle(stop)
+            await self._idle.until_stopped_or_idle(stop)
         finally:
             server.close()
             await self._cancel_tasks()
-            self._executor.shutdown(wait=False, cancel_futures=True)
-
-    def _idle_clock(self) -> IdleClock:
-        if self.idle is None:
-            self.idle = IdleClock(self.limits.idle_exit)
-        return self.idle
+            self.dispatch.close_pool()
 
     async def _cancel_tasks(self) -> None:
         """Cancel every connection task until none is left.
@@ -117,9 +118,7 @@ class DaemonServer(RequestDispatch):
 
     def join(self) -> None:
         """Wait for engine calls that were running at shutdown (after services are disposed)."""
-        executor = getattr(self, "_executor", None)
-        if executor is not None:
-            executor.shutdown(wait=True)
+        self.dispatch.join()
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -231,7 +230,7 @@ class DaemonServer(RequestDispatch):
         while (frame := await frames.get()) is not None:
             conn.busy = True
             try:
-                response = await self._frame(frame, conn)
+                response = await self.dispatch.frame(frame, conn)
                 if response is not None:
                     await self._send(writer, response)
             except (ConnectionError, TimeoutError):
