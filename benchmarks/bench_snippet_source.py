@@ -15,6 +15,7 @@ Run: ``nice -n 5 python -m benchmarks.bench_snippet_source PROJECT --base-rev 6f
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import subprocess
@@ -82,13 +83,13 @@ def _stages(conn: Any, project: Any, pages: list[list[int]]) -> dict[str, float]
             by_key.setdefault(stored.source_key or "", []).append(stored.span)
         for key, key_spans in by_key.items():
             kind, _, sid = key.partition(":")
-            path = new._plain_transcript(project, kind, sid)
+            path = new.plain_transcript(os.fspath(project.ade_dir), kind, sid)
             if path is not None:
                 spans.append((path, key_spans))
     all_texts = [t for page in texts for t in page.values()]
     jobs: dict[str, Callable[[], object]] = {
         "fetch_bodies (SQL)": lambda: [fetch_bodies(conn, page) for page in pages],
-        "open + pread": lambda: [new._read_spans(path, s) for path, s in spans],
+        "open + pread": lambda: [new.read_spans(path, s) for path, s in spans],
         "fingerprint": lambda: [body_fingerprint(t) for t in all_texts],
         "redaction (skipped now)": lambda: [redact_secrets(t) for t in all_texts],
         "snippet_texts (whole)": lambda: [new.snippet_texts(conn, project, b) for b in bodies],

@@ -98,15 +98,6 @@ def _daemon_client(project: Project, ns: argparse.Namespace) -> SearchClient | N
         return None
 
 
-def check_rebuild_allowed(environ: dict[str, str] | os._Environ[str]) -> None:
-    """Rebuilding is the CTO's: an agent's shell (``ADE_SESSION_ID`` set) needs ``ADE_ROLE=cto``."""
-    if environ.get("ADE_SESSION_ID") and environ.get("ADE_ROLE", "").lower() != "cto":
-        raise UsageError(
-            "--rebuild is CTO-only: this shell belongs to agent session "
-            f"{environ['ADE_SESSION_ID']!r} (set ADE_ROLE=cto only in the CTO's shell)"
-        )
-
-
 def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     """Answer ``ade search`` once its arguments are valid; returns the exit code.
 
@@ -115,6 +106,8 @@ def run_search(ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:
     stderr. Usage and project errors are the caller's and are never retried.
     """
     if ns.rebuild:
+        from engine.rpc.roles import check_rebuild_allowed  # only a rebuild asks
+
         check_rebuild_allowed(os.environ)
     # One command, one lane listing: the catch-up and the query share one `git worktree list`.
     with one_listing():
@@ -163,7 +156,10 @@ def start_daemon_for_next_search() -> None:
 
 
 def _is_embedded(client: SearchClient) -> bool:
-    return type(client).__name__ == "EmbeddedClient"
+    """Whether ``client`` answers in this process. ``engine.embedded`` is loaded whenever such
+    a client exists, so it is looked up, never imported (a daemon's answer does without it)."""
+    embedded = sys.modules.get("engine.embedded")
+    return embedded is not None and isinstance(client, embedded.EmbeddedClient)
 
 
 def _answer(client: SearchClient, ns: argparse.Namespace, args: SearchQueryArgs | None) -> int:

@@ -147,11 +147,11 @@ def _derive_source(ade_dir: str, key: str, rows: list[StoredBody]) -> list[str |
     """The indexed text of each of one source's rows (None: not derivable, or not the same),
     the project's ``.ade`` folder being ``ade_dir``."""
     kind, _, sid = key.partition(":")
-    path = _plain_transcript(ade_dir, kind, sid) if kind in _FOLDERS else None
+    path = plain_transcript(ade_dir, kind, sid) if kind in _FOLDERS else None
     spans = [
         s.span if s.span is not None and 0 < s.span[1] <= MAX_SPAN_BYTES else None for s in rows
     ]
-    raws = _read_spans(path, spans) if path is not None else [None] * len(rows)
+    raws = read_spans(path, spans) if path is not None else [None] * len(rows)
     derive = _chat_bodies if kind == "chat" else _chunk_bodies
     out: list[str | None] = []
     for stored, span, raw in zip(rows, spans, raws, strict=True):
@@ -168,12 +168,12 @@ def _derive_source(ade_dir: str, key: str, rows: list[StoredBody]) -> list[str |
 _FOLDERS = {"chat": ("chats", ".jsonl"), "terminal": ("terminals", ".log")}
 
 
-def _plain_transcript(ade_dir: str, kind: str, sid: str) -> str | None:
+def plain_transcript(ade_dir: str, kind: str, sid: str) -> str | None:
     """The plain transcript a span indexes, or None when it was compacted (or the id is bad).
 
     Cheaper than ``transcript_file``'s bounds check (a page holds up to 50 sessions): whatever
     the path now leads to, only text with the indexed fingerprint is ever shown, and
-    ``_read_spans`` refuses anything but a regular file without blocking on it.
+    ``read_spans`` refuses anything but a regular file without blocking on it.
     """
     if not is_valid_session_id(sid):
         return None
@@ -188,7 +188,7 @@ COALESCE_GAP_BYTES = 64 * 1024
 """Spans of one transcript at most this far apart are read with one ``pread``."""
 
 
-def _read_spans(path: str, spans: list[tuple[int, int] | None]) -> list[bytes | None]:
+def read_spans(path: str, spans: list[tuple[int, int] | None]) -> list[bytes | None]:
     """The bytes of each span of one file (None: absent, short, or the file is unreadable)."""
     out: list[bytes | None] = [None] * len(spans)
     try:

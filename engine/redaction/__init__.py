@@ -129,7 +129,7 @@ def redact_page(texts: Sequence[str]) -> list[str]:
     snippets hold none). A keyword absent from the joined texts is absent from each one, so the
     answer is the same (tests/engine/test_redaction_page.py). Once the one-pass automaton is
     loaded (a process that also ingests) each text takes that pass as it is."""
-    if redaction_rules._automaton is not None or len(texts) < 2:
+    if redaction_rules.literal_automaton is not None or len(texts) < 2:
         return [_redact(text, None) for text in texts]
     redaction_scan = _scan or _load_scan()
     joined = "\n".join(texts).encode("utf-8", "replace").lower()
@@ -144,7 +144,7 @@ def _redact(text: str, among: list[bytes] | None) -> str:
         text, among = marker("private-key") + text[tail.end() :], None  # a text of its own
     redaction_scan = _scan or _load_scan()
     haystack = found = hits = None
-    if redaction_rules._automaton is not None:  # bulk: both rule sets' literals in one pass
+    if redaction_rules.literal_automaton is not None:  # bulk: both rule sets' literals in one pass
         haystack = text.encode("utf-8", "replace").lower()
         found, hits = redaction_scan.one_pass(haystack)
     rules = prefilter_rules(text, haystack=haystack, found=found)

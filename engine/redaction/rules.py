@@ -174,7 +174,7 @@ def prefilter_rules(
     finds these literals and gitleaks' keywords in one pass)."""
     if haystack is None:
         haystack = text.encode("utf-8", "replace").lower()  # ASCII literals survive both steps
-    automaton = _automaton
+    automaton = literal_automaton
     if found is None and automaton is not None:
         found = {entry for entry, _, _ in automaton.find_matches_as_indexes(haystack, True)}
     if found is not None:
@@ -196,7 +196,7 @@ def prefilter_rules(
     return tuple(sorted(i for rules in present for i in rules))
 
 
-_automaton: BytesAhoCorasick | None = None
+literal_automaton: BytesAhoCorasick | None = None
 """The literals as one Aho-Corasick automaton, once :func:`scan_literals_in_one_pass` ran."""
 
 
@@ -211,11 +211,11 @@ def scan_literals_in_one_pass() -> None:
     matches: a literal inside or across another is still seen); without the module the
     per-literal scan stays.
     """
-    global _automaton
-    if _automaton is not None:
+    global literal_automaton
+    if literal_automaton is not None:
         return
     try:
         from ahocorasick_rs import BytesAhoCorasick
     except ImportError:  # pragma: no cover - a declared dependency; the slower scan is exact
         return
-    _automaton = BytesAhoCorasick([needle for needle, _, _ in PREFILTER])
+    literal_automaton = BytesAhoCorasick([needle for needle, _, _ in PREFILTER])

@@ -130,7 +130,7 @@ def _keyword_hits(haystack: bytes, among: Iterable[bytes] | None = None) -> dict
     (:func:`keywords_in` of a page's joined snippets).
     """
     hits: dict[bytes, list[int]] = {}
-    if redaction_rules._automaton is not None:
+    if redaction_rules.literal_automaton is not None:
         return one_pass(haystack)[1]
     for keyword in _keyword_rules() if among is None else among:
         at = haystack.find(keyword)
@@ -167,7 +167,7 @@ def _places(haystack: bytes, keywords: tuple[str, ...], hits: dict[bytes, list[i
         needle = keyword.encode()
         if needle not in hits:
             continue
-        if redaction_rules._automaton is not None:
+        if redaction_rules.literal_automaton is not None:
             places.update(hits[needle])
             continue
         at = hits[needle][0]

@@ -30,6 +30,7 @@ from engine.rpc.connection import SWITCH, daemon_switched_off
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Mapping
 
     from engine.rpc.daemon import DaemonOptions
 
@@ -53,7 +54,7 @@ RESTART_WAIT_S = 15.0
 """Longest a client that lost its daemon waits for the one it starts to answer."""
 
 
-def autostart_allowed(env: dict[str, str] | os._Environ[str] | None = None) -> bool:
+def autostart_allowed(env: Mapping[str, str] | None = None) -> bool:
     """False when ``ADE_DAEMON`` turns the daemon off (``connection.daemon_switched_off``)."""
     return not daemon_switched_off(env)
 

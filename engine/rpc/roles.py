@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 import stat
 
-from engine.errors import AdeError
+from engine.errors import AdeError, UsageError
 
 TYPE_CHECKING = False  # the client imports neither `typing` nor `pathlib` (the start-up budget)
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from engine.actions import Role
@@ -100,6 +101,20 @@ def client_token(config: str | os.PathLike[str], env: dict[str, str] | None = No
         return _read_private(_token_file(config))
     except (OSError, AdeError):
         return None
+
+
+def check_rebuild_allowed(environ: Mapping[str, str]) -> None:
+    """Rebuilding is the CTO's: an agent's shell (``ADE_SESSION_ID`` set) needs ``ADE_ROLE=cto``
+    (``ade search --rebuild`` refuses before it asks anyone).
+
+    Raises:
+        UsageError: this shell is an agent's.
+    """
+    if environ.get("ADE_SESSION_ID") and environ.get("ADE_ROLE", "").lower() != "cto":
+        raise UsageError(
+            "--rebuild is CTO-only: this shell belongs to agent session "
+            f"{environ['ADE_SESSION_ID']!r} (set ADE_ROLE=cto only in the CTO's shell)"
+        )
 
 
 def role_for(presented: object, expected: str) -> Role:

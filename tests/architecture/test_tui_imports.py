@@ -31,6 +31,8 @@ ALLOWED: dict[str, str] = {
     "before printing a byte of it (a daemon is a peer, not a trusted part of this process)",
     "engine.rpc.autostart": "starting the daemon for the next search once `ade search` has "
     "answered without one (the start-up budget)",
+    "engine.rpc.roles": "`ade search --rebuild` refuses in an agent's shell before asking anyone: "
+    "the CTO role's rule, kept beside the daemon's",
     "engine.project.plain_repo": "whether a folder is a plain main worktree, without git: "
     "`ade search` names the root a daemon answers for (the start-up budget)",
     "engine.project.locate": "which folder is the project (--project, else the cwd's git top "
