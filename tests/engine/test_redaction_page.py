@@ -49,7 +49,7 @@ def test_a_page_is_redacted_as_each_snippet_alone(
     if one_pass:
         redaction_rules.scan_literals_in_one_pass()  # a process that also ingests
     else:
-        monkeypatch.setattr(redaction_rules, "_automaton", None)  # a one-shot search
+        monkeypatch.setattr(redaction_rules, "literal_automaton", None)  # a one-shot search
     redacted = 0
     for page in _pages(seed=31):
         alone = [redact_secrets(text) for text in page]
