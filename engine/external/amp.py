@@ -8,7 +8,9 @@ tool_use {id, name, input}, tool_result {toolUseID, run: {status, result}}, thin
 "meta": {"sentAt"}}], "env": {"initial": {"trees": [{"displayName", "uri": "file:///…"}]}},
 "mainThreadID"?}``. The first tree's folder is the thread's working folder; a thread with a
 ``mainThreadID`` is a subagent's and is left out. Re-derived whole when the file changes.
-Indexed: user and assistant text, tool uses and results. Hidden: thinking. Resume:
+Indexed: user and assistant text, tool uses and results. Hidden: thinking. No text of Amp's
+own is known in a user message's text blocks (the threads quoted hold the typed words; file
+mentions and thinking are blocks of their own), so no markers. Resume:
 ``amp threads continue <threadId>``.
 """
 
@@ -113,7 +115,7 @@ class AmpFormat(AgentFormat):
 
 def _blocks(role: str, message: dict[str, Any]) -> list[tuple[Any, dict[str, Any]]]:
     content = message.get("content")
-    found = message_blocks(role, content, lambda _text: False)
+    found = message_blocks(role, content)
     for block in content if isinstance(content, list) else []:
         if isinstance(block, dict) and block.get("type") == "tool_result":
             run: dict[str, Any] = block["run"] if isinstance(block.get("run"), dict) else {}
@@ -160,7 +162,7 @@ def _title(doc: dict[str, Any]) -> str | None:
         return title.strip()
     for message in doc.get("messages") or []:
         if isinstance(message, dict) and message.get("role") == "user":
-            for etype, fields in message_blocks("user", message.get("content"), lambda _t: False):
+            for etype, fields in message_blocks("user", message.get("content")):
                 if etype == "user_message":
                     return " ".join(str(fields["text"]).split())[:120]
     return None

@@ -9,8 +9,7 @@ letters and digits as ``-`` — lossy, and the lines name no folder, so a transc
 lane whose folder's slug its folder is (or starts with, for a subfolder; the longest wins).
 Lines carry no id and no time: a message's id is its byte offset. Indexed: user text (its
 ``<user_query>`` framing removed), assistant text, ``tool_use`` blocks and any ``tool_result``.
-Hidden: thinking and the context Cursor puts in a user turn (``<user_info>``,
-``<attached_files>``, ``<system_reminder>``…: text that is one tag block). The IDE's own chats
+Hidden: thinking and the context Cursor puts in a user turn beside the query (``MARKERS``). The IDE's own chats
 (``state.vscdb``'s ``cursorDiskKV``) are not read. Resume: ``cursor-agent --resume <chatId>``.
 """
 
@@ -24,28 +23,35 @@ from typing import Any, ClassVar
 
 from engine.external.finding import acceptable, real, scan_head, session_meta
 from engine.external.heads import HeadCache
+from engine.external.injected import Marker, block, query_frame, tag
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, message_blocks
 from engine.external.skips import skip
 from engine.project.model import Lane, SessionMeta
 from engine.project.tally import WarningTally
 
 _SLUG = re.compile(r"[^A-Za-z0-9]")
-_QUERY = re.compile(r"^\s*<user_query>\s*(.*?)\s*</user_query>\s*$", re.DOTALL)
-_TAG_BLOCK = re.compile(r"^\s*<([a-z_]+)>.*</\1>\s*$", re.DOTALL)
+
+MARKERS: tuple[Marker, ...] = (
+    tag("user_info", "hide", "environment"),
+    tag("system_reminder", "hide", "reminder"),
+    tag("attached_files", "system", "attached files"),
+    tag("cursor_commands", "system", "command"),
+    block(r"<([a-z_]+)>.*?</\1>", "hide", "context"),
+)
+"""What Cursor writes into a user turn beside what was typed (no source: closed source; the
+transcripts quoted in tests/fixtures/agents/cursor/README.md and by public readers' parsers):
+the typed words are framed by ``<user_query>`` (``FRAME``), the workspace's ``<user_info>`` is
+and reminders are left out, attached files and commands kept as ``system``; any other tag block
+in a user turn is Cursor's context and left out. Read one text block at a time: a block that
+holds ``<user_info>`` and the query side by side gives the query only."""
+
+FRAME = query_frame("user_query", "context")
+"""Where a text block holds ``<user_query>``, only its inside is the user's."""
 
 
 def slug(folder: Path) -> str:
     """Cursor's project folder name for workspace ``folder``."""
     return _SLUG.sub("-", str(folder).lstrip("/"))
-
-
-def user_text(text: str) -> str:
-    """What the user typed: ``<user_query>`` unwrapped; any other single tag block is context
-    Cursor added (nothing)."""
-    found = _QUERY.match(text)
-    if found:
-        return found.group(1)
-    return "" if _TAG_BLOCK.match(text) else text
 
 
 class CursorFormat(JsonlAgent):
@@ -55,7 +61,7 @@ class CursorFormat(JsonlAgent):
     patterns: ClassVar[tuple[str, ...]] = (
         "*/agent-transcripts/*/*.jsonl", "*/agent-transcripts/*.jsonl")  # fmt: skip
     resume: ClassVar[tuple[str, ...] | None] = ("cursor-agent", "--resume")
-    hidden = "thinking, context blocks in user turns (<user_info>, <attached_files>…)"
+    hidden = "thinking, <user_info> and other context blocks in user turns"
 
     def record_events(
         self, obj: dict[str, Any], tally: WarningTally, source: str, state: dict[str, Any]
@@ -113,16 +119,7 @@ class CursorFormat(JsonlAgent):
 
 
 def _blocks(role: str, content: Any) -> Found:
-    if role != "user":
-        return message_blocks(role, content, lambda _text: False)
-    found: Found = []
-    for etype, fields in message_blocks(role, content, lambda _text: False):
-        if etype == "user_message":
-            fields["text"] = user_text(fields["text"])
-            if not fields["text"].strip():
-                continue
-        found.append((etype, fields))
-    return found
+    return message_blocks(role, content, MARKERS, FRAME)
 
 
 FORMAT = CursorFormat()

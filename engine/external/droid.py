@@ -9,13 +9,14 @@ is ``{"type": "session_start", "id", "title", "sessionTitle", "owner", "version"
 (``todo_state``, ``session_event``). A ``<uuid>.settings.json`` beside it holds the model and
 token use. Indexed: user and assistant text, tool calls and results. Hidden: thinking, messages
 only the model sees (``visibility: llm_only``) and ``<system-reminder>`` text Droid adds to a
-user turn. Resume: ``droid --resume <sessionId>``.
+user turn (``MARKERS``, one text block at a time). Resume: ``droid --resume <sessionId>``.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from engine.external.injected import Marker, tag
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, message_blocks
 from engine.external.skips import skip
 from engine.project.tally import WarningTally
@@ -24,9 +25,11 @@ QUIET = frozenset({"todo_state", "session_event", "compaction_state", "session_e
 """Bookkeeping lines Droid writes beside its messages."""
 
 
-def injected(text: str) -> bool:
-    """Text Droid adds to a user turn itself."""
-    return text.lstrip().startswith("<system-reminder>")
+MARKERS: tuple[Marker, ...] = (tag("system-reminder", "hide", "reminder"),)
+"""What Droid writes into a user turn itself (no source: Droid is closed source; the sessions
+quoted in tests/fixtures/agents/droid/README.md), read one text block at a time: its
+``<system-reminder>`` left out, as whole messages only the model sees, which Droid marks
+itself (``visibility: llm_only``)."""
 
 
 class DroidFormat(JsonlAgent):
@@ -59,7 +62,7 @@ class DroidFormat(JsonlAgent):
         role = message.get("role")
         if role not in ("user", "assistant"):
             return ident, when, []
-        return ident, when, message_blocks(str(role), message.get("content"), injected)
+        return ident, when, message_blocks(str(role), message.get("content"), MARKERS)
 
     def learn(self, head: HeadNotes, obj: dict[str, Any]) -> None:
         if obj.get("type") == "session_start":
@@ -76,7 +79,7 @@ class DroidFormat(JsonlAgent):
                 head.first_ts = obj["timestamp"]
             message = obj.get("message")
             if isinstance(message, dict) and message.get("role") == "user":
-                for etype, fields in message_blocks("user", message.get("content"), injected):
+                for etype, fields in message_blocks("user", message.get("content"), MARKERS):
                     if etype == "user_message":
                         head.saw_user(fields["text"])
 

@@ -12,34 +12,47 @@ with ``content`` text and ``tool_calls`` ``{id, name, arguments}``, ``tool_resul
 ``{tool_call_id, content}``, ``backend_tool_call``, ``reasoning``). Indexed: user text (its
 ``<user_query>`` framing removed), assistant text, tool calls and results. Hidden: reasoning,
 the system prompt, user items the runtime synthesised (``synthetic_reason``: reminders, project
-instructions, auto-continue) and the ``<user_info>`` preamble. Resume: ``grok --resume <id>``.
+instructions, auto-continue…) but for an interjection (what the user typed mid-turn, framed like
+a prompt), and what ``MARKERS`` finds beside the query. Resume: ``grok --resume <id>``.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 from urllib.parse import unquote
 
+from engine.external.injected import Marker, block, query_frame, tag, user_events
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, time_text
 from engine.external.lines import digest
 from engine.project.safe_io import Bounds, JsonRejected, loads_json, read_regular
 from engine.project.tally import WarningTally
 
 QUIET = frozenset({"system", "backend_tool_call", "reasoning"})
-_QUERY = re.compile(r"^\s*<user_query>\s*(.*?)\s*</user_query>\s*$", re.DOTALL)
 SIDE_BYTES = 1024 * 1024
 """Most of ``summary.json`` or ``.cwd`` read."""
 
 
-def user_text(text: str) -> str:
-    """What the user typed: the ``<user_query>`` framing removed; the ``<user_info>`` preamble
-    and other all-tag text the agent writes are nothing."""
-    found = _QUERY.match(text)
-    if found:
-        return found.group(1)
-    return "" if text.lstrip().startswith(("<user_info>", "<system-reminder>")) else text
+MARKERS: tuple[Marker, ...] = (
+    tag("user_info", "hide", "environment"),
+    tag("system-reminder", "hide", "reminder"),
+    block(r"The user interrupted the previous turn:[^\n]*", "system", "interruption"),
+    block(r"The user sent a message while you were working:[^\n]*", "hide", "note"),
+    block(r"Make sure to complete any unfinished tasks from previous turns\.[^\n]*", "hide",
+          "note"),
+)  # fmt: skip
+"""What Grok Build writes into a user item beside what was typed: the ``<user_info>`` preamble
+and ``<system-reminder>`` (``crates/codegen/xai-grok-sampling-types/src/conversation.rs``
+``SyntheticReason``), the interjection and interrupt notes and the unfinished-tasks trailer
+(``crates/common/xai-interjection-core/src/format.rs``: ``INTERJECTION_NOTE``,
+``INTERRUPT_NOTE``, ``frame_user_turn``). Anything else beside the ``<user_query>`` frame (a
+skill or context tail) is Grok's, kept as ``system``."""
+
+FRAME = query_frame("user_query", "context")
+"""``wrap_user_query``/``user_query``: the typed words, framed."""
+
+SHOWN_SYNTHETIC = frozenset({"interjection"})
+"""Synthesised user items that carry what the user typed (Ctrl+Enter mid-turn)."""
 
 
 class GrokFormat(JsonlAgent):
@@ -100,7 +113,8 @@ class GrokFormat(JsonlAgent):
 
 
 def _user(obj: dict[str, Any]) -> Found:
-    if obj.get("synthetic_reason"):
+    reason = obj.get("synthetic_reason")
+    if reason and reason not in SHOWN_SYNTHETIC:
         return []
     found: Found = []
     for part in obj.get("content") or []:
@@ -109,9 +123,7 @@ def _user(obj: dict[str, Any]) -> Found:
             and part.get("type") == "text"
             and isinstance(part.get("text"), str)
         ):
-            text = user_text(part["text"])
-            if text.strip():
-                found.append(("user_message", {"text": text}))
+            found += cast(Found, user_events(part["text"], MARKERS, frame=FRAME))
     return found
 
 

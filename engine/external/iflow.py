@@ -9,26 +9,30 @@ stem), ``timestamp``, ``type`` ``user``/``assistant``, ``isSidechain``, ``cwd``,
 ``tool_result``'s content is Gemini's ``{callId, responseParts: {functionResponse}, resultDisplay}``.
 The folder name is lossy, so the project comes from the records' ``cwd``. Indexed: user and
 assistant text, tool uses and results. Hidden: thinking, sidechain (subagent) records and the
-context iFlow writes as a user turn (``<system-reminder>``, ``# AGENTS.md instructions for``,
-``<INSTRUCTIONS>``, ``<local-command-caveat>``). Resume: ``iflow --resume <sessionId>``.
+context iFlow writes into a user turn (``# AGENTS.md instructions for``, ``<INSTRUCTIONS>``,
+``<local-command-caveat>``, ``<system-reminder>``: ``MARKERS``, one text block at a time).
+Resume: ``iflow --resume <sessionId>``.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from engine.external.injected import Marker, tag
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, message_blocks
 from engine.external.skips import skip
 from engine.project.tally import WarningTally
 
-INJECTED = ("<system-reminder>", "# AGENTS.md instructions for", "<INSTRUCTIONS>",
-            "<local-command-caveat>")  # fmt: skip
-"""How text iFlow puts in a user turn itself begins."""
-
-
-def injected(text: str) -> bool:
-    """Text iFlow adds to a user turn itself."""
-    return text.lstrip().startswith(INJECTED)
+MARKERS: tuple[Marker, ...] = (
+    Marker("# AGENTS.md instructions for ", "hide", "AGENTS.md", "</INSTRUCTIONS>"),
+    tag("INSTRUCTIONS", "hide", "instructions"),
+    tag("local-command-caveat", "hide", "caveat"),
+    tag("system-reminder", "hide", "reminder"),
+)
+"""What iFlow writes into a user turn itself (no source: iFlow ships a bundle only; the user-form
+injections its sessions hold, tests/fixtures/agents/iflow/README.md), read one text block at a
+time (not by a message's first characters): the project's instructions, the command caveat
+and reminders left out."""
 
 
 class IFlowFormat(JsonlAgent):
@@ -37,7 +41,7 @@ class IFlowFormat(JsonlAgent):
     name = "iflow"
     patterns: ClassVar[tuple[str, ...]] = ("*/session-*.jsonl",)
     resume: ClassVar[tuple[str, ...] | None] = ("iflow", "--resume")
-    hidden = "thinking, subagent records, injected context in user turns"
+    hidden = "thinking, subagent records, AGENTS.md instructions, caveats, reminders"
 
     def record_events(
         self, obj: dict[str, Any], tally: WarningTally, source: str, state: dict[str, Any]
@@ -54,7 +58,7 @@ class IFlowFormat(JsonlAgent):
             return ident, when, []
         if obj.get("isSidechain") is True:
             return ident, when, []
-        return ident, when, message_blocks(str(kind), message.get("content"), injected)
+        return ident, when, message_blocks(str(kind), message.get("content"), MARKERS)
 
     def learn(self, head: HeadNotes, obj: dict[str, Any]) -> None:
         if head.cwd is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
@@ -65,7 +69,7 @@ class IFlowFormat(JsonlAgent):
             head.first_ts = obj["timestamp"]
         message = obj.get("message")
         if obj.get("type") == "user" and isinstance(message, dict):
-            for etype, fields in message_blocks("user", message.get("content"), injected):
+            for etype, fields in message_blocks("user", message.get("content"), MARKERS):
                 if etype == "user_message":
                     head.saw_user(fields["text"])
 

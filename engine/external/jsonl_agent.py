@@ -16,11 +16,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from engine.external.agent_format import AgentFormat, Hint, Parsed
 from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
 from engine.external.heads import Head, HeadCache
+from engine.external.injected import Frame, Marker, user_events
 from engine.external.lines import digest, json_lines
 from engine.external.skips import skip, skip_file
 from engine.project.fields import parse_aware_time
@@ -193,20 +194,23 @@ class JsonlAgent(AgentFormat):
         return events, consumed, carried
 
 
-def message_blocks(role: str, content: Any, injected: Callable[[str], bool]) -> Found:
+def message_blocks(
+    role: str, content: Any, markers: Sequence[Marker] = (), frame: Frame | None = None
+) -> Found:
     """The events of an Anthropic-style ``content`` (a string or ``text``, ``tool_use``,
-    ``tool_result``, ``thinking`` and ``image`` blocks) said by ``role``; text for which
-    ``injected`` is true, thinking and images are left out."""
-    said: ChatEventType = "user_message" if role == "user" else "assistant_message"
+    ``tool_result``, ``thinking`` and ``image`` blocks) said by ``role``; a user's text block is
+    read against the agent's ``markers`` (and ``frame``) one block at a time
+    (``engine.external.injected``): injected runs hidden or kept as ``system_message``; thinking
+    and images are left out."""
     if isinstance(content, str):
-        return [(said, {"text": content})] if content.strip() and not injected(content) else []
+        content = [{"type": "text", "text": content}]
     out: Found = []
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict):
             continue
         kind, text = block.get("type"), block.get("text")
-        if kind == "text" and isinstance(text, str) and text.strip() and not injected(text):
-            out.append((said, {"text": text}))
+        if kind == "text" and isinstance(text, str) and text.strip():
+            out += said_events(role, text, markers, frame)
         elif kind == "tool_use":
             name = block.get("name") if isinstance(block.get("name"), str) else "tool"
             fields: dict[str, Any] = {"name": name, "input": digest(block.get("input") or {})}
@@ -221,6 +225,16 @@ def message_blocks(role: str, content: Any, injected: Callable[[str], bool]) -> 
                 fields["id"] = block["tool_use_id"]
             out.append(("tool_result", fields))
     return out
+
+
+def said_events(
+    role: str, text: str, markers: Sequence[Marker] = (), frame: Frame | None = None
+) -> Found:
+    """The events of one text part said by ``role``: an assistant's as it is, a user's split
+    into the user's words and what the agent injected."""
+    if role != "user":
+        return [("assistant_message", {"text": text})] if text.strip() else []
+    return cast(Found, user_events(text, markers, frame=frame))
 
 
 def result_text(content: Any) -> str:

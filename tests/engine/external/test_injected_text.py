@@ -23,12 +23,23 @@ Where the injected shapes come from:
   ``<ide_selection>``, ``<command-name>``, ``<bash-input>``).
 - Copilot CLI (closed source): ``<skill-context name=…>`` in a ``user.message``'s content, with
   or without ``source: skill-*``, as sessions it wrote hold it.
+- Cursor agent CLI (closed source): transcripts it wrote, as public readers quote and parse them
+  (``<user_query>`` framing the typed words; ``<user_info>``, ``<attached_files>``,
+  ``<cursor_commands>``, ``<system_reminder>`` beside it in the same text block).
+- Grok Build: xai-org/grok-build ``crates/common/xai-interjection-core/src/format.rs``
+  (``user_query``, ``frame_user_turn``: a query with skill or context tails and notes) and
+  ``crates/codegen/xai-grok-sampling-types/src/conversation.rs`` (``SyntheticReason``).
+- iFlow CLI (bundle only): the user-form injections its sessions hold (``# AGENTS.md
+  instructions for`` with ``<INSTRUCTIONS>``, ``<local-command-caveat>``, ``<system-reminder>``).
+- Factory Droid (closed source): ``<system-reminder>`` text blocks in a user turn, as sessions it
+  wrote hold them.
+- Amp (closed source): nothing of its own in a user message's text in the threads quoted
+  (file mentions and thinking are blocks of their own): its row shows the text stays the user's.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,84 +47,17 @@ from typing import Any
 import pytest
 from cli_helpers import search_argv
 
-from engine.external.discover import claude_slug
+from engine.agent_table import AGENTS
 from engine.external.view import read_external_events
 from engine.ingest.timers import ManualTimerFactory
 from engine.links.details import chat_context
 from engine.project.locate import open_project
 from engine.types import SearchQueryArgs
 from engine.wiring import create_project_service
+from tests.engine.external.injected_shapes import USER_WORDS, WRITERS, claude
 from tui.cli import main
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
-USER_WORDS = "please fix the marmoset parser"
-
-
-def _line(obj: dict[str, Any]) -> bytes:
-    return json.dumps(obj).encode() + b"\n"
-
-
-# --- the agents' shapes -------------------------------------------------------------------------
-def claude(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
-    """A Claude Code transcript: the user's message, then one user line of ``parts`` (text
-    blocks; one part is written as a plain string, as Claude Code writes a typed prompt)."""
-
-    def msg(uuid: str, content: Any, **extra: Any) -> bytes:
-        return _line({"parentUuid": None, "isSidechain": False, "cwd": str(cwd), "sessionId": "s",
-                      "type": "user", "message": {"role": "user", "content": content},
-                      "uuid": uuid, "timestamp": "2026-06-01T10:00:00.000Z", **extra})  # fmt: skip
-
-    content: Any = parts[0] if len(parts) == 1 else [{"type": "text", "text": p} for p in parts]
-    folder = home / "claude" / "projects" / claude_slug(cwd)
-    folder.mkdir(parents=True)
-    path = folder / "c0ffee00-0000-4000-8000-000000000001.jsonl"
-    path.write_bytes(msg("u1", content, **flags) + msg("u2", USER_WORDS))
-    return path
-
-
-def codex(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
-    """A Codex rollout: the injected parts and the user's words as content items of one user
-    message (as ``codex-rs`` records a turn's first input), and its ``event_msg`` copy."""
-    del flags
-
-    def item(kind: str, payload: dict[str, Any]) -> bytes:
-        return _line({"timestamp": "2026-06-01T10:00:00.000Z", "type": kind, "payload": payload})
-
-    content = [{"type": "input_text", "text": p} for p in [*parts, USER_WORDS]]
-    day = home / "codex" / "sessions" / "2026" / "06" / "01"
-    day.mkdir(parents=True)
-    path = day / "rollout-2026-06-01T10-00-00-0199-inject.jsonl"
-    path.write_bytes(b"".join([
-        item("session_meta", {"id": "0199-inject", "timestamp": "2026-06-01T10:00:00Z",
-                              "cwd": str(cwd), "originator": "codex_cli_rs"}),
-        item("response_item", {"type": "message", "role": "user", "content": content}),
-        item("event_msg", {"type": "user_message", "message": USER_WORDS, "images": []}),
-    ]))  # fmt: skip
-    return path
-
-
-def copilot(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
-    """A Copilot CLI ``events.jsonl``: the injected text first (a session's first message, so
-    the title is at stake), then the user's words."""
-    sid = "9d1e7a52-0000-4000-8000-0000000inj01"
-
-    def event(n: int, kind: str, data: dict[str, Any]) -> bytes:
-        return _line({"type": kind, "id": f"{sid}-e{n}", "timestamp": f"2026-06-01T10:00:0{n}Z",
-                      "parentId": None, "data": data})  # fmt: skip
-
-    folder = home / "copilot" / "session-state" / sid
-    folder.mkdir(parents=True)
-    path = folder / "events.jsonl"
-    path.write_bytes(b"".join([
-        event(0, "session.start", {"sessionId": sid, "context": {"cwd": str(cwd)}}),
-        event(1, "user.message", {"content": "\n".join(parts), **flags}),
-        event(2, "user.message", {"content": USER_WORDS}),
-    ]))  # fmt: skip
-    return path
-
-
-Writer = Callable[..., Path]
-WRITERS: dict[str, Writer] = {"claude": claude, "codex": codex, "copilot": copilot}
 
 # (agent, injected parts, flags, the injected word, system | hide, label shown)
 ROWS: list[tuple[str, list[str], dict[str, Any], str, str, str]] = [
@@ -156,11 +100,33 @@ ROWS: list[tuple[str, list[str], dict[str, Any], str, str, str]] = [
     ("copilot", ['<skill-context name="pdf">\nBase directory for this skill: /skills/pdf\n'
                  "Read the alpacaskill notes first.\n</skill-context>"], {}, "alpacaskill",
      "system", "skill"),
+    ("cursor", ["<user_info>\nOS Version: linux\nWorkspace Path: /work/bilbyinfo\n</user_info>"],
+     {}, "bilbyinfo", "hide", ""),
+    ("cursor", ["<attached_files>\n<file_contents path=\"/src/numbat.py\">numbatfile()"
+                "</file_contents>\n</attached_files>"], {}, "numbatfile", "system",
+     "attached files"),
+    ("grok", ["<user_info>\nThe user's OS: linux. Workspace: /work/dingoinfo\n</user_info>"], {},
+     "dingoinfo", "hide", ""),
+    ("grok", ["The user interrupted the previous turn:"], {"synthetic_reason": "interjection"},
+     "interrupted", "system", "interruption"),
+    ("iflow", ["# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nUse emurules always.\n"
+               "</INSTRUCTIONS>"], {}, "emurules", "hide", ""),
+    ("iflow", ["<system-reminder>The todo list holds cassowarytodo</system-reminder>"], {},
+     "cassowarytodo", "hide", ""),
+    ("droid", ["<system-reminder>Droid reminder about bitterntodos</system-reminder>"], {},
+     "bitterntodos", "hide", ""),
+    ("amp", ["Summary of the wallabyplan so far, as I typed it"], {}, "wallabyplan", "user", ""),
 ]  # fmt: skip
+"""(agent, injected parts, the line's flags, the injected word, what becomes of it: ``system``
+(kept, found by ``role:system``), ``hide`` (never found) or ``user`` (an agent that injects
+nothing there: the text stays the user's), the label it is shown with)."""
 IDS = [f"{agent}-{word}" for agent, _, _, word, _, _ in ROWS]
 
 
 def _homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for entry in AGENTS:  # every other agent's home under HOME, as its defaults put it
+        if entry.variable is not None:
+            monkeypatch.delenv(entry.variable, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
@@ -186,7 +152,8 @@ def test_injected_text_is_never_the_users_words(
 
         users = found("marmoset")
         assert users, "the user's own words are found"
-        assert found(word) == []  # a plain search never matches injected text
+        # a plain search never matches injected text (an agent's own words: always)
+        assert len(found(word)) == (1 if verdict == "user" else 0)
         noticed = found(f"role:system {word}")
         assert len(noticed) == (1 if verdict == "system" else 0)
         sessions = found("marmoset", sessions=True)
@@ -194,7 +161,8 @@ def test_injected_text_is_never_the_users_words(
     finally:
         service.dispose()
     events = read_external_events(path, agent)
-    assert not [e for e in events if e.type == "user_message" and word in e.data["text"]]
+    said = [e for e in events if e.type == "user_message" and word in e.data["text"]]
+    assert len(said) == (1 if verdict == "user" else 0)
     shown = [e for e in events if e.type == "system_message" and word in e.data["text"]]
     assert len(shown) == (1 if verdict == "system" else 0)
     if shown:
