@@ -1,39 +1,66 @@
 """The fixture homes of the agents read from ``tests/fixtures/agents/<agent>/``, installed where
-a test wants them with the project's and the second lane's folders put in."""
+a test wants them with the project's and the second lane's folders put in.
+
+A fixture holds ``home/`` (the agent's home: copied), ``sessions.sql`` (the agent's database:
+built at the folder its sessions' ``file`` names in ``expect.json``) and ``worktrees/primary``
+and ``worktrees/fix`` (files the agent keeps in each lane itself: Aider's history). In every
+file ``@PROJECT@`` and ``@LANE@`` become the lanes' folders; in a name ``@PROJECT_SLUG@`` and
+``@LANE_SLUG@`` become the agent's own folder name for them."""
 
 from __future__ import annotations
 
-import shutil
+import json
+from collections.abc import Callable
 from pathlib import Path
 
 import apsw
 
 from engine.external.cursor import slug
+from engine.external.roots import claude_slug
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
 
+SLUGS: dict[str, Callable[[Path], str]] = {"claude": claude_slug}
+"""How an agent names the folder of a working directory (default: Cursor's slug)."""
+
+
+def agent_slug(name: str, folder: Path) -> str:
+    """Agent ``name``'s folder name for the working directory ``folder``."""
+    return SLUGS.get(name, slug)(folder)
+
+
+def put_in(name: str, text: str, project: Path, lane: Path) -> str:
+    """``text`` with the lanes' folders and their slugs put in."""
+    text = text.replace("@PROJECT_SLUG@", agent_slug(name, project))
+    text = text.replace("@LANE_SLUG@", agent_slug(name, lane))
+    return text.replace("@PROJECT@", str(project)).replace("@LANE@", str(lane))
+
 
 def install_home(name: str, home: Path, project: Path, lane: Path) -> Path:
-    """Agent ``name``'s fixture home copied to ``home`` (``@PROJECT@`` and ``@LANE@`` replaced,
-    the slug-named folders renamed); returns ``home``."""
-    if name == "goose":
-        install_goose(home / "data" / "sessions" / "sessions.db", project, lane)
-        return home
-    if name == "opencode":
-        install_database("opencode", home / "opencode" / "opencode.db", project, lane)
-        return home
+    """Agent ``name``'s fixture installed: its home at ``home``, its database, the files it
+    keeps in the lanes; returns ``home``."""
+    folder = FIXTURES / name
     if name == "crush":
         install_crush(project, lane)
-    shutil.copytree(FIXTURES / name / "home", home)
-    for path in sorted(home.rglob("*"), key=lambda p: -len(p.parts)):
-        if path.is_file():
-            text = path.read_text().replace("@PROJECT@", str(project)).replace("@LANE@", str(lane))
-            path.write_text(text)
-        renamed = path.name.replace("@PROJECT_SLUG@", slug(project))
-        renamed = renamed.replace("@LANE_SLUG@", slug(lane))
-        if renamed != path.name:
-            path.rename(path.with_name(renamed))
+    if (folder / "sessions.sql").is_file():
+        spec = json.loads((folder / "expect.json").read_text())
+        install_database(name, home / Path(spec["sessions"][0]["file"]).parent, project, lane)
+    if (folder / "home").is_dir():
+        _copy(name, folder / "home", home, project, lane)
+    for lane_name, target in (("primary", project), ("fix", lane)):
+        if (folder / "worktrees" / lane_name).is_dir():
+            _copy(name, folder / "worktrees" / lane_name, target, project, lane)
     return home
+
+
+def _copy(name: str, source: Path, target: Path, project: Path, lane: Path) -> None:
+    for path in sorted(source.rglob("*")):
+        if path.is_dir():
+            continue
+        rel = put_in(name, str(path.relative_to(source)), project, lane)
+        out = target / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(put_in(name, path.read_text(), project, lane))
 
 
 def install_goose(db: Path, project: Path, lane: Path) -> Path:
@@ -46,7 +73,7 @@ def install_database(name: str, db: Path, project: Path, lane: Path) -> Path:
     db.parent.mkdir(parents=True)
     sql = (FIXTURES / name / "sessions.sql").read_text()
     conn = apsw.Connection(str(db))
-    conn.execute(sql.replace("@PROJECT@", str(project)).replace("@LANE@", str(lane)))
+    conn.execute(put_in(name, sql, project, lane))
     conn.close()
     return db
 
@@ -64,7 +91,7 @@ def install_crush(project: Path, lane: Path) -> tuple[Path, Path]:
         ).read_text()
         conn = apsw.Connection(str(db))
         conn.execute("PRAGMA journal_mode = WAL").fetchall()  # as Crush opens it
-        conn.execute(sql.replace("@PROJECT@", str(project)).replace("@LANE@", str(lane)))
+        conn.execute(put_in("crush", sql, project, lane))
         conn.close()
         built.append(db)
     return built[0], built[1]

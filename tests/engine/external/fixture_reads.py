@@ -50,8 +50,10 @@ def events_of(
 
 
 def shown(event: ChatEvent) -> str:
-    """What an event shows: a tool's name and input, a result, a message's text."""
-    key = {"tool_call": "input", "tool_result": "output"}.get(event.type, "text")
+    """What an event shows: a tool's name and input, a result, a title, a message's text."""
+    key = {"tool_call": "input", "tool_result": "output", "session_title": "title"}.get(
+        event.type, "text"
+    )
     return f"{event.data.get('name', '')} {event.data.get(key, '')}"
 
 

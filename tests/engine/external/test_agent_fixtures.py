@@ -1,12 +1,12 @@
 """Every registered agent has its fixtures (``tests/fixtures/agents/<name>/``, docs/agents.md): a
 README naming the agent's source files and the real sessions the format was taken from, and an
 ``expect.json`` whose sessions lie in two lanes, show visible text, hide some, count skipped
-records, and — for an agent whose transcripts are tailed — a live append (``append.jsonl``).
+records, and a live append (``append.*``: bytes appended to a tailed transcript, rows added to a
+database, a document rewritten whole). ``test_fixture_sessions`` reads every one of them.
 
 A new line in ``engine.agent_table`` without them fails here. ``PENDING`` names the agents whose
-fixtures are still inline in the tests (``agent_fixtures.py``, ``test_more_agents.py``); an agent
-leaves it when its folder is complete, and this test says so when one is complete and still
-listed."""
+fixtures are not in that layout yet; an agent leaves it when its folder is complete, and this
+test says so when one is complete and still listed."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from engine.agent_table import AGENT_NAMES
 from engine.external.registry import agent_format
 from tests.engine.external.agent_homes import FIXTURES
 
-PENDING = frozenset({"claude", "aider", "goose", "amp"})
+PENDING = frozenset({"claude", "aider"})
 """Agents whose fixtures are not yet in the shared layout (never add to it)."""
 
 
@@ -47,8 +47,8 @@ def _problems(name: str) -> list[str]:
         out.append("hidden texts")
     if not any(s.get("skipped", 0) > 0 for s in sessions):
         out.append("a skipped-record count")
-    if not fmt.derived and not ("append" in spec and (folder / "append.jsonl").is_file()):
-        out.append("a live append (append.jsonl and its expected event)")
+    if not ("append" in spec and any(folder.glob("append.*"))):
+        out.append("a live append (append.* and its expected event)")
     return out
 
 
