@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from engine.delegates.file_hits import file_doc_id, file_lanes, mtime_ms
 from engine.delegates.files import FileSearchFailed, lane_listing
 from engine.links.deeplink import build_link
-from engine.query.ranking import Candidate
+from engine.query.ranking import Candidate, CandidateExtra
 from engine.types import DEFAULT_KINDS
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def browse_files(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
             out.append(Candidate(doc_id=file_doc_id(lane, path), kind="file", title=path,
                                  rank_title=path, snippet_marked="", updated_at=updated,
                                  lane_id=lane.id, anchor=path,
-                                 extra={"deep_link": link, "path": path}))  # fmt: skip
+                                 extra=CandidateExtra(deep_link=link)))  # fmt: skip
     return out, warnings
 
 
@@ -93,10 +93,9 @@ def browse_linear(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                 snippet_marked=issue.state,
                 updated_at=updated,
                 anchor=issue.identifier,
-                extra={
-                    "deep_link": build_link("linear", issue.identifier, project_id=ctx.project.id),
-                    "url": issue.url,
-                },
+                extra=CandidateExtra(
+                    deep_link=build_link("linear", issue.identifier, project_id=ctx.project.id)
+                ),
             )
         )
     return out, []

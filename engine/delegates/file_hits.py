@@ -29,7 +29,7 @@ from engine.links.deeplink import build_link
 from engine.project.model import Lane
 from engine.query.file_match import line_snippet, match_column
 from engine.query.plan import QueryPlan
-from engine.query.ranking import Candidate, natural_key, tier_for
+from engine.query.ranking import Candidate, CandidateExtra, natural_key, tier_for
 from engine.query.snippets import mark_matches
 from engine.types import TIER_ORDER
 
@@ -165,7 +165,7 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         )
     warnings += cuts
     short = any(found.cut_short for _, found in searched)  # its note is in the warnings
-    cut = {"results_truncated": True} if cuts or short else {}
+    cut = bool(cuts or short)
     out: list[Candidate] = []
     for pair in kept_paths:
         lane_id, _, path = pair.partition("\0")
@@ -177,7 +177,7 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                              rank_title=title, snippet_marked=mark_matches(plan, shown),
                              updated_at=mtime(lane, path), bm25=LINE_SCORES["named"],
                              lane_id=lane.id, anchor=shown,
-                             extra={"deep_link": link, "path": path, **cut}))  # fmt: skip
+                             extra=CandidateExtra(deep_link=link, results_truncated=cut)))  # fmt: skip
     line_nodes = wanted.terms.line_nodes
     for lane, hit in lines:  # each already a hit (engine.query.file_match.line_hit)
         updated = mtime(lane, hit.path)
@@ -190,10 +190,11 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         out.append(Candidate(doc_id=file_doc_id(lane, where), kind="file", title=where,
                              rank_title="", snippet_marked="", updated_at=updated,
                              bm25=_line_score(hit, names), lane_id=lane.id, anchor=where,
-                             extra={"deep_link": partial(_line_link, ctx.project.id, lane.id,
-                                                         hit, column),
-                                    "snippet": partial(line_snippet, plan, hit.text, column),
-                                    "path": hit.path, "line": hit.line, **cut}))  # fmt: skip
+                             extra=CandidateExtra(
+                                 deep_link=partial(_line_link, ctx.project.id, lane.id, hit,
+                                                   column),
+                                 snippet=partial(line_snippet, plan, hit.text, column),
+                                 results_truncated=cut)))  # fmt: skip
     return out, warnings
 
 

@@ -31,7 +31,7 @@ from engine.project.lanes import LANES_SOURCE, MISSING_WORKTREE
 from engine.project.model import Lane, Project, PrSnapshot
 from engine.project.tally import WarningTally
 from engine.query.plan import QueryPlan, build_plan
-from engine.query.ranking import Candidate
+from engine.query.ranking import Candidate, CandidateExtra
 from engine.query.snippets import mark_matches
 from engine.types import SearchQueryArgs
 
@@ -89,7 +89,7 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                 updated_at=updated,
                 lane_id=lane.id,
                 anchor=lane.id,
-                extra={"deep_link": link, "lane_name": lane.name},
+                extra=CandidateExtra(deep_link=link, lane_name=lane.name),
             )
         )
     return out, warnings
@@ -121,7 +121,9 @@ def artifact_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str
                 session_id=art.session_id,
                 lane_id=art.lane_id,
                 anchor=art.id,
-                extra={"deep_link": build_link("artifact", art.id, project_id=ctx.project.id)},
+                extra=CandidateExtra(
+                    deep_link=build_link("artifact", art.id, project_id=ctx.project.id)
+                ),
             )
         )
     skipped = sum(tally.snapshot().values())
@@ -170,9 +172,8 @@ def linear_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]
                              title=f"{issue.identifier} {title}", rank_title=title,
                              snippet_marked=mark_matches(plan, text), updated_at=updated,
                              anchor=issue.identifier,
-                             extra={"deep_link": build_link("linear", issue.identifier,
-                                                            project_id=ctx.project.id),
-                                    "url": issue.url}))  # fmt: skip
+                             extra=CandidateExtra(deep_link=build_link(
+                                 "linear", issue.identifier, project_id=ctx.project.id))))  # fmt: skip
     return out, []
 
 

@@ -27,7 +27,7 @@ from engine.project.transcripts import (
     transcript_file,
 )
 from engine.query.plan import QueryPlan
-from engine.query.ranking import Candidate
+from engine.query.ranking import NO_EXTRA, Candidate, CandidateExtra
 from engine.query.snippets import make_snippet
 
 
@@ -101,7 +101,7 @@ def session_candidates(
                     session_id=doc.session_id,
                     lane_id=doc.lane_id,
                     anchor=doc.anchor,
-                    extra={"tool": doc.tool} if doc.tool else {},
+                    extra=CandidateExtra(tool=doc.tool) if doc.tool else NO_EXTRA,
                 )
             )
     return Fresh(candidates=candidates, replace_doc_ids=frozenset(replace))

@@ -31,7 +31,7 @@ from engine.query.parser import (
     is_token_char,
 )
 from engine.query.plan import QueryPlan
-from engine.query.ranking import Candidate, tier_for
+from engine.query.ranking import NO_EXTRA, Candidate, CandidateExtra, tier_for
 from engine.types import INDEXED_KINDS
 
 BM25_WINDOW = 1000
@@ -79,7 +79,7 @@ def _row_candidate(row: Sequence[Any]) -> tuple[int, Candidate]:
     # Positional, in field order: a window is 1,000 rows, and twelve keywords cost 2.5x the
     # construction (~2 ms a query, the start-up budget).
     cand = Candidate(doc_id, kind, title, rank_title, "", updated_at, sid, lane, anchor, b1, b2,
-                     {"tool": tool} if tool else {})  # fmt: skip
+                     CandidateExtra(tool=tool) if tool else NO_EXTRA)  # fmt: skip
     return rowid, cand
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from collections.abc import Callable
 
 import msgspec
 
@@ -36,12 +36,38 @@ PHRASE_BOOST = -1000.0
 phrase row of a tier sorts first and BM25 orders the rows on each side of the boost."""
 
 
+class CandidateExtra(msgspec.Struct, frozen=True):
+    """What a candidate carries beyond its indexed columns, for the page it may be shown on.
+
+    Delegates fill it (a file hit's link and line window, a lane's name, a cut answer); an
+    indexed chat row carries its tool. Every field is optional: most candidates share
+    :data:`NO_EXTRA`.
+    """
+
+    deep_link: str | Callable[[], str] | None = None
+    """The ``ade://`` link, or a callable building it for the page shown only (a common word
+    offers tens of thousands of file lines); None: made from the kind and anchor
+    (``engine.query.run.default_link``)."""
+    snippet: Callable[[], str] | None = None
+    """A delegate's marked snippet, made for the page shown only (``snippet_marked`` is empty)."""
+    lane_name: str | None = None
+    """The lane's name for a row whose ``lane_id`` is not an indexed lane (a lane hit)."""
+    tool: str | None = None
+    """The agent that wrote a chat row (``claude``, ``codex``…)."""
+    results_truncated: bool = False
+    """The delegate cut its answer (the file line cap): the total is a floor."""
+
+
+NO_EXTRA = CandidateExtra()
+"""The shared empty extra: a window builds a thousand candidates, most with nothing extra."""
+
+
 class Candidate(msgspec.Struct, frozen=True):
     """One document that may be shown, before ranking and paging.
 
     ``bm25`` is the FTS5 score over title and body (lower is better; 0 means no exact-token hit),
     ``bm25_split`` the score over identifier parts only; both None outside full-text matches.
-    ``extra`` carries what a delegate needs for its deep link (file line, lane name…).
+    ``extra`` carries what a delegate needs for its page (deep link, lazy snippet, lane name…).
     The query path builds a window's candidates positionally (``candidates._row_candidate``): keep
     the field order.
     """
@@ -57,7 +83,7 @@ class Candidate(msgspec.Struct, frozen=True):
     anchor: str | None = None
     bm25: float | None = None
     bm25_split: float | None = None
-    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+    extra: CandidateExtra = NO_EXTRA
     phrase: bool = False
     """The row holds the query's words as one phrase: the exact-phrase boost (body tier)."""
 

@@ -66,9 +66,9 @@ from engine.types import (
 
 
 def default_link(candidate: Candidate, project_id: str | None) -> str:
-    """The ``ade://`` link of an indexed candidate; delegates pass ``extra["deep_link"]`` (the
+    """The ``ade://`` link of an indexed candidate; delegates pass ``extra.deep_link`` (the
     link, or a callable building it)."""
-    given = candidate.extra.get("deep_link")
+    given = candidate.extra.deep_link
     if callable(given):  # built only for the page shown: a delegate may offer thousands
         try:
             given = given()
@@ -171,7 +171,7 @@ def run_query(
     merged, rowids = _merge(indexed, extras, drop)
     total += len({c.doc_id for c in extras})
     # A delegate that cut its answer (the file line cap) marks its candidates (gather.py).
-    truncated = truncated or any(c.extra.get("results_truncated") for c in extras)
+    truncated = truncated or any(c.extra.results_truncated for c in extras)
     ranked = rank(merged, parsed.title_text)
     tail = None
     if window_full:
@@ -190,7 +190,7 @@ def run_query(
         marked = cand.snippet_marked
         if cand.doc_id in rowids:
             marked = make_snippet(bodies.get(rowids[cand.doc_id], ""), parsed)
-        elif callable(lazy := cand.extra.get("snippet")):  # a delegate's, made for its page only
+        elif (lazy := cand.extra.snippet) is not None:  # a delegate's, made for its page only
             marked = lazy()
         cut.append(extract_snippet_ranges(marked))
     shown = redact_page([snippet for snippet, _ in cut])  # the secret keywords looked for once
@@ -260,12 +260,12 @@ def _shown_item(
         deep_link=link,
         session_id=cand.session_id,
         lane_id=cand.lane_id,
-        lane_name=lane_names.get(cand.lane_id) if cand.lane_id else cand.extra.get("lane_name"),
+        lane_name=lane_names.get(cand.lane_id) if cand.lane_id else cand.extra.lane_name,
         anchor=cand.anchor,
         project_id=project.id,
         project_name=project.name,
         project_root=str(project.root),
-        tool=cand.extra.get("tool") if cand.kind == "chat" else None,
+        tool=cand.extra.tool if cand.kind == "chat" else None,
     )
 
 

@@ -147,7 +147,7 @@ def _row(
         project_id=project.id,
         project_name=project.name,
         project_root=str(project.root),
-        tool=head.extra.get("tool"),
+        tool=head.extra.tool,
         message_count=int(count),
         match_count=len(messages) if plan.has_text else None,
     )

@@ -144,7 +144,7 @@ def test_a_lane_on_a_branch_named_after_a_secret_links_the_hashed_name(tmp_path:
     def found(query: str) -> list[tuple[str, str]]:
         plan = build_plan(SearchQueryArgs(query=query, kinds=("lane",)), now=NOW, lanes=[lane])
         found = delegated_candidates(project, plan, [lane], {})[0]
-        return [(c.snippet_marked, c.extra["deep_link"]) for c in found]
+        return [(c.snippet_marked, c.extra.deep_link) for c in found]
 
     ((snippet, link),) = found("walrus")
     assert SHOPIFY not in snippet

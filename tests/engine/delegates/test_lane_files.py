@@ -52,7 +52,7 @@ def _files(root: Path, query: str, *, lane: str | None = None,
     found, warnings = delegated_for_args(project, args, DEMO_NOW, listed)
     hits = []
     for cand in found:
-        link = cand.extra["deep_link"]
+        link = cand.extra.deep_link
         hits.append({"doc": cand.doc_id, "lane": cand.lane_id, "title": cand.title,
                      "link": link() if callable(link) else link})  # fmt: skip
     return hits, warnings

@@ -128,7 +128,9 @@ def test_delegate_only_when_asked_and_failures_become_warnings(
     plan = _plan("backoff", ("linear",))
     found, warnings = delegated_candidates(_project(tmp_path), plan, [], env)
     assert [c.doc_id for c in found] == ["linear:ABC-123"]
-    assert found[0].extra["deep_link"].startswith("ade://linear/ABC-123")
+    link = found[0].extra.deep_link
+    assert isinstance(link, str)
+    assert link.startswith("ade://linear/ABC-123")
     LinearLike.mode = "500"
     plan = _plan("backoff", ("linear", "artifact"))
     found, warnings = delegated_candidates(_project(tmp_path), plan, [], env)

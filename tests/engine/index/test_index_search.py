@@ -17,7 +17,7 @@ from engine.index.db import IndexDoc, connect, open_index
 from engine.project.model import Lane, Project
 from engine.query import candidates
 from engine.query.candidates import BM25_WINDOW, TOTAL_CAP
-from engine.query.ranking import Candidate
+from engine.query.ranking import Candidate, CandidateExtra
 from engine.query.run import run_query
 from engine.types import SearchQueryArgs, SearchQueryResult
 
@@ -188,7 +188,7 @@ def test_extra_candidates_merge_and_replace(filled: apsw.Connection, project: Pr
                      snippet_marked="fresh \x01retry\x02 text", updated_at=NOW_MS, session_id="s1",
                      bm25=-100.0)  # fmt: skip
     lane = Candidate(doc_id="lane:retry", kind="lane", title="retry", rank_title="retry",
-                     snippet_marked="", updated_at=0, extra={"deep_link": "ade://lane/retry"})  # fmt: skip
+                     snippet_marked="", updated_at=0, extra=CandidateExtra(deep_link="ade://lane/retry"))  # fmt: skip
     result = run_query(filled, SearchQueryArgs(query="retry"), project=project, now=NOW,
                        extra_candidates=[live, lane], replace_doc_ids=frozenset({"chat:s1:m2"}))  # fmt: skip
     got = ids(result)
