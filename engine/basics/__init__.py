@@ -1,1 +1,2 @@
-"""Small shared basics: the clock, the caller's environment, logging, digests and text helpers."""
+"""Small shared basics: the clock, the caller's environment, logging, digests, text helpers and
+the pretty JSON of ``.ade/`` files."""

@@ -11,10 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-
-def json_bytes(value: Any) -> bytes:
-    """Pretty JSON with a trailing newline, the way an editor-friendly writer saves metadata."""
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+from engine.basics.pretty_json import json_bytes
 
 
 def jsonl_line(value: Any) -> bytes:
@@ -34,5 +31,5 @@ def write(path: Path, data: bytes) -> None:
 
 
 def write_json(path: Path, value: Any) -> None:
-    """Write ``value`` as pretty JSON (see ``json_bytes``)."""
+    """Write ``value`` as pretty JSON (``engine.basics.pretty_json.json_bytes``)."""
     write(path, json_bytes(value))

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.basics.pretty_json import json_bytes
 from engine.errors import AdeError
 from engine.importers.github_reviews import fetch_review_comments, review_from_gh
-from engine.importers.store import json_bytes, write_atomic
+from engine.importers.store import write_atomic
 from engine.project.fields import parse_aware_time
 from engine.project.model import Project
 from engine.project.prs import MAX_PR_NUMBER, author_login

@@ -6,7 +6,6 @@ the target means it sees the old bytes or the new ones, never a torn JSON object
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from datetime import UTC, datetime
@@ -32,11 +31,6 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def json_bytes(value: Any) -> bytes:
-    """Pretty JSON and a trailing newline: the way `.ade/` metadata files are written."""
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def iso(moment: datetime | None) -> str | None:

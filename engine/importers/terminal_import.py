@@ -13,12 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.basics.digests import sha1_hex
+from engine.basics.pretty_json import json_bytes
 from engine.importers.asciicast import parse_asciicast
 from engine.importers.recording import Recording, RecordingError
 from engine.importers.same_source import SOURCE_KEY, same_source_session, source_of
 from engine.importers.sniff import check_recording, inflate
 from engine.importers.store import (
-    json_bytes,
     session_json_path,
     session_record,
     terminal_log_path,

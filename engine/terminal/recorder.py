@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
+from engine.basics.pretty_json import json_bytes
 from engine.importers.store import (
     iso,
-    json_bytes,
     session_json_path,
     session_record,
     terminal_log_path,
