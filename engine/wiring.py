@@ -17,8 +17,8 @@ import apsw
 from engine.basics.logs import get_logger
 from engine.index.tuning import WriteTuning
 from engine.ingest.drain import RECONCILE_INTERVAL_S, RECONCILE_NO_WATCHER_S
-from engine.ingest.records import common_dir, git_dir
 from engine.ingest.timers import TimerFactory
+from engine.project.git import common_dir, git_dir
 from engine.project.lanes import list_lanes
 from engine.project.model import Project
 from engine.service import SearchService

@@ -237,8 +237,8 @@ def plan_pass(
 def shallow_note(repo: Path) -> str | None:
     """The note of a shallow clone, whose history stops at the clone's depth (git keeps the
     grafts in ``<common dir>/shallow``: a stat, no git process, in the usual layout)."""
-    from engine.ingest.records import common_dir, git_dir
     from engine.project import git_stream
+    from engine.project.git import common_dir, git_dir
 
     gitdir = git_dir(repo)
     shallow = (common_dir(gitdir) / "shallow").exists() if gitdir is not None else None

@@ -21,11 +21,10 @@ from engine.index.db import (
 )
 from engine.index.sources import delete_source
 from engine.index.writer import IndexWriter
-from engine.project.git import GitError, list_branches
+from engine.project.git import GitError, common_dir, git_dir, list_branches
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project
 from engine.project.prs import read_pr
-from engine.project.safe_io import read_regular
 from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 
@@ -33,10 +32,6 @@ GIT_SOURCE = "git"
 """Source key of the branch docs (re-derived together); its stat signature of every lane's HEAD
 and refs also triggers the commit history pass (``engine.ingest.history``), whose commit docs
 have a source of their own."""
-
-
-GIT_POINTER_BYTES = 64 * 1024
-"""A ``.git`` file or ``commondir`` holds one path; read no more than this (and never a FIFO)."""
 
 
 def pr_path(project: Project, number: int) -> Path:
@@ -112,32 +107,6 @@ def git_signature(lanes: list[Lane]) -> str:
         paths += [gitdir / "HEAD", gitdir / "logs" / "HEAD", common / "packed-refs"]
         paths += _ref_dirs(common / "refs" / "heads")
     return stat_signature(paths) + BRANCH_DOCS_SALT
-
-
-def git_dir(worktree: Path) -> Path | None:
-    """The git directory of a worktree (``.git`` itself, or where a ``.git`` file points)."""
-    dot = worktree / ".git"
-    if dot.is_dir():
-        return dot
-    try:
-        text = read_regular(dot, GIT_POINTER_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    if not text.startswith("gitdir:"):
-        return None
-    target = Path(text.removeprefix("gitdir:").strip())
-    return target if target.is_absolute() else (worktree / target)
-
-
-def common_dir(gitdir: Path) -> Path:
-    """The repository's shared git directory (a linked worktree's ``commondir``)."""
-    try:
-        raw = read_regular(gitdir / "commondir", GIT_POINTER_BYTES)
-        text = raw.decode("utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return gitdir
-    target = Path(text)
-    return target if target.is_absolute() else (gitdir / target)
 
 
 def _ref_dirs(heads: Path) -> list[Path]:

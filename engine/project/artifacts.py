@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.project.bounds import project_bounds
 from engine.project.fields import FieldError, opt_str, read_json_object, req_str, req_time
 from engine.project.model import Artifact, Project, is_valid_session_id
-from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 ARTIFACTS_SOURCE = "artifacts"

@@ -10,6 +10,9 @@ would not change that trade-off.
 Every call: ``git -C <absolute dir>``, ``LC_ALL=C``, no pager, no prompts, no optional locks,
 inherited ``GIT_DIR``-style variables removed, a timeout, NUL-separated ``--format`` output, and
 ``--end-of-options``/``--`` before anything derived from user input.
+
+A worktree's git directory and the repository's shared one (``git_dir``, ``common_dir``) are
+found without running git: a ``.git`` file and a ``commondir`` file each hold one path.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import msgspec
 
 from engine.errors import AdeError
 from engine.project.model import Branch, Commit
+from engine.project.safe_io import read_regular
 
 GIT_TIMEOUT_S = 10.0
 """Per-call ceiling: a log of 100 commits takes milliseconds; a hung git (NFS, lock) must not hang us."""
@@ -53,6 +57,9 @@ _CONFIG = (
     "core.fsmonitor=false",
 )
 """User config that would change machine-readable output or start helpers we do not want."""
+
+GIT_POINTER_BYTES = 64 * 1024
+"""A ``.git`` file or ``commondir`` holds one path; read no more than this (and never a FIFO)."""
 
 
 class GitError(AdeError):
@@ -291,3 +298,29 @@ def stderr_file() -> IO[bytes]:
     import tempfile
 
     return tempfile.TemporaryFile()
+
+
+def git_dir(worktree: Path) -> Path | None:
+    """The git directory of a worktree (``.git`` itself, or where a ``.git`` file points)."""
+    dot = worktree / ".git"
+    if dot.is_dir():
+        return dot
+    try:
+        text = read_regular(dot, GIT_POINTER_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = Path(text.removeprefix("gitdir:").strip())
+    return target if target.is_absolute() else (worktree / target)
+
+
+def common_dir(gitdir: Path) -> Path:
+    """The repository's shared git directory (a linked worktree's ``commondir``)."""
+    try:
+        raw = read_regular(gitdir / "commondir", GIT_POINTER_BYTES)
+        text = raw.decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return gitdir
+    target = Path(text)
+    return target if target.is_absolute() else (gitdir / target)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.project.bounds import project_bounds
 from engine.project.fields import FieldError, opt_bool, opt_str, read_json_file, req_str
 from engine.project.git import GitError, Worktree
 from engine.project.model import Lane, Project
-from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 from engine.project.worktree_memo import remembered_worktrees
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from engine.basics.digests import sha256_hex
 from engine.errors import ProjectError
+from engine.project.bounds import project_bounds
 from engine.project.fields import read_json_object
 from engine.project.git import GitError, git_toplevel, run_git, worktrees
 from engine.project.model import Project
 from engine.project.plain_repo import is_plain_main_worktree
-from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 PROJECT_ID_RE = re.compile(r"[A-Za-z0-9._-]{1,128}")

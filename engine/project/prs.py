@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from engine.project.bounds import project_bounds
 from engine.project.fields import FieldError, opt_str, opt_time, read_json_object, req_str, req_time
 from engine.project.model import PrComment, Project, PrSnapshot
 from engine.project.pr_reviews import parse_reviews
-from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 PRS_SOURCE = "prs"

@@ -10,7 +10,8 @@ traceback (docs/reliability.md):
 - ``open_regular`` opens with ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a
   writer), ``fstat``s the descriptor and refuses anything but a regular file;
 - ``contained`` follows a symlink only when its target stays inside the allowed roots
-  (``Bounds``: the project, its ``.ade`` folder, and lanes git itself lists as worktrees);
+  (``Bounds``; a project's own are ``engine.project.bounds.project_bounds``: the project, its
+  ``.ade`` folder, and lanes git itself lists as worktrees);
 - ``loads_json`` turns every parse failure, nesting too deep included, into ``JsonRejected``.
 """
 
@@ -222,31 +223,3 @@ class Bounds:
                 self._more_roots = ()
             self._more_at = now
         return self._more_roots
-
-
-_PROJECT_BOUNDS: dict[Path, tuple[float, Bounds]] = {}
-
-BOUNDS_TTL_S = 30.0
-"""A long-running service re-resolves a project's bounds this often (``.ade`` moved, worktrees
-added): fresh enough, and a file read costs a dict lookup, not a ``realpath`` of the root."""
-
-
-def project_bounds(root: Path) -> Bounds:
-    """Where a symlink under ``root/.ade`` may point: the project folder, the ``.ade`` folder's
-    real location (a user may keep it elsewhere on purpose), and every worktree that
-    ``git worktree list`` names (asked only when a target is outside the first two)."""
-    now = time.monotonic()
-    cached = _PROJECT_BOUNDS.get(root)
-    if cached is not None and now - cached[0] < BOUNDS_TTL_S:
-        return cached[1]
-    if len(_PROJECT_BOUNDS) > 64:
-        _PROJECT_BOUNDS.clear()
-    bounds = Bounds([root, root / ".ade"], lambda: _worktree_paths(root), more_ttl=BOUNDS_TTL_S)
-    _PROJECT_BOUNDS[root] = (now, bounds)
-    return bounds
-
-
-def _worktree_paths(root: Path) -> list[Path]:
-    from engine.project.git import worktrees  # deferred: only a symlink out of the project asks
-
-    return [tree.path for tree in worktrees(root) if not tree.bare and not tree.prunable]

@@ -12,6 +12,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
+from engine.project.bounds import project_bounds
 from engine.project.fields import (
     FieldError,
     opt_bool,
@@ -22,7 +23,6 @@ from engine.project.fields import (
     req_time,
 )
 from engine.project.model import Project, SessionKind, SessionMeta, is_valid_session_id
-from engine.project.safe_io import project_bounds
 from engine.project.tally import WarningTally
 
 SESSIONS_SOURCE = "sessions"

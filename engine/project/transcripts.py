@@ -16,6 +16,7 @@ from typing import cast
 
 import msgspec
 
+from engine.project.bounds import project_bounds
 from engine.project.fields import parse_aware_time
 from engine.project.model import (
     CHAT_EVENT_TYPES,
@@ -32,7 +33,6 @@ from engine.project.safe_io import (
     is_regular_file,
     loads_json,
     open_regular,
-    project_bounds,
 )
 from engine.project.tally import WarningTally
 
