@@ -59,6 +59,20 @@ class AgentEntry:
 AIDER_HISTORY_FILE = ".aider.chat.history.md"
 """Aider's chat history, beside the repository it ran in (``engine.external.aider``)."""
 
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor")
+"""The VS Code products whose user data (``$VSCODE_APPDATA/<product>``, default ``~/.config``)
+holds the extensions' storage (``engine.external.vscode_tasks``)."""
+
+
+def in_editors(extension: str, *folders: tuple[str, int]) -> tuple[Folder, ...]:
+    """The folders ``(path, depth)`` of an extension's global storage in every editor."""
+    return tuple(
+        Folder(f"{editor}/User/globalStorage/{extension}/{path}", depth)
+        for editor in EDITORS
+        for path, depth in folders
+    )
+
+
 CRUSH_DB = ".crush/crush.db"
 """Crush's database in the project folder it ran in (``engine.external.crush``)."""
 
@@ -99,6 +113,10 @@ AGENTS: tuple[AgentEntry, ...] = (
                (Folder("projects", 1),)),
     AgentEntry("crush", "Crush", "engine.external.crush", "XDG_DATA_HOME", ".local/share",
                (Folder("crush", 0),), lane_files=(CRUSH_DB, f"{CRUSH_DB}-wal")),
+    AgentEntry("cline", "Cline", "engine.external.cline", "VSCODE_APPDATA", ".config",
+               in_editors("saoudrizwan.claude-dev", ("tasks", 1), ("state", 0))),
+    AgentEntry("roo", "Roo Code", "engine.external.roo", "VSCODE_APPDATA", ".config",
+               in_editors("rooveterinaryinc.roo-cline", ("tasks", 1))),
 )  # fmt: skip
 """Every agent read, in the order ``--status``, the help and the palette list them."""
 

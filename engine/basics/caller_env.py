@@ -50,6 +50,7 @@ AGENT_FOLDERS = (
     "VIBE_HOME",
     "GROK_HOME",
     "KIRO_HOME",
+    "VSCODE_APPDATA",
 )
 """Where the agents keep their sessions: ``HOME`` and each agent's variable in
 ``engine.agent_table.AGENT_VARIABLES`` (spelled out, not imported: a daemon-answered search

@@ -132,6 +132,7 @@ ROWS = [
     Row("KIRO_HOME", _agent_home("kiro"), "marten", applied=True),
     Row("GROK_HOME", _agent_home("grok"), "lynx", applied=True),
     Row("GOOSE_PATH_ROOT", _agent_home("goose"), "jerboa", applied=True),
+    Row("VSCODE_APPDATA", _agent_home("cline"), "ocelot", applied=True),
     # The daemon's clock is the real one: a commit of today is within 3 days of it, not of 2030
     Row("ADE_NOW", _value("2030-01-01T00:00:00+00:00"), "first since:3d", applied=True, hits=False),
     Row("TZ", _value("Asia/Tokyo"), "first", applied=False),
