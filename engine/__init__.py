@@ -3,6 +3,8 @@
 Nothing below this package imports textual, rich or tui; a test enforces it.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 

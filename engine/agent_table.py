@@ -10,6 +10,8 @@ named ``FORMAT``), its fixtures under ``tests/fixtures/agents/<name>/`` and one 
 Plain tuples and a plain class: this module is imported on every warm ``ade search``.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 

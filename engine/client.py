@@ -7,6 +7,8 @@ lists what ``tui/`` may import). Listings, link resolution and ``explain`` are a
 caller's process by both implementations alike (``engine.links.listings``, ``.resolve``).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -4,6 +4,8 @@ Wraps one project's ``SearchService`` and the project reader behind the ``Search
 protocol, so the palette and the CLI cannot tell it from the daemon's socket client.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable

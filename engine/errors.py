@@ -1,5 +1,7 @@
 """Errors that cross the engine boundary with a clear one-line message."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)

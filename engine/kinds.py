@@ -4,6 +4,8 @@
 arguments and forwards them to a daemon (``ade search``, the start-up budget) does not import msgspec.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)

@@ -9,6 +9,8 @@ kinds are refused) and encodes an order of magnitude faster than ``json`` + ``da
 code base spells a camelCase key.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -5,6 +5,8 @@ line passes neither and calls ``catch_up`` itself; tests pass a manual ``timer``
 ``start_worker=False`` and drive time and draining explicitly.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable

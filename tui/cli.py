@@ -8,6 +8,8 @@ Exit codes everywhere: 0 success (or results), 1 nothing found / cancelled, 2 us
 stdout carries results only; diagnostics go to stderr as one line, never a traceback.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import argparse

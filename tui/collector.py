@@ -8,6 +8,8 @@ open) the survivors are frozen, so later collections never walk them, and the co
 again for whatever the command does next: a catch-up's ingestion, the palette, the daemon.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import gc

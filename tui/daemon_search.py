@@ -9,6 +9,8 @@ needs git or the registry, ``--status``/``--rebuild``/``--explain`` — it answe
 full path runs, so nothing here decides anything the full path would decide differently.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import argparse

@@ -9,6 +9,8 @@ and a seventh of a warm in-process ``ade search``. None of the engine's types us
 imported later (the palette's Textual) still gets the real ``typing_extensions``.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import sys

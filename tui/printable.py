@@ -24,6 +24,8 @@ Text with none of these characters is returned as is (one compiled-regex scan in
 boundary costs nothing on ordinary output.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

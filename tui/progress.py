@@ -4,6 +4,8 @@ Called from the ingesting thread; it writes at most ~20 times a second so a fast
 thousands of sources does not spend its time drawing.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import sys

@@ -7,6 +7,8 @@ CLI never imports rich or Textual (start-up time is a feature). Every field is m
 (``tui.printable``) before our own colour codes go around it; JSON is escaped the same way.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

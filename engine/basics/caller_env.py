@@ -19,6 +19,8 @@ Three kinds of variable (``docs/daemon-switches.md`` has the table):
   Secrets (the Linear keys) travel as digests, never as values.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

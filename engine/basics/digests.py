@@ -9,6 +9,8 @@ same, bit for bit. A build without them falls back to ``hashlib``. Nothing here 
 ``hashlib`` and the built-in digest modules.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 TYPE_CHECKING = False  # no `typing` at run time (see above)

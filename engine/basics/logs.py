@@ -10,6 +10,8 @@ imports (``traceback``, ``string``, ``weakref``…) cost ~3 ms of every command'
 (the start-up budget): a warm search that logs nothing never pays it.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

@@ -6,6 +6,8 @@ SQLite, ``msgspec`` and every ``print`` raised on them. Such text is text: each 
 becomes U+FFFD, as any decoder with ``errors="replace"`` would have done with the bytes.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

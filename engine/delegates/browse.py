@@ -11,6 +11,8 @@ filter a delegate honours still narrows (``lane:``, ``since:``/``until:``); the 
 its cursor come from the same comparator as any answer (``updated_at`` descending, then doc id).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from functools import partial

@@ -2,6 +2,8 @@
 project's lanes) giving candidates and warnings. Its own module so the delegates (``file_hits``,
 ``browse``) and the table that runs them (``gather``) import it without importing each other."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence

@@ -7,6 +7,8 @@ lane's id and a link to that lane's file, which ``ade open`` shows from that wor
 half (listing, grep, caps per lane) is :mod:`engine.delegates.files`.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

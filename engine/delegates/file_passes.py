@@ -9,6 +9,8 @@ whole text. Lines are kept up to ``limit``; past it the answer is marked truncat
 says so and ``total`` is a lower bound).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import bisect

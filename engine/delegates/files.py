@@ -8,6 +8,8 @@ processes run concurrently. Every user-derived argument follows ``-e`` or ``--``
 starts with ``-`` is never read as an option.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

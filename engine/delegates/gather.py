@@ -13,6 +13,8 @@ File hits are :mod:`engine.delegates.file_hits`.
 Linear is imported only when asked for: its HTTP client (urllib.request, ssl, email) costs ~15 ms.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

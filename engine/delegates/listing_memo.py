@@ -23,6 +23,8 @@ Only a process that lists the same lane twice builds a memo: a one-shot ``ade se
 exactly the one ``git ls-files`` it always did.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

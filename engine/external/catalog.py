@@ -5,6 +5,8 @@ and the watcher asks it which session a changed file belongs to, so a write to a
 queues that session alone, and a write to another project's transcript costs nothing.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

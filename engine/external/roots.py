@@ -6,6 +6,8 @@ these folders; the manifest runs on every ``ade search``, so they live here, wit
 and readers the agents' own modules import.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

@@ -5,6 +5,8 @@ sidecar of ``ade term``) has an ``exit_code``; the folder and duration are set w
 said them. A filter on a column leaves out every document without it.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from typing import Any

@@ -14,6 +14,8 @@ The open check (``engine.index.schema.check_open``) compares the file's DDL with
 Every connection from ``connect`` has ``ade_bm25_1`` (``engine.index.fts_rank``) registered.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

@@ -18,6 +18,8 @@ besides writing the tables is what they are handed (``WriteTargets``, the writer
 ``engine.index.writer.IndexWriter``); without it they write straight into the tables.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import json

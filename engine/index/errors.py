@@ -1,6 +1,8 @@
 """The SQLite errors the index tells apart: a lock held elsewhere, a damaged file, a disk
 fault (re-exported by ``engine.index.schema``, where most modules take them from)."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import apsw

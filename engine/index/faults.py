@@ -5,6 +5,8 @@ and documents whose FTS rows went missing (docs/reliability.md).
 index is kept, answered from, and written again once the cause is gone.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

@@ -10,6 +10,8 @@ above the stored documents, the table refills with the documents that come after
 drain puts the setting back.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import apsw

@@ -10,6 +10,8 @@ the rows it is called on. Queries with more than one phrase keep ``bm25()``: the
 IDFs matter.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import apsw

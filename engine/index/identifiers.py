@@ -13,6 +13,8 @@ Measured cost (benchmarks/journal/waves-1-to-3.md): a class-mapping pass over th
 small column (each part stored once per document).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,8 @@ It lives with the index, below the query language, so ``engine.query`` imports t
 never the other way round.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import unicodedata

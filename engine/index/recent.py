@@ -8,6 +8,8 @@ it with every batch (``raise_recent_floor`` first); a first index holds its rows
 them once at its end (``engine.index.first_index``).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import heapq

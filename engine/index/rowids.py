@@ -9,6 +9,8 @@ writer (``engine.index.writer.IndexWriter``) keeps the runs it has walked (``Kno
 hands them to each batch's ``RowidAllocator``.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import bisect

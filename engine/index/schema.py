@@ -4,6 +4,8 @@ Kept apart from ``engine.index.db`` so the schema can be read (and measured by t
 without the write functions.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

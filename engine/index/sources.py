@@ -5,6 +5,8 @@ Writes run inside the caller's transaction (the one that wrote the source's docu
 ``mark_for_reingest``, which takes its own and never waits for the write lock.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from typing import Any

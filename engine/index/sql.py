@@ -5,6 +5,8 @@ first (``CROSS JOIN``). Its rowid is recency order (``engine.index.rowids.doc_ro
 window reads the newest matches first and stops at its budget, and counts stop at their cap.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import json

@@ -8,6 +8,8 @@ rewriting module constants. A ``msgspec.Struct``, not a dataclass: the warm path
 and keeps ``dataclasses`` out.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import msgspec

@@ -4,6 +4,8 @@
 transactions, and its group of several blocks in one (a first index's passes), are
 ``engine.index.writer.IndexWriter``'s."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

@@ -21,6 +21,8 @@ With WAL the file only shrinks at a checkpoint that copies the last step: the CL
 last connection closes, the daemon's at its drainer's idle checkpoint.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -7,6 +7,8 @@ it inserted; the sink only hands them over (the vectors are made on a thread of 
 A writer without one (the extra is not installed) hands nothing over.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

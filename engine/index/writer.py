@@ -16,6 +16,8 @@ sight, and handed to ``engine.index.documents`` as ``WriteTargets`` with each ba
   (``engine.index.first_index``: ``docs_recent`` deferred, ``automerge`` off, merged at its end).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

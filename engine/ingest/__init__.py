@@ -8,3 +8,5 @@ and ``tailing``, agents' transcripts in ``external_pass``/``external_derive``, P
 (``planner``, ``plan_worker``, ``plan_wire``), the index health check (``health``) and the
 watcher (``watcher``, ``watch_plan``).
 """
+
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)

@@ -13,6 +13,8 @@ when an entry runs, and the source listing when a reconcile runs in full: a warm
 where nothing changed never needs them.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

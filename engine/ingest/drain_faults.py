@@ -7,6 +7,8 @@ damaged file and clearing the rows for a rebuild are the drain's (``engine.inges
 close the writer, the history walk and the planning worker alike.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -7,6 +7,8 @@ where nothing changed never needs them. ``SourcePasses`` is the drain's
 its queue, and owns the planning worker, the agents' session catalog and the reconcile's manifest.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -8,6 +8,8 @@ the pass's own commits it moves as the work does. The first slice of a pass adds
 the total, so the bar can step back once, within the first moments of a first index.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import apsw

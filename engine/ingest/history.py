@@ -9,6 +9,8 @@ Between slices the ``git log`` process stays open (``HistoryWalker``): git walks
 once; after a crash or restart the walk resumes with ``--skip`` = the commits already written.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

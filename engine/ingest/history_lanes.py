@@ -15,6 +15,8 @@ The HEADs already listed live in the ``meta`` row ``commit_lanes`` and are writt
 transaction of each lane's rows, so a crash redoes at most that lane.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import json

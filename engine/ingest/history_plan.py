@@ -14,6 +14,8 @@ nothing. The state (indexed tips, the walks left, how far the current one got) i
 ``sources`` row written in the transaction of each slice, so a crash resumes where it stopped.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import json

@@ -26,6 +26,8 @@ the project's own sources, neither listing the agents' sessions nor looking for 
 search right after a write, the read-your-writes budget).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

@@ -7,6 +7,8 @@ being postponed forever). Only a newly queued source takes the lock, and the tim
 only when the new entry is due before the armed wake-up.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import heapq

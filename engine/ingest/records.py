@@ -6,6 +6,8 @@ warm CLI run skips unchanged sources without reading them. The document builders
 by the processors: ``catch_up`` needs only the signatures here, not redaction and chunking.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

@@ -5,6 +5,8 @@ Production uses ``ThreadTimerFactory`` (``time.monotonic`` and ``threading.Timer
 ``ManualTimerFactory`` and move time with ``advance()`` so no test waits on a wall clock.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import heapq

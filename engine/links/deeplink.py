@@ -11,6 +11,8 @@ Building validates with the same rules as parsing, so ``parse_deep_link(build_de
 for every link that builds.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

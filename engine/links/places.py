@@ -10,6 +10,8 @@ Run once per query on the page about to be returned (``SearchService.query``):
   lookup and one PR listing shared with the lane delegate (``envelope_inputs``).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

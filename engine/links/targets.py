@@ -10,6 +10,8 @@ The envelope helpers are pure: callers pass in the origin slug, the lane's branc
 snapshots and any session text, so they can be tested without git.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

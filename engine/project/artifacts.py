@@ -5,6 +5,8 @@ stay inside ``.ade/artifacts/``: an absolute path, ``..`` or a symlink out is re
 so a query-time delegate never opens a file elsewhere (RELIABILITY item 24).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -6,6 +6,8 @@ stays inside them. Git is asked for the worktree list only when a target is outs
 two (``engine.project.git`` is imported then, not before).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import time

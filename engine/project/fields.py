@@ -5,6 +5,8 @@ Writers are other programs; anything may be on disk. These helpers turn a file i
 its schema in a few lines and counts what it refuses.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from datetime import UTC, datetime

@@ -15,6 +15,8 @@ A worktree's git directory and the repository's shared one (``git_dir``, ``commo
 found without running git: a ``.git`` file and a ``commondir`` file each hold one path.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

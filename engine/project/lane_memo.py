@@ -8,6 +8,8 @@ opens one per query, the command line one per command (a listing taken when the 
 as fresh as the command), so a long-running service never serves a lane list older than a query.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

@@ -2,6 +2,8 @@
 its id first, then its name, folder or branch, and ``primary``/``main`` for the primary lane
 (any case)."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

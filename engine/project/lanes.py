@@ -1,5 +1,7 @@
 """Lanes: ``.ade/lanes.json`` when present, else one lane per git worktree (DESIGN §2, §3)."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from pathlib import Path

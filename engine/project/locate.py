@@ -1,5 +1,7 @@
 """Finding the project a command works on and its identity (DESIGN §2, §7)."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

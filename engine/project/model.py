@@ -4,6 +4,8 @@ These are internal (snake_case, never on the wire); the wire form lives in ``eng
 All datetimes are timezone-aware; the reader refuses naive ones.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

@@ -9,6 +9,8 @@ variables that choose them; a signature that differs asks git again. A config wi
 ``[include]``/``[includeIf]`` section (whose files the signature cannot follow) is never stored.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

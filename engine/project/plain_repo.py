@@ -10,6 +10,8 @@ Paths are strings: a daemon-answered ``ade search`` without ``--project`` asks t
 not import ``pathlib`` (~3 ms, the start-up budget); a ``Path`` is accepted as well.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

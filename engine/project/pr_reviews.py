@@ -8,6 +8,8 @@ may be absent: snapshots written before reviews were kept have neither. A bad en
 and dropped; the rest of the PR still loads.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

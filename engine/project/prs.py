@@ -1,5 +1,7 @@
 """PR snapshots: ``.ade/prs/<number>.json`` in the shape of ``gh pr view --json`` (DESIGN §2)."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

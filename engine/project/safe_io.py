@@ -15,6 +15,8 @@ traceback (docs/reliability.md):
 - ``loads_json`` turns every parse failure, nesting too deep included, into ``JsonRejected``.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import errno

@@ -4,6 +4,8 @@ It sits in the project reader, below both ``engine.ingest`` and ``engine.externa
 has to import the other for it.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import json

@@ -5,6 +5,8 @@ unknown event type, an unreadable file. The index status reports the counts per 
 (``chat:<sid>``, ``terminal:<sid>``, ``sessions``, ``prs``, ``lanes``, ``artifacts``…).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import threading

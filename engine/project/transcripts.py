@@ -5,6 +5,8 @@ losslessly compacted at some point into a ``.gz`` sibling holding the same bytes
 offsets into that stream, so a cursor stays valid across compaction (DESIGN §4, RELIABILITY 5).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import errno

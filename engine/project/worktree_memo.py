@@ -13,6 +13,8 @@ always ask git. Each worktree's ``head`` is not remembered (``None``): it moves 
 commit, and no lane is made from it.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import json

@@ -2,6 +2,8 @@
 the newest title matches unioned in when it fills, and the match total, each bounded by the
 budgets below; a 2-3 character prefix read from ``docs_recent`` (the index-size budget)."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -7,6 +7,8 @@ in ``ms``, ``s``, ``m`` or ``h`` (a bare number is seconds). Several ``exit:`` o
 any of them; several ``took:`` all apply. Any of them narrows the search to terminal commands.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

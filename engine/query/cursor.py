@@ -7,6 +7,8 @@ tampered one or garbage raises ``CursorError`` (a usage error), never a silent j
 it grants nothing, and it must stay valid across processes (CLI, daemon).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import base64

@@ -17,6 +17,8 @@ would say. :func:`line_hit` is that definition; :class:`LineMatcher` its compile
 file delegate's ``git grep`` (``engine.delegates.file_passes``) only pre-selects lines for them.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

@@ -17,6 +17,8 @@ Folding keeps one character per token character (or drops a combining mark), nev
 text.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

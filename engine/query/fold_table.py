@@ -2,6 +2,8 @@
 ``unicode61 remove_diacritics 2`` tokenizer. Do not edit: regenerate.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 SEPARATOR_RANGES: tuple[tuple[int, int], ...] = (
     (0x1, 0x2F),
     (0x3A, 0x40),

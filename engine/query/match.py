@@ -15,6 +15,8 @@ text in memory; they match it here, with the index's own semantics (``engine.ind
 * every positive node must match (any alternative of ``a|b`` suffices), no exclusion may.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

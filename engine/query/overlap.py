@@ -8,6 +8,8 @@ saves. The call runs in a copy of the caller's ``contextvars`` context, so per-q
 (``engine.project.lane_memo.one_listing``) are shared, not re-listed.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextvars

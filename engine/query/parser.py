@@ -22,6 +22,8 @@ exact token, never as a prefix — expanding ``a*`` over a large index costs ~10
 keystroke instead scans titles by prefix (``ParsedQuery.title_prefix_scan``).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

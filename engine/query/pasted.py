@@ -7,6 +7,8 @@ under 3 characters; the first ones that remain are kept, in query order. If only
 left, the first unique ones are kept instead.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

@@ -10,6 +10,8 @@ One FTS5 phrase query per ranked window, over the window's row id range only, ma
 the title tiers need no boost (they already hold the query text in the title).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

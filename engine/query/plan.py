@@ -12,6 +12,8 @@ Lanes (``lane:`` and ``--lane``) are found by id, display name, folder name or b
 ``main``/``primary`` name the primary lane; an unknown lane is a ``UsageError`` that lists them.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

@@ -11,6 +11,8 @@ hit's line numbers as numbers: line 235 before line 1310) — a total order, so 
 queries are stable.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

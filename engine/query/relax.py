@@ -29,6 +29,8 @@ later pages run the steps again, deeper (``engine.service.relaxed_pages``).
 them through the caller's own ``run`` (the index plus the delegates) and merges the pages.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence

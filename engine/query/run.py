@@ -17,6 +17,8 @@ Delegated and live candidates (``extra_candidates``) join through the same compa
 whose id is in ``replace_doc_ids`` are dropped first (the ``session:`` freshness contract).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

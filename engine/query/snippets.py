@@ -12,6 +12,8 @@ is collapsed only around the window, and an ASCII window is marked with one rege
 instead of folding every word.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

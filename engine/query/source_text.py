@@ -14,6 +14,8 @@ The body helpers live here, below both rooms, because ``engine.ingest.docs`` bui
 text with them and the query path must build exactly the same text.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import json

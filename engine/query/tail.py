@@ -11,6 +11,8 @@ A tail hit's sort key carries ``TAIL_TIER``, after every real tier: one cursor o
 parts, and a cursor into the tail resumes there by keyset without ranking the head again.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from bisect import bisect_right

@@ -10,6 +10,8 @@ indexed: the word's Porter stem (FTS5's own ``porter`` tokenizer, wrapping the i
 (the index stays its size: docs/search.md, "When nothing matches exactly").
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from string import ascii_lowercase

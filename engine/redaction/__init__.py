@@ -17,6 +17,8 @@ Titles, command lines and subjects go through :func:`redact_title` (the same rul
 The rule table and the literal prefilter are in ``engine.redaction.rules``.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import base64

@@ -1,6 +1,8 @@
 """The shape of a generated secret format (``engine.redaction.formats``), kept apart so the
 generated module holds data only."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from typing import NamedTuple

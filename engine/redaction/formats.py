@@ -6,6 +6,8 @@ to Python ``re`` and are compiled with ``re.ASCII``. Rules left out:
 - pkcs12-file: a path-only rule (a .p12 file), nothing in text to match
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 # fmt: off
 from engine.redaction.format_types import Allow, Format
 

@@ -6,6 +6,8 @@ there by ``redacted-<sha256[:16]>``: stable across runs, the same on every path,
 to the branch by hashing the repository's branch names when the link is opened.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

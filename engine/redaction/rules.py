@@ -3,6 +3,8 @@ prefilter that tells which rules can match a text before any regex runs — per 
 ``in`` (a query's short snippets), or in one Aho-Corasick pass once the ingester asks for it
 (:func:`scan_literals_in_one_pass`)."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

@@ -15,6 +15,8 @@ widened over it again for ``match`` allowlists), and a secret that holds a ``[RE
 an earlier rule is left alone.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

@@ -1,6 +1,8 @@
 """What a stand-in value looks like (``engine.redaction`` and ``engine.redaction.scan`` both ask):
 kept apart so neither imports the other."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import base64

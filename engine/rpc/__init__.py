@@ -6,3 +6,5 @@ machine router across registered projects), ``services`` (one search service per
 ``lifecycle`` (lock, stale socket, bind), ``server`` (the asyncio connection loop) and ``client``
 (``DaemonClient``, the ``SearchClient`` over the socket).
 """
+
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)

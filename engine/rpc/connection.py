@@ -11,6 +11,8 @@ nothing a Unix socket client uses (start-up budget). ``call_once`` sends the gre
 in one write, so a one-shot command waits for one round trip, not two.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import _socket

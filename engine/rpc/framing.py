@@ -6,6 +6,8 @@ the next newline, but the server cuts such a connection off anyway (a client tha
 without a newline is broken or hostile).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 MAX_FRAME_BYTES = 1024 * 1024

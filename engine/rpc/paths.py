@@ -14,6 +14,8 @@ finding that folder meant importing ``platformdirs`` (with ``tempfile``, ``shuti
 machine without ``XDG_RUNTIME_DIR``.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import _socket

@@ -5,6 +5,8 @@ sessions for, or a root registered with ``ade projects add``. Anything else (``/
 would create ``.ade/cache`` there and index whatever it holds.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

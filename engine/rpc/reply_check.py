@@ -12,6 +12,8 @@ anything else is broken or not ours to believe: ``MalformedReply``, and the sear
 process.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

@@ -12,6 +12,8 @@ running as the user can read the user's files. The design keeps the secret out o
 environments and out of every request parameter.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import os

@@ -7,6 +7,8 @@ find too little, and its ranking is fused with BM25's by reciprocal rank (``hybr
 the extra every part of this package answers "not installed" and search is lexical only.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

@@ -12,6 +12,8 @@ strict lexical answer (or of a corrected spelling or other word forms: ``KEEP_ON
 their order at the top, and the fused hits follow them.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import re

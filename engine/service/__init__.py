@@ -14,6 +14,8 @@ and the status ``engine.service.status`` (imported when asked: a search never ne
 are handed what they read, never the service.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

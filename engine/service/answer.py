@@ -2,6 +2,8 @@
 side by side, and the warnings the answer carries (``SearchService.query`` wraps it with the
 damage retry, the exact places and the index's own notes)."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -5,6 +5,8 @@ everything queued (also the rebuild's), and a damaged index file recreated and r
 in the background is ``engine.service``'s own.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

@@ -16,6 +16,8 @@ The row takes that message's snippet (a title-only row shows the head of the mes
 its anchor and its link; its doc id, title and tier stay those of the session.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence

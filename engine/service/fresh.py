@@ -14,6 +14,8 @@ the daemon is reopened and compared with the sources again (``Drainer.connection
 served as an empty "ready" index.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import threading

@@ -3,6 +3,8 @@
 the main file when no ``-shm`` can be written, an empty in-memory index when the file cannot be
 opened at all; and the interrupts that reach them."""
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import contextlib

@@ -13,6 +13,8 @@ a later page, never lost and never twice, up to ``MAX_DEPTH`` hits in all. Each 
 one hit past its page, so a cursor is given only when another page holds something.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import base64

@@ -15,6 +15,8 @@ stripping and then decoding when an escape sequence interrupts a multi-byte char
 path. Equality with that path is hypothesis-tested (tests/engine/test_terminal_block.py).
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

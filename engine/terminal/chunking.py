@@ -19,6 +19,8 @@ lines of a chunk are skipped, so a chunk never starts with whitespace and its of
 real text.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import bisect

@@ -6,6 +6,8 @@ chunk's link can therefore point at the line inside the chunk that holds the mat
 at the chunk's first byte.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -19,6 +19,8 @@ measured), a tab is one cell, and cursor movement across lines (``ESC[nA``, used
 progress displays) is not modelled, so each redrawn frame stays as its own line.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import functools

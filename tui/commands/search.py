@@ -5,6 +5,8 @@ mix; flags are the validated form for scripts. ``--`` ends the options so a quer
 Exit 0 with results, 1 with none, 2 on a usage error. stdout carries results only.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import argparse
