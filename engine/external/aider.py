@@ -9,7 +9,8 @@ output are ``> `` block-quote lines, anything else is the model's reply (inside 
 fence every line is reply: edit blocks hold ``>>>>>>> REPLACE``). One history file is one
 session here (its runs are the file's sections); a block is a run of lines of one kind, keyed by
 the byte offset of its first line, so a later append never renumbers it. No tool calls exist in
-this format (edits are part of the reply text); a reasoning model's thinking in a reply is left out.
+this format (edits are part of the reply text); a reasoning model's thinking in a reply is left out;
+an empty input (``#### <blank>``) is counted as skipped (``no message``).
 ``.aider.input.history`` (prompt_toolkit's ``FileHistory``) repeats the ``####`` inputs and is not
 read. Aider cannot resume a session by id (``--restore-chat-history`` replays the whole file).
 """
@@ -29,6 +30,7 @@ from engine.external.agent_format import TRUNCATED_MARK, AgentFormat, Hint, Pars
 from engine.external.finding import HeadFields, acceptable, scan_head, session_meta
 from engine.external.heads import HeadCache
 from engine.external.roots import AIDER_HISTORY_FILE
+from engine.external.skips import skip
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta
 from engine.project.safe_io import Bounds
 from engine.project.tally import WarningTally
@@ -65,11 +67,14 @@ def _kind(line: bytes) -> str:
 
 
 def parse_aider(
-    data: bytes, base: int, state: dict[str, Any], head: AiderHead | None = None
-) -> tuple[list[ChatEvent], int]:
+    data: bytes, base: int, state: dict[str, Any], head: AiderHead | None = None,
+    tally: WarningTally | None = None, source: str = "",
+) -> tuple[list[ChatEvent], int]:  # fmt: skip
     """Blocks of the complete lines of ``data`` (from byte ``base``) and the bytes consumed.
 
-    ``state["started"]`` carries the current run's start time across passes.
+    ``state["started"]`` carries the current run's start time across passes. An empty input
+    (``#### <blank>``: Enter pressed on an empty prompt, ``InputOutput.user_input``) is counted in
+    ``tally`` under ``source`` (``no message``); a reply that is reasoning alone is hidden.
     """
     consumed = data.rfind(b"\n") + 1
     events: list[ChatEvent] = []
@@ -79,6 +84,9 @@ def parse_aider(
     def flush() -> None:
         if block and kind in ("user", "tool", "reply"):
             event = _block_event(kind, block, base + start, state.get("started"))
+            blank = sum(1 for ln in block if ln.removeprefix(b"####").strip() == b"<blank>")
+            if kind == "user" and blank and tally is not None:
+                skip(tally, source, "no message", blank)
             if event is not None:
                 events.append(event)
                 if head is not None and head.first_user is None and event.type == "user_message":
@@ -219,9 +227,9 @@ class Aider(AgentFormat):
         self, data: bytes, base: int, source: str, tally: WarningTally, state: dict[str, Any],
         seq_base: int = 0,
     ) -> Parsed:  # fmt: skip
-        del source, tally, seq_base
+        del seq_base
         carried = {"started": state.get("started")}
-        events, consumed = parse_aider(data, base, carried)
+        events, consumed = parse_aider(data, base, carried, tally=tally, source=source)
         return events, consumed, carried
 
     def mark_cut_line(self, line: bytes) -> bytes:

@@ -20,7 +20,7 @@ from engine.agent_table import AGENT_NAMES
 from engine.external.registry import agent_format
 from tests.engine.external.agent_homes import FIXTURES
 
-PENDING = frozenset({"aider"})
+PENDING: frozenset[str] = frozenset()
 """Agents whose fixtures are not yet in the shared layout (never add to it)."""
 
 
