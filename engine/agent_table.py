@@ -119,6 +119,9 @@ AGENTS: tuple[AgentEntry, ...] = (
                in_editors("saoudrizwan.claude-dev", ("tasks", 1), ("state", 0))),
     AgentEntry("roo", "Roo Code", "engine.external.roo", "VSCODE_APPDATA", ".config",
                in_editors("rooveterinaryinc.roo-cline", ("tasks", 1))),
+    AgentEntry("cursor-ide", "Cursor editor", "engine.external.cursor_ide", "VSCODE_APPDATA",
+               ".config", (Folder("Cursor/User/globalStorage", 0),
+                           Folder("Cursor/User/workspaceStorage", 1))),
 )  # fmt: skip
 """Every agent read, in the order ``--status``, the help and the palette list them."""
 

@@ -51,10 +51,11 @@ def external_format(path: Path, environ: Mapping[str, str] | None = None) -> str
 
 
 def transcript_exists(path: Path) -> bool:
-    """True when the transcript is there: a file, or an OpenCode session inside its database."""
+    """True when the transcript is there: a file, or a session inside its database (OpenCode,
+    Goose, Crush, the Cursor editor: ``<database>/<session id>``)."""
     if path.exists():
         return True
-    return path.parent.suffix == ".db" and path.parent.is_file()
+    return path.parent.is_file()
 
 
 def read_external_events(path: Path, tool: str) -> list[ChatEvent]:

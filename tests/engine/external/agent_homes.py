@@ -50,6 +50,8 @@ def install_home(name: str, home: Path, project: Path, lane: Path) -> Path:
     for lane_name, target in (("primary", project), ("fix", lane)):
         if (folder / "worktrees" / lane_name).is_dir():
             _copy(name, folder / "worktrees" / lane_name, target, project, lane)
+    if name == "cursor-ide":
+        install_cursor_ide(home, project, lane)
     return home
 
 
@@ -95,3 +97,29 @@ def install_crush(project: Path, lane: Path) -> tuple[Path, Path]:
         conn.close()
         built.append(db)
     return built[0], built[1]
+
+
+CURSOR_WORKSPACES = {
+    "0f1e2d3c4b5a69788796a5b4c3d2e1f0": "ws-project.sql",
+    "1a2b3c4d5e6f70819293a4b5c6d7e8f9": "ws-lane.sql",
+    "2b3c4d5e6f708192a3b4c5d6e7f80912": "ws-multiroot.sql",
+    "3c4d5e6f708192a3b4c5d6e7f8091a2b": "ws-foreign.sql",
+}
+"""The Cursor editor fixture's workspace folders and the SQL of each one's ``state.vscdb``."""
+
+
+def install_cursor_ide(home: Path, project: Path, lane: Path) -> Path:
+    """The Cursor editor's databases under ``home`` (``$VSCODE_APPDATA``): the global
+    ``state.vscdb`` and each workspace's; returns the global one."""
+    user = home / "Cursor" / "User"
+    built = [(user / "globalStorage" / "state.vscdb", "global.sql")]
+    built += [
+        (user / "workspaceStorage" / h / "state.vscdb", s) for h, s in CURSOR_WORKSPACES.items()
+    ]
+    for db, script in built:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        conn = apsw.Connection(str(db))
+        sql = (FIXTURES / "cursor-ide" / script).read_text()
+        conn.execute(put_in("cursor-ide", sql, project, lane))
+        conn.close()
+    return built[0][0]

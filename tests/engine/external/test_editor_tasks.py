@@ -1,7 +1,8 @@
-"""Cline's and Roo Code's tasks in VS Code's global storage (``tests/fixtures/agents/cline`` and
-``roo``, their READMEs name the sources): each task tied to its lane by the folder its history
-item names (in any of the editors), shown messages as events with roles, reasoning and the
-extension's own markers left out, skips counted, a message written later read, no resume."""
+"""Cline's and Roo Code's tasks in VS Code's global storage and the Cursor editor's chats
+(``tests/fixtures/agents/cline``, ``roo``, ``cursor-ide``, their READMEs name the sources): each
+task or chat tied to its lane by the folder its history or workspace names (in any of the
+editors), messages as events with roles, reasoning and the tools' own markers left out, skips
+counted, a message written later read, the live database never written, no resume."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
 
 from engine.external.heads import HeadCache
@@ -18,7 +20,8 @@ from engine.project.tally import WarningTally
 from tests.engine.external.agent_homes import install_home
 from tests.engine.external.fixture_reads import expect, shown
 
-AGENTS = ("cline", "roo")
+AGENTS = ("cline", "roo", "cursor-ide")
+TASKS = ("cline", "roo")
 
 Installed = tuple[Path, dict[str, str], list[Lane], dict[str, Any]]
 
@@ -50,7 +53,7 @@ def test_each_task_is_tied_to_the_lane_its_history_names(name: str, tmp_path: Pa
         assert fmt.resume_argv(meta) is None
         assert fmt.no_resume
         assert format_for_path(meta.transcript_path or Path(), environ) is fmt
-    assert fmt.count_sessions(environ, lanes) == len(spec["sessions"]) + 1 + (name == "cline")
+    assert fmt.count_sessions(environ, lanes) == spec["found"]
 
 
 @pytest.mark.parametrize("name", AGENTS)
@@ -73,7 +76,7 @@ def test_shown_messages_have_roles_and_the_extensions_own_text_never_comes_out(
         assert len(set(ids)) == len(ids)
 
 
-@pytest.mark.parametrize("name", AGENTS)
+@pytest.mark.parametrize("name", TASKS)
 def test_a_message_written_later_is_read_and_a_new_task_relists(name: str, tmp_path: Path) -> None:
     home, environ, lanes, spec = _install(name, tmp_path)
     fmt = agent_format(name)
@@ -96,3 +99,33 @@ def test_a_message_written_later_is_read_and_a_new_task_relists(name: str, tmp_p
     assert fmt.owner_hint(history, environ, None) == "relist"
     assert fmt.owner_hint(path, environ, None) == "foreign"  # a listed task's own file
     assert fmt.owner_hint(tmp_path / "elsewhere.json", environ, None) is None
+
+
+def test_a_cursor_chat_growing_in_the_live_database_is_read_and_never_written(
+    tmp_path: Path,
+) -> None:
+    home, environ, lanes, spec = _install("cursor-ide", tmp_path)
+    fmt = agent_format("cursor-ide")
+    meta = next(
+        m for m in fmt.sessions(lanes, WarningTally(), environ, HeadCache(None))
+        if m.id == spec["sessions"][0]["id"]
+    )  # fmt: skip
+    db = (meta.transcript_path or Path()).parent
+    cid = fmt.native_id(meta)
+    held = apsw.Connection(str(db))  # the editor, holding its database open
+    before = fmt.signature(meta)
+    bubble = {"_v": 3, "type": 2, "bubbleId": "b7", "text": "The llama parser copies every line,"
+              " and the alpaca one too.", "createdAt": "2026-06-01T13:00:06.000Z"}  # fmt: skip
+    held.execute(
+        "INSERT INTO cursorDiskKV VALUES (?, ?)", (f"bubbleId:{cid}:b7", json.dumps(bubble))
+    )  # a reply streamed: its row replaced
+    assert fmt.signature(meta) != before
+    events, _ = fmt.derived_events(meta.transcript_path or Path(), WarningTally(), "chat:s")
+    assert (events or [])[-1].data["text"].endswith("and the alpaca one too.")
+    held.close()
+    stamp = db.stat().st_mtime_ns, db.stat().st_size
+    fmt.sessions(lanes, WarningTally(), environ, HeadCache(None))
+    fmt.derived_events(meta.transcript_path or Path(), WarningTally(), "chat:s")
+    assert (db.stat().st_mtime_ns, db.stat().st_size) == stamp
+    assert fmt.owner_hint(db, environ, None) == "relist"
+    assert home in db.parents
