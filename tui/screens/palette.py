@@ -1,15 +1,16 @@
 """The palette screen: query input, result list, preview pane, status footer.
 
-Local matches are computed synchronously on every keystroke; the universal search runs on a
-grouped, exclusive thread worker that waits out the debounce, queries the client and posts a
-``SearchDone`` stamped with its generation. The handler drops any answer whose generation is no
-longer current (a superseded thread cannot be cancelled, only ignored), and a superseded query is
-interrupted on the client so its thread ends quickly.
+Local matches are computed synchronously on every keystroke; the universal search runs on the
+screen's ``Searcher`` (``palette_search``), a thread worker that waits out the debounce, queries
+the client and posts answers stamped with their generation. The handlers here drop any answer
+whose generation is no longer current (a superseded thread cannot be cancelled, only ignored),
+and a superseded query is interrupted on the client so its thread ends quickly. What the screen
+does with a row is its ``RowActions`` (``palette_rows``), further pages its ``Pager``
+(``palette_paging``): collaborators it builds and hands what they need; its key actions delegate.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -17,12 +18,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.message import Message
-from textual.widgets import Input, Static
-from textual.worker import get_current_worker
+from textual.screen import Screen
+from textual.widgets import Input, OptionList, Static
 
 from engine.basics.text import is_blank_query
-from engine.errors import AdeError
 from engine.types import SearchQueryArgs, SearchQueryResult
 from tui.logic.fuzzy import LocalItem, items_of, list_sessions, match_local
 from tui.logic.generation import Generation
@@ -40,9 +39,11 @@ from tui.logic.kinds import (
 )
 from tui.logic.lane_context import LANE_KEY, toggle_lane_filter
 from tui.logic.merge import merge
-from tui.logic.paging import FIRST_PAGE, Groups, KindAsk, KindPage, kind_asks, nothing_row
-from tui.logic.rows import KIND_ORDER, PaletteRow
-from tui.screens.palette_paging import PagingActions
+from tui.logic.paging import Groups, KindAsk, kind_asks, nothing_row
+from tui.logic.rows import PaletteRow
+from tui.screens.palette_paging import PageLoaded, Pager
+from tui.screens.palette_rows import RowActions
+from tui.screens.palette_search import KindAnswered, OtherKindsFound, SearchDone, Searcher
 from tui.widgets.paged_list import PagedResultList
 from tui.widgets.preview_pane import PreviewPane
 from tui.widgets.query_input import QueryInput
@@ -66,34 +67,9 @@ OPENING = "opening…"
 """Footer note while the project's client is being opened (after the first paint)."""
 
 
-@dataclass
-class KindAnswered(Message):
-    """One kind of a search answered (its first page), for ``generation``."""
-
-    generation: int
-    paged: bool
-    page: KindPage
-
-
-@dataclass
-class SearchDone(Message):
-    """A search thread finished every kind, or failed with a one-line ``error``."""
-
-    generation: int
-    query: str
-    error: str | None
-
-
-@dataclass
-class OtherKindsFound(Message):
-    """Hits per kind the current switcher stop hides, for the count line."""
-
-    generation: int
-    counts: dict[str, int]
-
-
-class PaletteScreen(PagingActions):
-    """The full-screen palette."""
+class PaletteScreen(Screen[None]):
+    """The full-screen palette: the query, the search and the footer here; what it does with a
+    row is its ``RowActions``, further pages its ``Pager``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(k.key, k.action, k.label, show=k.show, priority=True) for k in PALETTE_KEYS),
@@ -107,7 +83,6 @@ class PaletteScreen(PagingActions):
         self.host = host
         self.initial_query = initial_query
         self.generation = Generation()
-        self.preview_generation = Generation()
         self.kind_mode = 0
         self.local_rows: list[PaletteRow] = []
         self.groups: Groups | None = None
@@ -120,8 +95,6 @@ class PaletteScreen(PagingActions):
         self._items_for: tuple[tuple[object, ...], list[LocalItem]] | None = None
         self._status_shown: tuple[object, str, str | None, str | None] | None = None
         self._doc_count: int | None = None
-        self._last_link: str | None = None
-        """The link of the last hit the user moved to: what `link: copy` copies from its own row."""
         self.error: str | None = None
         self.suggestion: str | None = None
         """The engine's "did you mean …?" for the query on screen, when it found nothing."""
@@ -129,6 +102,10 @@ class PaletteScreen(PagingActions):
         """Whether the user moved the cursor since the query changed: only then does a late
         merge (search hits, local items of a project that just opened) keep its row; otherwise
         the cursor stays on the first row, where the user expects the best match."""
+        self.searcher = Searcher(self, host, self.generation)
+        self.rows = RowActions(self, host, lambda: self.query_text)
+        self.pager = Pager(self, host, self.generation, lambda: self.groups,
+                           repaint=lambda: self._paint(keep=True, appended=True))  # fmt: skip
 
     @property
     def palette_app(self) -> PaletteHost:
@@ -244,7 +221,7 @@ class PaletteScreen(PagingActions):
         box.set_class(note is not None, "-note")
         box.update(f"⚠ {self.error}" if self.error else Content(f"note: {note}" if note else ""))
         self._update_count_line()
-        self._schedule_preview()
+        self.rows.schedule_preview()
 
     def _update_count_line(self) -> None:
         """``12 of 340 · also 40 commit (tab)`` under the query, once a search answered."""
@@ -276,11 +253,11 @@ class PaletteScreen(PagingActions):
         force = self.kinds_in_force()
         self.palette_app.debounce_gate.clear()
         self.palette_app.clients.interrupt()
-        self.workers.cancel_group(self, "page")
+        self.pager.cancel()
         if (not query and force.commands) or lists_sessions(query, force):
             # The everything and sessions stops list commands, lanes and sessions for an empty
             # query; a sessions-only stop lists its sessions. Every other stop browses.
-            self.workers.cancel_group(self, "search")
+            self.searcher.cancel()
             return
         text = query_for(query, self.kind_mode)
         asks = kind_asks(text, force) or (
@@ -288,58 +265,7 @@ class PaletteScreen(PagingActions):
         )  # a typed `kind:` naming no valid kind: the engine says what is valid
         others = other_kinds(force) if query else ()
         also = SearchQueryArgs(query=query, kinds=others, limit=SEARCH_LIMIT) if others else None
-        self._search(stamp, asks, len(force.kinds) == 1, also)
-
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(
-        self, stamp: int, asks: tuple[KindAsk, ...], paged: bool, also: SearchQueryArgs | None
-    ) -> None:
-        """Debounce, then query each kind in turn, posting each answer as it comes (the handler
-        decides if it is stale); ends with ``SearchDone``."""
-        app = self.palette_app
-        worker = get_current_worker()
-        if app.debounce_seconds > 0:
-            app.debounce_gate.wait(app.debounce_seconds)
-
-        def superseded() -> bool:
-            return worker.is_cancelled or not self.generation.is_current(stamp)
-
-        if superseded():
-            return
-        query = asks[0].args.query
-        try:
-            client = app.clients.wait(superseded)  # typed before the project opened: wait
-            for ask in asks:
-                if superseded():
-                    return
-                result = client.query(ask.args)
-                self.post_message(KindAnswered(stamp, paged, KindPage.first(ask, result)))
-        except AdeError as err:
-            self.post_message(SearchDone(stamp, query, str(err)))
-            return
-        except Exception as err:  # an interrupted or failing query must not kill the palette
-            self.post_message(SearchDone(stamp, query, f"search failed: {err}"))
-            return
-        self.post_message(SearchDone(stamp, query, None))
-        if also is None or superseded():
-            return
-        # After the answer is painted: how many hits each kind this stop hides has,
-        # each kind's true total, as its own stop's header will say: the same query as
-        # that stop's first page (a relaxed step pads a short page, so the page size matters);
-        # one page of every hidden kind together counted only what fitted in it.
-        counts: dict[str, int] = {}
-        for kind in sorted(also.kinds or (), key=lambda k: KIND_ORDER.get(k, len(KIND_ORDER))):
-            if superseded():
-                return
-            try:
-                hidden = client.query(
-                    SearchQueryArgs(query=also.query, kinds=(kind,), limit=FIRST_PAGE)
-                )
-            except Exception:  # only a hint: a failure here shows no hint, never an error
-                return
-            if hidden.total:
-                counts[kind] = hidden.total
-        self.post_message(OtherKindsFound(stamp, counts))
+        self.searcher.start(stamp, asks, len(force.kinds) == 1, also)
 
     def on_other_kinds_found(self, message: OtherKindsFound) -> None:
         if self.generation.is_current(message.generation):
@@ -419,6 +345,42 @@ class PaletteScreen(PagingActions):
         if shown is not None and shown[1] != label:  # a typed kind: changed the badge
             self._show_status(shown[0], shown[3], shown[2])
 
+    # --- rows and pages (``RowActions``, ``Pager``) --------------------------------------------
+
+    @on(OptionList.OptionSelected, "#results")
+    async def _clicked(self) -> None:
+        await self.rows.activate()
+
+    async def action_activate(self) -> None:
+        await self.rows.activate()
+
+    @on(OptionList.OptionHighlighted, "#results")
+    def _highlighted(self) -> None:
+        self.rows.highlighted(cursor_moved=self.cursor_moved)
+
+    def action_copy_link(self) -> None:
+        self.rows.copy_link()
+
+    def action_resume(self) -> None:
+        self.rows.resume()
+
+    @on(PagedResultList.NearEnd)
+    def _near_end(self) -> None:
+        self.pager.near_end()
+
+    def on_page_loaded(self, message: PageLoaded) -> None:
+        self.pager.loaded(message)
+
+    def action_last(self) -> None:
+        """End: the last hit, loading every page still left first. In the query line with the
+        caret before the end of the text, End moves the caret there first (the input's own End)."""
+        box = self.query_one("#query", Input)
+        if box.cursor_position < len(box.value):
+            box.action_end()
+            return
+        self.cursor_moved = True
+        self.pager.to_end()
+
     # --- keys ---------------------------------------------------------------------------------
 
     def action_cursor_down(self) -> None:
@@ -467,7 +429,7 @@ class PaletteScreen(PagingActions):
         app = self.palette_app
         app.preview_enabled = not app.preview_enabled
         self.query_one(PreviewPane).display = app.preview_enabled
-        self._schedule_preview()
+        self.rows.schedule_preview()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
