@@ -13,7 +13,10 @@ and ``crates/goose/src/conversation/message.rs`` (``MessageContent`` tagged by `
 ``actionRequired``; ``metadata`` ``{userVisible, agentVisible}``). The database is opened
 read-only and a session is re-derived whole when its rows change. Indexed: text, tool requests
 and responses. Hidden: thinking, system notifications, messages the user never saw
-(``userVisible: false``: summaries and context goose adds), subagent and hidden sessions.
+(``userVisible: false``: summaries and context goose adds), subagent and hidden sessions. Goose
+writes nothing of its own into a visible message's text: what it adds for the model alone is a
+message flagged so, and its per-turn context (``crates/goose/src/agents/moim.rs``) is never
+stored.
 Resume: ``goose session --resume --session-id <id>``.
 """
 

@@ -8,15 +8,17 @@ in public session readers that measured it) and from their metadata files. ``<id
 "content": [{"kind": "text", "data": "..."}, {"kind": "toolUse", "data": {"toolUseId", "name",
 "input"}}, {"kind": "toolResult", "data": {"toolUseId", "content", "status"}}, {"kind":
 "thinking"}…], "meta": {"timestamp"}}}``. Indexed: prompts, assistant text, tool uses and their
-results. Hidden: ``thinking`` blocks and the ``__tool_use_purpose`` Kiro adds to a tool's input.
+results. Hidden: ``thinking`` blocks, the ``__tool_use_purpose`` Kiro adds to a tool's input and
+the context entries it may frame a prompt with (``MARKERS``, ``FRAME``).
 Resume: ``kiro-cli chat --resume-id <sessionId>``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from engine.external.injected import Frame, Marker, user_events
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, time_text
 from engine.external.lines import digest
 from engine.external.skips import skip
@@ -26,6 +28,18 @@ from engine.project.tally import WarningTally
 
 KINDS: dict[str, ChatEventType] = {"Prompt": "user_message", "AssistantMessage": "assistant_message",
                                    "ToolResults": "tool_result"}  # fmt: skip
+MARKERS: tuple[Marker, ...] = (
+    Marker("--- CONTEXT ENTRY BEGIN ---", "hide", "context entry", "--- CONTEXT ENTRY END ---"),
+)
+"""What Kiro CLI may write into a prompt beside the typed words (no source: closed source). The
+sessions quoted hold the typed prompt alone; the request Kiro sends frames it as ``--- CONTEXT
+ENTRY BEGIN --- … END ---`` blocks (the current time, context files) and ``--- USER MESSAGE
+BEGIN --- … END ---`` (as proxies that capture kiro-cli's requests record it), so a prompt
+stored in that frame gives the framed words only, the context entries left out."""
+
+FRAME = Frame("--- USER MESSAGE BEGIN ---", "--- USER MESSAGE END ---", "context")
+"""The frame of the typed words in a Kiro request."""
+
 META_BYTES = 4 * 1024 * 1024
 """Most of a session's ``.json`` read (its model state can hold long turn lists)."""
 
@@ -36,7 +50,7 @@ class KiroFormat(JsonlAgent):
     name = "kiro"
     patterns: ClassVar[tuple[str, ...]] = ("*.jsonl",)
     resume: ClassVar[tuple[str, ...] | None] = ("kiro-cli", "chat", "--resume-id")
-    hidden = "thinking blocks, tool-use purpose notes"
+    hidden = "thinking blocks, tool-use purpose notes, context entries"
 
     def record_events(
         self, obj: dict[str, Any], tally: WarningTally, source: str, state: dict[str, Any]
@@ -84,7 +98,9 @@ def _blocks(said: ChatEventType, content: Any) -> Found:
         if not isinstance(block, dict):
             continue
         kind, data = block.get("kind"), block.get("data")
-        if kind == "text" and isinstance(data, str) and data.strip() and said != "tool_result":
+        if kind == "text" and isinstance(data, str) and data.strip() and said == "user_message":
+            out += cast(Found, user_events(data, MARKERS, frame=FRAME))
+        elif kind == "text" and isinstance(data, str) and data.strip() and said != "tool_result":
             out.append((said, {"text": data}))
         elif kind == "toolUse" and isinstance(data, dict):
             name = data.get("name") if isinstance(data.get("name"), str) else "tool"

@@ -11,15 +11,18 @@ and ``core/messages.ts``), ``session_info`` (the ``/name`` title) and model, thi
 compaction, branch, label and extension entries. Indexed: ``user`` text, ``assistant`` text and
 ``toolCall`` blocks, ``toolResult`` messages, and ``bashExecution`` (a ``!command`` the user ran:
 its command and output). Hidden: ``thinking`` blocks, compaction and branch summaries, extension
-messages (``custom``, ``custom_message``) and extension state. Resume: ``pi --session <file>``.
+messages (``custom``, ``custom_message``) and extension state. Kept as ``system``: what pi
+writes into a user message itself (``MARKERS``). Resume: ``pi --session <file>``.
 
 OpenClaw (``engine.external.openclaw``) writes the same format through pi's session manager.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar, cast
 
+from engine.external.injected import Marker, tag, user_events, users_words
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent, text_of
 from engine.external.lines import digest
 from engine.external.skips import skip
@@ -32,6 +35,17 @@ QUIET_ENTRIES = frozenset(
 )  # fmt: skip
 """Entries pi writes that say nothing to index (summaries and extension text are injected)."""
 
+MARKERS: tuple[Marker, ...] = (
+    tag("skill", "system", "skill"),
+    tag("file", "system", "attached file"),
+)
+"""What pi writes into a user message's text itself: a ``/skill:name`` expanded to the skill's
+``<skill name=… location=…>`` body, the user's words after it
+(``packages/coding-agent/src/core/agent-session.ts`` ``_expandSkillCommand``), and each ``@file``
+argument's ``<file name=…>`` contents before the first message
+(``packages/coding-agent/src/cli/file-processor.ts`` ``processFileArguments``). A prompt
+template's expansion (``core/prompt-templates.ts``) carries no mark and stays the user's."""
+
 HIDDEN_ROLES = frozenset({"custom", "branchSummary", "compactionSummary"})
 """Messages pi or an extension put in the context, not said by the user or the model."""
 
@@ -43,6 +57,8 @@ class PiFormat(JsonlAgent):
     patterns: ClassVar[tuple[str, ...]] = ("*/*.jsonl",)
     resume: ClassVar[tuple[str, ...] | None] = ("pi", "--session")
     hidden = "thinking blocks, compaction and branch summaries, extension messages"
+    markers: ClassVar[tuple[Marker, ...]] = MARKERS
+    """What the agent injects into a user message's text (``engine.external.injected``)."""
 
     def record_events(
         self, obj: dict[str, Any], tally: WarningTally, source: str, state: dict[str, Any]
@@ -66,7 +82,7 @@ class PiFormat(JsonlAgent):
         if not isinstance(message, dict):
             skip(tally, source, "no message")
             return ident, when, []
-        return ident, when, _message(message, ident)
+        return ident, when, _message(message, ident, self.markers)
 
     def learn(self, head: HeadNotes, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
@@ -82,7 +98,8 @@ class PiFormat(JsonlAgent):
         elif kind == "message" and isinstance(obj.get("message"), dict):
             message = obj["message"]
             if message.get("role") == "user":
-                head.saw_user(text_of(message.get("content")))
+                for text in _texts(message.get("content")):
+                    head.saw_user(users_words(text, self.markers))
 
     def resume_argv(self, meta: SessionMeta) -> tuple[str, ...] | None:
         if self.resume is None or meta.transcript_path is None:
@@ -90,12 +107,24 @@ class PiFormat(JsonlAgent):
         return (*self.resume, str(meta.transcript_path))
 
 
-def _message(message: dict[str, Any], ident: str | None) -> Found:
+def _texts(content: Any) -> list[str]:
+    """The text parts of a user message's content (a string, or ``text`` and ``image`` parts)."""
+    if isinstance(content, str):
+        return [content]
+    return [
+        str(part["text"]) for part in content if isinstance(part, dict)
+        and part.get("type", "text") == "text" and isinstance(part.get("text"), str)
+    ] if isinstance(content, list) else []  # fmt: skip
+
+
+def _message(message: dict[str, Any], ident: str | None, markers: Sequence[Marker]) -> Found:
     role = message.get("role")
     content = message.get("content")
     if role == "user":
-        text = text_of(content)
-        return [("user_message", {"text": text})] if text.strip() else []
+        found: Found = []
+        for text in _texts(content):
+            found += cast(Found, user_events(text, markers))
+        return found
     if role == "assistant":
         return _assistant(content)
     if role == "toolResult":
@@ -109,7 +138,7 @@ def _message(message: dict[str, Any], ident: str | None) -> Found:
         command = message.get("command") if isinstance(message.get("command"), str) else ""
         output = message.get("output") if isinstance(message.get("output"), str) else ""
         call = f"{ident}.bash" if ident else None
-        found: Found = [("tool_call", {"name": "bash", "input": command})]
+        found = [("tool_call", {"name": "bash", "input": command})]
         found.append(("tool_result", {"output": output}))
         if call is not None:
             found[0][1]["id"] = found[1][1]["id"] = call

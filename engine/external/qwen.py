@@ -7,10 +7,12 @@ base — ``QWEN_RUNTIME_DIR``, else ``~/.qwen`` — then ``projects/<sanitizeCwd
 ``user``/``assistant``/``tool_result``/``system``, ``cwd``, ``message`` — a Gemini ``Content``
 whose ``parts`` hold ``text``, ``thought`` text, ``functionCall`` and ``functionResponse``).
 Indexed: user text, assistant text, ``functionCall`` (name, args) and ``functionResponse``
-(its ``output`` or ``error``). Hidden: ``thought`` parts; user records whose ``provenance`` is
-not ``real_user`` (goal control and runtime text Qwen writes as a user turn); a subagent's
-records (``isSidechain`` or ``agentId``); ``system`` records, of which only ``custom_title``
-(``/rename``) is read, as the title. The folder name is lossy (``sanitizeCwd``), so the project
+(its ``output`` or ``error``). A user record's words are what Qwen shows for it
+(``systemPayload.displayText``, else its first text part); the parts Qwen added to what the
+model sees (``@`` files, extension context, MCP resources, hook context) are kept as ``system``,
+as are its notifications and scheduled prompts (``NOTICES``). Hidden: ``thought`` parts; goal
+control and runtime turns; a subagent's records (``isSidechain`` or ``agentId``); ``system``
+records, of which only ``custom_title`` (``/rename``) is read, as the title. The folder name is lossy (``sanitizeCwd``), so the project
 comes from each record's ``cwd``. Resume: ``qwen --resume <sessionId>``.
 """
 
@@ -26,6 +28,11 @@ from engine.project.tally import WarningTally
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 """``ChatRecord.type``: anything else is counted as an unknown type."""
+
+NOTICES = {"notification": "notification", "cron": "scheduled prompt"}
+"""User records Qwen writes itself with ``provenance: system`` (``recordNotification``,
+``recordCronPrompt`` in ``packages/core/src/services/chatRecordingService.ts``), kept as
+``system`` under these labels."""
 
 
 class QwenFormat(JsonlAgent):
@@ -54,8 +61,8 @@ class QwenFormat(JsonlAgent):
         if not isinstance(parts, list):
             skip(tally, source, "no message")
             return ident, when, []
-        if kind == "user" and obj.get("provenance") not in (None, "real_user"):
-            return ident, when, []
+        if kind == "user":
+            return ident, when, _user(obj, parts)
         return ident, when, _parts(kind, parts)
 
     def learn(self, head: HeadNotes, obj: dict[str, Any]) -> None:
@@ -68,10 +75,10 @@ class QwenFormat(JsonlAgent):
         for etype, fields in _title(obj) if obj.get("type") == "system" else []:
             if etype == "session_title":
                 head.title = fields["title"]
-        if obj.get("type") == "user" and obj.get("provenance") in (None, "real_user"):
+        if obj.get("type") == "user" and not obj.get("isSidechain") and not obj.get("agentId"):
             message = obj.get("message")
             parts = message.get("parts") if isinstance(message, dict) else None
-            for etype, fields in _parts("user", parts if isinstance(parts, list) else []):
+            for etype, fields in _user(obj, parts if isinstance(parts, list) else []):
                 if etype == "user_message":
                     head.saw_user(fields["text"])
 
@@ -83,6 +90,35 @@ def _title(obj: dict[str, Any]) -> Found:
         if isinstance(title, str) and title.strip():
             return [("session_title", {"title": title.strip()})]
     return []
+
+
+def _user(obj: dict[str, Any], parts: list[Any]) -> Found:
+    """A user record's events. Qwen records what the model was sent: the typed text first, then
+    a part per ``@`` file, extension and resource (``packages/cli/src/ui/hooks/
+    atCommandProcessor.ts``: ``processedQueryParts``) and a hook's context; what it shows is
+    ``systemPayload.displayText`` (``UserPromptRecordPayload``)."""
+    provenance = obj.get("provenance")
+    payload = obj.get("systemPayload")
+    shown = payload.get("displayText") if isinstance(payload, dict) else None
+    shown = shown if isinstance(shown, str) and shown.strip() else None
+    texts = [
+        str(part["text"]) for part in parts if isinstance(part, dict)
+        and part.get("thought") is not True and isinstance(part.get("text"), str)
+        and part["text"].strip()
+    ]  # fmt: skip
+    notice = NOTICES.get(str(obj.get("subtype")))
+    if provenance == "system" and notice is not None:
+        text = shown or "\n".join(texts)
+        return [("system_message", {"text": text, "notice": notice})] if text.strip() else []
+    if provenance not in (None, "real_user"):
+        return []  # goal control and runtime turns
+    words = shown if shown is not None else (texts[0] if texts else "")
+    rest = [t for t in texts if t.strip() != words.strip()] if shown else texts[1:]
+    found: Found = [("user_message", {"text": words})] if words.strip() else []
+    if rest:
+        found.append(("system_message", {"text": "\n".join(rest), "notice": "attached context"}))
+    others = [p for p in parts if not (isinstance(p, dict) and isinstance(p.get("text"), str))]
+    return found + _parts("user", others)
 
 
 def _parts(kind: str, parts: list[Any]) -> Found:

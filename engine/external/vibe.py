@@ -11,15 +11,17 @@ as ``LLMMessage.model_dump(exclude_none=True)``; ``meta.json`` rewritten beside 
 text, ``tool_calls`` (``id``, ``function.name``, ``function.arguments`` as JSON text),
 ``tool_call_id``, ``message_id``, ``injected`` and ``reasoning_content``. Indexed: user and
 assistant text, tool calls, tool results. Hidden: ``reasoning_content`` and user messages the
-agent injected itself (``injected: true``: middleware reminders, queued notices). Messages carry
-no time. Resume: ``vibe --resume <session_id>``.
+agent injected itself (``injected: true``: middleware warnings, hook and ``!`` command output,
+the compaction summary). Kept as ``system``: the files an ``@`` mention embedded after the user's
+words (``MARKERS``). Messages carry no time. Resume: ``vibe --resume <session_id>``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from engine.external.injected import Marker, block, user_events, users_words
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent
 from engine.external.lines import digest
 from engine.project.safe_io import Bounds, JsonRejected, loads_json, read_regular
@@ -32,6 +34,19 @@ META_BYTES = 4 * 1024 * 1024
 """Most of ``meta.json`` read: it also holds the tool list and the config, a few hundred KB."""
 
 ROLES = frozenset({"user", "assistant", "tool", "system"})
+
+MARKERS: tuple[Marker, ...] = (
+    block(r"file://[^\n]*\n```\n.*", "system", "attached file"),
+    block(r"path: [a-z]+://[^\n]*\ncontent: .*", "system", "attached file"),
+    block(r"uri: [a-z]+://[^\n]*(?:\n(?:name|title|description|mime_type|size): [^\n]*)*",
+          "system", "attached file"),
+)  # fmt: skip
+"""What Vibe writes into a user message beside the typed words (every other injection is a
+message of its own flagged ``injected``): each ``@`` mentioned file after the prompt text, a
+text file as its URI and fenced contents, another as ``uri:``/``name:`` lines
+(``vibe/core/autocompletion/path_prompt_adapter.py`` ``_format_content_block``; the ACP path's
+``path:``/``content:`` blocks, ``vibe/acp/acp_agent_loop.py`` ``_build_text_prompt``). A skill's
+body (``vibe/core/skills/manager.py`` ``build_skill_prompt``) carries no mark and stays."""
 
 
 class VibeFormat(JsonlAgent):
@@ -53,8 +68,9 @@ class VibeFormat(JsonlAgent):
         content = obj.get("content")
         text = content if isinstance(content, str) else ""
         if role == "user":
-            shown = text.strip() and obj.get("injected") is not True
-            return ident, None, [("user_message", {"text": text})] if shown else []
+            if obj.get("injected") is True:
+                return ident, None, []
+            return ident, None, cast(Found, user_events(text, MARKERS))
         if role == "tool":
             fields: dict[str, Any] = {"output": text}
             if isinstance(obj.get("tool_call_id"), str) and obj["tool_call_id"]:
@@ -71,7 +87,7 @@ class VibeFormat(JsonlAgent):
     def learn(self, head: HeadNotes, obj: dict[str, Any]) -> None:
         if obj.get("role") == "user" and obj.get("injected") is not True:
             content = obj.get("content")
-            head.saw_user(content if isinstance(content, str) else "")
+            head.saw_user(users_words(content, MARKERS) if isinstance(content, str) else "")
 
     def head_notes(self, path: Path, data: bytes, bounds: Bounds | None) -> HeadNotes:
         head = super().head_notes(path, data, bounds)

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import apsw
+
 from engine.external.cursor import slug as cursor_slug
 from engine.external.discover import claude_slug
 
@@ -168,8 +170,126 @@ def amp(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
     return path
 
 
+def pi(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    """A pi session (badlogic/pi-mono ``core/session-manager.ts``): its header, then one user
+    message whose text parts are ``parts`` and the user's words, then the user's words."""
+    return _pi_file(home / ".pi" / "agent" / "sessions" / f"--{str(cwd).strip('/')}--"
+                    .replace("/", "-"), cwd, parts, **flags)  # fmt: skip
+
+
+def openclaw(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    """An OpenClaw transcript (pi's format): one user message whose text is ``parts`` and the
+    user's words in one part, as OpenClaw hands pi a whole turn."""
+    folder = home / ".openclaw" / "agents" / "main" / "sessions"
+    return _pi_file(folder, cwd, ["\n\n".join([*parts, USER_WORDS])], **flags)
+
+
+def _pi_file(folder: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    del flags
+    folder.mkdir(parents=True)
+    path = folder / "2026-06-01T10-00-00-000Z_0199c0de-inj.jsonl"
+
+    def entry(n: int, text: list[str]) -> bytes:
+        return _line({"type": "message", "id": f"e{n}", "parentId": None, "timestamp": WHEN,
+                      "message": {"role": "user", "content": _texts(text), "timestamp": n}})  # fmt: skip
+
+    path.write_bytes(
+        _line({"type": "session", "version": 3, "id": "0199c0de-inj", "timestamp": WHEN,
+               "cwd": str(cwd)})
+        + entry(1, parts) + entry(2, [USER_WORDS])
+    )  # fmt: skip
+    return path
+
+
+def vibe(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    """A Mistral Vibe session log: one user message of ``parts`` (``flags``: its fields, such as
+    ``injected``), then the user's words; ``meta.json`` names the working folder."""
+    folder = home / ".vibe" / "logs" / "session" / "session_20260601_100000_6b7c8d9e"
+    folder.mkdir(parents=True)
+    (folder / "meta.json").write_text(json.dumps({
+        "session_id": "6b7c8d9e-0000-4a3b-9c4d-00000000inj1", "start_time": WHEN,
+        "environment": {"working_directory": str(cwd)},
+    }))  # fmt: skip
+    path = folder / "messages.jsonl"
+    path.write_bytes(
+        _line({"role": "user", "content": "\n\n".join(parts), "message_id": "m1", **flags})
+        + _line({"role": "user", "content": USER_WORDS, "message_id": "m2"})
+    )
+    return path
+
+
+def qwen(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    """A Qwen Code recording: one user record whose parts are the user's words and ``parts``
+    (``flags``: the record's fields), then the user's words."""
+    folder = home / ".qwen" / "projects" / str(cwd).replace("/", "-") / "chats"
+    folder.mkdir(parents=True)
+    sid = "0199d0e1-0000-4000-8000-00000000inj1"
+
+    def record(uuid: str, texts: list[str], **extra: Any) -> bytes:
+        return _line({"uuid": uuid, "parentUuid": None, "sessionId": sid, "timestamp": WHEN,
+                      "type": "user", "cwd": str(cwd), "version": "0.21.9",
+                      "provenance": "real_user",
+                      "message": {"role": "user", "parts": [{"text": t} for t in texts]},
+                      **extra})  # fmt: skip
+
+    path = folder / f"{sid}.jsonl"
+    first = parts if flags.get("provenance") == "system" else [USER_WORDS, *parts]
+    path.write_bytes(record("u1", first, **flags) + record("u2", [USER_WORDS]))
+    return path
+
+
+def kiro(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    """A Kiro CLI session: its ``.json`` (working folder) and one ``Prompt`` record whose text
+    holds ``parts`` and the typed words in Kiro's request frame."""
+    del flags
+    folder = home / ".kiro" / "sessions" / "cli"
+    folder.mkdir(parents=True)
+    sid = "4f5e6d7c-8b9a-4c0d-9e1f-00000000inj1"
+    (folder / f"{sid}.json").write_text(json.dumps(
+        {"session_id": sid, "cwd": str(cwd), "created_at": WHEN}))  # fmt: skip
+    text = "\n\n".join(
+        [*parts, f"--- USER MESSAGE BEGIN ---\n{USER_WORDS}--- USER MESSAGE END ---"]
+    )
+    path = folder / f"{sid}.jsonl"
+    path.write_bytes(_line({"version": "v1", "kind": "Prompt", "data": {
+        "message_id": "p1", "content": [{"kind": "text", "data": text}],
+        "meta": {"timestamp": 1780308000}}}))  # fmt: skip
+    return path
+
+
+def goose(home: Path, cwd: Path, parts: list[str], **flags: Any) -> Path:
+    """A Goose ``sessions.db`` (block/goose ``crates/goose/src/session/session_manager.rs``): one
+    session, a user message of ``parts`` with ``flags`` as its metadata, then the user's words."""
+    folder = home / ".local" / "share" / "goose" / "sessions"
+    folder.mkdir(parents=True)
+    db = folder / "sessions.db"
+    conn = apsw.Connection(str(db))
+    conn.execute(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '',"
+        " session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL,"
+        " created_at TIMESTAMP, updated_at TIMESTAMP);"
+        "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,"
+        " role TEXT NOT NULL, content_json TEXT NOT NULL, created_timestamp INTEGER NOT NULL,"
+        " metadata_json TEXT);"
+    )
+    conn.execute(
+        "INSERT INTO sessions VALUES ('20260601_1', ?, 'user', ?, '2026-06-01 10:00:00',"
+        " '2026-06-01 10:01:00')", (USER_WORDS, str(cwd)),
+    )  # fmt: skip
+    shown = json.dumps({"userVisible": True, "agentVisible": True})
+    for texts, meta in ((parts, json.dumps(flags)), ([USER_WORDS], shown)):
+        conn.execute(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp,"
+            " metadata_json) VALUES ('20260601_1', 'user', ?, 1780308000, ?)",
+            (json.dumps(_texts(texts)), meta),
+        )
+    conn.close()
+    return db / "20260601_1"
+
+
 Writer = Callable[..., Path]
 WRITERS: dict[str, Writer] = {
     "claude": claude, "codex": codex, "copilot": copilot, "cursor": cursor, "grok": grok,
-    "iflow": iflow, "droid": droid, "amp": amp,
+    "iflow": iflow, "droid": droid, "amp": amp, "pi": pi, "openclaw": openclaw, "vibe": vibe,
+    "qwen": qwen, "kiro": kiro, "goose": goose,
 }  # fmt: skip

@@ -35,6 +35,23 @@ Where the injected shapes come from:
   wrote hold them.
 - Amp (closed source): nothing of its own in a user message's text in the threads quoted
   (file mentions and thinking are blocks of their own): its row shows the text stays the user's.
+- pi: badlogic/pi-mono ``packages/coding-agent/src/core/agent-session.ts``
+  (``_expandSkillCommand``: ``<skill name=… location=…>``) and ``src/cli/file-processor.ts``
+  (``processFileArguments``: ``<file name=…>``).
+- OpenClaw: openclaw/openclaw ``src/auto-reply/reply/inbound-meta.ts``
+  (``buildInboundUserContextPrefix``) and ``src/auto-reply/reply/session-updates.ts``
+  (``prependSystemEvents``: ``System:`` lines).
+- Mistral Vibe: mistralai/mistral-vibe ``vibe/core/agent_loop.py`` (``injected=True`` messages,
+  ``<vibe_warning>``) and ``vibe/core/autocompletion/path_prompt_adapter.py`` (an ``@`` file's
+  URI and fenced contents after the prompt).
+- Qwen Code: QwenLM/qwen-code ``packages/cli/src/ui/hooks/atCommandProcessor.ts`` (the typed
+  text first, then a part per file, extension and resource) and
+  ``packages/core/src/services/chatRecordingService.ts`` (``displayText``, ``recordNotification``).
+- Kiro CLI (closed source): the ``--- CONTEXT ENTRY ---`` / ``--- USER MESSAGE ---`` frame its
+  requests carry, as proxies capturing them record it.
+- Goose: block/goose ``crates/goose/src/conversation/message.rs`` (``userVisible``/``agentVisible``
+  metadata: what only the model sees) and ``crates/goose/src/agents/moim.rs`` (its per-turn
+  context is never stored).
 """
 
 from __future__ import annotations
@@ -116,6 +133,30 @@ ROWS: list[tuple[str, list[str], dict[str, Any], str, str, str]] = [
     ("droid", ["<system-reminder>Droid reminder about bitterntodos</system-reminder>"], {},
      "bitterntodos", "hide", ""),
     ("amp", ["Summary of the wallabyplan so far, as I typed it"], {}, "wallabyplan", "user", ""),
+    ("pi", ['<skill name="review" location="/skills/review/SKILL.md">\nReferences are relative to'
+            " /skills/review.\n\nCheck the platypusskill list.\n</skill>"], {}, "platypusskill",
+     "system", "skill"),
+    ("pi", ['<file name="/repo/notes.md">\nechidnafile notes\n</file>\n'], {}, "echidnafile",
+     "system", "attached file"),
+    ("openclaw", ['Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "42",\n'
+                  '  "sender": "quokkasender"\n}\n```'], {}, "quokkasender", "hide", ""),
+    ("openclaw", ["System: [2026-06-01 10:00] Cron: quollcron finished"], {}, "quollcron",
+     "system", "system event"),
+    ("vibe", ["<vibe_warning>Plan mode is active: kudzuwarning</vibe_warning>"],
+     {"injected": True}, "kudzuwarning", "hide", ""),
+    ("vibe", [USER_WORDS, "file:///repo/src/jackal.py\n```\njackalfile()\n```"], {},
+     "jackalfile", "system", "attached file"),
+    ("qwen", ["\n--- Content from referenced files ---", "\nContent from @src/a.py:\n",
+              "quokkafile()", "\n--- End of content ---"], {}, "quokkafile", "system",
+     "attached context"),
+    ("qwen", ["<task-notification>lyrebirdtask done</task-notification>"],
+     {"provenance": "system", "subtype": "notification",
+      "systemPayload": {"displayText": "Background task finished: lyrebirdtask"}},
+     "lyrebirdtask", "system", "notification"),
+    ("kiro", ["--- CONTEXT ENTRY BEGIN ---\nCurrent time: 2026-06-01T10:00:00Z dugongtime\n"
+              "--- CONTEXT ENTRY END ---"], {}, "dugongtime", "hide", ""),
+    ("goose", ["Summary of the conversation so far: tarsiersummary"],
+     {"userVisible": False, "agentVisible": True}, "tarsiersummary", "hide", ""),
 ]  # fmt: skip
 """(agent, injected parts, the line's flags, the injected word, what becomes of it: ``system``
 (kept, found by ``role:system``), ``hide`` (never found) or ``user`` (an agent that injects
@@ -166,12 +207,13 @@ def test_injected_text_is_never_the_users_words(
     shown = [e for e in events if e.type == "system_message" and word in e.data["text"]]
     assert len(shown) == (1 if verdict == "system" else 0)
     if shown:
-        lines = [line.text for line in chat_context(path, shown[0].seq, radius=0).lines]
+        # the notice's link lands on its record; a record holding the user's words too shows both
+        lines = [line.text for line in chat_context(path, shown[0].seq, radius=1).lines]
         assert any(t.startswith(f"system ({label}): ") and word in t for t in lines), lines
 
 
 CLI_ROWS = [row for row in ROWS if row[3] in ("wombatsummary", "narwhalfile", "ferretabort",
-                                                "alpacaskill")]  # fmt: skip
+                                                "alpacaskill", "numbatfile", "lyrebirdtask")]  # fmt: skip
 
 
 @pytest.mark.usefixtures("cli_path")
@@ -194,7 +236,7 @@ def test_ade_search_and_open_tell_injected_text_apart(
     assert main(search_argv(repo, "--exact", "--json", f"role:system {word}")) == 0
     items = json.loads(capsys.readouterr().out)["items"]
     assert [i["kind"] for i in items] == ["chat"]
-    assert main(["open", items[0]["deepLink"]]) == 0
+    assert main(["open", "--project", str(repo), items[0]["deepLink"]]) == 0
     shown = capsys.readouterr().out
     assert f"system ({label}): " in shown
     assert not any(line.lstrip().startswith("user:") and word in line for line in shown.split("\n"))
