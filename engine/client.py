@@ -11,7 +11,7 @@ caller's process by both implementations alike (``engine.links.listings``, ``.re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -95,22 +95,37 @@ class SearchClient(Protocol):
 class LocalReads:
     """The part of the interface both implementations answer in the caller's process, the same
     way: listings, link resolution and ``explain`` (a read connection of its own on the index
-    file, which is the daemon's file too). A client sets ``_reads`` and provides ``project``."""
+    file, which is the daemon's file too). A client hands it how to make its project's reader
+    and provides ``project``.
 
-    _reads: ProjectListings
+    Args:
+        listings: makes the project's reader, on the first listing or link asked (a search
+            never needs it; the reader imports the agent tools' discovery).
+    """
+
+    def __init__(self, listings: Callable[[], ProjectListings]) -> None:
+        self._make_listings = listings
+        self._listings: ProjectListings | None = None
 
     @property
     def project(self) -> Project:
         raise NotImplementedError
 
+    @property
+    def listings(self) -> ProjectListings:
+        """The project's reader (listings, transcripts, what links resolve against)."""
+        if self._listings is None:
+            self._listings = self._make_listings()
+        return self._listings
+
     def list_sessions(self, *, include_archived: bool = True) -> list[SessionMeta]:
-        return self._reads.list_sessions(include_archived=include_archived)
+        return self.listings.list_sessions(include_archived=include_archived)
 
     def list_lanes(self) -> list[Lane]:
-        return self._reads.list_lanes()
+        return self.listings.list_lanes()
 
     def transcript_path(self, session_id: str) -> Path | None:
-        return self._reads.transcript_path(session_id)
+        return self.listings.transcript_path(session_id)
 
     def resolve_link(
         self,
@@ -124,7 +139,7 @@ class LocalReads:
     ) -> LinkTarget:
         from engine.links.resolve import resolve_link  # on first use: the palette starts lighter
 
-        return resolve_link(link, self._reads, known=known, lane_hint=lane_hint,
+        return resolve_link(link, self.listings, known=known, lane_hint=lane_hint,
                             project_root=project_root, title=title, snippet=snippet)  # fmt: skip
 
     def explain(

@@ -34,19 +34,9 @@ class EmbeddedClient(LocalReads):
     """One project's search service, running in this process."""
 
     def __init__(self, service: SearchService, clock: Clock) -> None:
+        super().__init__(lambda: _listings_of(service.project))
         self._service = service
         self._clock = clock
-        self._listings: ProjectListings | None = None
-
-    @property
-    def _reads(self) -> ProjectListings:  # type: ignore[override]
-        """The project reader, made on first use: a search never lists sessions or lanes
-        through it, and it imports the agent tools' discovery (~14 ms of a warm start-up)."""
-        if self._listings is None:
-            from engine.links.listings import ProjectListings
-
-            self._listings = ProjectListings(self._service.project)
-        return self._listings
 
     @classmethod
     def open(
@@ -109,3 +99,11 @@ class EmbeddedClient(LocalReads):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _listings_of(project: Project) -> ProjectListings:
+    """The project reader, imported on first use: a search never lists sessions or lanes
+    through it, and it imports the agent tools' discovery (~14 ms of a warm start-up)."""
+    from engine.links.listings import ProjectListings
+
+    return ProjectListings(project)

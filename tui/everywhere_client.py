@@ -33,8 +33,8 @@ class EverywhereClient(LocalReads):
     """
 
     def __init__(self, here: Project, daemon: SearchClient | None = None) -> None:
+        super().__init__(lambda: ProjectListings(here))
         self._here = here
-        self._reads = ProjectListings(here)
         self._daemon = daemon
         self._lock = threading.Lock()
         self._clients: dict[Path, SearchClient] = {}

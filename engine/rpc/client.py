@@ -76,11 +76,11 @@ class DaemonClient(LocalReads):
         env: dict[str, str] | None = None,
         fresh_once: bool = False,
     ) -> None:
+        super().__init__(lambda: ProjectListings(project))
         self._conn = connection
         self._fresh_once = fresh_once
         self._asked = False
         self._project = project
-        self._reads = ProjectListings(project)
         self._restart = restart
         self._env = env
 
