@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.index.identifiers import identifier_parts
-from engine.query.fold import SEPARATOR_RE, SEPARATORS_CLASS, TOKEN_RE, fold
+from engine.query.fold import fold, is_token_char, separators_class, token_re
 from engine.query.match import (
     Haystack,
     LineFilter,
@@ -120,7 +120,7 @@ def match_column(nodes: Sequence[Node], line: str) -> int:
     matches (whole, as a prefix, or as an identifier part inside it); 1 when none does (the
     line matched through its path alone cannot be a hit, so this is only a fallback)."""
     firsts = [(t.tokens[0], t.prefix and len(t.tokens) == 1) for n in nodes for t in n if t.tokens]
-    for m in TOKEN_RE.finditer(line):
+    for m in token_re(line).finditer(line):
         token = fold(m.group())
         for first, prefix in firsts:
             if token == first or (prefix and token.startswith(first)):
@@ -164,25 +164,16 @@ def line_snippet(
     return f"{'…' if before else ''}{marked}{'…' if after else ''}"
 
 
-_TOKEN_CHAR = f"[^{SEPARATORS_CLASS}]"
-_SEPARATOR_RUN = f"[{SEPARATORS_CLASS}]+"
-
-
 def term_regex(term: MatchTerm) -> re.Pattern[str] | None:
     """A regex over *folded* text that finds exactly where ``term`` occurs in that text's token
     column: its tokens whole and consecutive (separators between them), the last one whole or,
     for a prefix term, as a prefix. None for a term without tokens (it never matches)."""
     if not term.tokens:
         return None
-    body = _SEPARATOR_RUN.join(re.escape(t) for t in term.tokens)
-    end = "" if term.prefix else f"(?!{_TOKEN_CHAR})"
-    return re.compile(f"(?<!{_TOKEN_CHAR}){body}{end}")
-
-
-def _token_char(ch: str) -> bool:
-    if ch < "\x80":
-        return ch.isalnum()  # ASCII token characters are exactly [0-9A-Za-z]
-    return SEPARATOR_RE.match(ch) is None
+    separators = separators_class()
+    body = f"[{separators}]+".join(re.escape(t) for t in term.tokens)
+    end = "" if term.prefix else f"(?![^{separators}])"
+    return re.compile(f"(?<![^{separators}]){body}{end}")
 
 
 def _word_at(folded: str, token: str, prefix: bool) -> bool:
@@ -191,8 +182,8 @@ def _word_at(folded: str, token: str, prefix: bool) -> bool:
     at = folded.find(token)
     while at >= 0:
         end = at + len(token)
-        if (at == 0 or not _token_char(folded[at - 1])) and (
-            prefix or end == len(folded) or not _token_char(folded[end])
+        if (at == 0 or not is_token_char(folded[at - 1])) and (
+            prefix or end == len(folded) or not is_token_char(folded[end])
         ):
             return True
         at = folded.find(token, at + 1)
@@ -200,13 +191,14 @@ def _word_at(folded: str, token: str, prefix: bool) -> bool:
 
 
 class _Term(NamedTuple):
-    token: str | None
-    """The one token of a one-token term (searched with ``_word_at``), else None."""
+    token: str
+    """The first token (the only one of a one-token term, searched with ``_word_at``)."""
     prefix: bool
-    regex: re.Pattern[str]
+    regex: re.Pattern[str] | None
+    """``term_regex`` of a term of two tokens or more; None for one token (no regex compiled)."""
 
     def search(self, folded: str) -> bool:
-        if self.token is not None:
+        if self.regex is None:
             return _word_at(folded, self.token, self.prefix)
         return self.regex.search(folded) is not None
 
@@ -218,8 +210,8 @@ class _Compiled(NamedTuple):
 
 
 def _compile(node: Node) -> _Compiled:
-    regexes = tuple(_Term(t.tokens[0] if len(t.tokens) == 1 else None, t.prefix, r)
-                    for t in node if (r := term_regex(t)) is not None)  # fmt: skip
+    regexes = tuple(_Term(t.tokens[0], t.prefix, term_regex(t) if len(t.tokens) > 1 else None)
+                    for t in node if t.tokens)  # fmt: skip
     needles = tuple(max(t.tokens, key=len) for t in node if t.tokens)
     return _Compiled(regexes, needles)
 

@@ -31,26 +31,50 @@ def _class_item(cp: int) -> str:
     return re.escape(chr(cp)) if cp > 0x20 else f"\\x{cp:02x}"
 
 
-SEPARATORS_CLASS = "\\x00" + "".join(
-    _class_item(a) if a == b else f"{_class_item(a)}-{_class_item(b)}" for a, b in SEPARATOR_RANGES
-)
-"""The separators as the inside of a regex character class."""
+@functools.cache
+def separators_class() -> str:
+    """The separators as the inside of a regex character class (built on first use: ~410 ranges,
+    which only non-ASCII text and a file search's multi-token terms need)."""
+    return "\\x00" + "".join(
+        _class_item(a) if a == b else f"{_class_item(a)}-{_class_item(b)}"
+        for a, b in SEPARATOR_RANGES
+    )
 
-TOKEN_RE = re.compile(f"[^{SEPARATORS_CLASS}]+")
-"""A run of token characters, in folded or unfolded text alike (folding never makes a token
-character a separator)."""
 
-SEPARATOR_RE = re.compile(f"[{SEPARATORS_CLASS}]")
-"""One separator character."""
+_ASCII_TOKEN_RE = re.compile("[0-9A-Za-z]+")
+"""The token-character runs of ASCII text: ASCII token characters are exactly ``[0-9A-Za-z]``
+(``tests/engine/query/test_fold_table.py`` checks the table against SQLite, and
+``test_fold.py`` this against the full class)."""
 
-_FOLD_MAP: dict[int, int | None] = {cp: (None if to < 0 else to) for cp, to in FOLDED}
+
+@functools.cache
+def _token_re() -> re.Pattern[str]:
+    return re.compile(f"[^{separators_class()}]+")
+
+
+@functools.cache
+def _separator_re() -> re.Pattern[str]:
+    return re.compile(f"[{separators_class()}]")
+
+
+def token_re(text: str) -> re.Pattern[str]:
+    """The regex of a run of token characters to scan ``text`` (folded or not: folding never
+    makes a token character a separator) with: the ASCII one for ASCII text (the same matches),
+    the one over SQLite's separator classes, compiled on first use, for any other."""
+    return _ASCII_TOKEN_RE if text.isascii() else _token_re()
+
+
+@functools.cache
+def _fold_map() -> dict[int, int | None]:
+    """The table as ``str.translate`` reads it (built on first non-ASCII text)."""
+    return {cp: (None if to < 0 else to) for cp, to in FOLDED}
 
 
 def fold(text: str) -> str:
     """``text`` with every character folded as the index folds it (separators unchanged)."""
     if text.isascii():
         return text.lower()
-    return text.translate(_FOLD_MAP)
+    return text.translate(_fold_map())
 
 
 def fold_char(ch: str) -> str:
@@ -60,11 +84,15 @@ def fold_char(ch: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """``text`` as the index tokenizes it: its folded token-character runs (never empty)."""
-    return [t for t in TOKEN_RE.findall(fold(text)) if t]
+    folded = fold(text)
+    return [t for t in token_re(folded).findall(folded) if t]
 
 
 def is_token_char(ch: str) -> bool:
-    return SEPARATOR_RE.match(ch) is None
+    """Whether the tokenizer keeps ``ch`` (one character) in a token."""
+    if ch < "\x80":
+        return ch.isalnum()  # ASCII token characters are exactly [0-9A-Za-z]
+    return _separator_re().match(ch) is None
 
 
 @functools.cache

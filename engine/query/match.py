@@ -26,8 +26,8 @@ from typing import Protocol
 import msgspec
 
 from engine.index.identifiers import identifier_parts
-from engine.query.fold import TOKEN_RE as TOKEN_RE  # the shared reading (engine.query.fold),
-from engine.query.fold import fold as fold  # re-exported for the modules that read it here
+from engine.query.fold import fold as fold  # the shared reading (engine.query.fold),
+from engine.query.fold import token_re as token_re  # re-exported for the modules that read it here
 from engine.query.fold import tokens as tokens
 from engine.query.fold import unfolded_forms
 

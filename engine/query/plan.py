@@ -29,13 +29,13 @@ from engine.project.lane_names import resolve_lane as resolve_lane
 from engine.project.model import Lane
 from engine.query.cursor import query_fingerprint
 from engine.query.match import (
-    TOKEN_RE,
     Haystack,
     LineFilter,
     fold,
     line_filter_of,
     matches_nodes,
     term_matches,
+    token_re,
     tokens,
 )
 from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
@@ -117,7 +117,7 @@ class QueryPlan(msgspec.Struct, frozen=True):
     def words(self) -> list[str]:
         """Every positive term's words as typed, operator characters dropped (``index*`` →
         ``index``, case and accents kept): what a remote search service is asked for."""
-        return [w for t in self.positive_terms for w in TOKEN_RE.findall(t.text)]
+        return [w for t in self.positive_terms for w in token_re(t.text).findall(t.text)]
 
     @property
     def has_text(self) -> bool:

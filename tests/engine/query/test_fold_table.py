@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from benchmarks.gen_fold_table import tokenizer_table
 from engine.query import fold_table
-from engine.query.fold import fold, tokens
+from engine.query.fold import fold, is_token_char, token_re, tokens
 from engine.query.plan import build_plan
 from engine.types import SearchQueryArgs
 from tests.engine.query.conftest import NOW
@@ -33,6 +33,18 @@ def test_every_code_point_folds_and_separates_as_sqlite_says() -> None:
     assert shipped == separators
     wrong = [cp for cp, to in folded.items() if fold(chr(cp)) != to]
     assert wrong == []
+    kept = [cp for cp in range(1, end) if not 0xD800 <= cp <= 0xDFFF and is_token_char(chr(cp))]
+    assert kept == sorted(set(range(1, end)) - set(separators) - set(range(0xD800, 0xE000)))
+
+
+def test_ascii_text_is_read_as_the_tokenizer_reads_it() -> None:
+    """ASCII text is scanned with ``[0-9A-Za-z]+`` (the class over every separator is compiled
+    only for other text): each ASCII character between words tokenizes as SQLite says."""
+    for cp in range(1, 128):
+        text = f"ab{chr(cp)}Cd 9{chr(cp)}x{chr(cp)}"
+        assert token_re(text).pattern == "[0-9A-Za-z]+"
+        assert tokens(text) == sqlite_tokens(text), cp
+        assert is_token_char(chr(cp)) == bool(sqlite_tokens(chr(cp))), cp
 
 
 def test_cyrillic_and_greek_keep_what_the_index_keeps() -> None:

@@ -34,6 +34,7 @@ LAZY = {
     "engine.terminal.block": ("_ignored_control_bytes_re", "_crlf_bytes_re", "_alt_bytes_re"),
     "engine.query.parser": ("_duration_re",),
     "engine.project.git": ("_remote_res",),
+    "engine.query.fold": ("separators_class", "_token_re", "_separator_re", "_fold_map"),
 }
 """Module → the getters a warm search of the demo does not call."""
 
@@ -167,3 +168,22 @@ def test_a_remote_is_parsed_with_the_remote_patterns() -> None:
 
     assert _compiles(git._remote_res, lambda: git.parse_remote_slug("git@github.com:o/n.git"))
     assert git.parse_remote_slug("https://gitlab.com/group/sub/name.git") == "sub/name"
+
+
+def test_non_ascii_text_is_read_with_the_separator_classes() -> None:
+    from engine.query import fold
+    from engine.query.file_match import FileTerms, LineMatcher
+    from engine.query.plan import build_plan
+    from engine.types import SearchQueryArgs
+
+    assert not _compiles(fold._token_re, lambda: fold.tokens("a retry_loop: ok"))
+    assert not _compiles(fold._token_re, lambda: fold.tokens("café au lait"))  # folds to ASCII
+    assert _compiles(fold._token_re, lambda: fold.tokens("йод—au lait"))
+    assert fold.tokens("Café—au lait") == ["cafe", "au", "lait"]
+    assert _compiles(fold._separator_re, lambda: fold.is_token_char("—"))
+    assert _compiles(fold._fold_map, lambda: fold.fold("É"))
+    one, two = (build_plan(SearchQueryArgs(query=q), now=0, lanes=()) for q in ("retry", "a.b"))
+    one_word = FileTerms.of(one.nodes, one.excluded)
+    assert not _compiles(fold.separators_class, lambda: LineMatcher(one_word)("x.py", "retry"))
+    two_tokens = FileTerms.of(two.nodes, two.excluded)  # a term of two tokens: a regex
+    assert _compiles(fold.separators_class, lambda: LineMatcher(two_tokens)("x.py", "a.b"))
