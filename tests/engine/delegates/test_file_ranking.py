@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.delegates import file_hits, files
 from engine.delegates.file_passes import search_lane_files
@@ -218,3 +220,17 @@ def test_natural_key_orders_numbers_as_numbers() -> None:
         "file:a.c", "file:a.c:9", "file:a.c:10", "file:a.c:235", "file:a.c:1310", "file:a1.c:1",
         "terminal:s@4096", "terminal:s@12288",
     ]  # fmt: skip
+
+
+_PIECES = st.sampled_from(["def", "DEF", "Pub", "fn", "#", "define", "Timeout", "timeout", "tIMEOUT",
+                           "x", "K", "s", " ", "\t", "*", "(", ")", ":", "=", "==", "_", "9", "-"])  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_PIECES, max_size=12).map("".join), st.sampled_from(["timeout", "TimeOut", "x"]))
+def test_ascii_definitions_are_read_as_the_case_blind_pattern_reads_them(
+    line: str, word: str
+) -> None:
+    """ASCII lines are matched lowered, without ``re.IGNORECASE`` (a third of its compile)."""
+    expected = files._definition_re((word,)).search(line) is not None
+    assert is_definition(line, [word]) is expected
