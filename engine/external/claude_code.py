@@ -3,7 +3,9 @@
 One JSON object a line, threaded by ``uuid``/``parentUuid`` (not time-ordered). ``type`` is
 ``user`` or ``assistant`` for messages, whose ``message.content`` is a string or a list of
 ``text``, ``thinking``, ``tool_use``, ``tool_result`` and ``image`` blocks; ``summary`` lines
-title the session; anything else (``system``, ``file-history-snapshot``…) is skipped. Events come
+title the session; ``system`` lines (Claude Code's own notices: a compaction boundary, a local
+command's output, a hook's or an API error's notice) are ``system_message`` events found by
+``role:system``; anything else (``file-history-snapshot``…) is skipped. Events come
 out in the shape the chat ingester indexes (``ChatEvent`` with ``id``/``text``/``name``/
 ``input``/``output``); the message id is the line's ``uuid``, the seq is the line's byte offset
 (plus a per-file base for subagent files), so a deep link lands on the exact line.
@@ -123,6 +125,9 @@ def parse_claude(
         kind = obj.get("type")
         if head is not None:
             _learn(head, obj)
+        if kind == "system":
+            _system_line(events, obj, seq_base + offset, offset, source, tally)
+            continue
         if kind not in ("user", "assistant") or obj.get("isMeta") is True:
             continue
         uuid = obj.get("uuid")
@@ -220,6 +225,41 @@ def _blocks(
             out.append(("tool_result", {"output": result_text(block.get("content"))}))
         # thinking, redacted_thinking and image blocks are left out on purpose.
     return out
+
+
+SYSTEM_LINES: Mapping[str, str] = {
+    "compact_boundary": "compaction",
+    "microcompact_boundary": "compaction",
+    "local_command": "command output",
+    "api_error": "API error",
+    "stop_hook_summary": "hook",
+    "informational": "notice",
+}
+"""A ``system`` line's ``subtype`` → the label ``ade open`` shows (another subtype is shown by
+its own name): Claude Code's own notices, never the user's words."""
+
+
+def _system_line(
+    events: list[ChatEvent], obj: dict[str, Any], seq: int, offset: int, source: str,
+    tally: WarningTally,
+) -> None:  # fmt: skip
+    """A ``system`` line (a compaction boundary, a local command's output, a hook's or an API
+    error's notice) as a ``system_message``: found by ``role:system``, labelled by its subtype;
+    one without an id or text is counted, not dropped unseen."""
+    uuid, text = obj.get("uuid"), obj.get("content")
+    if not isinstance(uuid, str) or not uuid:
+        skip(tally, source, "no id")
+        return
+    if not isinstance(text, str) or not text.strip():
+        skip(tally, source, "no message")
+        return
+    subtype = obj.get("subtype")
+    named = subtype.replace("_", " ") if isinstance(subtype, str) and subtype else "notice"
+    label = SYSTEM_LINES.get(subtype, named) if isinstance(subtype, str) else named
+    data = {"id": uuid, "text": text, "notice": label}
+    events.append(
+        ChatEvent(seq, parse_aware_time(obj.get("timestamp")), "system_message", offset, data)
+    )
 
 
 def _said(
@@ -328,8 +368,8 @@ class ClaudeCode(AgentFormat):
     folder_label: ClassVar[str] = "the Claude Code projects folder"
     resume: ClassVar[tuple[str, ...] | None] = ("claude", "--resume")
     hidden: ClassVar[str] = (
-        "thinking blocks, `isMeta` lines, `system` and snapshot lines, `<local-command-caveat>`;"
-        " kept as `system`: compaction summaries, command and shell output, interruptions,"
+        "thinking blocks, `isMeta` lines, snapshot lines, `<local-command-caveat>`;"
+        " kept as `system`: `system` lines, compaction summaries, command and shell output, interruptions,"
         " `<task-notification>`, hook feedback, `<system-reminder>`, `<ide_opened_file>`,"
         " `<ide_selection>`"
     )
