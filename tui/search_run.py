@@ -5,6 +5,8 @@ service runs in-process (the embedded default): the index is opened, every sourc
 changed since the last run is caught up (stat-only when nothing changed), then the query runs.
 """
 
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
 from __future__ import annotations
 
 import argparse
