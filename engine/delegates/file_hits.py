@@ -19,13 +19,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from engine.delegates.definitions import is_definition
 from engine.delegates.file_passes import FileQuery, search_lane
 from engine.delegates.files import (
     MAX_LINE_HITS,
     FileLineHit,
     FileMatches,
     FileSearchFailed,
-    is_definition,
 )
 from engine.links.deeplink import build_link
 from engine.project.model import Lane

@@ -13,7 +13,6 @@ starts with ``-`` is never read as an option.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import re
 import stat
@@ -25,6 +24,7 @@ from typing import NamedTuple
 
 import msgspec
 
+from engine.delegates.definitions import definition_source
 from engine.delegates.listing_memo import memoised_listing
 from engine.project.git import stderr_file
 from engine.query.match import LineFilter
@@ -186,7 +186,7 @@ def grep_lane_lines(
 
 def grep_definitions(root: Path, words: list[str]) -> list[FileLineHit]:
     """Tracked lines that define one of ``words`` (``def x``, ``#define x``, ``x =``, a C
-    function at column 0…; see :func:`is_definition`), at most ``MAX_DEFINITION_HITS``.
+    function at column 0…; see :func:`engine.delegates.definitions.is_definition`), at most ``MAX_DEFINITION_HITS``.
 
     Perl-compatible (JIT) when this git has it, 2-3x faster than the POSIX twin it falls back
     to; still a walk of the whole tree, so callers ask only for identifiers (see
@@ -194,8 +194,8 @@ def grep_definitions(root: Path, words: list[str]) -> list[FileLineHit]:
     """
     if not words:
         return []
-    for dialect, source in (("-P", _definition_source(words, ere=False)),
-                            ("-E", _definition_source(words, ere=True))):  # fmt: skip
+    for dialect, source in (("-P", definition_source(words, ere=False)),
+                            ("-E", definition_source(words, ere=True))):  # fmt: skip
         args = ("grep", "-I", "-i", dialect, "-n", "-z", "--no-color", "-e", source, "--",
                 _EXCLUDE_ADE)  # fmt: skip
         try:
@@ -286,65 +286,6 @@ def _parse_hit(
     elif wanted is not None and not wanted.admits(f"{path}\n{text}"):
         return None
     return FileLineHit(path=path, line=int(number), text=text)
-
-
-_KEYWORDS = (
-    "def|class|fn|func|function|struct|union|enum|trait|interface|type|typedef|impl|module|"
-    "macro|sub|proc|let|const|var|val|local"
-)
-"""Words that introduce a definition in common languages (Python, Rust, Go, JS/TS, C, Ruby…)."""
-
-_MODIFIERS = (
-    "export|pub|public|private|protected|internal|static|async|inline|extern|final|abstract|"
-    "override|default|unsafe|declare"
-)
-
-
-def _definition_source(words: list[str], *, ere: bool) -> str:
-    """The definition-line pattern for ``words``, as POSIX ERE (for ``git grep -E``) or as a
-    Python regex: one text, two dialects, so both passes agree on what a definition is."""
-    space, other = ("[[:space:]]", "[^[:alnum:]_]") if ere else (r"\s", r"[^A-Za-z0-9_]")
-    blank = "[[:blank:]*]" if ere else r"[ \t*]"
-    c_type = "[[:alpha:]_][[:alnum:]_[:blank:]*]*" if ere else r"[A-Za-z_][A-Za-z0-9_ \t*]*"
-    forms = []
-    for word in sorted(set(words), key=len, reverse=True):
-        w = _ere_escape(word) if ere else re.escape(word)
-        end = f"({other}|$)"
-        forms += [
-            # def x, class x, pub fn x, export function x, func (r *T) x, let x, const x
-            f"^{space}*(({_MODIFIERS}){space}+)*({_KEYWORDS}){space}+(\\([^)]*\\){space}*)?{w}{end}",
-            f"^{space}*#{space}*define{space}+{w}{end}",  # #define x
-            f"^{space}*{w}{space}*(:[^=]*)?=([^=]|$)",  # x = …, x: T = …
-            f"^{c_type}{blank}{w}{space}*\\(",  # void x(…) at column 0: a C definition
-            f"^{w}{space}*\\(",  # x(…) at column 0, its type on the line above
-        ]
-    return "|".join(forms)
-
-
-def _ere_escape(word: str) -> str:
-    return "".join(f"\\{ch}" if ch in "\\.[]()*+?{}|^$" else ch for ch in word)
-
-
-@functools.lru_cache(maxsize=32)
-def _definition_re(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(_definition_source(list(words), ere=False), re.IGNORECASE)
-
-
-@functools.lru_cache(maxsize=32)
-def _lowered_definition_re(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(_definition_source(list(words), ere=False))
-
-
-def is_definition(text: str, words: list[str]) -> bool:
-    """Whether ``text`` is a line that defines one of ``words`` (not merely mentions it)."""
-    if not words:
-        return False
-    if text.isascii() and all(w.isascii() for w in words):
-        # The same answer at a third of the compile: every class of the pattern holds both cases
-        # of a letter, so lowered ASCII text against the lowered pattern is the case-blind match.
-        lowered = tuple(w.lower() for w in words)
-        return _lowered_definition_re(lowered).search(text.lower()) is not None
-    return _definition_re(tuple(words)).search(text) is not None
 
 
 class _Streamed:

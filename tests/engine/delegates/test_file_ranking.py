@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.delegates import file_hits, files
+from engine.delegates.definitions import definition_re, definition_source, is_definition
 from engine.delegates.file_passes import search_lane_files
-from engine.delegates.files import grep_definitions, is_definition
+from engine.delegates.files import grep_definitions
 from engine.embedded import EmbeddedClient
 from engine.query.ranking import natural_key
 from engine.types import SearchQueryArgs, SearchResultItem
@@ -199,7 +200,7 @@ def test_definition_lines(line: str, word: str, defines: bool, tmp_path: Path) -
     root = _repo(tmp_path / "defs", {"code.txt": f"{line}\n"})
     assert bool(grep_definitions(root, [word])) is defines  # git -P agrees
     posix = subprocess.run(["git", "-C", str(root), "grep", "-i", "-E", "-e",
-                            files._definition_source([word], ere=True)],
+                            definition_source([word], ere=True)],
                            capture_output=True, check=False)  # fmt: skip
     assert posix.returncode == (0 if defines else 1)  # and so does the POSIX twin
 
@@ -232,5 +233,5 @@ def test_ascii_definitions_are_read_as_the_case_blind_pattern_reads_them(
     line: str, word: str
 ) -> None:
     """ASCII lines are matched lowered, without ``re.IGNORECASE`` (a third of its compile)."""
-    expected = files._definition_re((word,)).search(line) is not None
+    expected = definition_re((word,)).search(line) is not None
     assert is_definition(line, [word]) is expected

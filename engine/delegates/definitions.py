@@ -1,0 +1,69 @@
+"""What a definition line looks like (``def x``, ``#define x``, ``x =``, a C function at column
+0…): one pattern text in two dialects, POSIX ERE for ``git grep -E`` (``grep_definitions`` in
+``engine.delegates.files``) and Python's for ranking a line already found (``is_definition``),
+so both agree on what a definition is."""
+
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
+from __future__ import annotations
+
+import functools
+import re
+
+_KEYWORDS = (
+    "def|class|fn|func|function|struct|union|enum|trait|interface|type|typedef|impl|module|"
+    "macro|sub|proc|let|const|var|val|local"
+)
+"""Words that introduce a definition in common languages (Python, Rust, Go, JS/TS, C, Ruby…)."""
+
+_MODIFIERS = (
+    "export|pub|public|private|protected|internal|static|async|inline|extern|final|abstract|"
+    "override|default|unsafe|declare"
+)
+
+
+def definition_source(words: list[str], *, ere: bool) -> str:
+    """The definition-line pattern for ``words``, as POSIX ERE (for ``git grep -E``) or as a
+    Python regex: one text, two dialects, so both passes agree on what a definition is."""
+    space, other = ("[[:space:]]", "[^[:alnum:]_]") if ere else (r"\s", r"[^A-Za-z0-9_]")
+    blank = "[[:blank:]*]" if ere else r"[ \t*]"
+    c_type = "[[:alpha:]_][[:alnum:]_[:blank:]*]*" if ere else r"[A-Za-z_][A-Za-z0-9_ \t*]*"
+    forms = []
+    for word in sorted(set(words), key=len, reverse=True):
+        w = _ere_escape(word) if ere else re.escape(word)
+        end = f"({other}|$)"
+        forms += [
+            # def x, class x, pub fn x, export function x, func (r *T) x, let x, const x
+            f"^{space}*(({_MODIFIERS}){space}+)*({_KEYWORDS}){space}+(\\([^)]*\\){space}*)?{w}{end}",
+            f"^{space}*#{space}*define{space}+{w}{end}",  # #define x
+            f"^{space}*{w}{space}*(:[^=]*)?=([^=]|$)",  # x = …, x: T = …
+            f"^{c_type}{blank}{w}{space}*\\(",  # void x(…) at column 0: a C definition
+            f"^{w}{space}*\\(",  # x(…) at column 0, its type on the line above
+        ]
+    return "|".join(forms)
+
+
+def _ere_escape(word: str) -> str:
+    return "".join(f"\\{ch}" if ch in "\\.[]()*+?{}|^$" else ch for ch in word)
+
+
+@functools.lru_cache(maxsize=32)
+def definition_re(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(definition_source(list(words), ere=False), re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=32)
+def _lowereddefinition_re(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(definition_source(list(words), ere=False))
+
+
+def is_definition(text: str, words: list[str]) -> bool:
+    """Whether ``text`` is a line that defines one of ``words`` (not merely mentions it)."""
+    if not words:
+        return False
+    if text.isascii() and all(w.isascii() for w in words):
+        # The same answer at a third of the compile: every class of the pattern holds both cases
+        # of a letter, so lowered ASCII text against the lowered pattern is the case-blind match.
+        lowered = tuple(w.lower() for w in words)
+        return _lowereddefinition_re(lowered).search(text.lower()) is not None
+    return definition_re(tuple(words)).search(text) is not None
