@@ -161,7 +161,7 @@ def test_keyword_anchored_rules_find_what_a_full_search_finds(
     if automaton:
         redaction_rules.scan_literals_in_one_pass()
     else:
-        monkeypatch.setattr(redaction_rules, "_automaton", None)
+        monkeypatch.setattr(redaction_rules, "literal_automaton", None)
     anchored = [i for i, f in enumerate(FORMATS) if f.rule_id in redaction_scan.KEYWORD_ANCHORED]
     assert len(anchored) == len(redaction_scan.KEYWORD_ANCHORED)
     for text in _texts_with_keywords():

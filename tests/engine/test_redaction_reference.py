@@ -37,16 +37,16 @@ def reference_prefilter_rules(text: str) -> tuple[int, ...] | None:
 
 @pytest.fixture(autouse=True)
 def automaton_restored() -> Iterator[None]:
-    before = redaction_rules._automaton
+    before = redaction_rules.literal_automaton
     yield
-    redaction_rules._automaton = before
+    redaction_rules.literal_automaton = before
 
 
 def _both_ways(text: str) -> tuple[object, object]:
-    redaction_rules._automaton = None
+    redaction_rules.literal_automaton = None
     plain = (redaction_rules.prefilter_rules(text), redact_secrets(text))
     redaction.scan_literals_in_one_pass()
-    assert redaction_rules._automaton is not None
+    assert redaction_rules.literal_automaton is not None
     return plain, (redaction_rules.prefilter_rules(text), redact_secrets(text))
 
 
@@ -84,7 +84,7 @@ def test_each_literal_alone_and_in_a_long_text_is_found() -> None:
 
 def test_lines_are_redacted_alike_either_way() -> None:
     lines = ["plain", "api_key = 'sk-abc123DEF456ghi789JKL0'", "AKIAABCDEFGHIJKLMNOP"]
-    redaction_rules._automaton = None
+    redaction_rules.literal_automaton = None
     plain = redact_lines(lines)
     redaction.scan_literals_in_one_pass()
     assert redact_lines(lines) == plain
