@@ -2,7 +2,8 @@
 re-ingestion from the query path (DESIGN §3).
 
 Writes run inside the caller's transaction (the one that wrote the source's documents), except
-``mark_for_reingest``, which takes its own and never waits for the write lock.
+``mark_for_reingest``, which takes its own and never waits for the write lock
+(``mark_for_reingest_in_txn`` writes the same inside the caller's).
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
@@ -50,15 +51,21 @@ def mark_for_reingest(conn: apsw.Connection, source_key: str) -> bool:
     conn.set_busy_timeout(0)
     try:
         with immediate(conn):
-            conn.execute("UPDATE sources SET identity = '{}' WHERE key = ?", (source_key,))
-            conn.execute("DELETE FROM sources WHERE key = ?",
-                         (REINGEST_STAT_PREFIX + source_key,))  # fmt: skip
-            conn.execute("DELETE FROM meta WHERE key = ?", (MANIFEST_KEY,))
+            mark_for_reingest_in_txn(conn, source_key)
     except apsw.Error:
         return False
     finally:
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
     return True
+
+
+def mark_for_reingest_in_txn(conn: apsw.Connection, source_key: str) -> None:
+    """What :func:`mark_for_reingest` writes, inside the caller's transaction: a caller that
+    deletes a source's rows marks it in the same transaction, so the rows never go without
+    the mark that brings them back."""
+    conn.execute("UPDATE sources SET identity = '{}' WHERE key = ?", (source_key,))
+    conn.execute("DELETE FROM sources WHERE key = ?", (REINGEST_STAT_PREFIX + source_key,))
+    conn.execute("DELETE FROM meta WHERE key = ?", (MANIFEST_KEY,))
 
 
 def _source_row(r: Any) -> SourceRow:

@@ -11,7 +11,7 @@ import apsw
 
 from engine.index.documents import delete_rows_by_id
 from engine.index.schema import BUSY_TIMEOUT_MS
-from engine.index.sources import MANIFEST_KEY, mark_for_reingest
+from engine.index.sources import MANIFEST_KEY, mark_for_reingest_in_txn
 from engine.index.txn import immediate
 
 TEXT_COLUMNS = ("doc_id", "kind", "title", "rank_title", "title_norm", "session_id", "lane_id",
@@ -56,10 +56,12 @@ def heal_rotten_rows(conn: apsw.Connection) -> int:
     if not rotten:
         return 0
     conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+    # One transaction: rows deleted without their source's mark would be lost until a rebuild
+    # (a mark taken apart from the delete fails whenever the daemon's writer holds the lock).
     with immediate(conn):
         delete_rows_by_id(conn, list(rotten))
         # A row whose source key is itself unreadable: the next reconcile re-lists everything.
         conn.execute("DELETE FROM meta WHERE key = ?", (MANIFEST_KEY,))
-    for key in {k for k in rotten.values() if k is not None}:
-        mark_for_reingest(conn, key)
+        for key in sorted({k for k in rotten.values() if k is not None}):
+            mark_for_reingest_in_txn(conn, key)
     return len(rotten)

@@ -91,6 +91,8 @@ class Drainer:
         self.last_ingest_ms: int | None = None
         self.replaced_note: str | None = None
         """Said once by the next answer: the file went or changed under the open writer."""
+        self.healed_note: str | None = None
+        """Said once by the next answer: a pass met rotten rows and cut them out."""
         self.reconcile_interval = RECONCILE_NO_WATCHER_S
         self._periodic = 0
         self.history = HistoryWalker()
@@ -258,6 +260,9 @@ class Drainer:
         except (apsw.Error, OSError) as err:
             self._back_off(entry, err)
             return
+        except UnicodeDecodeError as err:
+            self._heal_text_rot(entry, err)
+            return
         self.faults.succeeded(entry)
         self.last_ingest_ms = self.now_ms()
         if more and kind == "history" and self._past_history_deadline():
@@ -376,6 +381,26 @@ class Drainer:
         self.passes.incomplete = True
         if self.faults.back_off(entry, err):
             self.close()
+
+    def _heal_text_rot(self, entry: Entry, err: UnicodeDecodeError) -> None:
+        """A pass read a stored text column that is not UTF-8 (bit-rot, ``engine.index.text_rot``):
+        the rotten rows are cut out and their sources marked in one transaction, and this entry
+        and a reconcile are queued, so the rows come back from their sources on this drain."""
+        from engine.index.text_rot import ROT_NOTE, heal_rotten_rows  # only on this fault
+
+        self.passes.incomplete = True
+        try:
+            healed = heal_rotten_rows(self.connection())
+        except (apsw.Error, OSError) as write_err:
+            self._back_off(entry, write_err)
+            return
+        if not healed:  # not the index's text: retried later like any failed pass
+            self._back_off(entry, err)
+            return
+        self.healed_note = ROT_NOTE.format(count=healed)
+        log.warning("%s", self.healed_note)
+        self.queue.add("reconcile", "text-rot", delay=0.0)
+        self.queue.add(*entry, delay=0.0)
 
     def _recovered(self, err: BaseException) -> bool:
         try:

@@ -120,11 +120,15 @@ class FreshAnswers:
 
     def take_fresh_note(self) -> str | None:
         """What this answer says about its catch-up (said once): the index file re-made
-        under the daemon, or the bound reached with sources still queued."""
+        under the daemon, rotten rows a pass cut out, or the bound reached with sources still
+        queued."""
         notes: list[str] = []
         if (replaced := self.drainer.replaced_note) is not None:
             self.drainer.replaced_note = None
             notes.append(replaced)
+        if (healed := self.drainer.healed_note) is not None:
+            self.drainer.healed_note = None
+            notes.append(healed)
         if (cut_short := getattr(self._local, "fresh_note", None)) is not None:
             self._local.fresh_note = None
             notes.append(cut_short)

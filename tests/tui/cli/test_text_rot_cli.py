@@ -48,6 +48,9 @@ def test_an_invalid_utf8_row_is_skipped_with_a_warning_and_healed(
     first = run_main(capsys, search_argv(warm_demo, "--json", ""))
     assert first.code == 0, first.err
     assert "Traceback" not in first.err
+    # The daemon's own catch-up may meet the rot first (an ingest pass reads the row): it heals
+    # there too, never failing the request over to this process.
+    assert "daemon failed" not in first.err, first.err
     answer = json.loads(first.out)
     assert answer["items"]
     assert any("invalid UTF-8" in w for w in answer["warnings"]), answer["warnings"]
