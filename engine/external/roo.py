@@ -32,7 +32,6 @@ class RooFormat(TaskFolderFormat):
     """Roo Code: each task's history item names its folder."""
 
     name: ClassVar[str] = "roo"
-    first_text_is_task: ClassVar[bool] = True
     no_resume: ClassVar[str] = (
         "Roo Code cannot resume a task by id from a shell: reopen it from its history in VS Code"
     )

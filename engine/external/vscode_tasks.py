@@ -94,8 +94,10 @@ class TaskFolderFormat(AgentFormat):
     hidden: ClassVar[str] = (
         "reasoning, request and checkpoint markers, what it injects into the model's turns"
     )
-    first_text_is_task: ClassVar[bool] = False
-    """Roo Code shows the task as the first ``text`` message (Cline says ``task``)."""
+    first_text_is_task: ClassVar[bool] = True
+    """The task is shown as the first ``text`` message (Roo Code's ``startTask``; real Cline
+    tasks do the same: ``{"say": "text", "text": <the task>, "conversationHistoryIndex": -1}``),
+    read as the user's; ``say: task`` is the user's too."""
 
     def tasks_folders(self, environ: Mapping[str, str]) -> list[Path]:
         """Each product's ``tasks`` folder (the session folders named ``tasks``)."""
@@ -214,6 +216,15 @@ class TaskFolderFormat(AgentFormat):
 Said = tuple[ChatEventType, dict[str, Any]]
 
 
+PATH_CONTENT = frozenset({"readFile"})
+"""Tools whose ``content`` is the file's absolute path, not what the tool returned (real Cline
+tasks: ``{"tool":"readFile","path":"pubspec.yaml","content":"c:\\Users\\…\\pubspec.yaml"}``;
+the file's text goes to the model only)."""
+
+_NOT_INPUT = frozenset({"tool", "content", "diff", "operationIsLocatedInWorkspace"})
+"""A tool message's fields that are not its input (its body, and where the file lies)."""
+
+
 def _tool_call(kind: str, text: str) -> list[Said]:
     """A tool message: a command's line, or the JSON the extension shows (``ClineSayTool``:
     ``tool``, ``path``, ``regex``…, the file's ``content`` or ``diff`` as its result;
@@ -228,9 +239,9 @@ def _tool_call(kind: str, text: str) -> list[Said]:
     if not isinstance(data, dict):
         return [("tool_call", {"name": "tool", "input": digest(text or None)})]
     name = data.get("tool") or data.get("toolName") or "tool"
-    shown = {k: v for k, v in data.items() if k not in ("tool", "content", "diff") and v}
+    shown = {k: v for k, v in data.items() if k not in _NOT_INPUT and v}
     found: list[Said] = [("tool_call", {"name": str(name), "input": digest(shown or None)})]
-    body = data.get("diff") or data.get("content")
+    body = data.get("diff") or (data.get("content") if name not in PATH_CONTENT else None)
     if isinstance(body, str) and body.strip():
         found.append(("tool_result", {"output": body}))
     return found

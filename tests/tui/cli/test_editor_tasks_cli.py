@@ -39,5 +39,5 @@ def test_a_cline_task_is_found_opened_and_counted(
     assert run.code == 0, run.err
     line = next(ln for ln in run.out.splitlines() if ln.startswith("cline"))
     assert line.endswith(
-        "4 session(s) found, 1 of this project; skipped: bad json 1, unknown type 1, no cwd 1"
+        "6 session(s) found, 2 of this project; skipped: bad json 1, unknown type 1, no cwd 1"
     )
