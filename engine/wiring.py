@@ -87,8 +87,9 @@ def _git_dirs(service: SearchService) -> list[Path]:
 
 
 def start_watcher(service: SearchService) -> Watcher:
-    """Watch ``.ade/``, the lanes' git folders and the Claude Code / Codex transcript folders
-    (those made later too, ``engine.ingest.watch_plan``) for ``service``; stopped by ``dispose``.
+    """Watch ``.ade/``, the lanes' git folders and every agent's folders (those made later too,
+    ``engine.ingest.watch_plan``; the agents' files in a lane's root by a watch of that root
+    alone) for ``service``; stopped by ``dispose``.
 
     While it watches, the periodic reconcile slows to ``RECONCILE_INTERVAL_S``; a watcher that
     fails falls back to the fast reconcile and reports ``degraded: …`` in the status.
@@ -104,8 +105,9 @@ def start_watcher(service: SearchService) -> Watcher:
         Watcher,
     )  # lazy: watchfiles costs ~25 ms; the CLI never watches
 
+    external = service.drainer.external
     watcher = Watcher(service.project, service, lambda: _git_dirs(service), on_state,
-                      service.drainer.external.watch_roots)  # fmt: skip
+                      external.watch_roots, external.watch_files)  # fmt: skip
     service.add_closer(watcher.stop)
     watcher.start()
     return watcher

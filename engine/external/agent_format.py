@@ -4,10 +4,10 @@ Each agent is one module (``engine.external.claude_code``, ``codex``, ``gemini``
 ``AgentFormat`` named ``FORMAT`` and one line in ``engine.agent_table`` (its home, the variable
 that moves it, its session folders). Everything else reads the format through
 ``engine.external.registry``: discovery (``sessions``: the sessions whose working folder is in
-the project or one of its lanes), the watcher (``watch_roots``, ``owner_hint``), the ingester
-(``parse`` for a tailed transcript, ``derived_events`` and ``signature`` for a store read whole),
-``ade open`` (``owns``, ``sniff``, ``sources``), ``ade resume`` (``resume_argv``, ``recorded_cwd``)
-and ``--status``.
+the project or one of its lanes), the watcher (``watch_roots``, ``lane_roots``, ``lane_files``,
+``owner_hint``), the ingester (``parse`` for a tailed transcript, ``derived_events`` and
+``signature`` for a store read whole), ``ade open`` (``owns``, ``sniff``, ``sources``), ``ade
+resume`` (``resume_argv``, ``recorded_cwd``) and ``--status``.
 
 Events come out as ``ChatEvent`` with a role: ``user_message``, ``assistant_message``,
 ``tool_call`` (``name``, ``input``), ``tool_result`` (``output``); thinking and reasoning never
@@ -119,6 +119,19 @@ class AgentFormat:
     def watch_roots(self, environ: Mapping[str, str]) -> list[Path]:
         """The folders the watcher follows, whether they exist yet or not."""
         return self.session_folders(environ)
+
+    def lane_roots(self, lanes: Sequence[Lane], environ: Mapping[str, str]) -> list[Path]:
+        """Folders of the agent's store inside the lanes (or named by them), followed whole
+        like ``watch_roots``, whether they exist yet or not: Crush's ``.crush``. Default: none."""
+        del lanes, environ
+        return []
+
+    def lane_files(self, lanes: Sequence[Lane], environ: Mapping[str, str]) -> list[Path]:
+        """Files the agent writes straight into a folder too big to follow whole (a lane's
+        root): that folder is followed alone, not its subfolders (Aider's history). Default:
+        none."""
+        del lanes, environ
+        return []
 
     def bounds(self, environ: Mapping[str, str], lanes: Sequence[Lane] = ()) -> Bounds:
         """Where a session file may really live: a transcript symlinked out of the agent's

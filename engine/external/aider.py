@@ -175,7 +175,7 @@ class Aider(AgentFormat):
 
     def session_folders(self, environ: Mapping[str, str]) -> list[Path]:
         del environ
-        return []  # the history sits in each lane; the periodic reconcile stats it
+        return []  # the history sits in each lane: the watcher follows it by ``lane_files``
 
     def bounds(self, environ: Mapping[str, str], lanes: Sequence[Lane] = ()) -> Bounds:
         del environ
@@ -215,9 +215,13 @@ class Aider(AgentFormat):
                 found.append(meta)
         return found
 
+    def lane_files(self, lanes: Sequence[Lane], environ: Mapping[str, str]) -> list[Path]:
+        del environ
+        return [lane.path / HISTORY_FILE for lane in lanes]
+
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
-        del path, environ, memo
-        return None
+        del environ, memo
+        return "relist" if path.name == HISTORY_FILE else None  # a lane's first aider run
 
     def owns(self, path: Path, environ: Mapping[str, str]) -> bool:
         del environ

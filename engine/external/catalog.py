@@ -57,6 +57,8 @@ class ExternalCatalog:
         """Each agent's ``lane_memo`` of the latest listing (what ``owner`` asks it with)."""
         self._listed = False
         """Whether ``refresh`` ran: a warm reconcile skipped by the manifest lists nothing."""
+        self._in_lanes: tuple[list[Path], list[Path]] | None = None
+        """Every agent's ``lane_roots`` and ``lane_files`` for the lanes last listed."""
 
     @property
     def heads(self) -> HeadCache:
@@ -92,7 +94,9 @@ class ExternalCatalog:
         owners = {path: m.id for m in sessions for _, path, _ in transcript_sources(m)}
         roots_lanes = lanes or [project_lane(self.project)]
         memos = {f.name: f.lane_memo(roots_lanes, env, self.heads) for f in all_formats()}
+        in_lanes = _in_lanes(roots_lanes, env)
         with self._lock:
+            self._in_lanes = in_lanes
             self._sessions = {m.id: m for m in sessions}
             self._owners = owners
             self._found_under = [*fresh, *kept]
@@ -170,7 +174,36 @@ class ExternalCatalog:
         from engine.external.registry import all_formats
 
         env = self.env()
-        return [root for fmt in all_formats() for root in fmt.watch_roots(env)]
+        roots = [root for fmt in all_formats() for root in fmt.watch_roots(env)]
+        return roots + self._lane_watch()[0]
+
+    def watch_files(self) -> list[Path]:
+        """Every agent's files written straight into a lane's root (``AgentFormat.lane_files``):
+        the watcher follows their folders alone, not recursively."""
+        return self._lane_watch()[1]
+
+    def _lane_watch(self) -> tuple[list[Path], list[Path]]:
+        """The agents' folders and files in the lanes as last listed; before any listing (a
+        warm run) the lanes are read once for it."""
+        with self._lock:
+            found = self._in_lanes
+        if found is None:
+            from engine.external.discover import project_lane
+            from engine.project.lanes import list_lanes
+
+            lanes = list_lanes(self.project, WarningTally()) or [project_lane(self.project)]
+            found = _in_lanes(lanes, self.env())
+            with self._lock:
+                self._in_lanes = self._in_lanes or found
+        return found
+
+
+def _in_lanes(lanes: list[Lane], env: Mapping[str, str]) -> tuple[list[Path], list[Path]]:
+    from engine.external.registry import all_formats
+
+    formats = all_formats()
+    roots = [root for fmt in formats for root in fmt.lane_roots(lanes, env)]
+    return roots, [path for fmt in formats for path in fmt.lane_files(lanes, env)]
 
 
 def project_sessions(

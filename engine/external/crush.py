@@ -65,7 +65,17 @@ class CrushFormat(AgentFormat):
     hidden: ClassVar[str] = "reasoning, compaction summaries, attachments, task sessions"
 
     def watch_roots(self, environ: Mapping[str, str]) -> list[Path]:
-        return agent_folders(self.name, environ)  # projects.json; the lanes' files are stat'ed
+        return agent_folders(self.name, environ)  # projects.json
+
+    def lane_roots(self, lanes: Sequence[Lane], environ: Mapping[str, str]) -> list[Path]:
+        """Each lane's ``.crush`` and each data folder ``projects.json`` registers in a lane:
+        a write to a database (its ``-wal`` alone, as Crush writes) is followed live."""
+        found = [lane.path / DATA_DIR for lane in lanes]
+        return found + [p for _, d in registered(environ, lanes) if (p := Path(d)) not in found]
+
+    def lane_memo(self, lanes: list[Lane], environ: Mapping[str, str], heads: HeadCache) -> object:
+        del heads
+        return frozenset(self.lane_roots(lanes, environ))
 
     def searched(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> list[Path]:
         return [db for db, _, _ in self.databases(lanes, environ)] or [
@@ -144,7 +154,9 @@ class CrushFormat(AgentFormat):
         return found
 
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
-        del memo
+        if isinstance(memo, frozenset) and path.parent in memo:
+            # The database, its -wal or -journal: a session's rows moved, or a new session.
+            return "relist" if path.name.startswith(DB_FILE) else "foreign"
         if not any(root in path.parents for root in self.watch_roots(environ)):
             return None
         return "relist" if path.name == PROJECTS_FILE else "foreign"

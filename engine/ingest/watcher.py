@@ -23,7 +23,7 @@ from typing import Protocol
 import watchfiles
 
 from engine.basics.logs import get_logger
-from engine.ingest.watch_plan import POLL_MS, WatchPlan, plan
+from engine.ingest.watch_plan import POLL_MS, Identity, WatchPlan, identity, plan
 from engine.project.model import Project, is_valid_session_id
 
 log = get_logger(__name__)
@@ -147,26 +147,35 @@ class Watcher:
         git_dirs: Callable[[], list[Path]],
         on_state: Callable[[str], None],
         external_dirs: Callable[[], list[Path]] = list,
+        lane_files: Callable[[], list[Path]] = list,
     ) -> None:
         self.project = project
         self.target = target
         self.git_dirs = git_dirs
         self.external_dirs = external_dirs
+        self.lane_files = lane_files
         self.on_state = on_state
         self.rearms = 0
         self.armed = threading.Event()
         """Set once the current watch is in place (its first poll came back); cleared on re-arm."""
+        self.files_armed = threading.Event()
+        """Set once the watch of the ``lane_files``' folders is in place; cleared on re-arm."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ade-watcher", daemon=True)
+        self._files = threading.Thread(
+            target=self._run_files, name="ade-watcher-files", daemon=True
+        )
 
     def start(self) -> None:
         self._thread.start()
+        self._files.start()
 
     def stop(self) -> None:
-        """Stop watching and join the thread (idempotent)."""
+        """Stop watching and join the threads (idempotent)."""
         self._stop.set()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join()
+        for thread in (self._thread, self._files):
+            if thread.is_alive() and thread is not threading.current_thread():
+                thread.join()
 
     def _run(self) -> None:
         ade = self.project.ade_dir
@@ -229,3 +238,51 @@ class Watcher:
             # daemon sets to its caller's after opening: follow it when it changes.
             if gone or roots.changed() or self.external_dirs() != external:
                 return
+
+    def _run_files(self) -> None:
+        """Follow ``lane_files``: their folders (a lane's root) are watched alone, never their
+        subfolders, so a big work tree costs one watch; changes to other names are dropped."""
+        while not self._stop.is_set():
+            files = self.lane_files()
+            folders = WatchPlan(*_unique_identities(p.parent for p in files))
+            self.files_armed.clear()
+            try:
+                if folders.watched:
+                    self._watch_files(files, folders)
+                else:  # no lane folder there (yet): poll until one is
+                    self.files_armed.set()
+                    while not self._stop.wait(POLL_MS / 1000):
+                        if folders.changed() or self.lane_files() != files:
+                            break
+            except FileNotFoundError:
+                pass  # a folder vanished while arming: re-arm
+            except (OSError, RuntimeError) as err:
+                log.warning("file watcher of the lanes' agent files stopped: %s", err)
+                return  # the periodic reconcile still catches these files up
+            if not self._stop.is_set():
+                self.target.request_reconcile()  # what happened while re-arming
+
+    def _watch_files(self, files: list[Path], folders: WatchPlan) -> None:
+        names = {str(p) for p in files}
+        for changes in watchfiles.watch(
+            *folders.watched,
+            watch_filter=lambda _change, path: path in names,
+            debounce=WATCH_DEBOUNCE_MS,
+            step=WATCH_STEP_MS,
+            stop_event=self._stop,
+            recursive=False,
+            raise_interrupt=False,
+            rust_timeout=POLL_MS,
+            yield_on_timeout=True,
+        ):
+            self.files_armed.set()
+            for _, path in changes:
+                self.target.notify_external_file(Path(path))
+            if folders.changed() or self.lane_files() != files:
+                return
+
+
+def _unique_identities(paths: Iterable[Path]) -> tuple[tuple[Path, ...], tuple[Identity, ...]]:
+    """Each folder once (a lane inside another is watched on its own: no recursion here)."""
+    unique = tuple(dict.fromkeys(paths))
+    return unique, tuple(identity(p) for p in unique)
