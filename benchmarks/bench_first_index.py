@@ -20,6 +20,13 @@ A ratio is ``raw`` over the job (higher is better: 1.0 is as fast as the raw ins
 ``--checkout NAME=DIR`` (repeatable) runs the two jobs once per checkout, interleaved in the same
 rounds, with ``DIR``'s code (``PYTHONPATH``, for the child and the daemon alike): a change and
 its baseline measured in one invocation, e.g. ``--checkout base=/tmp/main --checkout new=.``.
+
+``--semantic`` runs each checkout's two jobs twice, interleaved in the same rounds: with the
+semantic layer off (``ADE_SEMANTIC=0``, ``lexical``) and on (``semantic``: the vectors handed to
+their own thread as documents are written, the model loaded by the first write, in the child and
+in the daemon alike), and reports each path's semantic wall and CPU over its lexical ones: the
+extra's first-index cost (docs/semantic.md, budget +25%). The wall is the index's (what a
+search waits for); the vectors finish after it on their thread.
 """
 
 from __future__ import annotations
@@ -44,15 +51,18 @@ REPO = Path(__file__).resolve().parents[1]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def _code_env(code: Path) -> dict[str, str]:
-    """The environment that runs ``code``'s checkout (its ``engine`` first on the path)."""
-    return {**os.environ, "PYTHONPATH": str(code)}
+def _code_env(code: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment that runs ``code``'s checkout (its ``engine`` first on the path), with
+    ``extra`` variables (``ADE_SEMANTIC``)."""
+    return {**os.environ, "PYTHONPATH": str(code), **(extra or {})}
 
 
-def _child(mode: str, *args: str, code: Path = REPO) -> dict[str, float]:
+def _child(
+    mode: str, *args: str, code: Path = REPO, extra: dict[str, str] | None = None
+) -> dict[str, float]:
     cmd = [sys.executable, "-m", "benchmarks.bench_first_index", mode, *args]
     done = subprocess.run(cmd, cwd=code, check=True, capture_output=True, text=True,
-                          env=_code_env(code))  # fmt: skip
+                          env=_code_env(code, extra))  # fmt: skip
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
@@ -92,13 +102,15 @@ def _proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def through_daemon(root: Path, runtime: Path, home: Path, code: Path = REPO) -> dict[str, float]:
+def through_daemon(
+    root: Path, runtime: Path, home: Path, code: Path = REPO, extra: dict[str, str] | None = None
+) -> dict[str, float]:
     """The first request naming the project, answered by a fresh ``ade daemon``."""
     from benchmarks.cli_default_path import wait_listening
     from engine.rpc.connection import open_connection
     from engine.rpc.paths import socket_path
 
-    env = {**_code_env(code), "HOME": str(home), "ADE_RUNTIME_DIR": str(runtime)}
+    env = {**_code_env(code, extra), "HOME": str(home), "ADE_RUNTIME_DIR": str(runtime)}
     ade = str(Path(sys.executable).with_name("ade"))
     daemon = subprocess.Popen([ade, "daemon"], env=env, cwd=code, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)  # fmt: skip
@@ -126,6 +138,13 @@ def _fresh(corpus: Path, work: Path, name: str) -> Path:
 Checkouts = dict[str, Path]
 """Name → checkout whose code the ingesting jobs run (``{"": REPO}``: this one alone)."""
 
+SEMANTIC_ENV = {"lexical": {"ADE_SEMANTIC": "0"}, "semantic": {"ADE_SEMANTIC": "1"}}
+"""``--semantic``: a checkout's jobs with the layer off and on (the name's last word)."""
+
+
+def _extra(name: str) -> dict[str, str] | None:
+    return SEMANTIC_ENV.get(name.rsplit(" ", 1)[-1])
+
 
 def _jobs_of(checkouts: Checkouts) -> list[str]:
     jobs = ["raw"]
@@ -148,22 +167,24 @@ def run_size(
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         return _child("raw", str(corpus), str(db))
 
-    def inproc(code: Path) -> dict[str, float]:
-        return _child("inproc", str(_fresh(corpus, work, f"p{mb}")), code=code)
+    def inproc(code: Path, extra: dict[str, str] | None) -> dict[str, float]:
+        return _child("inproc", str(_fresh(corpus, work, f"p{mb}")), code=code, extra=extra)
 
-    def daemon(code: Path) -> dict[str, float]:
+    def daemon(code: Path, extra: dict[str, str] | None) -> dict[str, float]:
         return through_daemon(
             _fresh(corpus, work, f"d{mb}"),
             Path(tempfile.mkdtemp(dir=work, prefix="rt")),
             Path(tempfile.mkdtemp(dir=work, prefix="home")),
             code,
+            extra,
         )
 
     jobs: dict[str, Callable[[], dict[str, float]]] = {"raw": raw}
     for name, code in checkouts.items():
         suffix = f" {name}" if name else ""
-        jobs[f"in process{suffix}"] = functools.partial(inproc, code)
-        jobs[f"daemon{suffix}"] = functools.partial(daemon, code)
+        extra = _extra(name)
+        jobs[f"in process{suffix}"] = functools.partial(inproc, code, extra)
+        jobs[f"daemon{suffix}"] = functools.partial(daemon, code, extra)
     for n in range(rounds):
         order = list(jobs) if n % 2 == 0 else list(jobs)[::-1]
         for job in order:
@@ -189,11 +210,27 @@ def report(mb: int, samples: dict[str, dict[str, list[float]]]) -> list[str]:
     return lines
 
 
-def _checkouts(specs: list[str]) -> Checkouts:
-    if not specs:
-        return {"": REPO}
-    named = dict(spec.split("=", 1) for spec in specs)
-    return {name: Path(path).resolve() for name, path in named.items()}
+def _checkouts(specs: list[str], semantic: bool = False) -> Checkouts:
+    named = dict(spec.split("=", 1) for spec in specs) if specs else {"": str(REPO)}
+    checkouts = {name: Path(path).resolve() for name, path in named.items()}
+    if not semantic:
+        return checkouts
+    return {
+        f"{name} {mode}".strip(): code for name, code in checkouts.items() for mode in SEMANTIC_ENV
+    }
+
+
+def semantic_lines(mb: int, samples: dict[str, dict[str, list[float]]]) -> list[str]:
+    """``--semantic``: each path's semantic wall and CPU over its lexical ones (medians)."""
+    lines = []
+    for job in samples:
+        if not job.endswith(" semantic"):
+            continue
+        base = samples[job.removesuffix(" semantic") + " lexical"]
+        wall = percentile(samples[job]["wall"], 0.5) / percentile(base["wall"], 0.5)
+        cpu = percentile(samples[job]["cpu"], 0.5) / percentile(base["cpu"], 0.5)
+        lines.append(f"| {mb} MB | {job.removesuffix(' semantic')} | {wall:.2f}x | {cpu:.2f}x |")
+    return lines
 
 
 def main() -> None:
@@ -209,6 +246,8 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--checkout", action="append", default=[], metavar="NAME=DIR",
                         help="run the ingesting jobs with this checkout's code (repeatable)")  # fmt: skip
+    parser.add_argument("--semantic", action="store_true",
+                        help="each job with the semantic layer off and on, interleaved")  # fmt: skip
     args = parser.parse_args()
     if args.cmd == "raw":
         print(json.dumps(raw_insert(args.corpus, args.db)))
@@ -220,10 +259,16 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     lines = ["| size | path | wall ratio | CPU ratio | wall ours / raw | CPU ours / raw |",
              "|---|---|---|---|---|---|"]  # fmt: skip
+    extra = ["| size | path | semantic / lexical wall | semantic / lexical CPU |",
+             "|---|---|---|---|"]  # fmt: skip
     for mb in args.mb:
-        lines += report(mb, run_size(mb, work, args.rounds, _checkouts(args.checkout)))
+        samples = run_size(mb, work, args.rounds, _checkouts(args.checkout, args.semantic))
+        lines += report(mb, samples)
+        extra += semantic_lines(mb, samples)
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     print("\n".join(lines))
+    if args.semantic:
+        print("\n".join(extra))
 
 
 if __name__ == "__main__":

@@ -11,10 +11,19 @@ known-item benchmark's remembered, typo, paraphrase and exact queries run throug
 - ``semantic``: ``mode:semantic`` as the tree answers it (words half the documents hold left
   out of the any-word ranking).
 
-Reported: p50 and p95 per variant, the p95 difference against ``lexical``, and the any-word
-ranking's own time (``bm25_any``) per variant.
+With ``--daemon``, the default path as well, in the same rounds: two ``ade daemon`` processes,
+each with a runtime folder of its own and a copy of the same index, one started with
+``ADE_SEMANTIC=0`` and one with the layer on (the daemon holds the model: its process loads it
+on the warm-up's first semantic query), asked through a ``DaemonClient`` over the socket:
 
-Usage: ``python -m benchmarks.bench_semantic_query [--mb 5 20] [--runs 3]``.
+- ``daemon lexical``: the query as typed, answered by the ``ADE_SEMANTIC=0`` daemon;
+- ``daemon semantic``: ``mode:semantic`` added, answered by the other.
+
+Reported: p50 and p95 per variant, the p95 difference against the lexical variant of the same
+path (``p95_over_lexical_ms``) and their ratio, and the any-word ranking's own time
+(``bm25_any``) for the in-process semantic variants.
+
+Usage: ``python -m benchmarks.bench_semantic_query [--mb 5 20] [--runs 3] [--daemon]``.
 """
 
 from __future__ import annotations
@@ -22,22 +31,30 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from benchmarks.bench_index import load_docs
 from benchmarks.bench_semantic import _write
+from benchmarks.cli_default_path import wait_listening
 from benchmarks.corpus import generate
 from benchmarks.known_items_queries import DEMO, GENERATED
 from benchmarks.timing import percentile
 from engine.embedded import EmbeddedClient
+from engine.rpc.client import DaemonClient, connect_daemon
+from engine.rpc.paths import socket_path
 from engine.semantic import hybrid
 from engine.semantic.model import model
 from engine.types import SearchQueryArgs
 
 VARIANTS = ("lexical", "semantic, every word OR-ed", "semantic")
+DAEMON_VARIANTS = ("daemon lexical", "daemon semantic")
 
 
 REAL_ANY = hybrid.bm25_any
@@ -61,19 +78,57 @@ def _timed_any(spent: list[float]) -> Callable[..., list[int]]:
     return timed
 
 
-def _size(mb: int, runs: int, work: Path) -> dict[str, object]:
+@contextmanager
+def _daemon(root: Path, work: Path, semantic: bool) -> Iterator[DaemonClient]:
+    """A client of an ``ade daemon`` of its own (runtime folder, HOME) serving a copy of
+    ``root``, started with the semantic layer on or off; the daemon is stopped on exit."""
+    name = "daemon-semantic" if semantic else "daemon-lexical"
+    copy = work / name / "project"
+    shutil.copytree(root, copy)
+    env = {**os.environ, "ADE_RUNTIME_DIR": str(work / name / "run"),
+           "ADE_CONFIG_DIR": str(work / name / "cfg"), "HOME": str(work / name / "home"),
+           "ADE_SEMANTIC": "1" if semantic else "0"}  # fmt: skip
+    env.pop("ADE_SESSION_ID", None)
+    ade = str(Path(sys.executable).with_name("ade"))
+    proc = subprocess.Popen([ade, "daemon"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_listening(socket_path(env))
+        client = connect_daemon(copy, env=env, timeout=30.0, restart=False)
+        if client is None:
+            raise SystemExit(f"the {name} did not answer")
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        proc.terminate()
+        proc.wait(60)
+
+
+def _size(mb: int, runs: int, work: Path, daemon: bool) -> dict[str, object]:
     docs = load_docs(generate(mb, work / "corpus"))
     root = work / "project"
     (root / ".ade" / "cache").mkdir(parents=True)
     _write(root / ".ade" / "cache" / "search-index.db", docs, True)
     texts = [q for style, q, _ in (*DEMO, *GENERATED) if style != "filtered"]
-    samples: dict[str, list[float]] = {v: [] for v in VARIANTS}
+    variants = (*VARIANTS, *(DAEMON_VARIANTS if daemon else ()))
+    samples: dict[str, list[float]] = {v: [] for v in variants}
     any_ms: dict[str, list[float]] = {v: [] for v in VARIANTS[1:]}
-    with EmbeddedClient.open(root, start_worker=False) as client:
+    with ExitStack() as stack:
+        client = stack.enter_context(EmbeddedClient.open(root, start_worker=False))
+        remote: dict[str, DaemonClient] = {}
+        if daemon:
+            for variant, on in zip(DAEMON_VARIANTS, (False, True), strict=True):
+                remote[variant] = stack.enter_context(_daemon(root, work, on))
 
         def one(variant: str, text: str) -> float:
+            prefix = "" if variant.endswith("lexical") else "mode:semantic "
+            if variant in remote:
+                start = time.perf_counter()
+                remote[variant].query(SearchQueryArgs(query=prefix + text, limit=10))
+                return (time.perf_counter() - start) * 1000
             os.environ["ADE_SEMANTIC"] = "0" if variant == "lexical" else "1"
-            prefix = "" if variant == "lexical" else "mode:semantic "
             if variant == VARIANTS[1]:
                 hybrid.scoring_tokens = _every_word
             if variant != "lexical":
@@ -86,26 +141,39 @@ def _size(mb: int, runs: int, work: Path) -> dict[str, object]:
                 hybrid.bm25_any = REAL_ANY
             return (time.perf_counter() - start) * 1000
 
-        for text in texts:  # warm-up: the vector matrix, the page cache
-            one("semantic", text)
+        for text in texts:  # warm-up: the vector matrix, the page cache, each daemon's model
+            for variant in ("semantic", *remote):
+                one(variant, text)
         for value in any_ms.values():
             value.clear()
         for n in range(runs):
-            order = VARIANTS[n % 3 :] + VARIANTS[: n % 3]
+            turn = n % len(variants)
+            order = variants[turn:] + variants[:turn]
             for text in texts:
                 for variant in order:
                     samples[variant].append(one(variant, text))
-    out: dict[str, object] = {"docs": len(docs), "queries": len(texts), "runs": runs}
+    out: dict[str, object] = {"docs": len(docs), "queries": len(texts), "runs": runs,
+                              "load_average_1m": round(os.getloadavg()[0], 1)}  # fmt: skip
     for variant, values in samples.items():
         out[variant] = {
             "p50_ms": round(percentile(values, 0.5), 1),
             "p95_ms": round(percentile(values, 0.95), 1),
         }
-    lexical_p95 = percentile(samples["lexical"], 0.95)
+    for variant in variants:
+        if variant.endswith("lexical"):
+            continue
+        base = "daemon lexical" if variant in DAEMON_VARIANTS else "lexical"
+        entry = out[variant]
+        assert isinstance(entry, dict)
+        p95, lexical_p95 = percentile(samples[variant], 0.95), percentile(samples[base], 0.95)
+        entry["p95_over_lexical_ms"] = round(p95 - lexical_p95, 1)
+        entry["p95_ratio"] = round(p95 / lexical_p95, 2)
+        entry["p50_ratio"] = round(
+            percentile(samples[variant], 0.5) / percentile(samples[base], 0.5), 2
+        )
     for variant, spent in any_ms.items():
         entry = out[variant]
         assert isinstance(entry, dict)
-        entry["p95_over_lexical_ms"] = round(percentile(samples[variant], 0.95) - lexical_p95, 1)
         entry["bm25_any_p50_ms"] = round(percentile(spent, 0.5), 1)
         entry["bm25_any_p95_ms"] = round(percentile(spent, 0.95), 1)
     return out
@@ -115,12 +183,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=int, nargs="+", default=[5, 20])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--daemon", action="store_true",
+                        help="also through two daemons (semantic off / on), interleaved")  # fmt: skip
     args = parser.parse_args()
     model()  # held, as the daemon holds it
     figures = {}
     for mb in args.mb:
         with tempfile.TemporaryDirectory(prefix="ade-semantic-query-") as tmp:
-            figures[f"{mb} MB"] = _size(mb, args.runs, Path(tmp))
+            figures[f"{mb} MB"] = _size(mb, args.runs, Path(tmp), args.daemon)
         print(json.dumps({f"{mb} MB": figures[f"{mb} MB"]}, indent=2), flush=True)
     print(json.dumps(figures, indent=2))
 
