@@ -125,6 +125,17 @@ class JsonlAgent(AgentFormat):
         cwd = self.head_notes(path, read_head(path), None).cwd
         return Path(cwd) if cwd else None
 
+    def named_folders(self, environ: Mapping[str, str], limit: int) -> list[str]:
+        def mtime(path: Path) -> float:
+            try:
+                return path.stat().st_mtime
+            except OSError:
+                return 0.0
+
+        newest = sorted((p for _, p in self.transcripts(environ)), key=mtime, reverse=True)
+        found = (self.head_notes(path, read_head(path), None).cwd for path in newest[:limit])
+        return [cwd for cwd in found if cwd]
+
     def session_id(self, path: Path, head: Head) -> str:
         """The ade id of the session in ``path`` (the agent's own id, prefixed)."""
         return f"{self.name}-{head.ident or path.stem}"

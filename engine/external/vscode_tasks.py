@@ -116,6 +116,14 @@ class TaskFolderFormat(AgentFormat):
             for folder in self.tasks_folders(environ)
         )
 
+    def named_folders(self, environ: Mapping[str, str], limit: int) -> list[str]:
+        items = [
+            item for folder in self.tasks_folders(environ)
+            for item in self.task_items(folder.parent, WarningTally()).values()
+        ]  # fmt: skip
+        items.sort(key=lambda item: item[2], reverse=True)
+        return [folder for folder, _, _ in items[:limit] if folder]
+
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
     ) -> list[SessionMeta]:

@@ -3,9 +3,11 @@
 * **Registered**: ``ade projects add`` (the registry, ``engine.rpc.registry``).
 * **Named by an agent's sessions**: every working folder a Claude Code, Codex, Gemini CLI or
   Copilot CLI session on this machine was started in (their folders under the caller's ``HOME``,
-  ``engine.external.roots``), taken to its project root as ``ade`` itself would open it (a
-  linked worktree or a subfolder names its main worktree). OpenCode and Aider keep no folder of
-  their own to list, so they name none.
+  ``engine.external.roots``), and those every other agent's format names
+  (``AgentFormat.named_folders``: the JSON-lines agents' heads, Cline's and Roo Code's task
+  histories), taken to its project root as ``ade`` itself would open it (a linked worktree or a
+  subfolder names its main worktree). Agents whose store names no folder of its own to list
+  (Aider, OpenCode, the database agents) name none.
 
 Reads are bounded: a few KiB at the head of each transcript (the working folder is on its first
 lines), at most ``MAX_TRANSCRIPTS`` transcripts per tool (the newest first).
@@ -87,6 +89,15 @@ def _agent_folders(environ: Mapping[str, str]) -> Iterator[tuple[str, str]]:
     yield from (("codex", cwd) for cwd in _codex_folders(codex_sessions_dir(environ)))
     yield from (("gemini", cwd) for cwd in _gemini_folders(gemini_tmp_dir(environ)))
     yield from (("copilot", cwd) for cwd in _copilot_folders(copilot_state_dir(environ)))
+    from engine.external.registry import all_formats
+
+    for fmt in all_formats():  # every other agent says what its sessions name
+        if fmt.name not in _READ_HERE:
+            yield from ((fmt.name, cwd) for cwd in fmt.named_folders(environ, MAX_TRANSCRIPTS))
+
+
+_READ_HERE = frozenset({"claude", "codex", "gemini", "copilot"})
+"""The agents whose folders are read above (their heads' readers live in their modules)."""
 
 
 def _newest(paths: list[Path]) -> list[Path]:

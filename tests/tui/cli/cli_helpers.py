@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,3 +145,33 @@ def zero_docs_pages(index: Path) -> None:
     with index.open("r+b") as f:
         f.seek((pages[len(pages) // 2] - 1) * PAGE_SIZE)
         f.write(b"\0" * 40 * 1024)
+
+
+def found_and_opened(
+    capsys: pytest.CaptureFixture[str], root: Path, tool: str, words: Sequence[str], said: str
+) -> list[dict[str, Any]]:
+    """The hits of ``tool:TOOL WORDS`` in ``root`` (all the agent's), the first opened by
+    ``ade open`` and showing ``said``; returns the hits."""
+    run = run_main(capsys, search_argv(root, f"tool:{tool}", *words, "--json"))
+    assert run.code == 0, run.err
+    items: list[dict[str, Any]] = json.loads(run.out)["items"]
+    assert items
+    assert {item["tool"] for item in items} == {tool}
+    opened = run_main(capsys, ["open", "--project", str(root), items[0]["deepLink"]])
+    assert opened.code == 0, opened.err
+    assert said in opened.out, opened.out
+    return items
+
+
+def never_found(capsys: pytest.CaptureFixture[str], root: Path, *words: str) -> None:
+    """Each of ``words`` finds nothing in ``root`` (exit 1, no hits)."""
+    for word in words:
+        run = run_main(capsys, search_argv(root, word, "--json"))
+        assert (run.code, json.loads(run.out)["items"]) == (1, []), word
+
+
+def status_line(capsys: pytest.CaptureFixture[str], root: Path, tool: str) -> str:
+    """The line of ``--status`` that speaks of agent ``tool``."""
+    run = run_main(capsys, search_argv(root, "--status"))
+    assert run.code == 0, run.err
+    return next(ln for ln in run.out.splitlines() if ln.startswith(tool))

@@ -6,11 +6,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cli_helpers import CLEAN_ENV, DEMO_NOW, copy_demo, run_main, search_argv
 
+from engine.agent_table import entry
+from tests.engine.external.agent_homes import install_home
 from tui.cli import main
 
 
@@ -57,3 +60,24 @@ def warm_demo(
     # and stores the manifest, so later runs are warm (the start-up budget).
     assert run_main(capsys, search_argv(demo_copy, "--status")).code == 0
     return demo_copy
+
+
+@pytest.fixture
+def agent_home(
+    demo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[str], Path]:
+    """Installs an agent's fixture (``tests/fixtures/agents/<name>/``) for ``demo_copy``: a
+    ``HOME`` of the test's own, the agent's home moved there by its variable (else at its default
+    under ``HOME``), the project's sessions in the copy and the second lane's in ``elsewhere``,
+    a folder of no project. Returns the agent's home."""
+
+    def install(name: str) -> Path:
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        line = entry(name)
+        home = tmp_path / "home" / line.default
+        if line.variable is not None:
+            home = tmp_path / "agent-home"
+            monkeypatch.setenv(line.variable, str(home))
+        return install_home(name, home, demo_copy, tmp_path / "elsewhere")
+
+    return install
