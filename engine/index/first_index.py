@@ -3,11 +3,12 @@
 
 While it runs, no ``docs_recent`` row is written (``RecentDeferral`` holds them and writes them
 once at its end; a 2-3 character prefix meanwhile ranks on ``docs_fts``), and ``docs_fts`` runs
-with ``FIRST_INDEX_AUTOMERGE``. At its end ``begin``'s settings are undone by ``end``:
-``FTS_AUTOMERGE`` put back, the table merged (``merge_fts``) and the pages the merge freed given
-back to the file system (``engine.index.vacuum``). Interrupted (a crash), the live floor stays
+with ``FIRST_INDEX_AUTOMERGE`` and ``FIRST_INDEX_HASHSIZE``. At its end ``begin``'s settings are
+undone by ``end``: ``FTS_AUTOMERGE`` and ``FTS_HASHSIZE`` put back, the table merged
+(``merge_fts``) and the pages the merge freed given back to the file system
+(``engine.index.vacuum``). Interrupted (a crash), the live floor stays
 above the stored documents, the table refills with the documents that come after, and the next
-drain puts the setting back.
+drain puts the settings back.
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
@@ -118,6 +119,14 @@ merging them as they came cost ~30% of the table's build CPU on the 330 MB corpu
 would end with 24 segments instead of 9 and a table 15% larger, so it ends with ``merge_fts``
 (benchmarks/journal/waves-1-to-3.md, "Writer cost")."""
 
+FIRST_INDEX_HASHSIZE = 32 << 20
+"""``docs_fts``'s pending-terms limit (``hashsize``, bytes) during a first index. A group of
+passes (``IndexWriter.begin_group``) writes its held rows in one statement before its ``COMMIT``;
+at FTS5's default (1 MiB) that flushed a segment every 1 MiB of pending terms, and merged them
+when a level held ``crisismerge`` of them; with room for a whole group it writes one segment at
+the ``COMMIT`` (benchmarks/journal/2026-12-07-first-index-sqlite.md). Memory: at most this much
+per writer while the group's statement runs."""
+
 MERGE_STEP_PAGES = 500
 """Pages one ``merge`` step of ``merge_fts`` writes (~50 ms on this machine): the write lock is
 let go between steps, so a live append waits at most one step."""
@@ -132,19 +141,28 @@ def fts_automerge(conn: apsw.Connection) -> int:
     return FTS_AUTOMERGE if row is None else int(row[0])
 
 
-def _set_fts_automerge(conn: apsw.Connection, value: int) -> None:
-    """Set ``docs_fts``'s ``automerge`` in a transaction of its own, best effort: a busy index
-    keeps the setting it has (a first index then merges as usual; a lowered setting is put
-    back by the next drain)."""
+def fts_hashsize(conn: apsw.Connection) -> int:
+    """``docs_fts``'s current ``hashsize`` setting (bytes)."""
+    row = conn.execute("SELECT v FROM docs_fts_config WHERE k = 'hashsize'").fetchone()
+    return FTS_HASHSIZE if row is None else int(row[0])
+
+
+def _set_fts_mode(conn: apsw.Connection, automerge: int, hashsize: int) -> None:
+    """Set ``docs_fts``'s ``automerge`` and ``hashsize`` in a transaction of their own, best
+    effort: a busy index keeps the settings it has (a first index then merges and flushes as
+    usual; lowered settings are put back by the next drain)."""
     try:
-        if conn.in_transaction or fts_automerge(conn) == value:
+        if conn.in_transaction:
+            return
+        if fts_automerge(conn) == automerge and fts_hashsize(conn) == hashsize:
             return
         with immediate(conn):
-            conn.execute("INSERT INTO docs_fts(docs_fts, rank) VALUES ('automerge', ?)", (value,))
+            for name, value in (("automerge", automerge), ("hashsize", hashsize)):
+                conn.execute("INSERT INTO docs_fts(docs_fts, rank) VALUES (?, ?)", (name, value))
     except TRANSIENT_ERRORS:
-        log.debug("setting the FTS automerge: busy", exc_info=True)
+        log.debug("setting the FTS automerge and hashsize: busy", exc_info=True)
     except apsw.Error:
-        log.warning("setting the FTS automerge failed", exc_info=True)
+        log.warning("setting the FTS automerge and hashsize failed", exc_info=True)
 
 
 def merge_fts(conn: apsw.Connection) -> int:
@@ -169,10 +187,10 @@ def begin(conn: apsw.Connection, tuning: WriteTuning) -> RecentDeferral | None:
     index, ``docs_fts`` merging only at its end), else None (an interrupted first index's
     ``automerge`` put back)."""
     if conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
-        _set_fts_automerge(conn, FTS_AUTOMERGE)
+        _set_fts_mode(conn, FTS_AUTOMERGE, FTS_HASHSIZE)
         return None
     convert_if_empty(conn, enabled=tuning.vacuum)
-    _set_fts_automerge(conn, FIRST_INDEX_AUTOMERGE)
+    _set_fts_mode(conn, FIRST_INDEX_AUTOMERGE, FIRST_INDEX_HASHSIZE)
     return RecentDeferral()
 
 
@@ -190,7 +208,7 @@ def end(conn: apsw.Connection, deferral: RecentDeferral | None, tuning: WriteTun
         log.debug("filling the recent-documents table: busy", exc_info=True)
     except apsw.Error:
         log.warning("filling the recent-documents table failed", exc_info=True)
-    _set_fts_automerge(conn, FTS_AUTOMERGE)
+    _set_fts_mode(conn, FTS_AUTOMERGE, FTS_HASHSIZE)
     try:
         if deferral.rows:  # this writer wrote documents: their segments are its own
             merge_fts(conn)
