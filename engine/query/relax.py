@@ -12,7 +12,9 @@ one step at a time, each step only while the answer is still too short:
 4. ``any_word`` (still nothing, or to fill the page ``most_words`` began): documents holding
    any of them (stop words and one-letter words count only when there is nothing else; a
    two-letter word that is no stop word, ``CI``, counts as a whole word); 3 and 4 are one query,
-   ranked by how many of the words each document holds (``most_held_first``), then BM25.
+   ranked by how many of the words each document holds (``most_held_first``), then how many of
+   them it holds as typed (whole words, not only as the start of a longer word or in another
+   form), then BM25.
 
 Only the inflections fill a short page: the other steps change what was asked (another word, fewer
 words), so they answer only a query that found nothing — a strict answer of a few hits is what was
@@ -72,6 +74,9 @@ class Relaxation(msgspec.Struct, frozen=True):
     note: str
     groups: tuple[Node, ...] = ()
     """``most_words``/``any_word``: the words (each with its alternatives) a document may hold."""
+    typed: tuple[Node, ...] = ()
+    """The same words as typed (or as corrected), each matched as a whole word only, one per
+    group: a document holding ``gateway`` itself, not only ``gateways`` or ``gatewayd``."""
 
 
 def can_relax(plan: QueryPlan, *, exact: bool = False) -> bool:
@@ -125,6 +130,14 @@ def _whole(node: Node) -> Node:
     return node
 
 
+def as_typed(node: Node) -> Node:
+    """``node`` matched as a whole word: no prefix, no other forms (``as_typed`` of
+    ``retry`` does not match ``retries`` nor ``retrying``)."""
+    if isinstance(node, AnyOf):
+        return AnyOf(tuple(Term(t.text, prefix=False, phrase=t.phrase) for t in node.options))
+    return Term(node.text, prefix=False, phrase=node.phrase)
+
+
 def _words(terms: Sequence[Node]) -> list[str]:
     return [n.text for n in terms if isinstance(n, Term)]
 
@@ -152,6 +165,7 @@ def relaxations(
     if corrected:
         note = f"no exact match; spelling corrected: {', '.join(corrected)}"
         yield Relaxation("spelling", _replaced(plan, terms, words), note)
+    typed = tuple(as_typed(n) for n in terms)
     inflected: list[str] = []
     for i, node in enumerate(terms):
         if isinstance(node, Term) and is_plain_word(node.text):
@@ -176,9 +190,9 @@ def relaxations(
         fetch = min(MAX_LIMIT, (depth or plan.limit) * WORDS_FETCH_FACTOR)
         anyone = msgspec.structs.replace(anyone, limit=fetch)
         note = f"no match for every word; showing matches of {len(terms) - 1} of the {len(terms)}"
-        yield Relaxation("most_words", anyone, note, groups=tuple(terms))
+        yield Relaxation("most_words", anyone, note, groups=tuple(terms), typed=typed)
     note = "no match for every word; showing matches of any of them, ranked by BM25"
-    yield Relaxation("any_word", anyone, note, groups=tuple(terms))
+    yield Relaxation("any_word", anyone, note, groups=tuple(terms), typed=typed)
 
 
 def groups_held(
@@ -227,14 +241,19 @@ def most_held_first(
     conn: apsw.Connection, step: Relaxation, found: Sequence[SearchResultItem]
 ) -> list[tuple[int, SearchResultItem]]:
     """``found`` (the any-word hits, best BM25 first) ordered by how many of the query's words
-    each holds, most first: its distinctive words first (stop words and one-letter words left
-    out), then all of them; BM25's order among those holding as many. Each with its count."""
+    each holds, most first: its distinctive words (stop words and one-letter words left out),
+    then how many of those it holds as typed (``Relaxation.typed``: an exact word before a
+    longer word starting with it or another form of it, as the strict ranking puts a whole word
+    before an identifier's part), then all of the words; BM25's order among those holding as
+    many. Each with its count."""
     held = which_held(conn, step.plan, step.groups, found)
     strong = {index for index, group in enumerate(step.groups) if not _weak(group)}
+    exact = which_held(conn, step.plan, step.typed, found) if step.typed else {}
 
-    def key(pair: tuple[int, SearchResultItem]) -> tuple[int, int, int]:
+    def key(pair: tuple[int, SearchResultItem]) -> tuple[int, int, int, int]:
         words = held[pair[1].doc_id]
-        return (-len(words & strong), -len(words), pair[0])
+        typed = exact.get(pair[1].doc_id, set())
+        return (-len(words & strong), -len(typed & strong), -len(words), pair[0])
 
     return [(len(held[item.doc_id]), item) for _, item in sorted(enumerate(found), key=key)]
 
