@@ -28,22 +28,25 @@ Resume: ``crush --data-dir <data directory> --session <id>`` (``internal/cmd/roo
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-import apsw
-
 from engine.external.agent_format import AgentFormat, Hint
 from engine.external.finding import lane_of
 from engine.external.heads import HeadCache
 from engine.external.lines import digest
-from engine.external.opencode import check_database, read_only
 from engine.external.roots import agent_folders
 from engine.external.skips import skip, skip_file
+from engine.external.sqlite_store import (
+    UNREADABLE,
+    check_database,
+    store_count,
+    store_rows,
+    store_signature,
+)
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
 from engine.project.safe_io import Bounds, JsonRejected, loads_json, read_regular
 from engine.project.tally import WarningTally
@@ -83,20 +86,8 @@ class CrushFormat(AgentFormat):
         ]
 
     def count_sessions(self, environ: Mapping[str, str], lanes: Sequence[Lane]) -> int:
-        count = 0
-        for db, _, _ in self.databases(lanes, environ):
-            try:
-                conn = read_only(db)
-                try:
-                    rows = conn.execute(
-                        "SELECT count(*) FROM sessions WHERE parent_session_id IS NULL"
-                    ).fetchall()
-                finally:
-                    conn.close()
-            except apsw.Error:
-                continue
-            count += rows[0][0] if isinstance(rows[0][0], int) else 0
-        return count
+        sql = "SELECT count(*) FROM sessions WHERE parent_session_id IS NULL"
+        return sum(store_count(db, sql) for db, _, _ in self.databases(lanes, environ))
 
     def bounds(self, environ: Mapping[str, str], lanes: Sequence[Lane] = ()) -> Bounds:
         roots = [lane.path for lane in lanes]
@@ -129,16 +120,16 @@ class CrushFormat(AgentFormat):
         for db, lane, _ in self.databases(lanes, environ):
             try:
                 check_database(db, bounds)
-                conn = read_only(db)
-                try:
-                    rows = conn.execute(
-                        "SELECT id, title, created_at, updated_at FROM sessions"
-                        " WHERE parent_session_id IS NULL ORDER BY created_at, id"
-                    ).fetchall()
-                finally:
-                    conn.close()
-            except (OSError, apsw.Error):
-                skip_file(tally, self.name, "unreadable", db)
+            except OSError:
+                rows = None
+            else:
+                rows = store_rows(
+                    db,
+                    "SELECT id, title, created_at, updated_at FROM sessions"
+                    " WHERE parent_session_id IS NULL ORDER BY created_at, id",
+                )
+            if rows is None:
+                skip_file(tally, self.name, UNREADABLE, db)
                 continue
             for ident, title, created, updated in rows:
                 sid = f"crush-{ident}"
@@ -169,36 +160,25 @@ class CrushFormat(AgentFormat):
         path = meta.transcript_path
         if path is None:
             return "null"
-        try:
-            conn = read_only(path.parent)
-            try:
-                row = conn.execute(
-                    "SELECT (SELECT updated_at FROM sessions WHERE id = ?), count(*),"
-                    " ifnull(max(updated_at), 0), ifnull(max(rowid), 0), total(length(parts))"
-                    " FROM messages WHERE session_id = ?",
-                    (path.name, path.name),
-                ).fetchone()
-            finally:
-                conn.close()
-        except apsw.Error:
-            return "unreadable"
-        return json.dumps([str(v) for v in row or ()])
+        return store_signature(
+            path.parent,
+            "SELECT (SELECT updated_at FROM sessions WHERE id = ?), count(*),"
+            " ifnull(max(updated_at), 0), ifnull(max(rowid), 0), total(length(parts))"
+            " FROM messages WHERE session_id = ?",
+            (path.name, path.name),
+        )
 
     def derived_events(
         self, path: Path, tally: WarningTally, source: str
     ) -> tuple[list[ChatEvent] | None, int]:
-        try:
-            conn = read_only(path.parent)
-            try:
-                rows = conn.execute(
-                    "SELECT rowid, id, role, parts, created_at, is_summary_message FROM messages"
-                    " WHERE session_id = ? ORDER BY created_at, rowid",
-                    (path.name,),
-                ).fetchall()
-            finally:
-                conn.close()
-        except apsw.Error:
-            skip(tally, source, "unreadable")
+        rows = store_rows(
+            path.parent,
+            "SELECT rowid, id, role, parts, created_at, is_summary_message FROM messages"
+            " WHERE session_id = ? ORDER BY created_at, rowid",
+            (path.name,),
+        )
+        if rows is None:
+            skip(tally, source, UNREADABLE)
             return None, 0
         events: list[ChatEvent] = []
         for row_id, ident, role, parts, created, summary in rows:

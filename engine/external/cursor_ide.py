@@ -21,21 +21,18 @@ takes a write lock). No resume by id: a chat is reopened in the editor.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlparse
 
-import apsw
-
 from engine.external.agent_format import AgentFormat, Hint
 from engine.external.finding import lane_of, ms_time
 from engine.external.heads import HeadCache
 from engine.external.lines import digest
-from engine.external.opencode import read_only
 from engine.external.skips import skip, skip_file
+from engine.external.sqlite_store import UNREADABLE, store_count, store_rows, store_signature
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
 from engine.project.safe_io import JsonRejected, loads_json, read_regular
@@ -85,18 +82,11 @@ class CursorIdeFormat(AgentFormat):
 
     def count_sessions(self, environ: Mapping[str, str], lanes: object) -> int:
         del lanes
-        try:
-            conn = read_only(self.global_db(environ))
-            try:
-                rows = conn.execute(
-                    "SELECT count(*) FROM cursorDiskKV"
-                    " WHERE key >= 'composerData:' AND key < 'composerData;'"
-                ).fetchall()
-            finally:
-                conn.close()
-        except apsw.Error:
-            return 0
-        return rows[0][0] if isinstance(rows[0][0], int) else 0
+        return store_count(
+            self.global_db(environ),
+            "SELECT count(*) FROM cursorDiskKV"
+            " WHERE key >= 'composerData:' AND key < 'composerData;'",
+        )
 
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
@@ -134,37 +124,26 @@ class CursorIdeFormat(AgentFormat):
         if path is None:
             return "null"
         low, high = f"bubbleId:{path.name}:", f"bubbleId:{path.name};"
-        try:
-            conn = read_only(path.parent)
-            try:
-                row = conn.execute(
-                    "SELECT (SELECT length(value) FROM cursorDiskKV WHERE key = ?),"
-                    " count(*), total(length(value)) FROM cursorDiskKV WHERE key >= ? AND key < ?",
-                    (f"composerData:{path.name}", low, high),
-                ).fetchone()
-            finally:
-                conn.close()
-        except apsw.Error:
-            return "unreadable"
-        return json.dumps([str(v) for v in row or ()])
+        return store_signature(
+            path.parent,
+            "SELECT (SELECT length(value) FROM cursorDiskKV WHERE key = ?),"
+            " count(*), total(length(value)) FROM cursorDiskKV WHERE key >= ? AND key < ?",
+            (f"composerData:{path.name}", low, high),
+        )
 
     def derived_events(
         self, path: Path, tally: WarningTally, source: str
     ) -> tuple[list[ChatEvent] | None, int]:
         cid = path.name
-        try:
-            conn = read_only(path.parent)
-            try:
-                fetched = conn.execute(
-                    "SELECT key, value FROM cursorDiskKV WHERE key = ? OR (key >= ? AND key < ?)",
-                    (f"composerData:{cid}", f"bubbleId:{cid}:", f"bubbleId:{cid};"),
-                ).fetchall()
-                rows: dict[Any, Any] = {row[0]: row[1] for row in fetched}
-            finally:
-                conn.close()
-        except apsw.Error:
-            skip(tally, source, "unreadable")
+        fetched = store_rows(
+            path.parent,
+            "SELECT key, value FROM cursorDiskKV WHERE key = ? OR (key >= ? AND key < ?)",
+            (f"composerData:{cid}", f"bubbleId:{cid}:", f"bubbleId:{cid};"),
+        )
+        if fetched is None:
+            skip(tally, source, UNREADABLE)
             return None, 0
+        rows: dict[Any, Any] = {row[0]: row[1] for row in fetched}
         composer = _json(rows.get(f"composerData:{cid}"))
         if not isinstance(composer, dict):
             skip(tally, source, "no message")
@@ -239,14 +218,8 @@ def _bubble_events(bubble: dict[str, Any]) -> list[tuple[ChatEventType, dict[str
 
 def _composer_entries(db: Path) -> list[dict[str, Any]]:
     """The ``allComposers`` entries of a workspace database (none when it cannot be read)."""
-    try:
-        conn = read_only(db)
-        try:
-            rows = conn.execute("SELECT value FROM ItemTable WHERE key = ?", (COMPOSERS_KEY,))
-            found = rows.fetchall()
-        finally:
-            conn.close()
-    except apsw.Error:
+    found = store_rows(db, "SELECT value FROM ItemTable WHERE key = ?", (COMPOSERS_KEY,))
+    if found is None:
         return []
     data = _json(found[0][0]) if found else None
     entries = data.get("allComposers") if isinstance(data, dict) else None

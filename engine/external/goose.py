@@ -22,22 +22,19 @@ Resume: ``goose session --resume --session-id <id>``.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-import apsw
-
 from engine.external.agent_format import AgentFormat, Hint
 from engine.external.finding import lane_of, ms_time
 from engine.external.heads import HeadCache
 from engine.external.lines import digest
-from engine.external.opencode import read_only
 from engine.external.roots import home_of
 from engine.external.skips import skip, skip_file
+from engine.external.sqlite_store import UNREADABLE, store_count, store_rows, store_signature
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
 from engine.project.safe_io import JsonRejected, loads_json
@@ -73,17 +70,9 @@ class GooseFormat(AgentFormat):
         db = self.session_folders(environ)[0] / DB_FILE
         if not db.exists():
             return 0
-        try:
-            conn = read_only(db)
-            try:
-                marks = ",".join("?" * len(LISTED_TYPES))
-                sql = f"SELECT count(*) FROM sessions WHERE session_type IN ({marks})"
-                count = conn.execute(sql, LISTED_TYPES).fetchall()[0][0]
-                return count if isinstance(count, int) else 0
-            finally:
-                conn.close()
-        except apsw.Error:
-            return 0
+        marks = ",".join("?" * len(LISTED_TYPES))
+        sql = f"SELECT count(*) FROM sessions WHERE session_type IN ({marks})"
+        return store_count(db, sql, LISTED_TYPES)
 
     def sessions(
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
@@ -92,17 +81,13 @@ class GooseFormat(AgentFormat):
         db = self.session_folders(environ)[0] / DB_FILE
         if not db.exists():
             return []
-        try:
-            conn = read_only(db)
-            try:
-                rows = conn.execute(
-                    "SELECT id, working_dir, name, session_type, created_at, updated_at"
-                    " FROM sessions ORDER BY id"
-                ).fetchall()
-            finally:
-                conn.close()
-        except apsw.Error:
-            skip_file(tally, self.name, "unreadable", DB_FILE)
+        rows = store_rows(
+            db,
+            "SELECT id, working_dir, name, session_type, created_at, updated_at"
+            " FROM sessions ORDER BY id",
+        )
+        if rows is None:
+            skip_file(tally, self.name, UNREADABLE, DB_FILE)
             return []
         found: list[SessionMeta] = []
         for ident, folder, title, kind, created, updated in rows:
@@ -134,35 +119,24 @@ class GooseFormat(AgentFormat):
         path = meta.transcript_path
         if path is None:
             return "null"
-        try:
-            conn = read_only(path.parent)
-            try:
-                row = conn.execute(
-                    "SELECT (SELECT updated_at FROM sessions WHERE id = ?),"
-                    " count(*), ifnull(max(id), 0) FROM messages WHERE session_id = ?",
-                    (path.name, path.name),
-                ).fetchone()
-            finally:
-                conn.close()
-        except apsw.Error:
-            return "unreadable"
-        return json.dumps([str(v) for v in row or ()])
+        return store_signature(
+            path.parent,
+            "SELECT (SELECT updated_at FROM sessions WHERE id = ?),"
+            " count(*), ifnull(max(id), 0) FROM messages WHERE session_id = ?",
+            (path.name, path.name),
+        )
 
     def derived_events(
         self, path: Path, tally: WarningTally, source: str
     ) -> tuple[list[ChatEvent] | None, int]:
-        try:
-            conn = read_only(path.parent)
-            try:
-                rows = conn.execute(
-                    "SELECT id, role, content_json, created_timestamp, metadata_json"
-                    " FROM messages WHERE session_id = ? ORDER BY id",
-                    (path.name,),
-                ).fetchall()
-            finally:
-                conn.close()
-        except apsw.Error:
-            skip(tally, source, "unreadable")
+        rows = store_rows(
+            path.parent,
+            "SELECT id, role, content_json, created_timestamp, metadata_json"
+            " FROM messages WHERE session_id = ? ORDER BY id",
+            (path.name,),
+        )
+        if rows is None:
+            skip(tally, source, UNREADABLE)
             return None, 0
         events: list[ChatEvent] = []
         for row_id, role, content, created, metadata in rows:
@@ -174,17 +148,10 @@ class GooseFormat(AgentFormat):
         path = meta.transcript_path
         if path is None:
             return None
-        try:
-            conn = read_only(path.parent)
-            try:
-                row = conn.execute(
-                    "SELECT working_dir FROM sessions WHERE id = ?", (path.name,)
-                ).fetchone()
-            finally:
-                conn.close()
-        except apsw.Error:
-            return None
-        return Path(str(row[0])) if row else None
+        rows = store_rows(
+            path.parent, "SELECT working_dir FROM sessions WHERE id = ?", (path.name,)
+        )
+        return Path(str(rows[0][0])) if rows else None
 
 
 def _row_events(

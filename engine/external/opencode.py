@@ -29,8 +29,6 @@ of OpenCode's newer storage, the ``session_message`` table, are read too
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -47,17 +45,10 @@ from engine.external.opencode_v2 import TABLE as V2_TABLE
 from engine.external.opencode_v2 import has_table, v2_events, v2_signature_sql
 from engine.external.roots import opencode_data_dir
 from engine.external.skips import Reason, skip, skip_file
+from engine.external.sqlite_store import UNREADABLE, check_database, read_store
 from engine.project.json_salvage import salvage_cut_line
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
-from engine.project.safe_io import (
-    Bounds,
-    JsonRejected,
-    UnsafeFile,
-    file_type_name,
-    is_inside,
-    loads_json,
-    real,
-)
+from engine.project.safe_io import Bounds, JsonRejected, loads_json
 from engine.project.tally import WarningTally
 
 PART_STRIDE = 1000
@@ -72,10 +63,6 @@ CUT_ROW: Reason = "truncated"
 
 TRUNCATED_MARK = " [… truncated]"
 """``engine.ingest.docs.TRUNCATED_MARK`` (not imported: discovery stays free of the indexer)."""
-
-SIDE_FILES = ("-wal", "-shm", "-journal")
-"""What SQLite opens beside a database: a FIFO there blocks it (``-journal``) or gives wrong
-answers (``-wal``), so each must be a regular file or absent."""
 
 
 def opencode_databases(environ: Mapping[str, str], tally: WarningTally | None = None) -> list[Path]:
@@ -99,33 +86,6 @@ def opencode_databases(environ: Mapping[str, str], tally: WarningTally | None = 
     return usable
 
 
-def check_database(db: Path, bounds: Bounds | None = None) -> None:
-    """Raise ``UnsafeFile`` unless ``db`` is a regular file (inside ``bounds``) whose SQLite
-    side files are regular files or absent: SQLite opens them blocking, so a FIFO would hang it.
-
-    Raises:
-        UnsafeFile: not a regular file, a link out of ``bounds``, or a special side file.
-        OSError: ``db`` is missing or cannot be stat'ed.
-    """
-    target = real(db)
-    if bounds is not None and not bounds.contains(target):
-        raise UnsafeFile(f"{db.name}: links outside {bounds.describe()}")
-    mode = os.stat(target).st_mode
-    if not stat.S_ISREG(mode):
-        raise UnsafeFile(f"{db.name}: is {file_type_name(mode)}")
-    for suffix in SIDE_FILES:
-        # SQLite names the side files after the database's real path.
-        side = target.with_name(target.name + suffix)
-        try:
-            side_mode = os.stat(side).st_mode
-        except FileNotFoundError:
-            continue
-        if not stat.S_ISREG(side_mode):
-            raise UnsafeFile(f"{db.name}: its {side.name} is {file_type_name(side_mode)}")
-        if not is_inside(real(side), target.parent):
-            raise UnsafeFile(f"{db.name}: its {side.name} links out of its folder")
-
-
 @dataclass(frozen=True)
 class OpenCodeSession:
     """One ``session`` row."""
@@ -137,30 +97,20 @@ class OpenCodeSession:
     updated_ms: int
 
 
-def read_only(db: Path) -> apsw.Connection:
-    """A read-only connection (raises apsw.Error when the file is not a readable database, or
-    not one safe to open: ``check_database``)."""
-    try:
-        check_database(db)
-    except OSError as err:
-        raise apsw.CantOpenError(str(err)) from None
-    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-    conn = apsw.Connection(f"{db.absolute().as_uri()}?mode=ro", flags=flags)
-    conn.set_busy_timeout(2000)
-    return conn
+def list_opencode_sessions(db: Path) -> list[OpenCodeSession] | None:
+    """Every session of the database (None when it cannot be read now)."""
 
-
-def list_opencode_sessions(db: Path) -> list[OpenCodeSession]:
-    """Every session of the database (raises apsw.Error for a corrupt or foreign file)."""
-    conn = read_only(db)
-    try:
-        rows = conn.execute(
-            f"SELECT s.id, {_DIRECTORY if has_table(conn, 'project') else 's.directory'},"
+    def read(conn: apsw.Connection) -> list[Any]:
+        joined = has_table(conn, "project")
+        return conn.execute(
+            f"SELECT s.id, {_DIRECTORY if joined else 's.directory'},"
             " s.title, s.time_created, s.time_updated FROM session s"
-            f"{_PROJECT_JOIN if has_table(conn, 'project') else ''} ORDER BY s.id"
+            f"{_PROJECT_JOIN if joined else ''} ORDER BY s.id"
         ).fetchall()
-    finally:
-        conn.close()
+
+    rows = read_store(db, read)
+    if rows is None:
+        return None
     return [
         OpenCodeSession(str(r[0]), str(r[1] or ""), str(r[2] or ""), int(r[3] or 0), int(r[4] or 0))
         for r in rows
@@ -183,13 +133,10 @@ makes the next reconcile derive that session once more."""
 
 def session_signatures(db: Path, sids: list[str]) -> dict[str, str]:
     """What changes whenever a session, one of its messages or parts changes, for ``sids``."""
-    try:
-        conn = read_only(db)
-    except apsw.Error:
-        return dict.fromkeys(sids, "unreadable")
-    try:
+
+    def read(conn: apsw.Connection) -> list[Any]:
         newer = f", {v2_signature_sql()}" if has_table(conn, V2_TABLE) else ""
-        rows = conn.execute(
+        return conn.execute(
             "SELECT s.id, s.time_updated,"
             " (SELECT count(*) || ':' || ifnull(max(time_updated), 0) FROM message"
             "  WHERE session_id = s.id),"
@@ -198,10 +145,10 @@ def session_signatures(db: Path, sids: list[str]) -> dict[str, str]:
             " FROM session s WHERE s.id IN (SELECT value FROM json_each(?))",
             (json.dumps(sids),),
         ).fetchall()
-    except apsw.Error:
-        return dict.fromkeys(sids, "unreadable")
-    finally:
-        conn.close()
+
+    rows = read_store(db, read)
+    if rows is None:
+        return dict.fromkeys(sids, UNREADABLE)
     found = {str(r[0]): json.dumps(list(r[1:])) for r in rows}
     return {sid: found.get(sid, "gone") for sid in sids}
 
@@ -212,11 +159,14 @@ def session_signature(db: Path, sid: str) -> str:
     return known if known is not None else session_signatures(db, [sid])[sid]
 
 
-def opencode_events(db: Path, sid: str, tally: WarningTally | None = None) -> list[ChatEvent]:
+def opencode_events(
+    db: Path, sid: str, tally: WarningTally | None = None
+) -> list[ChatEvent] | None:
     """The session's visible parts in order; a row whose JSON does not decode is counted under
-    ``chat:opencode-<sid>`` and skipped (raises apsw.Error when the database is unreadable)."""
-    conn = read_only(db)
-    try:
+    ``chat:opencode-<sid>`` and skipped (None when the database cannot be read now)."""
+    source = f"chat:opencode-{sid}"
+
+    def read(conn: apsw.Connection) -> tuple[list[Any], list[Any], list[ChatEvent]]:
         messages = conn.execute(
             "SELECT id, time_created, data FROM message WHERE session_id = ?"
             " ORDER BY time_created, id",
@@ -229,10 +179,16 @@ def opencode_events(db: Path, sid: str, tally: WarningTally | None = None) -> li
             " FROM part WHERE session_id = ?1 ORDER BY id",
             (sid, ROW_CAP, CUT_HEAD_CHARS),
         ).fetchall()
-        source = f"chat:opencode-{sid}"
-        newer = v2_events(conn, sid, (len(messages) + 1) * PART_STRIDE, tally, source)
-    finally:
-        conn.close()
+        return (
+            messages,
+            parts,
+            v2_events(conn, sid, (len(messages) + 1) * PART_STRIDE, tally, source),
+        )
+
+    read_whole = read_store(db, read)
+    if read_whole is None:
+        return None
+    messages, parts, newer = read_whole
     by_message: dict[str, list[tuple[str, int, dict[str, Any]]]] = {}
     for pid, mid, created, raw, cut in parts:
         if cut:
@@ -314,10 +270,7 @@ class OpenCode(AgentFormat):
         del lanes
         count = 0
         for db in opencode_databases(environ, WarningTally()):  # refusals: the listing's
-            try:
-                count += len(list_opencode_sessions(db))
-            except apsw.Error:
-                continue
+            count += len(list_opencode_sessions(db) or ())
         return count
 
     def sessions(
@@ -326,10 +279,9 @@ class OpenCode(AgentFormat):
         del heads  # one indexed query lists every session: nothing worth caching
         found: list[SessionMeta] = []
         for db in opencode_databases(environ, tally):
-            try:
-                sessions = list_opencode_sessions(db)
-            except apsw.Error:
-                skip_file(tally, self.name, "unreadable", db)
+            sessions = list_opencode_sessions(db)
+            if sessions is None:
+                skip_file(tally, self.name, UNREADABLE, db)
                 continue
             for s in sessions:
                 if not s.directory:
@@ -369,10 +321,9 @@ class OpenCode(AgentFormat):
         self, path: Path, tally: WarningTally, source: str
     ) -> tuple[list[ChatEvent] | None, int]:
         rows = WarningTally()
-        try:
-            events = opencode_events(path.parent, path.name, rows)
-        except apsw.Error:
-            skip(tally, source, "unreadable")
+        events = opencode_events(path.parent, path.name, rows)
+        if events is None:
+            skip(tally, source, UNREADABLE)
             return None, 0
         cut = 0
         for reason, n in rows.reasons(f"chat:opencode-{path.name}").items():
@@ -386,21 +337,17 @@ class OpenCode(AgentFormat):
         path = meta.transcript_path
         if path is None:
             return None
-        try:
-            conn = read_only(path.parent)
-            try:
-                joined = has_table(conn, "project")
-                row = conn.execute(
-                    f"SELECT {_DIRECTORY if joined else 's.directory'} FROM session s"
-                    f"{_PROJECT_JOIN if joined else ''} WHERE s.id = ?",
-                    (path.name,),
-                )
-                found = row.fetchone()
-            finally:
-                conn.close()
-        except apsw.Error:
-            return None
-        return Path(str(found[0])) if found else None
+
+        def read(conn: apsw.Connection) -> list[Any]:
+            joined = has_table(conn, "project")
+            return conn.execute(
+                f"SELECT {_DIRECTORY if joined else 's.directory'} FROM session s"
+                f"{_PROJECT_JOIN if joined else ''} WHERE s.id = ?",
+                (path.name,),
+            ).fetchall()
+
+        found = read_store(path.parent, read)
+        return Path(str(found[0][0])) if found else None
 
 
 FORMAT = OpenCode()
