@@ -43,6 +43,7 @@ from engine.external.skips import skip, skip_file
 from engine.external.sqlite_store import (
     UNREADABLE,
     check_database,
+    database_write,
     store_count,
     store_rows,
     store_signature,
@@ -147,7 +148,7 @@ class CrushFormat(AgentFormat):
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
         if isinstance(memo, frozenset) and path.parent in memo:
             # The database, its -wal or -journal: a session's rows moved, or a new session.
-            return "relist" if path.name.startswith(DB_FILE) else "foreign"
+            return "relist" if database_write(path, DB_FILE) else "foreign"
         if not any(root in path.parents for root in self.watch_roots(environ)):
             return None
         return "relist" if path.name == PROJECTS_FILE else "foreign"

@@ -32,7 +32,13 @@ from engine.external.finding import lane_of, ms_time
 from engine.external.heads import HeadCache
 from engine.external.lines import digest
 from engine.external.skips import skip, skip_file
-from engine.external.sqlite_store import UNREADABLE, store_count, store_rows, store_signature
+from engine.external.sqlite_store import (
+    UNREADABLE,
+    database_write,
+    store_count,
+    store_rows,
+    store_signature,
+)
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
 from engine.project.safe_io import JsonRejected, loads_json, read_regular
@@ -113,7 +119,7 @@ class CursorIdeFormat(AgentFormat):
         del memo
         if not any(root in path.parents for root in self.watch_roots(environ)):
             return None
-        named = path.name.startswith(DB_FILE) or path.name == WORKSPACE_FILE
+        named = database_write(path, DB_FILE) or path.name == WORKSPACE_FILE
         return "relist" if named else "foreign"
 
     def owns(self, path: Path, environ: Mapping[str, str]) -> bool:

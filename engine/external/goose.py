@@ -34,7 +34,13 @@ from engine.external.heads import HeadCache
 from engine.external.lines import digest
 from engine.external.roots import home_of
 from engine.external.skips import skip, skip_file
-from engine.external.sqlite_store import UNREADABLE, store_count, store_rows, store_signature
+from engine.external.sqlite_store import (
+    UNREADABLE,
+    database_write,
+    store_count,
+    store_rows,
+    store_signature,
+)
 from engine.project.fields import parse_aware_time
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
 from engine.project.safe_io import JsonRejected, loads_json
@@ -109,7 +115,7 @@ class GooseFormat(AgentFormat):
         del memo
         if self.session_folders(environ)[0] not in path.parents:
             return None
-        return "relist" if path.name.startswith(DB_FILE) else "foreign"
+        return "relist" if database_write(path, DB_FILE) else "foreign"
 
     def owns(self, path: Path, environ: Mapping[str, str]) -> bool:
         del environ

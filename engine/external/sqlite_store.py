@@ -36,6 +36,14 @@ answers (``-wal``), so each must be a regular file or absent."""
 Row = tuple[Any, ...]
 
 
+def database_write(path: Path, db_name: str) -> bool:
+    """Whether a change to ``path`` may be a write to the database named ``db_name`` beside it:
+    the file itself, its ``-wal`` (where a WAL writer's rows land first) or its ``-journal``.
+    Never its ``-shm``: that wal-index is rebuilt by the first reader to open the database —
+    our own reads too —, so following it would read the store again after every read."""
+    return path.name in (db_name, f"{db_name}-wal", f"{db_name}-journal")
+
+
 def check_database(db: Path, bounds: Bounds | None = None) -> None:
     """Raise ``UnsafeFile`` unless ``db`` is a regular file (inside ``bounds``) whose SQLite
     side files are regular files or absent: SQLite opens them blocking, so a FIFO would hang it.

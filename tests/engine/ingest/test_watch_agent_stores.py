@@ -189,3 +189,25 @@ def test_a_goose_write_to_its_wal_alone_is_followed(
             assert _hits(service, "pika")
     finally:
         watcher.stop()
+
+
+def test_reading_a_crush_database_does_not_wake_the_watcher_again(
+    service: SearchService, crush_db: Path, asked: Asked, watched: Watcher
+) -> None:
+    """A reader that opens the database first rebuilds its ``-shm`` (the wal-index), writing to
+    it: a write there is not the agent's, or every reconcile would ask for the next, forever."""
+    del watched
+    shm = Path(f"{crush_db}-shm")
+    with in_wal(crush_db, (FIXTURES / "crush" / "append.sql").read_text()) as wal:
+        assert asked.wait_path(wal)
+        service.process_pending_now()
+        barrier = crush_db.parent / "first.log"  # a later event of the same watch: every
+        barrier.write_text("crush log line\n")  # event before it has been handed over
+        assert asked.wait_path(barrier)
+        seen = asked.reconciles
+        shm.write_bytes(shm.read_bytes())  # what a reader's rebuild does
+        barrier = crush_db.parent / "second.log"
+        barrier.write_text("crush log line\n")
+        assert asked.wait_path(barrier)
+        assert shm in asked.paths  # seen, and dropped
+        assert asked.reconciles == seen
