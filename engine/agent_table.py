@@ -34,10 +34,11 @@ class Folder:
 class AgentEntry:
     """One agent: its name (the ``tool:`` value and the session id prefix), its label, the
     module holding its ``FORMAT``, its home (``variable`` when set, else ``default`` under
-    ``HOME``), the folders under that home holding sessions, and the files it keeps in each
-    lane instead (Aider)."""
+    ``HOME``), the folders under that home holding sessions, the files it keeps in each
+    lane instead (Aider), and the agent's other variables that move a folder it reads
+    (``also``: Crush's ``CRUSH_GLOBAL_DATA``, read by its module)."""
 
-    __slots__ = ("default", "folders", "label", "lane_files", "module", "name", "variable")
+    __slots__ = ("also", "default", "folders", "label", "lane_files", "module", "name", "variable")
 
     def __init__(
         self,
@@ -48,6 +49,7 @@ class AgentEntry:
         default: str,
         folders: tuple[Folder, ...] = (),
         lane_files: tuple[str, ...] = (),
+        also: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.label = label
@@ -56,6 +58,7 @@ class AgentEntry:
         self.default = default
         self.folders = folders
         self.lane_files = lane_files
+        self.also = also
 
 
 AIDER_HISTORY_FILE = ".aider.chat.history.md"
@@ -114,7 +117,8 @@ AGENTS: tuple[AgentEntry, ...] = (
     AgentEntry("iflow", "iFlow CLI", "engine.external.iflow", None, ".iflow",
                (Folder("projects", 1),)),
     AgentEntry("crush", "Crush", "engine.external.crush", "XDG_DATA_HOME", ".local/share",
-               (Folder("crush", 0),), lane_files=(CRUSH_DB, f"{CRUSH_DB}-wal")),
+               (Folder("crush", 0),), lane_files=(CRUSH_DB, f"{CRUSH_DB}-wal"),
+               also=("CRUSH_GLOBAL_DATA",)),
     AgentEntry("cline", "Cline", "engine.external.cline", "VSCODE_APPDATA", ".config",
                in_editors("saoudrizwan.claude-dev", ("tasks", 1), ("state", 0))),
     AgentEntry("roo", "Roo Code", "engine.external.roo", "VSCODE_APPDATA", ".config",
@@ -129,7 +133,7 @@ AGENT_NAMES: tuple[str, ...] = tuple(entry.name for entry in AGENTS)
 """The ``tool:`` values (a chat's ``tool`` is one of these)."""
 
 AGENT_VARIABLES: tuple[str, ...] = tuple(
-    dict.fromkeys(e.variable for e in AGENTS if e.variable is not None)
+    dict.fromkeys(v for e in AGENTS for v in (e.variable, *e.also) if v is not None)
 )
 """The variables that move an agent's home (besides ``HOME``): the caller's context carries
 them (``engine.basics.caller_env.AGENT_FOLDERS``)."""

@@ -5,8 +5,9 @@ Location (charmbracelet/crush ``internal/config/load.go``: the data directory is
 worktree's root, else ``<working folder>/.crush``; ``internal/db/connect.go``: ``crush.db`` in
 it). Crush registers each folder it ran in with its data directory in ``projects.json``
 (``internal/projects/projects.go``: ``{"projects": [{"path", "data_dir", "last_accessed"}]}``)
-beside its global data file (``GlobalConfigData``: ``$XDG_DATA_HOME/crush``, default
-``~/.local/share/crush``; ``CRUSH_GLOBAL_DATA`` is not followed: the daemon is not handed it).
+beside its global data file (``GlobalConfigData``, ``internal/config/load.go`` line 1228:
+``$CRUSH_GLOBAL_DATA``, else ``$XDG_DATA_HOME/crush``, else ``~/.local/share/crush`` on Linux
+and macOS alike; ``internal/projects/projects.go`` line 31: ``projects.json`` in that folder).
 A session names no folder: the database is the project's, so its folder is the lane holding
 ``.crush`` (each lane's ``.crush/crush.db``), or the ``path`` projects.json pairs with the
 database's data directory (a subfolder, or a data directory set elsewhere).
@@ -34,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from engine.agent_table import entry
 from engine.external.agent_format import AgentFormat, Hint
 from engine.external.finding import lane_of
 from engine.external.heads import HeadCache
@@ -55,6 +57,9 @@ from engine.project.tally import WarningTally
 DATA_DIR = ".crush"
 DB_FILE = "crush.db"
 PROJECTS_FILE = "projects.json"
+GLOBAL_DATA = entry("crush").also[0]
+"""The variable naming Crush's global data folder itself (``internal/config/load.go``
+``GlobalConfigData``)."""
 PROJECTS_CAP = 4 * 1024 * 1024
 QUIET = frozenset({"finish", "image_url", "binary"})
 """Parts that hold nothing said: the turn's end, attachments."""
@@ -68,8 +73,14 @@ class CrushFormat(AgentFormat):
     resume: ClassVar[tuple[str, ...] | None] = ("crush", "--session")
     hidden: ClassVar[str] = "reasoning, compaction summaries, attachments, task sessions"
 
+    def session_folders(self, environ: Mapping[str, str]) -> list[Path]:
+        """Its global data folder (``projects.json``): ``$CRUSH_GLOBAL_DATA``, else
+        ``$XDG_DATA_HOME/crush``, else ``~/.local/share/crush`` (macOS too)."""
+        moved = environ.get(GLOBAL_DATA)
+        return [Path(moved)] if moved else agent_folders(self.name, environ)
+
     def watch_roots(self, environ: Mapping[str, str]) -> list[Path]:
-        return agent_folders(self.name, environ)  # projects.json
+        return self.session_folders(environ)  # projects.json
 
     def lane_roots(self, lanes: Sequence[Lane], environ: Mapping[str, str]) -> list[Path]:
         """Each lane's ``.crush`` and each data folder ``projects.json`` registers in a lane:
@@ -205,7 +216,7 @@ class CrushFormat(AgentFormat):
 
 def registered(environ: Mapping[str, str], lanes: Sequence[Lane]) -> list[tuple[str, str]]:
     """``(folder, data directory)`` of each ``projects.json`` entry whose folder is in a lane."""
-    folders = agent_folders("crush", environ)
+    folders = FORMAT.session_folders(environ)
     try:
         raw = read_regular(folders[0] / PROJECTS_FILE, PROJECTS_CAP) if folders else b""
         doc = loads_json(raw) if raw else None

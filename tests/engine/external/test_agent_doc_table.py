@@ -39,6 +39,7 @@ def test_each_row_says_what_the_code_does() -> None:
         fmt = agent_format(line.name)
         assert where, label
         assert variable.split()[0].strip("`") == (line.variable or "—"), label
+        assert all(f"`{other}`" in variable for other in line.also), label
         assert _plain(fmt.hidden) in _plain(hidden), label
         if fmt.resume is None:
             assert resume.startswith("none"), label

@@ -65,6 +65,20 @@ def test_without_projects_json_the_lanes_own_database_is_still_read(
     assert [m.id for m in found] == [spec["sessions"][0]["id"]]
 
 
+def test_crush_global_data_names_the_folder_of_projects_json(
+    installed: tuple[dict[str, str], list[Lane], dict[str, Any]], tmp_path: Path
+) -> None:
+    """``CRUSH_GLOBAL_DATA`` is the data folder itself (not a parent of ``crush/``) and wins
+    over ``XDG_DATA_HOME``: the subfolder's database registered there is found."""
+    environ, lanes, spec = installed
+    moved = {"HOME": str(tmp_path / "user"), "XDG_DATA_HOME": str(tmp_path / "none"),
+             "CRUSH_GLOBAL_DATA": str(Path(environ["XDG_DATA_HOME"]) / "crush")}  # fmt: skip
+    fmt = agent_format("crush")
+    found = fmt.sessions(lanes, WarningTally(), moved, HeadCache(None))
+    assert {m.id for m in found} == {s["id"] for s in spec["sessions"]}
+    assert fmt.watch_roots(moved) == [Path(moved["CRUSH_GLOBAL_DATA"])]
+
+
 def test_events_have_roles_hidden_parts_never_come_out_and_skips_have_reasons(
     installed: tuple[dict[str, str], list[Lane], dict[str, Any]],
 ) -> None:

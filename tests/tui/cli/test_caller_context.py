@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import apsw
 import pytest
 from cli_helpers import Run, run_ade
 from daemon_machine import Machine
@@ -26,7 +27,7 @@ from engine.errors import INVALID_PARAMS
 from engine.external.roots import claude_slug
 from engine.rpc.connection import DaemonError, open_connection
 from tests.engine.external.agent_fixtures import write_copilot, write_gemini, write_opencode
-from tests.engine.external.agent_homes import install_home
+from tests.engine.external.agent_homes import FIXTURES, install_home
 
 
 def _line(obj: dict[str, object]) -> str:
@@ -109,6 +110,20 @@ def _agent_home(name: str) -> Callable[[Path, Path], str]:
     return lambda tmp, repo: str(install_home(name, tmp / f"{name}-home", repo, tmp / "no-lane"))
 
 
+def _crush_global_data(tmp: Path, repo: Path) -> str:
+    """Crush's global data folder registering a database kept outside the repository."""
+    data, store = tmp / "crush-data", tmp / "crush-store"
+    data.mkdir()
+    store.mkdir()
+    sql = "".join((FIXTURES / "crush" / n).read_text() for n in ("schema.sql", "lane.sql"))
+    conn = apsw.Connection(str(store / "crush.db"))
+    conn.execute(sql)
+    conn.close()
+    entry = {"path": str(repo), "data_dir": str(store), "last_accessed": "2026-06-01T11:00:00Z"}
+    (data / "projects.json").write_text(json.dumps({"projects": [entry]}))
+    return str(data)
+
+
 def _value(value: str) -> Callable[[Path, Path], str]:
     return lambda tmp, repo: value
 
@@ -133,6 +148,7 @@ ROWS = [
     Row("GROK_HOME", _agent_home("grok"), "lynx", applied=True),
     Row("GOOSE_PATH_ROOT", _agent_home("goose"), "jerboa", applied=True),
     Row("VSCODE_APPDATA", _agent_home("cline"), "ocelot", applied=True),
+    Row("CRUSH_GLOBAL_DATA", _crush_global_data, "tapir", applied=True),
     # The daemon's clock is the real one: a commit of today is within 3 days of it, not of 2030
     Row("ADE_NOW", _value("2030-01-01T00:00:00+00:00"), "first since:3d", applied=True, hits=False),
     Row("TZ", _value("Asia/Tokyo"), "first", applied=False),
