@@ -23,7 +23,7 @@ import msgspec
 
 from engine.errors import DeepLinkError
 from engine.project.model import is_valid_session_id
-from engine.project.pr_reviews import REVIEW_ITEM_ID
+from engine.project.pr_reviews import review_item_id_re
 
 SCHEME_PREFIX = "ade://"
 """The only accepted scheme, lower case as built; a link is opaque to anything else."""
@@ -247,7 +247,7 @@ def _check_param(name: str, value: object) -> None:
         if not is_valid_linear_identifier(value):
             raise DeepLinkError(f"linear {value!r} must look like ABC-123")
     elif name in ("review", "comment"):
-        if not isinstance(value, str) or REVIEW_ITEM_ID.fullmatch(value) is None:
+        if not isinstance(value, str) or review_item_id_re().fullmatch(value) is None:
             raise DeepLinkError(f"{name} {value!r} must be an id of [A-Za-z0-9_=-]")
     else:  # lane, project: free text without control characters
         _check_text(name, value)

@@ -14,6 +14,7 @@ snapshots and any session text, so they can be tested without git.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -39,9 +40,18 @@ __all__ = [
 _LINEAR_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]*-[0-9]+(?![A-Za-z0-9])")
 """An upper-case identifier standing alone; ``utf-8`` or ``py-311`` in prose never match."""
 
-_TEAM_KEY = re.compile(r"[A-Z][A-Z0-9]*")
-_SCP_REMOTE = re.compile(r"[^@/:\s]+@[^@/:\s]+:(?P<path>[^\s]+)")
-"""scp-like git remotes: ``git@github.com:owner/name.git``."""
+
+@functools.cache
+def _team_key_re() -> re.Pattern[str]:
+    """A Linear team key, compiled on first use (a warm search matches no team key)."""
+    return re.compile(r"[A-Z][A-Z0-9]*")
+
+
+@functools.cache
+def _scp_remote_re() -> re.Pattern[str]:
+    """scp-like git remotes: ``git@github.com:owner/name.git``, compiled on first use (a warm
+    search reads the stored origin and parses no remote)."""
+    return re.compile(r"[^@/:\s]+@[^@/:\s]+:(?P<path>[^\s]+)")
 
 
 def resolve_file_target(lane_root: Path, relative: str) -> Path:
@@ -96,7 +106,7 @@ def linear_identifier_in(text: str, *, team_keys: Iterable[str] = ()) -> str | N
     if match:
         found.append((match.start(), match.group()))
     for key in team_keys:
-        if not _TEAM_KEY.fullmatch(key):
+        if not _team_key_re().fullmatch(key):
             continue
         pattern = rf"(?<![A-Za-z0-9]){re.escape(key)}-[0-9]+(?![A-Za-z0-9])"
         keyed = re.search(pattern, text, flags=re.IGNORECASE)
@@ -115,7 +125,7 @@ def repo_slug_from_remote(url: str) -> str | None:
     scp-like ``git@host:owner/name.git``; credentials in the URL are never part of the result.
     """
     text = url.strip()
-    scp = _SCP_REMOTE.fullmatch(text)
+    scp = _scp_remote_re().fullmatch(text)
     if scp and "://" not in text:
         path = scp.group("path")
     else:

@@ -12,6 +12,7 @@ and dropped; the rest of the PR still loads.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -20,8 +21,13 @@ from engine.project.fields import FieldError, opt_int, opt_str, opt_time
 from engine.project.model import PrReview, PrReviewComment
 from engine.project.tally import WarningTally
 
-REVIEW_ITEM_ID = re.compile(r"[A-Za-z0-9_=-]{1,128}")
-"""A review's node id or a comment's number: it becomes part of a doc id and an ``ade://`` link."""
+
+@functools.cache
+def review_item_id_re() -> re.Pattern[str]:
+    """A review's node id or a comment's number: it becomes part of a doc id and an ``ade://``
+    link. Compiled on first use: a warm search reads no review."""
+    return re.compile(r"[A-Za-z0-9_=-]{1,128}")
+
 
 PRS_SOURCE = "prs"
 """Tally key, the same as the PR reader's."""
@@ -35,7 +41,7 @@ def item_id(value: object, what: str) -> str:
     """
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         value = str(value)
-    if not isinstance(value, str) or REVIEW_ITEM_ID.fullmatch(value) is None:
+    if not isinstance(value, str) or review_item_id_re().fullmatch(value) is None:
         raise FieldError(f"{what}: expected an id of [A-Za-z0-9_=-]")
     return value
 
@@ -116,6 +122,6 @@ def review_item_of(doc_id: str) -> tuple[str, str] | None:
     parts = doc_id.split(":")
     if len(parts) != 4 or parts[0] != "pr" or parts[2] not in REVIEW_ITEM_KINDS:
         return None
-    if REVIEW_ITEM_ID.fullmatch(parts[3]) is None:
+    if review_item_id_re().fullmatch(parts[3]) is None:
         return None
     return parts[2], parts[3]

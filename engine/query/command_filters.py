@@ -11,6 +11,7 @@ any of them; several ``took:`` all apply. Any of them narrows the search to term
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -20,7 +21,13 @@ from engine.basics.caller_env import current_environ
 from engine.errors import UsageError
 from engine.index.command_sql import CommandFilter
 
-_DURATION = re.compile(r"(\d{1,9}(?:\.\d{1,3})?)(ms|s|m|h)?")
+
+@functools.cache
+def _duration_re() -> re.Pattern[str]:
+    """A ``took:`` duration, compiled on first use (only a ``took:`` filter reads one)."""
+    return re.compile(r"(\d{1,9}(?:\.\d{1,3})?)(ms|s|m|h)?")
+
+
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
 _EXIT_WORDS = {"ok": (0,), "success": (0,)}
 _FAIL_WORDS = ("fail", "failed", "error", "nonzero")
@@ -71,7 +78,7 @@ def add_cwd(f: CommandFilter | None, value: str) -> CommandFilter:
 
 
 def _ms(text: str) -> int:
-    match = _DURATION.fullmatch(text.strip().lower())
+    match = _duration_re().fullmatch(text.strip().lower())
     if match is None:
         raise ValueError(text)
     return int(float(match.group(1)) * _UNIT_MS[match.group(2) or "s"])

@@ -295,7 +295,7 @@ def _replace(match: re.Match[str]) -> str:
         cut = _KEEP_UP_TO[label](whole) + 1
         return whole[:cut] + marker(label)
     if label in ASSIGNMENT_KINDS:
-        if _CODE_AFTER_VALUE.match(match.string, match.end() - whole.endswith("-")):
+        if _code_after_value_re().match(match.string, match.end() - whole.endswith("-")):
             return whole  # ``secret = xmalloc(len)``, ``token = tok->next``: code, not a value
         return _replace_assignment(whole, label)
     return marker(label)
@@ -338,9 +338,12 @@ def _replace_assignment(whole: str, label: str) -> str:
     return parts.group("key") + parts.group("sep") + redacted
 
 
-_CODE_AFTER_VALUE = re.compile(r"\(|->|\.[A-Za-z_]|\[")
-"""(Matched where the value ends, or at its last ``-`` when that began a ``->``.)"""
-"""What follows a value that is code: a call, a member access, an index."""
+@functools.cache
+def _code_after_value_re() -> re.Pattern[str]:
+    """What follows a value that is code: a call, a member access, an index (matched where the
+    value ends, or at its last ``-`` when that began a ``->``). Compiled on first use: only an
+    assignment-like secret reaches it."""
+    return re.compile(r"\(|->|\.[A-Za-z_]|\[")
 
 
 def _word_like(value: str, label: str) -> bool:

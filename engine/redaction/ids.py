@@ -10,12 +10,17 @@ to the branch by hashing the repository's branch names when the link is opened.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from engine.basics.digests import sha256_hex
 from engine.redaction import redact_title
 
-_HASHED = re.compile(r"redacted-[0-9a-f]{16}\Z")
+
+@functools.cache
+def _hashed_re() -> re.Pattern[str]:
+    """A hashed name, compiled on first use (only an opened link asks)."""
+    return re.compile(r"redacted-[0-9a-f]{16}\Z")
 
 
 def hashed_name(name: str) -> str:
@@ -29,7 +34,7 @@ def safe_ref(name: str) -> str:
 
 
 def is_hashed(ref: str) -> bool:
-    return _HASHED.match(ref) is not None
+    return _hashed_re().match(ref) is not None
 
 
 def resolve_ref(ref: str, names: list[str]) -> str | None:

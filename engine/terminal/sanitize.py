@@ -51,8 +51,12 @@ def esc_bytes_re() -> re.Pattern[bytes]:
     return re.compile(ESC_SEQ_PATTERN.encode("ascii"))
 
 
-CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
-"""C0 and C1 controls except ``\\n`` and ``\\t``: never indexed (snippet markers are ``\\x01``/``\\x02``)."""
+@functools.cache
+def control_re() -> re.Pattern[str]:
+    """C0 and C1 controls except ``\\n`` and ``\\t``: never indexed (snippet markers are
+    ``\\x01``/``\\x02``). Compiled on first use: ``_may_hold_controls`` rules most text out."""
+    return re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
+
 
 _CRLF_RE = re.compile(r"\r+\n")
 """A carriage return right before a newline changes nothing visible."""
@@ -138,15 +142,15 @@ def clean_text(text: str) -> str:
     """Strip escape sequences and controls (keeping ``\\n``/``\\t``) without the cell model."""
     if "\x1b" in text:
         text = ESC_RE.sub("", text)
-    return CONTROL_RE.sub("", text) if _may_hold_controls(text) else text
+    return control_re().sub("", text) if _may_hold_controls(text) else text
 
 
 _C0_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
-"""``CONTROL_RE``'s C0 controls and DEL, as bytes."""
+"""``control_re``'s C0 controls and DEL, as bytes."""
 
 
 def _may_hold_controls(text: str) -> bool:
-    """Whether ``CONTROL_RE`` can match: a C0 control or DEL, or a ``\\xc2`` lead byte (C1
+    """Whether ``control_re`` can match: a C0 control or DEL, or a ``\\xc2`` lead byte (C1
     controls are U+0080-U+009F, ``\\xc2\\x80``-``\\xc2\\x9f``). Two C loops over the bytes instead
     of ``re`` stepping through every character: 7x faster on text that holds none (journal)."""
     raw = text.encode("utf-8", "surrogatepass")

@@ -29,8 +29,18 @@ LAZY = {
         "_not_hex_re",
         "_dotted_name_re",
         "_aws_secret_key_re",
+        "_code_after_value_re",
     ),
-    "engine.terminal.sanitize": ("esc_bytes_re", "_alt_re", "_line_token_re", "_cursor_csi_re"),
+    "engine.redaction.ids": ("_hashed_re",),
+    "engine.links.targets": ("_team_key_re", "_scp_remote_re"),
+    "engine.project.pr_reviews": ("review_item_id_re",),
+    "engine.query.command_filters": ("_duration_re",),
+    "engine.terminal.sanitize": (
+        "esc_bytes_re",
+        "_alt_re",
+        "_line_token_re",
+        "_cursor_csi_re",
+    ),
     "engine.terminal.block": ("_ignored_control_bytes_re", "_crlf_bytes_re", "_alt_bytes_re"),
     "engine.query.parser": ("_duration_re",),
     "engine.project.git": ("_remote_res",),
@@ -148,6 +158,8 @@ def test_each_terminal_pattern_is_compiled_where_its_text_comes_along() -> None:
     assert _compiles(sanitize._other_esc_re, lambda: sanitize.resolve_line("a\x1b[31mb"))
     assert _compiles(sanitize._other_control_re, lambda: sanitize.resolve_line("a\x07b"))
     assert _compiles(sanitize._cursor_csi_re, lambda: sanitize.resolve_line("abc\x1b[2Gx"))
+    assert not _compiles(sanitize.control_re, lambda: sanitize.clean_text("plain\ttext\n"))
+    assert _compiles(sanitize.control_re, lambda: sanitize.clean_text("a\x07b"))
     assert sanitize.resolve_line("abc\x1b[2Gx") == "axc"
     assert _compiles(block._crlf_bytes_re, lambda: block.sanitize_block(b"a\r\r\nb", False))
     assert _compiles(block._alt_bytes_re, lambda: block.sanitize_block(b"a\x1b[?1049hb", False))
