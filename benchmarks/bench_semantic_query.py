@@ -3,7 +3,8 @@
 For each ``--mb`` size a generated corpus (``benchmarks.corpus``) is written into an index with
 its vectors (``bench_semantic._write``, the model held as the daemon holds it), then the
 known-item benchmark's remembered, typo, paraphrase and exact queries run through
-``EmbeddedClient.query``, interleaved in the same rounds (the order rotating each round):
+``EmbeddedClient.query``, interleaved in the same rounds (the order rotating each round and
+reversed every other query):
 
 - ``lexical``: ``ADE_SEMANTIC=0``, the query as typed;
 - ``semantic, every word OR-ed``: ``mode:semantic``, the any-word ranking over every word of the
@@ -149,8 +150,10 @@ def _size(mb: int, runs: int, work: Path, daemon: bool) -> dict[str, object]:
         for n in range(runs):
             turn = n % len(variants)
             order = variants[turn:] + variants[:turn]
-            for text in texts:
-                for variant in order:
+            for number, text in enumerate(texts):
+                # Reversed every other query: no variant always follows the same one (the
+                # in-process semantic query leaves its vector thread's work behind it).
+                for variant in order if number % 2 == 0 else order[::-1]:
                     samples[variant].append(one(variant, text))
     out: dict[str, object] = {"docs": len(docs), "queries": len(texts), "runs": runs,
                               "load_average_1m": round(os.getloadavg()[0], 1)}  # fmt: skip
