@@ -156,6 +156,11 @@ class CrushFormat(AgentFormat):
                 ))  # fmt: skip
         return found
 
+    def named_folders(self, environ: Mapping[str, str], limit: int) -> list[str]:
+        """The folders ``projects.json`` registers (Crush lists each folder it ran in there;
+        the newest last, as it appends them)."""
+        return [folder for folder, _ in _projects(environ)[::-1][:limit]]
+
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
         if isinstance(memo, frozenset) and path.parent in memo:
             # The database, its -wal or -journal: a session's rows moved, or a new session.
@@ -216,6 +221,11 @@ class CrushFormat(AgentFormat):
 
 def registered(environ: Mapping[str, str], lanes: Sequence[Lane]) -> list[tuple[str, str]]:
     """``(folder, data directory)`` of each ``projects.json`` entry whose folder is in a lane."""
+    return [(f, d) for f, d in _projects(environ) if lane_of(list(lanes), f) is not None]
+
+
+def _projects(environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """``(folder, data directory)`` of every ``projects.json`` entry, as listed."""
     folders = FORMAT.session_folders(environ)
     try:
         raw = read_regular(folders[0] / PROJECTS_FILE, PROJECTS_CAP) if folders else b""
@@ -227,9 +237,8 @@ def registered(environ: Mapping[str, str], lanes: Sequence[Lane]) -> list[tuple[
     for item in projects if isinstance(projects, list) else []:
         folder = item.get("path") if isinstance(item, dict) else None
         data = item.get("data_dir") if isinstance(item, dict) else None
-        usable = isinstance(folder, str) and isinstance(data, str) and os.path.isabs(data)
-        if usable and lane_of(list(lanes), str(folder)) is not None:
-            out.append((str(folder), str(data)))
+        if isinstance(folder, str) and isinstance(data, str) and os.path.isabs(data):
+            out.append((folder, data))
     return out
 
 

@@ -86,6 +86,28 @@ class CursorIdeFormat(AgentFormat):
             found += [(str(e["composerId"]), lane, e) for e in _composer_entries(folder / DB_FILE)]
         return found
 
+    def named_folders(self, environ: Mapping[str, str], limit: int) -> list[str]:
+        """The folders of the workspaces that hold chats, the most recently written first."""
+
+        def written(folder: Path) -> float:
+            try:
+                return (folder / DB_FILE).stat().st_mtime
+            except OSError:
+                return 0.0
+
+        try:
+            folders = [p for p in self.workspaces(environ).iterdir() if p.is_dir()]
+        except OSError:
+            return []
+        found: list[str] = []
+        for folder in sorted(folders, key=written, reverse=True):
+            if len(found) >= limit:
+                break
+            where = _folder_of(folder / WORKSPACE_FILE)
+            if where is not None and _composer_entries(folder / DB_FILE):
+                found.append(where)
+        return found
+
     def count_sessions(self, environ: Mapping[str, str], lanes: object) -> int:
         del lanes
         return store_count(

@@ -111,6 +111,19 @@ class GooseFormat(AgentFormat):
             ))  # fmt: skip
         return found
 
+    def named_folders(self, environ: Mapping[str, str], limit: int) -> list[str]:
+        db = self.session_folders(environ)[0] / DB_FILE
+        if not db.exists():
+            return []
+        marks = ",".join("?" * len(LISTED_TYPES))
+        rows = store_rows(
+            db,
+            f"SELECT working_dir FROM sessions WHERE session_type IN ({marks})"
+            " ORDER BY updated_at DESC LIMIT ?",
+            (*LISTED_TYPES, limit),
+        )
+        return [str(r[0]) for r in rows or () if isinstance(r[0], str) and r[0]]
+
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
         del memo
         if self.session_folders(environ)[0] not in path.parents:

@@ -302,6 +302,14 @@ class OpenCode(AgentFormat):
                 ))  # fmt: skip
         return found
 
+    def named_folders(self, environ: Mapping[str, str], limit: int) -> list[str]:
+        sessions = [
+            s for db in opencode_databases(environ, WarningTally())
+            for s in list_opencode_sessions(db) or () if s.directory
+        ]  # fmt: skip
+        sessions.sort(key=lambda s: s.updated_ms, reverse=True)
+        return [s.directory for s in sessions[:limit]]
+
     def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
         del memo
         if self.session_folders(environ)[0] not in path.parents:

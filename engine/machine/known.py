@@ -5,9 +5,10 @@
   Copilot CLI session on this machine was started in (their folders under the caller's ``HOME``,
   ``engine.external.roots``), and those every other agent's format names
   (``AgentFormat.named_folders``: the JSON-lines agents' heads, Cline's and Roo Code's task
-  histories), taken to its project root as ``ade`` itself would open it (a linked worktree or a
-  subfolder names its main worktree). Agents whose store names no folder of its own to list
-  (Aider, OpenCode, the database agents) name none.
+  histories, the folders in Goose's and OpenCode's session tables, Crush's ``projects.json``, the
+  Cursor editor's workspaces that hold chats), taken to its project root as ``ade`` itself would
+  open it (a linked worktree or a subfolder names its main worktree). Aider keeps its history in
+  the project itself and names none.
 
 Reads are bounded: a few KiB at the head of each transcript (the working folder is on its first
 lines), at most ``MAX_TRANSCRIPTS`` transcripts per tool (the newest first).
