@@ -35,8 +35,9 @@ class AgentEntry:
     """One agent: its name (the ``tool:`` value and the session id prefix), its label, the
     module holding its ``FORMAT``, its home (``variable`` when set, else ``default`` under
     ``HOME``), the folders under that home holding sessions, the files it keeps in each
-    lane instead (Aider), and the agent's other variables that move a folder it reads
-    (``also``: Crush's ``CRUSH_GLOBAL_DATA``, read by its module)."""
+    lane instead (Aider), and the agent's other variables that each name a folder it reads
+    (``also``: Crush's ``CRUSH_GLOBAL_DATA``, read by its module; the warm-run manifest stats
+    the folder too)."""
 
     __slots__ = ("also", "default", "folders", "label", "lane_files", "module", "name", "variable")
 

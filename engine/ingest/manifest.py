@@ -181,6 +181,10 @@ def project_manifest(
                     return None
             elif walk.folder(str(path), spec.depth) is None:
                 return None
+        for variable in agent.also:  # a folder the agent's other variable moves (Crush's data)
+            moved = env.get(variable)
+            if moved and walk.folder(moved) is None:
+                return None
     walk.covered.update(str(lane.path) for lane in the_lanes)  # lane files, stat'ed above
     walk.covered.update(str(path.parent) for path in lane_files)  # Crush's .crush folders
     covered = frozenset(walk.covered | sources.covered)

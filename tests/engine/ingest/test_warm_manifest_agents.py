@@ -267,3 +267,20 @@ def test_a_session_remembered_from_another_home_stores_no_manifest(
     assert _ids(service, "quinzelbop") == ["claude-aa-1"]  # remembered, still searchable
     service.catch_up()
     assert service.drainer.skipped_reconciles == 0
+
+
+def test_a_folder_an_agents_other_variable_names_is_in_the_manifest(
+    service: SearchService, tmp_path: Path
+) -> None:
+    """``CRUSH_GLOBAL_DATA`` moves Crush's ``projects.json`` out of its table home: a project
+    Crush registers there changes the manifest, so a warm run lists the sessions again."""
+    lanes = list_lanes(service.project, WarningTally())
+    data = tmp_path / "crush-data"
+    data.mkdir()
+    env = {**os.environ, "CRUSH_GLOBAL_DATA": str(data)}
+    before = project_manifest(service.project, lanes, env)
+    (data / "projects.json").write_text('{"projects": []}', encoding="utf-8")
+    after = project_manifest(service.project, lanes, env)
+    assert before is not None
+    assert after is not None
+    assert before.digest != after.digest
