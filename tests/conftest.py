@@ -36,6 +36,8 @@ AGENT_HOME_VARIABLES = (
     "GEMINI_CLI_HOME",
     "XDG_DATA_HOME",
     "COPILOT_HOME",
+    "VSCODE_APPDATA",
+    "XDG_CONFIG_HOME",  # the VS Code agents' user data when VSCODE_APPDATA is unset
 )
 """Variables that name an agent tool's folder somewhere other than under ``HOME``."""
 

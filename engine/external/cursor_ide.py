@@ -1,5 +1,5 @@
 """The Cursor editor's chats (its composer): ``$VSCODE_APPDATA/Cursor/User/`` (default
-``~/.config/Cursor/User``), read read-only from the live databases.
+as VS Code's, ``engine.external.roots.vscode_app_data``), read read-only from the live databases.
 
 Cursor is closed source: the layout below is VS Code's where Cursor keeps VS Code's, and
 otherwise as Cursor's databases show it and as public readers of them read it (the fixture's

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -29,10 +30,26 @@ def home_of(environ: Mapping[str, str]) -> str:
 
 def agent_home(name: str, environ: Mapping[str, str]) -> Path:
     """Agent ``name``'s home: its variable's value when set, else its default under ``HOME``
-    (``engine.agent_table``)."""
+    (``engine.agent_table``; the VS Code agents' as VS Code places it)."""
     line = entry(name)
     moved = environ.get(line.variable) if line.variable else None
-    return Path(moved or os.path.join(home_of(environ), line.default))
+    if moved:
+        return Path(moved)
+    if line.variable == VSCODE_APP_DATA:
+        return vscode_app_data(environ)
+    return Path(home_of(environ), line.default)
+
+
+VSCODE_APP_DATA = "VSCODE_APPDATA"
+
+
+def vscode_app_data(environ: Mapping[str, str]) -> Path:
+    """Where VS Code and its forks keep ``<product>/User`` when ``VSCODE_APPDATA`` is unset
+    (VS Code's ``src/vs/platform/environment/node/userDataPath.ts``): macOS
+    ``~/Library/Application Support``, else ``$XDG_CONFIG_HOME``, else ``~/.config``."""
+    if sys.platform == "darwin":
+        return Path(home_of(environ), "Library", "Application Support")
+    return Path(environ.get("XDG_CONFIG_HOME") or os.path.join(home_of(environ), ".config"))
 
 
 def agent_folders(name: str, environ: Mapping[str, str]) -> list[Path]:

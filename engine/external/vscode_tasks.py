@@ -3,10 +3,10 @@ fork): ``<VS Code user data>/User/globalStorage/<extension id>/tasks/<task id>/`
 
 Where (VS Code's ``src/vs/platform/environment/node/userDataPath.ts``): the user data folder is
 ``$VSCODE_PORTABLE/user-data``, else ``$VSCODE_APPDATA/<product>``, else ``--user-data-dir``,
-else on Linux ``$XDG_CONFIG_HOME/<product>`` or ``~/.config/<product>``. Read here:
-``$VSCODE_APPDATA`` (default ``~/.config``) for the products ``Code``, ``Code - Insiders``,
-``VSCodium`` and ``Cursor``; a ``--user-data-dir``, ``VSCODE_PORTABLE`` or ``XDG_CONFIG_HOME``
-elsewhere is not followed (the daemon is handed ``VSCODE_APPDATA`` only).
+else on Linux ``$XDG_CONFIG_HOME/<product>`` or ``~/.config/<product>``, on macOS
+``~/Library/Application Support/<product>``. Read here: ``$VSCODE_APPDATA``, else those defaults
+(``engine.external.roots.vscode_app_data``), for the products ``Code``, ``Code - Insiders``,
+``VSCodium`` and ``Cursor``; a ``--user-data-dir`` or ``VSCODE_PORTABLE`` is not followed.
 
 Each task folder holds ``ui_messages.json`` — the messages the extension showed, rewritten as the
 task goes (``ClineMessage[]``: ``{ts, type: "say" | "ask", say | ask, text, images, partial}``)
