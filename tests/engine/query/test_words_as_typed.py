@@ -7,16 +7,14 @@ repeating ``gateways`` and ``budgets`` came before the message that says ``gatew
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from engine.embedded import EmbeddedClient
 from engine.types import SearchQueryArgs
+from tests.engine.query.chat_projects import open_chat_project
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 
@@ -28,27 +26,9 @@ CHATS = {
 }
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedClient]:
-    root = tmp_path_factory.mktemp("typed") / "project"
-    root.mkdir()
-    subprocess.run(["git", "-C", str(root), "init", "-q", "-b", "main"], check=True)
-    ade = root / ".ade"
-    for day, (sid, text) in enumerate(CHATS.items(), 1):
-        stamp = f"2026-06-{day:02d}T09:00:00+00:00"
-        meta = {"id": sid, "kind": "chat", "title": f"session {day}", "laneId": "primary",
-                "createdAt": stamp, "updatedAt": stamp, "endedAt": stamp}  # fmt: skip
-        _write(ade / "sessions" / f"{sid}.json", json.dumps(meta))
-        event = {"seq": 1, "ts": stamp, "type": "user_message", "id": "m1", "text": text,
-                 "status": "accepted"}  # fmt: skip
-        _write(ade / "chats" / f"{sid}.jsonl", json.dumps(event) + "\n")
-    opened = EmbeddedClient.open(root, clock=lambda: NOW, start_worker=False)
-    opened.service.catch_up()
+    opened = open_chat_project(tmp_path_factory.mktemp("typed") / "project", CHATS, lambda: NOW)
     yield opened
     opened.close()
 
