@@ -5,7 +5,11 @@ demo project or of a generated one (``known_items_project``), in five styles. Ev
 through ade's public search API (``EmbeddedClient.query``, so whatever ranking, relaxation and
 semantic layer ade has is what is measured) and, in the same run, through a plain BM25 ranking
 over the same documents: one flat FTS5 table (title, body) with ``bm25()``, the query's words
-OR-ed, its ``kind:`` filter applied. Reported per style: success@1, success@3, MRR (over the
+OR-ed, its ``kind:`` filter applied. A chat session row of ade's answer counts as the target
+message when its link opens that message (``lands_on``: the row's ``deepLink`` names the
+target's session and its event; docs/search.md "Chat hits link to a message"), since that row
+is what a reader sees and opens; flat BM25's rows carry no link and count by doc id only.
+Reported per style: success@1, success@3, MRR (over the
 first 10) and how many queries returned nothing. With the semantic extra installed a third
 column is ade with it switched off (``ADE_SEMANTIC=0`` at query time).
 
@@ -32,6 +36,7 @@ from engine.demo import build_demo
 from engine.embedded import EmbeddedClient
 from engine.index.db import connect
 from engine.index.documents import fetch_bodies
+from engine.links.deeplink import parse_deep_link
 from engine.query.source_text import snippet_texts
 from engine.types import SearchQueryArgs
 
@@ -40,8 +45,8 @@ DEPTH = 10
 
 HEADING = "## Known-item search"
 
-Ranked = list[tuple[str, str]]
-"""A system's answer: ``(doc id, title)`` best first."""
+Ranked = list[tuple[str, str, str]]
+"""A system's answer: ``(doc id, title, deep link)`` best first (flat BM25: no link, "")."""
 
 
 @contextmanager
@@ -69,7 +74,7 @@ def _semantic_installed() -> bool:
 def _ade(client: EmbeddedClient) -> Callable[[str], Ranked]:
     def ask(query: str) -> Ranked:
         result = client.query(SearchQueryArgs(query=query, limit=DEPTH))
-        return [(item.doc_id, item.title) for item in result.items]
+        return [(item.doc_id, item.title, item.deep_link or "") for item in result.items]
 
     return ask
 
@@ -102,15 +107,43 @@ def _flat_bm25(client: EmbeddedClient) -> Callable[[str], Ranked]:
             sql += f" AND kind IN ({','.join('?' * len(kinds))})"
             params += kinds
         sql += " ORDER BY bm25(flat), doc_id LIMIT ?"
-        return [(str(d), str(t)) for d, t in flat.execute(sql, [*params, DEPTH])]
+        return [(str(d), str(t), "") for d, t in flat.execute(sql, [*params, DEPTH])]
 
     return ask
 
 
-def _score(ranked: Ranked, target: str) -> int | None:
-    """The 1-based rank of ``target`` in ``ranked`` (None: not in the first ``DEPTH``)."""
-    for rank, (doc_id, title) in enumerate(ranked[:DEPTH], start=1):
-        if hit(target, doc_id, title):
+Opens = tuple[str, int] | None
+"""Where a target chat message's own link opens: ``(session id, event)``; None for any other
+target (a prefix, a title, another kind)."""
+
+
+def _opens(conn: apsw.Connection, target: str) -> Opens:
+    """The session and event the link of the chat message ``target`` opens at (its anchor)."""
+    if not target.startswith("chat:") or target.endswith("*"):
+        return None
+    row = conn.execute(
+        "SELECT session_id, anchor FROM docs WHERE doc_id = ? AND kind = 'chat'", (target,)
+    ).fetchone()
+    if row is None or row[0] is None or not str(row[1] or "").isdigit():
+        return None
+    return str(row[0]), int(str(row[1]))
+
+
+def lands_on(opens: Opens, doc_id: str, link: str) -> bool:
+    """Whether a chat session row (``chat:<sid>``) links to the message ``opens`` names:
+    ``ade open`` of its link shows that session at that event (``engine.links.details.chat_focus``),
+    as the message's own link does."""
+    if opens is None or not link or doc_id != f"chat:{opens[0]}":
+        return False
+    parsed = parse_deep_link(link)
+    return parsed.kind == "chat" and parsed.target == opens[0] and parsed.event == opens[1]
+
+
+def _score(ranked: Ranked, target: str, opens: Opens = None) -> int | None:
+    """The 1-based rank of ``target`` in ``ranked`` (None: not in the first ``DEPTH``); a
+    session row linking to the target message counts (``lands_on``)."""
+    for rank, (doc_id, title, link) in enumerate(ranked[:DEPTH], start=1):
+        if hit(target, doc_id, title) or lands_on(opens, doc_id, link):
             return rank
     return None
 
@@ -150,6 +183,9 @@ def run(work: Path, verbose: bool) -> str:
             asks: dict[str, Callable[[str], Ranked]] = {
                 "ade": _ade(client), "BM25 (flat FTS5)": _flat_bm25(client),
             }  # fmt: skip
+            conn = connect(client.project.ade_dir / "cache" / "search-index.db")
+            opens = {target: _opens(conn, target) for _, _, target in queries}
+            conn.close()
             for style, query, target in queries:
                 for system in systems:
                     if system == "ade without the semantic extra":
@@ -157,7 +193,7 @@ def run(work: Path, verbose: bool) -> str:
                             ranked = asks["ade"](query)
                     else:
                         ranked = asks[system](query)
-                    rank = _score(ranked, target)
+                    rank = _score(ranked, target, opens[target])
                     ranks[system][style].append(rank)
                     empty[system][style] += not ranked
                     if verbose:
