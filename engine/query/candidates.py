@@ -19,7 +19,7 @@ from engine.index.sql import (
     SCORED_COLUMNS,
     Filters,
     count_sql,
-    is_match_sql,
+    matching_rowids_sql,
     title_scan_sql,
     title_window_sql,
     window_sql,
@@ -230,14 +230,17 @@ def title_candidates(
     positive = build_positive(parsed)
     assert positive is not None
     excluded = build_excluded(parsed)
-    out = []
-    for rowid, cand in fetch_rows(conn, title_window_sql(positive, f, TITLE_WINDOW)):
-        if rowid in seen or tier_for(cand, parsed.title_text) == "body":
-            continue
-        if excluded is not None and conn.execute(*is_match_sql(excluded, rowid)).fetchone():
-            continue
-        out.append((rowid, cand))
-    return out
+    out = [
+        (rowid, cand)
+        for rowid, cand in fetch_rows(conn, title_window_sql(positive, f, TITLE_WINDOW))
+        if rowid not in seen and tier_for(cand, parsed.title_text) != "body"
+    ]
+    if excluded is None or not out:
+        return out
+    dropped = {
+        int(str(r)) for (r,) in conn.execute(*matching_rowids_sql(excluded, [r for r, _ in out]))
+    }
+    return [(rowid, cand) for rowid, cand in out if rowid not in dropped]
 
 
 def plan_filters(plan: QueryPlan) -> Filters:
