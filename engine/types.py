@@ -269,6 +269,13 @@ class HitExplanation(msgspec.Struct, frozen=True):
     """The cosine of the row's meaning vector to the query's (docs/semantic.md): what the nearest
     vectors' ranking weighs when the answer is fused; None without the semantic extra (not
     installed, ``ADE_SEMANTIC=0``) or for a row without a vector (a delegated hit)."""
+    words_held: tuple[int, int, int, int] | None = None
+    """A hit of a words step (most of the words, any of them): its distinctive words held, those
+    held as typed, every word held, and how many words the query has: the keys the step orders
+    by before BM25 (``engine.query.relax.most_held_first``); None for any other hit."""
+    rarity: float | None = None
+    """A words-step hit's summed IDF of the distinctive words it holds: the tie-break after the
+    counts of ``words_held``; None for any other hit."""
 
 
 def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
@@ -300,4 +307,14 @@ def _factors_to_wire(e: HitExplanation) -> dict[str, object]:
         "id": {"docId": e.doc_id, "order": "ascending, last: a total order"},
         "sessionDedupe": {"foldedInto": e.folded_into, "folds": list(e.folds)},
         "semantic": {"cosine": e.semantic, "order": "fused by reciprocal rank when asked"},
+        "words": _words_to_wire(e),
     }
+
+
+def _words_to_wire(e: HitExplanation) -> dict[str, object] | None:
+    """A words-step hit's keys before BM25 (docs/search.md), None for any other hit."""
+    if e.words_held is None:
+        return None
+    distinctive, typed, every, of = e.words_held
+    return {"distinctive": distinctive, "typed": typed, "held": every, "of": of,
+            "rarity": e.rarity, "order": "more words first, then rarer"}  # fmt: skip

@@ -202,7 +202,7 @@ def format_explanation(why: HitExplanation, *, color: bool) -> str:
 
 def factors_line(why: HitExplanation) -> str:
     """Each ranking factor of one row by name, in the order the sort key applies them
-    (docs/search.md): the exact-phrase boost, BM25 with its field weights, the identifier boost, recency as
+    (docs/search.md): a words step's words held and their rarity, the exact-phrase boost, BM25 with its field weights, the identifier boost, recency as
     the tie-breaker, and the session dedupe."""
     weights = dict(why.field_weights)
     parts_weight = weights.pop("identifier parts", None)
@@ -223,7 +223,13 @@ def factors_line(why: HitExplanation) -> str:
     else:
         dedupe = "not folded"
     semantic = "n/a" if why.semantic is None else f"cosine {why.semantic:.3f}"
-    return (f"factors: {phrase} · bm25 {_score(why.bm25)} ({fields or 'no weights'}) · {ident}"
+    words = ""
+    if why.words_held is not None:
+        distinctive, typed, every, of = why.words_held
+        rare = "-" if why.rarity is None else f"{why.rarity:.2f}"
+        words = (f"words held: {distinctive} distinctive ({typed} as typed), {every} of {of}"
+                 f" · rarity {rare} (summed IDF) · ")  # fmt: skip
+    return (f"factors: {words}{phrase} · bm25 {_score(why.bm25)} ({fields or 'no weights'}) · {ident}"
             f" · recency tie-break: newest first · session dedupe: {dedupe}"
             f" · semantic: {semantic}")  # fmt: skip
 

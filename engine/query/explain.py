@@ -9,7 +9,8 @@ title and snippet the delegate produced with the plan's matcher, the one the del
 
 A hit a relaxed step added (docs/search.md) does not match the strict query: it is explained by the
 first step (``engine.query.relax.relaxations``, the same steps the answer ran) whose query it
-matches, and says which (``relaxed``).
+matches, and says which (``relaxed``); a words step's hit also gets the keys that step orders by
+before BM25 (``words_held``, ``rarity``).
 
 Read-only and separate from the query path on purpose: explaining costs a few point lookups per
 hit, which a normal query must not pay. It reads the query's ``QueryPlan`` like every source.
@@ -31,7 +32,7 @@ from engine.query.parser import Term, build_match, fts_string
 from engine.query.phrase_boost import row_has_phrase
 from engine.query.plan import PlanTerm, QueryPlan, build_plan
 from engine.query.ranking import PHRASE_BOOST, Candidate, sort_key
-from engine.query.relax import Relaxation, can_relax, groups_held, relaxations
+from engine.query.relax import Relaxation, can_relax, groups_held, relaxations, words_held
 from engine.query.session_fold import session_folds
 from engine.types import HitExplanation, SearchQueryArgs, SearchResultItem, TermMatch
 from engine.types import explanation_to_wire as explanation_to_wire
@@ -162,6 +163,10 @@ def explain_page(
                 why = msgspec.structs.replace(
                     explain_item(conn, step.plan, item), relaxed=step.step
                 )
+                if step.groups:
+                    held = words_held(conn, step, [item], rarity=True)[item.doc_id]
+                    counts = (held.distinctive, held.typed, held.every, len(step.groups))
+                    why = msgspec.structs.replace(why, words_held=counts, rarity=held.rarity)
         out.append(why)
     folds = session_folds(items)
     for folded, carrier in folds.items():

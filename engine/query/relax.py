@@ -35,6 +35,7 @@ them through the caller's own ``run`` (the index plus the delegates) and merges 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Literal
 
@@ -236,6 +237,74 @@ def which_held(
     return held
 
 
+IDF_COUNT_CAP = 10_000
+"""A word's documents are counted up to this many for its rarity (``word_rarities``): past it a
+word is common, and counting on would walk its whole doclist (the query's cost)."""
+
+
+class WordsHeld(msgspec.Struct, frozen=True):
+    """How a words step orders a hit (``most_held_first``), key by key: its distinctive words
+    held, those held as typed, every word held, then their rarity (summed IDF)."""
+
+    distinctive: int
+    typed: int
+    every: int
+    rarity: float | None
+    """The summed inverse document frequency of the distinctive words held (FTS5's BM25
+    formula); None when no tie needed it (the answer's order did not look at it)."""
+
+    def key(self) -> tuple[int, int, int, float]:
+        return (-self.distinctive, -self.typed, -self.every, -round(self.rarity or 0.0, 9))
+
+
+def word_rarities(conn: apsw.Connection, groups: Sequence[Node], wanted: set[int]) -> list[float]:
+    """The inverse document frequency of each of ``groups`` in ``wanted`` (0 for the others),
+    as FTS5's BM25 weighs a word: ``log((N - n + 0.5) / (n + 0.5))``, at least 1e-6, ``n`` the
+    documents the group matches (its other forms and prefix included), counted up to
+    ``IDF_COUNT_CAP``. One count per word, not per document."""
+    row = conn.execute("SELECT count(*) FROM docs").fetchone()
+    total = int(str(row[0])) if row else 0
+    sql = "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)"
+    out = []
+    for index, group in enumerate(groups):
+        match = build_positive(ParsedQuery(terms=(group,))) if index in wanted else None
+        if match is None:
+            out.append(0.0)
+            continue
+        found = conn.execute(sql, (match, IDF_COUNT_CAP)).fetchone()
+        n = int(str(found[0])) if found else 0
+        out.append(max(1e-6, math.log((total - n + 0.5) / (n + 0.5))))
+    return out
+
+
+def words_held(
+    conn: apsw.Connection,
+    step: Relaxation,
+    found: Sequence[SearchResultItem],
+    *,
+    rarity: bool | None = None,
+) -> dict[str, WordsHeld]:
+    """Each of ``found``'s ``WordsHeld`` for a words step. ``rarity``: True always computes it
+    (``--explain``), None only when two hits tie on the counts (the only time it orders them)."""
+    held = which_held(conn, step.plan, step.groups, found)
+    strong = {index for index, group in enumerate(step.groups) if not _weak(group)}
+    exact = which_held(conn, step.plan, step.typed, found) if step.typed else {}
+    counts = {
+        doc_id: (len(words & strong), len(exact.get(doc_id, set()) & strong), len(words))
+        for doc_id, words in held.items()
+    }
+    if rarity is None:
+        rarity = len(set(counts.values())) < len(counts)
+    weights = word_rarities(conn, step.groups, strong) if rarity else None
+    return {
+        doc_id: WordsHeld(
+            *counts[doc_id],
+            rarity=None if weights is None else sum(weights[i] for i in sorted(held[doc_id])),
+        )
+        for doc_id in held
+    }
+
+
 def most_held_first(
     conn: apsw.Connection, step: Relaxation, found: Sequence[SearchResultItem]
 ) -> list[tuple[int, SearchResultItem]]:
@@ -243,18 +312,16 @@ def most_held_first(
     each holds, most first: its distinctive words (stop words and one-letter words left out),
     then how many of those it holds as typed (``Relaxation.typed``: an exact word before a
     longer word starting with it or another form of it, as the strict ranking puts a whole word
-    before an identifier's part), then all of the words; BM25's order among those holding as
-    many. Each with its count."""
-    held = which_held(conn, step.plan, step.groups, found)
-    strong = {index for index, group in enumerate(step.groups) if not _weak(group)}
-    exact = which_held(conn, step.plan, step.typed, found) if step.typed else {}
+    before an identifier's part), then all of the words, then how rare its distinctive words
+    are (their summed IDF: among documents holding as many words, the one holding the rarer
+    ones says more, as BM25 weighs them); BM25's order among those equal on all four. Each with
+    its count of words held."""
+    held = words_held(conn, step, found)
 
-    def key(pair: tuple[int, SearchResultItem]) -> tuple[int, int, int, int]:
-        words = held[pair[1].doc_id]
-        typed = exact.get(pair[1].doc_id, set())
-        return (-len(words & strong), -len(typed & strong), -len(words), pair[0])
+    def key(pair: tuple[int, SearchResultItem]) -> tuple[float, ...]:
+        return (*held[pair[1].doc_id].key(), pair[0])
 
-    return [(len(held[item.doc_id]), item) for _, item in sorted(enumerate(found), key=key)]
+    return [(held[item.doc_id].every, item) for _, item in sorted(enumerate(found), key=key)]
 
 
 class _Merged:

@@ -14,7 +14,8 @@ from cli_helpers import run_main, search_argv
 
 pytestmark = pytest.mark.usefixtures("cli_path")
 
-FACTORS = ("tier", "phrase", "bm25", "identifier", "recency", "id", "sessionDedupe", "semantic")
+FACTORS = ("tier", "phrase", "bm25", "identifier", "recency", "id", "sessionDedupe", "semantic",
+           "words")  # fmt: skip
 
 
 def _explain(root: Path, capsys: pytest.CaptureFixture[str], *query: str) -> dict[str, Any]:
