@@ -7,7 +7,8 @@ phrases keep their strict meaning unless ``mode:semantic`` is written.
 Three rankings are fused by reciprocal rank, ``1 / (RRF_K + rank)`` summed over the lists: the
 lexical answer when it is relaxed (vague by its own account), BM25 over documents holding any of
 the query's words (``bm25_any``: what a remembered sentence or a typo still shares with its
-target), and the nearest vectors. Exact matches are never put below vague ones: the hits of a
+target), and the nearest vectors — weighed in when meaning is asked for or the words found too
+little, else only breaking the words' ties and adding what they did not find (``vector_weight``). Exact matches are never put below vague ones: the hits of a
 strict lexical answer (or of a corrected spelling or other word forms: ``KEEP_ON_TOP``) keep
 their order at the top, and the fused hits follow them.
 """
@@ -17,6 +18,7 @@ their order at the top, and the fused hits follow them.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import apsw
@@ -47,8 +49,9 @@ RRF_K = 60
 weigh nearly alike, so neither list's top hit can be buried by the other's tail."""
 
 SEMANTIC_WEIGHT = 0.5
-"""The nearest vectors' share of a fused score beside a word ranking's 1: a static model's
-neighbours are a weaker sign than shared words (benchmarks/RESULTS.md, known-item search)."""
+"""The nearest vectors' share of a fused score beside a word ranking's 1 when meaning is asked
+for or the words found too little (``vector_weight``): a static model's neighbours are a weaker
+sign than shared words (benchmarks/RESULTS.md, known-item search)."""
 
 SEMANTIC_DEPTH = 50
 """How many of the nearest documents the semantic ranking offers to the fusion."""
@@ -132,7 +135,8 @@ def hybrid_answer(
     ranked = [[ids[r] for r in rows if r in ids] for rows in (words, meaning)]
     lexical = [item.doc_id for item in result.items]
     strict = getattr(result, "relaxed", None) in KEEP_ON_TOP
-    page = fuse(lexical, *ranked, strict=strict, weights=(1.0, SEMANTIC_WEIGHT))
+    page = fuse(lexical, *ranked, strict=strict, weights=(1.0, vector_weight(result, asked)),
+                ties=(lexical, ranked[1]))  # fmt: skip
     page = page[: max(depth or plan.limit, plan.limit)]
     # Items (snippets re-derived from transcripts) only for the page shown.
     shown = {item.doc_id: item for item in result.items}
@@ -148,12 +152,25 @@ def hybrid_answer(
     )  # fmt: skip
 
 
+def vector_weight(result: SearchQueryResult, asked: bool) -> float:
+    """The nearest vectors' weight in the fusion: ``SEMANTIC_WEIGHT`` when meaning was asked for
+    (``mode:semantic``) or the words found too little (fewer than ``FEW`` hits); 0 when a
+    relaxed answer found a page unasked: the words decide, and the vectors only break their ties
+    and add, after them, what the words did not find. A static model's neighbours rank by topic:
+    weighed in, they put a sibling message of the same topic above the one holding the words a
+    person remembered (benchmarks/journal/2026-12-07-known-items-ranking.md)."""
+    return SEMANTIC_WEIGHT if asked or len(result.items) < FEW else 0.0
+
+
 def fuse(
-    lexical: list[str], *others: list[str], strict: bool, weights: tuple[float, ...] = ()
-) -> list[str]:
+    lexical: list[str], *others: list[str], strict: bool, weights: tuple[float, ...] = (),
+    ties: Sequence[Sequence[str]] = (),
+) -> list[str]:  # fmt: skip
     """Doc ids in one list: a strict ``lexical`` answer first in its own order, then ``others``
-    fused by reciprocal rank; a relaxed one is fused with them (ties: the earlier list, then doc
-    id). ``weights`` are those of ``others`` (default 1 each); a relaxed ``lexical`` weighs 1."""
+    fused by reciprocal rank; a relaxed one is fused with them (equal scores: the earlier in
+    each of ``ties`` in turn — the words' own order, then the nearest first — then the earlier
+    list, then doc id). ``weights`` are those of ``others`` (default 1 each); a
+    relaxed ``lexical`` weighs 1; a list of weight 0 only adds its documents, after the others."""
     top = lexical if strict else []
     lists = others if strict else (lexical, *others)
     scale = [*(() if strict else (1.0,)), *weights, *([1.0] * len(others))][: len(lists)]
@@ -166,7 +183,12 @@ def fuse(
                 continue
             score[doc_id] = score.get(doc_id, 0.0) + scale[side] / (RRF_K + rank)
             first.setdefault(doc_id, side)
-    return [*top, *sorted(score, key=lambda d: (-score[d], first[d], d))]
+    orders = [{doc_id: rank for rank, doc_id in enumerate(order)} for order in ties]
+
+    def key(d: str) -> tuple[float | int | str, ...]:
+        return (-score[d], *(order.get(d, len(order)) for order in orders), first[d], d)
+
+    return [*top, *sorted(score, key=key)]
 
 
 def bm25_any(conn: apsw.Connection, plan: QueryPlan, f: Filters, k: int) -> list[int]:

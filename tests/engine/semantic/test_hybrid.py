@@ -20,8 +20,9 @@ from engine.semantic.hybrid import (
     SWITCHED_OFF_NOTE,
     fuse,
     take_mode,
+    vector_weight,
 )
-from engine.types import SearchQueryArgs
+from engine.types import SearchQueryArgs, SearchQueryResult
 
 INSTALLED = importlib.util.find_spec("wordllama") is not None
 needs_extra = pytest.mark.skipif(
@@ -260,3 +261,26 @@ def test_the_any_word_ranking_leaves_out_words_half_the_documents_hold(demo: Pat
         assert 0 < len(ranked) < holding
     finally:
         conn.close()
+
+
+def test_unasked_on_a_full_relaxed_page_the_vectors_only_break_ties_and_add_after() -> None:
+    """The words decide a relaxed answer that found a page unasked: the two word rankings
+    disagreeing on a and b tie; the words' own order breaks it, not the nearest vector (b);
+    a document only the vectors found (x) follows. On main the vectors' half weight put b first."""
+    lexical, words, vectors = ["a", "b"], ["b", "a"], ["x", "b"]
+    assert fuse(lexical, words, vectors, strict=False, weights=(1.0, 0.5)) == ["b", "a", "x"]
+    unasked = fuse(lexical, words, vectors, strict=False, weights=(1.0, 0.0),
+                   ties=(lexical, vectors))  # fmt: skip
+    assert unasked == ["a", "b", "x"]
+    page = SearchQueryResult(items=(), next_cursor=None, total=0)
+    assert vector_weight(page, asked=True) == 0.5
+    assert vector_weight(page, asked=False) == 0.5  # too little found: meaning weighs in
+
+
+@needs_extra
+def test_a_remembered_sentence_keeps_the_message_holding_its_words_first(demo: Path) -> None:
+    """Two messages of one chat share the topic; the one holding the remembered words (first
+    writer, wins, concurrent…) stays above its sibling, which the vectors put nearest."""
+    found, warnings = _ask(demo, "first writer wins for concurrent requests with the same key")
+    assert found[0] == "chat:chat-idempotency-design:msg_0006"
+    assert SEMANTIC_NOTE in warnings
