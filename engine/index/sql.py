@@ -245,15 +245,18 @@ def title_window_sql(match: str, f: Filters, limit: int) -> tuple[str, list[Any]
     return sql, [match, *params, limit]
 
 
-def matching_rowids_sql(match: str, rowids: Sequence[int]) -> tuple[str, list[Any]]:
-    """Which of ``rowids`` (not empty) match ``match``: one FTS5 scan bounded by their range.
+def matching_rowids_sql(
+    match: str, rowids: Sequence[int], columns: str = "rowid"
+) -> tuple[str, list[Any]]:
+    """Which of ``rowids`` (not empty) match ``match`` (with ``columns``, e.g. their scores):
+    one FTS5 scan bounded by their range.
 
     ``+rowid IN`` keeps the list out of FTS5's plan: given ``rowid IN (…)`` or ``rowid = ?`` per
     row, FTS5 filters once per row id and builds a prefix word's merged doclist each time (50
     rows, ``"the"*`` at 10 MB: 0.85 s instead of 10 ms; bench_relax's ``sentence`` class)."""
     marks = ",".join("?" * len(rowids))
     sql = (
-        "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid BETWEEN ? AND ?"
+        f"SELECT {columns} FROM docs_fts WHERE docs_fts MATCH ? AND rowid BETWEEN ? AND ?"
         f" AND +rowid IN ({marks})"
     )
     return sql, [match, min(rowids), max(rowids), *rowids]

@@ -26,7 +26,13 @@ import apsw
 import msgspec
 
 from engine.index.db import connect
-from engine.index.sql import EXACT_WEIGHTS, SPLIT_WEIGHTS, on_table, score_columns
+from engine.index.sql import (
+    EXACT_WEIGHTS,
+    SPLIT_WEIGHTS,
+    matching_rowids_sql,
+    on_table,
+    score_columns,
+)
 from engine.query.candidates import ranking_table, scores_without_idf
 from engine.query.parser import Term, build_match, fts_string
 from engine.query.phrase_boost import row_has_phrase
@@ -60,35 +66,49 @@ FIELD_WEIGHTS = _weights(EXACT_WEIGHTS) + _weights(SPLIT_WEIGHTS)
 exact-token score), then identifier parts 1.0 (the split-identifier score, a tie-breaker)."""
 
 
-def _rowid(conn: apsw.Connection, doc_id: str) -> int | None:
-    for (rowid,) in conn.execute("SELECT id FROM docs WHERE doc_id = ?", (doc_id,)):
-        return int(rowid)
-    return None
+class _PageRows:
+    """The page's indexed rows and what FTS5 says of them, asked once per MATCH for all of them
+    (``matching_rowids_sql``): asked per row, FTS5 built a prefix word's merged doclist once
+    per row, term and column (+0.9 s of CPU for ``--explain 'the timeout'`` at 10 MB)."""
+
+    def __init__(self, conn: apsw.Connection, items: Sequence[SearchResultItem]) -> None:
+        self.conn = conn
+        ids = [item.doc_id for item in items]
+        marks = ",".join("?" * len(ids))
+        sql = f"SELECT id, doc_id FROM docs WHERE doc_id IN ({marks})"
+        self.rowid_of = {str(d): int(r) for r, d in conn.execute(sql, ids)} if ids else {}
+        self._rows = sorted(set(self.rowid_of.values()))
+        self._held: dict[str, set[int]] = {}
+        self._scores: dict[tuple[str, bool, str], dict[int, tuple[float, float]]] = {}
+
+    def rowid(self, doc_id: str) -> int | None:
+        return self.rowid_of.get(doc_id)
+
+    def holds(self, match: str, rowid: int) -> bool:
+        if match not in self._held:
+            found = self.conn.execute(*matching_rowids_sql(match, self._rows))
+            self._held[match] = {int(r) for (r,) in found}
+        return rowid in self._held[match]
+
+    def scores(
+        self, match: str, rowid: int, without_idf: bool, table: str
+    ) -> tuple[float | None, float | None]:
+        key = (match, without_idf, table)
+        if key not in self._scores:
+            columns = f"rowid, {score_columns(without_idf)}"
+            sql, params = matching_rowids_sql(match, self._rows, columns)
+            # a short prefix ranks on docs_recent (its statistics)
+            found = self.conn.execute(on_table(table, sql), params)
+            self._scores[key] = {int(r): (float(e), float(s)) for r, e, s in found}
+        return self._scores[key].get(rowid, (None, None))
 
 
-def _scores(
-    conn: apsw.Connection, match: str, rowid: int, without_idf: bool, table: str
-) -> tuple[float | None, float | None]:
-    sql = f"SELECT {score_columns(without_idf)} FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
-    sql = on_table(table, sql)  # a short prefix ranks on docs_recent (its statistics)
-    for exact, split in conn.execute(sql, (match, rowid)):
-        return float(exact), float(split)
-    return None, None
-
-
-def _matches(conn: apsw.Connection, match: str, rowid: int) -> bool:
-    sql = "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?"
-    return any(True for _ in conn.execute(sql, (match, rowid)))
-
-
-def _indexed_terms(conn: apsw.Connection, terms: Sequence[PlanTerm], rowid: int) -> list[TermMatch]:
+def _indexed_terms(rows: _PageRows, terms: Sequence[PlanTerm], rowid: int) -> list[TermMatch]:
     out = []
     for term in terms:
         fts = fts_string(Term(term.text, term.prefix, term.phrase))
         where = tuple(
-            label
-            for column, label in FTS_COLUMNS
-            if _matches(conn, "{" + column + "} : " + fts, rowid)
+            label for column, label in FTS_COLUMNS if rows.holds("{" + column + "} : " + fts, rowid)
         )
         out.append(TermMatch(term.text, where))
     return out
@@ -108,22 +128,26 @@ def _delegated_terms(
     return out
 
 
-def explain_item(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem) -> HitExplanation:
-    """The explanation of one hit of a page produced for ``plan``."""
+def explain_item(
+    conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem, rows: _PageRows | None = None
+) -> HitExplanation:
+    """The explanation of one hit of a page produced for ``plan`` (``rows``: the page's, shared
+    by its hits; by default the hit's own)."""
+    rows = _PageRows(conn, [item]) if rows is None else rows
     parsed = plan.parsed
     terms = plan.positive_terms
-    rowid = _rowid(conn, item.doc_id)
+    rowid = rows.rowid(item.doc_id)
     exact: float | None = None
     split: float | None = None
     phrase: bool | None = None
     if rowid is None:
         source, matched = f"delegate ({item.kind})", _delegated_terms(plan, item, terms)
     else:
-        source, matched = "index", _indexed_terms(conn, terms, rowid)
+        source, matched = "index", _indexed_terms(rows, terms, rowid)
         match = build_match(parsed)
         if match is not None and item.tier == "body":
             table = ranking_table(conn, plan)
-            exact, split = _scores(conn, match, rowid, scores_without_idf(parsed), table)
+            exact, split = rows.scores(match, rowid, scores_without_idf(parsed), table)
             phrase = row_has_phrase(conn, parsed, rowid)
     probe = Candidate(doc_id=item.doc_id, kind=item.kind, title=item.title, rank_title="",
                       snippet_marked="", updated_at=item.updated_at,
@@ -153,15 +177,16 @@ def explain_page(
     """
     plan = build_plan(SearchQueryArgs(query=query), now=now, lanes=())
     steps: list[Relaxation] | None = None  # read once, at the first hit the strict query lacks
+    rows = _PageRows(conn, items)
     out = []
     for item in items:
-        why = explain_item(conn, plan, item)
-        if can_relax(plan) and not _holds(conn, plan, item):
+        why = explain_item(conn, plan, item, rows)
+        if can_relax(plan) and not _holds(rows, plan, item):
             steps = list(relaxations(conn, plan)) if steps is None else steps
-            step = next((s for s in steps if _step_holds(conn, s, item)), None)
+            step = next((s for s in steps if _step_holds(rows, s, item)), None)
             if step is not None:
                 why = msgspec.structs.replace(
-                    explain_item(conn, step.plan, item), relaxed=step.step
+                    explain_item(conn, step.plan, item, rows), relaxed=step.step
                 )
                 if step.groups:
                     held = words_held(conn, step, [item], rarity=True)[item.doc_id]
@@ -176,21 +201,21 @@ def explain_page(
     return out
 
 
-def _holds(conn: apsw.Connection, plan: QueryPlan, item: SearchResultItem) -> bool:
+def _holds(rows: _PageRows, plan: QueryPlan, item: SearchResultItem) -> bool:
     """Whether ``item`` matches ``plan``: by FTS5 on its row, or (delegated) by the matcher."""
-    rowid = _rowid(conn, item.doc_id)
+    rowid = rows.rowid(item.doc_id)
     if rowid is None:
         return plan.matches(item.title, item.snippet)
     match = build_match(plan.parsed)
-    return match is None or _matches(conn, match, rowid)
+    return match is None or rows.holds(match, rowid)
 
 
-def _step_holds(conn: apsw.Connection, step: Relaxation, item: SearchResultItem) -> bool:
-    if not _holds(conn, step.plan, item):
+def _step_holds(rows: _PageRows, step: Relaxation, item: SearchResultItem) -> bool:
+    if not _holds(rows, step.plan, item):
         return False
     if step.step != "most_words":
         return True
-    held = groups_held(conn, step.plan, step.groups, [item])
+    held = groups_held(rows.conn, step.plan, step.groups, [item])
     return held[item.doc_id] >= len(step.groups) - 1
 
 
