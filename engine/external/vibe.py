@@ -1,4 +1,6 @@
-"""Mistral Vibe sessions: ``$VIBE_HOME/logs/session/session_<time>_<id8>/messages.jsonl``.
+"""Mistral Vibe sessions: ``$VIBE_HOME/logs/session/session_<time>_<id8>/messages.jsonl`` (Vibe
+2) and ``$VIBE_HOME/logs/session/unified/<id>/`` (Vibe 3: ``engine.external.vibe_unified``,
+re-derived whole).
 
 From mistralai/mistral-vibe ``vibe/core/paths/_vibe_home.py`` (``VIBE_HOME``, else ``~/.vibe``;
 ``SESSION_LOG_DIR``: ``logs/session``), ``vibe/core/config/models.py``
@@ -18,13 +20,18 @@ words (``MARKERS``). Messages carry no time. Resume: ``vibe --resume <session_id
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
+from engine.external import vibe_unified as unified
+from engine.external.agent_format import Hint
 from engine.external.injected import Marker, block, user_events, users_words
 from engine.external.jsonl_agent import Found, HeadNotes, JsonlAgent
 from engine.external.lines import digest
+from engine.project.model import ChatEvent, SessionMeta
 from engine.project.safe_io import Bounds, JsonRejected, loads_json, read_regular
+from engine.project.stat import stat_signature
 from engine.project.tally import WarningTally
 
 META_FILE = "meta.json"
@@ -32,6 +39,9 @@ META_FILE = "meta.json"
 
 META_BYTES = 4 * 1024 * 1024
 """Most of ``meta.json`` read: it also holds the tool list and the config, a few hundred KB."""
+
+UNIFIED_PATTERN = f"{unified.UNIFIED}/*/{META_FILE}"
+"""Vibe 3's sessions, one folder each, found by their metadata."""
 
 ROLES = frozenset({"user", "assistant", "tool", "system"})
 
@@ -89,8 +99,58 @@ class VibeFormat(JsonlAgent):
             content = obj.get("content")
             head.saw_user(users_words(content, MARKERS) if isinstance(content, str) else "")
 
+    def transcripts(self, environ: Mapping[str, str]) -> list[tuple[Path, Path]]:
+        found = super().transcripts(environ)
+        for folder in self.session_folders(environ):
+            try:
+                found += [(folder, p) for p in sorted(folder.glob(UNIFIED_PATTERN))]
+            except OSError:
+                continue
+        return found
+
+    def owner_hint(self, path: Path, environ: Mapping[str, str], memo: object) -> Hint | None:
+        for folder in self.watch_roots(environ):
+            store = folder / unified.UNIFIED
+            if store in path.parents:
+                # A session's metadata, its snapshot pointer or journal: a new session, or one
+                # listed whose signature moved. Chunks and generations precede their pointer.
+                session = store / path.relative_to(store).parts[0]
+                return "relist" if path in unified.watched_files(session) else "foreign"
+        return super().owner_hint(path, environ, memo)
+
+    def owns(self, path: Path, environ: Mapping[str, str]) -> bool:
+        if unified.is_unified(path):
+            return any(folder in path.parents for folder in self.session_folders(environ))
+        return super().owns(path, environ)
+
+    def derived_file(self, path: Path | None) -> bool:
+        return unified.is_unified(path)
+
+    def derived_events(
+        self, path: Path, tally: WarningTally, source: str
+    ) -> tuple[list[ChatEvent] | None, int]:
+        store = unified.read_store(path.parent, None, tally, source)
+        return unified.entry_events(store.entries, MARKERS, tally, source), 0
+
+    def signature(self, meta: SessionMeta) -> str:
+        path = meta.transcript_path
+        if unified.is_unified(path):
+            assert path is not None
+            return stat_signature(unified.watched_files(path.parent))
+        return super().signature(meta)
+
     def head_notes(self, path: Path, data: bytes, bounds: Bounds | None) -> HeadNotes:
-        head = super().head_notes(path, data, bounds)
+        if unified.is_unified(path):
+            head = HeadNotes()
+            store = unified.read_store(path.parent, bounds, WarningTally(), self.name)
+            for etype, fields in (
+                (e.type, e.data) for e in unified.entry_events(
+                    store.entries, MARKERS, WarningTally(), self.name)
+            ):  # fmt: skip
+                if etype == "user_message":
+                    head.saw_user(fields.get("text", ""))
+        else:
+            head = super().head_notes(path, data, bounds)
         head.ident = None
         meta = _meta(path.parent / META_FILE, bounds)
         env = meta.get("environment")
