@@ -104,7 +104,7 @@ AGENTS: tuple[AgentEntry, ...] = (
     AgentEntry("goose", "Goose", "engine.external.goose", "GOOSE_PATH_ROOT",
                ".local/share/goose", (Folder("sessions", 0),)),
     AgentEntry("vibe", "Mistral Vibe", "engine.external.vibe", "VIBE_HOME", ".vibe",
-               (Folder("logs/session", 1),)),
+               (Folder("logs/session", 3),)),  # Vibe 3: unified/<id>/journal/
     AgentEntry("cursor", "Cursor agent CLI", "engine.external.cursor", None, ".cursor",
                (Folder("projects", 3),)),
     AgentEntry("grok", "Grok Build", "engine.external.grok", "GROK_HOME", ".grok",

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from engine.external.heads import HeadCache
 from engine.external.vibe import FORMAT
-from engine.project.model import Lane, SessionMeta
+from engine.ingest.manifest import project_manifest
+from engine.project.model import Lane, Project, SessionMeta
 from engine.project.tally import WarningTally
 from tests.engine.external.agent_homes import FIXTURES, put_in
 from tests.engine.external.fixture_reads import events_of, shown
@@ -132,3 +133,19 @@ def test_a_change_in_a_session_folder_relists_but_its_chunks_do_not(tmp_path: Pa
     assert FORMAT.owner_hint(store / "CURRENT", environ, None) == "relist"
     chunk = next((store / "chunks").iterdir())
     assert FORMAT.owner_hint(chunk, environ, None) == "foreign"
+
+
+def test_the_warm_manifest_sees_a_turn_written_to_the_journal(tmp_path: Path) -> None:
+    """A turn goes to ``unified/<id>/journal/`` before its snapshot: a warm run must not vouch
+    for the sessions while a journal grew."""
+    _, home, _ = _sessions(tmp_path)
+    environ = {"HOME": str(tmp_path / "user"), "VIBE_HOME": str(home)}
+    lanes = _lanes(tmp_path / "again")
+    project = Project(lanes[0].path, "demo", "demo", True)
+    before = project_manifest(project, lanes, environ)
+    journal = _store(home, PROJECT_SESSION) / "journal" / "0000000000000030.jsonl"
+    journal.write_text('{"payload": {}}\n')
+    after = project_manifest(project, lanes, environ)
+    assert before is not None
+    assert after is not None
+    assert before.sessions != after.sessions
