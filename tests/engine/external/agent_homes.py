@@ -55,6 +55,13 @@ def install_home(name: str, home: Path, project: Path, lane: Path) -> Path:
     return home
 
 
+def install_real_home(name: str, home: Path, project: Path, lane: Path) -> Path:
+    """The home agent ``name`` really wrote here (``tests/fixtures/agents/<name>/real/home``,
+    its README says how) installed at ``home`` with the lanes' folders put in."""
+    _copy(name, FIXTURES / name / "real" / "home", home, project, lane)
+    return home
+
+
 def _copy(name: str, source: Path, target: Path, project: Path, lane: Path) -> None:
     for path in sorted(source.rglob("*")):
         if path.is_dir():

@@ -12,9 +12,9 @@ from pathlib import Path
 from engine.external.heads import HeadCache
 from engine.external.vibe import FORMAT
 from engine.ingest.manifest import project_manifest
-from engine.project.model import Lane, Project, SessionMeta
+from engine.project.model import Project, SessionMeta
 from engine.project.tally import WarningTally
-from tests.engine.external.agent_homes import FIXTURES, put_in
+from tests.engine.external.agent_homes import FIXTURES, install_real_home
 from tests.engine.external.fixture_reads import events_of, shown
 from tests.engine.external.test_fixture_sessions import _lanes
 
@@ -42,20 +42,9 @@ HIDDEN = ("vibehiddenthought", "vibehiddensecond")
 """The reasoning the model streamed: read, never shown."""
 
 
-def install_real(home: Path, lanes: list[Lane]) -> Path:
-    """The recorded ``$VIBE_HOME`` at ``home`` with the lanes' folders put in."""
-    source = REAL / "home"
-    for path in sorted(source.rglob("*")):
-        if path.is_file():
-            out = home / path.relative_to(source)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(put_in("vibe", path.read_text(), lanes[0].path, lanes[1].path))
-    return home
-
-
 def _sessions(tmp: Path) -> tuple[dict[str, SessionMeta], Path, WarningTally]:
     lanes = _lanes(tmp)
-    home = install_real(tmp / "vibe-home", lanes)
+    home = install_real_home("vibe", tmp / "vibe-home", lanes[0].path, lanes[1].path)
     environ = {"HOME": str(tmp / "user"), "VIBE_HOME": str(home)}
     tally = WarningTally()
     found = FORMAT.sessions(lanes, tally, environ, HeadCache(None))
