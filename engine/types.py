@@ -276,6 +276,9 @@ class HitExplanation(msgspec.Struct, frozen=True):
     rarity: float | None = None
     """A words-step hit's summed IDF of the distinctive words it holds: the tie-break after the
     counts of ``words_held``; None for any other hit."""
+    titled: int | None = None
+    """How many of a words-step hit's distinctive words its title holds: the tie-break after
+    ``rarity``, before BM25; None for any other hit."""
 
 
 def explanation_to_wire(explanation: HitExplanation) -> dict[str, object]:
@@ -317,4 +320,5 @@ def _words_to_wire(e: HitExplanation) -> dict[str, object] | None:
         return None
     distinctive, typed, every, of = e.words_held
     return {"distinctive": distinctive, "typed": typed, "held": every, "of": of,
-            "rarity": e.rarity, "order": "more words first, then rarer"}  # fmt: skip
+            "rarity": e.rarity, "title": e.titled,
+            "order": "more words first, then rarer, then more in the title"}  # fmt: skip

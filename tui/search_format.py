@@ -227,8 +227,9 @@ def factors_line(why: HitExplanation) -> str:
     if why.words_held is not None:
         distinctive, typed, every, of = why.words_held
         rare = "-" if why.rarity is None else f"{why.rarity:.2f}"
+        titled = "-" if why.titled is None else str(why.titled)
         words = (f"words held: {distinctive} distinctive ({typed} as typed), {every} of {of}"
-                 f" · rarity {rare} (summed IDF) · ")  # fmt: skip
+                 f" · rarity {rare} (summed IDF) · {titled} in the title · ")  # fmt: skip
     return (f"factors: {words}{phrase} · bm25 {_score(why.bm25)} ({fields or 'no weights'}) · {ident}"
             f" · recency tie-break: newest first · session dedupe: {dedupe}"
             f" · semantic: {semantic}")  # fmt: skip

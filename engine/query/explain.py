@@ -10,7 +10,7 @@ title and snippet the delegate produced with the plan's matcher, the one the del
 A hit a relaxed step added (docs/search.md) does not match the strict query: it is explained by the
 first step (``engine.query.relax.relaxations``, the same steps the answer ran) whose query it
 matches, and says which (``relaxed``); a words step's hit also gets the keys that step orders by
-before BM25 (``words_held``, ``rarity``).
+before BM25 (``words_held``, ``rarity``, ``titled``).
 
 Read-only and separate from the query path on purpose: explaining costs a few point lookups per
 hit, which a normal query must not pay. It reads the query's ``QueryPlan`` like every source.
@@ -191,7 +191,9 @@ def explain_page(
                 if step.groups:
                     held = words_held(conn, step, [item], rarity=True)[item.doc_id]
                     counts = (held.distinctive, held.typed, held.every, len(step.groups))
-                    why = msgspec.structs.replace(why, words_held=counts, rarity=held.rarity)
+                    why = msgspec.structs.replace(
+                        why, words_held=counts, rarity=held.rarity, titled=held.titled
+                    )
         out.append(why)
     folds = session_folds(items)
     for folded, carrier in folds.items():

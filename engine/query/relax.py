@@ -212,9 +212,12 @@ def which_held(
     plan: QueryPlan,
     groups: Sequence[Node],
     items: Sequence[SearchResultItem],
+    *,
+    title: bool = False,
 ) -> dict[str, set[int]]:
     """Which of ``groups`` (by index) each item holds: indexed items by FTS5 on their row ids,
-    delegated ones by the plan's in-memory matcher over title and snippet."""
+    delegated ones by the plan's in-memory matcher over title and snippet. ``title``: held in
+    the title (the ``rank_title`` column; a delegated hit's title), not only in the body."""
     ids = [i.doc_id for i in items]
     held: dict[str, set[int]] = {doc_id: set() for doc_id in ids}
     if not ids:
@@ -225,6 +228,8 @@ def which_held(
     indexed = set(rowids.values())
     for index, group in enumerate(groups):
         match = build_positive(ParsedQuery(terms=(group,)))
+        if match is not None and title:
+            match = f"rank_title : ({match})"
         if rowids and match is not None:
             for (rowid,) in conn.execute(*matching_rowids_sql(match, list(rowids))):
                 held[rowids[int(str(rowid))]].add(index)
@@ -232,7 +237,8 @@ def which_held(
         for item in items:
             if item.doc_id in indexed:
                 continue
-            if any(plan.term_found(PlanTerm.of(t), item.title, item.snippet) for t in options):
+            texts = (item.title,) if title else (item.title, item.snippet)
+            if any(plan.term_found(PlanTerm.of(t), *texts) for t in options):
                 held[item.doc_id].add(index)
     return held
 
@@ -244,7 +250,8 @@ word is common, and counting on would walk its whole doclist (the query's cost).
 
 class WordsHeld(msgspec.Struct, frozen=True):
     """How a words step orders a hit (``most_held_first``), key by key: its distinctive words
-    held, those held as typed, every word held, then their rarity (summed IDF)."""
+    held, those held as typed, every word held, their rarity (summed IDF), then those held in
+    its title."""
 
     distinctive: int
     typed: int
@@ -252,9 +259,13 @@ class WordsHeld(msgspec.Struct, frozen=True):
     rarity: float | None
     """The summed inverse document frequency of the distinctive words held (FTS5's BM25
     formula); None when no tie needed it (the answer's order did not look at it)."""
+    titled: int | None = None
+    """How many of the distinctive words held are in the hit's title (a session's, a PR's, a
+    commit's subject); None when no tie needed it."""
 
-    def key(self) -> tuple[int, int, int, float]:
-        return (-self.distinctive, -self.typed, -self.every, -round(self.rarity or 0.0, 9))
+    def key(self) -> tuple[int, int, int, float, int]:
+        rarity = -round(self.rarity or 0.0, 9)
+        return (-self.distinctive, -self.typed, -self.every, rarity, -(self.titled or 0))
 
 
 def word_rarities(conn: apsw.Connection, groups: Sequence[Node], wanted: set[int]) -> list[float]:
@@ -285,7 +296,9 @@ def words_held(
     rarity: bool | None = None,
 ) -> dict[str, WordsHeld]:
     """Each of ``found``'s ``WordsHeld`` for a words step. ``rarity``: True always computes it
-    (``--explain``), None only when two hits tie on the counts (the only time it orders them)."""
+    and the words held in the title (``--explain``); None computes the rarity only when two hits
+    tie on the counts, and the title's words only for hits tying on the counts and the rarity
+    (the only time each orders them)."""
     held = which_held(conn, step.plan, step.groups, found)
     strong = {index for index, group in enumerate(step.groups) if not _weak(group)}
     exact = which_held(conn, step.plan, step.typed, found) if step.typed else {}
@@ -293,16 +306,27 @@ def words_held(
         doc_id: (len(words & strong), len(exact.get(doc_id, set()) & strong), len(words))
         for doc_id, words in held.items()
     }
+    every_hit = rarity is True  # --explain: each hit's keys, tied or not
     if rarity is None:
         rarity = len(set(counts.values())) < len(counts)
     weights = word_rarities(conn, step.groups, strong) if rarity else None
-    return {
+    out = {
         doc_id: WordsHeld(
             *counts[doc_id],
             rarity=None if weights is None else sum(weights[i] for i in sorted(held[doc_id])),
         )
         for doc_id in held
     }
+    ties: dict[tuple[int, int, int, float], list[str]] = {}
+    for doc_id, keys in out.items():
+        ties.setdefault(keys.key()[:4], []).append(doc_id)
+    tied = {d for group in ties.values() if len(group) > 1 or every_hit for d in group}
+    if weights is None or not tied:
+        return out
+    in_title = [item for item in found if item.doc_id in tied]
+    for doc_id, words in which_held(conn, step.plan, step.groups, in_title, title=True).items():
+        out[doc_id] = msgspec.structs.replace(out[doc_id], titled=len(words & strong))
+    return out
 
 
 def most_held_first(
@@ -314,8 +338,10 @@ def most_held_first(
     longer word starting with it or another form of it, as the strict ranking puts a whole word
     before an identifier's part), then all of the words, then how rare its distinctive words
     are (their summed IDF: among documents holding as many words, the one holding the rarer
-    ones says more, as BM25 weighs them); BM25's order among those equal on all four. Each with
-    its count of words held."""
+    ones says more, as BM25 weighs them), then how many of them it holds in its title (among
+    documents holding the same words, the one whose title names them is about them, as the
+    strict ranking puts a title match before a body match); BM25's order among those equal on
+    all five. Each with its count of words held."""
     held = words_held(conn, step, found)
 
     def key(pair: tuple[int, SearchResultItem]) -> tuple[float, ...]:

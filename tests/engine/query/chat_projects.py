@@ -18,15 +18,20 @@ def _write(path: Path, text: str) -> None:
 
 
 def open_chat_project(
-    root: Path, chats: Mapping[str, str], clock: Callable[[], datetime]
+    root: Path,
+    chats: Mapping[str, str],
+    clock: Callable[[], datetime],
+    titles: Mapping[str, str] | None = None,
 ) -> EmbeddedClient:
-    """``root`` made a project of ``chats`` (session id → its one message), caught up."""
+    """``root`` made a project of ``chats`` (session id → its one message), caught up; each
+    session titled ``session <day>`` unless ``titles`` names it."""
     root.mkdir()
     subprocess.run(["git", "-C", str(root), "init", "-q", "-b", "main"], check=True)
     ade = root / ".ade"
     for day, (sid, text) in enumerate(chats.items(), 1):
         stamp = f"2026-06-{day:02d}T09:00:00+00:00"
-        meta = {"id": sid, "kind": "chat", "title": f"session {day}", "laneId": "primary",
+        title = (titles or {}).get(sid, f"session {day}")
+        meta = {"id": sid, "kind": "chat", "title": title, "laneId": "primary",
                 "createdAt": stamp, "updatedAt": stamp, "endedAt": stamp}  # fmt: skip
         _write(ade / "sessions" / f"{sid}.json", json.dumps(meta))
         event = {"seq": 1, "ts": stamp, "type": "user_message", "id": "m1", "text": text,

@@ -83,3 +83,19 @@ def test_text_explain_prints_a_factors_line_per_row(
     assert phrase[0]
     assert not phrase[-1]
     assert phrase == sorted(phrase, reverse=True)
+
+
+def test_explain_prints_the_words_held_in_the_title(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No row holds every word: among rows holding the same words (test, flaky, CI) as rarely,
+    the chat titled with them comes first, before the PR and the git graph holding them in
+    their bodies (BM25 alone put PR 41 first)."""
+    data = _explain(indexed_demo, capsys, "which", "test", "was", "flaky", "on", "CI")
+    words = {w["docId"]: w["factors"]["words"] for w in data["explain"]}
+    assert data["items"][0]["docId"] == "chat:chat-flaky-refund-test"
+    assert words["chat:chat-flaky-refund-test"]["title"] == 3
+    assert words["pr:41"]["title"] == 0
+    assert words["pr:41"]["distinctive"] == words["chat:chat-flaky-refund-test"]["distinctive"]
+    run = run_main(capsys, search_argv(indexed_demo, "which test was flaky on CI", "--explain"))
+    assert "(summed IDF) · 3 in the title ·" in run.out
