@@ -167,6 +167,7 @@ class SourcePasses:
         entries, sessions = changed_sources(
             conn, self.project, listing, everything=everything,
             external=None if same else self.external,
+            listing=None if manifest is None else manifest.listing,
         )  # fmt: skip
         self.tally.forget(self.listing_warnings)
         self.tally.merge(listing)

@@ -58,17 +58,35 @@ MAX_EXTERNAL_ENTRIES = 100_000
 Codex rollouts) gets no manifest and the reconcile runs in full, as without one."""
 
 
+class Listing:
+    """What the manifest's walk saw in the project's own ``.ade`` folders, so the reconcile that
+    follows compares each session's stat signature without a ``stat`` of its own (a search right
+    after a write, the read-your-writes budget): per folder, each entry's ``[mtime_ns, size,
+    inode]`` as ``os.stat`` gives it (None when that failed), and the session files that are
+    regular files (``lstat``, from the listing's file type)."""
+
+    __slots__ = ("entries", "regular")
+
+    def __init__(self) -> None:
+        self.entries: dict[str, dict[str, list[int] | None]] = {}
+        self.regular: set[str] = set()
+
+
 class Manifest:
     """The digest and the folders whose entries it vouches for (a plain class: a dataclass
     costs ~0.5 ms to create at import, on every run)."""
 
-    __slots__ = ("covered", "digest", "sessions")
+    __slots__ = ("covered", "digest", "listing", "sessions")
 
-    def __init__(self, sessions: str, sources: str, covered: frozenset[str]) -> None:
+    def __init__(
+        self, sessions: str, sources: str, covered: frozenset[str], listing: Listing | None = None
+    ) -> None:
         self.sessions = sessions
         """The digest of which sessions there are (the first part of ``digest``)."""
         self.digest = f"{sessions}.{sources}"
         self.covered = covered
+        self.listing = listing
+        """The stats of the ``.ade`` folders' entries the digest was made of."""
 
     def same_sessions(self, stored: str | None) -> bool:
         """Whether ``stored``, the manifest of the last reconcile whose every source was
@@ -89,15 +107,21 @@ class Manifest:
 class _Walk:
     """One digest over folder listings, bounded in the agent tools' entries."""
 
-    def __init__(self) -> None:
+    def __init__(self, listing: Listing | None = None) -> None:
         self.digest = blake2b(digest_size=16)
         self.covered: set[str] = set()
         self.entries = 0
+        self.listing = listing
 
-    def folder(self, folder: str, depth: int = 0) -> list[str] | None:
+    def folder(self, folder: str, depth: int = 0, name: str | None = None) -> list[str] | None:
         """Add ``folder``'s entries (and, ``depth`` levels down, its subfolders'). Returns its
-        subfolders, or None when it cannot be read or the walk grew too large (no manifest)."""
+        subfolders, or None when it cannot be read or the walk grew too large (no manifest).
+        ``name``: an ``.ade`` folder, whose entries' stats the ``Listing`` keeps."""
         self.digest.update(f"[{folder}]\n".encode())
+        kept, regular = None, None  # a folder that is not there is kept empty: no file exists
+        if name is not None and self.listing is not None:
+            kept = self.listing.entries[name] = {}
+            regular = self.listing.regular if name == SESSIONS_FOLDER else None
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
@@ -116,10 +140,16 @@ class _Walk:
                 st = entry.stat()  # follows links: the corpus and some tools link transcripts
             except OSError:
                 self.digest.update(f"{entry.name}\0?\n".encode())
+                if kept is not None:
+                    kept[entry.name] = None
                 continue
             self.digest.update(
                 f"{entry.name}\0{st.st_mtime_ns}\0{st.st_size}\0{st.st_ino}\n".encode()
             )
+            if kept is not None:
+                kept[entry.name] = [st.st_mtime_ns, st.st_size, st.st_ino]
+                if regular is not None and entry.is_file(follow_symlinks=False):
+                    regular.add(entry.name)
             if stat.S_ISDIR(st.st_mode):
                 folders.append(entry.path)
         if depth > 0:
@@ -157,14 +187,15 @@ def project_manifest(
     """The digest of everything a reconcile of ``project`` compares, or None when a folder
     cannot be read or the agent tools' folders are too large to vouch for."""
     env = os.environ if environ is None else environ
-    sources = _Walk()
+    listing = Listing()
+    sources = _Walk(listing)
     for name in SOURCE_FOLDERS:
-        if sources.folder(str(project.ade_dir / name)) is None:
+        if sources.folder(str(project.ade_dir / name), name=name) is None:
             return None
     sources.digest.update(git_signature(lanes).encode())
     sources.digest.update(repr([env.get(name) for name in SETTINGS]).encode())
-    walk = _Walk()
-    if walk.folder(str(project.ade_dir / SESSIONS_FOLDER)) is None:
+    walk = _Walk(listing)
+    if walk.folder(str(project.ade_dir / SESSIONS_FOLDER), name=SESSIONS_FOLDER) is None:
         return None
     walk.entries = 0  # the bound is on the agent tools' folders, not the project's own
     ade = project.ade_dir
@@ -188,4 +219,4 @@ def project_manifest(
     walk.covered.update(str(lane.path) for lane in the_lanes)  # lane files, stat'ed above
     walk.covered.update(str(path.parent) for path in lane_files)  # Crush's .crush folders
     covered = frozenset(walk.covered | sources.covered)
-    return Manifest(walk.digest.hexdigest(), sources.digest.hexdigest(), covered)
+    return Manifest(walk.digest.hexdigest(), sources.digest.hexdigest(), covered, listing)

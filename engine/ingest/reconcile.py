@@ -7,6 +7,7 @@ transcript. With ``everything=True`` (backfill) every source is listed regardles
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -19,6 +20,7 @@ from engine.index.db import SourceRow, list_sources, put_source
 from engine.index.sources import delete_source
 from engine.index.writer import IndexWriter
 from engine.ingest.history import history_pending
+from engine.ingest.manifest import Listing
 from engine.ingest.queue import Entry
 from engine.ingest.records import GIT_SOURCE, git_signature, pr_path
 from engine.project.lane_memo import list_lanes
@@ -36,18 +38,31 @@ _TRANSCRIPTS: dict[str, tuple[str, str]] = {
 }
 
 
+def _session_files(kind: SessionKind, sid: str) -> list[tuple[str, str]]:
+    """``(.ade folder, file name)`` of what a session's stat signature covers: its metadata,
+    plain transcript, ``.gz`` sibling (and, for a terminal, its commands sidecar)."""
+    folder, suffix = _TRANSCRIPTS[kind]
+    files = [("sessions", f"{sid}.json"), (folder, f"{sid}{suffix}"), (folder, f"{sid}{suffix}.gz")]
+    if kind == "terminal":  # the OSC 133 sidecar of `ade term`: one doc per command
+        files.append((folder, f"{sid}.commands.jsonl"))
+    return files
+
+
 def session_signature(project: Project, kind: SessionKind, sid: str) -> str:
     """Stat signature of a session's metadata, plain transcript, ``.gz`` sibling (and, for a
     terminal, its commands sidecar)."""
-    folder, suffix = _TRANSCRIPTS[kind]
     # Strings, not paths: a reconcile signs every session, and building 8 ``Path`` objects a
     # session cost more than its four ``stat`` calls (journal 2026-12-06-scale.md).
     ade = os.path.join(project.root, ".ade")
-    plain = os.path.join(ade, folder, f"{sid}{suffix}")
-    paths = [os.path.join(ade, "sessions", f"{sid}.json"), plain, f"{plain}.gz"]
-    if kind == "terminal":  # the OSC 133 sidecar of `ade term`: one doc per command
-        paths.append(os.path.join(ade, folder, f"{sid}.commands.jsonl"))
-    return stat_signature(paths)
+    return stat_signature([os.path.join(ade, f, n) for f, n in _session_files(kind, sid)])
+
+
+def listed_signature(listing: Listing, kind: SessionKind, sid: str) -> str:
+    """``session_signature`` as of the manifest's walk, from the stats its listing of the
+    ``.ade`` folders kept (the same string: a file the listing has not is missing, null)."""
+    return json.dumps(
+        [listing.entries[f].get(n) for f, n in _session_files(kind, sid)], separators=(",", ":")
+    )
 
 
 def store_session_signature(
@@ -75,11 +90,14 @@ def changed_sources(
     *,
     everything: bool = False,
     external: ExternalCatalog | None = None,
+    listing: Listing | None = None,
 ) -> tuple[list[Entry], list[Alive]]:
     """Queue entries ``(kind, ident)`` for every source whose files changed since its last pass.
 
     With ``external``, Claude Code and Codex sessions are listed (and refreshed in it) too:
-    ``("external", sid)`` entries, and the sessions returned so their docs are kept.
+    ``("external", sid)`` entries, and the sessions returned so their docs are kept. With
+    ``listing`` (the manifest's walk, just made) the sessions' signatures come from its stats
+    instead of four ``stat`` calls a session.
 
     Returns:
         The entries (sessions first, then PRs, the PR sweep and git) and the sessions listed
@@ -87,7 +105,7 @@ def changed_sources(
     """
     rows = {row.key: row for row in list_sources(conn)}
     out: list[Entry] = []
-    unchanged, sessions = _own_sessions(project, tally, rows, everything)
+    unchanged, sessions = _own_sessions(project, tally, rows, everything, listing)
     lanes: list[Lane] | None = None
     if external is not None:
         lanes = list_lanes(project, tally)
@@ -103,7 +121,7 @@ def changed_sources(
         if (
             everything
             or stored is None
-            or stored.identity != session_signature(project, meta.kind, meta.id)
+            or stored.identity != _signature(project, listing, meta.kind, meta.id)
         ):
             out.append((meta.kind, meta.id))
     alive = [Alive(meta.kind, meta.id) for meta in sessions] + unchanged
@@ -139,23 +157,38 @@ class Alive(NamedTuple):
     id: str
 
 
+def _signature(project: Project, listing: Listing | None, kind: SessionKind, sid: str) -> str:
+    if listing is None:
+        return session_signature(project, kind, sid)
+    return listed_signature(listing, kind, sid)
+
+
 def _own_sessions(
-    project: Project, tally: WarningTally, rows: dict[str, SourceRow], everything: bool
+    project: Project,
+    tally: WarningTally,
+    rows: dict[str, SourceRow],
+    everything: bool,
+    listing: Listing | None = None,
 ) -> tuple[list[Alive], list[SessionMeta]]:
     """The project's own sessions: those whose files match the signature stored at their last
     pass (kind from the stored row, the file not read again) and the others, read. A search
     right after a write lists every session, and reading each session file again cost ~35 ms of
     a one-shot process at 282 sessions (journal 2026-12-06-scale.md). The session file must be
     a regular file (``lstat``) to be taken unread: one turned into a symlink is read through
-    the bounds check."""
+    the bounds check. With the manifest's ``listing`` neither is a ``stat`` of its own: at 282
+    sessions the ~1,400 calls and their paths were most of a reconcile after a write."""
     unchanged: list[Alive] = []
     to_read: list[str] = []
     for sid in session_file_ids(project, tally):
         kinds = [k for k in _OWN_KINDS if f"{STAT_PREFIX}{k}:{sid}" in rows]
-        if not everything and len(kinds) == 1 and _regular(project, sid):
+        if (
+            not everything
+            and len(kinds) == 1
+            and (_regular(project, sid) if listing is None else f"{sid}.json" in listing.regular)
+        ):
             kind = kinds[0]
             stored = rows[f"{STAT_PREFIX}{kind}:{sid}"]
-            if stored.identity == session_signature(project, kind, sid):
+            if stored.identity == _signature(project, listing, kind, sid):
                 unchanged.append(Alive(kind, sid))
                 continue
         to_read.append(sid)
