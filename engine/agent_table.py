@@ -37,9 +37,20 @@ class AgentEntry:
     ``HOME``), the folders under that home holding sessions, the files it keeps in each
     lane instead (Aider), and the agent's other variables that each name a folder it reads
     (``also``: Crush's ``CRUSH_GLOBAL_DATA``, read by its module; the warm-run manifest stats
-    the folder too)."""
+    the folder too).
 
-    __slots__ = ("also", "default", "folders", "label", "lane_files", "module", "name", "variable")
+    A VS Code extension or fork (``editors``: the VS Code products whose user data it is read
+    from) has its folders under each product's user data folder rather than under one home
+    (``engine.external.roots.vscode_user_data``); ``portable``: a portable install's user data
+    (``$VSCODE_PORTABLE/user-data``) is read too, first; ``setting``: ``(key, storage)``, a
+    VS Code user setting that moves the extension's storage (the folder ``storage``, under a
+    user data folder) elsewhere (Roo Code's ``customStoragePath``): its folders there are read
+    too (``engine.external.vscode_settings``)."""
+
+    __slots__ = (
+        "also", "default", "editors", "folders", "label", "lane_files", "module", "name",
+        "portable", "setting", "variable",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -51,6 +62,10 @@ class AgentEntry:
         folders: tuple[Folder, ...] = (),
         lane_files: tuple[str, ...] = (),
         also: tuple[str, ...] = (),
+        editors: tuple[str, ...] = (),
+        *,
+        portable: bool = False,
+        setting: tuple[str, str] | None = None,
     ) -> None:
         self.name = name
         self.label = label
@@ -60,23 +75,39 @@ class AgentEntry:
         self.folders = folders
         self.lane_files = lane_files
         self.also = also
+        self.editors = editors
+        self.portable = portable
+        self.setting = setting
 
 
 AIDER_HISTORY_FILE = ".aider.chat.history.md"
 """Aider's chat history, beside the repository it ran in (``engine.external.aider``)."""
 
-EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor")
-"""The VS Code products whose user data (``$VSCODE_APPDATA/<product>``, default ``~/.config``)
-holds the extensions' storage (``engine.external.vscode_tasks``)."""
+EDITORS = ("Code", "Code - Insiders", "Code - OSS", "VSCodium", "Cursor", "Windsurf")
+"""The VS Code products whose user data (``$VSCODE_APPDATA/<product>``, by default in the
+platform's application data folder) holds the extensions' storage (``engine.external.vscode_tasks``).
+Each is the product's ``nameShort``, which VS Code names its user data folder after (``src/main.ts``:
+``getUserDataPath(args, product.nameShort)``): ``Code - OSS`` is the open-source build's
+(microsoft/vscode ``product.json``), the others the products' own (docs/agents.md)."""
+
+PORTABLE = "VSCODE_PORTABLE"
+"""A portable VS Code's data folder; its user data is ``<it>/user-data`` (``userDataPath.ts``)."""
+
+VSCODE_APPDATA = "VSCODE_APPDATA"
+"""Moves every VS Code product's user data to ``$VSCODE_APPDATA/<product>``."""
 
 
-def in_editors(extension: str, *folders: tuple[str, int]) -> tuple[Folder, ...]:
-    """The folders ``(path, depth)`` of an extension's global storage in every editor."""
-    return tuple(
-        Folder(f"{editor}/User/globalStorage/{extension}/{path}", depth)
-        for editor in EDITORS
-        for path, depth in folders
-    )
+def storage(extension: str) -> str:
+    """An extension's global storage folder, under a user data folder."""
+    return f"User/globalStorage/{extension}"
+
+
+def in_storage(extension: str, *folders: tuple[str, int]) -> tuple[Folder, ...]:
+    """The folders ``(path, depth)`` of an extension's global storage, under a user data folder."""
+    return tuple(Folder(f"{storage(extension)}/{path}", depth) for path, depth in folders)
+
+
+ROO = "rooveterinaryinc.roo-cline"
 
 
 CRUSH_DB = ".crush/crush.db"
@@ -120,13 +151,15 @@ AGENTS: tuple[AgentEntry, ...] = (
     AgentEntry("crush", "Crush", "engine.external.crush", "XDG_DATA_HOME", ".local/share",
                (Folder("crush", 0),), lane_files=(CRUSH_DB, f"{CRUSH_DB}-wal"),
                also=("CRUSH_GLOBAL_DATA",)),
-    AgentEntry("cline", "Cline", "engine.external.cline", "VSCODE_APPDATA", ".config",
-               in_editors("saoudrizwan.claude-dev", ("tasks", 1), ("state", 0))),
-    AgentEntry("roo", "Roo Code", "engine.external.roo", "VSCODE_APPDATA", ".config",
-               in_editors("rooveterinaryinc.roo-cline", ("tasks", 1))),
-    AgentEntry("cursor-ide", "Cursor editor", "engine.external.cursor_ide", "VSCODE_APPDATA",
-               ".config", (Folder("Cursor/User/globalStorage", 0),
-                           Folder("Cursor/User/workspaceStorage", 1))),
+    AgentEntry("cline", "Cline", "engine.external.cline", VSCODE_APPDATA, ".config",
+               in_storage("saoudrizwan.claude-dev", ("tasks", 1), ("state", 0)),
+               editors=EDITORS, portable=True),
+    AgentEntry("roo", "Roo Code", "engine.external.roo", VSCODE_APPDATA, ".config",
+               in_storage(ROO, ("tasks", 1)), editors=EDITORS, portable=True,
+               setting=("roo-cline.customStoragePath", storage(ROO))),
+    AgentEntry("cursor-ide", "Cursor editor", "engine.external.cursor_ide", VSCODE_APPDATA,
+               ".config", (Folder("User/globalStorage", 0), Folder("User/workspaceStorage", 1)),
+               editors=("Cursor",)),
 )  # fmt: skip
 """Every agent read, in the order ``--status``, the help and the palette list them."""
 
@@ -134,7 +167,12 @@ AGENT_NAMES: tuple[str, ...] = tuple(entry.name for entry in AGENTS)
 """The ``tool:`` values (a chat's ``tool`` is one of these)."""
 
 AGENT_VARIABLES: tuple[str, ...] = tuple(
-    dict.fromkeys(v for e in AGENTS for v in (e.variable, *e.also) if v is not None)
+    dict.fromkeys(
+        v
+        for e in AGENTS
+        for v in (e.variable, *e.also, PORTABLE if e.portable else None)
+        if v is not None
+    )
 )
 """The variables that move an agent's home (besides ``HOME``): the caller's context carries
 them (``engine.basics.caller_env.AGENT_FOLDERS``)."""

@@ -54,6 +54,7 @@ AGENT_FOLDERS = (
     "KIRO_HOME",
     "VSCODE_APPDATA",
     "CRUSH_GLOBAL_DATA",
+    "VSCODE_PORTABLE",
 )
 """Where the agents keep their sessions: ``HOME`` and each agent's variable in
 ``engine.agent_table.AGENT_VARIABLES`` (spelled out, not imported: a daemon-answered search

@@ -11,8 +11,11 @@ file storage", 2025-08; ``apps/vscode/src/sdk/legacy-state-reader.ts`` reads it 
 kinds (``apps/vscode/src/shared/ExtensionMessage.ts``: ``ClineMessage``, ``ClineSay``,
 ``ClineAsk``, ``ClineSayTool``). A task without ``cwdOnTaskInitialization`` (older than the
 field) or missing from the history names no folder: counted ``no cwd``. Tasks of Cline's newer
-SDK storage (``~/.cline/data``) are not read. No resume by id: a task is reopened from the
-extension's history.
+SDK storage (``~/.cline/data``) are not read. Cline has no setting that moves its tasks (unlike
+Roo Code's ``customStoragePath``): ``apps/vscode/package.json:338-341`` contributes no settings,
+and ``apps/vscode/src/core/storage/disk.ts:52-53,191-192`` puts every task under the storage VS
+Code gives it (``context.globalStorageUri``, ``apps/vscode/src/extension.ts:594``). No resume by
+id: a task is reopened from the extension's history.
 """
 
 from __future__ import annotations

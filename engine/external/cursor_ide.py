@@ -1,5 +1,9 @@
 """The Cursor editor's chats (its composer): ``$VSCODE_APPDATA/Cursor/User/`` (default
-as VS Code's, ``engine.external.roots.vscode_app_data``), read read-only from the live databases.
+as VS Code's, ``engine.external.roots.vscode_app_data``: Windows ``%APPDATA%``, macOS
+``~/Library/Application Support``, else ``$XDG_CONFIG_HOME`` or ``~/.config``), read read-only
+from the live databases. A portable install's ``$VSCODE_PORTABLE`` is not read for it: the
+variable does not say which product it is, and another product's databases hold no chats of
+Cursor's.
 
 Cursor is closed source: the layout below is VS Code's where Cursor keeps VS Code's, and
 otherwise as Cursor's databases show it and as public readers of them read it (the fixture's

@@ -11,7 +11,9 @@ the task's folder —, ``parentTaskId``), ``src/core/task-persistence/taskMetada
 ``workspace`` from the task's cwd), ``packages/types/src/message.ts`` (``clineSays``,
 ``clineAsks``) and ``src/core/task/Task.ts`` (``startTask`` shows the task as the first
 ``say: "text"``). A task whose item names no ``workspace`` (or has no item yet) is counted
-``no cwd``. The ``customStoragePath`` setting (tasks kept elsewhere) is not followed. No resume
+``no cwd``. Tasks kept elsewhere by the ``roo-cline.customStoragePath`` setting
+(``src/utils/storage.ts:14-58``: ``<that folder>/tasks/<id>/``) are read there too, the folder
+taken from each product's ``User/settings.json`` (``engine.external.vscode_settings``). No resume
 by id: a task is reopened from the extension's history.
 """
 

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from engine.agent_table import AIDER_HISTORY_FILE as AIDER_HISTORY_FILE
-from engine.agent_table import entry
+from engine.agent_table import PORTABLE, Folder, entry
+from engine.external.vscode_settings import Unreadable, setting_folder
 from engine.project.model import Lane
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9]")
@@ -28,34 +29,95 @@ def home_of(environ: Mapping[str, str]) -> str:
     return environ.get("HOME") or os.path.expanduser("~")
 
 
-def agent_home(name: str, environ: Mapping[str, str]) -> Path:
+def agent_home(name: str, environ: Mapping[str, str], platform: str | None = None) -> Path:
     """Agent ``name``'s home: its variable's value when set, else its default under ``HOME``
-    (``engine.agent_table``; the VS Code agents' as VS Code places it)."""
+    (``engine.agent_table``; the VS Code agents': where VS Code keeps its products' user data,
+    ``vscode_app_data``)."""
     line = entry(name)
     moved = environ.get(line.variable) if line.variable else None
     if moved:
         return Path(moved)
-    if line.variable == VSCODE_APP_DATA:
-        return vscode_app_data(environ)
+    if line.editors:
+        return vscode_app_data(environ, platform)
     return Path(home_of(environ), line.default)
 
 
-VSCODE_APP_DATA = "VSCODE_APPDATA"
-
-
-def vscode_app_data(environ: Mapping[str, str]) -> Path:
+def vscode_app_data(environ: Mapping[str, str], platform: str | None = None) -> Path:
     """Where VS Code and its forks keep ``<product>/User`` when ``VSCODE_APPDATA`` is unset
-    (VS Code's ``src/vs/platform/environment/node/userDataPath.ts``): macOS
-    ``~/Library/Application Support``, else ``$XDG_CONFIG_HOME``, else ``~/.config``."""
-    if sys.platform == "darwin":
+    (VS Code's ``src/vs/platform/environment/node/userDataPath.ts``, its step 4, lines 73-91):
+    Windows ``%APPDATA%``, else ``%USERPROFILE%/AppData/Roaming``; macOS
+    ``~/Library/Application Support``; else ``$XDG_CONFIG_HOME``, else ``~/.config``.
+    ``platform``: ``sys.platform`` unless given."""
+    platform = sys.platform if platform is None else platform
+    if platform == "win32":
+        if environ.get("APPDATA"):
+            return Path(environ["APPDATA"])
+        profile = environ.get("USERPROFILE") or home_of(environ)
+        return Path(profile, "AppData", "Roaming")
+    if platform == "darwin":
         return Path(home_of(environ), "Library", "Application Support")
     return Path(environ.get("XDG_CONFIG_HOME") or os.path.join(home_of(environ), ".config"))
 
 
-def agent_folders(name: str, environ: Mapping[str, str]) -> list[Path]:
+def vscode_user_data(
+    name: str, environ: Mapping[str, str], platform: str | None = None
+) -> list[Path]:
+    """The user data folders agent ``name`` (a VS Code extension or fork) is read from, in the
+    order VS Code decides them (``userDataPath.ts`` lines 52-62): a portable install's
+    ``$VSCODE_PORTABLE/user-data`` first (when the agent's line says ``portable``), then each
+    of its products' ``<app data>/<product>`` (``agent_home``)."""
+    line = entry(name)
+    portable = environ.get(PORTABLE) if line.portable else None
+    first = [Path(portable, "user-data")] if portable else []
+    base = agent_home(name, environ, platform)
+    return [*first, *(base / product for product in line.editors)]
+
+
+def agent_places(
+    name: str, environ: Mapping[str, str], platform: str | None = None
+) -> list[tuple[Folder, Path]]:
+    """Each folder of agent ``name``'s table line with where it is in ``environ``: under its
+    home, or, for a VS Code agent, under each of its user data folders (``vscode_user_data``)
+    and, where that folder's user settings move the extension's storage (the line's
+    ``setting``), there too. Each path once."""
+    line = entry(name)
+    if not line.editors:
+        home = agent_home(name, environ, platform)
+        return [(folder, home / folder.path) for folder in line.folders]
+    places: dict[Path, Folder] = {}
+    for data in vscode_user_data(name, environ, platform):
+        places.update((data / folder.path, folder) for folder in line.folders)
+        moved = moved_storage(name, data)
+        if isinstance(moved, Path):
+            prefix = f"{line.setting[1]}/" if line.setting else ""
+            places.update(
+                (moved / folder.path.removeprefix(prefix), folder)
+                for folder in line.folders
+                if folder.path.startswith(prefix)
+            )
+    return [(folder, path) for path, folder in places.items()]
+
+
+def moved_storage(name: str, user_data: Path) -> Path | Unreadable | None:
+    """Where ``user_data``'s settings move agent ``name``'s storage (its line's ``setting``):
+    the folder, ``Unreadable`` when the settings cannot be read, None when not moved."""
+    line = entry(name)
+    if line.setting is None:
+        return None
+    return setting_folder(user_data, line.setting[0])
+
+
+def unreadable_settings(name: str, environ: Mapping[str, str]) -> list[Path]:
+    """The settings files agent ``name`` needs (its line's ``setting``) that cannot be read."""
+    if entry(name).setting is None:
+        return []
+    found = (moved_storage(name, data) for data in vscode_user_data(name, environ))
+    return [moved.path for moved in found if isinstance(moved, Unreadable)]
+
+
+def agent_folders(name: str, environ: Mapping[str, str], platform: str | None = None) -> list[Path]:
     """The folders under agent ``name``'s home that hold its sessions (none for Aider)."""
-    home = agent_home(name, environ)
-    return [home / folder.path for folder in entry(name).folders]
+    return [path for _, path in agent_places(name, environ, platform)]
 
 
 def claude_projects_dir(environ: Mapping[str, str]) -> Path:

@@ -1,12 +1,18 @@
 """Tasks of the VS Code agent extensions that keep one folder per task (Cline, and Roo Code, its
 fork): ``<VS Code user data>/User/globalStorage/<extension id>/tasks/<task id>/``.
 
-Where (VS Code's ``src/vs/platform/environment/node/userDataPath.ts``): the user data folder is
-``$VSCODE_PORTABLE/user-data``, else ``$VSCODE_APPDATA/<product>``, else ``--user-data-dir``,
-else on Linux ``$XDG_CONFIG_HOME/<product>`` or ``~/.config/<product>``, on macOS
-``~/Library/Application Support/<product>``. Read here: ``$VSCODE_APPDATA``, else those defaults
-(``engine.external.roots.vscode_app_data``), for the products ``Code``, ``Code - Insiders``,
-``VSCodium`` and ``Cursor``; a ``--user-data-dir`` or ``VSCODE_PORTABLE`` is not followed.
+Where (VS Code's ``src/vs/platform/environment/node/userDataPath.ts``, microsoft/vscode): the user
+data folder is ``$VSCODE_PORTABLE/user-data`` (lines 52-56; a portable install sets the variable
+itself, ``src/bootstrap-node.ts`` ``configurePortable``, and so do the terminals it opens), else
+``$VSCODE_APPDATA/<product>`` (58-62), else ``--user-data-dir`` (67-71), else (73-91) on Windows
+``%APPDATA%/<product>`` (or ``%USERPROFILE%/AppData/Roaming/<product>``), on macOS
+``~/Library/Application Support/<product>``, else ``$XDG_CONFIG_HOME/<product>`` or
+``~/.config/<product>``. Read here (``engine.external.roots.vscode_user_data``): the portable
+user data first, then ``$VSCODE_APPDATA`` or the platform's default for each product of
+``engine.agent_table.EDITORS``; a ``--user-data-dir`` is not followed (it is in no file nor
+variable a reader can see). An extension whose setting moves its storage (Roo Code's
+``customStoragePath``, ``engine.external.vscode_settings``) is read there too; a settings file
+that cannot be read is counted once, ``unreadable``.
 
 Each task folder holds ``ui_messages.json`` — the messages the extension showed, rewritten as the
 task goes (``ClineMessage[]``: ``{ts, type: "say" | "ask", say | ask, text, images, partial}``)
@@ -29,6 +35,7 @@ from engine.external.agent_format import AgentFormat, Hint
 from engine.external.finding import acceptable, lane_of
 from engine.external.heads import HeadCache
 from engine.external.lines import digest
+from engine.external.roots import unreadable_settings
 from engine.external.session_file import read_session_file
 from engine.external.skips import skip, skip_file
 from engine.project.model import ChatEvent, ChatEventType, Lane, SessionMeta, is_valid_session_id
@@ -128,6 +135,8 @@ class TaskFolderFormat(AgentFormat):
         self, lanes: list[Lane], tally: WarningTally, environ: Mapping[str, str], heads: HeadCache
     ) -> list[SessionMeta]:
         del heads  # the history names every task's folder
+        for settings in unreadable_settings(self.name, environ):  # where the storage may be
+            skip_file(tally, self.name, "unreadable", settings)
         bounds = self.bounds(environ, lanes)
         found: list[SessionMeta] = []
         for tasks in self.tasks_folders(environ):

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from engine.agent_table import AGENTS
 from engine.basics.digests import blake2b
-from engine.external.roots import agent_folders, claude_folder_matches, claude_lane_slugs
+from engine.external.roots import agent_places, claude_folder_matches, claude_lane_slugs
 from engine.ingest.records import git_signature
 from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
@@ -206,7 +206,7 @@ def project_manifest(
     walk.digest.update(stat_signature(lane_files).encode())
     the_lanes = lanes or [Lane("primary", project.name, project.root, None, True)]
     for agent in AGENTS:  # each agent's session folders, as deep as its table line says
-        for spec, path in zip(agent.folders, agent_folders(agent.name, env), strict=True):
+        for spec, path in agent_places(agent.name, env):
             if spec.per_lane:
                 if not walk.per_lane(path, the_lanes):
                     return None

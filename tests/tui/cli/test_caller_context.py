@@ -110,6 +110,16 @@ def _agent_home(name: str) -> Callable[[Path, Path], str]:
     return lambda tmp, repo: str(install_home(name, tmp / f"{name}-home", repo, tmp / "no-lane"))
 
 
+def _vscode_portable(tmp: Path, repo: Path) -> str:
+    """A portable VS Code's data folder holding Cline's fixture in ``user-data``."""
+    home = install_home("cline", tmp / "cline-home", repo, tmp / "no-lane")
+    (home / "Code").rename(tmp / "user-data")
+    portable = tmp / "portable"
+    portable.mkdir()
+    (tmp / "user-data").rename(portable / "user-data")
+    return str(portable)
+
+
 def _crush_global_data(tmp: Path, repo: Path) -> str:
     """Crush's global data folder registering a database kept outside the repository."""
     data, store = tmp / "crush-data", tmp / "crush-store"
@@ -149,6 +159,7 @@ ROWS = [
     Row("GOOSE_PATH_ROOT", _agent_home("goose"), "jerboa", applied=True),
     Row("VSCODE_APPDATA", _agent_home("cline"), "ocelot", applied=True),
     Row("CRUSH_GLOBAL_DATA", _crush_global_data, "tapir", applied=True),
+    Row("VSCODE_PORTABLE", _vscode_portable, "ocelot", applied=True),
     # The daemon's clock is the real one: a commit of today is within 3 days of it, not of 2030
     Row("ADE_NOW", _value("2030-01-01T00:00:00+00:00"), "first since:3d", applied=True, hits=False),
     Row("TZ", _value("Asia/Tokyo"), "first", applied=False),

@@ -1,0 +1,94 @@
+"""A VS Code user setting that moves an extension's storage, read from the user's ``settings.json``.
+
+Roo Code keeps its tasks in ``<its global storage>/tasks/`` unless the user set
+``roo-cline.customStoragePath`` (RooCodeInc/Roo-Code ``src/package.json:364``; read by
+``src/utils/storage.ts:14-48``, ``getStorageBasePath``: ``getConfiguration("roo-cline")
+.get("customStoragePath")``; tasks then go to ``<that folder>/tasks/<id>/``,
+``getTaskDirectoryPath`` lines 53-58, and the history index with them,
+``src/core/task-persistence/TaskHistoryStore.ts:552-555``). The setting is written to the user's
+settings (``ConfigurationTarget.Global``, ``storage.ts:128``): ``<user data>/User/settings.json``,
+JSON with comments and trailing commas (VS Code's JSONC). Roo Code uses the folder only when it
+can create and write it (``storage.ts:32-46``), else its default: both are read here.
+
+Read bounded (``MAX_SETTINGS`` bytes) through ``engine.project.safe_io`` (a FIFO or a link out
+is refused, never waited on); a file that cannot be read or parsed is ``Unreadable`` (the
+agent's listing counts it once, ``unreadable``), a missing one names no folder. Only an
+absolute path is followed (Roo Code's prompt asks for one, ``storage.ts:112-115``).
+Profiles' own ``User/profiles/<id>/settings.json`` are not read.
+"""
+
+# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from engine.project.safe_io import JsonRejected, UnsafeFile, loads_json, read_regular
+
+SETTINGS_FILE = Path("User") / "settings.json"
+"""The user's settings under a user data folder (the default profile's)."""
+
+MAX_SETTINGS = 1024 * 1024
+"""Bytes of ``settings.json`` read; a longer file is unreadable (a settings file is a few KB)."""
+
+_COMMENTS = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?(?:\*/|\Z)', re.DOTALL)
+_TRAILING = re.compile(r'("(?:[^"\\\n]|\\.)*")|,(?=\s*[}\]])')
+
+
+class Unreadable:
+    """A settings file that exists but cannot be read or parsed."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+
+def loads_jsonc(text: str) -> Any:
+    """One JSONC document (``//`` and ``/* */`` comments, trailing commas) parsed as JSON.
+
+    Raises:
+        JsonRejected: not JSON once the comments and trailing commas are gone.
+    """
+    keep = r"\1"
+    return loads_json(_TRAILING.sub(keep, _COMMENTS.sub(keep, text)))
+
+
+def read_settings(path: Path) -> dict[str, Any] | Unreadable | None:
+    """The settings object of ``path``; None when there is none (missing, or not an object)."""
+    try:
+        data = read_regular(path, MAX_SETTINGS + 1)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, UnsafeFile):
+        return Unreadable(path)
+    if len(data) > MAX_SETTINGS:
+        return Unreadable(path)
+    try:
+        doc = loads_jsonc(data.decode("utf-8", errors="replace"))
+    except JsonRejected:
+        return Unreadable(path)
+    return doc if isinstance(doc, dict) else None
+
+
+def setting(doc: dict[str, Any], key: str) -> Any:
+    """``key`` (``section.name``) of a settings object: the dotted key, else nested."""
+    if key in doc:
+        return doc[key]
+    section, _, name = key.rpartition(".")
+    nested = doc.get(section)
+    return nested.get(name) if isinstance(nested, dict) else None
+
+
+def setting_folder(user_data: Path, key: str) -> Path | Unreadable | None:
+    """The absolute folder setting ``key`` names in ``user_data``'s user settings, if any."""
+    doc = read_settings(user_data / SETTINGS_FILE)
+    if doc is None or isinstance(doc, Unreadable):
+        return doc
+    value = setting(doc, key)
+    if not isinstance(value, str) or not value or not os.path.isabs(value):
+        return None
+    return Path(value)
