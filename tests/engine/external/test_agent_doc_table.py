@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.agent_table import AGENTS
+from engine.agent_table import AGENTS, PORTABLE
 from engine.external.registry import agent_format
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "agents.md"
@@ -40,6 +40,7 @@ def test_each_row_says_what_the_code_does() -> None:
         assert where, label
         assert variable.split()[0].strip("`") == (line.variable or "—"), label
         assert all(f"`{other}`" in variable for other in line.also), label
+        assert not line.portable or f"`{PORTABLE}`" in variable, label
         assert _plain(fmt.hidden) in _plain(hidden), label
         if fmt.resume is None:
             assert resume.startswith("none"), label
