@@ -11,7 +11,8 @@ the content hashes count: the cursor stays valid and nothing is reindexed (RELIA
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+
+import msgspec
 
 from engine.basics.digests import blake2b
 
@@ -27,9 +28,9 @@ def digest(data: bytes) -> str:
     return blake2b(data, digest_size=12).hexdigest()
 
 
-@dataclass(frozen=True)
-class Fingerprint:
-    """What the cursor was taken against. ``cursor == 0`` fingerprints match anything."""
+class Fingerprint(msgspec.Struct, frozen=True):
+    """What the cursor was taken against. ``cursor == 0`` fingerprints match anything. (A
+    ``msgspec.Struct``, not a dataclass: see ``engine.ingest.tailing.PassOutput``.)"""
 
     dev: int = 0
     ino: int = 0
@@ -39,7 +40,8 @@ class Fingerprint:
 
     def to_json(self) -> str:
         """Compact JSON for ``SourceRow.identity``."""
-        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+        fields = {name: getattr(self, name) for name in self.__struct_fields__}
+        return json.dumps(fields, separators=(",", ":"), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> Fingerprint:

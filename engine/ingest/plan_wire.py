@@ -9,8 +9,10 @@ first index, so what it spends receiving a plan is spent on the wall clock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+from msgspec.structs import replace
 
 from engine.index.documents import IndexDoc, PreparedDocs
 from engine.index.documents import _Derived as Derived

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,24 +55,26 @@ MAX_ATTEMPTS = 8
 for now (the source is re-enqueued with backoff)."""
 
 
-@dataclass
-class PassOutput:
-    """What a builder made of ``data``: bytes consumed, docs, and its carry-over state."""
+class PassOutput(msgspec.Struct):
+    """What a builder made of ``data``: bytes consumed, docs, and its carry-over state.
+
+    This module's records are ``msgspec.Struct``s, not dataclasses: a search right after a
+    write imports it, and ``dataclasses`` brings ``inspect``, ``ast``, ``dis`` and ``tokenize``
+    (~7 ms of a one-shot process; the read-your-writes budget)."""
 
     consumed: int
     session: IndexDoc
-    new_docs: list[IndexDoc] = field(default_factory=list)
+    new_docs: list[IndexDoc] = msgspec.field(default_factory=list)
     """Docs written only when their id is absent (a replayed chat event changes nothing)."""
-    upserts: list[IndexDoc] = field(default_factory=list)
-    state: dict[str, Any] = field(default_factory=dict)
+    upserts: list[IndexDoc] = msgspec.field(default_factory=list)
+    state: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 Builder = Callable[[bytes, int, bool, dict[str, Any]], PassOutput]
 """``builder(data, base_offset, at_eof, state)``: parse whole records of ``data``."""
 
 
-@dataclass(frozen=True)
-class PassResult:
+class PassResult(msgspec.Struct, frozen=True):
     """How a pass ended: ``more`` means re-enqueue at once; ``written`` docs touched."""
 
     more: bool
@@ -85,8 +86,7 @@ class CursorMoved(Exception):
     """Another writer committed this source since we read its row: redo the pass."""
 
 
-@dataclass
-class Plan:
+class Plan(msgspec.Struct):
     """One pass read and built, not yet written: what ``commit_pass`` needs (picklable but for
     ``prepared``, whose keys are object ids: ``engine.ingest.planner`` ships it apart)."""
 

@@ -116,6 +116,9 @@ def test_a_changed_transcript_brings_in_the_ingestion_processors(warm_demo: Path
     assert "engine.ingest.plan_worker" not in modules
     assert "engine.ingest.planner" in modules
     assert "logging" not in modules
+    # The pass's records are msgspec Structs: `dataclasses` would bring `inspect`, `ast`, `dis`
+    # and `tokenize` into every search right after a write (the read-your-writes budget).
+    assert "dataclasses" not in modules
 
 
 def test_a_new_commit_brings_in_the_history_walk(warm_demo: Path) -> None:
