@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_helpers import found_and_opened, run_main, search_argv
+from cli_helpers import found_and_opened, never_found, run_main, search_argv
 
 pytestmark = pytest.mark.usefixtures("cli_path")
 
@@ -72,3 +72,39 @@ def test_roo_tasks_in_its_custom_storage_are_found_opened_and_listed(
     assert status["tied"] == 1
     # the moved task naming no folder is counted as in the default storage, the broken settings once
     assert status["skipped"] == {"unknown type": 1, "no cwd": 1, "unreadable": 1}
+
+
+def test_a_task_roo_starts_and_a_message_it_adds_in_its_custom_storage_are_found_at_once(
+    demo_copy: Path,
+    agent_home: Callable[[str], Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    home = agent_home("roo")
+    custom = tmp_path / "roo-storage"
+    custom.mkdir()
+    shutil.move(home / "Code" / ROO / "tasks", custom / "tasks")
+    (home / "Code" / "User" / "settings.json").write_text(
+        json.dumps({"roo-cline.customStoragePath": str(custom)})
+    )
+    items = found_and_opened(capsys, demo_copy, "roo", ["quokka", "retry"], "quokka")
+    never_found(capsys, demo_copy, "pangolin", "armadillo")  # nothing new: warm from here on
+    tasks = custom.glob("tasks/*/ui_messages.json")
+    shown = next(path for path in tasks if "quokka" in path.read_text())  # the project's task
+    messages = json.loads(shown.read_text())
+    messages.append({"ts": 1780315299000, "type": "say", "say": "user_feedback",
+                     "text": "also retry the pangolin upload"})  # fmt: skip
+    shown.write_text(json.dumps(messages))  # Roo Code rewrites the file whole
+    run = run_main(capsys, search_argv(demo_copy, "tool:roo", "pangolin", "--json"))
+    assert run.code == 0, run.err
+    assert [item["sessionId"] for item in json.loads(run.out)["items"]] == [items[0]["sessionId"]]
+    task = custom / "tasks" / "5d2c8e1a-0b3f-4a7c-9e6d-1f2a3b4c5d6e"  # a task started since
+    task.mkdir()
+    (task / "ui_messages.json").write_text(json.dumps(
+        [{"ts": 1780319000000, "type": "say", "say": "text", "text": "find the armadillo leak"}]
+    ))  # fmt: skip
+    (task / "history_item.json").write_text(json.dumps(
+        {"id": task.name, "ts": 1780319000000, "task": "find the armadillo leak",
+         "workspace": str(demo_copy)}
+    ))  # fmt: skip
+    found_and_opened(capsys, demo_copy, "roo", ["armadillo"], "user: find the armadillo leak")
