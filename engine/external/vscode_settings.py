@@ -34,8 +34,19 @@ SETTINGS_FILE = Path("User") / "settings.json"
 MAX_SETTINGS = 1024 * 1024
 """Bytes of ``settings.json`` read; a longer file is unreadable (a settings file is a few KB)."""
 
-_COMMENTS = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?(?:\*/|\Z)', re.DOTALL)
-_TRAILING = re.compile(r'("(?:[^"\\\n]|\\.)*")|,(?=\s*[}\]])')
+_STRING = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'
+_BLOCK = r"/\*(?:[^*]|\*(?!/))*+\*/"
+_NOISE = re.compile(
+    rf"{_STRING}|(//[^\n]*+|/\*.*?(?:\*/|\Z)|,(?=(?:\s|//[^\n]*+|{_BLOCK})*+[}}\]]))",
+    re.DOTALL,
+)
+"""A string (kept), or a comment or a trailing comma (group 1: dropped)."""
+
+MAX_REMEMBERED = 32
+"""Settings files whose answer is remembered (by their stat) between calls: each listing and
+each warm run asks for the folders again."""
+
+_remembered: dict[tuple[str, str], tuple[tuple[int, int, int], Path | Unreadable | None]] = {}
 
 
 class Unreadable:
@@ -53,12 +64,19 @@ def loads_jsonc(text: str) -> Any:
     Raises:
         JsonRejected: not JSON once the comments and trailing commas are gone.
     """
-    keep = r"\1"
-    return loads_json(_TRAILING.sub(keep, _COMMENTS.sub(keep, text)))
+    parts: list[str] = []
+    at = 0
+    for match in _NOISE.finditer(text):
+        if match.group(1) is not None:
+            parts.append(text[at : match.start()])
+            at = match.end()
+    parts.append(text[at:])
+    return loads_json("".join(parts))
 
 
-def read_settings(path: Path) -> dict[str, Any] | Unreadable | None:
-    """The settings object of ``path``; None when there is none (missing, or not an object)."""
+def read_settings(path: Path, needle: str = "") -> dict[str, Any] | Unreadable | None:
+    """The settings object of ``path``; None when there is none (missing, not an object, or
+    without ``needle`` in its text: nothing to parse)."""
     try:
         data = read_regular(path, MAX_SETTINGS + 1)
     except (FileNotFoundError, NotADirectoryError):
@@ -67,6 +85,8 @@ def read_settings(path: Path) -> dict[str, Any] | Unreadable | None:
         return Unreadable(path)
     if len(data) > MAX_SETTINGS:
         return Unreadable(path)
+    if needle.encode() not in data:
+        return None
     try:
         doc = loads_jsonc(data.decode("utf-8", errors="replace"))
     except JsonRejected:
@@ -84,8 +104,26 @@ def setting(doc: dict[str, Any], key: str) -> Any:
 
 
 def setting_folder(user_data: Path, key: str) -> Path | Unreadable | None:
-    """The absolute folder setting ``key`` names in ``user_data``'s user settings, if any."""
-    doc = read_settings(user_data / SETTINGS_FILE)
+    """The absolute folder setting ``key`` names in ``user_data``'s user settings, if any
+    (remembered while the file's stat is unchanged)."""
+    path = user_data / SETTINGS_FILE
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None  # missing: nothing moved (a dangling link too)
+    signature = (st.st_mtime_ns, st.st_size, st.st_ino)
+    known = _remembered.get((str(path), key))
+    if known is not None and known[0] == signature:
+        return known[1]
+    found = _folder(path, key)
+    if len(_remembered) >= MAX_REMEMBERED:
+        _remembered.clear()
+    _remembered[(str(path), key)] = (signature, found)
+    return found
+
+
+def _folder(path: Path, key: str) -> Path | Unreadable | None:
+    doc = read_settings(path, key.rpartition(".")[2])
     if doc is None or isinstance(doc, Unreadable):
         return doc
     value = setting(doc, key)

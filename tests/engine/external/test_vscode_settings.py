@@ -58,6 +58,17 @@ def test_jsonc_comments_and_trailing_commas_go_strings_stay() -> None:
     assert loads_jsonc('{"a": "\\"//",} // end') == {"a": '"//'}
     with pytest.raises(JsonRejected):
         loads_jsonc('{"a": 1, /* never closed')
+    # a comment holding a brace is no end: the comma before it stays
+    assert loads_jsonc('{"a": 1, // }\n "b": 2}') == {"a": 1, "b": 2}
+    assert loads_jsonc('{"a": [1, /* ] */ 2,],}') == {"a": [1, 2]}
+
+
+def test_many_comments_after_a_comma_parse_in_one_pass() -> None:
+    # no backtracking over ways to group the comments (each is one token)
+    text = '{"a": 1, ' + "/* c */ " * 20_000 + '"b": 2}'
+    assert loads_jsonc(text) == {"a": 1, "b": 2}
+    with pytest.raises(JsonRejected):  # and no trailing comma either: refused at once
+        loads_jsonc('{"a": 1, ' + "/* c */ " * 20_000 + "x}")
 
 
 def test_roo_tasks_in_the_custom_storage_are_found_as_in_the_default(tmp_path: Path) -> None:
@@ -103,6 +114,17 @@ def test_unreadable_settings_are_counted_once_and_the_default_still_read(
         found = fmt.sessions(lanes, tally, env, HeadCache(None))
     assert {m.id for m in found} == {s["id"] for s in expect("roo")["sessions"]}
     assert tally.reasons("roo").get("unreadable") == 1
+
+
+def test_a_changed_setting_is_read_again(tmp_path: Path) -> None:
+    env, _, custom = _roo_moved(tmp_path)
+    settings = Path(env["VSCODE_APPDATA"]) / "Code" / "User" / "settings.json"
+    assert custom / "tasks" in agent_format("roo").session_folders(env)
+    other = tmp_path / "elsewhere"
+    settings.write_text(json.dumps({"roo-cline.customStoragePath": str(other), "pad": "x" * 9}))
+    folders = agent_format("roo").session_folders(env)
+    assert other / "tasks" in folders
+    assert custom / "tasks" not in folders
 
 
 def test_cline_has_no_such_setting(tmp_path: Path) -> None:
