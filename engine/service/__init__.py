@@ -102,6 +102,8 @@ class SearchService:
         self._session = self.queue.pending["session"]
         self._pr = self.queue.pending["pr"]
         self._git = self.queue.pending["git"]
+        self._external_stats: dict[Path, tuple[int, int, int]] = {}
+        """Each external file's inode, size and mtime at its last change event."""
         if start_worker:
             # A writer thread serves live appends: the health check must not stop it (14.5).
             self.drainer.health.background = True
@@ -141,11 +143,29 @@ class SearchService:
     def notify_external_file(self, path: Path) -> None:
         """A file under the Claude Code / Codex transcript folders changed: queue the session
         owning it, list sessions again for a new or deleted file, ignore another project's."""
+        if self._attributes_only(path):
+            return
         sid = self.drainer.external.owner(path)
         if sid is None or (sid != FOREIGN and not path.exists()):
             self.request_reconcile()  # a new file, or a deleted one: its docs go
         elif sid != FOREIGN and sid not in self._external:
             self.queue.add("external", sid)
+
+    def _attributes_only(self, path: Path) -> bool:
+        """Whether ``path`` has the inode, size and mtime of its last change event: its owner or
+        mode changed, not its content. SQLite run as root hands every ``-wal`` it opens to the
+        database's owner, a read-only reader's too: followed, each read of an agent's store (a
+        reconcile's) would ask for the next, forever."""
+        try:
+            st = path.stat()
+        except OSError:
+            self._external_stats.pop(path, None)
+            return False  # deleted: the caller re-lists
+        stats = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if self._external_stats.get(path) == stats:
+            return True
+        self._external_stats[path] = stats
+        return False
 
     def request_reconcile(self) -> None:
         """Stat every source soon (the watcher re-armed, or saw a folder-level change)."""

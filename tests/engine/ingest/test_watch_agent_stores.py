@@ -10,6 +10,7 @@ sleeps. ``process_pending_now`` drains only what was queued, so a hit proves the
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from pathlib import Path
 import apsw
 import pytest
 
+from engine.external.sqlite_store import store_rows
 from engine.ingest.watcher import Watcher
 from engine.service import SearchService
 from engine.types import SearchQueryArgs
@@ -210,4 +212,30 @@ def test_reading_a_crush_database_does_not_wake_the_watcher_again(
         barrier.write_text("crush log line\n")
         assert asked.wait_path(barrier)
         assert shm in asked.paths  # seen, and dropped
+        assert asked.reconciles == seen
+
+
+def test_reading_a_database_whose_wal_is_handed_to_its_owner_does_not_wake_the_watcher(
+    service: SearchService, crush_db: Path, asked: Asked, watched: Watcher
+) -> None:
+    """Run as root, SQLite hands every ``-wal`` it opens to the database's owner (a chown: an
+    event, the file's content untouched), a read-only reader's too: a change that leaves the
+    file's size and time as they were is no write, or every reconcile's read of the store would
+    ask for the next, forever (a daemon at one core's worth of CPU)."""
+    del watched
+    with in_wal(crush_db, (FIXTURES / "crush" / "append.sql").read_text()) as wal:
+        assert asked.wait_path(wal)
+        service.process_pending_now()
+        barrier = crush_db.parent / "first.log"  # a later event of the same watch: every
+        barrier.write_text("crush log line\n")  # event before it has been handed over
+        assert asked.wait_path(barrier)
+        seen, handed = asked.reconciles, len(asked.paths)
+        assert store_rows(crush_db, "SELECT count(*) FROM sqlite_master")  # as a reconcile does
+        owner = wal.stat()
+        os.chown(wal, owner.st_uid, owner.st_gid)  # what SQLite does as root, made sure of
+        for name in ("second.log", "third.log"):  # the second's group handed over whole
+            barrier = crush_db.parent / name
+            barrier.write_text("crush log line\n")
+            assert asked.wait_path(barrier)
+        assert wal in asked.paths[handed:]  # seen, and dropped
         assert asked.reconciles == seen
