@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engine.agent_table import AIDER_HISTORY_FILE as AIDER_HISTORY_FILE
 from engine.agent_table import PORTABLE, Folder, entry
-from engine.external.vscode_settings import Unreadable, setting_folder
+from engine.external.vscode_settings import Unreadable, setting_folders
 from engine.project.model import Lane
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9]")
@@ -87,31 +87,31 @@ def agent_places(
     places: dict[Path, Folder] = {}
     for data in vscode_user_data(name, environ, platform):
         places.update((data / folder.path, folder) for folder in line.folders)
-        moved = moved_storage(name, data)
-        if isinstance(moved, Path):
-            prefix = f"{line.setting[1]}/" if line.setting else ""
-            places.update(
-                (moved / folder.path.removeprefix(prefix), folder)
-                for folder in line.folders
-                if folder.path.startswith(prefix)
-            )
+        prefix = f"{line.setting[1]}/" if line.setting else ""
+        for moved in moved_storage(name, data):
+            if isinstance(moved, Path):
+                places.update(
+                    (moved / folder.path.removeprefix(prefix), folder)
+                    for folder in line.folders
+                    if folder.path.startswith(prefix)
+                )
     return [(folder, path) for path, folder in places.items()]
 
 
-def moved_storage(name: str, user_data: Path) -> Path | Unreadable | None:
-    """Where ``user_data``'s settings move agent ``name``'s storage (its line's ``setting``):
-    the folder, ``Unreadable`` when the settings cannot be read, None when not moved."""
+def moved_storage(name: str, user_data: Path) -> list[Path | Unreadable]:
+    """Where ``user_data``'s settings (each profile's) move agent ``name``'s storage (its
+    line's ``setting``), and the settings files that cannot be read."""
     line = entry(name)
     if line.setting is None:
-        return None
-    return setting_folder(user_data, line.setting[0])
+        return []
+    return setting_folders(user_data, line.setting[0])
 
 
 def unreadable_settings(name: str, environ: Mapping[str, str]) -> list[Path]:
     """The settings files agent ``name`` needs (its line's ``setting``) that cannot be read."""
     if entry(name).setting is None:
         return []
-    found = (moved_storage(name, data) for data in vscode_user_data(name, environ))
+    found = (each for data in vscode_user_data(name, environ) for each in moved_storage(name, data))
     return [moved.path for moved in found if isinstance(moved, Unreadable)]
 
 

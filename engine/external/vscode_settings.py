@@ -13,8 +13,8 @@ can create and write it (``storage.ts:32-46``), else its default: both are read 
 Read bounded (``MAX_SETTINGS`` bytes) through ``engine.project.safe_io`` (a FIFO or a link out
 is refused, never waited on); a file that cannot be read or parsed is ``Unreadable`` (the
 agent's listing counts it once, ``unreadable``), a missing one names no folder. Only an
-absolute path is followed (Roo Code's prompt asks for one, ``storage.ts:112-115``).
-Profiles' own ``User/profiles/<id>/settings.json`` are not read.
+absolute path is followed (Roo Code's prompt asks for one, ``storage.ts:112-115``). Every
+profile's settings are read (``settings_files``): a folder any of them names is read.
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
@@ -30,6 +30,16 @@ from engine.project.safe_io import JsonRejected, UnsafeFile, loads_json, read_re
 
 SETTINGS_FILE = Path("User") / "settings.json"
 """The user's settings under a user data folder (the default profile's)."""
+
+PROFILES = Path("User") / "profiles"
+"""Each other profile's folder, ``<id>/settings.json`` its settings (VS Code's
+``src/vs/platform/userDataProfile/common/userDataProfile.ts``, ``toUserDataProfile``:
+``settingsResource: joinPath(location, 'settings.json')``). An extension's global storage is the
+default profile's whichever profile runs (the extension host is given
+``defaultProfile.globalStorageHome``): only where it is moved differs per profile."""
+
+MAX_PROFILES = 64
+"""Profiles whose settings are read, per user data folder."""
 
 MAX_SETTINGS = 1024 * 1024
 """Bytes of ``settings.json`` read; a longer file is unreadable (a settings file is a few KB)."""
@@ -103,10 +113,29 @@ def setting(doc: dict[str, Any], key: str) -> Any:
     return nested.get(name) if isinstance(nested, dict) else None
 
 
-def setting_folder(user_data: Path, key: str) -> Path | Unreadable | None:
-    """The absolute folder setting ``key`` names in ``user_data``'s user settings, if any
+def settings_files(user_data: Path) -> list[Path]:
+    """The user's settings files under ``user_data``: the default profile's
+    ``User/settings.json``, then each other profile's ``User/profiles/<id>/settings.json`` (at
+    most ``MAX_PROFILES``)."""
+    profiles = user_data / PROFILES
+    try:
+        with os.scandir(profiles) as listing:
+            names = sorted(entry.name for entry in listing)[:MAX_PROFILES]
+    except OSError:
+        names = []
+    return [user_data / SETTINGS_FILE, *(profiles / name / "settings.json" for name in names)]
+
+
+def setting_folders(user_data: Path, key: str) -> list[Path | Unreadable]:
+    """The absolute folders setting ``key`` names in ``user_data``'s settings files (each
+    profile's), and those files that cannot be read."""
+    found = (setting_folder(path, key) for path in settings_files(user_data))
+    return [each for each in found if each is not None]
+
+
+def setting_folder(path: Path, key: str) -> Path | Unreadable | None:
+    """The absolute folder setting ``key`` names in the settings file ``path``, if any
     (remembered while the file's stat is unchanged)."""
-    path = user_data / SETTINGS_FILE
     try:
         st = os.stat(path)
     except (OSError, ValueError):

@@ -86,6 +86,20 @@ def test_roo_tasks_in_the_custom_storage_are_found_as_in_the_default(tmp_path: P
     assert fmt.recorded_cwd(meta) is not None
 
 
+def test_a_profiles_own_settings_move_the_tasks_too(tmp_path: Path) -> None:
+    # userDataProfile.ts: a profile's settings are User/profiles/<id>/settings.json; the
+    # extension's global storage stays the default profile's
+    env, lanes, custom = _roo_moved(tmp_path)
+    user = Path(env["VSCODE_APPDATA"]) / "Code" / "User"
+    (user / "settings.json").unlink()
+    profile = user / "profiles" / "-5c1e2f3a"
+    profile.mkdir(parents=True)
+    (profile / "settings.json").write_text(_settings(custom))
+    found = agent_format("roo").sessions(lanes, WarningTally(), env, HeadCache(None))
+    assert {m.id for m in found} == {s["id"] for s in expect("roo")["sessions"]}
+    assert custom / "tasks" in agent_format("roo").session_folders(env)
+
+
 def test_a_relative_or_empty_setting_names_no_folder(tmp_path: Path) -> None:
     env, _, _ = _roo_moved(tmp_path)
     settings = Path(env["VSCODE_APPDATA"]) / "Code" / "User" / "settings.json"
