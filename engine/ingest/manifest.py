@@ -62,13 +62,14 @@ class Listing:
     """What the manifest's walk saw in the project's own ``.ade`` folders, so the reconcile that
     follows compares each session's stat signature without a ``stat`` of its own (a search right
     after a write, the read-your-writes budget): per folder, each entry's ``[mtime_ns, size,
-    inode]`` as ``os.stat`` gives it (None when that failed), and the session files that are
-    regular files (``lstat``, from the listing's file type)."""
+    inode]`` as ``os.stat`` gives it, written as ``stat_signature`` writes it (``null`` when
+    that failed), and the session files that are regular files (``lstat``, from the listing's
+    file type)."""
 
     __slots__ = ("entries", "regular")
 
     def __init__(self) -> None:
-        self.entries: dict[str, dict[str, list[int] | None]] = {}
+        self.entries: dict[str, dict[str, str]] = {}
         self.regular: set[str] = set()
 
 
@@ -141,13 +142,13 @@ class _Walk:
             except OSError:
                 self.digest.update(f"{entry.name}\0?\n".encode())
                 if kept is not None:
-                    kept[entry.name] = None
+                    kept[entry.name] = "null"
                 continue
             self.digest.update(
                 f"{entry.name}\0{st.st_mtime_ns}\0{st.st_size}\0{st.st_ino}\n".encode()
             )
             if kept is not None:
-                kept[entry.name] = [st.st_mtime_ns, st.st_size, st.st_ino]
+                kept[entry.name] = f"[{st.st_mtime_ns},{st.st_size},{st.st_ino}]"
                 if regular is not None and entry.is_file(follow_symlinks=False):
                     regular.add(entry.name)
             if stat.S_ISDIR(st.st_mode):

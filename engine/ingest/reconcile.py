@@ -7,7 +7,6 @@ transcript. With ``everything=True`` (backfill) every source is listed regardles
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -59,10 +58,10 @@ def session_signature(project: Project, kind: SessionKind, sid: str) -> str:
 
 def listed_signature(listing: Listing, kind: SessionKind, sid: str) -> str:
     """``session_signature`` as of the manifest's walk, from the stats its listing of the
-    ``.ade`` folders kept (the same string: a file the listing has not is missing, null)."""
-    return json.dumps(
-        [listing.entries[f].get(n) for f, n in _session_files(kind, sid)], separators=(",", ":")
-    )
+    ``.ade`` folders kept (the same string: a file the listing has not is missing, null;
+    joined here, as a ``json.dumps`` with its own separators builds an encoder per call)."""
+    parts = [listing.entries[f].get(n, "null") for f, n in _session_files(kind, sid)]
+    return f"[{','.join(parts)}]"
 
 
 def store_session_signature(
