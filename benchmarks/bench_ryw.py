@@ -23,6 +23,7 @@ import contextlib
 import os
 import shutil
 import statistics
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -35,8 +36,8 @@ from benchmarks.scale_paths import (
     fresh_copy,
     run_process,
     scale_project,
-    search_finds,
 )
+from benchmarks.timing import Stopwatch
 
 REPO = Path(__file__).resolve().parents[1]
 NOW = "2026-06-15T12:00:00+00:00"
@@ -51,32 +52,51 @@ def project_copy(root: Path, dest: Path) -> Path:
     return dest
 
 
+def _search(root: Path, word: str, env: dict[str, str], daemon: bool) -> tuple[float, float, bool]:
+    """One whole ``ade search <word> --json`` process: wall and CPU ms (its own and its
+    children's, ``os.wait4``), and whether its answer holds ``word``."""
+    cmd = [ade_command(), "search", word, "--json", "--project", str(root)]
+    if not daemon:
+        cmd.append("--no-daemon")
+    with Stopwatch() as watch:
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        _, _, usage = os.wait4(proc.pid, 0)
+    return watch.ms, (usage.ru_utime + usage.ru_stime) * 1000, word.encode() in out
+
+
 def rounds(
     projects: dict[str, Path], envs: dict[str, dict[str, str]], runs: int, daemon: bool
 ) -> dict[str, str]:
-    """Interleaved settled / fresh searches of every checkout; the figure of each."""
+    """Interleaved settled / fresh searches of every checkout; the figure of each (and the
+    ratio of the processes' CPU time: the in-process path's work, less moved by the load)."""
     settled: dict[str, list[float]] = {name: [] for name in projects}
     fresh: dict[str, list[float]] = {name: [] for name in projects}
+    cpu: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in projects}
     found = dict.fromkeys(projects, 0)
     words = {name: f"zqw{os.getpid() % 1000:03d}{i:02d}x0" for i, name in enumerate(projects)}
     for name, root in projects.items():
         append_note(root, words[name])
-        search_finds(root, words[name], envs[name], daemon)  # indexed before the first round
+        _search(root, words[name], envs[name], daemon)  # indexed before the first round
     for turn in range(runs):
         order = list(projects) if turn % 2 == 0 else list(projects)[::-1]
         for name in order:
             root, env = projects[name], envs[name]
-            run, _ = search_finds(root, words[name], env, daemon)
-            settled[name].append(run.wall)
+            wall, used, _ = _search(root, words[name], env, daemon)
+            settled[name].append(wall)
+            cpu[name][0].append(used)
             words[name] = f"{words[name].rpartition('x')[0]}x{turn + 1}"
             append_note(root, words[name])
-            run, held = search_finds(root, words[name], env, daemon)
-            fresh[name].append(run.wall)
+            wall, used, held = _search(root, words[name], env, daemon)
+            fresh[name].append(wall)
+            cpu[name][1].append(used)
             found[name] += held
     out = {}
     for name in projects:
         s, f = statistics.median(settled[name]), statistics.median(fresh[name])
-        out[name] = f"{f / s:.2f} ({found[name]}/{runs}; {f:.0f} / {s:.0f} ms)"
+        c = statistics.median(cpu[name][1]) / statistics.median(cpu[name][0])
+        out[name] = f"{f / s:.2f} ({found[name]}/{runs}; {f:.0f} / {s:.0f} ms; CPU {c:.2f})"
     return out
 
 
@@ -127,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     named = dict(spec.split("=", 1) for spec in ns.checkout)
     ns.checkouts = {name: Path(d).resolve() for name, d in named.items()} or {"": REPO}
     ns.work.mkdir(parents=True, exist_ok=True)
-    lines = ["| size | path | checkout | after a write / settled (found; fresh / settled) |",
+    lines = ["| size | path | checkout | after a write / settled (found; fresh / settled; CPU) |",
              "|---|---|---|---|"]  # fmt: skip
     with tempfile.TemporaryDirectory(dir=ns.work) as tmp:
         for mb in (int(s) for s in ns.sizes.split(",")):

@@ -35,7 +35,6 @@ from engine.project.sessions import read_session
 from engine.project.tally import WarningTally
 from engine.project.transcripts import parse_chat_lines, refused_transcript, transcript_file
 from engine.redaction import redact_title, scan_literals_in_one_pass
-from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 
 
 def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Builder:
@@ -101,6 +100,9 @@ def truncated_count(docs: list[IndexDoc], events: list[Any], state: dict[str, An
 
 def terminal_builder(sid: str, meta: SessionMeta | None) -> Builder:
     """A builder for ``.ade/terminals/<sid>.log``: newline-aligned sanitized chunks."""
+    # Deferred: a chat's pass (a search right after a line was appended) needs no chunker.
+    from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
+
     scan_literals_in_one_pass()
     title = session_title(meta, sid, None)
     lane = meta.lane_id if meta else None
