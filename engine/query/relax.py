@@ -323,9 +323,12 @@ def words_held(
     tied = {d for group in ties.values() if len(group) > 1 or every_hit for d in group}
     if weights is None or not tied:
         return out
+    # Only the distinctive words: a stop word's title matches count for nothing, and a prefix
+    # stop word (``the``) is the costliest scan of all.
+    words = [step.groups[i] for i in sorted(strong)]
     in_title = [item for item in found if item.doc_id in tied]
-    for doc_id, words in which_held(conn, step.plan, step.groups, in_title, title=True).items():
-        out[doc_id] = msgspec.structs.replace(out[doc_id], titled=len(words & strong))
+    for doc_id, titled in which_held(conn, step.plan, words, in_title, title=True).items():
+        out[doc_id] = msgspec.structs.replace(out[doc_id], titled=len(titled))
     return out
 
 
