@@ -36,16 +36,28 @@ from engine.project.tally import WarningTally
 from engine.project.transcripts import parse_chat_lines, refused_transcript, transcript_file
 from engine.redaction import redact_title, scan_literals_in_one_pass
 
+BULK_REDACTION_BYTES = 64 * 1024
+"""Bytes of a pass from which its builder finds the redaction rules' literals in one
+Aho-Corasick pass (``scan_literals_in_one_pass``, kept for the process). Loading the extension
+and building its two automata cost ~4 ms once a process, which a pass of a few appended lines (a
+search right after a write, the read-your-writes budget) never earns back; below this each
+literal is looked for with ``in``, the same rules found either way."""
+
+
+def _bulk_redaction(data: bytes) -> None:
+    if len(data) >= BULK_REDACTION_BYTES:
+        scan_literals_in_one_pass()
+
 
 def chat_builder(sid: str, meta: SessionMeta | None, tally: WarningTally) -> Builder:
     """A builder for ``.ade/chats/<sid>.jsonl``: one doc per accepted message / reply / tool."""
-    scan_literals_in_one_pass()
     source = f"chat:{sid}"
     lane = meta.lane_id if meta else None
     fallback = ms(meta.updated_at) if meta else 0
 
     def build(data: bytes, base: int, at_eof: bool, state: dict[str, Any]) -> PassOutput:
         del at_eof  # a chat line is whole or torn; the end of the file changes nothing
+        _bulk_redaction(data)
         skipped = WarningTally()  # this pass's count, stored with the cursor (carried_skips)
         if state.get("cut_line"):
             data = salvage_cut_line(data, TRUNCATED_MARK)
@@ -103,13 +115,13 @@ def terminal_builder(sid: str, meta: SessionMeta | None) -> Builder:
     # Deferred: a chat's pass (a search right after a line was appended) needs no chunker.
     from engine.terminal.chunking import ChunkerState, chunk_terminal_bytes
 
-    scan_literals_in_one_pass()
     title = session_title(meta, sid, None)
     lane = meta.lane_id if meta else None
     updated = ms(meta.updated_at) if meta else 0
     ended = meta is not None and meta.ended_at is not None
 
     def build(data: bytes, base: int, at_eof: bool, state: dict[str, Any]) -> PassOutput:
+        _bulk_redaction(data)
         stored = state.get("chunker")
         try:
             chunker = ChunkerState.from_json(stored) if isinstance(stored, str) else ChunkerState()

@@ -38,12 +38,12 @@ place the warm path is written down."""
 CLEAN_GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 INGESTION = (
-    "ahocorasick_rs",
     "engine.ingest.docs",
     "engine.ingest.transcripts",
     "engine.redaction",
 )
-"""What a changed transcript needs (sorted, as ``_loaded`` returns them)."""
+"""What a changed transcript needs (sorted, as ``_loaded`` returns them). The bulk redaction
+automaton (``ahocorasick_rs``) only for a pass of ``BULK_REDACTION_BYTES`` or more."""
 
 
 def _modules(
@@ -119,6 +119,29 @@ def test_a_changed_transcript_brings_in_the_ingestion_processors(warm_demo: Path
     # The pass's records are msgspec Structs: `dataclasses` would bring `inspect`, `ast`, `dis`
     # and `tokenize` into every search right after a write (the read-your-writes budget).
     assert "dataclasses" not in modules
+
+
+def test_only_a_large_pass_loads_the_bulk_redaction_automaton(warm_demo: Path) -> None:
+    """A few appended lines are redacted literal by literal (a search right after a write does
+    not pay the automaton); a pass of ``BULK_REDACTION_BYTES`` or more loads it."""
+    from engine.ingest.transcripts import BULK_REDACTION_BYTES
+
+    chat = next((warm_demo / ".ade" / "chats").glob("*.jsonl"))
+    last = json.loads(chat.read_text(encoding="utf-8").splitlines()[-1])
+
+    def append(n: int, text: str) -> None:
+        with chat.open("a", encoding="utf-8") as handle:
+            for i in range(n):
+                line = {**last, "seq": last["seq"] + 1 + i, "id": f"{text}-{i}", "text": text}
+                handle.write(json.dumps(line) + "\n")
+        last["seq"] += n
+
+    append(1, "one appended line")
+    modules = _modules(search_argv(warm_demo, "appended", "--json"))
+    assert "engine.ingest.transcripts" in modules  # the line was ingested by that search
+    assert "ahocorasick_rs" not in modules
+    append(BULK_REDACTION_BYTES // 40, "many appended lines of words " * 2)
+    assert "ahocorasick_rs" in _modules(search_argv(warm_demo, "appended", "--json"))
 
 
 def test_a_new_commit_brings_in_the_history_walk(warm_demo: Path) -> None:
