@@ -154,6 +154,8 @@ AGENTS: tuple[AgentEntry, ...] = (
     AgentEntry("cline", "Cline", "engine.external.cline", VSCODE_APPDATA, ".config",
                in_storage("saoudrizwan.claude-dev", ("tasks", 1), ("state", 0)),
                editors=EDITORS, portable=True),
+    AgentEntry("cline-cli", "Cline CLI", "engine.external.cline_cli", "CLINE_DIR", ".cline",
+               (Folder("data/sessions", 1),), also=("CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR")),
     AgentEntry("roo", "Roo Code", "engine.external.roo", VSCODE_APPDATA, ".config",
                in_storage(ROO, ("tasks", 1)), editors=EDITORS, portable=True,
                setting=("roo-cline.customStoragePath", storage(ROO))),

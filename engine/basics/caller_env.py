@@ -55,6 +55,9 @@ AGENT_FOLDERS = (
     "VSCODE_APPDATA",
     "CRUSH_GLOBAL_DATA",
     "VSCODE_PORTABLE",
+    "CLINE_DIR",
+    "CLINE_DATA_DIR",
+    "CLINE_SESSION_DATA_DIR",
 )
 """Where the agents keep their sessions: ``HOME`` and each agent's variable in
 ``engine.agent_table.AGENT_VARIABLES`` (spelled out, not imported: a daemon-answered search

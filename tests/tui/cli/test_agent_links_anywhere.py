@@ -16,7 +16,7 @@ from tests.engine.external.fixture_reads import expect
 pytestmark = pytest.mark.usefixtures("cli_path")
 
 FIRST_WORDS = {
-    "qwen": "quokka", "pi": "narwhal", "cline": "ocelot",
+    "qwen": "quokka", "pi": "narwhal", "cline": "ocelot", "cline-cli": "heron",
     "goose": "jerboa", "crush": "capybara", "opencode": "ibis", "cursor-ide": "llama",
 }  # fmt: skip
 """A word of each agent's first session (its ``expect.json``), found in the project."""

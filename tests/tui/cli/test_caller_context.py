@@ -120,6 +120,11 @@ def _vscode_portable(tmp: Path, repo: Path) -> str:
     return str(portable)
 
 
+def _cline_folder(below: str) -> Callable[[Path, Path], str]:
+    """A folder of Cline CLI's fixture home (its data or sessions) with its session in ``repo``."""
+    return lambda tmp, repo: str(Path(_agent_home("cline-cli")(tmp, repo), below))
+
+
 def _crush_global_data(tmp: Path, repo: Path) -> str:
     """Crush's global data folder registering a database kept outside the repository."""
     data, store = tmp / "crush-data", tmp / "crush-store"
@@ -160,6 +165,9 @@ ROWS = [
     Row("VSCODE_APPDATA", _agent_home("cline"), "ocelot", applied=True),
     Row("CRUSH_GLOBAL_DATA", _crush_global_data, "tapir", applied=True),
     Row("VSCODE_PORTABLE", _vscode_portable, "ocelot", applied=True),
+    Row("CLINE_DIR", _agent_home("cline-cli"), "heron", applied=True),
+    Row("CLINE_DATA_DIR", _cline_folder("data"), "heron", applied=True),
+    Row("CLINE_SESSION_DATA_DIR", _cline_folder("data/sessions"), "heron", applied=True),
     # The daemon's clock is the real one: a commit of today is within 3 days of it, not of 2030
     Row("ADE_NOW", _value("2030-01-01T00:00:00+00:00"), "first since:3d", applied=True, hits=False),
     Row("TZ", _value("Asia/Tokyo"), "first", applied=False),
