@@ -191,6 +191,7 @@ class TaskFolderFormat(AgentFormat):
             return [], 0
         events: list[ChatEvent] = []
         seen: set[str] = set()
+        command: tuple[str, ChatEvent | None] | None = None  # the last command and its output
         for n, message in enumerate(doc):
             if not isinstance(message, dict):
                 skip(tally, source, "bad json")
@@ -202,6 +203,12 @@ class TaskFolderFormat(AgentFormat):
             ident = str(message.get("ts", n))
             ident = ident if ident not in seen else f"{ident}.{n}"
             seen.add(ident)
+            kind = message.get("say") or message.get("ask")
+            if kind == "command":
+                command = (ident, None)
+            elif kind == "command_output" and command is not None and found:
+                command = _command_output(command, found[0][1], events, n, message)
+                continue
             for etype, fields in found:  # a tool's call and what it showed share the id
                 fields.setdefault("id", ident)
                 events.append(ChatEvent(n, _ms(message.get("ts")), etype, n, fields))
@@ -231,6 +238,21 @@ class TaskFolderFormat(AgentFormat):
 
 
 Said = tuple[ChatEventType, dict[str, Any]]
+
+
+def _command_output(
+    command: tuple[str, ChatEvent | None], fields: dict[str, Any], events: list[ChatEvent],
+    n: int, message: dict[str, Any],
+) -> tuple[str, ChatEvent | None]:  # fmt: skip
+    """A command's output: the chunks the extension shows after one command, up to the next,
+    are its one result (the extensions' ``combineCommandSequences`` joins them so)."""
+    ident, result = command
+    if result is not None:
+        result.data["output"] = f"{result.data['output']}\n{fields['output']}"
+        return command
+    result = ChatEvent(n, _ms(message.get("ts")), "tool_result", n, {**fields, "id": ident})
+    events.append(result)
+    return ident, result
 
 
 PATH_CONTENT = frozenset({"readFile"})

@@ -129,3 +129,20 @@ def test_a_cursor_chat_growing_in_the_live_database_is_read_and_never_written(
     assert (db.stat().st_mtime_ns, db.stat().st_size) == stamp
     assert fmt.owner_hint(db, environ, None) == "relist"
     assert home in db.parents
+
+
+def test_a_commands_output_chunks_are_its_one_result(tmp_path: Path) -> None:
+    """A real Cline task: ``dotnet run`` showed its output as two ``ask: command_output``
+    chunks; like the extension's ``combineCommandSequences``, they are one result of that
+    command, tied to its call by id, and the next command's output is its own."""
+    home, _, _, spec = _install("cline", tmp_path)
+    session = next(s for s in spec["sessions"] if s["id"] == "cline-1769053680585")
+    events, _ = agent_format("cline").derived_events(home / session["file"], WarningTally(), "s")
+    tools = [e for e in events or [] if e.type in ("tool_call", "tool_result")]
+    commands = [e for e in tools if e.data.get("name") == "execute_command"]
+    results = [e for e in tools if e.type == "tool_result" and e.data["id"] in
+               {c.data["id"] for c in commands}]  # fmt: skip
+    assert [r.data["id"] for r in results] == [c.data["id"] for c in commands]
+    assert "uuidgen: command not found" in results[0].data["output"]
+    tests, passed = results[1].data["output"].index("Online Card"), "ALL TESTS PASSED"
+    assert passed in results[1].data["output"][tests:]
