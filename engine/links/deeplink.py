@@ -15,6 +15,7 @@ for every link that builds.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from urllib.parse import quote, unquote
@@ -253,6 +254,7 @@ def _check_param(name: str, value: object) -> None:
         _check_text(name, value)
 
 
+@functools.lru_cache(maxsize=64)  # a page of hits builds a link each; the answer is fixed
 def allowed_params(kind: str) -> tuple[str, ...]:
     """Parameter names a link of ``kind`` may carry, in canonical order."""
     names = {*_KIND_PARAMS.get(kind, ()), "project"}
@@ -281,12 +283,13 @@ def _fields(link: DeepLink) -> list[tuple[str, object]]:
     return [(name, values[name]) for name in PARAM_ORDER if values[name] is not None]
 
 
-def _validate(link: DeepLink) -> None:
+def _validate(link: DeepLink, fields: list[tuple[str, object]]) -> None:
+    """Raise unless ``link`` (whose set parameters are ``fields``) would parse back."""
     if link.kind not in DEEP_LINK_KINDS:
         raise DeepLinkError(f"unknown kind {link.kind!r} (valid: {', '.join(DEEP_LINK_KINDS)})")
     _check_target(link.kind, link.target)
     allowed = allowed_params(link.kind)
-    for name, value in _fields(link):
+    for name, value in fields:
         if name not in allowed:
             raise DeepLinkError(
                 f"parameter {name!r} does not apply to {link.kind} links"
@@ -306,6 +309,11 @@ def _encode_target(kind: str, target: str) -> str:
     return quote(target, safe="")
 
 
+def _encode_value(value: object) -> str:
+    """A parameter's value percent-encoded; an integer's digits need none."""
+    return str(value) if type(value) is int else quote(str(value), safe="")
+
+
 def build_deep_link(link: DeepLink) -> str:
     """Build the canonical text of ``link``: encoded components, parameters in fixed order.
 
@@ -315,12 +323,13 @@ def build_deep_link(link: DeepLink) -> str:
         DeepLinkError: the link would not parse back (bad target, value out of range, a
             parameter that does not apply to the kind).
     """
+    fields = _fields(link)
     try:
-        _validate(link)
+        _validate(link, fields)
     except DeepLinkError as err:
         raise DeepLinkError(f"cannot build {link.kind!r} deep link: {err}") from None
     text = f"{SCHEME_PREFIX}{link.kind}/{_encode_target(link.kind, link.target)}"
-    query = "&".join(f"{name}={quote(str(value), safe='')}" for name, value in _fields(link))
+    query = "&".join(f"{name}={_encode_value(value)}" for name, value in fields)
     return f"{text}?{query}" if query else text
 
 
@@ -410,7 +419,7 @@ def _parse(text: str) -> DeepLink:
     target = _decode(f"the {kind} target", raw_target, file_name=kind == "file")
     params = _parse_query(kind, query) if has_query else {}
     link = _link_from_params(kind, target, params)
-    _validate(link)
+    _validate(link, _fields(link))
     return link
 
 
