@@ -15,6 +15,7 @@ import argparse
 import itertools
 import json
 import random
+import shutil
 from bisect import bisect
 from pathlib import Path
 
@@ -253,8 +254,11 @@ def generate(total_mb: int = 330, out: Path = CORPUS_DIR) -> Path:
         return out
     rng = random.Random(SEED)
     v = Vocabulary(rng)
-    (out / "terminals").mkdir(parents=True, exist_ok=True)
-    (out / "chats").mkdir(parents=True, exist_ok=True)
+    for folder in ("terminals", "chats"):
+        # A corpus of another size left here would keep its extra files: a smaller size
+        # written over a bigger one read as the bigger one (5 MB gave 32,573 documents).
+        shutil.rmtree(out / folder, ignore_errors=True)
+        (out / folder).mkdir(parents=True)
     term_total, chat_total = total_mb * 6 // 10 << 20, total_mb * 4 // 10 << 20
     for i in range(term_total // (512 << 10)):
         write_terminal(out / "terminals" / f"t{i:04d}.log", v, 512 << 10)
