@@ -130,8 +130,14 @@ def test_a_crush_database_made_after_the_watch_started_is_followed(
     service.process_pending_now()
     assert _hits(service, "capybara")
     assert watched.armed.wait(DEADLINE_S)
+    for name in ("first.log", "second.log"):  # every event of the reads above handed over
+        barrier = db.parent / name
+        barrier.write_text("crush log line\n")
+        assert asked.wait_path(barrier)
+    handed = len(asked.paths)
     with in_wal(db, (FIXTURES / "crush" / "append.sql").read_text()) as wal:
-        assert asked.wait_path(wal)
+        with asked.changed:  # the write's own event, not one of a read before it
+            assert asked.changed.wait_for(lambda: wal in asked.paths[handed:], DEADLINE_S)
         service.process_pending_now()
         assert _hits(service, "agouti")
 
