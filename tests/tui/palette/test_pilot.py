@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -119,13 +118,13 @@ async def test_quit_during_a_long_query_returns_at_once(client: EmbeddedClient) 
     spy = Recording(client, hold={"retry": never})
     spy.interrupt = lambda: (never.set(), client.interrupt())  # type: ignore[method-assign]
     app = make_app(spy)
-    started = time.monotonic()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"retry")
         assert await asyncio.to_thread(spy.started["retry"].wait, 5)
         await pilot.press("ctrl+q")
-    assert never.is_set()  # quitting interrupted the query instead of waiting for it
-    assert time.monotonic() - started < 5
+    # The held query ends only when interrupted: had quitting waited for it, the app would
+    # not have exited; the flag says the interrupt, not a timeout, released it.
+    assert never.is_set()
 
 
 async def test_hits_are_deduped_by_session_and_local_chats_not_repeated(
