@@ -31,7 +31,7 @@ from typing import Any, ClassVar, cast
 
 from engine.agent_table import entry
 from engine.external.agent_format import AgentFormat, Hint
-from engine.external.finding import acceptable, lane_of, session_meta
+from engine.external.finding import acceptable, lane_of, newest_first, session_meta
 from engine.external.heads import Head, HeadCache
 from engine.external.injected import Frame, tag, users_words
 from engine.external.jsonl_agent import Found, message_blocks, result_text, time_text
@@ -149,14 +149,8 @@ class ClineCliFormat(AgentFormat):
         return path.name == f"{path.parent.name}{MESSAGES}" and super().owns(path, environ)
 
     def named_folders(self, environ: Mapping[str, str], limit: int) -> list[str]:
-        def mtime(path: Path) -> float:
-            try:
-                return path.stat().st_mtime
-            except OSError:
-                return 0.0
-
-        newest = sorted((p for _, p in self.transcripts(environ)), key=mtime, reverse=True)
-        found = (_cwd(_json(_manifest_path(path), None)) for path in newest[:limit])
+        newest = newest_first((p for _, p in self.transcripts(environ)), limit)
+        found = (_cwd(_json(_manifest_path(path), None)) for path in newest)
         return [cwd for cwd in found if cwd]
 
     def recorded_cwd(self, meta: SessionMeta) -> Path | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -157,3 +157,16 @@ def scan_head(
     if complete or len(data) == st.st_size:
         heads.put(path, head)  # a file growing while read is read again next time
     return head, st
+
+
+def newest_first(paths: Iterable[Path], limit: int) -> list[Path]:
+    """The ``limit`` most recently modified of ``paths`` (one gone meanwhile sorts last): the
+    sessions whose working folders ``AgentFormat.named_folders`` reads."""
+
+    def mtime(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    return sorted(paths, key=mtime, reverse=True)[:limit]

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any, ClassVar, cast
 
 from engine.external.agent_format import AgentFormat, Hint, Parsed
-from engine.external.finding import HeadFields, acceptable, read_head, scan_head, session_meta
+from engine.external.finding import (
+    HeadFields,
+    acceptable,
+    newest_first,
+    read_head,
+    scan_head,
+    session_meta,
+)
 from engine.external.heads import Head, HeadCache
 from engine.external.injected import Frame, Marker, user_events
 from engine.external.lines import digest, json_lines
@@ -126,14 +133,8 @@ class JsonlAgent(AgentFormat):
         return Path(cwd) if cwd else None
 
     def named_folders(self, environ: Mapping[str, str], limit: int) -> list[str]:
-        def mtime(path: Path) -> float:
-            try:
-                return path.stat().st_mtime
-            except OSError:
-                return 0.0
-
-        newest = sorted((p for _, p in self.transcripts(environ)), key=mtime, reverse=True)
-        found = (self.head_notes(path, read_head(path), None).cwd for path in newest[:limit])
+        newest = newest_first((p for _, p in self.transcripts(environ)), limit)
+        found = (self.head_notes(path, read_head(path), None).cwd for path in newest)
         return [cwd for cwd in found if cwd]
 
     def session_id(self, path: Path, head: Head) -> str:
