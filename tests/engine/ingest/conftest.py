@@ -89,6 +89,16 @@ class ProjectWriter:
 
 
 @pytest.fixture
+def no_external_tools(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A home without Claude Code, Codex or other tools' folders (never this machine's)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+
+
+@pytest.fixture
 def project_root(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     root.mkdir()

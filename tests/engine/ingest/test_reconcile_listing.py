@@ -20,15 +20,7 @@ from engine.project.model import Project
 from engine.service import SearchService
 from engine.types import SearchQueryArgs
 
-
-@pytest.fixture(autouse=True)
-def no_external_tools(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A home without Claude Code, Codex or other tools' folders (never this machine's)."""
-    home = tmp_path / "home"
-    home.mkdir()
-    for name in ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(home))
+pytestmark = pytest.mark.usefixtures("no_external_tools")
 
 
 def _ids(service: SearchService, text: str) -> list[str]:

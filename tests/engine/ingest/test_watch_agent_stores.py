@@ -86,6 +86,15 @@ def _hits(service: SearchService, word: str) -> list[str]:
     return [item.doc_id for item in items]
 
 
+def handed_over(asked: Asked, folder: Path, *names: str) -> None:
+    """Write each of ``names`` in ``folder`` and wait for its event: a later event of the same
+    watch, so every event before it has been handed over (the barrier of a test that counts)."""
+    for name in names:
+        barrier = folder / name
+        barrier.write_text("crush log line\n")
+        assert asked.wait_path(barrier)
+
+
 @contextmanager
 def in_wal(db: Path, sql: str) -> Iterator[Path]:
     """Rows added as an agent adds them while it holds the database open: in the ``-wal``
@@ -130,10 +139,7 @@ def test_a_crush_database_made_after_the_watch_started_is_followed(
     service.process_pending_now()
     assert _hits(service, "capybara")
     assert watched.armed.wait(DEADLINE_S)
-    for name in ("first.log", "second.log"):  # every event of the reads above handed over
-        barrier = db.parent / name
-        barrier.write_text("crush log line\n")
-        assert asked.wait_path(barrier)
+    handed_over(asked, db.parent, "first.log", "second.log")  # every event of the reads above
     handed = len(asked.paths)
     with in_wal(db, (FIXTURES / "crush" / "append.sql").read_text()) as wal:
         with asked.changed:  # the write's own event, not one of a read before it
@@ -209,14 +215,10 @@ def test_reading_a_crush_database_does_not_wake_the_watcher_again(
     with in_wal(crush_db, (FIXTURES / "crush" / "append.sql").read_text()) as wal:
         assert asked.wait_path(wal)
         service.process_pending_now()
-        barrier = crush_db.parent / "first.log"  # a later event of the same watch: every
-        barrier.write_text("crush log line\n")  # event before it has been handed over
-        assert asked.wait_path(barrier)
+        handed_over(asked, crush_db.parent, "first.log")
         seen = asked.reconciles
         shm.write_bytes(shm.read_bytes())  # what a reader's rebuild does
-        barrier = crush_db.parent / "second.log"
-        barrier.write_text("crush log line\n")
-        assert asked.wait_path(barrier)
+        handed_over(asked, crush_db.parent, "second.log")
         assert shm in asked.paths  # seen, and dropped
         assert asked.reconciles == seen
 
@@ -232,16 +234,11 @@ def test_reading_a_database_whose_wal_is_handed_to_its_owner_does_not_wake_the_w
     with in_wal(crush_db, (FIXTURES / "crush" / "append.sql").read_text()) as wal:
         assert asked.wait_path(wal)
         service.process_pending_now()
-        barrier = crush_db.parent / "first.log"  # a later event of the same watch: every
-        barrier.write_text("crush log line\n")  # event before it has been handed over
-        assert asked.wait_path(barrier)
+        handed_over(asked, crush_db.parent, "first.log")
         seen, handed = asked.reconciles, len(asked.paths)
         assert store_rows(crush_db, "SELECT count(*) FROM sqlite_master")  # as a reconcile does
         owner = wal.stat()
         os.chown(wal, owner.st_uid, owner.st_gid)  # what SQLite does as root, made sure of
-        for name in ("second.log", "third.log"):  # the second's group handed over whole
-            barrier = crush_db.parent / name
-            barrier.write_text("crush log line\n")
-            assert asked.wait_path(barrier)
+        handed_over(asked, crush_db.parent, "second.log", "third.log")  # the second's group whole
         assert wal in asked.paths[handed:]  # seen, and dropped
         assert asked.reconciles == seen

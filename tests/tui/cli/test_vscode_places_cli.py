@@ -26,6 +26,15 @@ def _status(capsys: pytest.CaptureFixture[str], root: Path, name: str) -> dict[s
     return agent
 
 
+def _roo_tasks_moved(home: Path, tmp_path: Path) -> Path:
+    """Roo Code's fixture tasks moved out of its default storage into a folder of their own (the
+    folder a ``roo-cline.customStoragePath`` names), returned."""
+    custom = tmp_path / "roo-storage"
+    custom.mkdir()
+    shutil.move(home / "Code" / ROO / "tasks", custom / "tasks")
+    return custom
+
+
 def test_a_cline_task_of_a_portable_install_is_found_opened_and_listed(
     demo_copy: Path,
     agent_home: Callable[[str], Path],
@@ -55,9 +64,7 @@ def test_roo_tasks_in_its_custom_storage_are_found_opened_and_listed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     home = agent_home("roo")
-    custom = tmp_path / "roo-storage"
-    custom.mkdir()
-    shutil.move(home / "Code" / ROO / "tasks", custom / "tasks")
+    custom = _roo_tasks_moved(home, tmp_path)
     (home / "Code" / "User" / "settings.json").write_text(
         "{\n  // where Roo keeps its tasks\n"
         f'  "roo-cline.customStoragePath": {json.dumps(str(custom))},\n}}\n'
@@ -81,9 +88,7 @@ def test_a_task_roo_starts_and_a_message_it_adds_in_its_custom_storage_are_found
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     home = agent_home("roo")
-    custom = tmp_path / "roo-storage"
-    custom.mkdir()
-    shutil.move(home / "Code" / ROO / "tasks", custom / "tasks")
+    custom = _roo_tasks_moved(home, tmp_path)
     (home / "Code" / "User" / "settings.json").write_text(
         json.dumps({"roo-cline.customStoragePath": str(custom)})
     )
