@@ -1,7 +1,8 @@
 """The ``ade`` command line: a lazy dispatcher over ``tui.commands.*``.
 
-Each sub-command lives in its own module exposing ``configure(parser)`` and ``run(args) -> int``;
-only the chosen one is imported, which keeps ``ade search`` start-up close to a bare interpreter
+Each sub-command lives in its own module exposing ``configure(parser)`` and ``run(args) -> int``
+(and, optionally, ``parse_plain(argv)``: the namespace of a plain argv without argparse, or
+``None`` for argparse to parse it); only the chosen one is imported, which keeps ``ade search`` start-up close to a bare interpreter
 (the CLI path never imports Textual). Bare ``ade`` opens the palette.
 
 Exit codes everywhere: 0 success (or results), 1 nothing found / cancelled, 2 usage error.
@@ -12,11 +13,9 @@ stdout carries results only; diagnostics go to stderr as one line, never a trace
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import os
-import re
 import sys
 
 from engine.errors import AdeError
@@ -25,7 +24,6 @@ from tui import collector
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import NoReturn
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "palette": ("tui.commands.palette", "open the full-screen search palette (default)"),
@@ -44,69 +42,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
 """Command name → (module, one-line help); a module is imported only when its command runs."""
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line plus a hint, not the whole usage block."""
-
-    _showing = False
-    """Formatting usage or help for the terminal (``format_usage``/``format_help``)."""
-
-    def error(self, message: str) -> NoReturn:
-        from tui.printable import printable  # argv may hold a pasted escape sequence
-
-        print(printable(f"{self.prog}: {message}{_hint(message, self.prog)}"), file=sys.stderr)
-        raise SystemExit(2)
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # ``add_argument`` builds a formatter per option only to check its metavar; asking the
-        # terminal's width there imports ``shutil`` (with bz2, lzma: ~3 ms of every command's
-        # start-up, the start-up budget). Only usage and help shown to the user need the real width.
-        if self._showing:
-            return super()._get_formatter()
-        return self.formatter_class(prog=self.prog, width=80)  # type: ignore[call-arg]
-
-    def format_usage(self) -> str:
-        self._showing = True
-        try:
-            return super().format_usage()
-        finally:
-            self._showing = False
-
-    def format_help(self) -> str:
-        self._showing = True
-        try:
-            return super().format_help()
-        finally:
-            self._showing = False
-
-
-def _hint(message: str, prog: str) -> str:
-    """What to do about an argparse error, appended to its one line."""
-    if re.search(r"unrecognized arguments: -[^-]", message):
-        return " (a query term starting with - goes after --, e.g. `ade search -- -flaky`)"
-    return f" (try `{prog} --help`)"
-
-
-def _top_parser() -> argparse.ArgumentParser:
-    lines = "\n".join(f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items())
-    parser = argparse.ArgumentParser(
-        prog="ade",
-        description="Find anything that happened in your project and jump to it.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=f"commands:\n{lines}\n\nRun `ade COMMAND --help` for a command's options.",
-        usage="ade [--version] [COMMAND] [ARGS…]",
-    )
-    from engine import __version__  # lazy: importlib.metadata is slow to import
-
-    parser.add_argument("--version", action="version", version=f"ade {__version__}")
-    return parser
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (tests call this directly)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in {"-h", "--help", "--version"}:
+        from tui.cli_parser import top_parser
+
         try:
-            _top_parser().parse_args(args[:1])
+            top_parser(COMMANDS).parse_args(args[:1])
         except SystemExit as exit_:
             return int(exit_.code or 0)
     name = args[0] if args and args[0] in COMMANDS else "palette"
@@ -115,12 +58,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ade: unknown command {_shown(args[0])!r} (try `ade --help`)", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
-    parser = OneLineParser(prog=f"ade {name}", description=COMMANDS[name][1])
-    module.configure(parser)
-    try:
-        namespace = parser.parse_args(rest)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
+    # A command may parse the plain shape of its arguments itself (``ade search WORDS --json``):
+    # the same namespace argparse would give, without importing argparse (the start-up budget).
+    plain = getattr(module, "parse_plain", None)
+    namespace = plain(rest) if plain is not None else None
+    if namespace is None:
+        from tui.cli_parser import OneLineParser
+
+        parser = OneLineParser(prog=f"ade {name}", description=COMMANDS[name][1])
+        module.configure(parser)
+        try:
+            namespace = parser.parse_args(rest)
+        except SystemExit as exit_:
+            return int(exit_.code or 0)
     if name != "search":  # a search releases it once its index is open (tui.search_run)
         collector.release()
     try:

@@ -13,7 +13,6 @@ full path runs, so nothing here decides anything the full path would decide diff
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -22,6 +21,7 @@ from engine.errors import AdeError, ProjectError, UsageError
 
 TYPE_CHECKING = False  # no `typing` nor `pathlib` on a daemon-answered search (start-up budget)
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 _RESULT_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":\d+,"result":')

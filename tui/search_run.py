@@ -9,7 +9,6 @@ changed since the last run is caught up (stat-only when nothing changed), then t
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -38,6 +37,8 @@ from tui.search_format import (
 )
 
 if TYPE_CHECKING:
+    import argparse
+
     from engine.project.model import Project
 
 

@@ -9,13 +9,12 @@ Exit 0 with results, 1 with none, 2 on a usage error. stdout carries results onl
 
 from __future__ import annotations
 
-import argparse
-
 from engine.errors import UsageError
 from engine.kinds import MAX_LIMIT, parse_kinds
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Sequence
     from typing import Any
 
@@ -48,6 +47,8 @@ examples:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    import argparse
+
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EXAMPLES
     parser.add_argument("query", nargs="*", help="query terms, phrases and filters")
@@ -95,6 +96,89 @@ def configure(parser: argparse.ArgumentParser) -> None:
     action.add_argument("--status", action="store_true", help="show the index status")
     action.add_argument("--rebuild", action="store_true", help="clear and re-ingest (CTO only)")
     parser.add_argument("--no-daemon", action="store_true", help="never use a running daemon")
+
+
+_PLAIN_FLAGS: dict[str, tuple[str, object]] = {
+    "--json": ("fmt", "json"),
+    "--text": ("fmt", "text"),
+    "--sessions": ("sessions", True),
+    "--all": ("all_projects", True),
+    "--explain": ("explain", True),
+    "--exact": ("exact", True),
+    "--status": ("status", True),
+    "--rebuild": ("rebuild", True),
+    "--no-daemon": ("no_daemon", True),
+}
+"""The flags :func:`configure` declares without a value: option → (attribute, value set)."""
+
+_PLAIN_VALUES: dict[str, str] = {
+    "--project": "project",
+    "--kinds": "kinds",
+    "--lane": "lane",
+    "--cursor": "cursor",
+    "--limit": "limit",
+    "--offset": "offset",
+    "--kind": "kind",
+    "--tool": "tool",
+}
+"""The options :func:`configure` declares with one value: option → attribute."""
+
+_PLAIN_EXCLUSIVE = (frozenset({"--json", "--text"}), frozenset({"--status", "--rebuild"}))
+
+
+def _plain_defaults() -> dict[str, object]:
+    return {"query": [], "project": None, "kind": [], "kinds": None, "lane": None, "tool": [],
+            "sessions": False, "all_projects": False, "limit": 20, "cursor": None, "offset": 0,
+            "fmt": "text", "explain": False, "exact": False, "status": False, "rebuild": False,
+            "no_daemon": False}  # fmt: skip
+
+
+def parse_plain(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The namespace argparse gives a plain ``ade search`` argv — the query words in one run,
+    options spelt in full with their value in the next word — without importing argparse (~13 M
+    instructions with ``gettext`` and ``locale``, the start-up budget). ``None`` for anything
+    else (``--help``, ``--``, ``--opt=value``, a word or value starting with ``-``, words on both
+    sides of an option, a bad number, exclusive options together), which argparse then parses
+    and reports as before; ``test_plain_argv`` checks both give the same namespace."""
+    values = _plain_defaults()
+    words: list[str] = []
+    given: set[str] = set()
+    words_ended = False
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        index += 1
+        if not token.startswith("-"):
+            if words_ended:
+                return None  # argparse: "unrecognized arguments"
+            words.append(token)
+            continue
+        words_ended = bool(words)
+        given.add(token)
+        if token in _PLAIN_FLAGS:
+            attribute, value = _PLAIN_FLAGS[token]
+            values[attribute] = value
+            continue
+        if token not in _PLAIN_VALUES or index == len(argv) or argv[index].startswith("-"):
+            return None
+        attribute, value = _PLAIN_VALUES[token], argv[index]
+        index += 1
+        if attribute in ("limit", "offset"):
+            try:
+                values[attribute] = int(value)  # argparse's ``type=int``
+            except ValueError:
+                return None
+        elif attribute in ("kind", "tool"):
+            values[attribute] = [*values[attribute], value]  # type: ignore[misc]
+        else:
+            values[attribute] = value
+    if any(len(group & given) > 1 for group in _PLAIN_EXCLUSIVE):
+        return None
+    values["query"] = words
+    from types import SimpleNamespace
+
+    # Read by attribute like argparse's Namespace, which it stands for here.
+    return SimpleNamespace(**values)  # type: ignore[return-value]
 
 
 def _flag_kinds(flags: Sequence[str], joined: str | None) -> tuple[DocKind, ...] | None:

@@ -167,7 +167,7 @@ def test_a_compacted_transcript_brings_in_the_inflater(warm_demo: Path) -> None:
 def test_help_still_takes_the_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     """The positive control of ``shutil`` staying out: usage and help shown to the user are
     wrapped to the terminal's width (``COLUMNS`` here), as argparse does by default."""
-    from tui.cli import OneLineParser
+    from tui.cli_parser import OneLineParser
 
     parser = OneLineParser(prog="ade search")
     parser.add_argument("--some-long-option-name", metavar="VALUE", help="word " * 30)
@@ -381,6 +381,7 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
     ours = {m for m in modules if m.split(".")[0] in {"engine", "tui"}}
     assert ours == DAEMON_ANSWER_MAY_IMPORT
     assert not {"apsw", "subprocess", "msgspec", "dataclasses"} & modules  # no index, no git
+    assert "argparse" not in modules  # a plain argv (tui.commands.search.parse_plain)
     # A Unix socket client needs neither the socket module's wrappers nor threading (~4 ms).
     assert not {"socket", "selectors", "threading"} & modules
     # Annotations only need `typing`, and the socket's path is a string (~6 ms, the start-up budget).
