@@ -11,11 +11,11 @@ it grants nothing, and it must stay valid across processes (CLI, daemon).
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 from collections.abc import Sequence
 
+from engine.basics.b64 import urlsafe_b64decode, urlsafe_b64encode
 from engine.basics.digests import blake2b
 from engine.errors import CursorError
 from engine.query.ranking import SortKey
@@ -54,7 +54,7 @@ def encode_cursor(fingerprint: str, key: SortKey, *, seen: int = 0) -> str:
     if seen:
         data["n"] = seen
     payload = json.dumps(data).encode()
-    return base64.urlsafe_b64encode(payload + _mac(payload)).decode("ascii").rstrip("=")
+    return urlsafe_b64encode(payload + _mac(payload)).decode("ascii").rstrip("=")
 
 
 def decode_cursor(cursor: str, fingerprint: str) -> SortKey:
@@ -64,7 +64,7 @@ def decode_cursor(cursor: str, fingerprint: str) -> SortKey:
         CursorError: garbage, tampered with, an old version, or made for another query.
     """
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        raw = urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
     except (binascii.Error, ValueError):
         raise CursorError("invalid cursor: not a cursor from ade search") from None
     payload, mac = raw[:-8], raw[-8:]
@@ -86,12 +86,12 @@ def cursor_seen(cursor: str | None) -> int:
         return 0
     if cursor[:3] in ("s1:", "a1:", "r1:"):  # sessions, every project, relaxed: its offset
         try:
-            seen = json.loads(base64.urlsafe_b64decode(cursor[3:])).get("o", 0)
+            seen = json.loads(urlsafe_b64decode(cursor[3:])).get("o", 0)
         except (binascii.Error, ValueError, AttributeError):
             return 0
         return seen if isinstance(seen, int) and not isinstance(seen, bool) and seen > 0 else 0
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        raw = urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         seen = json.loads(raw[:-8]).get("n", 0)
     except (binascii.Error, ValueError, AttributeError):
         return 0

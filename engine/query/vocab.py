@@ -14,11 +14,13 @@ indexed: the word's Porter stem (FTS5's own ``porter`` tokenizer, wrapping the i
 
 from __future__ import annotations
 
-from string import ascii_lowercase
-
 import apsw
 
 from engine.index.schema import FTS_TOKENIZER
+
+_ASCII_LOWERCASE = "abcdefghijklmnopqrstuvwxyz"
+"""``string.ascii_lowercase`` (``string`` compiles a ``Template`` pattern at import: ~2.7 M
+instructions of every search that may relax, the start-up budget)."""
 
 VOCAB_TABLE = "temp.ade_docs_vocab"
 """Shared with ``engine.query.suggest`` (the did-you-mean warning): created once a connection."""
@@ -101,7 +103,7 @@ def first_letter_edits(word: str) -> list[str]:
     """The words one edit in the first letter of ``word`` makes, in a fixed order: the first
     letter dropped, swapped with the second, replaced, or one put before it (``xebhook``,
     ``ebhook``, ``ewbhook``, ``wwebhook`` → ``webhook``)."""
-    letters = sorted(set(ascii_lowercase) | set(word))
+    letters = sorted(set(_ASCII_LOWERCASE) | set(word))
     edits = [word[1:], word[1] + word[0] + word[2:]]
     edits += [c + word[1:] for c in letters if c != word[0]]
     edits += [c + word for c in letters]

@@ -21,12 +21,12 @@ The rule table and the literal prefilter are in ``engine.redaction.rules``.
 
 from __future__ import annotations
 
-import base64
 import functools
 import re
 from collections.abc import Sequence
 from types import ModuleType
 
+from engine.basics.b64 import b64decode
 from engine.redaction import rules as redaction_rules
 from engine.redaction.rules import (
     ASSIGNMENT_KINDS,
@@ -314,7 +314,7 @@ def _encodes_a_private_key(text: str) -> bool:
     """Whether base64 ``text`` decodes to a PEM ``PRIVATE KEY`` header (not a certificate)."""
     head = text[:64]
     try:
-        decoded = base64.b64decode(head[: len(head) // 4 * 4])
+        decoded = b64decode(head[: len(head) // 4 * 4])
     except ValueError:  # pragma: no cover - the rule admits base64 characters only
         return False
     return b"PRIVATE KEY" in decoded

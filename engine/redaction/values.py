@@ -5,7 +5,7 @@ kept apart so neither imports the other."""
 
 from __future__ import annotations
 
-import base64
+from engine.basics.b64 import b64decode
 
 PLACEHOLDER_START = ("$", "%", "{", "<", "*", "[REDACTED", "…", "...")
 """Values starting like this are template variables, masks or already redacted."""
@@ -23,7 +23,7 @@ def is_placeholder(value: str, *, decode: bool = True) -> bool:
     if not decode or len(value) % 4 or len(value) < 8:
         return False
     try:
-        decoded = base64.b64decode(value, validate=True).decode("ascii").lower()
+        decoded = b64decode(value, validate=True).decode("ascii").lower()
     except ValueError:
         return False
     return decoded.isprintable() and any(p in decoded for p in PLACEHOLDER_PARTS)

@@ -17,12 +17,12 @@ one hit past its page, so a cursor is given only when another page holds somethi
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 
 import msgspec
 
+from engine.basics.b64 import urlsafe_b64decode, urlsafe_b64encode
 from engine.basics.digests import blake2b
 from engine.errors import CursorError
 from engine.types import SearchQueryArgs, SearchQueryResult
@@ -60,8 +60,8 @@ def take_cursor(args: SearchQueryArgs) -> tuple[SearchQueryArgs, RelaxedPage | N
     if cursor is None or not cursor.startswith(CURSOR_PREFIX):
         return args, None
     try:
-        body = json.loads(base64.urlsafe_b64decode(cursor[len(CURSOR_PREFIX) :]))
-        seen_raw = base64.urlsafe_b64decode(str(body["s"]))
+        body = json.loads(urlsafe_b64decode(cursor[len(CURSOR_PREFIX) :]))
+        seen_raw = urlsafe_b64decode(str(body["s"]))
         fingerprint, shown = str(body["f"]), body["o"]
     except (binascii.Error, ValueError, KeyError, TypeError):
         raise CursorError("invalid cursor: not a cursor from ade search") from None
@@ -108,7 +108,7 @@ def paged(
         body = {
             "f": fingerprint,
             "o": shown + len(out),
-            "s": base64.urlsafe_b64encode(b"".join(sorted(seen))).decode("ascii"),
+            "s": urlsafe_b64encode(b"".join(sorted(seen))).decode("ascii"),
         }
-        cursor = CURSOR_PREFIX + base64.urlsafe_b64encode(json.dumps(body).encode()).decode()
+        cursor = CURSOR_PREFIX + urlsafe_b64encode(json.dumps(body).encode()).decode()
     return msgspec.structs.replace(result, items=out, next_cursor=cursor, total=shown + len(items))
