@@ -332,6 +332,20 @@ def words_held(
     return out
 
 
+def most_held_as_typed(
+    conn: apsw.Connection, plan: QueryPlan, items: Sequence[SearchResultItem]
+) -> tuple[int, int] | None:
+    """For a words step's page ``items`` of ``plan``: the most distinctive words one item
+    holds as typed (whole words, the ``typed`` key of ``most_held_first``), and how many
+    distinctive words the query has; None when ``plan`` has no words step."""
+    step = next((s for s in relaxations(conn, plan) if s.groups), None)
+    if step is None:
+        return None
+    strong = {index for index, group in enumerate(step.groups) if not _weak(group)}
+    held = which_held(conn, step.plan, step.typed, items)
+    return max((len(words & strong) for words in held.values()), default=0), len(strong)
+
+
 def most_held_first(
     conn: apsw.Connection, step: Relaxation, found: Sequence[SearchResultItem]
 ) -> list[tuple[int, SearchResultItem]]:

@@ -18,7 +18,7 @@ their order at the top, and the fused hits follow them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import apsw
@@ -63,6 +63,9 @@ KEEP_ON_TOP: tuple[str | None, ...] = (None, "spelling", "inflection")
 """Lexical answers whose hits keep their order above the fused ones: a strict answer, and the
 relaxed steps that answer the query as it was meant (the corrected spelling, the other forms of
 its words). Only the words steps (most of the words, any of them) are vague and fused."""
+
+WORDS_STEPS = ("most_words", "any_word")
+"""The relaxed steps that answer with documents holding some of the words (``paraphrased``)."""
 
 SEMANTIC_NOTE = "semantic: ranked by meaning as well (mode:semantic or few exact matches)"
 NOT_INSTALLED_NOTE = (
@@ -135,7 +138,8 @@ def hybrid_answer(
     ranked = [[ids[r] for r in rows if r in ids] for rows in (words, meaning)]
     lexical = [item.doc_id for item in result.items]
     strict = getattr(result, "relaxed", None) in KEEP_ON_TOP
-    page = fuse(lexical, *ranked, strict=strict, weights=(1.0, vector_weight(result, asked)),
+    weight = vector_weight(result, asked, paraphrased=lambda: paraphrased(conn, plan, result))
+    page = fuse(lexical, *ranked, strict=strict, weights=(1.0, weight),
                 ties=(lexical, ranked[1]))  # fmt: skip
     page = page[: max(depth or plan.limit, plan.limit)]
     # Items (snippets re-derived from transcripts) only for the page shown.
@@ -152,14 +156,33 @@ def hybrid_answer(
     )  # fmt: skip
 
 
-def vector_weight(result: SearchQueryResult, asked: bool) -> float:
+def vector_weight(
+    result: SearchQueryResult, asked: bool, paraphrased: Callable[[], bool] = lambda: False
+) -> float:
     """The nearest vectors' weight in the fusion: ``SEMANTIC_WEIGHT`` when meaning was asked for
-    (``mode:semantic``) or the words found too little (fewer than ``FEW`` hits); 0 when a
-    relaxed answer found a page unasked: the words decide, and the vectors only break their ties
-    and add, after them, what the words did not find. A static model's neighbours rank by topic:
-    weighed in, they put a sibling message of the same topic above the one holding the words a
-    person remembered (benchmarks/journal/2026-12-07-known-items-ranking.md)."""
-    return SEMANTIC_WEIGHT if asked or len(result.items) < FEW else 0.0
+    (``mode:semantic``), the words found too little (fewer than ``FEW`` hits) or only incidental
+    words (``paraphrased``, asked last: it reads the index); else 0, when a relaxed answer found
+    a page unasked: the words decide, and the vectors only break their ties and add, after them,
+    what the words did not find. A static model's neighbours rank by topic: weighed in, they put
+    a sibling message of the same topic above the one holding the words a person remembered
+    (benchmarks/journal/2026-12-07-known-items-ranking.md)."""
+    if asked or len(result.items) < FEW:
+        return SEMANTIC_WEIGHT
+    return SEMANTIC_WEIGHT if paraphrased() else 0.0
+
+
+def paraphrased(conn: apsw.Connection, plan: QueryPlan, result: SearchQueryResult) -> bool:
+    """Whether a words step's page holds only incidental words of the query: no hit holds half
+    of its distinctive words as typed (``engine.query.relax.most_held_as_typed``). A person who
+    remembers the words finds a document holding most of them; one who says the same thing in
+    other words (a paraphrase) finds documents sharing a word or two by chance, and then the
+    meaning is the better sign (benchmarks/journal/2026-12-07-paraphrase.md)."""
+    if getattr(result, "relaxed", None) not in WORDS_STEPS:
+        return False
+    from engine.query.relax import most_held_as_typed
+
+    counts = most_held_as_typed(conn, plan, result.items)
+    return counts is not None and counts[0] * 2 < counts[1]
 
 
 def fuse(

@@ -16,6 +16,13 @@ when a semantic query comes (a bounded number a query), so the set converges.
 The scan is brute force over int8 vectors with numpy (benchmarks/bench_semantic.py measured it
 against sqlite-vec at our sizes); the matrix is cached per file and kept while the file's
 ``data_version`` and change counter stand still, so a warm daemon reads it once.
+
+Cosines are measured from the index's mean vector (``CENTER_MIN``): a static model's text vector
+is a mean of token vectors, so every document shares one large direction (common words, the
+project's own topic; the mean's length is 0.6-0.7 of a unit vector here), which lifts every
+cosine alike and drowns what tells one document from another. Taking it out of each vector and
+of the query's is the "all-but-the-top" correction of static embeddings (Mu & Viswanath, ICLR
+2018); measured in benchmarks/journal/2026-12-07-paraphrase.md.
 """
 
 from __future__ import annotations
@@ -172,6 +179,11 @@ def fill_missing(conn: apsw.Connection, project: Project, limit: int = FILL_PER_
     return len(rows)
 
 
+CENTER_MIN = 50
+"""Vectors are centred on the index's mean once it holds this many: the mean of a handful of
+documents describes them, not what every text of the project shares."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Matrix:
     key: tuple[int, int]
@@ -181,6 +193,9 @@ class _Matrix:
     matrix-vector product (widening on every query was most of its scan)."""
     missing: bool
     """Some document has no current vector (``fill_missing`` has work)."""
+    mean: npt.NDArray[np.float32] | None
+    """The mean the vectors were centred on (and re-normalized after), None under
+    ``CENTER_MIN``: a query's vector is centred on it too (``_query_vector``)."""
 
 
 _cache: dict[str, _Matrix] = {}
@@ -209,11 +224,32 @@ def _matrix(conn: apsw.Connection) -> _Matrix:
     width = len(blobs[0]) if blobs else 0
     raw = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), width)
     vectors = raw.astype(np.float32) / np.float32(127.0)
+    mean = None
+    if len(vectors) >= CENTER_MIN:
+        mean = vectors.mean(axis=0)
+        vectors = _unit(vectors - mean)
     docs = scalar(conn, "SELECT count(*) FROM docs", [])
-    matrix = _Matrix(key, np.array(rowids, dtype=np.int64), vectors, docs > len(rowids))
+    matrix = _Matrix(key, np.array(rowids, dtype=np.int64), vectors, docs > len(rowids), mean)
     with _cache_lock:
         _cache[name] = matrix
     return matrix
+
+
+def _unit(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Each row of ``vectors`` at unit length (a zero row stays zero)."""
+    import numpy as np
+
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    out: npt.NDArray[np.float32] = vectors / np.maximum(norms, np.float32(1e-12))
+    return out
+
+
+def _query_vector(matrix: _Matrix, query: str) -> npt.NDArray[np.float32]:
+    """``query``'s unit vector, centred on the matrix's mean as its vectors are."""
+    import numpy as np
+
+    q: npt.NDArray[np.float32] = embed([query])[0].astype(np.float32) / np.float32(127.0)
+    return q if matrix.mean is None else _unit(q - matrix.mean)
 
 
 def nearest(conn: apsw.Connection, query: str, f: Filters, k: int) -> list[tuple[int, float]]:
@@ -224,7 +260,7 @@ def nearest(conn: apsw.Connection, query: str, f: Filters, k: int) -> list[tuple
     matrix = _matrix(conn)
     if not len(matrix.rowids) or not query.strip():
         return []
-    q = embed([query])[0].astype(np.float32) / np.float32(127.0)
+    q = _query_vector(matrix, query)
     scores = matrix.vectors @ q
     if f == Filters():  # only the injected notices are left out: their few ids, not all others
         sql, params = notices_sql()
@@ -244,11 +280,10 @@ def nearest(conn: apsw.Connection, query: str, f: Filters, k: int) -> list[tuple
 def cosines(conn: apsw.Connection, query: str, rowids: Sequence[int]) -> dict[int, float]:
     """The cosine of each of ``rowids``' current vectors to ``query`` (``--explain``'s semantic
     factor); a row without a current vector is left out."""
-    import numpy as np
 
     matrix = _matrix(conn)
     if not len(matrix.rowids) or not query.strip() or not rowids:
         return {}
-    q = embed([query])[0].astype(np.float32) / np.float32(127.0)
+    q = _query_vector(matrix, query)
     where = {int(rowid): i for i, rowid in enumerate(matrix.rowids)}
     return {r: float(matrix.vectors[where[r]] @ q) for r in rowids if r in where}

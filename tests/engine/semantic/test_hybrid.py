@@ -9,6 +9,7 @@ import importlib.util
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from engine.demo.copy import copy_demo
@@ -22,7 +23,7 @@ from engine.semantic.hybrid import (
     take_mode,
     vector_weight,
 )
-from engine.types import SearchQueryArgs, SearchQueryResult
+from engine.types import SearchQueryArgs, SearchQueryResult, SearchResultItem
 
 INSTALLED = importlib.util.find_spec("wordllama") is not None
 needs_extra = pytest.mark.skipif(
@@ -284,3 +285,100 @@ def test_a_remembered_sentence_keeps_the_message_holding_its_words_first(demo: P
     found, warnings = _ask(demo, "first writer wins for concurrent requests with the same key")
     assert found[0] == "chat:chat-idempotency-design:msg_0006"
     assert SEMANTIC_NOTE in warnings
+
+
+def _items(count: int) -> tuple[SearchResultItem, ...]:
+    return tuple(
+        SearchResultItem(
+            doc_id=f"pr:{n}",
+            kind="pr",
+            title="t",
+            snippet="",
+            match_ranges=(),
+            tier="body",
+            updated_at=0,
+            deep_link="",
+        )
+        for n in range(count)
+    )
+
+
+def test_meaning_weighs_in_on_a_page_of_incidental_words_only() -> None:
+    """Unasked, a full relaxed page is decided by the words unless none of its hits holds half
+    of the query's distinctive words as typed (a paraphrase): then the vectors weigh as asked.
+    The check reads the index, so it is asked only when the rest does not decide."""
+    page = SearchQueryResult(items=(), next_cursor=None, total=0)
+    asked: list[bool] = []
+
+    def paraphrase() -> bool:
+        asked.append(True)
+        return True
+
+    assert vector_weight(page, asked=True, paraphrased=paraphrase) == 0.5
+    assert not asked  # meaning asked for: the words were not counted
+    full = msgspec.structs.replace(page, items=_items(3), relaxed="any_word")
+    assert vector_weight(full, asked=False, paraphrased=paraphrase) == 0.5
+    assert vector_weight(full, asked=False, paraphrased=lambda: False) == 0.0
+
+
+@needs_extra
+def test_a_paraphrase_finds_its_target_first_with_meaning_weighed_in(demo: Path) -> None:
+    """ "the test that only fails sometimes in the pipeline" shares `test` and `fails` with many
+    documents; no hit holds half of its five distinctive words as typed, so the vectors weigh
+    in and the flaky-test question comes first (on main the words decided: second, below the
+    triage message holding `test` and `fails` more often)."""
+    query = "the test that only fails sometimes in the pipeline"
+    with EmbeddedClient.open(demo, start_worker=False) as client:
+        result = client.query(SearchQueryArgs(query=query, limit=10))
+    assert result.relaxed == "any_word"
+    assert result.items[0].doc_id == "chat:chat-flaky-refund-test:msg_0001"
+    from engine.query.plan import build_plan
+    from engine.query.relax import most_held_as_typed
+    from engine.semantic.hybrid import paraphrased
+
+    conn = connect(demo / ".ade" / "cache" / "search-index.db")
+    try:
+        plan = build_plan(SearchQueryArgs(query=query, limit=10), now=NOW, lanes=())
+        assert most_held_as_typed(conn, plan, result.items) == (2, 5)
+        assert paraphrased(conn, plan, result)
+        remembered = "first writer wins for concurrent requests with the same key"
+        plan = build_plan(SearchQueryArgs(query=remembered, limit=10), now=NOW, lanes=())
+        with EmbeddedClient.open(demo, start_worker=False) as client:
+            found = client.query(SearchQueryArgs(query=remembered, limit=10))
+        assert not paraphrased(conn, plan, found)  # 4 of its 7 words held as typed
+    finally:
+        conn.close()
+
+
+@needs_extra
+def test_cosines_are_measured_from_the_index_mean(demo: Path) -> None:
+    """Every vector and the query's are centred on the index's mean vector before the cosine
+    (the direction all documents share says nothing of which one is meant). On main the cosine
+    was the raw one."""
+    import numpy as np
+
+    from engine.semantic.model import embed
+    from engine.semantic.store import CENTER_MIN, cosines
+
+    conn = connect(demo / ".ade" / "cache" / "search-index.db")
+    try:
+        rows = [
+            (int(str(rowid)), bytes(vec))
+            for rowid, vec in conn.execute(
+                "SELECT d.id, v.vec FROM doc_vectors v JOIN docs d"
+                " ON d.doc_id = v.doc_id AND d.digest = v.digest"
+            )
+        ]
+        assert len(rows) >= CENTER_MIN
+        matrix = np.stack([np.frombuffer(vec, dtype=np.int8) for _, vec in rows]) / 127.0
+        mean = matrix.mean(axis=0)
+        query = embed([PARAPHRASE])[0] / 127.0 - mean
+        rowid, vec = rows[0]
+        doc = np.frombuffer(vec, dtype=np.int8) / 127.0 - mean
+        expected = float(doc @ query / np.linalg.norm(doc) / np.linalg.norm(query))
+        raw = float(np.frombuffer(vec, dtype=np.int8) / 127.0 @ (embed([PARAPHRASE])[0] / 127.0))
+        got = cosines(conn, PARAPHRASE, [rowid])[rowid]
+        assert abs(got - expected) < 1e-4
+        assert abs(got - raw) > 1e-3  # the premise: centring changes it
+    finally:
+        conn.close()
