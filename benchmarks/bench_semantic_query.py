@@ -11,6 +11,11 @@ reversed every other query):
   query (what main did: ``scoring_tokens`` replaced by the identity);
 - ``semantic``: ``mode:semantic`` as the tree answers it (words half the documents hold left
   out of the any-word ranking).
+- ``unasked``: the query as typed, the layer on (the default path: meaning is fused in when
+  the lexical steps find too little or only a relaxed page);
+- ``unasked, no paraphrase check``: the same with ``hybrid.paraphrased`` answering False without
+  reading the index (what main did: the words decide every full relaxed page), so the check's
+  own cost is the difference between the two.
 
 With ``--daemon``, the default path as well, in the same rounds: two ``ade daemon`` processes,
 each with a runtime folder of its own and a copy of the same index, one started with
@@ -54,12 +59,25 @@ from engine.semantic import hybrid
 from engine.semantic.model import model
 from engine.types import SearchQueryArgs
 
-VARIANTS = ("lexical", "semantic, every word OR-ed", "semantic")
+VARIANTS = (
+    "lexical",
+    "semantic, every word OR-ed",
+    "semantic",
+    "unasked",
+    "unasked, no paraphrase check",
+)
 DAEMON_VARIANTS = ("daemon lexical", "daemon semantic")
 
 
 REAL_ANY = hybrid.bm25_any
 REAL_TOKENS = hybrid.scoring_tokens
+REAL_PARAPHRASED = hybrid.paraphrased
+
+
+def _never_paraphrased(conn: object, plan: object, result: object) -> bool:
+    """What main did: a full relaxed page found unasked is decided by the words."""
+    del conn, plan, result
+    return False
 
 
 def _every_word(conn: object, tokens: list[str]) -> list[str]:
@@ -124,7 +142,8 @@ def _size(mb: int, runs: int, work: Path, daemon: bool) -> dict[str, object]:
                 remote[variant] = stack.enter_context(_daemon(root, work, on))
 
         def one(variant: str, text: str) -> float:
-            prefix = "" if variant.endswith("lexical") else "mode:semantic "
+            asked = not (variant.endswith("lexical") or variant.startswith("unasked"))
+            prefix = "mode:semantic " if asked else ""
             if variant in remote:
                 start = time.perf_counter()
                 remote[variant].query(SearchQueryArgs(query=prefix + text, limit=10))
@@ -134,12 +153,15 @@ def _size(mb: int, runs: int, work: Path, daemon: bool) -> dict[str, object]:
                 hybrid.scoring_tokens = _every_word
             if variant != "lexical":
                 hybrid.bm25_any = _timed_any(any_ms[variant])
+            if variant == VARIANTS[4]:
+                hybrid.paraphrased = _never_paraphrased
             start = time.perf_counter()
             try:
                 client.query(SearchQueryArgs(query=prefix + text, limit=10))
             finally:
                 hybrid.scoring_tokens = REAL_TOKENS
                 hybrid.bm25_any = REAL_ANY
+                hybrid.paraphrased = REAL_PARAPHRASED
             return (time.perf_counter() - start) * 1000
 
         for text in texts:  # warm-up: the vector matrix, the page cache, each daemon's model

@@ -14,6 +14,9 @@ indexed: the word's Porter stem (FTS5's own ``porter`` tokenizer, wrapping the i
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import apsw
 
 from engine.index.schema import FTS_TOKENIZER
@@ -39,6 +42,35 @@ MIN_STEM_PREFIX = 3
 """Inflections are looked up among indexed words sharing at least this many first letters."""
 
 _TOP = "\U0010ffff"
+
+_Found = TypeVar("_Found")
+
+_MISSING = object()
+
+REMEMBERED_WORDS = 1024
+"""Words remembered (``_remembered``) before it starts afresh: a daemon over an index that
+stands still sees every query anyone types."""
+
+_looked_up: list[tuple[apsw.Connection, tuple[int, int], dict[tuple[str, str], object]]] = []
+"""The last connection's corrections and inflections, kept while its index stands still (no
+commit by another connection: ``data_version``; none of its own: ``total_changes``). A query
+asks for the same words more than once (the relaxed steps, then the semantic layer's check of
+the words step, ``engine.semantic.hybrid.paraphrased``; a relaxed answer's later page), and a
+correction is a range read and a fuzzy match (milliseconds a word). One connection, not a
+weak mapping of them: ``weakref`` would be one more module on every search's start-up."""
+
+
+def _remembered(conn: apsw.Connection, kind: str, word: str, look: Callable[[], _Found]) -> _Found:
+    state = (int(conn.pragma("data_version")), conn.total_changes())
+    last = _looked_up[0] if _looked_up else None
+    if last is None or last[0] is not conn or last[1] != state or len(last[2]) >= REMEMBERED_WORDS:
+        last = (conn, state, {})
+        _looked_up[:] = [last]
+    found = last[2].get((kind, word), _MISSING)
+    if found is _MISSING:
+        found = look()
+        last[2][(kind, word)] = found
+    return found  # type: ignore[return-value]
 
 
 def open_vocab(conn: apsw.Connection) -> bool:
@@ -78,7 +110,12 @@ def correct(conn: apsw.Connection, word: str) -> str | None:
     Looked up among words with the same first two letters, then the same first letter (most
     typos are later in a word, and those ranges are small), then, for a typo in the first
     letter, by the words one edit there would make (``first_letter_edits``), each looked up.
+    Remembered per connection while the index stands still (``_remembered``).
     """
+    return _remembered(conn, "correct", word, lambda: _correct(conn, word))
+
+
+def _correct(conn: apsw.Connection, word: str) -> str | None:
     if len(word) < MIN_TYPO_WORD or not word.isalpha() or known(conn, word):
         return None
     # Deferred: only a query with an unknown word pays rapidfuzz's import (the start-up budget).
@@ -138,7 +175,11 @@ def _stems(conn: apsw.Connection, words: list[str]) -> list[str]:
 def inflections(conn: apsw.Connection, word: str) -> tuple[str, ...]:
     """The indexed words with the Porter stem of ``word`` (``retry`` → ``retries``,
     ``retrying``), ``word`` itself left out, in order; empty for a word that is not plain
-    letters (an identifier or a path is never inflected)."""
+    letters (an identifier or a path is never inflected). Remembered as ``correct`` is."""
+    return _remembered(conn, "inflections", word, lambda: _inflections(conn, word))
+
+
+def _inflections(conn: apsw.Connection, word: str) -> tuple[str, ...]:
     if not word.isalpha() or len(word) < MIN_STEM_PREFIX:
         return ()
     (stem,) = _stems(conn, [word])

@@ -57,7 +57,10 @@ SEMANTIC_DEPTH = 50
 """How many of the nearest documents the semantic ranking offers to the fusion."""
 
 MIN_COSINE = 0.2
-"""Nearer than this or not at all: below it WordLlama's neighbours share only common words."""
+"""Nearer than this or not at all: below it WordLlama's neighbours share only common words.
+Measured from the index's mean since (``engine.semantic.store``), where cosines run higher;
+kept: at 0.35 one paraphrase of the second set fell from 1 to 3 and none of the first moved
+(benchmarks/journal/2026-12-07-paraphrase.md)."""
 
 KEEP_ON_TOP: tuple[str | None, ...] = (None, "spelling", "inflection")
 """Lexical answers whose hits keep their order above the fused ones: a strict answer, and the
@@ -172,16 +175,18 @@ def vector_weight(
 
 
 def paraphrased(conn: apsw.Connection, plan: QueryPlan, result: SearchQueryResult) -> bool:
-    """Whether a words step's page holds only incidental words of the query: no hit holds half
-    of its distinctive words as typed (``engine.query.relax.most_held_as_typed``). A person who
-    remembers the words finds a document holding most of them; one who says the same thing in
-    other words (a paraphrase) finds documents sharing a word or two by chance, and then the
-    meaning is the better sign (benchmarks/journal/2026-12-07-paraphrase.md)."""
+    """Whether a words step's page holds only incidental words of the query: no hit of its
+    first page holds half of its distinctive words as typed
+    (``engine.query.relax.most_held_as_typed``; the first page only, so a later page, fetched
+    deeper, weighs as page 1 did). A person who remembers the words finds a document holding
+    most of them; one who says the same thing in other words (a paraphrase) finds documents
+    sharing a word or two by chance, and then the meaning is the better sign
+    (benchmarks/journal/2026-12-07-paraphrase.md)."""
     if getattr(result, "relaxed", None) not in WORDS_STEPS:
         return False
     from engine.query.relax import most_held_as_typed
 
-    counts = most_held_as_typed(conn, plan, result.items)
+    counts = most_held_as_typed(conn, plan, result.items[: plan.limit])
     return counts is not None and counts[0] * 2 < counts[1]
 
 
