@@ -1,6 +1,7 @@
-"""A connection remembers its corrections and inflections only while the index stands still
-(``engine.query.vocab._remembered``): a word another connection commits, or this one writes,
-is seen by the next lookup. Over a real SQLite file holding the FTS5 table the lookups read."""
+"""The connection last used remembers its corrections and inflections only while the index
+stands still (``engine.query.vocab._remembered``): a word another connection commits, or this
+one writes, is seen by the next lookup. Over a real SQLite file holding the FTS5 table the
+lookups read."""
 
 from __future__ import annotations
 
