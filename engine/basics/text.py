@@ -10,6 +10,7 @@ becomes U+FFFD, as any decoder with ``errors="replace"`` would have done with th
 
 from __future__ import annotations
 
+import functools
 import re
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
@@ -18,26 +19,40 @@ if TYPE_CHECKING:
 
     from engine.types import SearchQueryArgs
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_BLANK = re.compile(
-    r'[\s"\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e'
-    r"\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]*"
-)
-"""Whitespace, controls (NUL), format characters (BOM, bidi overrides and isolates, zero-width
-spaces and joiners) and double quotes: characters a query can hold without saying anything."""
 REPLACEMENT = "\ufffd"
+
+
+@functools.cache
+def _surrogate_re() -> re.Pattern[str]:
+    return re.compile("[\ud800-\udfff]")
+
+
+@functools.cache
+def _blank_re() -> re.Pattern[str]:
+    """Whitespace, controls (NUL), format characters (BOM, bidi overrides and isolates,
+    zero-width spaces and joiners) and double quotes: characters a query can hold without
+    saying anything. Compiled on first use: a daemon-answered search never asks (~1 M
+    instructions, the start-up budget)."""
+    return re.compile(
+        r'[\s"\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e'
+        r"\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]*"
+    )
 
 
 def is_blank_query(text: str) -> bool:
     """Whether ``text`` says nothing (``"``, NUL, U+202E, U+FEFF, whitespace): such a query is
     the empty query everywhere — the same hits, the same cursor, the palette's discovery list
     (docs/reliability-faults.md). Shared by the engine's plan and the palette, which may not import the parser."""
-    return _BLANK.fullmatch(text) is not None
+    return _blank_re().fullmatch(text) is not None
 
 
 def replace_surrogates(text: str) -> str:
     """``text`` with every lone surrogate replaced by U+FFFD (unchanged, same object, if none)."""
-    return _SURROGATE.sub(REPLACEMENT, text) if _SURROGATE.search(text) else text
+    try:
+        text.encode("utf-8")  # fails on a lone surrogate and nothing else: no regex on the way
+    except UnicodeEncodeError:
+        return _surrogate_re().sub(REPLACEMENT, text)
+    return text
 
 
 def replace_surrogates_in(value: Any) -> Any:

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from cli_helpers import no_daemon_flag
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.basics.text import REPLACEMENT, replace_surrogates
 from engine.embedded import EmbeddedClient
@@ -69,6 +71,22 @@ def test_replace_surrogates_leaves_good_text_alone() -> None:
     text = "naïve café 😀"
     assert replace_surrogates(text) is text
     assert replace_surrogates("\udcff-x") == f"{REPLACEMENT}-x"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", " ", "é", "\u202e", "\U0001f600", "\ud800", "\udcff", "\udfff"]))
+)
+def test_replace_surrogates_replaces_every_lone_surrogate_and_nothing_else(
+    parts: list[str],
+) -> None:
+    """Without a regex unless one is there (the start-up budget): the same text as replacing
+    every code point of U+D800-U+DFFF, and the same object when there is none."""
+    text = "".join(parts)
+    expected = "".join(REPLACEMENT if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+    assert replace_surrogates(text) == expected
+    if expected == text:
+        assert replace_surrogates(text) is text
 
 
 @pytest.mark.usefixtures("cli_path")
