@@ -16,6 +16,11 @@ HELD_OUT_STYLE = "paraphrase, new set"
 """The second paraphrase set (``HELD_OUT_DEMO``, ``HELD_OUT_GENERATED``), reported on a row of
 its own and left out of the ``all`` row, so the first 60 stay comparable with earlier runs."""
 
+FILTERED_NEW_STYLE = "filtered, new set"
+"""The second filtered set (``FILTERED_NEW_DEMO``, ``FILTERED_NEW_GENERATED``): a filter that
+leaves many candidates (``kind:``, ``lane:`` by lane id, ``tool:``) and half-remembered words,
+on a row of its own, outside ``all``."""
+
 DEMO: list[tuple[str, str, str]] = [
     ("exact", "capped at 8 s, max 4 attempts", "chat:chat-abc123-backoff:msg_0001"),
     ("exact", "pytest-randomly", "chat:chat-flaky-refund-test:msg_0003"),
@@ -126,6 +131,46 @@ HELD_OUT_GENERATED: list[tuple[str, str, str]] = [
      "pr:110:review:PRR_0010"),
     (HELD_OUT_STYLE, "rejecting unrecognized options would break the pre-production overrides",
      "pr:101:review:PRR_0001"),
+]  # fmt: skip
+
+
+# A second filtered set, written on 2026-12-07 (benchmarks/journal/2026-12-07-filtered.md): the
+# first set's filters leave a handful of candidates and its words are the target's rarest, so all
+# three systems score 12/12. Here each target was chosen first, in a filter that keeps dozens to
+# hundreds of documents (the generated project's 344 chat rows are mostly filler made of common
+# words; the demo's 564 terminal chunks are mostly a wheel build), then the query written as a
+# person recalls it (other word forms, one misspelling, words shared with the filler), and the
+# list committed before any system ran it; every system answers all of it.
+FILTERED_NEW_DEMO: list[tuple[str, str, str]] = [
+    (FILTERED_NEW_STYLE, "kind:terminal worker traceback gateway error",
+     "terminal:term-settle-traceback@*"),
+    (FILTERED_NEW_STYLE, "kind:terminal failing retry tests read timeout",
+     "terminal:term-pytest-retry@*"),
+    (FILTERED_NEW_STYLE, "lane:webhooks test fixed time instead of the real clock",
+     "chat:chat-webhook-signatures:msg_0005"),
+    (FILTERED_NEW_STYLE, "tool:codex connect timeout fail fast instead of waiting",
+     "chat:chat-connect-timeout:msg_0003"),
+    (FILTERED_NEW_STYLE, "lane:abc-123-retry test backoff doubling capped",
+     "title:ABC-123: test that backoff doubles and caps at 8 s"),
+    (FILTERED_NEW_STYLE, "kind:commit runbook never raise read timeout past 30",
+     "title:Runbook: do not raise GATEWAY_READ_TIMEOUT past 30 s"),
+    (FILTERED_NEW_STYLE, "kind:chat idempotency proposal same key diferent body",
+     "chat:chat-idempotency-design:msg_0002"),
+]  # fmt: skip
+
+FILTERED_NEW_GENERATED: list[tuple[str, str, str]] = [
+    (FILTERED_NEW_STYLE, "kind:chat cache ttl all expiring at once",
+     "chat:chat-cache-stampede:msg_0002"),
+    (FILTERED_NEW_STYLE, "kind:chat one tenant starving the others uploads",
+     "chat:chat-rate-limit:msg_0001"),
+    (FILTERED_NEW_STYLE, "kind:pr breaker state per worker process", "pr:109:review:PRR_0009"),
+    (FILTERED_NEW_STYLE, "kind:commit drop health check logs", "title:Filter health check access logs"),
+    (FILTERED_NEW_STYLE, "kind:chat large report uploads timing out",
+     "chat:chat-s3-retries:msg_0001"),
+    (FILTERED_NEW_STYLE, "kind:chat percentge flag hashed on user",
+     "chat:chat-feature-flags:msg_0002"),
+    (FILTERED_NEW_STYLE, "kind:chat daily report showing the day before",
+     "chat:chat-timezone-bug:msg_0001"),
 ]  # fmt: skip
 
 
