@@ -5,12 +5,13 @@ demo project or of a generated one (``known_items_project``), in five styles. Ev
 through ade's public search API (``EmbeddedClient.query``, so whatever ranking, relaxation and
 semantic layer ade has is what is measured) and, in the same run, through a plain BM25 ranking
 over the same documents: one flat FTS5 table (title, body) with ``bm25()``, the query's words
-OR-ed, its ``kind:`` filter applied. A chat session row of ade's answer counts as the target
+OR-ed, its ``kind:``, ``lane:`` (a lane id) and ``tool:`` filters applied as ade applies them. A chat session row of ade's answer counts as the target
 message when its link opens that message (``lands_on``: the row's ``deepLink`` names the
 target's session and its event; docs/search.md "Chat hits link to a message"), since that row
 is what a reader sees and opens; flat BM25's rows carry no link and count by doc id only.
 A second paraphrase set (``HELD_OUT_DEMO``, ``HELD_OUT_GENERATED``, written after the first
-was tuned against) runs the same way and is reported on a row of its own, outside ``all``.
+was tuned against) and a second filtered set (``FILTERED_NEW_DEMO``, ``FILTERED_NEW_GENERATED``,
+whose filters leave many candidates) run the same way, each on a row of its own, outside ``all``.
 Reported per style: success@1, success@3, MRR (over the
 first 10) and how many queries returned nothing. With the semantic extra installed a third
 column is ade with it switched off (``ADE_SEMANTIC=0`` at query time).
@@ -34,6 +35,9 @@ import apsw
 from benchmarks.known_items_project import build as build_generated
 from benchmarks.known_items_queries import (
     DEMO,
+    FILTERED_NEW_DEMO,
+    FILTERED_NEW_GENERATED,
+    FILTERED_NEW_STYLE,
     GENERATED,
     HELD_OUT_DEMO,
     HELD_OUT_GENERATED,
@@ -93,29 +97,36 @@ def _flat_bm25(client: EmbeddedClient) -> Callable[[str], Ranked]:
     """One FTS5 table over the same documents ade indexed (bodies re-derived as for snippets)."""
     project = client.project
     conn = connect(project.ade_dir / "cache" / "search-index.db")
-    rows = list(conn.execute("SELECT id, doc_id, kind, title FROM docs"))
+    rows = list(conn.execute("SELECT id, doc_id, kind, title, lane_id, tool FROM docs"))
     bodies = snippet_texts(conn, project, fetch_bodies(conn, [r[0] for r in rows]))
     conn.close()
     flat = apsw.Connection(":memory:")
     flat.execute(
-        "CREATE VIRTUAL TABLE flat USING fts5(title, body, kind UNINDEXED, doc_id UNINDEXED)"
+        "CREATE VIRTUAL TABLE flat USING fts5(title, body, kind UNINDEXED, doc_id UNINDEXED,"
+        " lane_id UNINDEXED, tool UNINDEXED)"
     )
     flat.executemany(
-        "INSERT INTO flat(title, body, kind, doc_id) VALUES (?,?,?,?)",
-        [(title, bodies.get(rowid, ""), kind, doc_id) for rowid, doc_id, kind, title in rows],
-    )
+        "INSERT INTO flat(title, body, kind, doc_id, lane_id, tool) VALUES (?,?,?,?,?,?)",
+        [(title, bodies.get(rowid, ""), kind, doc_id, lane, tool)
+         for rowid, doc_id, kind, title, lane, tool in rows],
+    )  # fmt: skip
 
     def ask(query: str) -> Ranked:
-        kinds = re.findall(r"(?<!\S)kind:(\S+)", query)
-        words = re.findall(r"\w+", re.sub(r"(?<!\S)kind:\S+", " ", query))
+        filters: dict[str, list[str]] = {"kind": [], "lane": [], "tool": []}
+        for key, values in re.findall(r"(?<!\S)(kind|lane|tool):(\S+)", query):
+            filters[key] += values.split(",")
+        words = re.findall(r"\w+", re.sub(r"(?<!\S)(?:kind|lane|tool):\S+", " ", query))
         if not words:
             return []
         match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
         sql = "SELECT doc_id, title FROM flat WHERE flat MATCH ?"
         params: list[object] = [match]
-        if kinds:
-            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
-            params += kinds
+        if filters["tool"]:  # only chats have an agent: tool: keeps chats of those agents
+            filters["kind"] = [k for k in filters["kind"] or ["chat"] if k == "chat"] or ["-"]
+        for key, column in (("kind", "kind"), ("lane", "lane_id"), ("tool", "tool")):
+            if filters[key]:
+                sql += f" AND {column} IN ({','.join('?' * len(filters[key]))})"
+                params += filters[key]
         sql += " ORDER BY bm25(flat), doc_id LIMIT ?"
         return [(str(d), str(t), "") for d, t in flat.execute(sql, [*params, DEPTH])]
 
@@ -160,7 +171,8 @@ def _score(ranked: Ranked, target: str, opens: Opens = None) -> int | None:
 
 def _counts(row: str, style: str) -> bool:
     """Whether a query of ``style`` counts in the table's ``row``: ``all`` is the first 60
-    (comparable with earlier runs), the second paraphrase set has a row of its own."""
+    (comparable with earlier runs), the second paraphrase and filtered sets have rows of their
+    own."""
     return row == style or (row == "all" and style in STYLES)
 
 
@@ -168,7 +180,7 @@ def _table(ranks: dict[str, dict[str, list[int | None]]], empty: dict[str, dict[
     systems = list(ranks)
     head = "| style | n | " + " | ".join(f"{s} @1 / @3 / MRR / empty" for s in systems) + " |"
     lines = [head, "|" + "---|" * (2 + len(systems))]
-    for style in (*STYLES, "all", HELD_OUT_STYLE):
+    for style in (*STYLES, "all", HELD_OUT_STYLE, FILTERED_NEW_STYLE):
         cells = []
         n = 0
         for system in systems:
@@ -191,12 +203,12 @@ def run(work: Path, verbose: bool) -> str:
     semantic = _semantic_installed() and os.environ.get("ADE_SEMANTIC", "1") != "0"
     if semantic:
         systems.insert(1, "ade without the semantic extra")
-    styles = (*STYLES, HELD_OUT_STYLE)
+    styles = (*STYLES, HELD_OUT_STYLE, FILTERED_NEW_STYLE)
     ranks: dict[str, dict[str, list[int | None]]] = {s: {st: [] for st in styles} for s in systems}
     empty: dict[str, dict[str, int]] = {s: dict.fromkeys(styles, 0) for s in systems}
     for root, queries in (
-        (demo, DEMO + HELD_OUT_DEMO),
-        (generated, GENERATED + HELD_OUT_GENERATED),
+        (demo, DEMO + HELD_OUT_DEMO + FILTERED_NEW_DEMO),
+        (generated, GENERATED + HELD_OUT_GENERATED + FILTERED_NEW_GENERATED),
     ):
         with EmbeddedClient.open(root, start_worker=False) as client:
             client.service.catch_up()
@@ -240,7 +252,9 @@ def main() -> None:
     text = (
         f"{HEADING}\n\n`python -m benchmarks.bench_known_items` on {_revision()}: 60 queries "
         "(30 over the demo, 30 over `known_items_project`), 12 a style, and a second paraphrase set "
-        f"of {len(HELD_OUT_DEMO) + len(HELD_OUT_GENERATED)} (its own row, not in `all`); each "
+        f"of {len(HELD_OUT_DEMO) + len(HELD_OUT_GENERATED)} and a second filtered set of "
+        f"{len(FILTERED_NEW_DEMO) + len(FILTERED_NEW_GENERATED)} (rows of their own, not in "
+        "`all`); each "
         "cell is success@1 / success@3 / MRR@10 / queries answered with nothing.\n\n"
         f"{table}\n"
     )
