@@ -7,7 +7,7 @@ one step at a time, each step only while the answer is still too short:
    word starts with is replaced by the indexed word one edit away (``engine.query.vocab.correct``);
 2. ``inflection`` (fewer hits than a page, at most ``SHORT_PAGE``): each plain word also matches
    the indexed words with its Porter stem (``persisting`` finds ``persist``, ``retry`` finds
-   ``retries``);
+   ``retries``), those the word as typed does not already find (``new_forms``);
 3. ``most_words`` (still nothing): documents holding all but one of the words (three or more);
 4. ``any_word`` (still nothing, or to fill the page ``most_words`` began): documents holding
    any of them (stop words and one-letter words count only when there is nothing else; a
@@ -140,6 +140,14 @@ def as_typed(node: Node) -> Node:
     return Term(node.text, prefix=False, phrase=node.phrase)
 
 
+def new_forms(node: Term, forms: Sequence[str]) -> tuple[str, ...]:
+    """The ``forms`` of ``node`` it does not find as typed: a prefix term (``test``) already
+    finds every form it starts (``tests``), and OR-ing that form in again made BM25 score a
+    document holding both once per form, as if it held one more of the query's words."""
+    typed = fold(node.text)
+    return tuple(f for f in forms if not (node.prefix and f.startswith(typed)))
+
+
 def _words(terms: Sequence[Node]) -> list[str]:
     return [n.text for n in terms if isinstance(n, Term)]
 
@@ -171,7 +179,7 @@ def relaxations(
     inflected: list[str] = []
     for i, node in enumerate(terms):
         if isinstance(node, Term) and is_plain_word(node.text):
-            forms = inflections(conn, fold(node.text))
+            forms = new_forms(node, inflections(conn, fold(node.text)))
             if forms:
                 inflected.append(f"{node.text} ({', '.join(forms)})")
                 terms[i] = AnyOf((node, *(Term(f, prefix=False) for f in forms)))

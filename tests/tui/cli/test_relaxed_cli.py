@@ -70,3 +70,20 @@ def test_page_two_continues_a_relaxed_answer(
     assert not set(more) & set(shown)
     whole = json.loads(run_main(capsys, search_argv(indexed_demo, *query[:-1], "4")).out)
     assert [item["docId"] for item in whole["items"]] == shown + more
+
+
+def test_a_form_the_typed_word_finds_is_neither_noted_nor_counted_twice(
+    indexed_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``test`` finds ``tests`` as typed: the inflection step adds only the other forms, and
+    the commit holding each word once ranks above the pytest log holding ``test`` and ``tests``
+    (on main: "test (tests)" in the note, the log first)."""
+    query = ["lane:abc-123-retry", "test", "backoff", "doubling", "capped", "--json"]
+    run = run_main(capsys, search_argv(indexed_demo, *query))
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert data["relaxed"] == "inflection"
+    note = "other word forms matched too: doubling (doubles); capped (cap, caps)"
+    assert note in data["warnings"]
+    kinds = [item["kind"] for item in data["items"] if item["kind"] in ("commit", "terminal")]
+    assert kinds[:2] == ["commit", "terminal"]
