@@ -375,6 +375,7 @@ def bench_corpus(
                 base,
                 steal_while_waiting=steal,
                 group_passes=base.group_passes if group else 1,
+                group_passes_alone=base.group_passes_alone if group else 1,
                 lookahead=ahead or base.lookahead,
                 lookahead_slices=base.lookahead_slices if not ahead else 1 << 20,
                 vacuum=vacuum,

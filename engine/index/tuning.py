@@ -23,10 +23,19 @@ class WriteTuning(msgspec.Struct, frozen=True):
     long_line_cap: int = 32 * 1024 * 1024
     """Longest single line read whole; a longer one is cut so the cursor always moves on."""
     group_passes: int = 8
-    """Most transcript passes one first-index transaction holds (``engine.ingest.pass_group``)."""
-    group_seconds: float = 0.25
+    """Most transcript passes one first-index transaction holds while a planning worker runs
+    (``engine.ingest.pass_group``): the worker's ``lookahead`` covers a group and the start of
+    the next, so it does not run dry while the group commits."""
+    group_passes_alone: int = 32
+    """Most passes a group holds while this process plans every pass itself (no worker: every
+    first index below ``worker_min_backlog_bytes``, and any on a busy machine). Each group's
+    ``COMMIT`` writes one ``docs_fts`` segment, which the end of the first index merges; a
+    small project's first index in one group has none to merge: 10 MB corpus -7% CPU, 100 MB
+    ``docs_fts`` -6% (benchmarks/journal/2026-12-07-first-index-2.md)."""
+    group_seconds: float = 0.5
     """Work after which a group commits (monotonic seconds since it began): another process's
-    write, or this one's live append after the group, waits at most about this long."""
+    write, or this one's live append after the group, waits at most about this long. At 0.25 s a
+    100 MB first index without a worker ended ~30 groups by time; at 0.5 s 11."""
     worker_min_backlog_bytes: int = 24 * 1024 * 1024
     """Queued transcript bytes past their cursors that pay for a planning worker: its start
     (~0.2-0.4 s, benchmarks/journal/waves-1-to-3.md) is a few percent of planning that much."""

@@ -275,7 +275,8 @@ class Drainer:
         (``engine.ingest.pass_group``); an entry that raises ends the group first."""
         self.connection()
         live = self.queue.live_adds
-        if self._group_open and not self.group.admits(kind, live):
+        worker = self.prefetch is not None and self.prefetch.running
+        if self._group_open and not self.group.admits(kind, live, worker=worker):
             self.end_group()
         if not self._group_open and kind in SESSION_QUEUE_KINDS and self.writer.first_index_running:
             self.group.begin(live)

@@ -10,7 +10,8 @@ cursors. A group that is rolled back in this process (an error inside one of its
 failed ``COMMIT``, a closed connection) queues its passes again.
 
 A group holds the write lock longer than one pass, so it stays short: at most
-``WriteTuning.group_passes`` passes and ``group_seconds`` of work, and it ends as soon as a notify hook
+``WriteTuning.group_passes`` passes while a planning worker runs (``group_passes_alone`` while
+this process plans them all) and ``group_seconds`` of work, and it ends as soon as a notify hook
 queues a new entry (live activity) or the next entry is not a transcript pass. Later drains
 (the index holds documents) keep one pass per transaction: their appends are small and live.
 """
@@ -37,12 +38,14 @@ class PassGroup:
         self._began = 0.0
         self._live_mark = 0
 
-    def admits(self, kind: str, live_adds: int) -> bool:
-        """Whether a pass of ``kind`` may join the open group."""
+    def admits(self, kind: str, live_adds: int, *, worker: bool) -> bool:
+        """Whether a pass of ``kind`` may join the open group (``worker``: a planning worker
+        runs, ``WriteTuning.group_passes``; else ``group_passes_alone``)."""
         tuning = self.writer.tuning
+        most = tuning.group_passes if worker else tuning.group_passes_alone
         return (
             kind in GROUPED_KINDS
-            and len(self.entries) < tuning.group_passes
+            and len(self.entries) < most
             and live_adds == self._live_mark
             and time.monotonic() - self._began < tuning.group_seconds
         )

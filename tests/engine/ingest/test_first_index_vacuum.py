@@ -59,7 +59,7 @@ def test_a_first_index_gives_its_free_pages_back_with_the_same_answers(
     tmp_path: Path,
 ) -> None:
     # One pass a transaction, small slices: enough segments for the end merge to free pages.
-    tuning = WriteTuning(group_passes=1, slice_bytes=64 * 1024)
+    tuning = WriteTuning(group_passes=1, group_passes_alone=1, slice_bytes=64 * 1024)
     corpus = generate(3, tmp_path / "corpus")
     vocab = json.loads((corpus / "vocabulary.json").read_text())
     root = make_project(corpus, tmp_path / "project")

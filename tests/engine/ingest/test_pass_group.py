@@ -31,8 +31,9 @@ def tuning() -> WriteTuning:
 
 
 def _groups_of(passes: int) -> pytest.MarkDecorator:
-    return pytest.mark.parametrize("tuning", [WriteTuning(group_passes=passes,
-                                                          group_seconds=math.inf)])  # fmt: skip
+    """Groups of ``passes`` whether or not a planning worker runs (these tests run none)."""
+    tuning = WriteTuning(group_passes=passes, group_passes_alone=passes, group_seconds=math.inf)
+    return pytest.mark.parametrize("tuning", [tuning])
 
 
 def _sessions(writer, count: int = len(SESSIONS)) -> list[str]:
@@ -82,6 +83,37 @@ def test_a_first_index_commits_its_passes_in_groups(service, project, writer):
     assert [len(s) for s in seen] == [0, 0, 0, 3, 3, 3, 6]
     assert seen[3] == {"s0", "s1", "s2"}
     assert _committed(project) == set(sids)  # the last group commits as the scope ends
+
+
+@pytest.mark.parametrize("tuning", [WriteTuning(group_passes=2, group_passes_alone=4,
+                                                  group_seconds=math.inf)])  # fmt: skip
+def test_without_a_worker_a_group_holds_group_passes_alone(service, project, writer):
+    """Without a planning worker (these tests start none) a group holds ``group_passes_alone``
+    passes: fewer groups, fewer ``docs_fts`` segments for the end to merge."""
+    sids = _sessions(writer)
+    _queue(service, sids)
+    seen = _drain_stepwise(service, project)
+    assert [len(s) for s in seen] == [0, 0, 0, 0, 4, 4, 4]
+    assert _committed(project) == set(sids)
+
+
+def test_a_group_beside_a_planning_worker_holds_group_passes(tmp_path: Path) -> None:
+    """While a worker plans ahead, a group ends after ``group_passes`` (its lookahead covers
+    that many); alone, after ``group_passes_alone``."""
+    from engine.index.writer import IndexWriter
+    from engine.ingest.pass_group import PassGroup
+
+    tuning = WriteTuning(group_passes=2, group_passes_alone=3, group_seconds=math.inf)
+    group = PassGroup(IndexWriter(tmp_path / "index.db", tuning))
+    group.begin(live_adds=0)
+    admitted = {True: 0, False: 0}
+    for worker in (True, False):
+        group.entries = []
+        while group.admits("chat", 0, worker=worker):
+            group.joined(("chat", f"s{len(group.entries)}"))
+            admitted[worker] += 1
+    assert admitted == {True: 2, False: 3}
+    assert not group.admits("history", 0, worker=False)  # only transcript passes join
 
 
 @_groups_of(8)
@@ -154,7 +186,7 @@ from engine.ingest import tailing
 from engine.project.locate import open_project
 from engine.wiring import create_project_service
 
-tuning = WriteTuning(group_passes=3, group_seconds=float("inf"))
+tuning = WriteTuning(group_passes=3, group_passes_alone=3, group_seconds=float("inf"))
 real, done = tailing.commit_pass, []
 
 def commit_then_die(*args):
