@@ -30,8 +30,9 @@ class WriteTuning(msgspec.Struct, frozen=True):
     """Most passes a group holds while this process plans every pass itself (no worker: every
     first index below ``worker_min_backlog_bytes``, and any on a busy machine). Each group's
     ``COMMIT`` writes one ``docs_fts`` segment, which the end of the first index merges; a
-    small project's first index in one group has none to merge: 10 MB corpus -7% CPU, 100 MB
-    ``docs_fts`` -6% (benchmarks/journal/2026-12-07-first-index-2.md)."""
+    small project's first index in one group has none to merge: the 10 MB corpus's takes 10%
+    fewer instructions, the 100 MB one's ``docs_fts`` is 6% smaller
+    (benchmarks/journal/2026-12-07-first-index-2.md)."""
     group_seconds: float = 0.5
     """Work after which a group commits (monotonic seconds since it began): another process's
     write, or this one's live append after the group, waits at most about this long. At 0.25 s a
