@@ -16,7 +16,6 @@ import contextlib
 import os
 import re
 import stat
-import subprocess
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import NamedTuple
 
 import msgspec
 
+from engine.basics.spawn import Completed, Spawned
 from engine.delegates.definitions import definition_source
 from engine.delegates.listing_memo import memoised_listing
 from engine.project.git import stderr_file
@@ -106,17 +106,41 @@ class GrepTimedOut(FileSearchFailed):
         self.hits = hits
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def _git(root: Path, *args: str) -> Completed:
+    """``git -C root args`` run to its end, as ``subprocess.run(capture_output=True,
+    timeout=GIT_TIMEOUT_SECONDS)`` ran it (``engine.basics.spawn``: no ``subprocess`` on a
+    search's start-up); stdin is this process's, stderr goes to an unnamed file."""
+    cmd = ["git", "-C", str(root), *args]
+    timed_out: list[bool] = []
     try:
-        return subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            timeout=GIT_TIMEOUT_SECONDS,
-            env={**os.environ, **_GIT_ENV},
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as err:
+        with stderr_file() as err_file:
+            proc = Spawned(
+                cmd, {**os.environ, **_GIT_ENV}, stderr_fd=err_file.fileno(), devnull_stdin=False
+            )
+
+            def timeout() -> None:
+                timed_out.append(True)
+                proc.kill()
+
+            timer = threading.Timer(GIT_TIMEOUT_SECONDS, timeout)
+            timer.daemon = True
+            timer.start()
+            try:
+                stdout = proc.read_all()
+            except BaseException:
+                proc.kill()  # not waited for to its end
+                raise
+            finally:
+                returncode = proc.wait()  # still under the timer: git may outlive its stdout
+                timer.cancel()
+            err_file.seek(0)
+            stderr = err_file.read()
+    except OSError as err:
         raise FileSearchFailed(f"git in {root} failed: {err}") from None
+    if timed_out:  # subprocess.TimeoutExpired's words
+        message = "Command '%s' timed out after %s seconds" % (cmd, GIT_TIMEOUT_SECONDS)  # noqa: UP031
+        raise FileSearchFailed(f"git in {root} failed: {message}")
+    return Completed(returncode, stdout, stderr)
 
 
 def lane_listing(root: Path) -> tuple[Sequence[str], Sequence[str]]:
@@ -298,12 +322,11 @@ class _Streamed:
         # Closed in __exit__: the file outlives this constructor on purpose.
         self._err = stderr_file()
         try:
-            self._proc = subprocess.Popen(
+            self._proc = Spawned(
                 ["git", "-C", str(root), *args],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=self._err,
-                env={**os.environ, **_GIT_ENV},
+                {**os.environ, **_GIT_ENV},
+                stderr_fd=self._err.fileno(),
+                devnull_stdin=True,
             )
         except OSError as err:
             self._err.close()
@@ -326,8 +349,7 @@ class _Streamed:
 
     def chunks(self) -> Iterator[bytes]:
         """stdout as it arrives, in pieces of at most 64 KiB."""
-        assert self._proc.stdout is not None
-        fd = self._proc.stdout.fileno()  # read unbuffered: a record is used as soon as it is in
+        fd = self._proc.stdout_fd  # read unbuffered: a record is used as soon as it is in
         return iter(lambda: os.read(fd, 65536), b"")
 
     def stop(self) -> None:
@@ -346,9 +368,7 @@ class _Streamed:
         self._timer.cancel()
         if exc[0] is not None and self._proc.poll() is None:
             self.stop()  # an exception while reading: do not wait for git to finish
-        if self._proc.stdout is not None:
-            self._proc.stdout.close()
-        self.returncode = self._proc.wait()
+        self.returncode = self._proc.wait()  # closes stdout first
         self._err.seek(0)
         self._stderr_line = _first_line(self._err.read(4096))
         self._err.close()

@@ -28,12 +28,14 @@ exactly the one ``git ls-files`` it always did.
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from engine.basics.spawn import Completed
 
 MAX_WATCHED_DIRECTORIES = 2000
 """About what one ``git ls-files`` costs in ``stat`` calls (~1.5 us each)."""
@@ -45,7 +47,8 @@ tmpfs tick in milliseconds, FAT in 2 s)."""
 Listing = tuple[tuple[str, ...], tuple[str, ...]]
 """``(tracked, untracked-not-ignored)`` paths of a work tree, relative to it."""
 
-GitRun = Callable[..., "subprocess.CompletedProcess[bytes]"]
+GitRun = Callable[..., "Completed"]
+"""``engine.delegates.files._git``: ``git -C root args`` run to its end."""
 
 Stamp = tuple[int, int, int, int] | None
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import subprocess
 from datetime import datetime
 from pathlib import Path
 from typing import IO
@@ -101,6 +100,8 @@ def run_git(repo_path: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> str:
     Raises:
         GitError: git is missing, timed out, or exited non-zero (message: one line of stderr).
     """
+    import subprocess  # only when git runs: a warm search's git goes through engine.basics.spawn
+
     cmd = ["git", "--no-pager", "-C", str(Path(repo_path).absolute()), *_CONFIG, *args]
     try:
         proc = subprocess.run(

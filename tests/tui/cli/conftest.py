@@ -63,6 +63,15 @@ def warm_demo(
 
 
 @pytest.fixture
+def queried_demo(warm_demo: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """``warm_demo`` after its first query, as a project is once searched: the origin remote's
+    slug is remembered too (``engine.project.origin_memo``), which only that first query asks
+    git for (and imports ``subprocess`` to)."""
+    assert run_main(capsys, search_argv(warm_demo, "timeout", "--json")).code == 0
+    return warm_demo
+
+
+@pytest.fixture
 def agent_home(
     demo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Callable[[str], Path]:

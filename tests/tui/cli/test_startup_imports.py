@@ -64,8 +64,8 @@ def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
     return sorted(n for n in names if any(m == n or m.startswith(f"{n}.") for m in modules))
 
 
-def test_a_warm_search_imports_no_ui_watcher_linear_or_ingestion(warm_demo: Path) -> None:
-    modules = _modules(search_argv(warm_demo, "timeout", "--json"))
+def test_a_warm_search_imports_no_ui_watcher_linear_or_ingestion(queried_demo: Path) -> None:
+    modules = _modules(search_argv(queried_demo, "timeout", "--json"))
     assert _loaded(modules, NOT_ON_A_WARM_SEARCH) == []
     assert "engine.delegates.files" in modules  # the default kinds do run the file delegate
 
@@ -151,7 +151,10 @@ def test_a_new_commit_brings_in_the_history_walk(warm_demo: Path) -> None:
            "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}  # fmt: skip
     subprocess.run(["git", "-C", str(warm_demo), "commit", "-q", "--allow-empty", "-m", "later"],
                    env=env, check=True, capture_output=True)  # fmt: skip
-    assert "engine.project.git_stream" in _modules(search_argv(warm_demo, "timeout", "--json"))
+    modules = _modules(search_argv(warm_demo, "timeout", "--json"))
+    assert "engine.project.git_stream" in modules
+    # ... and `subprocess`, which a warm search's two git commands do without (engine.basics.spawn)
+    assert "subprocess" in modules
 
 
 def test_a_compacted_transcript_brings_in_the_inflater(warm_demo: Path) -> None:
@@ -264,21 +267,21 @@ def _claude_line(text: str, cwd: Path) -> bytes:
 
 
 def test_a_warm_search_with_claude_code_installed_lists_no_session(
-    warm_demo: Path, capsys: pytest.CaptureFixture[str]
+    queried_demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A home with Claude Code's folder and a real session of the demo: once caught up, a warm
     search neither lists sessions nor imports the tools' readers, and still finds the session."""
     from engine.external.discover import claude_slug
 
     home = Path(os.environ["HOME"])
-    folder = home / ".claude" / "projects" / claude_slug(warm_demo)
+    folder = home / ".claude" / "projects" / claude_slug(queried_demo)
     folder.mkdir(parents=True)
-    (folder / "cc-1.jsonl").write_bytes(_claude_line("claude spoke of quibblewort", warm_demo))
+    (folder / "cc-1.jsonl").write_bytes(_claude_line("claude spoke of quibblewort", queried_demo))
     for _ in range(2):  # ingested, then the manifest stored
-        assert run_main(capsys, search_argv(warm_demo, "--status")).code == 0
-    modules = _modules(search_argv(warm_demo, "quibblewort", "--json"))
+        assert run_main(capsys, search_argv(queried_demo, "--status")).code == 0
+    modules = _modules(search_argv(queried_demo, "quibblewort", "--json"))
     assert _loaded(modules, NOT_ON_A_WARM_SEARCH) == []
-    found = run_main(capsys, search_argv(warm_demo, "quibblewort", "--json"))
+    found = run_main(capsys, search_argv(queried_demo, "quibblewort", "--json"))
     assert {item["sessionId"] for item in json.loads(found.out)["items"]} == {"claude-cc-1"}
 
 

@@ -26,8 +26,8 @@ ON_FIRST_USE = ("engine.index.checks", "engine.ingest.health", "engine.ingest.pa
 checker (the status reports both), and a first index's group of passes."""
 
 
-def test_a_warm_wheel_search_loads_no_ingestion_side(warm_demo: Path) -> None:
-    modules = _modules(search_argv(warm_demo, "timeout", "--json"), site=False)
+def test_a_warm_wheel_search_loads_no_ingestion_side(queried_demo: Path) -> None:
+    modules = _modules(search_argv(queried_demo, "timeout", "--json"), site=False)
     assert _loaded(modules, DEFERRED) == []
     assert _loaded(modules, ON_FIRST_USE) == []
     assert _loaded(modules, NOT_ON_A_WARM_SEARCH) == []
