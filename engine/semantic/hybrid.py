@@ -106,7 +106,15 @@ def wanted(plan: QueryPlan, result: SearchQueryResult, asked: bool) -> bool:
         return True
     if plan.phrases:
         return False
-    return len(result.items) < FEW or bool(getattr(result, "relaxed", None))
+    return too_little(result) or bool(getattr(result, "relaxed", None))
+
+
+def too_little(result: SearchQueryResult) -> bool:
+    """Whether the words found fewer than ``FEW`` documents in all, not on this page: a page cut
+    short by ``--limit 2`` over a thousand matches is not "too little", and taking it so fused
+    vectors into a strict answer whose first hits, total and next page a longer limit would
+    not have changed."""
+    return max(result.total, len(result.items)) < FEW
 
 
 def query_text(plan: QueryPlan) -> str:
@@ -169,7 +177,7 @@ def vector_weight(
     what the words did not find. A static model's neighbours rank by topic: weighed in, they put
     a sibling message of the same topic above the one holding the words a person remembered
     (benchmarks/journal/2026-12-07-known-items-ranking.md)."""
-    if asked or len(result.items) < FEW:
+    if asked or too_little(result):
         return SEMANTIC_WEIGHT
     return SEMANTIC_WEIGHT if paraphrased() else 0.0
 

@@ -382,3 +382,19 @@ def test_cosines_are_measured_from_the_index_mean(demo: Path) -> None:
         assert abs(got - raw) > 1e-3  # the premise: centring changes it
     finally:
         conn.close()
+
+
+@needs_extra
+@pytest.mark.parametrize("limit", [1, 2])
+def test_a_short_page_of_many_matches_is_not_too_little(demo: Path, limit: int) -> None:
+    """``--limit 1`` over a word with many exact matches is a short page, not few matches: the
+    strict answer is the first ``limit`` hits of a longer page, with its total and next page. On
+    main a page under ``FEW`` hits fused the vectors in (the note, another total, no cursor)."""
+    with EmbeddedClient.open(demo, start_worker=False) as client:
+        longer = client.query(SearchQueryArgs(query="timeout", limit=20))
+        short = client.query(SearchQueryArgs(query="timeout", limit=limit))
+    assert longer.total >= 3
+    assert SEMANTIC_NOTE not in short.warnings
+    assert [i.doc_id for i in short.items] == [i.doc_id for i in longer.items[:limit]]
+    assert short.total == longer.total
+    assert short.next_cursor is not None
