@@ -162,6 +162,8 @@ def build_repo(root: Path) -> RepoSummary:
     git(root, "remote", "add", "origin", ORIGIN_URL)
     for lane, branch in WORKTREES.items():
         git(root, "worktree", "add", "-q", f"{WORKTREE_DIR}/{lane}", branch)
+    for tree in (root, *(root / WORKTREE_DIR / lane for lane in WORKTREES)):
+        date_work_tree(tree)
     refs = git(root, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
     heads = dict(line.split(" ", 1) for line in refs.splitlines())
     log = git(root, "log", "--all", "--format=%H %s")
@@ -173,3 +175,26 @@ def build_repo(root: Path) -> RepoSummary:
         head_shas=heads,
         subjects=subjects,
     )
+
+
+def date_work_tree(tree: Path) -> None:
+    """Date (``mtime``) each tracked file of the work tree ``tree`` at the last commit of its
+    branch that changed it, as the history says, instead of the instant the checkout wrote it.
+
+    A file line hit's recency is its file's mtime (``engine.delegates.file_hits``), and recency
+    breaks ties in the ranking: checkout times a millisecond apart, different on every build,
+    made two builds of the demo rank the same query differently (a relaxed words step keeps the
+    newest tied file lines; benchmarks/journal/2026-12-07-determinism.md).
+    """
+    dated: dict[str, int] = {}
+    when = 0
+    for line in git(tree, "-c", "core.quotePath=false", "log", "--format=%x00%ct", "--name-only",
+                    "HEAD").splitlines():  # fmt: skip
+        if line.startswith("\0"):
+            when = int(line[1:])
+        elif line:
+            dated[line] = max(dated.get(line, 0), when)
+    for path in git(tree, "ls-files", "-z").split("\0"):
+        if path:
+            os.utime(tree / path, (dated[path], dated[path]))
+    git(tree, "update-index", "-q", "--refresh")  # the new mtimes are not a change to git

@@ -44,6 +44,23 @@ def _ade_files(root: Path) -> dict[str, bytes]:
     }
 
 
+def _work_trees(root: Path) -> list[Path]:
+    return [root, *sorted((root / ".worktrees").iterdir())]
+
+
+def _tracked(tree: Path) -> list[str]:
+    return [path for path in _git(tree, "ls-files", "-z").split("\0") if path]
+
+
+def _work_tree_mtimes(root: Path) -> dict[str, int]:
+    """Each tracked file's mtime (ns), in the main work tree and the linked ones."""
+    return {
+        f"{tree.relative_to(root)}/{path}": (tree / path).stat().st_mtime_ns
+        for tree in _work_trees(root)
+        for path in _tracked(tree)
+    }
+
+
 @pytest.fixture(scope="module")
 def project(demo_project: Path) -> Project:
     return open_project(demo_project)
@@ -220,6 +237,20 @@ def test_cli_builds_an_identical_demo(
     assert _ade_files(again) == _ade_files(demo_project)
     refs = "for-each-ref", "--format=%(refname) %(objectname)"
     assert _git(again, *refs) == _git(demo_project, *refs)
+    # A file line hit's recency is its file's mtime: the same on every build, or the ranking is not.
+    assert _work_tree_mtimes(again) == _work_tree_mtimes(demo_project)
+
+
+def test_work_tree_files_are_dated_by_their_history(demo_project: Path) -> None:
+    """Every tracked file is dated (mtime) at the last commit of its branch that changed it, not
+    at the instant the build wrote it: recency breaks ranking ties, and checkout instants a
+    millisecond apart made two builds rank one query differently
+    (benchmarks/journal/2026-12-07-determinism.md). git sees no change."""
+    for tree in _work_trees(demo_project):
+        for path in _tracked(tree):
+            last = int(_git(tree, "log", "-1", "--format=%ct", "--", path))
+            assert (tree / path).stat().st_mtime_ns == last * 1_000_000_000, (tree, path)
+        assert _git(tree, "status", "--porcelain") == ""
 
 
 def test_refuses_a_non_empty_folder_without_force(tmp_path: Path, capsys) -> None:
