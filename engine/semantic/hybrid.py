@@ -17,6 +17,7 @@ their order at the top, and the fused hits follow them.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -211,14 +212,18 @@ def fuse(
     lists = others if strict else (lexical, *others)
     scale = [*(() if strict else (1.0,)), *weights, *([1.0] * len(others))][: len(lists)]
     kept = set(top)
-    score: dict[str, float] = {}
+    terms: dict[str, list[float]] = {}
     first: dict[str, int] = {}
     for side, ids in enumerate(lists):
         for rank, doc_id in enumerate(ids, start=1):
             if doc_id in kept:
                 continue
-            score[doc_id] = score.get(doc_id, 0.0) + scale[side] / (RRF_K + rank)
+            terms.setdefault(doc_id, []).append(scale[side] / (RRF_K + rank))
             first.setdefault(doc_id, side)
+    # fsum: the exactly rounded sum, whatever the order of its terms. Added one by one, the
+    # same terms in another order (ranks 1, 7, 2 against 2, 1, 7) differ in the last bit, and
+    # that bit, not ``ties``, decided which of two equal scores came first.
+    score = {doc_id: math.fsum(parts) for doc_id, parts in terms.items()}
     orders = [{doc_id: rank for rank, doc_id in enumerate(order)} for order in ties]
 
     def key(d: str) -> tuple[float | int | str, ...]:

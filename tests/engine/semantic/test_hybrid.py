@@ -87,6 +87,17 @@ def test_a_strict_answer_stays_on_top_in_its_order_and_a_relaxed_one_is_fused() 
     assert fuse([], ["w"], ["m"], strict=True, weights=(1.0, 0.5)) == ["w", "m"]
 
 
+def test_equal_fused_scores_tie_whatever_order_their_terms_were_added_in() -> None:
+    """x (ranks 1, 7, 2) and y (2, 1, 7) have one score, 1/61 + 1/67 + 1/62, summed in another
+    order: added one by one the floats differed in the last bit (y's larger), and that bit put y
+    first against the rule (equal scores: the earlier in the lexical answer)."""
+    lexical = ["x", "y"]
+    words = ["y", *(f"w{n}" for n in range(5)), "x"]
+    meaning = ["m0", "x", *(f"m{n}" for n in range(1, 5)), "y"]
+    fused = fuse(lexical, words, meaning, strict=False, weights=(1.0, 1.0), ties=(lexical,))
+    assert fused[:2] == ["x", "y"]
+
+
 @needs_extra
 def test_our_loader_embeds_exactly_as_wordllama_does() -> None:
     import numpy as np
