@@ -150,6 +150,11 @@ def measure_size(mb: int, ns: argparse.Namespace, folder: Path) -> list[str]:
     end = os.getloadavg()
     notes.append(f"- {mb} MB: load average {load[0]:.1f} before, {end[0]:.1f} after"
                  f" ({os.cpu_count()} CPUs, shared)")  # fmt: skip
+    for path, row in rows:
+        if "rare/pass" in row:
+            ours = " · ".join(row.get(f"{name}/pass", "–") for name in CLASS_NAMES)
+            rgs = " · ".join(row.get(f"{name}/rg-pass", "–") for name in CLASS_NAMES)
+            notes.append(f"- {mb} MB {path}: p95 / `python -c pass`, ade {ours}; rg {rgs}")
     lines = []
     for path, row in rows:
         p95 = " · ".join(row.get(name, "–") for name in CLASS_NAMES)
