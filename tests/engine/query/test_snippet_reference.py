@@ -121,14 +121,19 @@ QUERY_WORDS = [
     "a", "b", "foo", "bar", "foo bar", "type error", "wopo wopo", "foo_bar", "it s",
 ]  # fmt: skip
 
+# Every piece a body is made of, listed once: a piece is then one draw from a list (a body of 160
+# pieces made of three nested draws each spent most of the test's time generating it).
+WORDS_THEN_SEPARATOR = [word + separator for word in WORDS for separator in SEPARATORS]
+LONG_WORDS = ["x" * n + " " for n in range(1, 301)]  # one word longer than the lead
+WHITESPACE_RUNS = [space * n for n in range(1, 201) for space in (" ", "\n", "\xa0", "\t")]
+"""A long run of whitespace (terminal padding)."""
+words_then_separator = st.sampled_from(WORDS_THEN_SEPARATOR)
 pieces = st.one_of(
-    st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)).map("".join),
-    st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)).map("".join),
-    st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)).map("".join),
-    st.integers(1, 300).map(lambda n: "x" * n + " "),  # one word longer than the lead
-    st.tuples(st.integers(1, 200), st.sampled_from([" ", "\n", "\xa0", "\t"])).map(
-        lambda p: p[1] * p[0]  # a long run of whitespace (terminal padding)
-    ),
+    words_then_separator,
+    words_then_separator,
+    words_then_separator,
+    st.sampled_from(LONG_WORDS),
+    st.sampled_from(WHITESPACE_RUNS),
 )
 bodies = st.one_of(
     st.integers(0, 160).flatmap(lambda n: st.lists(pieces, min_size=n, max_size=n)).map("".join),
