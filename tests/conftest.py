@@ -47,6 +47,19 @@ def pytest_configure(config: pytest.Config) -> None:
         compileall.compile_dir(root / package, quiet=1, workers=0)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``-n``/``-n auto`` without ``--dist``: work stealing instead of xdist's ``load``. ``load``
+    deals the tests out in small alternating chunks, so both workers build nearly every
+    module-scoped fixture (indexed demo copies, module daemons, generated corpora); ``worksteal``
+    gives each worker one contiguous half and lets an idle worker take from the other's tail.
+    Set here rather than in ``addopts`` so that ``-p no:xdist`` still parses."""
+    option = config.option
+    given = getattr(option, "dist", None) != "no" or getattr(option, "distload", False)
+    if getattr(option, "numprocesses", None) and not given:
+        option.dist = "worksteal"
+
+
 AGENT_HOME_VARIABLES = (
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
