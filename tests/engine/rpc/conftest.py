@@ -193,10 +193,29 @@ def make_daemon(short_dir: Path) -> Iterator[Any]:
             daemon.stop()
 
 
+PROTOCOL_DAEMON_ARGS = ("--frame-deadline", "0.5", "--idle-timeout", "5")
+"""Short deadlines so stalled-client tests stay fast."""
+
+
 @pytest.fixture
 def daemon(make_daemon: Any) -> Daemon:
     """One running daemon with short deadlines so stalled-client tests stay fast."""
-    return make_daemon("--frame-deadline", "0.5", "--idle-timeout", "5")  # type: ignore[no-any-return]
+    return make_daemon(*PROTOCOL_DAEMON_ARGS)  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def module_daemon_rpc() -> Iterator[Daemon]:
+    """The ``daemon`` fixture's daemon, started once for a module's table of cases that each
+    send it one bad frame and check that it still answers (on that connection and a new one):
+    a case that killed or wedged it fails there, and every later case with it."""
+    base = Path(tempfile.mkdtemp(prefix="ade-rpc-", dir="/tmp"))
+    daemon = Daemon(base, list(PROTOCOL_DAEMON_ARGS)).start()
+    try:
+        yield daemon
+    finally:
+        daemon.stop()
+        if not os.environ.get("ADE_KEEP_TEST_DIRS"):
+            shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

@@ -46,8 +46,9 @@ BAD_FRAMES = [
 
 @pytest.mark.parametrize(("frame", "code"), BAD_FRAMES, ids=lambda v: repr(v)[:40])
 def test_bad_frame_gets_its_code_and_the_connection_keeps_serving(
-    daemon: Any, frame: bytes, code: int
+    module_daemon_rpc: Any, frame: bytes, code: int
 ) -> None:
+    daemon = module_daemon_rpc
     conn = daemon.connect()
     response = conn.raw(frame)
     assert response["error"]["code"] == code
@@ -80,8 +81,10 @@ BAD_PARAMS: list[dict[str, Any]] = [
 
 
 @pytest.mark.parametrize("params", BAD_PARAMS, ids=lambda p: json.dumps(p)[:40])
-def test_bad_query_params_are_invalid_params(daemon: Any, params: dict[str, Any]) -> None:
-    conn = daemon.connect()
+def test_bad_query_params_are_invalid_params(
+    module_daemon_rpc: Any, params: dict[str, Any]
+) -> None:
+    conn = module_daemon_rpc.connect()
     assert conn.call("search.query", params)["error"]["code"] == INVALID_PARAMS
     assert "result" in conn.call("rpc.status")
 
