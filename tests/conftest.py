@@ -60,6 +60,17 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         option.dist = "worksteal"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: one worker more than the cores this process may run on. The tests spend about
+    half their time waiting on the processes they start (``ade``, daemons, shells in PTYs, git)
+    and on Textual's timers: two workers on two cores used ~135 s of CPU each in ~250 s. A third
+    worker runs while the others wait. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return len(os.sched_getaffinity(0)) + 1
+
+
 AGENT_HOME_VARIABLES = (
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
