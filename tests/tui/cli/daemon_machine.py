@@ -45,19 +45,8 @@ class Machine:
     def daemons(self) -> list[int]:
         """Pids of the live daemon processes started in this runtime folder (lock losers too)."""
         marker = f"ADE_RUNTIME_DIR={self.env['ADE_RUNTIME_DIR']}".encode()
-        found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[-1].split()[0]
-            except OSError:
-                continue
-            if marker in environ and b"engine.rpc" in cmdline and state != "Z":
-                found.append(int(entry))
-        return found
+        return [int(entry) for entry in os.listdir("/proc")
+                if entry.isdigit() and _started_here(int(entry), marker)]  # fmt: skip
 
     def wait_listening(self) -> None:
         deadline = time.monotonic() + WAIT_S
@@ -90,6 +79,37 @@ class Machine:
 
     def _log_text(self) -> str:
         return self.log.read_text() if self.log.exists() else "(no log)"
+
+
+PF_KTHREAD = 0x00200000
+"""``/proc/<pid>/stat`` flags: a kernel thread, which never has a command line."""
+
+
+def _started_here(pid: int, marker: bytes) -> bool:
+    """Whether ``pid`` is a live daemon whose environment holds ``marker``.
+
+    A process whose command line reads empty is not decided yet: it is mid-exec (``Popen``
+    returns once exec has closed its close-on-exec pipe, before the kernel has laid out the new
+    argv and environ; under load a spawned daemon can sit there until after the search that
+    started it has exited) or exiting (its memory released before it becomes a zombie). Every
+    live process has a command line since Linux 5.18 (an empty argv gets ``""``), so it is read
+    again until it has one or is gone.
+    """
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            return False  # gone, or another user's (its environ is not ours to read)
+        state, flags = stat[0], int(stat[6])
+        if state == "Z" or flags & PF_KTHREAD:
+            return False
+        if cmdline:
+            return marker in environ and b"engine.rpc" in cmdline
+        assert time.monotonic() < deadline, f"pid {pid} has no command line"
+        time.sleep(0.001)  # another process's exec or exit: nothing to wait on
 
 
 def _answers(path: Path) -> bool:
