@@ -26,8 +26,16 @@ import apsw
 import msgspec
 
 from engine.index.documents import fetch_bodies
-from engine.index.sql import COLUMNS, EXACT_WEIGHTS, Filters, filter_sql, role_match
+from engine.index.sql import (
+    COLUMNS,
+    EXACT_WEIGHTS,
+    Filters,
+    filter_sql,
+    matching_rowids_sql,
+    role_match,
+)
 from engine.query.candidates import fetch_rows, plan_filters
+from engine.query.parser import build_excluded
 from engine.query.run import default_link, wire_item
 from engine.query.snippets import make_snippet
 from engine.query.source_text import snippet_texts
@@ -144,6 +152,7 @@ def hybrid_answer(
     near = nearest(conn, query_text(plan), filters, SEMANTIC_DEPTH)
     meaning = [rowid for rowid, cos in near if cos >= MIN_COSINE]
     words = bm25_any(conn, plan, filters, SEMANTIC_DEPTH)
+    words, meaning = without_excluded(conn, plan, words, meaning)
     if not meaning and not words:
         return result
     ids = _doc_ids(conn, [*words, *meaning])
@@ -253,6 +262,20 @@ def bm25_any(conn: apsw.Connection, plan: QueryPlan, f: Filters, k: int) -> list
         f" ORDER BY bm25(docs_fts, {EXACT_WEIGHTS}), docs_fts.rowid DESC LIMIT ?"
     )
     return [int(r[0]) for r in conn.execute(sql, [role_match(match, f.roles), *params, k])]
+
+
+def without_excluded(
+    conn: apsw.Connection, plan: QueryPlan, *ranked: list[int]
+) -> tuple[list[int], ...]:
+    """Each of the ``ranked`` row-id lists without the documents an excluded term (``-word``)
+    matches: the words ranking ORs only the wanted words and the vectors know no words, so
+    without this a fused page held documents the query said to leave out."""
+    excluded = build_excluded(plan.parsed)
+    rows = sorted({r for rowids in ranked for r in rowids})
+    if excluded is None or not rows:
+        return ranked
+    out = {int(str(r)) for (r,) in conn.execute(*matching_rowids_sql(excluded, rows))}
+    return tuple([r for r in rowids if r not in out] for rowids in ranked)
 
 
 def _doc_ids(conn: apsw.Connection, rowids: list[int]) -> dict[int, str]:

@@ -409,3 +409,30 @@ def test_a_short_page_of_many_matches_is_not_too_little(demo: Path, limit: int) 
     assert [i.doc_id for i in short.items] == [i.doc_id for i in longer.items[:limit]]
     assert short.total == longer.total
     assert short.next_cursor is not None
+
+
+@needs_extra
+def test_an_excluded_word_keeps_its_documents_off_a_fused_page(demo: Path) -> None:
+    """``-word`` leaves out every document holding it, the fused hits too (the words ranking and
+    the vectors know nothing of it). On main PR #43 (``Idempotency-Key``) came back through the
+    fusion although the query excluded ``idempotency``."""
+    query = "making charges safe to send twice"
+    found, warnings = _ask(demo, query, limit=20)
+    assert SEMANTIC_NOTE in warnings
+    assert "pr:43" in found
+    kept, warnings = _ask(demo, f"{query} -idempotency", limit=20)
+    assert SEMANTIC_NOTE in warnings
+    assert kept
+    conn = connect(demo / ".ade" / "cache" / "search-index.db")
+    try:
+        holding = {
+            str(d)
+            for (d,) in conn.execute(
+                "SELECT d.doc_id FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid"
+                " WHERE docs_fts MATCH 'idempotency'"
+            )
+        }
+    finally:
+        conn.close()
+    assert "pr:43" in holding
+    assert not holding & set(kept)
