@@ -10,11 +10,14 @@ screen of the palette gets the asked height (a percentage of the terminal's).
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.driver import Driver
 
 MIN_LINES = 6
 """The query line, a few hits and the footer: below this the palette shows nothing useful."""
@@ -50,7 +53,7 @@ def make_inline(app: App[Any], height: str) -> None:
 
     from tui.terminal_size import sized_driver
 
-    app.driver_class = sized_driver(LinuxInlineDriver)
+    app.driver_class = sized_driver(whole_writes(LinuxInlineDriver))
     # Every screen (results, scrollback, chat, help) keeps the one height, with a floor so a
     # percentage of a small terminal still shows the query line and the footer.
     app.stylesheet.add_source(
@@ -59,3 +62,29 @@ def make_inline(app: App[Any], height: str) -> None:
         read_from=(__file__, "make_inline"),
         is_default_css=False,
     )
+
+
+def whole_writes(driver: type[Driver]) -> type[Driver]:
+    """``driver`` whose ``write`` hands every byte to the terminal, however the kernel splits it.
+
+    ``LinuxInlineDriver.write`` is ``sys.__stderr__.write``. Under ``PYTHONUNBUFFERED=1`` (or
+    ``-u``) that text stream sits on the raw ``FileIO`` with ``write_through``, which makes one
+    ``write(2)`` and drops what it did not take. A terminal write blocked on a full pty (a slow or
+    loaded terminal) returns short when a signal arrives (the kernel hands over 2048-byte
+    chunks), so the tail of a frame was lost: with it the frame's ``ESC[8A`` that takes the
+    cursor back to the palette's first row, and the next frames drew 8 rows lower, under a stale
+    query box (the "17 rows" of the tmux test at load 6+; docs in benchmarks/journal). The text
+    layer is flushed first so earlier writes keep their order.
+    """
+
+    def write(_self: Driver, data: str) -> None:
+        stream = sys.__stderr__  # where LinuxInlineDriver draws
+        if stream is None:
+            return
+        stream.flush()
+        pending = memoryview(data.encode(stream.encoding, stream.errors or "strict"))
+        fd = stream.fileno()
+        while pending:
+            pending = pending[os.write(fd, pending) :]
+
+    return type(driver.__name__, (driver,), {"write": write})
