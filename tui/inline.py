@@ -73,8 +73,8 @@ def whole_writes(driver: type[Driver]) -> type[Driver]:
     loaded terminal) returns short when a signal arrives (the kernel hands over 2048-byte
     chunks), so the tail of a frame was lost: with it the frame's ``ESC[8A`` that takes the
     cursor back to the palette's first row, and the next frames drew 8 rows lower, under a stale
-    query box (the "17 rows" of the tmux test at load 6+; docs in benchmarks/journal). The text
-    layer is flushed first so earlier writes keep their order.
+    query box (benchmarks/journal/2026-12-07-inline-height.md). The text layer is flushed first
+    so earlier writes keep their order.
     """
 
     def write(_self: Driver, data: str) -> None:
