@@ -29,6 +29,7 @@ from engine.project.tally import WarningTally
 
 if TYPE_CHECKING:
     from engine.ingest.planner import Prefetcher
+    from engine.ingest.quiet_folders import QuietFolders
 
 log = get_logger(__name__)
 
@@ -76,11 +77,16 @@ class SourcePasses:
         self.full_reconciles = 0
         self.skipped_reconciles = 0
         """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
+        self.quiet: QuietFolders | None = None
+        """The daemon's ``.ade`` folders known unchanged since the manifest last listed them
+        (``engine.ingest.quiet_folders``; set by ``engine.rpc.services``), None elsewhere."""
 
     def close(self) -> None:
-        """Stop the planning worker, if one runs."""
+        """Stop the planning worker, if one runs, and the folders' watches."""
         if self.prefetch is not None:
             self.prefetch.close()
+        if self.quiet is not None:
+            self.quiet.close()
 
     def idle(self) -> None:
         """What is left is not due yet: no backlog to plan ahead."""
@@ -188,7 +194,7 @@ class SourcePasses:
 
     def _manifest(self) -> Manifest | None:
         lanes = lane_memo.list_lanes(self.project, self.tally)
-        return project_manifest(self.project, lanes, self.external.env())
+        return project_manifest(self.project, lanes, self.external.env(), self.quiet)
 
     def store_manifest(self, conn: apsw.Connection, *, settled: bool) -> None:
         """Remember the last full reconcile's manifest once everything it queued is ingested

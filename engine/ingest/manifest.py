@@ -42,6 +42,10 @@ from engine.ingest.records import git_signature
 from engine.project.model import Lane, Project, SessionMeta
 from engine.project.stat import stat_signature
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from engine.ingest.quiet_folders import Listed, QuietFolders
+
 FOLDERS = ("sessions", "chats", "terminals", "prs")
 """The ``.ade`` folders whose entries the reconcile compares (DESIGN §2)."""
 
@@ -56,6 +60,10 @@ deeper history walk must run though no file changed)."""
 MAX_EXTERNAL_ENTRIES = 100_000
 """Entries of the agent tools' folders one manifest stats at most; a larger tree (years of
 Codex rollouts) gets no manifest and the reconcile runs in full, as without one."""
+
+
+def _by_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 class Listing:
@@ -108,24 +116,34 @@ class Manifest:
 class _Walk:
     """One digest over folder listings, bounded in the agent tools' entries."""
 
-    def __init__(self, listing: Listing | None = None) -> None:
+    def __init__(self, listing: Listing | None = None, quiet: QuietFolders | None = None) -> None:
         self.digest = blake2b(digest_size=16)
         self.covered: set[str] = set()
         self.entries = 0
         self.listing = listing
+        self.quiet = quiet
 
     def folder(self, folder: str, depth: int = 0, name: str | None = None) -> list[str] | None:
         """Add ``folder``'s entries (and, ``depth`` levels down, its subfolders'). Returns its
         subfolders, or None when it cannot be read or the walk grew too large (no manifest).
-        ``name``: an ``.ade`` folder, whose entries' stats the ``Listing`` keeps."""
+        ``name``: an ``.ade`` folder, whose entries' stats the ``Listing`` keeps (and, in the
+        daemon, which is answered from its last listing while nothing changed in it:
+        ``engine.ingest.quiet_folders``)."""
         self.digest.update(f"[{folder}]\n".encode())
         kept, regular = None, None  # a folder that is not there is kept empty: no file exists
         if name is not None and self.listing is not None:
             kept = self.listing.entries[name] = {}
             regular = self.listing.regular if name == SESSIONS_FOLDER else None
+        quiet = self.quiet if kept is not None and depth == 0 else None
+        watched = None
+        if quiet is not None and kept is not None:
+            seen = quiet.listed(folder)
+            if seen is not None:
+                return self._reused(folder, seen, kept, regular)
+            watched = quiet.watch(folder)  # before the listing: a change from now on is seen
         try:
             with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+                entries = sorted(listing, key=_by_name)
         except (FileNotFoundError, NotADirectoryError):
             self.digest.update(b"\0missing\n")
             return []
@@ -136,28 +154,53 @@ class _Walk:
         if self.entries > MAX_EXTERNAL_ENTRIES:
             return None
         folders: list[str] = []
+        lines: list[str] = []
+        vouched = watched is not None  # every entry a plain file with one name: see quiet_folders
         for entry in entries:
             try:
                 st = entry.stat()  # follows links: the corpus and some tools link transcripts
             except OSError:
-                self.digest.update(f"{entry.name}\0?\n".encode())
+                lines.append(f"{entry.name}\0?\n")
                 if kept is not None:
                     kept[entry.name] = "null"
+                vouched = False
                 continue
-            self.digest.update(
-                f"{entry.name}\0{st.st_mtime_ns}\0{st.st_size}\0{st.st_ino}\n".encode()
-            )
+            lines.append(f"{entry.name}\0{st.st_mtime_ns}\0{st.st_size}\0{st.st_ino}\n")
             if kept is not None:
                 kept[entry.name] = f"[{st.st_mtime_ns},{st.st_size},{st.st_ino}]"
                 if regular is not None and entry.is_file(follow_symlinks=False):
                     regular.add(entry.name)
             if stat.S_ISDIR(st.st_mode):
                 folders.append(entry.path)
+            if vouched and (st.st_nlink != 1 or entry.is_symlink() or not stat.S_ISREG(st.st_mode)):
+                vouched = False
+        text = "".join(lines).encode()
+        self.digest.update(text)
+        if vouched and quiet is not None and watched is not None and kept is not None:
+            from engine.ingest.quiet_folders import Listed  # the daemon's: imported already
+
+            names = frozenset(kept) if regular is not None else frozenset()
+            wd, identity = watched
+            quiet.remember(folder, Listed(wd, identity, text, dict(kept), names, len(entries)))
         if depth > 0:
             for sub in folders:
                 if self.folder(sub, depth - 1) is None:
                     return None
         return folders
+
+    def _reused(
+        self, folder: str, seen: Listed, kept: dict[str, str], regular: set[str] | None
+    ) -> list[str] | None:
+        """``folder`` as its last listing saw it (nothing changed in it since)."""
+        self.covered.add(folder)
+        self.entries += seen.count
+        if self.entries > MAX_EXTERNAL_ENTRIES:
+            return None
+        self.digest.update(seen.lines)
+        kept.update(seen.kept)
+        if regular is not None:
+            regular.update(seen.regular)
+        return []  # a folder with a subfolder is never remembered
 
     def per_lane(self, base: Path, lanes: list[Lane]) -> bool:
         """The folder's names that may be the lanes' folders (Claude Code's slugs), those
@@ -183,19 +226,25 @@ class _Walk:
 
 
 def project_manifest(
-    project: Project, lanes: list[Lane], environ: Mapping[str, str] | None = None
+    project: Project,
+    lanes: list[Lane],
+    environ: Mapping[str, str] | None = None,
+    quiet: QuietFolders | None = None,
 ) -> Manifest | None:
     """The digest of everything a reconcile of ``project`` compares, or None when a folder
-    cannot be read or the agent tools' folders are too large to vouch for."""
+    cannot be read or the agent tools' folders are too large to vouch for. ``quiet``: the
+    daemon's ``.ade`` folders known unchanged since their last listing (the same digest)."""
     env = os.environ if environ is None else environ
     listing = Listing()
-    sources = _Walk(listing)
+    if quiet is not None:
+        quiet.forget_changed()
+    sources = _Walk(listing, quiet)
     for name in SOURCE_FOLDERS:
         if sources.folder(str(project.ade_dir / name), name=name) is None:
             return None
     sources.digest.update(git_signature(lanes).encode())
     sources.digest.update(repr([env.get(name) for name in SETTINGS]).encode())
-    walk = _Walk(listing)
+    walk = _Walk(listing, quiet)
     if walk.folder(str(project.ade_dir / SESSIONS_FOLDER), name=SESSIONS_FOLDER) is None:
         return None
     walk.entries = 0  # the bound is on the agent tools' folders, not the project's own

@@ -1,0 +1,145 @@
+"""The daemon's manifest reuses an ``.ade`` folder's last listing while nothing changed in it
+(``engine.ingest.quiet_folders``, inotify) and gives the digest a full listing gives after
+every change: a write just before a search is still seen (docs/freshness.md)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.ingest.manifest import Manifest, project_manifest
+from engine.ingest.quiet_folders import QuietFolders
+from engine.project.model import Project
+
+pytestmark = [
+    pytest.mark.usefixtures("no_external_tools"),
+    pytest.mark.skipif(not os.path.exists("/proc/sys/fs/inotify"), reason="Linux inotify"),
+]
+
+
+@pytest.fixture
+def quiet() -> Iterator[QuietFolders]:
+    folders = QuietFolders()
+    yield folders
+    folders.close()
+
+
+def _both(project: Project, quiet: QuietFolders) -> tuple[Manifest, Manifest]:
+    env = dict(os.environ)
+    full = project_manifest(project, [], env)
+    reused = project_manifest(project, [], env, quiet)
+    assert full is not None
+    assert reused is not None
+    return full, reused
+
+
+def _same(project: Project, quiet: QuietFolders) -> str:
+    full, reused = _both(project, quiet)
+    assert reused.digest == full.digest
+    assert reused.covered == full.covered
+    assert full.listing is not None
+    assert reused.listing is not None
+    assert reused.listing.entries == full.listing.entries
+    assert reused.listing.regular == full.listing.regular
+    return full.digest
+
+
+def _project(project: Project, writer: Any) -> None:
+    writer.session("c1")
+    writer.chat("c1", "user_message", id="m1", text="hello quiet", status="accepted")
+    writer.session("t1", kind="terminal")
+    writer.terminal("t1", b"terminal words\n")
+
+
+def test_an_unchanged_folder_is_not_listed_again(
+    project: Project, writer: Any, quiet: QuietFolders
+) -> None:
+    _project(project, writer)
+    first = _same(project, quiet)  # listed in full, watched from before the listing
+    assert quiet.reused == 0
+    assert _same(project, quiet) == first
+    assert quiet.reused == 3  # sessions, chats, terminals (prs is missing: listed each time)
+
+
+def test_every_change_is_seen_as_a_full_listing_sees_it(
+    project: Project, writer: Any, quiet: QuietFolders, tmp_path: Path
+) -> None:
+    _project(project, writer)
+    chats = project.ade_dir / "chats"
+    chat = next(chats.iterdir())
+    digests = [_same(project, quiet)]
+
+    def changed() -> None:
+        digest = _same(project, quiet)
+        assert digest != digests[-1]
+        digests.append(digest)
+
+    with chat.open("a") as f:  # a line appended
+        f.write('{"seq": 9}\n')
+    changed()
+    size = chat.stat().st_size
+    os.utime(chat, ns=(1, 1))  # touched only: same size, same inode
+    changed()
+    with chat.open("r+") as f:  # rewritten in place, same size
+        f.write("x")
+    assert chat.stat().st_size == size
+    changed()
+    (chats / "new.jsonl").write_text("{}\n")  # a new file
+    changed()
+    (chats / "new.jsonl").rename(chats / "renamed.jsonl")
+    changed()
+    (chats / "renamed.jsonl").unlink()
+    changed()
+    session = next((project.ade_dir / "sessions").iterdir())
+    session.write_text(session.read_text() + " ")
+    changed()
+    # The folder replaced: the watch follows the old inode; the path names another folder.
+    shutil.copytree(chats, tmp_path / "chats-copy")
+    chats.rename(tmp_path / "chats-old")
+    (tmp_path / "chats-copy").rename(chats)
+    changed()  # the same names and sizes, other inodes
+    assert _same(project, quiet) == digests[-1]  # and quiet again: reused
+    before = quiet.reused
+    _same(project, quiet)
+    assert quiet.reused == before + 3
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_a_linked_transcript_written_elsewhere_is_seen(
+    project: Project, writer: Any, quiet: QuietFolders, tmp_path: Path, link: str
+) -> None:
+    """A write through another name raises no event in this folder: such a folder is listed
+    every time."""
+    _project(project, writer)
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text("{}\n")
+    linked = project.ade_dir / "chats" / "linked.jsonl"
+    if link == "symlink":
+        linked.symlink_to(outside)
+    else:
+        os.link(outside, linked)
+    first = _same(project, quiet)
+    with outside.open("a") as f:
+        f.write('{"seq": 2}\n')
+    assert _same(project, quiet) != first
+
+
+def test_after_close_it_lists_again_and_watches_anew(
+    project: Project, writer: Any, quiet: QuietFolders
+) -> None:
+    _project(project, writer)
+    _same(project, quiet)
+    quiet.close()
+    _same(project, quiet)
+    assert quiet.reused == 0
+    chat = next((project.ade_dir / "chats").iterdir())
+    with chat.open("a") as f:
+        f.write('{"seq": 3}\n')
+    first = _same(project, quiet)
+    assert quiet.reused == 2  # sessions, terminals: the append forgot the chats folder
+    assert _same(project, quiet) == first
