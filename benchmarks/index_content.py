@@ -61,6 +61,10 @@ for table, matches in queries.items():
     for match in matches:
         part(f"{table} MATCH {match}", conn.execute(
             f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid", (match,)))
+for table in queries:
+    conn.execute(f"CREATE VIRTUAL TABLE temp.v_{table} USING fts5vocab(main, {table}, instance)")
+    part(f"{table} vocabulary", conn.execute(f"SELECT * FROM temp.v_{table} ORDER BY 1, 2, 3, 4"))
+    part(f"{table} docsize", conn.execute(f"SELECT id, sz FROM {table}_docsize ORDER BY 1"))
 digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode())
 print(json.dumps({"docs": docs, "sha256": digest.hexdigest(), "parts": parts}))
 """
@@ -79,17 +83,22 @@ def index_once(tree: Path, root: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus-dir", type=Path, required=True, help="a generated corpus")
+    corpus = parser.add_mutually_exclusive_group(required=True)
+    corpus.add_argument("--corpus-dir", type=Path, help="a generated corpus")
+    corpus.add_argument("--project", type=Path, help="a scratch project (its index is deleted)")
     parser.add_argument("--baseline-tree", type=Path, help="an unpacked tree to compare against")
     args = parser.parse_args()
     trees = {"ours": Path(__file__).resolve().parents[1]}
     if args.baseline_tree:
         trees["baseline"] = args.baseline_tree.resolve()
-    # The project sits beside the corpus: hard links need the same file system.
-    with tempfile.TemporaryDirectory(dir=args.corpus_dir.resolve().parent) as tmp:
-        root = Path(tmp) / "project"
-        _corpus_project(args.corpus_dir, root)
-        found = {name: index_once(tree, root) for name, tree in trees.items()}
+    if args.project:
+        found = {name: index_once(tree, args.project.resolve()) for name, tree in trees.items()}
+    else:
+        # The project sits beside the corpus: hard links need the same file system.
+        with tempfile.TemporaryDirectory(dir=args.corpus_dir.resolve().parent) as tmp:
+            root = Path(tmp) / "project"
+            _corpus_project(args.corpus_dir, root)
+            found = {name: index_once(tree, root) for name, tree in trees.items()}
     report: dict[str, object] = {
         name: {"docs": run["docs"], "sha256": run["sha256"]} for name, run in found.items()
     }
