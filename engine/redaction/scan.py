@@ -79,13 +79,14 @@ def _keyword_rules() -> dict[bytes, tuple[int, ...]]:
 @functools.cache
 def _automaton() -> BytesAhoCorasick:
     """gitleaks' keywords after ``engine.redaction.rules``' literals, in one automaton: the
-    ingester finds both in one pass over a text (:func:`one_pass`)."""
+    ingester finds both in one pass over a text (:func:`one_pass`). A keyword that
+    :func:`_gate_standins` names is looked for by its rules' gate instead."""
     from ahocorasick_rs import BytesAhoCorasick, Implementation
 
     literals = [needle for needle, _, _ in redaction_rules.PREFILTER]
     # A DFA: ~3x the scan speed of the default NFA on code (benchmarks/journal/waves-1-to-3.md, "Secrets at the breadth of a real scanner")
     # for a few ms of building, once a process.
-    return BytesAhoCorasick(literals + list(_keyword_rules()), implementation=Implementation.DFA)
+    return BytesAhoCorasick(literals + _keyword_list(), implementation=Implementation.DFA)
 
 
 def one_pass(haystack: bytes) -> tuple[set[int], dict[bytes, list[int]]]:
@@ -102,13 +103,47 @@ def one_pass(haystack: bytes) -> tuple[set[int], dict[bytes, list[int]]]:
             hits[keyword].append(start)
         else:
             hits[keyword] = [start]
+    for gate, stood_in in _gate_standins().items():
+        if hits.pop(gate, None) is not None:
+            for keyword in stood_in:
+                at = haystack.find(keyword)
+                if at >= 0:
+                    hits[keyword] = [at]  # its first place: no rule of it reads the others
     return literals, hits
 
 
 @functools.cache
 def _keyword_list() -> list[bytes]:
-    """:func:`_keyword_rules`' keywords in automaton order (built once, not once a text)."""
-    return list(_keyword_rules())
+    """The automaton's keywords after the literals, in its order (built once, not once a
+    text): :func:`_keyword_rules`' keywords, each of :func:`_gate_standins` replaced by its
+    gate."""
+    standins = _gate_standins()
+    stood_in = {keyword for keywords in standins.values() for keyword in keywords}
+    return [keyword for keyword in _keyword_rules() if keyword not in stood_in] + list(standins)
+
+
+@functools.cache
+def _gate_standins() -> dict[bytes, tuple[bytes, ...]]:
+    """Gate → the keywords it stands in for in the one-pass automaton: a keyword whose every
+    rule has that bytes gate (``_GATES``) and is not ``KEYWORD_ANCHORED``.
+
+    Such a rule runs only when its keyword and its gate both occur, and reads no keyword place
+    past the first (:func:`_places` serves the anchored rules alone). So the automaton looks
+    for the gate, mostly rare, and the keyword is looked for with ``in`` only where the gate
+    occurs: ``test_`` (``lob-api-key``, gated by ``lob``) was 50,857 of the 59,078 hits of a
+    10 MB first index, test names in code, each a tuple and a Python step
+    (benchmarks/journal/2026-12-07-first-index-3.md). A gate that is itself a keyword stands in
+    for nothing (its hits are the keyword's)."""
+    keywords = _keyword_rules()
+    standins: dict[bytes, list[bytes]] = {}
+    for keyword, rules in keywords.items():
+        gates = {_GATES.get(FORMATS[index].rule_id) for index in rules}
+        gate = gates.pop() if len(gates) == 1 else None
+        if not isinstance(gate, bytes) or gate in keywords:
+            continue
+        if all(FORMATS[index].rule_id not in KEYWORD_ANCHORED for index in rules):
+            standins.setdefault(gate, []).append(keyword)
+    return {gate: tuple(stood_in) for gate, stood_in in standins.items()}
 
 
 def candidate_rules(text: str) -> list[int]:

@@ -61,3 +61,27 @@ def test_a_gate_skips_a_rule_whose_secret_cannot_be_there() -> None:
     assert not redaction_scan._gate("vault-service-token", text, haystack)
     assert not redaction_scan._gate("lob-api-key", text, haystack)
     assert redaction_scan._gate("generic-api-key", text, haystack)  # ungated rule
+
+
+STANDIN_TEXTS = [
+    "def test_login(): assert client.test_user",  # test_ without its gate
+    "LOB_API_KEY=test_0123456789abcdef0123456789abcdef012 (lob)",  # an assignment rule's first
+    "lob: test_0123456789abcdef0123456789abcdef012 and test_again",
+    "GOCARDLESS=live_" + "aB3-_" * 8 + " and test_x lob",
+]
+
+
+def test_a_gate_stands_in_for_its_keyword_in_the_bulk_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``test_`` (only ``lob-api-key``'s, gated by ``lob``) is looked for where ``lob`` occurs:
+    the bulk pass reports it there, at its first place, and nowhere else, and redacts as the
+    per-keyword path does."""
+    assert redaction_scan._gate_standins() == {b"lob": (b"test_",)}
+    redaction_rules.scan_literals_in_one_pass()
+    texts = [*_texts(), *STANDIN_TEXTS]
+    bulk = [redact_secrets(t) for t in texts]
+    assert bulk[-2] == "lob: [REDACTED:lob-api-key] and test_again"  # a Lob test key
+    hits = [redaction_scan.one_pass(redaction_scan._haystack(t))[1] for t in STANDIN_TEXTS]
+    assert b"test_" not in hits[0]
+    assert hits[2][b"test_"] == [STANDIN_TEXTS[2].index("test_")]
+    monkeypatch.setattr(redaction_rules, "literal_automaton", None)  # one `in` per keyword
+    assert [redact_secrets(t) for t in texts] == bulk
