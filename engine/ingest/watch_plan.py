@@ -63,9 +63,10 @@ class WatchPlan:
 def plan(roots: Iterable[Path]) -> WatchPlan:
     """A plan over ``roots`` (duplicates and roots inside another root dropped: one recursive
     watch already covers them, and two would report each change twice)."""
-    unique: list[Path] = []
-    for root in roots:
-        if root not in unique:
-            unique.append(root)
-    kept = tuple(r for r in unique if not any(o in r.parents for o in unique if o != r))
+    unique = list(dict.fromkeys(roots))
+    # A root's ancestors are walked once, each looked up in a set: testing every other root
+    # against ``r.parents`` (a sequence whose items are made one by one) made ~12,000 paths
+    # for a daemon's ~42 roots, ~20 ms of CPU at each arming.
+    named = set(unique)
+    kept = tuple(r for r in unique if named.isdisjoint(r.parents))
     return WatchPlan(kept, tuple(identity(r) for r in kept))

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.external.discover import claude_slug
 from engine.ingest.watch_plan import identity, plan
@@ -62,6 +64,23 @@ def test_plan_tells_a_root_that_appeared_vanished_or_was_replaced(tmp_path: Path
     assert plan([here]).identities[0] == identity(here)
     (tmp_path / "file").write_text("x")
     assert identity(tmp_path / "file") is None  # a file where a folder belongs is no root
+
+
+def reference_plan_roots(roots: list[Path]) -> tuple[Path, ...]:
+    """``plan``'s roots as first written: each root tested against every other one's parents."""
+    unique: list[Path] = []
+    for root in roots:
+        if root not in unique:
+            unique.append(root)
+    return tuple(r for r in unique if not any(o in r.parents for o in unique if o != r))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "b", ".claude", "x"]), min_size=1, max_size=4)
+                .map(lambda names: Path("/", *names)), max_size=10))  # fmt: skip
+def test_plan_keeps_the_roots_it_kept(roots: list[Path]) -> None:
+    """Duplicates and roots under another root are dropped, the rest kept in order."""
+    assert plan(roots).roots == reference_plan_roots(roots)
 
 
 def test_claude_folder_made_after_the_watch_started_is_watched(
