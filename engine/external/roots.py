@@ -82,11 +82,20 @@ def agent_places(
     ``setting``), there too. Each path once."""
     line = entry(name)
     if not line.editors:
-        home = agent_home(name, environ, platform)
-        return [(folder, home / folder.path) for folder in line.folders]
+        variable = environ.get(line.variable) if line.variable else None
+        key = (name, variable or None, None if variable else home_of(environ))
+        known = _HOME_PLACES.get(key)
+        if known is None:
+            home = agent_home(name, environ, platform)
+            known = _remember(key, [(folder, home / folder.path) for folder in line.folders])
+        return list(known)
     places: dict[Path, Folder] = {}
     for data in vscode_user_data(name, environ, platform):
-        places.update((data / folder.path, folder) for folder in line.folders)
+        under = _HOME_PLACES.get((name, None, str(data)))
+        if under is None:
+            joined = [(folder, data / folder.path) for folder in line.folders]
+            under = _remember((name, None, str(data)), joined)
+        places.update((path, folder) for folder, path in under)
         prefix = f"{line.setting[1]}/" if line.setting else ""
         for moved in moved_storage(name, data):
             if isinstance(moved, Path):
@@ -96,6 +105,23 @@ def agent_places(
                     if folder.path.startswith(prefix)
                 )
     return [(folder, path) for path, folder in places.items()]
+
+
+_HOME_PLACES: dict[tuple[str, str | None, str | None], tuple[tuple[Folder, Path], ...]] = {}
+"""The folders of an agent's table line joined to a home or user data folder (the manifest
+asks on every search, the daemon's on every answer; only the names depend on the
+environment): by agent, moved home, and home (or user data folder)."""
+
+_MAX_HOME_PLACES = 256
+
+
+def _remember(
+    key: tuple[str, str | None, str | None], places: list[tuple[Folder, Path]]
+) -> tuple[tuple[Folder, Path], ...]:
+    if len(_HOME_PLACES) >= _MAX_HOME_PLACES:
+        _HOME_PLACES.clear()
+    known = _HOME_PLACES[key] = tuple(places)
+    return known
 
 
 def moved_storage(name: str, user_data: Path) -> list[Path | Unreadable]:
