@@ -62,15 +62,32 @@ def config_signature(project: Project) -> str | None:
     if not (project.root / ".git").is_dir() or os.environ.get("GIT_CONFIG_COUNT"):
         return None
     files = _config_files(project)
-    for path in files:
-        try:
-            with open(path, "rb") as handle:
-                if _INCLUDE_RE.search(handle.read(_MAX_CONFIG_BYTES)):
-                    return None
-        except OSError:
-            continue  # absent (or unreadable: its stat below still keys the entry)
+    signature = stat_signature(files)
+    key = (tuple(map(str, files)), signature)
+    included = _INCLUDED.get(key)
+    if included is None:  # read once per stat of the files (the daemon asks on every answer)
+        included = any(_has_include(path) for path in files)
+        if len(_INCLUDED) >= _MAX_REMEMBERED:
+            _INCLUDED.clear()
+        _INCLUDED[key] = included
+    if included:
+        return None
     env = [os.environ.get(name) for name in _ENV]
-    return json.dumps([stat_signature(files), env], separators=(",", ":"))
+    return json.dumps([signature, env], separators=(",", ":"))
+
+
+_INCLUDED: dict[tuple[tuple[str, ...], str], bool] = {}
+"""Whether git's config files, as their stat signature says they are, have an include."""
+
+_MAX_REMEMBERED = 64
+
+
+def _has_include(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return _INCLUDE_RE.search(handle.read(_MAX_CONFIG_BYTES)) is not None
+    except OSError:
+        return False  # absent (or unreadable: its stat still keys the entry)
 
 
 def remembered_origin(project: Project) -> str | None:

@@ -28,6 +28,10 @@ from engine.project.origin_memo import config_signature, load_signed, store_json
 from engine.project.plain_repo import GIT_ENV
 from engine.project.stat import stat_signature
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 CACHE_NAME = "worktrees.json"
 
 _PER_WORKTREE = ("HEAD", "gitdir", "locked", "commondir")
@@ -50,7 +54,7 @@ def _signature(project: Project) -> str | None:
     git = project.root / ".git"
     if any(name in os.environ for name in GIT_ENV) or not git.is_dir():
         return None
-    if _REFTABLE_RE.search(_read_small(git / "config") or b""):
+    if _is_reftable(git / "config"):
         return None
     config = config_signature(project)
     if config is None:
@@ -71,6 +75,30 @@ def _signature(project: Project) -> str | None:
             files.append(entry / gitdir if not os.path.isabs(gitdir) else Path(gitdir))
     parts = [str(project.root), config, ids, gitdirs, stat_signature(files)]
     return json.dumps(parts, separators=(",", ":"))
+
+
+def _is_reftable(config: Path) -> bool:
+    """Whether the repository's config names another ref storage (read once per its stat)."""
+    key = (str(config), stat_signature([config]))
+    known = _REFTABLE.get(key)
+    if known is None:
+        known = _REFTABLE_RE.search(_read_small(config) or b"") is not None
+        _remember(_REFTABLE, key, known)
+    return known
+
+
+_REFTABLE: dict[tuple[str, str], bool] = {}
+_REMEMBERED: dict[tuple[str, str], list[Worktree]] = {}
+"""The listing of each project root and signature this process read or made (the daemon asks
+on every answer): the file it is stored in need not be read again while the signature holds."""
+
+_MAX_REMEMBERED = 64
+
+
+def _remember(memo: dict[tuple[str, str], Any], key: tuple[str, str], value: Any) -> None:
+    if len(memo) >= _MAX_REMEMBERED:
+        memo.clear()
+    memo[key] = value
 
 
 def _encode(trees: list[Worktree]) -> list[dict[str, object]]:
@@ -110,12 +138,17 @@ def remembered_worktrees(project: Project) -> list[Worktree]:
     signature = _signature(project)
     if signature is None:
         return worktrees(project.root)
+    key = (str(project.root), signature)
+    if (known := _REMEMBERED.get(key)) is not None:
+        return list(known)
     path = project.cache_dir / CACHE_NAME
     stored = load_signed(path, signature)
     if stored is not None:
         found = _decode(stored.get("worktrees"))
         if found is not None:
-            return found
+            _remember(_REMEMBERED, key, found)
+            return list(found)
     trees = worktrees(project.root)
     store_json(path, {"signature": signature, "worktrees": _encode(trees)})
-    return trees
+    _remember(_REMEMBERED, key, trees)
+    return list(trees)

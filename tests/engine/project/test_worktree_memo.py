@@ -107,3 +107,20 @@ def test_a_damaged_cache_lists_again(lanes_repo: tuple[Any, Project]) -> None:
     remembered_worktrees(project)
     (project.cache_dir / CACHE_NAME).write_text('{"signature": 1, "worktrees": [{"path": 3}]')
     _matches_git(project)
+
+
+def test_a_process_answers_from_memory_while_the_signature_holds(
+    lanes_repo: tuple[Any, Project], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon asks on every answer: the stored file is not read again (nor git asked)
+    while git's files stand still; a change is still seen."""
+    repo, project = lanes_repo
+    first = _lanes_of(remembered_worktrees(project))
+    (project.cache_dir / CACHE_NAME).unlink()
+    with monkeypatch.context() as patched:
+        _without_git(patched, tmp_path)
+        assert _lanes_of(remembered_worktrees(project)) == first
+    assert not (project.cache_dir / CACHE_NAME).exists()
+    repo.git("worktree", "add", "-q", "-b", "third", str(repo.root / ".worktrees" / "third"))
+    _matches_git(project)
+    assert len(remembered_worktrees(project)) == len(first) + 1
