@@ -129,6 +129,8 @@ def settings_files(user_data: Path) -> list[Path]:
 def setting_folders(user_data: Path, key: str) -> list[Path | Unreadable]:
     """The absolute folders setting ``key`` names in ``user_data``'s settings files (each
     profile's), and those files that cannot be read."""
+    if not os.path.isdir(user_data):  # no product's data: no settings file (one stat, not two)
+        return []
     found = (setting_folder(path, key) for path in settings_files(user_data))
     return [each for each in found if each is not None]
 
