@@ -184,7 +184,9 @@ def window_sql(
     ``counted`` appends two columns to every row (``SCORED_COLUMNS``): how many matches were
     scored and the oldest scored row id. A caller then knows the count of a query with fewer
     matches than ``budget`` without walking them again (``count_sql``), and for one with more
-    needs only ``count_sql(..., 1, below=oldest)``.
+    needs only ``count_sql(..., 1, below=oldest)``. The scored rows are then materialized once
+    and counted from there: ``count(*) OVER ()`` over them cost 3-8 % more CPU per window
+    (benchmarks/journal/2026-12-07-query-window.md).
     """
     where, params = filter_sql(f, fts=True)
     join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
@@ -193,13 +195,15 @@ def window_sql(
         f"SELECT docs_fts.rowid AS rid, {exact} AS b1, {split} AS b2 FROM docs_fts{join} WHERE docs_fts MATCH ?{where}"
         " ORDER BY docs_fts.rowid DESC LIMIT ?"
     )
-    tally = ", count(*) OVER () AS n, min(rid) OVER () AS lo" if counted else ""
+    prefix, source, shown = "", f"({scored})", ""
+    if counted:
+        prefix, source = f"WITH scored AS MATERIALIZED ({scored}) ", "scored"
+        shown = ", (SELECT count(*) FROM scored), (SELECT min(rid) FROM scored)"
     # Sorted before the join: joining first would look up ``docs`` for every scored match.
-    best = f"SELECT rid, b1, b2{tally} FROM ({scored}) ORDER BY b1, b2, rid DESC LIMIT ?"
-    shown = ", s.n, s.lo" if counted else ""
+    best = f"SELECT rid, b1, b2 FROM {source} ORDER BY b1, b2, rid DESC LIMIT ?"
     sql = (
-        f"SELECT {COLUMNS}, s.b1, s.b2{shown} FROM ({best}) s CROSS JOIN docs d ON d.id = s.rid"
-        " ORDER BY s.b1, s.b2, s.rid DESC"
+        f"{prefix}SELECT {COLUMNS}, s.b1, s.b2{shown} FROM ({best}) s"
+        " CROSS JOIN docs d ON d.id = s.rid ORDER BY s.b1, s.b2, s.rid DESC"
     )
     return on_table(table, sql), [role_match(match, f.roles), *params, budget, limit]
 

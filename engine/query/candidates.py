@@ -106,12 +106,20 @@ def _tokens(text: str) -> list[str]:
     return "".join(ch if is_token_char(ch) else " " for ch in text).split()
 
 
-def tallies_in_window(parsed: ParsedQuery) -> bool:
-    """Whether the window statement counts the matches it scores (``window_sql(counted=True)``)
-    instead of a second statement counting them: for a match of several tokens (two terms, a
-    phrase of two words), where counting again builds every prefix's doclist, intersects them
-    or checks positions once more (~4.5 ms of a two-term prefix's ~24, the start-up budget). A one-token
-    match counts one doclist, cheaper than tallying its up to ``SCORE_BUDGET`` scored rows."""
+def tallies_in_window(parsed: ParsedQuery, table: str = FTS_TABLE) -> bool:
+    """Whether the window statement on ``table`` counts the matches it scores
+    (``window_sql(counted=True)``) instead of a second statement counting them.
+
+    Yes for a match of several tokens (two terms, a phrase of two words), where counting again
+    builds every prefix's doclist, intersects them or checks positions once more (~4.5 ms of a
+    two-term prefix's ~24, the start-up budget); and for a 2-3 character prefix on ``docs_fts``
+    (no prefix index there), whose count would merge the doclists of every word it starts once
+    more (``the*`` at 10 MB: 2.7 ms; tallied, its window and total cost 13 % less CPU,
+    benchmarks/journal/2026-12-07-query-window.md). No for one word or one longer prefix, and a
+    short prefix on ``docs_recent`` (its prefix index holds one doclist): counting that again is
+    cheaper than tallying up to ``SCORE_BUDGET`` scored rows."""
+    if table == FTS_TABLE and short_prefix(parsed):
+        return True
     terms = [
         t for node in parsed.terms for t in (node.options if isinstance(node, AnyOf) else (node,))
     ]
@@ -186,11 +194,11 @@ def fts_candidates(
     budget = PHRASE_SCORE_BUDGET if phrase else SCORE_BUDGET
     table, note = FTS_TABLE, ""
     found: list[tuple[int, Candidate]] = []
-    counted = tallies_in_window(parsed)
     scored: tuple[int, int] | None = None
     chars = short_prefix(parsed)
     if chars:
         floor = recent_floor(conn)
+        counted = tallies_in_window(parsed, RECENT_TABLE)
         found, scored = _fetch_window(conn, window_sql(match, f, BM25_WINDOW, budget=budget,
                                                        one_phrase=phrase, table=RECENT_TABLE,
                                                        counted=counted), counted)  # fmt: skip
@@ -199,6 +207,7 @@ def fts_candidates(
             if floor:
                 note = RECENT_NOTE.format(chars=chars, docs=RECENT_DOCS)
     if table == FTS_TABLE:
+        counted = tallies_in_window(parsed, FTS_TABLE)
         stmt = window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase, counted=counted)
         found, scored = _fetch_window(conn, stmt, counted)
     total, truncated, bounded = len(found), False, 0
