@@ -7,7 +7,9 @@ within a tier it ranks above one holding them apart: its BM25 gets ``PHRASE_BOOS
 rows on each side of it.
 
 One FTS5 phrase query per ranked window, over the window's row id range only, marks the rows;
-the title tiers need no boost (they already hold the query text in the title).
+the title tiers need no boost (they already hold the query text in the title). A query that is
+that phrase (``"most recent call"``) marks every row without the query when the phrase query
+would find them all (``boosts_every_row``).
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
@@ -19,7 +21,10 @@ from collections.abc import Sequence
 import apsw
 import msgspec
 
-from engine.query.parser import AnyOf, ParsedQuery
+from engine.index.db import scalar
+from engine.index.sql import FTS_TABLE, Filters
+from engine.kinds import ROLE_TOKEN
+from engine.query.parser import AnyOf, ParsedQuery, build_positive
 from engine.query.pasted import is_weak_word
 from engine.query.ranking import Candidate
 
@@ -76,13 +81,45 @@ def row_has_phrase(conn: apsw.Connection, parsed: ParsedQuery, rowid: int) -> bo
     return bool(phrase_rowids(conn, match, [rowid]))
 
 
+def boosts_every_row(conn: apsw.Connection, parsed: ParsedQuery, f: Filters, scored: int) -> bool:
+    """Whether ``phrase_rowids`` would return every indexed row of ``parsed``, known without it.
+
+    So when the query is its own phrase (``"most recent call"``: the words of a quoted phrase,
+    no exclusion, no filter) and the phrase query's budget reaches every row. Its window ranks
+    the best of the ``scored`` newest matches (every match at or above the oldest scored one),
+    and each indexed row (window or title match) is one of them; the phrase query walks, newest
+    first from the newest indexed row, those matches and the documents the query's role word
+    leaves out (``engine.index.sql.role_match``), nothing else. With ``scored`` plus those at
+    most ``PHRASE_BUDGET``, every row is among the phrase matches it reads. That walk checked
+    the phrase's positions in the window's rows a second time (~2 ms of a phrase query's 18 at
+    100 MB, benchmarks/journal/2026-12-07-query-window.md).
+    """
+    match = phrase_match(parsed)
+    if match is None or parsed.excluded or f != Filters() or scored > PHRASE_BUDGET:
+        return False
+    if match != build_positive(parsed):
+        return False
+    role_word = f'parts : "{ROLE_TOKEN}"'
+    left_out = scalar(
+        conn, f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", [role_word]
+    )
+    return scored + left_out <= PHRASE_BUDGET
+
+
 def with_phrase_boost(
-    conn: apsw.Connection, parsed: ParsedQuery, indexed: list[tuple[int, Candidate]]
-) -> list[tuple[int, Candidate]]:
-    """``indexed`` (row id, candidate) with ``phrase`` set on the rows holding the query's phrase."""
+    conn: apsw.Connection, parsed: ParsedQuery, indexed: list[tuple[int, Candidate]],
+    f: Filters | None = None, scored: int | None = None,
+) -> list[tuple[int, Candidate]]:  # fmt: skip
+    """``indexed`` (row id, candidate) with ``phrase`` set on the rows holding the query's phrase.
+
+    ``f`` and ``scored`` (the query's filters and how many of its newest matches its window
+    scored) let a query that is its own phrase skip the phrase query (``boosts_every_row``).
+    """
     match = phrase_match(parsed)
     if match is None or not indexed:
         return indexed
+    if f is not None and scored is not None and boosts_every_row(conn, parsed, f, scored):
+        return [(rowid, msgspec.structs.replace(c, phrase=True)) for rowid, c in indexed]
     held = phrase_rowids(conn, match, [rowid for rowid, _ in indexed])
     if not held:
         return indexed

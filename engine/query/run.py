@@ -162,7 +162,8 @@ def run_query(
         total -= _count_present(conn, drop, f)
     elif use_index:
         indexed, total, window_full, bounded, recent_note = fts_candidates(conn, parsed, f)
-        indexed = with_phrase_boost(conn, parsed, indexed)
+        # ``bounded or total``: the matches the window scored (``phrase_boost.boosts_every_row``)
+        indexed = with_phrase_boost(conn, parsed, indexed, f, bounded or total)
         # Past the window the other matches follow as the tail (engine.query.tail): every one is
         # reachable; ``resultsTruncated`` says the total is a floor (counted up to a budget).
         truncated = bool(bounded or recent_note)

@@ -1,0 +1,74 @@
+"""A query that is its own phrase (``"exit code"``) marks every indexed row as holding it without
+running the phrase query (``phrase_boost.boosts_every_row``), and only when that query would have
+found every row: the answer is the one the phrase query gives."""
+
+from __future__ import annotations
+
+import apsw
+import msgspec
+import pytest
+from index_helpers import NOW, NOW_MS, doc, insert
+
+import engine.query.phrase_boost as phrase_boost
+from engine.project.model import Project
+from engine.query.candidates import plan_filters
+from engine.query.phrase_boost import boosts_every_row
+from engine.query.plan import build_plan
+from engine.query.run import run_query
+from engine.types import SearchQueryArgs
+
+ROWS = 60
+"""Chat messages holding ``exit code``; the older, the shorter (the better their BM25)."""
+
+NOTICES = 6
+"""Notices agents injected (``role = 'system'``) holding the phrase, among the messages."""
+
+
+@pytest.fixture
+def phrased(conn: apsw.Connection) -> apsw.Connection:
+    docs = [doc(f"chat:s:{i}", "exit code " + "filler " * i, session_id="s",
+                updated_at=NOW_MS - (ROWS - i) * 1000) for i in range(ROWS)]  # fmt: skip
+    notices = [doc(f"chat:n:{i}", "exit code notice", session_id="n",
+                   updated_at=NOW_MS - (ROWS - 10 * i) * 1000) for i in range(NOTICES)]  # fmt: skip
+    insert(conn, [*docs, *(msgspec.structs.replace(n, role="system") for n in notices)])
+    return conn
+
+
+def _known(conn: apsw.Connection, text: str, scored: int = ROWS) -> bool:
+    plan = build_plan(SearchQueryArgs(query=text), now=NOW, lanes=())
+    return boosts_every_row(conn, plan.parsed, plan_filters(plan), scored)
+
+
+def _answer(conn: apsw.Connection, project: Project) -> bytes:
+    args = SearchQueryArgs(query='"exit code"', limit=ROWS)
+    return msgspec.json.encode(run_query(conn, args, project=project, now=NOW))
+
+
+def test_a_query_that_is_its_phrase_needs_no_phrase_query(
+    phrased: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _known(phrased, '"exit code"')
+    known = _answer(phrased, project)
+    monkeypatch.setattr(phrase_boost, "boosts_every_row", lambda *_args: False)
+    assert _answer(phrased, project) == known  # the phrase query marks the same rows
+
+
+@pytest.mark.parametrize(
+    "text", ["exit code", '"exit code" -filler', '"exit code" kind:chat', '"exit code" since:1d']
+)
+def test_other_queries_still_ask_the_phrase_query(phrased: apsw.Connection, text: str) -> None:
+    # Words apart, an excluded word or a filter: a phrase match may not be a match of the query.
+    assert not _known(phrased, text)
+
+
+def test_past_the_phrase_budget_the_phrase_query_decides(
+    phrased: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not _known(phrased, '"exit code"', scored=phrase_boost.PHRASE_BUDGET + 1)
+    # The notices are phrase matches too: with them the budget no longer reaches the oldest
+    # (best-scored) messages, which the phrase query leaves unmarked.
+    monkeypatch.setattr(phrase_boost, "PHRASE_BUDGET", ROWS)
+    assert not _known(phrased, '"exit code"')
+    answer = _answer(phrased, project)
+    monkeypatch.setattr(phrase_boost, "boosts_every_row", lambda *_args: True)
+    assert _answer(phrased, project) != answer  # marking every row here would change the answer
