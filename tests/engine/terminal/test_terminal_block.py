@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.terminal.block import chunk_block, clean_bytes, sanitize_block
+from engine.terminal.block import chunk_block, clean_bytes, may_hold_a_long_line, sanitize_block
 from engine.terminal.chunking import ChunkerState, _chunk_by_lines, chunk_terminal_bytes
 from engine.terminal.sanitize import _clean_block, resolve_line
 
@@ -111,3 +111,15 @@ def test_progress_line_with_trailing_erase_keeps_only_the_last_frame() -> None:
     assert clean_bytes(line + b"\n") == "Downloading 100%\n"
     assert resolve_line("long frame\rshort\x1b[K") == "short"
     assert resolve_line("long frame\rshort") == "shortframe"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "bb", "\n", "\n\n", "xyz" * 3]), max_size=40).map("".join),
+       st.integers(min_value=0, max_value=12), st.integers(min_value=0, max_value=140))  # fmt: skip
+def test_a_long_line_is_never_ruled_out(text: str, cap: int, cut: int) -> None:
+    """``may_hold_a_long_line`` says False only when no run of ``cap`` bytes lacks a newline."""
+    data = text.encode()
+    end = min(cut, len(data))
+    longest = max((len(line) for line in data[:end].split(b"\n")), default=0)
+    if longest >= cap:
+        assert may_hold_a_long_line(data, end, cap)
