@@ -27,7 +27,7 @@ from tui.widgets.result_list import ResultList
 
 from .conftest import DEMO_NOW, fixed_clock, make_app, settle
 from .goldens import assert_golden
-from .test_tmux_e2e import ADE, tmux, wait_for
+from .test_tmux_e2e import ADE, exit_row, tmux, wait_for
 
 __all__ = ["tmux"]
 
@@ -168,8 +168,8 @@ def test_height_draws_under_the_prompt_and_prints_to_stdout(
     assert rows.index("line-above-6") < rows.index(_palette_lines(screen)[0])
     assert len(_palette_lines(screen)) <= 9
     tmux("send-keys", "-t", "sh", "Enter")
-    screen = wait_for(capture, lambda s: any(r.startswith("rc=") for r in s.splitlines()))
-    assert "rc=0 x=make test" in screen.splitlines()
+    screen = wait_for(capture, lambda s: exit_row(s) is not None)
+    assert exit_row(screen) == "rc=0 x=make test"
     assert "line-above-1" in screen
 
 

@@ -20,7 +20,7 @@ from engine.demo.copy import copy_demo
 from engine.embedded import EmbeddedClient
 
 from .conftest import fixed_clock
-from .test_tmux_e2e import ADE, tmux, wait_for
+from .test_tmux_e2e import ADE, exit_row, tmux, wait_for
 
 __all__ = ["tmux"]
 
@@ -94,8 +94,8 @@ def test_piped_stdin_and_stderr_borrow_dev_tty_like_fzf(
     _type(tmux, f'x=$(echo | {command} 2>/dev/null); echo "rc=$? x=$x"')
     wait_for(capture, lambda s: "Chats (" in s and "esc close" in s)
     tmux("send-keys", "-t", "sh", "Enter")
-    screen = wait_for(capture, lambda s: any(r.startswith("rc=") for r in s.splitlines()))
-    result = next(row for row in screen.splitlines() if row.startswith("rc="))
+    result = exit_row(wait_for(capture, lambda s: exit_row(s) is not None))
+    assert result is not None
     assert result.startswith("rc=0 x=ade://")
 
 
@@ -108,5 +108,5 @@ def test_ctrl_c_in_plain_ade_exits_130(
     _type(tmux, f'{env} {ADE} --project {indexed} --no-watch --no-daemon; echo "rc=$?"')
     wait_for(capture, lambda s: "kind: everything" in s and "esc close" in s)
     tmux("send-keys", "-t", "sh", "C-c")
-    screen = wait_for(capture, lambda s: any(r.startswith("rc=") for r in s.splitlines()))
-    assert "rc=130" in screen.splitlines()
+    result = exit_row(wait_for(capture, lambda s: exit_row(s) is not None))
+    assert result == "rc=130"

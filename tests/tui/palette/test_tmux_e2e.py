@@ -4,6 +4,7 @@ external process, not sleeping on our own background work."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +49,16 @@ def wait_for(capture: Callable[[], str], predicate: Callable[[str], bool]) -> st
             return screen
         time.sleep(0.1)
     raise AssertionError(f"timed out; screen was:\n{screen}")
+
+
+EXIT_ROW = re.compile(r"rc=\d+(?: |$)")
+"""The row the shell's ``echo "rc=$? ..."`` printed: a status number, not the echoed command
+line wrapped so that a row starts with ``rc=$?"`` (it does at some temporary paths' lengths)."""
+
+
+def exit_row(screen: str) -> str | None:
+    """The first row the command's ``echo "rc=$?..."`` printed, or None before it ran."""
+    return next((row for row in screen.splitlines() if EXIT_ROW.match(row)), None)
 
 
 def test_palette_in_tmux_jumps_to_the_scrollback_line(
@@ -118,8 +129,8 @@ def test_print_inside_command_substitution_fills_the_pane(
     assert rows[0].startswith("╭")
     assert len(rows[0].rstrip()) == 140
     tmux("send-keys", "-t", "sh", key)
-    screen = wait_for(capture, lambda s: any(r.startswith("rc=") for r in s.splitlines()))
-    result = next(row for row in screen.splitlines() if row.startswith("rc="))
+    result = exit_row(wait_for(capture, lambda s: exit_row(s) is not None))
+    assert result is not None
     if key == "C-c":
         assert result == "rc=130 x="  # cancelled like fzf, no "Do you want to quit?"
     else:
