@@ -170,8 +170,10 @@ def test_keyword_anchored_rules_find_what_a_full_search_finds(
         haystack = redaction_scan._haystack(text)
         hits = redaction_scan._keyword_hits(haystack)
         for index in anchored:
-            pattern = redaction_scan._rule_re(index)
             places = redaction_scan._places(haystack, FORMATS[index].keywords, hits)
+            if not places:  # nothing to try; that no match starts elsewhere is the rule's shape
+                continue  # (test_redaction_anchored.py), not the texts at hand
+            pattern = redaction_scan._rule_re(index)
             fast = [m.span() for m in redaction_scan._anchored(pattern, text, places)]
             assert fast == [m.span() for m in pattern.finditer(text)], (
                 FORMATS[index].rule_id,
