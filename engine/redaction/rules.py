@@ -198,6 +198,18 @@ def prefilter_rules(
     return tuple(sorted(i for rules in present for i in rules))
 
 
+def literals_in(haystack: bytes) -> set[int]:
+    """The ``PREFILTER`` entries whose literal and gate occur in ``haystack`` (lowercased UTF-8),
+    one ``in`` each: what :func:`prefilter_rules` looks for, for a page of snippets joined
+    (``engine.redaction.redact_page``), so each snippet tests only these."""
+    gates = {b for b in GATE_BYTES if b in haystack}
+    return {
+        entry
+        for entry, (needle, gate, _) in enumerate(PREFILTER)
+        if (not gate or not gate.isdisjoint(gates)) and needle in haystack
+    }
+
+
 literal_automaton: BytesAhoCorasick | None = None
 """The literals as one Aho-Corasick automaton, once :func:`scan_literals_in_one_pass` ran."""
 

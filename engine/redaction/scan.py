@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
@@ -111,6 +112,33 @@ def one_pass(haystack: bytes) -> tuple[set[int], dict[bytes, list[int]]]:
                 if at >= 0:
                     hits[keyword] = [at]  # its first place: no rule of it reads the others
     return literals, hits
+
+
+def page_hits(haystacks: list[bytes]) -> list[tuple[set[int], dict[bytes, list[int]]]]:
+    """:func:`one_pass` of each of ``haystacks`` (a page of snippets, each lowercased UTF-8), from
+    one pass over them joined: a hit is its text's when it lies wholly inside it (the pass
+    reports overlapping hits, so each text gets every hit it would get alone)."""
+    first = len(redaction_rules.PREFILTER)
+    keywords = _keyword_list()
+    starts = []
+    at = 0
+    for haystack in haystacks:
+        starts.append(at)
+        at += len(haystack) + 1
+    out: list[tuple[set[int], dict[bytes, list[int]]]] = [(set(), {}) for _ in haystacks]
+    for index, start, end in _automaton().find_matches_as_indexes(b"\n".join(haystacks), True):
+        text = bisect_right(starts, start) - 1
+        base = starts[text]
+        if end > base + len(haystacks[text]):
+            continue  # runs across the joint into the next text
+        literals, hits = out[text]
+        if index < first:
+            literals.add(index)
+        elif (keyword := keywords[index - first]) in hits:
+            hits[keyword].append(start - base)
+        else:
+            hits[keyword] = [start - base]
+    return out
 
 
 @functools.cache

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import engine.redaction as redaction
 from engine.redaction import redact_page, redact_secrets
 from engine.redaction import rules as redaction_rules
 
@@ -42,20 +43,40 @@ def _pages(seed: int) -> list[list[str]]:
     return pages
 
 
-@pytest.mark.parametrize("one_pass", [False, True], ids=["per-keyword", "automaton"])
+@pytest.mark.parametrize("path", ["first page", "later page", "automaton"])
 def test_a_page_is_redacted_as_each_snippet_alone(
-    monkeypatch: pytest.MonkeyPatch, one_pass: bool
+    monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
-    if one_pass:
+    """A process's first page (each literal and keyword looked for with ``in`` in the joined page),
+    a later page (one automaton pass over the joined page, its hits given to each text) and a
+    process that also ingests (the automaton loaded) all redact as each text alone does."""
+    if path == "automaton":
         redaction_rules.scan_literals_in_one_pass()  # a process that also ingests
     else:
-        monkeypatch.setattr(redaction_rules, "literal_automaton", None)  # a one-shot search
+        monkeypatch.setattr(redaction_rules, "literal_automaton", None)  # a search
     redacted = 0
     for page in _pages(seed=31):
         alone = [redact_secrets(text) for text in page]
+        monkeypatch.setattr(redaction, "_pages_redacted", 0 if path == "first page" else 1)
         assert redact_page(page) == alone
         redacted += sum(a != t for a, t in zip(alone, page, strict=True))
-    assert redacted > 100  # the pages held real secrets, replaced on both paths
+    assert redacted > 100  # the pages held real secrets, replaced on every path
+
+
+@pytest.mark.parametrize("later", [False, True], ids=["first page", "later page"])
+def test_a_secret_split_across_two_snippets_is_neither_ones(
+    monkeypatch: pytest.MonkeyPatch, later: bool
+) -> None:
+    """The joined page holds a key id and a keyword that no snippet holds (one snippet ends where
+    the next begins): each snippet is still redacted as it is alone, and a secret inside one is
+    replaced whichever neighbours it has."""
+    monkeypatch.setattr(redaction, "_pages_redacted", int(later))
+    key = "AKIA" + "Q" * 16
+    page = ["the config reads AK", key[2:] + " and more", "apik", "ey = 'x'", f"id {key} end", "ok"]
+    alone = [redact_secrets(text) for text in page]
+    assert redact_page(page) == alone
+    assert alone[4] != page[4]
+    assert alone[1] == page[1]
 
 
 def test_a_page_of_one_and_an_empty_page() -> None:

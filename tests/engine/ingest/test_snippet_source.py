@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine.index.db import connect, get_source, immediate
+from engine.query import source_text
 from engine.query.source_text import document_texts
 from engine.service import SearchService
 from engine.types import SearchQueryArgs
@@ -81,6 +82,39 @@ def test_a_rewritten_transcript_gives_no_wrong_snippet_and_is_reingested(
     assert _marked(ingested, "chat:c1")
     ingested.catch_up()
     assert _hit(ingested, "zorblax", "chat") == ("chat:c1:m1", "the zorblax FLUX capacitor hums")
+
+
+def test_a_page_shown_again_reuses_its_derived_texts(ingested: SearchService) -> None:
+    """The text derived for a page is kept with the bytes it came from: the same page again
+    reads the bytes and reuses the very text (no parsing, chunking or sanitizing again)."""
+    conn, project = ingested.readers.reader(), ingested.project
+    ids = ["chat:c1:m1", "chat:c1:m2", "terminal:t1@0"]
+    first = document_texts(conn, project, ids)
+    again = document_texts(conn, project, ids)
+    assert first == again
+    assert "wombat failure" in first["terminal:t1@0"]
+    assert all(again[doc_id] is first[doc_id] for doc_id in ids)
+    source_text._DERIVED.clear()
+    fresh = document_texts(conn, project, ids)
+    assert fresh == first
+    assert fresh["chat:c1:m1"] is not first["chat:c1:m1"]
+
+
+@pytest.mark.parametrize("kind", ["chat", "terminal"])
+def test_a_transcript_rewritten_after_its_page_was_shown_gives_no_stale_snippet(
+    ingested: SearchService, writer: ProjectWriter, kind: str
+) -> None:
+    """A kept text is reused only for the bytes it came from: rewritten in place (same length,
+    same offsets), the transcript gives no snippet and is marked, as on a first read."""
+    query, path, old, new = (
+        ("zorblax", writer.chat_path("c1"), b"zorblax flux", b"zorblax FLUX")
+        if kind == "chat"
+        else ("wombat", writer.terminal_path("t1"), b"stage 3", b"stage 4")
+    )
+    assert _hit(ingested, query, kind)[1]  # shown once: its text is kept
+    path.write_bytes(path.read_bytes().replace(old, new))
+    assert _hit(ingested, query, kind)[1] == ""
+    assert _marked(ingested, f"{kind}:{'c1' if kind == 'chat' else 't1'}")
 
 
 def test_a_mismatch_alone_makes_the_next_catch_up_reingest(ingested: SearchService) -> None:
