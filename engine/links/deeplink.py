@@ -324,13 +324,42 @@ def build_deep_link(link: DeepLink) -> str:
             parameter that does not apply to the kind).
     """
     fields = _fields(link)
+    kind, target = link.kind, link.target
     try:
-        _validate(link, fields)
+        checked = kind in DEEP_LINK_KINDS and type(target) is str
+        allowed = allowed_params(kind) if checked else ()
+        if not checked or any(name not in allowed for name, _ in fields):
+            _validate(link, fields)
+            text = f"{SCHEME_PREFIX}{kind}/{_encode_target(kind, target)}"
+            parts = [f"{name}={_encode_value(value)}" for name, value in fields]
+        else:  # ``_validate``'s checks in its order, a page's repeated text values once each
+            text = _head(kind, target)
+            parts = [
+                _text_param(name, value) if type(value) is str else _int_param(name, value)
+                for name, value in fields
+            ]
     except DeepLinkError as err:
-        raise DeepLinkError(f"cannot build {link.kind!r} deep link: {err}") from None
-    text = f"{SCHEME_PREFIX}{link.kind}/{_encode_target(link.kind, link.target)}"
-    query = "&".join(f"{name}={_encode_value(value)}" for name, value in fields)
-    return f"{text}?{query}" if query else text
+        raise DeepLinkError(f"cannot build {kind!r} deep link: {err}") from None
+    return f"{text}?{'&'.join(parts)}" if parts else text
+
+
+def _int_param(name: str, value: object) -> str:
+    _check_param(name, value)
+    return f"{name}={_encode_value(value)}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _head(kind: str, target: str) -> str:
+    """``ade://<kind>/<target>`` once ``target`` is checked (a refused one is not kept)."""
+    _check_target(kind, target)
+    return f"{SCHEME_PREFIX}{kind}/{_encode_target(kind, target)}"
+
+
+@functools.lru_cache(maxsize=256)
+def _text_param(name: str, value: str) -> str:
+    """``name=<value>`` once ``value`` is checked (a refused one is not kept)."""
+    _check_param(name, value)
+    return f"{name}={_encode_value(value)}"
 
 
 def build_link(

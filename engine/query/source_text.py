@@ -18,6 +18,7 @@ text with them and the query path must build exactly the same text.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import stat
@@ -120,7 +121,7 @@ def snippet_texts(
             out[rowid] = stored.text
         else:
             by_source.setdefault(stored.source_key or "", []).append((rowid, stored))
-    ade_dir = os.fspath(project.ade_dir)  # one Path a page, not one a transcript
+    ade_dir = _ade_dir(project.root) if by_source else ""  # one Path, not one a transcript
     for key, rows in by_source.items():
         texts = _derive_source(ade_dir, key, [stored for _, stored in rows])
         for (rowid, _), text in zip(rows, texts, strict=True):
@@ -130,6 +131,12 @@ def snippet_texts(
     for key in sorted(stale):
         mark_for_reingest(conn, key)
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _ade_dir(root: os.PathLike[str]) -> str:
+    """``Project.ade_dir`` as text (joined once a process, not once a page)."""
+    return os.path.join(os.fspath(root), ".ade")
 
 
 def document_texts(

@@ -181,6 +181,28 @@ def test_build_refuses_what_would_not_parse(link: DeepLink, message: str) -> Non
         build_deep_link(link)
 
 
+def test_a_refused_link_is_refused_again_and_a_good_one_built_again() -> None:
+    """A page builds its links with the target and text values checked once each (kept): what
+    was refused is refused again, with the first fault in the same order, and a value kept for
+    one kind or parameter is never taken for another."""
+    bad = [DeepLink("chat", "../x", event=1), DeepLink("chat", "s", event=1, project_id="a\x00"),
+           DeepLink("chat", "../x", event=-1), DeepLink("lane", "x", project_id="p\x01")]  # fmt: skip
+    first = []
+    for link in bad * 2:
+        with pytest.raises(DeepLinkError) as err:
+            build_deep_link(link)
+        first.append(str(err.value))
+    assert first[:4] == first[4:]
+    assert "must match" in first[2]
+    assert (
+        build_link("chat", "s", event=3, project_id="p 1") == "ade://chat/s?event=3&project=p%201"
+    )
+    assert build_link("lane", "s", project_id="p 1") == "ade://lane/s?project=p%201"
+    assert build_link("terminal", "s", offset=9) == "ade://terminal/s?offset=9"
+    with pytest.raises(DeepLinkError, match="'offset' does not apply"):
+        build_link("chat", "s", offset=9)
+
+
 # --- table: parsing ----------------------------------------------------------------------------
 
 
