@@ -54,6 +54,9 @@ _NON_ASCII_WORD_CHAR = re.compile(r"[^\W\x00-\x7f]")
 """A non-ASCII letter or digit (``str.isalnum``): the only non-ASCII text an accented form of an
 ASCII token can match; ``·``, ``—``, ``…`` or an emoji never does, and lowers to one character."""
 
+_ALNUM_RUN = re.compile(r"[a-z0-9]*")
+"""The rest of a word of lowered ASCII text (read backwards, the start of one)."""
+
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 """A folded token of an ASCII query word: what ``_WORD_RE`` keeps of ASCII, lowercased."""
 
@@ -123,8 +126,15 @@ def _ascii_spans(
         if not one_word:
             spans.extend(m.span(1) for m in pattern.finditer(lowered))
             continue
-        for m in pattern.finditer(lowered):
-            start, end = m.span()
+        # ``pattern``'s matches (every word holding the token), found from the token's places:
+        # ``str.find`` and two anchored runs instead of a regex tried at every character.
+        reverse = lowered[::-1]
+        size = len(lowered)
+        place = lowered.find(token)
+        while place >= 0:
+            start = size - _run_end(reverse, size - place)
+            end = _run_end(lowered, place + len(token))
+            place = lowered.find(token, end)
             word = lowered[start:end]
             if word == token or (prefix and word.startswith(token)):
                 spans.append((start, end))
@@ -142,6 +152,12 @@ def _ascii_spans(
                 if folded == token or (prefix and folded.startswith(token)):
                     spans.append((at, pos))
     return spans
+
+
+def _run_end(lowered: str, at: int) -> int:
+    """Where the run of ``[a-z0-9]`` starting at ``at`` ends."""
+    run = _ALNUM_RUN.match(lowered, at)
+    return at if run is None else run.end()
 
 
 def _spans(text: str, units: Iterable[tuple[Iterable[str], bool]]) -> list[tuple[int, int]]:
