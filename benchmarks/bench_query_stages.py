@@ -36,7 +36,7 @@ STAGES: dict[str, tuple[str, ...]] = {
         "with_phrase_boost",
         "rank",
         "snippet_texts",
-        "make_snippet",
+        "snippet_ranges",
         "redact_page",
         "default_link",
     ),

@@ -394,6 +394,31 @@ def build_link(
     )
 
 
+def session_link(kind: str, target: str, number: int | None, project_id: str | None) -> str:
+    """``build_link(kind, target, project_id=..., event=number)`` for a chat (``offset=`` for a
+    terminal): a page's hits are mostly these, and their target and project were checked and
+    encoded for the hit before (``_head``, ``_text_param``); the same checks, the same text.
+
+    Raises:
+        DeepLinkError: as ``build_link``.
+    """
+    if kind not in ("chat", "terminal") or type(target) is not str:
+        return build_link(kind, target, project_id=project_id,
+                          event=number if kind == "chat" else None,
+                          offset=number if kind == "terminal" else None)  # fmt: skip
+    try:
+        parts = [_head(kind, target)]
+        if number is not None:
+            parts.append(_int_param("event" if kind == "chat" else "offset", number))
+        if project_id is not None:
+            parts.append(_text_param("project", project_id))
+    except DeepLinkError as err:
+        raise DeepLinkError(f"cannot build {kind!r} deep link: {err}") from None
+    if len(parts) == 1:
+        return parts[0]
+    return f"{parts[0]}?{'&'.join(parts[1:])}"
+
+
 def _non_empty(envelope: Envelope | None) -> Envelope | None:
     return None if envelope is None or envelope.is_empty() else envelope
 

@@ -6,6 +6,7 @@ budgets below; a 2-3 character prefix read from ``docs_recent`` (the index-size 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -101,9 +102,11 @@ def _fetch_window(
     return [_row_candidate(r[:-SCORED_COLUMNS]) for r in rows], scored
 
 
-def _tokens(text: str) -> list[str]:
-    """The FTS tokens of a term's text (what the tokenizer splits it into, case aside)."""
-    return "".join(ch if is_token_char(ch) else " " for ch in text).split()
+@functools.lru_cache(maxsize=256)
+def _tokens(text: str) -> tuple[str, ...]:
+    """The FTS tokens of a term's text (what the tokenizer splits it into, case aside); a query
+    asks for its terms' several times (kept: a palette re-asks as a word is typed)."""
+    return tuple("".join(ch if is_token_char(ch) else " " for ch in text).split())
 
 
 def tallies_in_window(parsed: ParsedQuery, table: str = FTS_TABLE) -> bool:

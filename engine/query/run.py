@@ -34,7 +34,7 @@ from engine.index.sql import (
     match_all_count_sql,
     match_all_sql,
 )
-from engine.links.deeplink import build_link
+from engine.links.deeplink import build_link, session_link
 from engine.project.model import Lane, Project
 from engine.project.pr_reviews import review_item_of
 from engine.query.candidates import (
@@ -55,7 +55,7 @@ from engine.query.ranking import (
     extract_snippet_ranges,
     rank,
 )
-from engine.query.snippets import make_snippet
+from engine.query.snippets import snippet_ranges
 from engine.query.source_text import snippet_texts
 from engine.query.tail import Tail, page_of
 from engine.redaction import redact_page, redact_secrets, redact_title
@@ -83,7 +83,11 @@ def default_link(candidate: Candidate, project_id: str | None) -> str:
     target = candidate.doc_id.partition(":")[2]
     if kind in ("chat", "terminal"):
         target = candidate.session_id or target.split(":")[0].split("@")[0]
-    elif kind in ("pr", "commit", "branch") and anchor:
+        try:
+            return session_link(kind, target, number, project_id)
+        except AdeError:
+            return ""
+    if kind in ("pr", "commit", "branch") and anchor:
         target = anchor
     item = review_item_of(candidate.doc_id) if kind == "pr" else None  # lands on a review
     try:
@@ -190,10 +194,11 @@ def run_query(
     lane_names = {lane.id: lane.name for lane in lanes}
     cut = []
     for cand, _ in page:
-        marked = cand.snippet_marked
         if cand.doc_id in rowids:
-            marked = make_snippet(bodies.get(rowids[cand.doc_id], ""), parsed)
-        elif (lazy := cand.extra.snippet) is not None:  # a delegate's, made for its page only
+            cut.append(snippet_ranges(bodies.get(rowids[cand.doc_id], ""), parsed))
+            continue
+        marked = cand.snippet_marked
+        if (lazy := cand.extra.snippet) is not None:  # a delegate's, made for its page only
             marked = lazy()
         cut.append(extract_snippet_ranges(marked))
     shown = redact_page([snippet for snippet, _ in cut])  # the secret keywords looked for once

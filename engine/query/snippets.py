@@ -26,7 +26,8 @@ import msgspec
 from engine.index.identifiers import split_identifier
 from engine.query.match import accent_pattern, fold
 from engine.query.parser import AnyOf, ParsedQuery, Term
-from engine.query.ranking import MARK_END, MARK_START
+from engine.query.ranking import MARK_END, MARK_START, extract_snippet_ranges
+from engine.types import MatchRange
 
 if TYPE_CHECKING:
     from engine.query.plan import QueryPlan
@@ -270,27 +271,50 @@ def _window(body: str, hit: int, width: int) -> tuple[str, bool, bool]:
 
 
 def make_snippet(body: str, parsed: ParsedQuery, width: int = SNIPPET_CHARS) -> str:
-    """One line of ``body`` around the first match, matches wrapped in ``\\x01``/``\\x02``.
+    """One line of ``body`` around the first match, matches wrapped in ``\x01``/``\x02``.
 
     Whitespace (newlines included) is collapsed so a snippet is always one line. Without a match in
     the body (a title-only hit, a filter-only query) the snippet is the start of the body. Only the
     window is scanned word by word, so a long body costs one search.
     """
-    reading = _reading(parsed.terms)
-    window, cut_before, cut_after = _window(body, _first_hit(body, reading), width)
-    if reading.ascii_marks is not None and window.isascii():
-        spans = _ascii_spans(window, reading.ascii_marks)
-    else:
-        spans = _spans(window, reading.units)
+    window, cut_before, cut_after, spans = _cut(body, parsed, width)
     out = ["…" if cut_before else ""]
     pos = 0
-    for s, e in _merge(spans):
+    for s, e in spans:
         out += [window[pos:s], MARK_START, window[s:e], MARK_END]
         pos = e
     out.append(window[pos:])
     if cut_after:
         out.append("…")
     return "".join(out)
+
+
+def snippet_ranges(
+    body: str, parsed: ParsedQuery, width: int = SNIPPET_CHARS
+) -> tuple[str, tuple[MatchRange, ...]]:
+    """``extract_snippet_ranges(make_snippet(body, parsed, width))`` without marking the text and
+    reading the marks back (a page's hits each paid both)."""
+    window, cut_before, cut_after, spans = _cut(body, parsed, width)
+    if MARK_START in window or MARK_END in window:  # a stored text holding a marker character
+        return extract_snippet_ranges(make_snippet(body, parsed, width))
+    shift = 1 if cut_before else 0  # "…"
+    ranges = tuple(MatchRange(start=s + shift, end=e + shift) for s, e in spans if e > s)
+    text = f"{'…' if cut_before else ''}{window}{'…' if cut_after else ''}"
+    return text, ranges
+
+
+def _cut(
+    body: str, parsed: ParsedQuery, width: int
+) -> tuple[str, bool, bool, list[tuple[int, int]]]:
+    """The window of ``body`` a snippet shows, whether text was cut before and after it, and the
+    matches in it (merged, in order)."""
+    reading = _reading(parsed.terms)
+    window, cut_before, cut_after = _window(body, _first_hit(body, reading), width)
+    if reading.ascii_marks is not None and window.isascii():
+        spans = _ascii_spans(window, reading.ascii_marks)
+    else:
+        spans = _spans(window, reading.units)
+    return window, cut_before, cut_after, _merge(spans)
 
 
 def mark_matches(plan: QueryPlan, text: str) -> str:

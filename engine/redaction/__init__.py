@@ -146,9 +146,9 @@ def redact_page(texts: Sequence[str]) -> list[str]:
         found = redaction_scan.page_hits(haystacks)
         return [_redact(text, None, known=(haystack, literals, hits))
                 for text, haystack, (literals, hits) in zip(texts, haystacks, found, strict=True)]  # fmt: skip
+    _pages_redacted += 1
     if len(texts) < 2:
         return [_redact(text, None) for text in texts]
-    _pages_redacted += 1
     joined = "\n".join(texts).encode("utf-8", "replace").lower()
     literals, among = redaction_rules.literals_in(joined), redaction_scan.keywords_in(joined)
     return [_redact(text, among, literals) for text in texts]
@@ -156,7 +156,8 @@ def redact_page(texts: Sequence[str]) -> list[str]:
 
 _pages_redacted = 0
 """Pages :func:`redact_page` scanned literal by literal in this process: from the second page
-on, the automaton (~1 ms to load) scans the page (~0.1 ms instead of ~1 ms for 50 snippets)."""
+on, the automaton (~1 ms to load) scans the page (~0.1 ms instead of ~1 ms for 50 snippets,
+~10 us instead of ~60 us for one)."""
 
 
 def _redact(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from engine.links.deeplink import (
     build_link,
     is_valid_branch_name,
     parse_deep_link,
+    session_link,
 )
 from engine.project.model import SESSION_ID_RE, is_valid_session_id
 
@@ -201,6 +204,30 @@ def test_a_refused_link_is_refused_again_and_a_good_one_built_again() -> None:
     assert build_link("terminal", "s", offset=9) == "ade://terminal/s?offset=9"
     with pytest.raises(DeepLinkError, match="'offset' does not apply"):
         build_link("chat", "s", offset=9)
+
+
+@pytest.mark.parametrize(
+    ("kind", "target", "number", "project"),
+    [("chat", "s-1", 3, "p 1"), ("terminal", "t.2", 4096, None), ("chat", "s", None, "p"),
+     ("chat", "../x", 1, "p"), ("terminal", "t", -1, "p"), ("chat", "s", 1, "a\x00"),
+     ("pr", "42", None, "p"), ("terminal", "t", 2**53, None)],
+)  # fmt: skip
+def test_a_session_link_is_build_links(
+    kind: str, target: str, number: int | None, project: str | None
+) -> None:
+    """The query page's session links (``session_link``) are ``build_link``'s, refusals alike."""
+    number_of = (
+        {"event": number} if kind == "chat" else {"offset": number} if kind == "terminal" else {}
+    )
+
+    def outcome(build: Callable[[], str]) -> str:
+        try:
+            return build()
+        except DeepLinkError as err:
+            return f"refused: {err}"
+
+    expected = outcome(lambda: build_link(kind, target, project_id=project, **number_of))
+    assert outcome(lambda: session_link(kind, target, number, project)) == expected
 
 
 # --- table: parsing ----------------------------------------------------------------------------

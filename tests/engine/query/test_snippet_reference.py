@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from engine.index.identifiers import split_identifier
 from engine.query.match import accent_pattern, fold
 from engine.query.parser import AnyOf, ParsedQuery, Term, parse_query
-from engine.query.ranking import MARK_END, MARK_START
-from engine.query.snippets import SNIPPET_CHARS, make_snippet
+from engine.query.ranking import MARK_END, MARK_START, extract_snippet_ranges
+from engine.query.snippets import SNIPPET_CHARS, make_snippet, snippet_ranges
 
 _LEAD = 40
 _WORD = re.compile(r"[^\W_]+")
@@ -138,7 +138,7 @@ pieces = st.one_of(
 bodies = st.one_of(
     st.integers(0, 160).flatmap(lambda n: st.lists(pieces, min_size=n, max_size=n)).map("".join),
     st.text(max_size=400),
-    st.text(alphabet="aAwWoOpP _\n\t\xa0é", max_size=400),
+    st.text(alphabet="aAwWoOpP _\n\t\xa0é\x01\x02", max_size=400),
 )
 terms = st.builds(Term, st.sampled_from(QUERY_WORDS), st.booleans())
 nodes = st.one_of(terms, st.lists(terms, min_size=2, max_size=3).map(lambda t: AnyOf(tuple(t))))
@@ -153,8 +153,12 @@ widths = st.sampled_from([SNIPPET_CHARS, SNIPPET_CHARS, 1, 7, 41, 500])
 )
 @example("\xa0 " + "x" * 500 + " wopo", ParsedQuery(terms=(Term("wopo", True),)), 160)
 @example("a a a a", ParsedQuery(terms=(Term("a a", False),)), 160)
+@example("x\x01wopo\x02 wopo", ParsedQuery(terms=(Term("wopo", False),)), 160)
 def test_make_snippet_is_the_definition(body: str, parsed: ParsedQuery, width: int) -> None:
-    assert make_snippet(body, parsed, width) == reference_snippet(body, parsed, width)
+    expected = reference_snippet(body, parsed, width)
+    assert make_snippet(body, parsed, width) == expected
+    # The query page takes the text and ranges without marking (engine.query.run).
+    assert snippet_ranges(body, parsed, width) == extract_snippet_ranges(expected)
 
 
 @settings(max_examples=300, deadline=None)
