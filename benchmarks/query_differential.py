@@ -89,14 +89,12 @@ def _pages(answer: Any, query: str) -> list[str]:
 def _reset_caches() -> None:
     """A process's first query, where the tree has the caches this differential check knows."""
     import engine.redaction as redaction
-
-    if hasattr(redaction, "_pages_redacted"):
-        redaction._pages_redacted = 0
     from engine.query import source_text
 
-    derived = getattr(source_text, "_DERIVED", None)
-    if derived is not None:
-        derived.clear()
+    for forget in (getattr(redaction, "reset_page_count", None),
+                   getattr(source_text, "forget_derived_texts", None)):  # fmt: skip
+        if forget is not None:
+            forget()
 
 
 def dump(projects: list[Path], demo: Path | None, out: Path, twice: bool) -> None:

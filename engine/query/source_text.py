@@ -228,6 +228,11 @@ _DERIVED = _DerivedTexts(max_bytes=8 * 1024 * 1024, max_span=256 * 1024)
 """~8 MB: a few hundred pages of snippet sources (a chunk is a few KB)."""
 
 
+def forget_derived_texts() -> None:
+    """Drop the kept derived texts (the next page derives each again)."""
+    _DERIVED.clear()
+
+
 _FOLDERS = {"chat": ("chats", ".jsonl"), "terminal": ("terminals", ".log")}
 
 

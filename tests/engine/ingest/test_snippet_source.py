@@ -94,7 +94,7 @@ def test_a_page_shown_again_reuses_its_derived_texts(ingested: SearchService) ->
     assert first == again
     assert "wombat failure" in first["terminal:t1@0"]
     assert all(again[doc_id] is first[doc_id] for doc_id in ids)
-    source_text._DERIVED.clear()
+    source_text.forget_derived_texts()
     fresh = document_texts(conn, project, ids)
     assert fresh == first
     assert fresh["chat:c1:m1"] is not first["chat:c1:m1"]
