@@ -46,7 +46,8 @@ DEMO_QUERIES = (
     "timeout", "retry", "error", "pay", "t", "timeout -retry", "kind:chat timeout", "kind:pr",
     "", "\"connection reset\"", "idempotency", "webhook", "kind:terminal", "test", "refund*",
     "secret", "token", "password", "key", "api", "lane:main timeout", "kind:file timeout",
-    "kind:commit", "since:7d", "tool:claude", "role:user retry", "x", "the",
+    "kind:commit", "since:7d", "tool:claude", "role:user retry", "x", "the", "ReadTimeoutError",
+    "kind:terminal timeout", "pytest", "error -timeout",
 )  # fmt: skip
 """The demo: its chats, terminals, PRs, commits, files and artifacts."""
 
@@ -89,10 +90,12 @@ def _pages(answer: Any, query: str) -> list[str]:
 def _reset_caches() -> None:
     """A process's first query, where the tree has the caches this differential check knows."""
     import engine.redaction as redaction
+    from engine.links import places
     from engine.query import source_text
 
     for forget in (getattr(redaction, "reset_page_count", None),
-                   getattr(source_text, "forget_derived_texts", None)):  # fmt: skip
+                   getattr(source_text, "forget_derived_texts", None),
+                   getattr(places, "forget_matching_lines", None)):  # fmt: skip
         if forget is not None:
             forget()
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from engine.basics.bytes_memo import MISSING, BytesMemo
 from engine.errors import AdeError
 from engine.links.deeplink import build_deep_link, build_link, parse_deep_link
 from engine.links.targets import envelope_for_lane
@@ -124,4 +125,21 @@ def _matching_line(project: Project, sid: str, chunk_offset: int, words: list[st
         piece = read_transcript(path, chunk_offset, LINE_SEARCH_BYTES)
     except (TranscriptError, OSError):
         return None
-    return first_matching_line(piece.data, chunk_offset, words)
+    key = (chunk_offset, tuple(words))
+    kept = _LINES.get(key, piece.data)
+    if kept is not MISSING:
+        return kept if kept is None or isinstance(kept, int) else None
+    line = first_matching_line(piece.data, chunk_offset, words)
+    _LINES.put(key, piece.data, line, 64)
+    return line
+
+
+_LINES: BytesMemo[int | None] = BytesMemo(max_bytes=4 * 1024 * 1024, max_entry=64 * 1024)
+"""Each terminal hit's matching line lately found, kept with the bytes read for it (a pure
+function of them, the chunk's offset and the words: ``engine.basics.bytes_memo``); ~4 MB, a few
+hundred hits' 16 KiB reads."""
+
+
+def forget_matching_lines() -> None:
+    """Drop the kept matching lines (the next page looks for each again)."""
+    _LINES.clear()

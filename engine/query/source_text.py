@@ -22,12 +22,12 @@ import functools
 import json
 import os
 import stat
-import threading
 from collections.abc import Iterable
 from typing import Any
 
 import apsw
 
+from engine.basics.bytes_memo import BytesMemo
 from engine.index.documents import StoredBody, body_fingerprint, fetch_bodies
 from engine.index.sources import mark_for_reingest
 from engine.project.model import ChatEvent, Project, is_valid_session_id
@@ -168,64 +168,24 @@ def _derive_source(ade_dir: str, key: str, rows: list[StoredBody]) -> list[str |
         text = None
         if span is not None and raw is not None:
             memo = (kind, span[0], stored.fingerprint)
-            text = _DERIVED.get(memo, raw)
-            if text is None:
+            kept = _DERIVED.get(memo, raw)
+            if isinstance(kept, str):
+                text = kept
+            else:
                 text = next(
                     (t for t in derive(raw, span[0]) if body_fingerprint(t) == stored.fingerprint),
                     None,
                 )
                 if text is not None:
-                    _DERIVED.put(memo, raw, text)
+                    _DERIVED.put(memo, raw, text, len(text))
         out.append(text)
     return out
 
 
-class _DerivedTexts:
-    """The texts lately derived from transcript bytes, each kept with the bytes it came from.
-
-    A body is a pure function of its raw bytes, its offset and its kind (the very functions the
-    ingester used, on a fresh state), so a page shown again (the palette re-asking as a word is
-    typed, a second page of the same hits) reuses the text when the bytes read now are the
-    bytes it came from: one comparison instead of parsing, chunking, sanitizing and
-    fingerprinting again. The bytes are always read anew, so nothing here can outlive a
-    transcript's change; what is kept is the indexed (redacted) text. Bounded by bytes held,
-    oldest dropped first; a lock, as the service's reader threads share it.
-    """
-
-    def __init__(self, max_bytes: int, max_span: int) -> None:
-        self.max_bytes, self.max_span = max_bytes, max_span
-        self._held: dict[tuple[str, int, bytes], tuple[bytes, str]] = {}
-        self._size = 0
-        self._lock = threading.Lock()
-
-    def get(self, memo: tuple[str, int, bytes], raw: bytes) -> str | None:
-        """The text derived from ``raw`` at ``memo`` (kind, offset, fingerprint), if kept."""
-        kept = self._held.get(memo)
-        return kept[1] if kept is not None and kept[0] == raw else None
-
-    def put(self, memo: tuple[str, int, bytes], raw: bytes, text: str) -> None:
-        size = len(raw) + len(text)
-        if size > self.max_span:
-            return
-        with self._lock:
-            old = self._held.pop(memo, None)
-            if old is not None:
-                self._size -= len(old[0]) + len(old[1])
-            self._held[memo] = (raw, text)
-            self._size += size
-            while self._size > self.max_bytes:
-                first = next(iter(self._held))
-                dropped = self._held.pop(first)
-                self._size -= len(dropped[0]) + len(dropped[1])
-
-    def clear(self) -> None:
-        with self._lock:
-            self._held.clear()
-            self._size = 0
-
-
-_DERIVED = _DerivedTexts(max_bytes=8 * 1024 * 1024, max_span=256 * 1024)
-"""~8 MB: a few hundred pages of snippet sources (a chunk is a few KB)."""
+_DERIVED: BytesMemo[str] = BytesMemo(max_bytes=8 * 1024 * 1024, max_entry=256 * 1024)
+"""The texts lately derived, each kept with the bytes it came from (``engine.basics.bytes_memo``:
+a body is a pure function of its bytes, offset and kind), ~8 MB: a few hundred pages of
+snippet sources (a chunk is a few KB)."""
 
 
 def forget_derived_texts() -> None:

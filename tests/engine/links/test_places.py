@@ -95,3 +95,22 @@ def test_first_matching_line_reads_the_visible_text() -> None:
     assert first_matching_line(raw, 0, ["nowhere"]) is None
     assert first_matching_line(b"no newline ReadTimeoutError", 0, ["ReadTimeoutError"]) is None
     assert first_matching_line(raw, 0, []) is None
+
+
+def test_a_matching_line_found_before_is_found_again_in_the_bytes_read_now(tmp_path: Path) -> None:
+    """A page asked again reuses each terminal hit's matching line only for the very bytes it
+    was found in: the log rewritten in place (same length), the line is looked for again."""
+    from engine.links import places
+    from engine.project.model import Project
+
+    log = tmp_path / ".ade" / "terminals" / "t1.log"
+    log.parent.mkdir(parents=True)
+    log.write_bytes(b"$ make\r\nbuilding\r\nwombat failure\r\ndone\r\n")
+    project = Project(root=tmp_path, id="p", name="p", is_git=False)
+    first = places._matching_line(project, "t1", 0, ["wombat"])
+    assert first == len(b"$ make\r\nbuilding\r\n")
+    assert places._matching_line(project, "t1", 0, ["wombat"]) == first  # kept
+    log.write_bytes(b"$ make\r\nwombat!!\r\nbuilding failure\r\ndone\r\n")
+    assert places._matching_line(project, "t1", 0, ["wombat"]) == len(b"$ make\r\n")
+    log.write_bytes(b"$ make\r\nbuilding\r\nnumbat failure\r\ndone\r\n")
+    assert places._matching_line(project, "t1", 0, ["wombat"]) is None
