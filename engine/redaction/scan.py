@@ -105,13 +105,19 @@ def one_pass(haystack: bytes) -> tuple[set[int], dict[bytes, list[int]]]:
             hits[keyword].append(start)
         else:
             hits[keyword] = [start]
+    _resolve_standins(haystack, hits)
+    return literals, hits
+
+
+def _resolve_standins(haystack: bytes, hits: dict[bytes, list[int]]) -> None:
+    """Replace in ``hits`` each gate the automaton found (:func:`_gate_standins`) by the keywords
+    it stands in for that ``haystack`` holds."""
     for gate, stood_in in _gate_standins().items():
         if hits.pop(gate, None) is not None:
             for keyword in stood_in:
                 at = haystack.find(keyword)
                 if at >= 0:
                     hits[keyword] = [at]  # its first place: no rule of it reads the others
-    return literals, hits
 
 
 def page_hits(haystacks: list[bytes]) -> list[tuple[set[int], dict[bytes, list[int]]]]:
@@ -138,6 +144,9 @@ def page_hits(haystacks: list[bytes]) -> list[tuple[set[int], dict[bytes, list[i
             hits[keyword].append(start - base)
         else:
             hits[keyword] = [start - base]
+    for haystack, (_, hits) in zip(haystacks, out, strict=True):
+        if hits:
+            _resolve_standins(haystack, hits)
     return out
 
 

@@ -24,6 +24,7 @@ PROSE = [
     "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\nabcdefghijklmnop\n-----END PRIVATE KEY-----",
     "the monkey took the sky keys to the tokenizer",
     "s.headers and live_ values, sumo wrestling, a .eyJ fragment",
+    "globals() from the lob test_ module",  # a gate the automaton looks for in a keyword's place
 ]
 
 
