@@ -68,9 +68,23 @@ def vscode_user_data(
     of its products' ``<app data>/<product>`` (``agent_home``)."""
     line = entry(name)
     portable = environ.get(PORTABLE) if line.portable else None
-    first = [Path(portable, "user-data")] if portable else []
-    base = agent_home(name, environ, platform)
-    return [*first, *(base / product for product in line.editors)]
+    key = (name, platform or sys.platform, portable or None,
+           *(environ.get(v) for v in (line.variable or "", "APPDATA", "USERPROFILE", "XDG_CONFIG_HOME")),
+           home_of(environ))  # fmt: skip
+    known = _USER_DATA.get(key)
+    if known is None:
+        first = [Path(portable, "user-data")] if portable else []
+        base = agent_home(name, environ, platform)
+        known = (*first, *(base / product for product in line.editors))
+        if len(_USER_DATA) >= _MAX_HOME_PLACES:
+            _USER_DATA.clear()
+        _USER_DATA[key] = known
+    return list(known)
+
+
+_USER_DATA: dict[tuple[str | None, ...], tuple[Path, ...]] = {}
+"""``vscode_user_data`` by agent, platform and every variable it reads (the manifest asks on
+every search): names only, nothing on disk."""
 
 
 def agent_places(

@@ -14,6 +14,7 @@ from engine.external import roots
 
 def _fresh(name: str, environ: dict[str, str]) -> list[tuple[str, int, bool, Path]]:
     roots._HOME_PLACES.clear()
+    roots._USER_DATA.clear()
     return _plain(roots.agent_places(name, environ))
 
 
@@ -31,15 +32,27 @@ def test_the_remembered_places_are_the_fresh_ones(
         {"HOME": str(tmp_path / "b")},
         {"HOME": str(tmp_path / "a"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")},
         {},  # no HOME: the process's
+        {"HOME": str(tmp_path / "a"), "VSCODE_PORTABLE": str(tmp_path / "portable")},
+        {"HOME": str(tmp_path / "a"), "APPDATA": str(tmp_path / "appdata")},
     ]
     if line.variable:
         environs.append({"HOME": str(tmp_path / "a"), line.variable: str(tmp_path / "moved")})
         environs.append({"HOME": str(tmp_path / "a"), line.variable: ""})
     monkeypatch.setenv("HOME", str(tmp_path / "process-home"))
     expected = [_fresh(name, environ) for environ in environs]
+    roots._HOME_PLACES.clear()
+    roots._USER_DATA.clear()
     for _ in range(2):  # remembered the first time round, answered from memory the second
         assert [_plain(roots.agent_places(name, env)) for env in environs] == expected
     monkeypatch.setenv("HOME", str(tmp_path / "another-process-home"))
     assert _plain(roots.agent_places(name, {})) == _fresh(name, {})
+    if line.folders and line.editors:  # the platform decides where VS Code keeps its data
+        environ = {"HOME": str(tmp_path / "a")}
+        monkeypatch.setattr(roots.sys, "platform", "darwin")
+        darwin = _plain(roots.agent_places(name, environ))
+        assert darwin == _fresh(name, environ)
+        monkeypatch.undo()
+        assert _plain(roots.agent_places(name, environ)) != darwin
+        monkeypatch.setenv("HOME", str(tmp_path / "another-process-home"))
     if line.folders:  # Aider keeps no session folder
         assert _plain(roots.agent_places(name, {})) != expected[3]
