@@ -75,8 +75,8 @@ def main() -> None:
     print(f"median ratio with/without the boost: {statistics.median(ratios):.2f}")
 
 
-def _identity(_conn: Any, _parsed: Any, indexed: Any) -> Any:
-    return indexed
+def _identity(_conn: Any, _parsed: Any, indexed: Any, *_rest: Any) -> Any:
+    return indexed, 0
 
 
 if __name__ == "__main__":

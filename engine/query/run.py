@@ -47,7 +47,7 @@ from engine.query.candidates import (
 )
 from engine.query.cursor import cursor_seen, decode_cursor, encode_cursor
 from engine.query.parser import build_match
-from engine.query.phrase_boost import with_phrase_boost
+from engine.query.phrase_boost import PHRASE_NOTE, with_phrase_boost
 from engine.query.plan import QueryPlan, build_plan, resolve_kinds, resolve_lanes
 from engine.query.ranking import (
     Candidate,
@@ -156,6 +156,7 @@ def run_query(
     use_index = f.kinds is None or bool(f.kinds)
     indexed: list[tuple[int, Candidate]] = []
     total, truncated, bounded, recent_note, window_full = 0, False, 0, "", False
+    phrase_bounded = 0
     if use_index and parsed.match_all:
         extras, drop = gathered()  # the keyset page's size depends on them
         position = None if after is None else (-after[3], after[4])
@@ -167,10 +168,11 @@ def run_query(
     elif use_index:
         indexed, total, window_full, bounded, recent_note = fts_candidates(conn, parsed, f)
         # ``bounded or total``: the matches the window scored (``phrase_boost.boosts_every_row``)
-        indexed = with_phrase_boost(conn, parsed, indexed, f, bounded or total)
+        indexed, phrase_bounded = with_phrase_boost(conn, parsed, indexed, f, bounded or total)
         # Past the window the other matches follow as the tail (engine.query.tail): every one is
-        # reachable; ``resultsTruncated`` says the total is a floor (counted up to a budget).
-        truncated = bool(bounded or recent_note)
+        # reachable; ``resultsTruncated`` says the total is a floor (counted up to a budget), or
+        # that a budget bounded the phrase boost.
+        truncated = bool(bounded or recent_note or phrase_bounded)
         extras, drop = gathered()
         total -= len({c.doc_id for _, c in indexed} & drop)
     else:
@@ -213,6 +215,8 @@ def run_query(
         warnings = (*warnings, BUDGET_NOTE.format(budget=bounded))
     if recent_note:
         warnings = (*warnings, recent_note)
+    if phrase_bounded:
+        warnings = (*warnings, PHRASE_NOTE.format(budget=phrase_bounded))
     return SearchQueryResult(items=tuple(items), next_cursor=next_cursor,
                              total=total,
                              results_truncated=truncated, warnings=warnings)  # fmt: skip

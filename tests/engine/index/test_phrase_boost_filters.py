@@ -1,0 +1,87 @@
+"""The phrase boost under a filter reads only the rows the answer can hold
+(``phrase_boost.phrase_walk``): its budget of phrase matches (``PHRASE_BUDGET``, the real one)
+is not spent on newer documents the filter leaves out, and when the budget does bound the boost,
+the answer says so like the other budgets (a warning and ``resultsTruncated``)."""
+
+from __future__ import annotations
+
+import apsw
+import pytest
+from index_helpers import NOW, NOW_MS, doc, insert
+
+from engine.index.db import IndexDoc
+from engine.project.model import Project
+from engine.query.phrase_boost import PHRASE_BUDGET, PHRASE_NOTE
+from engine.query.run import run_query
+from engine.types import SearchQueryArgs
+
+FILLER = " ".join(f"word{i}" for i in range(40))
+
+
+def _at(seconds_ago: int) -> int:
+    return NOW_MS - seconds_ago * 1000
+
+
+def _chats(count: int, start: int, kind: str = "chat") -> list[IndexDoc]:
+    """``count`` documents holding ``socket timeout``, one a second from ``start`` seconds ago."""
+    return [doc(f"{kind}:c{i}", "socket timeout here", kind=kind, session_id="c",
+                updated_at=_at(start + i)) for i in range(count)]  # fmt: skip
+
+
+def _terminal(name: str, body: str, seconds_ago: int) -> IndexDoc:
+    return doc(f"terminal:{name}", body, session_id=name, updated_at=_at(seconds_ago))
+
+
+def _ask(conn: apsw.Connection, project: Project, query: str) -> tuple[list[str], object]:
+    answer = run_query(conn, SearchQueryArgs(query=query, limit=10), project=project, now=NOW)
+    return [item.doc_id for item in answer.items], answer
+
+
+@pytest.fixture
+def crowded(conn: apsw.Connection) -> apsw.Connection:
+    """Terminal output around more than a budget's worth of newer chats holding the phrase: the
+    newest terminal row holds the words apart (so the filtered window's row id range covers the
+    chats), the old ``phrase`` row holds them as typed in a long text, the old ``apart`` row
+    holds them in the other order in a short one (the best BM25)."""
+    insert(conn, [
+        _terminal("newest", "socket closed then timeout", 1),
+        *_chats(PHRASE_BUDGET + 1, start=10),
+        _terminal("phrase", f"{FILLER} the gateway saw a socket timeout once {FILLER}",
+                  PHRASE_BUDGET + 100),
+        _terminal("apart", "timeout socket", PHRASE_BUDGET + 200),
+    ])  # fmt: skip
+    return conn
+
+
+def test_a_filtered_row_holding_the_phrase_is_boosted_past_newer_rows_the_filter_leaves_out(
+    crowded: apsw.Connection, project: Project
+) -> None:
+    order, answer = _ask(crowded, project, "socket timeout kind:terminal")
+    assert order[0] == "terminal:phrase"  # the boost puts it above both rows holding them apart
+    assert set(order[1:]) == {"terminal:newest", "terminal:apart"}
+    assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) not in answer.warnings  # type: ignore[attr-defined]
+
+
+def test_without_a_filter_the_budget_bounds_the_boost_and_the_answer_says_so(
+    crowded: apsw.Connection, project: Project
+) -> None:
+    # The chats are in this answer: the walk reads the newest budget's worth of them and stops
+    # before the older rows of the window (``apart``), which may hold the phrase unboosted.
+    _, answer = _ask(crowded, project, "socket timeout")
+    assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) in answer.warnings  # type: ignore[attr-defined]
+    assert answer.results_truncated  # type: ignore[attr-defined]
+
+
+def test_past_the_budget_inside_the_filter_the_answer_says_so(
+    conn: apsw.Connection, project: Project
+) -> None:
+    insert(conn, [
+        _terminal("newest", "socket closed then timeout", 1),
+        *_chats(PHRASE_BUDGET + 1, start=10, kind="terminal"),
+        _terminal("phrase", f"{FILLER} the gateway saw a socket timeout once {FILLER}",
+                  PHRASE_BUDGET + 100),
+        _terminal("apart", "timeout socket", PHRASE_BUDGET + 200),
+    ])  # fmt: skip
+    _, answer = _ask(conn, project, "socket timeout kind:terminal")
+    assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) in answer.warnings  # type: ignore[attr-defined]
+    assert answer.results_truncated  # type: ignore[attr-defined]
