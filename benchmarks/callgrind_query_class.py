@@ -8,7 +8,8 @@ the run with N, which leaves N passes of the queries' own work::
         python -m benchmarks.callgrind_query_class /tmp/scale-work/c100 phrase 2
 
 ``CORPUS`` is the scale series' corpus folder (its ``vocabulary.json``), whose project is
-``CORPUS-project``; the class is a ``benchmarks.cli_classes`` name.
+``CORPUS-project``; the class is a ``benchmarks.cli_classes`` name. An optional fourth argument
+is appended to every query (``" kind:terminal"``: the class under a filter).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ def main(argv: list[str]) -> int:
     from engine.types import SearchQueryArgs
 
     corpus, name, passes = Path(argv[0]), argv[1], int(argv[2])
+    suffix = argv[3] if len(argv) > 3 else ""
     root = corpus.with_name(corpus.name + "-project")
-    queries = class_queries(root, corpus / "vocabulary.json")[name]
+    queries = [q + suffix for q in class_queries(root, corpus / "vocabulary.json")[name]]
     conn = connect(root / ".ade" / "cache" / "search-index.db")
     project = Project(root=root, id="bench", name="bench", is_git=False)
     for _ in range(1 + passes):  # the first pass warms the connection's cache

@@ -139,20 +139,23 @@ def boosts_every_row(conn: apsw.Connection, parsed: ParsedQuery, f: Filters, sco
     """Whether ``phrase_walk`` would mark every indexed row of ``parsed``, known without it.
 
     So when the query is its own phrase (``"most recent call"``: the words of a quoted phrase,
-    no exclusion, no filter) and the phrase query's budget reaches every row. Its window ranks
-    the best of the ``scored`` newest matches (every match at or above the oldest scored one),
-    and each indexed row (window or title match) is one of them; the phrase query walks, newest
-    first from the newest indexed row, those matches and the documents the query's role word
-    leaves out (``engine.index.sql.role_match``), nothing else. With ``scored`` plus those at
-    most ``PHRASE_BUDGET``, every row is among the phrase matches it reads. That walk checked
-    the phrase's positions in the window's rows a second time (~2 ms of a phrase query's 18 at
-    100 MB, benchmarks/journal/2026-12-07-query-window.md).
+    no exclusion) and the phrase query's budget reaches every row. Its window ranks the best of
+    the ``scored`` newest matches (every match at or above the oldest scored one), and each
+    body-tier row is one of them (a title-tier row's order ignores the boost); the phrase query
+    walks, newest first from the newest indexed row, those matches and, without a filter, the
+    documents the query's role word leaves out (``engine.index.sql.role_match``), nothing else.
+    With ``scored`` plus those at most ``PHRASE_BUDGET``, every row is among the phrase matches
+    it reads. Under a filter the walk narrows as the window did (``phrase_walk``): ``scored`` alone
+    must fit. That walk checked the phrase's positions in the window's rows a second time (~2 ms
+    of a phrase query's 18 at 100 MB, benchmarks/journal/2026-12-07-query-window.md).
     """
     match = phrase_match(parsed)
-    if match is None or parsed.excluded or f != UNFILTERED or scored > PHRASE_BUDGET:
+    if match is None or parsed.excluded or scored > PHRASE_BUDGET:
         return False
     if match != build_positive(parsed):
         return False
+    if f != UNFILTERED:
+        return True
     role_word = f'parts : "{ROLE_TOKEN}"'
     left_out = scalar(
         conn, f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", [role_word]
