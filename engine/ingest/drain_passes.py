@@ -79,14 +79,14 @@ class SourcePasses:
         """Reconciles run in full, and skipped on an unchanged manifest (tests read both)."""
         self.quiet: QuietFolders | None = None
         """The daemon's ``.ade`` folders known unchanged since the manifest last listed them
-        (``engine.ingest.quiet_folders``; set by ``engine.rpc.services``), None elsewhere."""
+        (``engine.ingest.quiet_folders``; the process's one, set by ``engine.rpc.services``),
+        None elsewhere."""
 
     def close(self) -> None:
-        """Stop the planning worker, if one runs, and the folders' watches."""
+        """Stop the planning worker, if one runs (the daemon's quiet folders are the process's:
+        ``shared_quiet_folders``)."""
         if self.prefetch is not None:
             self.prefetch.close()
-        if self.quiet is not None:
-            self.quiet.close()
 
     def idle(self) -> None:
         """What is left is not due yet: no backlog to plan ahead."""

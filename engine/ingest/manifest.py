@@ -180,8 +180,9 @@ class _Walk:
             from engine.ingest.quiet_folders import Listed  # the daemon's: imported already
 
             names = frozenset(kept) if regular is not None else frozenset()
-            wd, identity = watched
-            quiet.remember(folder, Listed(wd, identity, text, dict(kept), names, len(entries)))
+            wd, identity, mark = watched
+            listed = Listed(wd, identity, text, dict(kept), names, len(entries))
+            quiet.remember(folder, listed, mark)
         if depth > 0:
             for sub in folders:
                 if self.folder(sub, depth - 1) is None:

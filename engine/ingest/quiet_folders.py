@@ -18,7 +18,9 @@ lists as it did, and its part of the manifest is reused without a ``stat`` of it
 
 Anything else lists in full, as without it: no inotify (not Linux, the watch limit reached), the
 event queue overflowed (every folder forgotten), a folder that cannot be read or is missing. Only
-the daemon keeps one (``engine.rpc.services``): a one-shot search lists once and exits.
+the daemon keeps one (``engine.rpc.services``): a one-shot search lists once and exits. It keeps
+one for all the projects it serves (``shared_quiet_folders``): a user's inotify instances are few
+(128 by default) and each project's watcher needs its own.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ WATCHED = (
 LOCAL_FILE_SYSTEMS = frozenset({0xEF53, 0x58465342, 0x9123683E, 0x01021994, 0xF2F52010})
 """``statfs`` magic numbers (``linux/magic.h``): ext2/3/4, XFS, Btrfs, tmpfs, F2FS — changed
 only through this kernel, which reports every change."""
+
+Watched = tuple[int, tuple[int, int], tuple[int, int]]
+"""A folder's watch descriptor, its identity (device, inode) and the mark ``remember`` checks."""
 
 _EVENT = struct.Struct("iIII")
 """``struct inotify_event``'s head: wd, mask, cookie, len (then ``len`` bytes of name)."""
@@ -88,6 +93,11 @@ class QuietFolders:
         self._unavailable = False
         self._listed: dict[str, Listed] = {}
         self._local: dict[tuple[int, int], bool] = {}
+        self._events: dict[int, int] = {}
+        """Events read per watch: a listing is kept only if none was read for its folder since
+        it was watched (another service's catch-up may read them meanwhile)."""
+        self._epoch = 0
+        """Bumped by an overflow or a close: every listing made before is forgotten."""
         self.reused = 0
         """Folders answered from their last listing (tests and benchmarks read it)."""
 
@@ -128,8 +138,10 @@ class QuietFolders:
                     offset += _EVENT.size + length
                     if mask & IN_Q_OVERFLOW:
                         self._listed.clear()
+                        self._epoch += 1
                         return
                     changed.add(wd)
+                    self._events[wd] = self._events.get(wd, 0) + 1
             if changed:
                 for folder in [f for f, seen in self._listed.items() if seen.wd in changed]:
                     del self._listed[folder]
@@ -149,8 +161,8 @@ class QuietFolders:
         self.reused += 1
         return seen
 
-    def watch(self, folder: str) -> tuple[int, tuple[int, int]] | None:
-        """Watch ``folder`` before it is listed; its watch and identity, or None when no
+    def watch(self, folder: str) -> Watched | None:
+        """Watch ``folder`` before it is listed; its watch, identity and mark, or None when no
         listing of it can be vouched for (no inotify, not a local file system, replaced while
         the watch was added)."""
         with self._lock:
@@ -171,12 +183,15 @@ class QuietFolders:
                 after = os.stat(folder)
             except OSError:
                 return None
-            return (wd, identity) if (after.st_dev, after.st_ino) == identity else None
+            if (after.st_dev, after.st_ino) != identity:
+                return None
+            return wd, identity, (self._epoch, self._events.get(wd, 0))
 
-    def remember(self, folder: str, listed: Listed) -> None:
-        """Keep ``folder``'s listing, made after ``watch`` returned its watch and identity."""
+    def remember(self, folder: str, listed: Listed, mark: tuple[int, int]) -> None:
+        """Keep ``folder``'s listing, made after ``watch`` returned ``mark``, unless an event
+        of its folder was read since (the listing may predate that change)."""
         with self._lock:
-            if self._fd is not None:
+            if self._fd is not None and mark == (self._epoch, self._events.get(listed.wd, 0)):
                 self._listed[folder] = listed
 
     def _is_local(self, folder: str, identity: tuple[int, int]) -> bool:
@@ -197,8 +212,24 @@ class QuietFolders:
         self._fd = None
         self._listed.clear()
         self._local.clear()
+        self._events.clear()
+        self._epoch += 1
 
     def close(self) -> None:
         """Stop watching (a later manifest starts again, listing every folder once)."""
         with self._lock:
             self._close()
+
+
+_SHARED: list[QuietFolders] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_quiet_folders() -> QuietFolders:
+    """The process's one ``QuietFolders`` (every service of the daemon): one inotify instance,
+    the folders of every project in it. A service's catch-up that reads the events forgets the
+    folders of the others too, in the one ``listed`` they share."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(QuietFolders())
+        return _SHARED[0]

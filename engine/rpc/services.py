@@ -40,7 +40,7 @@ def embedded_factory(
         from engine.basics.caller_env import current_environ, request_clock
         from engine.basics.clock import clock_from_env
         from engine.embedded import EmbeddedClient  # the engine is heavy; import on first use
-        from engine.ingest.quiet_folders import QuietFolders
+        from engine.ingest.quiet_folders import shared_quiet_folders
         from engine.wiring import start_watcher
 
         # The service answers the caller's clock per request and discovers in the caller's
@@ -49,7 +49,7 @@ def embedded_factory(
         client.service.drainer.external.environ = dict(current_environ())
         # Each answer's catch-up lists the .ade folders again only when something changed in
         # them (inotify: engine.ingest.quiet_folders); the files stay where they are.
-        client.service.drainer.passes.quiet = QuietFolders()
+        client.service.drainer.passes.quiet = shared_quiet_folders()
         start_watcher(client.service)
         # Ingestion first under load: queries wait, boundedly, while a drain is due.
         client.service.ingest_gate.enabled = query_hold != 0

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from engine.ingest.manifest import Manifest, project_manifest
-from engine.ingest.quiet_folders import QuietFolders
+from engine.ingest.quiet_folders import Listed, QuietFolders, shared_quiet_folders
 from engine.project.model import Project
 
 pytestmark = [
@@ -143,3 +143,27 @@ def test_after_close_it_lists_again_and_watches_anew(
     first = _same(project, quiet)
     assert quiet.reused == 2  # sessions, terminals: the append forgot the chats folder
     assert _same(project, quiet) == first
+
+
+def test_a_change_read_by_another_catch_up_while_listing_keeps_the_listing_out(
+    project: Project, writer: Any, quiet: QuietFolders
+) -> None:
+    """The daemon's services share one ``QuietFolders``: an event one of them reads between
+    another's watch and its ``remember`` must not leave a listing made before the change."""
+    _project(project, writer)
+    chats = str(project.ade_dir / "chats")
+    watched = quiet.watch(chats)
+    assert watched is not None
+    wd, identity, mark = watched
+    listed = Listed(wd, identity, b"", {}, frozenset(), 0)  # as listed before the write
+    with next((project.ade_dir / "chats").iterdir()).open("a") as f:
+        f.write('{"seq": 4}\n')
+    quiet.forget_changed()  # another service's catch-up reads the event
+    quiet.remember(chats, listed, mark)
+    assert quiet.listed(chats) is None
+    _same(project, quiet)  # listed in full, and kept this time
+    assert quiet.listed(chats) is not None
+
+
+def test_the_daemon_keeps_one_for_every_project() -> None:
+    assert shared_quiet_folders() is shared_quiet_folders()
