@@ -16,6 +16,9 @@ lists as it did, and its part of the manifest is reused without a ``stat`` of it
 - none of its entries is a link, a folder or a file with a second name: what they point at,
   hold or are written through changes without an event in this folder.
 
+(A write through a shared memory map raises no event either; transcripts, session records and
+PR snapshots are written with ``write(2)``.)
+
 Anything else lists in full, as without it: no inotify (not Linux, the watch limit reached), the
 event queue overflowed (every folder forgotten), a folder that cannot be read or is missing. Only
 the daemon keeps one (``engine.rpc.services``): a one-shot search lists once and exits. It keeps
