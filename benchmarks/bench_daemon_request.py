@@ -18,18 +18,20 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.timing import best_of
+
 
 def best_us(call: Callable[[], object], calls: int) -> float:
     """The best of three rounds of ``calls`` calls, in CPU microseconds a call."""
     for _ in range(20):
         call()
-    rounds = []
-    for _ in range(3):
-        start = time.thread_time()
+
+    def round_of_calls() -> None:
         for _ in range(calls):
             call()
-        rounds.append((time.thread_time() - start) / calls * 1e6)
-    return min(rounds)
+
+    seconds, _ = best_of(round_of_calls, 3, clock=time.thread_time)
+    return seconds / calls * 1e6
 
 
 def main() -> None:
