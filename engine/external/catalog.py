@@ -59,6 +59,8 @@ class ExternalCatalog:
         """Whether ``refresh`` ran: a warm reconcile skipped by the manifest lists nothing."""
         self._in_lanes: tuple[list[Path], list[Path]] | None = None
         """Every agent's ``lane_roots`` and ``lane_files`` for the lanes last listed."""
+        self._agent_roots: tuple[tuple[object, ...], list[Path]] | None = None
+        """Every agent's ``watch_roots`` under the ``places_signature`` they were made for."""
 
     @property
     def heads(self) -> HeadCache:
@@ -172,10 +174,19 @@ class ExternalCatalog:
         """Every agent tool's folder, whether it exists or not: the watcher watches the ones
         that do and polls for the others (``engine.ingest.watch_plan``)."""
         from engine.external.registry import all_formats
+        from engine.external.roots import places_signature
 
         env = self.env()
-        roots = [root for fmt in all_formats() for root in fmt.watch_roots(env)]
-        return roots + self._lane_watch()[0]
+        # The watcher asks every POLL_MS: while nothing that decides the agents' folders
+        # changed (the environment, a settings file moving a storage), they are the same.
+        signature = places_signature(env)
+        with self._lock:
+            known = self._agent_roots
+        if known is None or known[0] != signature:
+            known = (signature, [root for fmt in all_formats() for root in fmt.watch_roots(env)])
+            with self._lock:
+                self._agent_roots = known
+        return known[1] + self._lane_watch()[0]
 
     def watch_files(self) -> list[Path]:
         """Every agent's files written straight into a lane's root (``AgentFormat.lane_files``):

@@ -16,9 +16,9 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from engine.agent_table import AGENTS, PORTABLE, Folder, entry
 from engine.agent_table import AIDER_HISTORY_FILE as AIDER_HISTORY_FILE
-from engine.agent_table import PORTABLE, Folder, entry
-from engine.external.vscode_settings import Unreadable, setting_folders
+from engine.external.vscode_settings import Unreadable, setting_folders, settings_signature
 from engine.project.model import Lane
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9]")
@@ -145,6 +145,19 @@ def moved_storage(name: str, user_data: Path) -> list[Path | Unreadable]:
     if line.setting is None:
         return []
     return setting_folders(user_data, line.setting[0])
+
+
+def places_signature(environ: Mapping[str, str]) -> tuple[object, ...]:
+    """Everything every agent's ``agent_places`` in ``environ`` depends on: the environment's
+    values and the stat of each settings file that may move an agent's storage. Equal
+    signatures, equal places (what the watcher's poll remembers its roots under)."""
+    settings = tuple(
+        settings_signature(data)
+        for line in AGENTS
+        if line.setting is not None
+        for data in vscode_user_data(line.name, environ)
+    )
+    return (tuple(environ.items()), settings)
 
 
 def unreadable_settings(name: str, environ: Mapping[str, str]) -> list[Path]:

@@ -135,6 +135,22 @@ def setting_folders(user_data: Path, key: str) -> list[Path | Unreadable]:
     return [each for each in found if each is not None]
 
 
+def settings_signature(user_data: Path) -> tuple[tuple[int, int, int] | None, ...]:
+    """What ``setting_folders(user_data, …)`` answers from: the stat of each settings file
+    (None when missing); empty when there is no such user data folder."""
+    if not os.path.isdir(user_data):
+        return ()
+    found: list[tuple[int, int, int] | None] = []
+    for path in settings_files(user_data):
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            found.append(None)
+        else:
+            found.append((st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(found)
+
+
 def setting_folder(path: Path, key: str) -> Path | Unreadable | None:
     """The absolute folder setting ``key`` names in the settings file ``path``, if any
     (remembered while the file's stat is unchanged)."""
