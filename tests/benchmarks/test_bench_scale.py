@@ -31,7 +31,9 @@ def test_the_series_runs_tiny_in_process(
     assert 0 < float(size) < 3  # the index exists and is of the text's order
     assert len(p95.split(" · ")) == 5
     assert all(float(x) > 0 for x in p95.split(" · "))
-    assert float(startup) > 0
+    # A difference of two timings (the process minus its own work): one run at a high load can
+    # put it below zero, so the column's form is checked, not its sign (no test asserts time).
+    assert re.fullmatch(r"-?\d+\.\d\d", startup)
     assert ryw.endswith("(1/1 found)")  # the search right after the write saw it
     assert float(rss) > 0
     assert "load average" in out
