@@ -24,9 +24,7 @@ from typing import Any, NamedTuple
 import apsw
 import msgspec
 
-from engine.index.db import scalar
-from engine.index.sql import FTS_TABLE, Filters, filter_sql, role_match
-from engine.kinds import ROLE_TOKEN
+from engine.index.sql import Filters, filter_sql, role_match
 from engine.query.parser import AnyOf, ParsedQuery, build_positive
 from engine.query.pasted import is_weak_word
 from engine.query.ranking import Candidate, tier_for
@@ -89,18 +87,18 @@ def phrase_walk(
 
     With a filter the walk applies it as the window does (the ``docs`` join, ``role_match``), so
     its budget is spent only on rows the answer can hold: newer rows outside the filter no longer
-    leave an older row inside it unboosted. Without one it reads ``docs_fts`` alone, as before
-    (the notices agents injected count towards its budget there:
-    benchmarks/journal/2026-12-07-phrase-boost-filters.md)."""
+    leave an older row inside it unboosted. Without one it reads ``docs_fts`` alone, its MATCH
+    leaving out the notices agents injected as the window's does (``role_match``), so they do not
+    spend the budget either (benchmarks/journal/2026-12-07-phrase-boost-filters.md)."""
     if not rowids:
         return PhraseWalk(set(), None)
     budget = PHRASE_BUDGET if budget is None else budget
-    join, where, fts_match = "", "", match
+    join, where = "", ""
     params: list[Any] = []
     if f != UNFILTERED:
         join = " CROSS JOIN docs d ON d.id = docs_fts.rowid"
         where, params = filter_sql(f, fts=True)
-        fts_match = role_match(match, f.roles)
+    fts_match = role_match(match, f.roles)  # by default the notices the answer leaves out
     sql = (f"SELECT docs_fts.rowid FROM docs_fts{join} WHERE docs_fts MATCH ?{where}"
            " AND docs_fts.rowid >= ? AND docs_fts.rowid <= ? ORDER BY docs_fts.rowid DESC LIMIT ?")  # fmt: skip
     wanted = set(rowids)
@@ -135,32 +133,23 @@ def row_has_phrase(conn: apsw.Connection, parsed: ParsedQuery, rowid: int) -> bo
     return bool(phrase_rowids(conn, match, [rowid]))
 
 
-def boosts_every_row(conn: apsw.Connection, parsed: ParsedQuery, f: Filters, scored: int) -> bool:
+def boosts_every_row(parsed: ParsedQuery, scored: int) -> bool:
     """Whether ``phrase_walk`` would mark every indexed row of ``parsed``, known without it.
 
     So when the query is its own phrase (``"most recent call"``: the words of a quoted phrase,
     no exclusion) and the phrase query's budget reaches every row. Its window ranks the best of
     the ``scored`` newest matches (every match at or above the oldest scored one), and each
     body-tier row is one of them (a title-tier row's order ignores the boost); the phrase query
-    walks, newest first from the newest indexed row, those matches and, without a filter, the
-    documents the query's role word leaves out (``engine.index.sql.role_match``), nothing else.
-    With ``scored`` plus those at most ``PHRASE_BUDGET``, every row is among the phrase matches
-    it reads. Under a filter the walk narrows as the window did (``phrase_walk``): ``scored`` alone
-    must fit. That walk checked the phrase's positions in the window's rows a second time (~2 ms
+    walks, newest first, the same matches (the same MATCH, its notices left out or kept by
+    ``role_match`` as the window's, and under a filter the window's narrowing: ``phrase_walk``),
+    nothing else. With ``scored`` at most ``PHRASE_BUDGET``, every row is among the phrase matches
+    it reads. That walk checked the phrase's positions in the window's rows a second time (~2 ms
     of a phrase query's 18 at 100 MB, benchmarks/journal/2026-12-07-query-window.md).
     """
     match = phrase_match(parsed)
     if match is None or parsed.excluded or scored > PHRASE_BUDGET:
         return False
-    if match != build_positive(parsed):
-        return False
-    if f != UNFILTERED:
-        return True
-    role_word = f'parts : "{ROLE_TOKEN}"'
-    left_out = scalar(
-        conn, f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", [role_word]
-    )
-    return scored + left_out <= PHRASE_BUDGET
+    return match == build_positive(parsed)
 
 
 def with_phrase_boost(
@@ -179,7 +168,7 @@ def with_phrase_boost(
     match = phrase_match(parsed)
     if match is None or not indexed:
         return indexed, 0
-    if f is not None and scored is not None and boosts_every_row(conn, parsed, f, scored):
+    if f is not None and scored is not None and boosts_every_row(parsed, scored):
         return [(rowid, msgspec.structs.replace(c, phrase=True)) for rowid, c in indexed], 0
     budget = PHRASE_BUDGET if budget is None else budget
     walk = phrase_walk(conn, match, [rowid for rowid, _ in indexed], f or UNFILTERED,

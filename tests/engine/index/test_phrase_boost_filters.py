@@ -6,6 +6,7 @@ the answer says so like the other budgets (a warning and ``resultsTruncated``)."
 from __future__ import annotations
 
 import apsw
+import msgspec
 import pytest
 from index_helpers import NOW, NOW_MS, doc, insert
 
@@ -85,3 +86,23 @@ def test_past_the_budget_inside_the_filter_the_answer_says_so(
     _, answer = _ask(conn, project, "socket timeout kind:terminal")
     assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) in answer.warnings  # type: ignore[attr-defined]
     assert answer.results_truncated  # type: ignore[attr-defined]
+
+
+def test_the_notices_the_answer_leaves_out_do_not_spend_the_budget(
+    conn: apsw.Connection, project: Project
+) -> None:
+    # Without a filter the answer leaves out the notices agents injected (``role = 'system'``);
+    # a budget's worth of newer notices holding the phrase must not leave the older row unboosted.
+    notices = [msgspec.structs.replace(d, role="system")
+               for d in _chats(PHRASE_BUDGET + 1, start=10)]  # fmt: skip
+    insert(conn, [
+        _terminal("newest", "socket closed then timeout", 1),
+        *notices,
+        _terminal("phrase", f"{FILLER} the gateway saw a socket timeout once {FILLER}",
+                  PHRASE_BUDGET + 100),
+        _terminal("apart", "timeout socket", PHRASE_BUDGET + 200),
+    ])  # fmt: skip
+    order, answer = _ask(conn, project, "socket timeout")
+    assert order[0] == "terminal:phrase"  # boosted above both rows holding the words apart
+    assert set(order) == {"terminal:phrase", "terminal:newest", "terminal:apart"}
+    assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) not in answer.warnings  # type: ignore[attr-defined]

@@ -11,7 +11,6 @@ from index_helpers import NOW, NOW_MS, doc, insert
 
 import engine.query.phrase_boost as phrase_boost
 from engine.project.model import Project
-from engine.query.candidates import plan_filters
 from engine.query.phrase_boost import boosts_every_row
 from engine.query.plan import build_plan
 from engine.query.run import run_query
@@ -34,9 +33,9 @@ def phrased(conn: apsw.Connection) -> apsw.Connection:
     return conn
 
 
-def _known(conn: apsw.Connection, text: str, scored: int = ROWS) -> bool:
+def _known(text: str, scored: int = ROWS) -> bool:
     plan = build_plan(SearchQueryArgs(query=text), now=NOW, lanes=())
-    return boosts_every_row(conn, plan.parsed, plan_filters(plan), scored)
+    return boosts_every_row(plan.parsed, scored)
 
 
 def _answer(conn: apsw.Connection, project: Project, text: str = '"exit code"') -> bytes:
@@ -47,7 +46,7 @@ def _answer(conn: apsw.Connection, project: Project, text: str = '"exit code"') 
 def test_a_query_that_is_its_phrase_needs_no_phrase_query(
     phrased: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert _known(phrased, '"exit code"')
+    assert _known('"exit code"')
     known = _answer(phrased, project)
     monkeypatch.setattr(phrase_boost, "boosts_every_row", lambda *_args: False)
     assert _answer(phrased, project) == known  # the phrase query marks the same rows
@@ -56,7 +55,7 @@ def test_a_query_that_is_its_phrase_needs_no_phrase_query(
 @pytest.mark.parametrize("text", ["exit code", '"exit code" -filler'])
 def test_other_queries_still_ask_the_phrase_query(phrased: apsw.Connection, text: str) -> None:
     # Words apart or an excluded word: a phrase match may not be a match of the query.
-    assert not _known(phrased, text)
+    assert not _known(text)
 
 
 @pytest.mark.parametrize("filters", ["kind:chat", "since:1d", "role:system"])
@@ -66,7 +65,7 @@ def test_under_a_filter_the_phrase_query_reads_the_windows_matches(
     # The phrase query narrows as the window did (``phrase_walk``), so the query's own phrase is
     # known there too, whatever the notices (the default leaves them out of both).
     text = f'"exit code" {filters}'
-    assert _known(phrased, text)
+    assert _known(text)
     known = _answer(phrased, project, text)
     monkeypatch.setattr(phrase_boost, "boosts_every_row", lambda *_args: False)
     assert _answer(phrased, project, text) == known
@@ -75,11 +74,11 @@ def test_under_a_filter_the_phrase_query_reads_the_windows_matches(
 def test_past_the_phrase_budget_the_phrase_query_decides(
     phrased: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert not _known(phrased, '"exit code"', scored=phrase_boost.PHRASE_BUDGET + 1)
-    # The notices are phrase matches too: with them the budget no longer reaches the oldest
-    # (best-scored) messages, which the phrase query leaves unmarked.
-    monkeypatch.setattr(phrase_boost, "PHRASE_BUDGET", ROWS)
-    assert not _known(phrased, '"exit code"')
+    assert not _known('"exit code"', scored=phrase_boost.PHRASE_BUDGET + 1)
+    # A budget one short of the window's matches no longer reaches the oldest (best-scored)
+    # message, which the phrase query leaves unmarked.
+    monkeypatch.setattr(phrase_boost, "PHRASE_BUDGET", ROWS - 1)
+    assert not _known('"exit code"')
     answer = _answer(phrased, project)
     monkeypatch.setattr(phrase_boost, "boosts_every_row", lambda *_args: True)
     assert _answer(phrased, project) != answer  # marking every row here would change the answer
