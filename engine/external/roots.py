@@ -18,6 +18,7 @@ from pathlib import Path
 
 from engine.agent_table import AGENTS, PORTABLE, Folder, entry
 from engine.agent_table import AIDER_HISTORY_FILE as AIDER_HISTORY_FILE
+from engine.basics.memo import remember
 from engine.external.vscode_settings import Unreadable, setting_folders, settings_signature
 from engine.project.model import Lane
 
@@ -75,10 +76,8 @@ def vscode_user_data(
     if known is None:
         first = [Path(portable, "user-data")] if portable else []
         base = agent_home(name, environ, platform)
-        known = (*first, *(base / product for product in line.editors))
-        if len(_USER_DATA) >= _MAX_HOME_PLACES:
-            _USER_DATA.clear()
-        _USER_DATA[key] = known
+        known = remember(_USER_DATA, key, (*first, *(base / product for product in line.editors)),
+                         _MAX_HOME_PLACES)  # fmt: skip
     return list(known)
 
 
@@ -101,14 +100,15 @@ def agent_places(
         known = _HOME_PLACES.get(key)
         if known is None:
             home = agent_home(name, environ, platform)
-            known = _remember(key, [(folder, home / folder.path) for folder in line.folders])
+            joined = tuple((folder, home / folder.path) for folder in line.folders)
+            known = remember(_HOME_PLACES, key, joined, _MAX_HOME_PLACES)
         return list(known)
     places: dict[Path, Folder] = {}
     for data in vscode_user_data(name, environ, platform):
         under = _HOME_PLACES.get((name, None, str(data)))
         if under is None:
-            joined = [(folder, data / folder.path) for folder in line.folders]
-            under = _remember((name, None, str(data)), joined)
+            joined = tuple((folder, data / folder.path) for folder in line.folders)
+            under = remember(_HOME_PLACES, (name, None, str(data)), joined, _MAX_HOME_PLACES)
         places.update((path, folder) for folder, path in under)
         prefix = f"{line.setting[1]}/" if line.setting else ""
         for moved in moved_storage(name, data):
@@ -127,15 +127,6 @@ asks on every search, the daemon's on every answer; only the names depend on the
 environment): by agent, moved home, and home (or user data folder)."""
 
 _MAX_HOME_PLACES = 256
-
-
-def _remember(
-    key: tuple[str, str | None, str | None], places: list[tuple[Folder, Path]]
-) -> tuple[tuple[Folder, Path], ...]:
-    if len(_HOME_PLACES) >= _MAX_HOME_PLACES:
-        _HOME_PLACES.clear()
-    known = _HOME_PLACES[key] = tuple(places)
-    return known
 
 
 def moved_storage(name: str, user_data: Path) -> list[Path | Unreadable]:

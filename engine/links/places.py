@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from engine.basics.bytes_memo import MISSING, BytesMemo
+from engine.basics.memo import MISSING, BytesMemo
 from engine.errors import AdeError
 from engine.links.deeplink import build_deep_link, build_link, parse_deep_link
 from engine.links.targets import envelope_for_lane
@@ -136,7 +136,7 @@ def _matching_line(project: Project, sid: str, chunk_offset: int, words: list[st
 
 _LINES: BytesMemo[int | None] = BytesMemo(max_bytes=4 * 1024 * 1024, max_entry=64 * 1024)
 """Each terminal hit's matching line lately found, kept with the bytes read for it (a pure
-function of them, the chunk's offset and the words: ``engine.basics.bytes_memo``); ~4 MB, a few
+function of them, the chunk's offset and the words: ``engine.basics.memo``); ~4 MB, a few
 hundred hits' 16 KiB reads."""
 
 

@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from engine.basics.memo import remember
 from engine.project.git import GitError, origin_slug, parse_remote_slug, run_git
 from engine.project.model import Project
 from engine.project.safe_io import loads_json, read_regular
@@ -66,10 +67,7 @@ def config_signature(project: Project) -> str | None:
     key = (tuple(map(str, files)), signature)
     included = _INCLUDED.get(key)
     if included is None:  # read once per stat of the files (the daemon asks on every answer)
-        included = any(_has_include(path) for path in files)
-        if len(_INCLUDED) >= _MAX_REMEMBERED:
-            _INCLUDED.clear()
-        _INCLUDED[key] = included
+        included = remember(_INCLUDED, key, any(_has_include(p) for p in files), _MAX_REMEMBERED)
     if included:
         return None
     env = [os.environ.get(name) for name in _ENV]

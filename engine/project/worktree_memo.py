@@ -22,15 +22,12 @@ import os
 import re
 from pathlib import Path
 
+from engine.basics.memo import remember
 from engine.project.git import Worktree, worktrees
 from engine.project.model import Project
 from engine.project.origin_memo import config_signature, load_signed, store_json
 from engine.project.plain_repo import GIT_ENV
 from engine.project.stat import stat_signature
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 CACHE_NAME = "worktrees.json"
 
@@ -83,7 +80,7 @@ def _is_reftable(config: Path) -> bool:
     known = _REFTABLE.get(key)
     if known is None:
         known = _REFTABLE_RE.search(_read_small(config) or b"") is not None
-        _remember(_REFTABLE, key, known)
+        remember(_REFTABLE, key, known, _MAX_REMEMBERED)
     return known
 
 
@@ -93,12 +90,6 @@ _REMEMBERED: dict[tuple[str, str], list[Worktree]] = {}
 on every answer): the file it is stored in need not be read again while the signature holds."""
 
 _MAX_REMEMBERED = 64
-
-
-def _remember(memo: dict[tuple[str, str], Any], key: tuple[str, str], value: Any) -> None:
-    if len(memo) >= _MAX_REMEMBERED:
-        memo.clear()
-    memo[key] = value
 
 
 def _encode(trees: list[Worktree]) -> list[dict[str, object]]:
@@ -146,9 +137,9 @@ def remembered_worktrees(project: Project) -> list[Worktree]:
     if stored is not None:
         found = _decode(stored.get("worktrees"))
         if found is not None:
-            _remember(_REMEMBERED, key, found)
+            remember(_REMEMBERED, key, found, _MAX_REMEMBERED)
             return list(found)
     trees = worktrees(project.root)
     store_json(path, {"signature": signature, "worktrees": _encode(trees)})
-    _remember(_REMEMBERED, key, trees)
+    remember(_REMEMBERED, key, trees, _MAX_REMEMBERED)
     return list(trees)

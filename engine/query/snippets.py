@@ -271,7 +271,7 @@ def _window(body: str, hit: int, width: int) -> tuple[str, bool, bool]:
 
 
 def make_snippet(body: str, parsed: ParsedQuery, width: int = SNIPPET_CHARS) -> str:
-    """One line of ``body`` around the first match, matches wrapped in ``\x01``/``\x02``.
+    """One line of ``body`` around the first match, matches wrapped in ``\\x01``/``\\x02``.
 
     Whitespace (newlines included) is collapsed so a snippet is always one line. Without a match in
     the body (a title-only hit, a filter-only query) the snippet is the start of the body. Only the

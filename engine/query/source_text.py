@@ -27,7 +27,7 @@ from typing import Any
 
 import apsw
 
-from engine.basics.bytes_memo import BytesMemo
+from engine.basics.memo import BytesMemo
 from engine.index.documents import StoredBody, body_fingerprint, fetch_bodies
 from engine.index.sources import mark_for_reingest
 from engine.project.model import ChatEvent, Project, is_valid_session_id
@@ -183,7 +183,7 @@ def _derive_source(ade_dir: str, key: str, rows: list[StoredBody]) -> list[str |
 
 
 _DERIVED: BytesMemo[str] = BytesMemo(max_bytes=8 * 1024 * 1024, max_entry=256 * 1024)
-"""The texts lately derived, each kept with the bytes it came from (``engine.basics.bytes_memo``:
+"""The texts lately derived, each kept with the bytes it came from (``engine.basics.memo``:
 a body is a pure function of its bytes, offset and kind), ~8 MB: a few hundred pages of
 snippet sources (a chunk is a few KB)."""
 

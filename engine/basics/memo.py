@@ -1,4 +1,8 @@
-"""What a pure function of some bytes gave, kept with those bytes (a page's work shown again).
+"""Bounded memos for a long-lived process: what a pure function of some bytes gave, kept with
+those bytes (:class:`BytesMemo`), and a plain dict kept under a size (:func:`remember`).
+
+BytesMemo: what a pure function of some bytes gave, kept with those bytes (a page's work shown
+again).
 
 A snippet's text is derived from a transcript's bytes, a terminal hit's matching line found in
 them: both are pure functions of the bytes read (and of a few small arguments, the key). A page
@@ -17,7 +21,19 @@ import threading
 from collections.abc import Hashable
 from typing import Generic, TypeVar
 
+_K = TypeVar("_K", bound=Hashable)
 _V = TypeVar("_V")
+
+
+def remember(memo: dict[_K, _V], key: _K, value: _V, limit: int) -> _V:
+    """``memo[key] = value``, ``memo`` emptied first when it holds ``limit`` entries: a memo
+    keyed by stat or environment signatures (which change) stays bounded in a daemon that runs
+    for days, and refills from the next asks. Returns ``value``."""
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = value
+    return value
+
 
 MISSING: object = object()
 """What :meth:`BytesMemo.get` returns when no answer for those bytes is kept."""
