@@ -38,19 +38,24 @@ def _ask(conn: apsw.Connection, project: Project, query: str) -> tuple[list[str]
     return [item.doc_id for item in answer.items], answer
 
 
-@pytest.fixture
-def crowded(conn: apsw.Connection) -> apsw.Connection:
-    """Terminal output around more than a budget's worth of newer chats holding the phrase: the
-    newest terminal row holds the words apart (so the filtered window's row id range covers the
-    chats), the old ``phrase`` row holds them as typed in a long text, the old ``apart`` row
-    holds them in the other order in a short one (the best BM25)."""
+def _around(conn: apsw.Connection, middle: list[IndexDoc]) -> None:
+    """``middle`` between terminal output: the newest row holds the words apart (so a filtered
+    window's row id range covers ``middle``), the old ``phrase`` row holds them as typed in a long
+    text, the old ``apart`` row holds them in the other order in a short one (the best BM25)."""
     insert(conn, [
         _terminal("newest", "socket closed then timeout", 1),
-        *_chats(PHRASE_BUDGET + 1, start=10),
+        *middle,
         _terminal("phrase", f"{FILLER} the gateway saw a socket timeout once {FILLER}",
                   PHRASE_BUDGET + 100),
         _terminal("apart", "timeout socket", PHRASE_BUDGET + 200),
     ])  # fmt: skip
+
+
+@pytest.fixture
+def crowded(conn: apsw.Connection) -> apsw.Connection:
+    """Terminal output (``_around``) around more than a budget's worth of newer chats holding
+    the phrase."""
+    _around(conn, _chats(PHRASE_BUDGET + 1, start=10))
     return conn
 
 
@@ -76,13 +81,7 @@ def test_without_a_filter_the_budget_bounds_the_boost_and_the_answer_says_so(
 def test_past_the_budget_inside_the_filter_the_answer_says_so(
     conn: apsw.Connection, project: Project
 ) -> None:
-    insert(conn, [
-        _terminal("newest", "socket closed then timeout", 1),
-        *_chats(PHRASE_BUDGET + 1, start=10, kind="terminal"),
-        _terminal("phrase", f"{FILLER} the gateway saw a socket timeout once {FILLER}",
-                  PHRASE_BUDGET + 100),
-        _terminal("apart", "timeout socket", PHRASE_BUDGET + 200),
-    ])  # fmt: skip
+    _around(conn, _chats(PHRASE_BUDGET + 1, start=10, kind="terminal"))
     _, answer = _ask(conn, project, "socket timeout kind:terminal")
     assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) in answer.warnings  # type: ignore[attr-defined]
     assert answer.results_truncated  # type: ignore[attr-defined]
@@ -95,13 +94,7 @@ def test_the_notices_the_answer_leaves_out_do_not_spend_the_budget(
     # a budget's worth of newer notices holding the phrase must not leave the older row unboosted.
     notices = [msgspec.structs.replace(d, role="system")
                for d in _chats(PHRASE_BUDGET + 1, start=10)]  # fmt: skip
-    insert(conn, [
-        _terminal("newest", "socket closed then timeout", 1),
-        *notices,
-        _terminal("phrase", f"{FILLER} the gateway saw a socket timeout once {FILLER}",
-                  PHRASE_BUDGET + 100),
-        _terminal("apart", "timeout socket", PHRASE_BUDGET + 200),
-    ])  # fmt: skip
+    _around(conn, notices)
     order, answer = _ask(conn, project, "socket timeout")
     assert order[0] == "terminal:phrase"  # boosted above both rows holding the words apart
     assert set(order) == {"terminal:phrase", "terminal:newest", "terminal:apart"}
