@@ -42,9 +42,10 @@ same hits, the others dropped by the matcher)."""
 
 EAGER_REDACTION_LINES = 5000
 """Up to this many line hits, every line is redacted before the answer is made, so a line
-found only through a secret is dropped (matched as shown). Redaction costs ~0.1 ms a line: past
-it only the lines of the page shown are redacted (their snippets, ``line_snippet``), so a word
-with 100,000 lines still answers in about the time git grep takes."""
+found only through a secret is dropped (matched as shown). Redaction costs ~2 us a line (one
+automaton pass, ``engine.redaction.redact_lines``): past it only the lines of the page shown
+are redacted (their snippets, ``line_snippet``), so a word with 100,000 lines still answers in
+about the time git grep takes."""
 
 
 class _Word(NamedTuple):

@@ -125,7 +125,7 @@ def redact_secrets(text: str) -> str:
     return _redact(text, None)
 
 
-def redact_page(texts: Sequence[str]) -> list[str]:
+def redact_page(texts: Sequence[str], *, one_pass: bool = False) -> list[str]:
     """``[redact_secrets(t) for t in texts]``, the rule literals and the gitleaks keywords looked
     for once in all of them joined: each text is then searched only for those found there (most
     pages of snippets hold none, and then a text costs no scan at all). A literal or keyword
@@ -136,12 +136,13 @@ def redact_page(texts: Sequence[str]) -> list[str]:
     palette), one pass over the joined page finds every text's literals and keywords with their
     places (``engine.redaction.scan.page_hits``); a process's first page is scanned literal by
     literal (a page's ~270 ``in`` scans were ~70% of redacting it), so a one-shot search never
-    loads the extension module (the start-up budget)."""
+    loads the extension module (the start-up budget). ``one_pass`` takes the automaton's pass
+    on a first page too: for many texts, where loading it is repaid (``redact_lines``)."""
     global _pages_redacted
     if not texts:
         return []
     redaction_scan = _scan or _load_scan()
-    if redaction_rules.literal_automaton is not None or _pages_redacted:
+    if one_pass or redaction_rules.literal_automaton is not None or _pages_redacted:
         haystacks = [text.encode("utf-8", "replace").lower() for text in texts]
         found = redaction_scan.page_hits(haystacks)
         return [_redact(text, None, known=(haystack, literals, hits))
@@ -246,16 +247,25 @@ def redact_title(title: str) -> str:
 
 
 def redact_lines(lines: list[str]) -> list[str]:
-    """:func:`redact_secrets` for each of many short lines (file hits): one literal prefilter
-    over all of them first, so a page of ordinary lines costs one test, not one per line."""
-    from engine.redaction.scan import candidate_rules
+    """:func:`redact_secrets` of each of many short lines (a query's file hits, up to
+    ``EAGER_REDACTION_LINES``): :func:`redact_page`, whose one pass finds which lines hold a rule's
+    literal or a gitleaks keyword and scans only those. From ``ONE_PASS_LINES`` lines the
+    automaton takes that pass on a process's first call too: loading it (~1 ms) is repaid many
+    times over (3,686 lines of ``the`` in junegunn/fzf: 60 ms redacting them joined as one text,
+    49 ms literal by literal, 8 ms in one pass; benchmarks/journal/2026-12-07-file-lines.md).
 
-    joined = "\n".join(lines)
-    if not lines or (prefilter_rules(joined) is None and not candidate_rules(joined)):
-        return lines
-    # One pass over all lines; per line only when a match crossed a line end (a key block).
-    redacted = redact_secrets(joined).split("\n")
-    return redacted if len(redacted) == len(lines) else [redact_secrets(line) for line in lines]
+    A bare AWS secret access key next to a redacted key id on a neighbouring line is redacted
+    too, as in a transcript (``_redact_aws_secret_keys``): hits of one file come in line order."""
+    redacted = redact_page(lines, one_pass=len(lines) >= ONE_PASS_LINES)
+    if not any(_AWS_ID_MARKER in line for line in redacted):
+        return redacted
+    paired = _redact_aws_secret_keys("\n".join(redacted)).split("\n")
+    return paired if len(paired) == len(lines) else redacted
+
+
+ONE_PASS_LINES = 100
+"""From this many lines :func:`redact_lines` loads the one-pass automaton (~1 ms) on first use; a
+first page's literal-by-literal look costs ~13 us a line against ~2 us."""
 
 
 AWS_NEARBY_LINES = 2

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import engine.redaction as redaction
-from engine.redaction import redact_page, redact_secrets
+from engine.redaction import redact_lines, redact_page, redact_secrets
 from engine.redaction import rules as redaction_rules
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "gitleaks_examples.json"
@@ -84,3 +84,46 @@ def test_a_page_of_one_and_an_empty_page() -> None:
     secret = _secrets()[0]
     assert redact_page([secret]) == [redact_secrets(secret)]
     assert redact_page([]) == []
+
+
+def _file_lines(count: int) -> list[str]:
+    """``count`` short lines, gitleaks' secret examples among prose, none an AWS key id (whose
+    neighbours ``redact_lines`` also looks at)."""
+    rng = random.Random(7)
+    secrets = [
+        s for s in _secrets() if "\n" not in s and "aws-access-key-id" not in redact_secrets(s)
+    ]
+    return [rng.choice(secrets) if rng.random() < 0.2 else rng.choice(PROSE).split("\n")[0]
+            for _ in range(count)]  # fmt: skip
+
+
+@pytest.mark.parametrize("count", [redaction.ONE_PASS_LINES - 1, redaction.ONE_PASS_LINES, 3000])
+def test_file_lines_are_redacted_as_each_line_alone(
+    monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    """A query's file hits (``redact_lines``) in a one-shot search: each line as it is alone,
+    whether the lines are few (looked for literal by literal) or many (the one-pass automaton is
+    loaded for them, ``engine.redaction.scan._automaton``)."""
+    from engine.redaction import scan
+
+    monkeypatch.setattr(redaction_rules, "literal_automaton", None)
+    monkeypatch.setattr(redaction, "_pages_redacted", 0)
+    scan._automaton.cache_clear()
+    lines = _file_lines(count)
+    alone = [redact_secrets(line) for line in lines]
+    assert redact_lines(lines) == alone
+    assert sum(a != t for a, t in zip(alone, lines, strict=True)) > count // 20
+    assert scan._automaton.cache_info().currsize == (count >= redaction.ONE_PASS_LINES)
+
+
+def test_a_bare_aws_secret_key_beside_its_key_id_line_is_redacted() -> None:
+    """File hits come in line order: a bare secret access key on the line after its key id's is
+    redacted as it is in a transcript, and a line far from any key id is not."""
+    key_id = "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE"
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    far = ["plain"] * (redaction.AWS_NEARBY_LINES + 1)
+    block = [key_id, secret, *far, secret, *far]
+    for lines in (block, block * 30):
+        redacted = redact_lines(lines)
+        assert redacted[1] == "[REDACTED:aws-secret-access-key]"
+        assert redacted[len(far) + 2] == secret
