@@ -32,6 +32,7 @@ from engine.delegates.files import (
     redacted,
     scan_untracked,
 )
+from engine.delegates.listing_memo import held_untracked_only
 from engine.query.file_match import FileTerms, LineMatcher, line_hit, node_filters
 from engine.query.match import LineFilter, MatchTerm, fold, tokens
 
@@ -105,24 +106,27 @@ def search_lane(
         in_path = LineFilter(tuple(g for f in node_filters(terms.path_nodes) for g in f.groups))
         under = [p for p in _paths_with_needles(tracked, (), in_path) if hit.path_allows(p)]
         under = under if len(under) <= MAX_NARROWING_PATHS else None
+    listed = bool(terms.path_nodes)
+    if not listed and (held := held_untracked_only(root)) is not None:
+        # A long-running process's kept listing says nothing is tracked (a repository without
+        # commits): the grep of tracked files could find nothing, so no git process is started.
+        (tracked, untracked), under, listed = held, [], True
     slow: list[str] = []
 
     def tracked_lines() -> list[FileLineHit]:
-        if under is not None and not under:
-            return []
         try:
             return grep_lane_lines(root, lead[0], untracked=False, limit=cap, keep=hit, paths=under)
         except GrepTimedOut as err:  # what it found still counts, and the answer says it cut
             slow.append(f"files: {err}; the lines found by then are shown")
             return err.hits
 
-    first = Background(tracked_lines)
+    first = None if under is not None and not under else Background(tracked_lines)
     try:
-        if not terms.path_nodes:
+        if not listed:
             tracked, untracked = lane_listing(root)
         found_untracked, skipped = scan_untracked(root, untracked, path_filter, cap, keep=hit)
     finally:
-        lines = first.result()
+        lines = first.result() if first is not None else []
     paths = _paths_with_needles(tracked, untracked, path_filter)
     found = found_untracked + lines  # untracked first: new files are what a cut should keep
     truncated = len(found) > limit

@@ -90,6 +90,19 @@ def memoised_listing(root: Path, list_now: Callable[[], Listing], git: GitRun) -
     return listing
 
 
+def held_untracked_only(root: Path) -> Listing | None:
+    """The kept listing of ``root`` when it lists no tracked file (a repository without commits,
+    nothing added) and its stamps still hold, else None; lists nothing. The index is one of the
+    stamped paths, so "nothing tracked" holds exactly as long as the listing does: a search
+    may then skip ``git grep`` of the tracked files, which could find nothing. A listing with
+    tracked files answers None before any ``stat``: its grep starts at once, as before."""
+    with _lock:
+        memo = _memos.get(str(root))
+    if memo is None or memo.listing[0] or _stamps(memo.watched) != memo.stamps:
+        return None
+    return memo.listing
+
+
 def memoised(root: Path) -> bool:
     """Whether a listing of ``root`` is kept (stale or not)."""
     with _lock:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.delegates import listing_memo
+from engine.delegates.file_passes import FileQuery, search_lane
 from engine.delegates.files import FileSearchFailed, lane_listing, list_tracked_untracked
 from tests.conftest import git
 
@@ -217,3 +218,26 @@ def test_a_tree_with_too_many_folders_is_not_memoised(
     for _ in range(3):
         assert _listing(lane) == _fresh(lane)
     assert not listing_memo.memoised(lane)
+
+
+def test_a_repository_without_commits_searches_its_files_without_git_while_nothing_is_tracked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept listing says nothing is tracked: no ``git grep`` is started (with no git on
+    PATH the line search still answers); once a file is added its grep runs again."""
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "notes.md").write_text("the zebrafish plan\n")
+    wanted = FileQuery.of_words(["zebrafish"])
+    first = search_lane(root, wanted)
+    assert [(h.path, h.line) for h in first.lines] == [("notes.md", 1)]
+    _memoise(root, monkeypatch)
+    with monkeypatch.context() as no_git:
+        no_git.setenv("PATH", "")
+        assert search_lane(root, wanted) == first
+    git(root, "add", "notes.md")
+    (root / "notes.md").write_text("the zebrafish plan\nzebrafish again, not yet added\n")
+    found = search_lane(root, wanted)  # tracked now: git greps it (the work-tree text)
+    assert [(h.path, h.line) for h in found.lines] == [("notes.md", 1), ("notes.md", 2)]
+    assert _listing(root) == ({"notes.md"}, set())
