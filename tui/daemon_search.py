@@ -40,11 +40,13 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
         return None
     from engine.rpc.connection import CALL_TIMEOUT_S, ContextNotServed, call_once
     from engine.rpc.paths import UntrustedDaemon
-    from engine.rpc.reply_check import check_search_result
 
     try:
-        answered = call_once("search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S)
+        answered = call_once("search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S,
+                             meanwhile=_answer_imports)  # fmt: skip
         if answered is not None:
+            from engine.rpc.reply_check import check_search_result
+
             check_search_result(answered[1])  # before any of it reaches stdout
     except (UsageError, ProjectError):
         raise
@@ -74,6 +76,13 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
         print(f"warning: {printable(warning)}", file=sys.stderr)
     print(printable_json(wire))
     return 0 if result["items"] else 1
+
+
+def _answer_imports() -> None:
+    """What checking and printing the answer imports, loaded while the daemon answers (the
+    request is already sent: the two processes work side by side)."""
+    import engine.rpc.reply_check  # noqa: F401
+    import tui.printable  # noqa: F401
 
 
 def warn_untrusted(err: AdeError) -> None:

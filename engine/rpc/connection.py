@@ -4,11 +4,14 @@ Kept apart from ``engine.rpc.client`` (the ``SearchClient`` over the socket) so 
 only forwards a request and prints the answer (``ade search`` with a daemon running, the start-up budget)
 imports the framing, the socket paths and the role token, not the project reader or the index.
 The wire is coded with the standard library's ``json`` (msgspec's import alone costs more than
-a daemon's answer); the values are the same plain builtins either way. The socket is the
+a daemon's answer); the values are the same plain builtins either way. A request is written
+by ``framing.compact_json`` (the same text), so ``call_once`` sends before the ``json``
+package is imported: its decoder loads while the daemon answers. The socket is the
 interpreter's built-in ``_socket`` and the lock ``_thread``'s: the ``socket`` and ``threading``
 modules (with ``selectors``, ``array``, ``select``) cost ~4 ms of imports per process for
 nothing a Unix socket client uses (start-up budget). ``call_once`` sends the greeting and the request
-in one write, so a one-shot command waits for one round trip, not two.
+in one write, so a one-shot command waits for one round trip, not two, and does what it needs
+for the answer (``meanwhile``) while it waits.
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
@@ -19,11 +22,10 @@ import _socket
 import _thread
 import contextlib
 import itertools
-import json
 import os
 
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
-from engine.rpc.framing import encode_frame
+from engine.rpc.framing import compact_json, encode_frame
 from engine.rpc.paths import (
     UntrustedDaemon,
     check_peer,
@@ -36,7 +38,7 @@ from engine.rpc.roles import CTO_METHODS, client_token
 
 TYPE_CHECKING = False  # a daemon-answered search imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 SWITCH = "ADE_DAEMON"
@@ -140,17 +142,24 @@ class DaemonConnection:
         return self.hello.get("contextServed", True) is not False
 
     def send_with_greeting(self, method: str, params: dict[str, Any]) -> None:
-        """Connect, send the hello and one request in a single write, and read the hello's
-        answer (the daemon answers a connection's frames in order, so the role is bound
-        before the request runs); ``read_answer`` then reads the request's.
+        """Connect and send the hello and one request in a single write (the daemon answers a
+        connection's frames in order, so the role is bound before the request runs);
+        ``read_greeting`` then reads the hello's answer and ``read_answer`` the request's.
 
         Raises:
-            OSError / EOFError / AdeError / ValueError: no daemon greeted us.
+            OSError / AdeError: no daemon to send to.
         """
         self._connect()
         assert self._sock is not None
         hello = _frame(next(self._ids), "rpc.hello", self._hello_params())
         self._sock.sendall(hello + _frame(next(self._ids), method, params))
+
+    def read_greeting(self) -> None:
+        """Read the answer to the hello ``send_with_greeting`` sent.
+
+        Raises:
+            OSError / EOFError / AdeError / ValueError: no daemon greeted us.
+        """
         self.hello = _hello(self._answer(self._read_line()))
 
     def read_answer(self, timeout: float | None) -> tuple[bytes, Any]:
@@ -221,6 +230,8 @@ class DaemonConnection:
             MalformedReply: the line is no JSON-RPC answer.
             DaemonError / UsageError / CursorError / ProjectError: the daemon's error answer.
         """
+        import json  # after the request was sent: loaded while the daemon answers
+
         try:
             response = json.loads(line)
         except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
@@ -265,7 +276,7 @@ class DaemonConnection:
 def _frame(request_id: int, method: str, params: dict[str, Any]) -> bytes:
     message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
     # UTF-8 as msgspec wrote it: a lone surrogate raises UnicodeEncodeError here too.
-    return encode_frame(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode())
+    return encode_frame(compact_json(message).encode())
 
 
 def _hello(result: Any) -> dict[str, Any]:
@@ -337,10 +348,17 @@ def open_connection(
 
 
 def call_once(
-    method: str, params: dict[str, Any], timeout: float | None, *, env: dict[str, str] | None = None
+    method: str,
+    params: dict[str, Any],
+    timeout: float | None,
+    *,
+    env: dict[str, str] | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> tuple[bytes, Any] | None:
     """One request on a connection of its own, greeted in the same write: the answer line and
     its result, or ``None`` when no daemon answers the greeting (``open_connection``'s ``None``).
+    ``meanwhile`` runs once the request is sent, while the daemon answers (the imports the
+    caller needs for the answer), whether or not a daemon then greets us.
 
     Raises:
         UntrustedDaemon: the socket, its folder or the daemon is not the user's own.
@@ -369,6 +387,12 @@ def call_once(
             connection.send_with_greeting(method, params)
         except UntrustedDaemon:
             raise
+        except (OSError, AdeError):
+            return None
+        if meanwhile is not None:
+            meanwhile()
+        try:
+            connection.read_greeting()
         except (OSError, EOFError, AdeError, ValueError):  # ValueError: not JSON
             return None
         try:

@@ -10,6 +10,8 @@ without a newline is broken or hostile).
 
 from __future__ import annotations
 
+from _json import encode_basestring  # json's own C quoting, without the json package
+
 MAX_FRAME_BYTES = 1024 * 1024
 """1 MiB: a query is a few hundred bytes; anything this large is garbage or an attack."""
 
@@ -65,3 +67,64 @@ class FrameDecoder:
 def encode_frame(message: bytes) -> bytes:
     """One frame on the wire: the compact JSON text plus a newline."""
     return message + b"\n"
+
+
+def compact_json(value: object) -> str:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` of a request's plain
+    values (dicts with text keys, lists, text, integers, booleans, None), the same text, without
+    importing the ``json`` package: a one-shot search sends its request first and imports the
+    decoder while the daemon answers (the start-up budget). Anything else (a float, a tuple…)
+    is handed to ``json.dumps`` itself.
+
+    Raises:
+        ValueError: a value refers to itself (as ``json.dumps`` raises it).
+    """
+    try:
+        return "".join(_compact_parts(value, 0))
+    except _NotPlain:
+        import json
+
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class _NotPlain(Exception):
+    """A value ``compact_json`` leaves to ``json.dumps``."""
+
+
+_MAX_DEPTH = 100
+"""Deeper than any request: a self-referring value is left to ``json.dumps``, which names it."""
+
+
+def _compact_parts(value: object, depth: int) -> list[str]:
+    if type(value) is str:
+        return [encode_basestring(value)]
+    if value is None:
+        return ["null"]
+    if value is True:
+        return ["true"]
+    if value is False:
+        return ["false"]
+    if type(value) is int:
+        return [int.__repr__(value)]
+    if depth >= _MAX_DEPTH:
+        raise _NotPlain
+    parts: list[str] = []
+    if type(value) is list:
+        parts.append("[")
+        for index, item in enumerate(value):
+            if index:
+                parts.append(",")
+            parts += _compact_parts(item, depth + 1)
+        parts.append("]")
+        return parts
+    if type(value) is dict:
+        parts.append("{")
+        for index, (key, item) in enumerate(value.items()):
+            if type(key) is not str:
+                raise _NotPlain
+            if index:
+                parts.append(",")
+            parts += (encode_basestring(key), ":", *_compact_parts(item, depth + 1))
+        parts.append("}")
+        return parts
+    raise _NotPlain

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -199,7 +201,34 @@ def test_a_one_shot_call_greets_and_asks_in_one_write(
     with pytest.raises(UsageError):
         call_once("search.query", {**params, "query": "since:nonsense"}, 30, env=env)
     nobody = {"ADE_RUNTIME_DIR": str(short_dir / "nothing"), "ADE_CONFIG_DIR": str(short_dir)}
-    assert call_once("search.query", params, 30, env=nobody) is None
+    assert call_once("search.query", params, 30, env=nobody, meanwhile=lambda: 1 / 0) is None
+
+
+def test_a_one_shot_call_sends_before_it_imports_the_json_decoder(
+    daemon: Any, project: Path
+) -> None:
+    """``call_once`` writes its request without the ``json`` package and runs ``meanwhile``
+    while the daemon answers: the daemon already holds the connection, and a fresh process has
+    not imported ``json`` yet (it loads while the daemon works)."""
+    env = {"ADE_RUNTIME_DIR": str(daemon.runtime), "ADE_CONFIG_DIR": str(daemon.config)}
+    params = {"projectRoot": str(project), "query": "zebra", "limit": 3}
+    held: list[int] = []
+
+    def meanwhile() -> None:  # our request's connection is open while we are here
+        held.append(daemon.connect().call("rpc.status", {})["result"]["connections"])
+
+    answered = call_once("search.query", params, 30, env=env, meanwhile=meanwhile)
+    assert answered is not None
+    assert answered[1]["total"] == 12
+    assert held == [2]
+    code = (
+        "import sys; from engine.rpc.connection import call_once; seen = [];"
+        f" call_once('search.query', {params!r}, 30, env={env!r},"
+        " meanwhile=lambda: seen.append('json' in sys.modules)); print(seen, 'json' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env={**os.environ, **env})  # fmt: skip
+    assert done.stdout.split() == ["[False]", "True"]
 
 
 def test_client_reconnects_after_an_idle_cut_off(make_daemon: Any, project: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from engine.actions import SearchDomain, strip_caller_scope
 from engine.errors import UsageError
-from engine.rpc.framing import FrameDecoder, FrameTooLarge
+from engine.rpc.framing import FrameDecoder, FrameTooLarge, compact_json
 from engine.rpc.registry import add_project, load_registry, remove_project, save_registry
 from engine.rpc.roles import client_token, ensure_cto_token, role_for, token_path
 from engine.rpc.validation import MAX_DEPTH, RpcError, decode_frame
@@ -214,3 +215,25 @@ def test_registry_skips_malformed_entries_and_survives_garbage(tmp_path: Path) -
     assert load_registry(registry)[0] == []
     save_registry(registry, projects)
     assert load_registry(registry) == (projects, [])
+
+
+_PLAIN = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_PLAIN)
+def test_a_request_is_written_as_json_writes_it(value: Any) -> None:
+    """``compact_json`` (a request sent before ``json`` is imported) writes json.dumps's text."""
+    assert compact_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_what_compact_json_does_not_write_itself_json_writes() -> None:
+    odd = {"limit": 1.5, "kinds": ("chat",), 3: [True], "deep": [[[[]]]]}
+    assert compact_json(odd) == json.dumps(odd, ensure_ascii=False, separators=(",", ":"))
+    looped: list[Any] = []
+    looped.append(looped)
+    with pytest.raises(ValueError, match="Circular reference"):
+        compact_json(looped)
