@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 _KEYWORDS = (
     "def|class|fn|func|function|struct|union|enum|trait|interface|type|typedef|impl|module|"
@@ -67,3 +68,21 @@ def is_definition(text: str, words: list[str]) -> bool:
         lowered = tuple(w.lower() for w in words)
         return _lowereddefinition_re(lowered).search(text.lower()) is not None
     return definition_re(tuple(words)).search(text) is not None
+
+
+def definition_test(words: list[str]) -> Callable[[str], bool]:
+    """:func:`is_definition` of many lines against one list of ``words``: the words are lowered
+    and the pattern looked up once, not once a line (a common word's ~100,000 file lines)."""
+    if not words:
+        return lambda _text: False
+    key = tuple(words)
+    lowered = None
+    if all(w.isascii() for w in words):
+        lowered = _lowereddefinition_re(tuple(w.lower() for w in words)).search
+
+    def test(text: str) -> bool:
+        if lowered is not None and text.isascii():
+            return lowered(text.lower()) is not None
+        return definition_re(key).search(text) is not None
+
+    return test

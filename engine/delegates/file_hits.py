@@ -11,15 +11,17 @@ half (listing, grep, caps per lane) is :mod:`engine.delegates.files`.
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 import threading
 from collections.abc import Callable
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from engine.delegates.definitions import is_definition
+from engine.delegates.definitions import definition_test
 from engine.delegates.file_passes import FileQuery, search_lane
 from engine.delegates.files import (
     MAX_LINE_HITS,
@@ -27,11 +29,13 @@ from engine.delegates.files import (
     FileMatches,
     FileSearchFailed,
 )
+from engine.errors import CursorError
 from engine.links.deeplink import build_link
 from engine.project.model import Lane
+from engine.query.cursor import decode_cursor
 from engine.query.file_match import line_snippet, match_column
 from engine.query.plan import QueryPlan
-from engine.query.ranking import Candidate, CandidateExtra, natural_key, tier_for
+from engine.query.ranking import Candidate, CandidateExtra, SortKey, natural_key, tier_for
 from engine.query.snippets import mark_matches
 from engine.types import TIER_ORDER
 
@@ -109,7 +113,7 @@ def file_doc_id(lane: Lane, where: str) -> str:
 
 def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     """Path hits (ranked by title tier, the best ``MAX_PATH_HITS``) and line hits (definition
-    lines first, then lines of files named like a term, then mentions; see ``_line_score``) of
+    lines first, then lines of files named like a term, then mentions; see ``_line_scorer``) of
     each lane ``file_lanes`` picks. The caps hold for the whole answer: the best
     ``MAX_PATH_HITS`` paths over all those lanes, and ``MAX_LINE_HITS`` lines taken from the
     lanes in turn (plus each lane's definition lines). When either was cut, every candidate
@@ -181,23 +185,105 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
                              lane_id=lane.id, anchor=shown,
                              extra=CandidateExtra(deep_link=link, results_truncated=cut)))  # fmt: skip
     line_nodes = wanted.terms.line_nodes
-    for lane, hit in lines:  # each already a hit (engine.query.file_match.line_hit)
-        updated = mtime(lane, hit.path)
-        if not plan.allows_time(updated):
-            continue
+    best, unlisted = _best_lines(plan, lines, names, mtime)
+    for number, (_, lane, hit, score, updated) in enumerate(best):
         column = partial(match_column, line_nodes, hit.text)
         where = f"{shown_path(hit.path)}:{hit.line}"
         # The link and the snippet (a window around the match, whatever the line's length)
         # are made for the page shown only: a common word offers tens of thousands of lines.
         out.append(Candidate(doc_id=file_doc_id(lane, where), kind="file", title=where,
                              rank_title="", snippet_marked="", updated_at=updated,
-                             bm25=_line_score(hit, names), lane_id=lane.id, anchor=where,
+                             bm25=score, lane_id=lane.id, anchor=where,
                              extra=CandidateExtra(
                                  deep_link=partial(_line_link, ctx.project.id, lane.id, hit,
                                                    column),
                                  snippet=partial(line_snippet, plan, hit.text, column),
-                                 results_truncated=cut)))  # fmt: skip
+                                 results_truncated=cut,
+                                 unlisted=0 if number else unlisted)))  # fmt: skip
     return out, warnings
+
+
+_BestLine = tuple[SortKey, Lane, FileLineHit, "float | None", int]
+"""A line hit with its sort key (``engine.query.ranking.sort_key`` of its candidate), its lane,
+its score (``_line_scorer``) and its file's mtime."""
+
+
+def _best_lines(
+    plan: QueryPlan,
+    lines: list[_LaneLine],
+    names: list[str],
+    mtime: Callable[[Lane, str], int],
+) -> tuple[list[_BestLine], int]:
+    """The line hits this query's page can show, best first, and how many others there are.
+
+    A line hit is a body-tier candidate whose sort key is known without building it: (body,
+    its score, 0, -mtime, its id in natural order). The page shows hits past the cursor's key,
+    ``offset + limit`` of them and one to tell whether more follow, so only that many lines
+    past the cursor are made candidates; the others are counted (``CandidateExtra.unlisted``,
+    carried by the first one returned, which is returned even when it ranks before the cursor).
+    ``the`` in git.git: 100,000 lines found, ~20 made candidates instead of 100,000
+    (benchmarks/journal/2026-12-07-file-lines.md)."""
+    score_of = _line_scorer(names)
+    body = TIER_ORDER["body"]
+    prefixes: dict[tuple[str, str], str] = {}
+    keyed: list[_BestLine] = []
+    for lane, hit in lines:  # each already a hit (engine.query.file_match.line_hit)
+        updated = mtime(lane, hit.path)
+        if not plan.allows_time(updated):
+            continue
+        place = (lane.id, hit.path)
+        if (prefix := prefixes.get(place)) is None:
+            # The id's natural key, its line number's digits after the prefix's ':'.
+            prefix = prefixes[place] = natural_key(file_doc_id(lane, f"{shown_path(hit.path)}:"))
+        digits = str(hit.line)
+        score = score_of(hit)
+        key = (body, 0.0 if score is None else score, 0.0, -updated,
+               f"{prefix}{len(digits):02d}{digits}")  # fmt: skip
+        keyed.append((key, lane, hit, score, updated))
+    if not keyed:
+        return [], 0
+    wanted = _page_bound(plan)
+    if wanted is None:
+        best = sorted(keyed, key=itemgetter(0))
+    else:
+        after, count = wanted
+        past = keyed if after is None else [line for line in keyed if line[0] > after]
+        best = heapq.nsmallest(count, past, key=itemgetter(0)) or [min(keyed, key=itemgetter(0))]
+    return best, len(keyed) - len(best)
+
+
+def _page_bound(plan: QueryPlan) -> tuple[SortKey | None, int] | None:
+    """The sort key this query's page starts after and how many hits past it the page may use
+    (``engine.query.tail.page_of``); None for a cursor ``run_query`` will refuse."""
+    after = None
+    if plan.cursor:
+        try:
+            after = decode_cursor(plan.cursor, plan.fingerprint)
+        except CursorError:
+            return None
+    return after, plan.offset + plan.limit + 1
+
+
+def _line_scorer(words: list[str]) -> Callable[[FileLineHit], float | None]:
+    """A line hit's score (``LINE_SCORES``): a definition of one of ``words``, else a line of a
+    file named like one (its name's stem, of 3 characters or more, within a word or a word
+    within it), else a mention (None). The patterns and words are prepared once, each file's
+    name looked at once: a common word's lines are many."""
+    defines = definition_test(words)
+    folded = [w.casefold() for w in words]
+    named: dict[str, bool] = {}
+
+    def score(hit: FileLineHit) -> float | None:
+        if defines(hit.text):
+            return LINE_SCORES["definition"]
+        if (by_name := named.get(hit.path)) is None:
+            stem = hit.path.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
+            by_name = named[hit.path] = len(stem) >= 3 and any(
+                stem in w or w in stem for w in folded
+            )
+        return LINE_SCORES["named"] if by_name else None
+
+    return score
 
 
 def shown_path(path: str) -> str:
@@ -258,15 +344,6 @@ defining a term, then a path hit and a line of a file named like a term (``strbu
 ``strbuf_addf``), then a mention (None). Path hits in a title tier rank by tier. Tiny, so
 file lines still follow indexed documents with real BM25 scores; within a score, the comparator
 orders newer files first and then path and line number (numerically)."""
-
-
-def _line_score(hit: FileLineHit, words: list[str]) -> float | None:
-    if is_definition(hit.text, words):
-        return LINE_SCORES["definition"]
-    stem = hit.path.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
-    if len(stem) >= 3 and any(stem in w.casefold() or w.casefold() in stem for w in words):
-        return LINE_SCORES["named"]
-    return None
 
 
 def _ranked_paths(

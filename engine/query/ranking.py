@@ -58,6 +58,9 @@ class CandidateExtra(msgspec.Struct, frozen=True):
     """The agent that wrote a chat row (``claude``, ``codex``…)."""
     results_truncated: bool = False
     """The delegate cut its answer (the file line cap): the total is a floor."""
+    unlisted: int = 0
+    """Hits of the same delegate left out because they rank past every page this query can show
+    (its cursor, offset and limit): counted in the answer's total, never built."""
 
 
 NO_EXTRA = CandidateExtra()

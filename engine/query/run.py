@@ -178,7 +178,7 @@ def run_query(
     else:
         extras, drop = gathered()
     merged, rowids = _merge(indexed, extras, drop)
-    total += len({c.doc_id for c in extras})
+    total += len({c.doc_id for c in extras}) + sum(c.extra.unlisted for c in extras)
     # A delegate that cut its answer (the file line cap) marks its candidates (gather.py).
     truncated = truncated or any(c.extra.results_truncated for c in extras)
     ranked = rank(merged, parsed.title_text)

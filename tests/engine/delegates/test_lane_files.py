@@ -123,6 +123,8 @@ def test_the_line_cap_holds_for_the_whole_answer_and_takes_lanes_in_turn(
     MAX_LINE_HITS = 2000  # the cap, made small enough to reach here
     monkeypatch.setattr(files, "MAX_LINE_HITS", MAX_LINE_HITS)
     monkeypatch.setattr(file_hits, "MAX_LINE_HITS", MAX_LINE_HITS)
+    # Every kept line made a candidate (a page builds only its own: test_file_line_pages.py).
+    monkeypatch.setattr(file_hits, "_page_bound", lambda plan: None)
     body = "".join(f"needle {n}\n" for n in range(1500))
     (project / "many.txt").write_text(body)
     (tmp_path / "lane-a" / "many.txt").write_text(body)  # untracked there, tracked nowhere
