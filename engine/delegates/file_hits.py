@@ -113,7 +113,7 @@ def file_doc_id(lane: Lane, where: str) -> str:
 
 def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     """Path hits (ranked by title tier, the best ``MAX_PATH_HITS``) and line hits (definition
-    lines first, then lines of files named like a term, then mentions; see ``_line_scorer``) of
+    lines first, then lines of files named like a term, then mentions; see ``_best_lines``) of
     each lane ``file_lanes`` picks. The caps hold for the whole answer: the best
     ``MAX_PATH_HITS`` paths over all those lanes, and ``MAX_LINE_HITS`` lines taken from the
     lanes in turn (plus each lane's definition lines). When either was cut, every candidate
@@ -205,7 +205,8 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
 
 _BestLine = tuple[SortKey, Lane, FileLineHit, "float | None", int]
 """A line hit with its sort key (``engine.query.ranking.sort_key`` of its candidate), its lane,
-its score (``_line_scorer``) and its file's mtime."""
+its score (``LINE_SCORES``: a definition of a word of the query, a line of a file named like
+one, a mention) and its file's mtime."""
 
 
 def _best_lines(
@@ -223,20 +224,28 @@ def _best_lines(
     carried by the first one returned, which is returned even when it ranks before the cursor).
     ``the`` in git.git: 100,000 lines found, ~20 made candidates instead of 100,000
     (benchmarks/journal/2026-12-07-file-lines.md)."""
-    score_of = _line_scorer(names)
+    defines = definition_test(names)
+    named_like = _named_like(names)
     body = TIER_ORDER["body"]
-    prefixes: dict[tuple[str, str], str] = {}
+    files: dict[tuple[str, str], tuple[int, bool, str, float | None]] = {}
     keyed: list[_BestLine] = []
+    last_lane, last_path = None, None
+    updated, allowed, prefix, plain = 0, False, "", None
     for lane, hit in lines:  # each already a hit (engine.query.file_match.line_hit)
-        updated = mtime(lane, hit.path)
-        if not plan.allows_time(updated):
+        if hit.path != last_path or lane is not last_lane:  # a file's lines come together
+            last_lane, last_path = lane, hit.path
+            place = (lane.id, hit.path)
+            if (facts := files.get(place)) is None:
+                at = mtime(lane, hit.path)
+                # The id's natural key, its line number's digits after the prefix's ':'.
+                start = natural_key(file_doc_id(lane, f"{shown_path(hit.path)}:"))
+                named = LINE_SCORES["named"] if named_like(hit.path) else None
+                facts = files[place] = (at, plan.allows_time(at), start, named)
+            updated, allowed, prefix, plain = facts
+        if not allowed:
             continue
-        place = (lane.id, hit.path)
-        if (prefix := prefixes.get(place)) is None:
-            # The id's natural key, its line number's digits after the prefix's ':'.
-            prefix = prefixes[place] = natural_key(file_doc_id(lane, f"{shown_path(hit.path)}:"))
+        score = LINE_SCORES["definition"] if defines(hit.text) else plain
         digits = str(hit.line)
-        score = score_of(hit)
         key = (body, 0.0 if score is None else score, 0.0, -updated,
                f"{prefix}{len(digits):02d}{digits}")  # fmt: skip
         keyed.append((key, lane, hit, score, updated))
@@ -264,26 +273,17 @@ def _page_bound(plan: QueryPlan) -> tuple[SortKey | None, int] | None:
     return after, plan.offset + plan.limit + 1
 
 
-def _line_scorer(words: list[str]) -> Callable[[FileLineHit], float | None]:
-    """A line hit's score (``LINE_SCORES``): a definition of one of ``words``, else a line of a
-    file named like one (its name's stem, of 3 characters or more, within a word or a word
-    within it), else a mention (None). The patterns and words are prepared once, each file's
-    name looked at once: a common word's lines are many."""
-    defines = definition_test(words)
+def _named_like(words: list[str]) -> Callable[[str], bool]:
+    """Whether a file is named like one of ``words`` (its name's stem, of 3 characters or more,
+    within a word or a word within it): its lines score ``LINE_SCORES["named"]``, after the
+    definitions and before the mentions."""
     folded = [w.casefold() for w in words]
-    named: dict[str, bool] = {}
 
-    def score(hit: FileLineHit) -> float | None:
-        if defines(hit.text):
-            return LINE_SCORES["definition"]
-        if (by_name := named.get(hit.path)) is None:
-            stem = hit.path.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
-            by_name = named[hit.path] = len(stem) >= 3 and any(
-                stem in w or w in stem for w in folded
-            )
-        return LINE_SCORES["named"] if by_name else None
+    def named(path: str) -> bool:
+        stem = path.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
+        return len(stem) >= 3 and any(stem in w or w in stem for w in folded)
 
-    return score
+    return named
 
 
 def shown_path(path: str) -> str:

@@ -125,7 +125,7 @@ def redact_secrets(text: str) -> str:
     return _redact(text, None)
 
 
-def redact_page(texts: Sequence[str], *, one_pass: bool = False) -> list[str]:
+def redact_page(texts: Sequence[str]) -> list[str]:
     """``[redact_secrets(t) for t in texts]``, the rule literals and the gitleaks keywords looked
     for once in all of them joined: each text is then searched only for those found there (most
     pages of snippets hold none, and then a text costs no scan at all). A literal or keyword
@@ -136,18 +136,25 @@ def redact_page(texts: Sequence[str], *, one_pass: bool = False) -> list[str]:
     palette), one pass over the joined page finds every text's literals and keywords with their
     places (``engine.redaction.scan.page_hits``); a process's first page is scanned literal by
     literal (a page's ~270 ``in`` scans were ~70% of redacting it), so a one-shot search never
-    loads the extension module (the start-up budget). ``one_pass`` takes the automaton's pass
-    on a first page too: for many texts, where loading it is repaid (``redact_lines``)."""
+    loads the extension module (the start-up budget)."""
     global _pages_redacted
     if not texts:
         return []
+    later = redaction_rules.literal_automaton is not None or _pages_redacted > 0
+    if not later:
+        _pages_redacted += 1
+    return _redact_texts(texts, one_pass=later)
+
+
+def _redact_texts(texts: Sequence[str], *, one_pass: bool) -> list[str]:
+    """:func:`redact_page` of ``texts``: from one pass of the automaton (``one_pass``, or when
+    the ingester loaded its own), else each literal and keyword looked for in the joined texts."""
     redaction_scan = _scan or _load_scan()
-    if one_pass or redaction_rules.literal_automaton is not None or _pages_redacted:
+    if one_pass or redaction_rules.literal_automaton is not None:
         haystacks = [text.encode("utf-8", "replace").lower() for text in texts]
         found = redaction_scan.page_hits(haystacks)
         return [_redact(text, None, known=(haystack, literals, hits))
                 for text, haystack, (literals, hits) in zip(texts, haystacks, found, strict=True)]  # fmt: skip
-    _pages_redacted += 1
     if len(texts) < 2:
         return [_redact(text, None) for text in texts]
     joined = "\n".join(texts).encode("utf-8", "replace").lower()
@@ -248,24 +255,28 @@ def redact_title(title: str) -> str:
 
 def redact_lines(lines: list[str]) -> list[str]:
     """:func:`redact_secrets` of each of many short lines (a query's file hits, up to
-    ``EAGER_REDACTION_LINES``): :func:`redact_page`, whose one pass finds which lines hold a rule's
-    literal or a gitleaks keyword and scans only those. From ``ONE_PASS_LINES`` lines the
-    automaton takes that pass on a process's first call too: loading it (~1 ms) is repaid many
-    times over (3,686 lines of ``the`` in junegunn/fzf: 60 ms redacting them joined as one text,
-    49 ms literal by literal, 8 ms in one pass; benchmarks/journal/2026-12-07-file-lines.md).
+    ``EAGER_REDACTION_LINES``), as :func:`redact_page` redacts a page: only the lines holding a
+    rule's literal or a gitleaks keyword are scanned. From ``ONE_PASS_LINES`` lines the
+    automaton finds them in one pass even in a one-shot search (3,686 lines of ``the`` in
+    junegunn/fzf: 60 ms CPU redacting them joined as one text, 49 ms literal by literal, 11 ms
+    in one pass with the automaton's load; benchmarks/journal/2026-12-07-file-lines.md). The
+    lines are not a page: the snippets' page after them is still a process's first.
 
     A bare AWS secret access key next to a redacted key id on a neighbouring line is redacted
     too, as in a transcript (``_redact_aws_secret_keys``): hits of one file come in line order."""
-    redacted = redact_page(lines, one_pass=len(lines) >= ONE_PASS_LINES)
+    if not lines:
+        return []
+    redacted = _redact_texts(lines, one_pass=len(lines) >= ONE_PASS_LINES)
     if not any(_AWS_ID_MARKER in line for line in redacted):
         return redacted
     paired = _redact_aws_secret_keys("\n".join(redacted)).split("\n")
     return paired if len(paired) == len(lines) else redacted
 
 
-ONE_PASS_LINES = 100
-"""From this many lines :func:`redact_lines` loads the one-pass automaton (~1 ms) on first use; a
-first page's literal-by-literal look costs ~13 us a line against ~2 us."""
+ONE_PASS_LINES = 150
+"""From this many lines :func:`redact_lines` loads the one-pass automaton (~2 ms CPU) in a
+process that has not: literal by literal a line costs ~12 us, in one pass ~1.5 us (fresh
+processes, lines of junegunn/fzf: 100 lines 2.1 / 2.5 ms, 200 lines 3.4 / 2.5 ms)."""
 
 
 AWS_NEARBY_LINES = 2
