@@ -11,7 +11,7 @@ re-exported here (not the checks: a warm search never runs them).
 
 The open check (``engine.index.schema.check_open``) compares the file's DDL with what
 ``SCHEMA_SQL`` creates, so any schema change recreates an old file without a version bump.
-Every connection from ``connect`` has ``ade_bm25_1`` (``engine.index.fts_rank``) registered.
+Every connection from ``connect`` has ``ade_bm25_1_key`` (``engine.index.fts_rank``) registered.
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)

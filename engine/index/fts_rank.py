@@ -1,4 +1,4 @@
-"""``ade_bm25_1``: FTS5's ``bm25()`` without its IDF factor, for queries of a single phrase.
+"""``ade_bm25_1_key``: FTS5's ``bm25()`` without its IDF factor, for queries of a single phrase.
 
 FTS5's ``bm25()`` computes, before the first row, the IDF of every phrase by walking *every* row
 that matches it (``xQueryPhrase``). For a common phrase such as ``"of the"`` that walk checks
@@ -8,15 +8,22 @@ that multiplies every score, so the order is the same without it: this function 
 the BM25 formula (same ``k1``, ``b``, column weights and document length as FTS5), and costs only
 the rows it is called on. Queries with more than one phrase keep ``bm25()``: there the relative
 IDFs matter.
+
+It is a Python call per scored row, so one call gives both of the ranking's scores (exact-token
+and split-identifier) as one key that SQLite sorts as it would sort the two scores: a second call
+per row for the split score was a fifth of a phrase query's CPU at 100 MB
+(benchmarks/journal/2026-12-07-phrase-prefix-100.md).
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
 
 from __future__ import annotations
 
+import struct
+
 import apsw
 
-FUNCTION_NAME = "ade_bm25_1"
+FUNCTION_NAME = "ade_bm25_1_key"
 """The SQL name the query path calls (registered on every connection by ``index_db.connect``)."""
 
 K1 = 1.2
@@ -25,59 +32,75 @@ K1 = 1.2
 B = 0.75
 """FTS5's ``bm25()`` length-normalization constant (fts5_aux.c)."""
 
+_K1_PLUS_1 = K1 + 1
 
-def bm25_one_phrase(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) -> apsw.SQLiteValue:
-    """BM25 of the current row for the query's only phrase, IDF left out (lower is better).
+_KEY = struct.Struct(">dd")
+"""The two scores as big-endian doubles. Both are negative or ``-0.0`` (lower is better), whose
+bits grow with their magnitude: the key's bytes compare (``memcmp``, SQLite's order of blobs) as
+the pair ``(exact, split)`` compares, reversed — ``ORDER BY key DESC`` is ``ORDER BY exact,
+split``, ties included (equal scores, equal bytes)."""
 
-    The ranking calls this twice per row (exact and split weights): the row's per-column hit
-    counts and length factor are kept in the cursor's auxiliary data (shared by every call of
-    this function on one cursor), so the second call only weighs them; the average document
-    length is read once per cursor. A Python call per row is this scorer's whole cost, and
-    each FTS5 API call inside it a good part of that (the start-up budget).
+_NO_HIT = _KEY.pack(-0.0, -0.0)
+
+
+def bm25_one_phrase_key(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) -> bytes:
+    """Both BM25 scores of the current row for the query's only phrase, IDF left out, as one
+    key (``scores_of_key`` reads it; ``ORDER BY key DESC`` ranks best first).
 
     Args:
         api: the FTS5 extension API positioned on the row.
-        weights: one weight per column, as for ``bm25()``.
+        weights: the exact-token score's weight per column, then the split score's (six for
+            ``docs_fts``'s three columns), as for two ``bm25()`` calls; none negative.
 
     Raises:
         ValueError: the query has more than one phrase (use ``bm25()`` there) besides the
             role word every search's MATCH names (``engine.index.sql.role_match``), which is
-            the second phrase and never scored here.
+            the second phrase and never scored here; or the weights are not two per column,
+            or one is negative (the key's order needs scores at or below zero).
     """
-    state: _RowState | None = api.aux_data
-    rowid = api.rowid
+    state: _CursorState | None = api.aux_data
     if state is None:
+        state = api.aux_data = _CursorState(api, weights)
+    pairs = state.pairs
+    exact = split = 0.0
+    # Column by column, in order, as bm25() adds them (the same float sums).
+    for column in api.phrase_columns(0):
+        hits = len(api.phrase_column_offsets(0, column))
+        we, ws = pairs[column]
+        exact += we * hits
+        split += ws * hits
+    if not (exact or split):
+        return _NO_HIT
+    norm = K1 * (1 - B + B * api.column_size(-1) / state.avgdl)
+    return _KEY.pack(
+        -(exact * _K1_PLUS_1 / (exact + norm)) if exact else -0.0,
+        -(split * _K1_PLUS_1 / (split + norm)) if split else -0.0,
+    )
+
+
+def scores_of_key(key: bytes) -> tuple[float, float]:
+    """The (exact-token, split-identifier) scores an ``ade_bm25_1_key`` key holds."""
+    exact, split = _KEY.unpack(key)
+    return exact, split
+
+
+class _CursorState:
+    """What ``bm25_one_phrase_key`` keeps between its calls on one cursor: the average document
+    length and each column's (exact, split) weights as floats."""
+
+    __slots__ = ("avgdl", "pairs")
+
+    def __init__(self, api: apsw.FTS5ExtensionApi, weights: tuple[apsw.SQLiteValue, ...]) -> None:
         if api.phrase_count not in (1, 2):  # the second: the role word (sql.role_match)
             raise ValueError(f"{FUNCTION_NAME} scores one-phrase queries only")
-        state = api.aux_data = _RowState(api.column_total_size(-1) / max(api.row_count, 1))
-    if state.rowid != rowid:
-        state.rowid = rowid
-        state.counts = [len(offsets) for offsets in api.phrase_locations(0)]
-        state.norm = None
-    freq = 0.0
-    for column, hits in enumerate(state.counts):
-        if hits:
-            weight = weights[column] if column < len(weights) else 1.0
-            freq += float(weight) * hits  # type: ignore[arg-type]
-    if not freq:
-        return -0.0
-    if state.norm is None:
-        state.norm = 1 - B + B * api.column_size(-1) / state.avgdl
-    return -(freq * (K1 + 1) / (freq + K1 * state.norm))
-
-
-class _RowState:
-    """What ``bm25_one_phrase`` keeps between its calls on one cursor."""
-
-    __slots__ = ("avgdl", "counts", "norm", "rowid")
-
-    def __init__(self, avgdl: float) -> None:
-        self.avgdl = avgdl
-        self.rowid: int | None = None
-        self.counts: list[int] = []
-        self.norm: float | None = None
+        columns = api.column_count
+        floats = [float(w) for w in weights]  # type: ignore[arg-type]
+        if len(floats) != 2 * columns or min(floats) < 0:
+            raise ValueError(f"{FUNCTION_NAME} takes two non-negative weights per column")
+        self.pairs = list(zip(floats[:columns], floats[columns:], strict=True))
+        self.avgdl = api.column_total_size(-1) / max(api.row_count, 1)
 
 
 def register(conn: apsw.Connection) -> None:
-    """Make ``ade_bm25_1(docs_fts, w…)`` callable on ``conn``."""
-    conn.register_fts5_function(FUNCTION_NAME, bm25_one_phrase)
+    """Make ``ade_bm25_1_key(docs_fts, w…)`` callable on ``conn``."""
+    conn.register_fts5_function(FUNCTION_NAME, bm25_one_phrase_key)

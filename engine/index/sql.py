@@ -139,18 +139,30 @@ def lane_sql(lane_ids: tuple[str, ...]) -> tuple[str, list[Any]]:
 
 
 def score_expressions(one_phrase: bool) -> tuple[str, str]:
-    """The exact-token and split-identifier BM25 expressions (see ``score_columns``)."""
-    fn = FUNCTION_NAME if one_phrase else "bm25"
-    return f"{fn}(docs_fts, {EXACT_WEIGHTS})", f"{fn}(docs_fts, {SPLIT_WEIGHTS})"
+    """The exact-token and split-identifier BM25 expressions (see ``score_columns``); for one
+    phrase, one ``ade_bm25_1_key`` key holding both, and ``NULL``."""
+    if one_phrase:
+        return f"{FUNCTION_NAME}(docs_fts, {EXACT_WEIGHTS}, {SPLIT_WEIGHTS})", "NULL"
+    return f"bm25(docs_fts, {EXACT_WEIGHTS})", f"bm25(docs_fts, {SPLIT_WEIGHTS})"
 
 
 def score_columns(one_phrase: bool) -> str:
-    """The two BM25 score expressions (exact-token, split-identifier) of the ranking.
+    """The ranking's two score columns (exact-token, split-identifier BM25).
 
-    ``one_phrase`` uses ``ade_bm25_1``, which orders exactly as ``bm25()`` without its walk over
-    every match (``engine.index.fts_rank``); ``--explain`` calls this too, so it shows the same numbers.
+    ``one_phrase`` scores with ``ade_bm25_1_key``, which orders exactly as ``bm25()`` without its
+    walk over every match (``engine.index.fts_rank``): its first column is a key holding both
+    scores (``fts_rank.scores_of_key``), the second ``NULL``. ``--explain`` calls this too, so it
+    shows the same numbers.
     """
     return ", ".join(score_expressions(one_phrase))
+
+
+def score_order(one_phrase: bool, alias: str = "") -> str:
+    """``ORDER BY`` terms of scored rows (columns ``b1, b2, rid``), best first, ties newest
+    first: a one-phrase key sorts descending (``fts_rank._KEY``)."""
+    if one_phrase:
+        return f"{alias}b1 DESC, {alias}rid DESC"
+    return f"{alias}b1, {alias}b2, {alias}rid DESC"
 
 
 FTS_TABLE = "docs_fts"
@@ -177,9 +189,10 @@ def window_sql(
     strong match is found as surely as a new one; past ``budget`` matches, the
     newest ``budget`` are scored (a bounded cost on any corpus, said in the answer's warnings).
     Ties keep the newest first, the ranking's own tie-break. ``one_phrase`` scores with
-    ``ade_bm25_1``, which saves ``bm25()``'s walk over every match but is a Python call per
+    ``ade_bm25_1_key``, which saves ``bm25()``'s walk over every match but is a Python call per
     scored row: worth it only for multi-word phrases, whose walk checks positions
-    (``engine.query.run.PHRASE_SCORE_BUDGET``).
+    (``engine.query.candidates.PHRASE_SCORE_BUDGET``); each row's ``b1`` is then the key of both
+    scores and ``b2`` is ``NULL`` (``candidates`` reads the key).
 
     ``counted`` appends two columns to every row (``SCORED_COLUMNS``): how many matches were
     scored and the oldest scored row id. A caller then knows the count of a query with fewer
@@ -200,10 +213,10 @@ def window_sql(
         prefix, source = f"WITH scored AS MATERIALIZED ({scored}) ", "scored"
         shown = ", (SELECT count(*) FROM scored), (SELECT min(rid) FROM scored)"
     # Sorted before the join: joining first would look up ``docs`` for every scored match.
-    best = f"SELECT rid, b1, b2 FROM {source} ORDER BY b1, b2, rid DESC LIMIT ?"
+    best = f"SELECT rid, b1, b2 FROM {source} ORDER BY {score_order(one_phrase)} LIMIT ?"
     sql = (
         f"{prefix}SELECT {COLUMNS}, s.b1, s.b2{shown} FROM ({best}) s"
-        " CROSS JOIN docs d ON d.id = s.rid ORDER BY s.b1, s.b2, s.rid DESC"
+        f" CROSS JOIN docs d ON d.id = s.rid ORDER BY {score_order(one_phrase, 's.')}"
     )
     return on_table(table, sql), [role_match(match, f.roles), *params, budget, limit]
 

@@ -13,6 +13,7 @@ from typing import Any
 import apsw
 
 from engine.index.db import scalar
+from engine.index.fts_rank import scores_of_key
 from engine.index.recent import RECENT_DOCS, recent_floor
 from engine.index.sql import (
     FTS_TABLE,
@@ -79,6 +80,8 @@ and ``resultsTruncated`` is set."""
 
 def _row_candidate(row: Sequence[Any]) -> tuple[int, Candidate]:
     rowid, doc_id, kind, title, rank_title, updated_at, sid, lane, anchor, tool, b1, b2 = row
+    if type(b1) is bytes:  # one phrase: both scores in one key (``sql.score_expressions``)
+        b1, b2 = scores_of_key(b1)
     # Positional, in field order: a window is 1,000 rows, and twelve keywords cost 2.5x the
     # construction (~2 ms a query, the start-up budget).
     cand = Candidate(doc_id, kind, title, rank_title, "", updated_at, sid, lane, anchor, b1, b2,
@@ -144,7 +147,7 @@ def _match_total(
 
 
 def scores_without_idf(parsed: ParsedQuery) -> bool:
-    """Whether ``parsed`` is scored by ``ade_bm25_1`` within ``PHRASE_SCORE_BUDGET``: one phrase
+    """Whether ``parsed`` is scored by ``ade_bm25_1_key`` within ``PHRASE_SCORE_BUDGET``: one phrase
     of several words (``--explain`` asks too, so it shows the ranking's own numbers)."""
     if not parsed.one_phrase:
         return False

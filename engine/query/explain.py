@@ -26,6 +26,7 @@ import apsw
 import msgspec
 
 from engine.index.db import connect
+from engine.index.fts_rank import scores_of_key
 from engine.index.sql import (
     EXACT_WEIGHTS,
     SPLIT_WEIGHTS,
@@ -99,7 +100,10 @@ class _PageRows:
             sql, params = matching_rowids_sql(match, self._rows, columns)
             # a short prefix ranks on docs_recent (its statistics)
             found = self.conn.execute(on_table(table, sql), params)
-            self._scores[key] = {int(r): (float(e), float(s)) for r, e, s in found}
+            self._scores[key] = {
+                int(r): scores_of_key(e) if type(e) is bytes else (float(e), float(s))
+                for r, e, s in found
+            }
         return self._scores[key].get(rowid, (None, None))
 
 

@@ -16,8 +16,10 @@ from index_helpers import NOW, NOW_MS, doc, insert
 
 from engine.index.checks import health_check
 from engine.index.db import connect, delete_docs, delete_docs_by_source, open_index
+from engine.index.fts_rank import scores_of_key
 from engine.index.identifiers import identifier_parts, identifiers, split_identifier
 from engine.index.schema import FTS_OPTIONS, RECENT_FTS_OPTIONS, SCHEMA_SQL
+from engine.index.sql import EXACT_WEIGHTS, SPLIT_WEIGHTS
 from engine.project.model import Project
 from engine.query.candidates import BM25_WINDOW
 from engine.query.cursor import decode_cursor, query_fingerprint
@@ -38,56 +40,66 @@ def _random_docs(n: int) -> list:
     ]  # fmt: skip
 
 
-def test_one_phrase_score_orders_exactly_as_fts5_bm25(conn: apsw.Connection) -> None:
-    insert(conn, _random_docs(400))
-    for match in ['"of the"', '"alpha"*', '"error"*', '"beta"', '"the alpha"']:
-        rows = {}
-        for fn in ("bm25", "ade_bm25_1"):
-            sql = (f"SELECT rowid, {fn}(docs_fts, 1.0, 2.0, 0.0), {fn}(docs_fts, 0.0, 0.0, 1.0)"
-                   " FROM docs_fts WHERE docs_fts MATCH ?")  # fmt: skip
-            rows[fn] = conn.execute(sql, (match,)).fetchall()
-        assert rows["bm25"], match
+def _titled_random_docs(n: int) -> list:
+    """Random documents whose words also land in titles and identifier parts: every column of
+    ``docs_fts`` holds hits, so both scores and their ties are exercised."""
+    rnd = random.Random(11)
+    return [
+        doc(f"pr:{i}" if i % 5 == 0 else f"chat:s:{i}",
+            " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(1, 60))),
+            title=" ".join(rnd.choice(WORDS) for _ in range(3)) if i % 5 == 0 else "",
+            session_id="s", updated_at=NOW_MS - i * 1000)
+        for i in range(n)
+    ]  # fmt: skip
+
+
+ONE_PHRASE_KEY = f"ade_bm25_1_key(docs_fts, {EXACT_WEIGHTS}, {SPLIT_WEIGHTS})"
+
+
+def test_one_phrase_key_orders_exactly_as_fts5_bm25(conn: apsw.Connection) -> None:
+    """The key's two scores are bm25()'s over one positive constant (the phrase's IDF), and
+    ``ORDER BY key DESC`` is bm25()'s ``ORDER BY exact, split`` (the window's order)."""
+    insert(conn, _random_docs(400) + _titled_random_docs(200))
+    split_scored = 0
+    for match in ['"of the"', '"alpha"*', '"error"*', '"beta"', '"the alpha"', '"type error"']:
+        bm25 = conn.execute(
+            f"SELECT rowid, bm25(docs_fts, {EXACT_WEIGHTS}), bm25(docs_fts, {SPLIT_WEIGHTS})"
+            " FROM docs_fts WHERE docs_fts MATCH ?", (match,)).fetchall()  # fmt: skip
+        keyed = conn.execute(
+            f"SELECT rowid, {ONE_PHRASE_KEY} FROM docs_fts WHERE docs_fts MATCH ?", (match,)
+        ).fetchall()
+        assert bm25, match
         pairs = [
-            (a[k], b[k])
-            for a, b in zip(rows["bm25"], rows["ade_bm25_1"], strict=True)
-            for k in (1, 2)
+            (a[k], b)
+            for a, (_, key) in zip(bm25, keyed, strict=True)
+            for k, b in zip((1, 2), scores_of_key(key), strict=True)
         ]
         assert all((x == 0) == (y == 0) for x, y in pairs), match
+        split_scored += sum(1 for _, y in pairs[1::2] if y)
         ratios = {round(x / y, 9) for x, y in pairs if y}
         assert len(ratios) == 1, match  # one positive constant: the phrase's IDF
-        order = {fn: [r[0] for r in sorted(v, key=lambda r: (r[1], r[2], -r[0]))]
-                 for fn, v in rows.items()}  # fmt: skip
-        assert order["bm25"] == order["ade_bm25_1"], match
+        by_bm25 = [r[0] for r in sorted(bm25, key=lambda r: (r[1], r[2], -r[0]))]
+        in_sql = conn.execute(
+            f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? ORDER BY {ONE_PHRASE_KEY} DESC,"
+            " rowid DESC", (match,)).fetchall()  # fmt: skip
+        assert [r for (r,) in in_sql] == by_bm25, match
+    assert split_scored  # split scores too, not only exact ones
 
 
-def test_one_phrase_scores_of_a_row_do_not_depend_on_the_other_call(
-    conn: apsw.Connection,
-) -> None:
-    """The second call on a row reuses the first's hit counts (start-up budget): both weightings in
-    one statement, either order, give what each alone gives."""
-    insert(conn, _random_docs(200))
-    exact, split = "ade_bm25_1(docs_fts, 1.0, 2.0, 0.0)", "ade_bm25_1(docs_fts, 0.0, 0.0, 1.0)"
-    for match in ['"of the"', '"alpha"*', '"readTimeout"']:
-
-        def scores(*columns: str, m: str = match) -> list[tuple[object, ...]]:
-            sql = f"SELECT rowid, {', '.join(columns)} FROM docs_fts WHERE docs_fts MATCH ?"
-            return conn.execute(sql, (m,)).fetchall()
-
-        alone = [(a[0], a[1], b[1]) for a, b in zip(scores(exact), scores(split), strict=True)]
-        assert alone, match
-        assert scores(exact, split) == alone, match
-        assert [(r, x, y) for r, y, x in scores(split, exact)] == alone, match
-
-
-def test_one_phrase_score_refuses_two_phrases(conn: apsw.Connection) -> None:
+def test_one_phrase_key_refuses_two_phrases_and_negative_weights(conn: apsw.Connection) -> None:
     # Besides its phrase, a search's MATCH names the role word (engine.index.sql.role_match),
     # which the scorer allows as the second phrase: three phrases are two of the user's.
     insert(conn, [doc("chat:s:1", "alpha beta gamma", session_id="s")])
-    sql = (
-        'SELECT ade_bm25_1(docs_fts) FROM docs_fts WHERE docs_fts MATCH \'"alpha" "beta" "gamma"\''
-    )
+    three = 'SELECT {} FROM docs_fts WHERE docs_fts MATCH \'"alpha" "beta" "gamma"\''
     with pytest.raises(ValueError, match="one-phrase"):
-        conn.execute(sql).fetchall()
+        conn.execute(three.format(ONE_PHRASE_KEY)).fetchall()
+    one = "SELECT {} FROM docs_fts WHERE docs_fts MATCH 'alpha'"
+    with pytest.raises(ValueError, match="non-negative"):
+        conn.execute(
+            one.format("ade_bm25_1_key(docs_fts, 1.0, -1.0, 0.0, 0.0, 0.0, 1.0)")
+        ).fetchall()
+    with pytest.raises(ValueError, match="non-negative"):
+        conn.execute(one.format("ade_bm25_1_key(docs_fts, 1.0, 2.0, 0.0)")).fetchall()
 
 
 def test_title_table_follows_upserts_and_deletes(conn: apsw.Connection) -> None:
