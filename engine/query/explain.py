@@ -34,9 +34,14 @@ from engine.index.sql import (
     on_table,
     score_columns,
 )
-from engine.query.candidates import ranking_table, scores_without_idf
+from engine.query.candidates import (
+    fts_candidates,
+    plan_filters,
+    ranking_table,
+    scores_without_idf,
+)
 from engine.query.parser import Term, build_match, fts_string
-from engine.query.phrase_boost import row_has_phrase
+from engine.query.phrase_boost import phrase_match, with_phrase_boost
 from engine.query.plan import PlanTerm, QueryPlan, build_plan
 from engine.query.ranking import PHRASE_BOOST, Candidate, sort_key
 from engine.query.relax import Relaxation, can_relax, groups_held, relaxations, words_held
@@ -81,6 +86,7 @@ class _PageRows:
         self._rows = sorted(set(self.rowid_of.values()))
         self._held: dict[str, set[int]] = {}
         self._scores: dict[tuple[str, bool, str], dict[int, tuple[float, float]]] = {}
+        self._boosted: dict[int, tuple[QueryPlan, set[int]]] = {}
 
     def rowid(self, doc_id: str) -> int | None:
         return self.rowid_of.get(doc_id)
@@ -90,6 +96,17 @@ class _PageRows:
             found = self.conn.execute(*matching_rowids_sql(match, self._rows))
             self._held[match] = {int(r) for (r,) in found}
         return rowid in self._held[match]
+
+    def boosted(self, plan: QueryPlan) -> set[int]:
+        """The row ids the ranking of ``plan`` boosted as holding its phrase: its window and
+        phrase boost run again (``run_query``'s), so a row the boost's budget stopped short of,
+        or one outside the window (the tail), shows no boost, as it got none."""
+        if id(plan) not in self._boosted:
+            f = plan_filters(plan)
+            window, total, _, bounded, _ = fts_candidates(self.conn, plan.parsed, f)
+            window, _ = with_phrase_boost(self.conn, plan.parsed, window, f, bounded or total)
+            self._boosted[id(plan)] = (plan, {rowid for rowid, c in window if c.phrase})
+        return self._boosted[id(plan)][1]
 
     def scores(
         self, match: str, rowid: int, without_idf: bool, table: str
@@ -152,7 +169,7 @@ def explain_item(
         if match is not None and item.tier == "body":
             table = ranking_table(conn, plan)
             exact, split = rows.scores(match, rowid, scores_without_idf(parsed), table)
-            phrase = row_has_phrase(conn, parsed, rowid)
+            phrase = None if phrase_match(parsed) is None else rowid in rows.boosted(plan)
     probe = Candidate(doc_id=item.doc_id, kind=item.kind, title=item.title, rank_title="",
                       snippet_marked="", updated_at=item.updated_at,
                       bm25=exact, bm25_split=split, phrase=bool(phrase))  # fmt: skip

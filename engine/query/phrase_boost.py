@@ -119,20 +119,6 @@ def phrase_walk(
     return PhraseWalk(held, None)
 
 
-def phrase_rowids(conn: apsw.Connection, match: str, rowids: Sequence[int]) -> set[int]:
-    """Which of ``rowids`` hold ``match``, among the newest ``PHRASE_BUDGET`` phrase matches in
-    their row id range (``phrase_walk`` without a filter)."""
-    return phrase_walk(conn, match, rowids).held
-
-
-def row_has_phrase(conn: apsw.Connection, parsed: ParsedQuery, rowid: int) -> bool | None:
-    """Whether one indexed row holds the query's phrase; None when the query has none."""
-    match = phrase_match(parsed)
-    if match is None:
-        return None
-    return bool(phrase_rowids(conn, match, [rowid]))
-
-
 def boosts_every_row(parsed: ParsedQuery, scored: int) -> bool:
     """Whether ``phrase_walk`` would mark every indexed row of ``parsed``, known without it.
 

@@ -1,7 +1,8 @@
 """The phrase boost under a filter reads only the rows the answer can hold
 (``phrase_boost.phrase_walk``): its budget of phrase matches (``PHRASE_BUDGET``, the real one)
 is not spent on newer documents the filter leaves out, and when the budget does bound the boost,
-the answer says so like the other budgets (a warning and ``resultsTruncated``)."""
+the answer says so like the other budgets (a warning and ``resultsTruncated``), and
+``--explain`` shows the boost the ranking gave."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from index_helpers import NOW, NOW_MS, doc, insert
 
 from engine.index.db import IndexDoc
 from engine.project.model import Project
+from engine.query.explain import explain_page
 from engine.query.phrase_boost import PHRASE_BUDGET, PHRASE_NOTE
+from engine.query.ranking import PHRASE_BOOST
 from engine.query.run import run_query
 from engine.types import SearchQueryArgs
 
@@ -99,3 +102,23 @@ def test_the_notices_the_answer_leaves_out_do_not_spend_the_budget(
     assert order[0] == "terminal:phrase"  # boosted above both rows holding the words apart
     assert set(order) == {"terminal:phrase", "terminal:newest", "terminal:apart"}
     assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) not in answer.warnings  # type: ignore[attr-defined]
+
+
+def test_explain_shows_the_boost_the_ranking_gave_past_the_budget(
+    conn: apsw.Connection, project: Project
+) -> None:
+    # A short old row holding the phrase has the best BM25, so it is in the ranked window, but
+    # the phrase query reads a budget's worth of newer chats first and stops: the ranking gave it
+    # no boost (it follows every boosted chat), and --explain must say what the ranking did.
+    _around(conn, [*_chats(PHRASE_BUDGET + 1, start=10),
+                   _terminal("short", "socket timeout", PHRASE_BUDGET + 50)])  # fmt: skip
+    args = SearchQueryArgs(query="socket timeout", limit=20, offset=990)
+    answer = run_query(conn, args, project=project, now=NOW)
+    order = [item.doc_id for item in answer.items]
+    assert "terminal:short" in order
+    assert order[0].startswith("chat:")  # the boosted chats come first
+    why = {e.doc_id: e for e in explain_page(conn, args.query, answer.items, now=NOW)}
+    short, chat = why["terminal:short"], why[order[0]]
+    assert (short.phrase, short.phrase_boost) == (False, 0.0)
+    assert (chat.phrase, chat.phrase_boost) == (True, PHRASE_BOOST)
+    assert chat.sort_key < short.sort_key  # the order the page shows
