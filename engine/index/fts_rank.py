@@ -32,6 +32,13 @@ K1 = 1.2
 B = 0.75
 """FTS5's ``bm25()`` length-normalization constant (fts5_aux.c)."""
 
+EXACT_WEIGHTS = (1.0, 2.0, 0.0)
+"""BM25 weights (body, rank_title, parts) for exact-token relevance: title twice the body
+(``engine.index.sql.EXACT_WEIGHTS`` is written from these)."""
+
+SPLIT_WEIGHTS = (0.0, 0.0, 1.0)
+"""BM25 weights for split-identifier relevance: the ``parts`` column only (a tie-breaker)."""
+
 _K1_PLUS_1 = K1 + 1
 
 _KEY = struct.Struct(">dd")
@@ -50,7 +57,9 @@ def bm25_one_phrase_key(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) 
     Args:
         api: the FTS5 extension API positioned on the row.
         weights: the exact-token score's weight per column, then the split score's (six for
-            ``docs_fts``'s three columns), as for two ``bm25()`` calls; none negative.
+            ``docs_fts``'s three columns), as for two ``bm25()`` calls; none negative. None:
+            the ranking's (``EXACT_WEIGHTS``, ``SPLIT_WEIGHTS``), and no argument to convert
+            per row.
 
     Raises:
         ValueError: the query has more than one phrase (use ``bm25()`` there) besides the
@@ -63,12 +72,20 @@ def bm25_one_phrase_key(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) 
         state = api.aux_data = _CursorState(api, weights)
     pairs = state.pairs
     exact = split = 0.0
-    # Column by column, in order, as bm25() adds them (the same float sums).
-    for column in api.phrase_columns(0):
-        hits = len(api.phrase_column_offsets(0, column))
-        we, ws = pairs[column]
+    columns = api.phrase_columns(0)
+    if len(columns) == 1 and state.inst_are_hits:
+        # The usual row: the phrase in one column, and its instances the row's only ones.
+        hits = api.inst_count
+        we, ws = pairs[columns[0]]
         exact += we * hits
         split += ws * hits
+    else:
+        # Column by column, in order, as bm25() adds them (the same float sums).
+        for column in columns:
+            hits = len(api.phrase_column_offsets(0, column))
+            we, ws = pairs[column]
+            exact += we * hits
+            split += ws * hits
     if not (exact or split):
         return _NO_HIT
     norm = K1 * (1 - B + B * api.column_size(-1) / state.avgdl)
@@ -86,21 +103,26 @@ def scores_of_key(key: bytes) -> tuple[float, float]:
 
 class _CursorState:
     """What ``bm25_one_phrase_key`` keeps between its calls on one cursor: the average document
-    length and each column's (exact, split) weights as floats."""
+    length, each column's (exact, split) weights as floats, and whether a row's instances are
+    all the phrase's."""
 
-    __slots__ = ("avgdl", "pairs")
+    __slots__ = ("avgdl", "inst_are_hits", "pairs")
 
     def __init__(self, api: apsw.FTS5ExtensionApi, weights: tuple[apsw.SQLiteValue, ...]) -> None:
         if api.phrase_count not in (1, 2):  # the second: the role word (sql.role_match)
             raise ValueError(f"{FUNCTION_NAME} scores one-phrase queries only")
         columns = api.column_count
-        floats = [float(w) for w in weights]  # type: ignore[arg-type]
+        floats = [float(w) for w in weights or (*EXACT_WEIGHTS, *SPLIT_WEIGHTS)]  # type: ignore[arg-type]
         if len(floats) != 2 * columns or min(floats) < 0:
             raise ValueError(f"{FUNCTION_NAME} takes two non-negative weights per column")
         self.pairs = list(zip(floats[:columns], floats[columns:], strict=True))
         self.avgdl = api.column_total_size(-1) / max(api.row_count, 1)
+        # The role word is NOT'ed (no instance in any matching row) or AND'ed (``role:system``:
+        # in every matching row, so in this first one too): ``inst_count`` counts the phrase's
+        # hits alone unless the role word has some here.
+        self.inst_are_hits = api.phrase_count == 1 or not api.phrase_columns(1)
 
 
 def register(conn: apsw.Connection) -> None:
-    """Make ``ade_bm25_1_key(docs_fts, w…)`` callable on ``conn``."""
+    """Make ``ade_bm25_1_key(docs_fts[, w…])`` callable on ``conn``."""
     conn.register_fts5_function(FUNCTION_NAME, bm25_one_phrase_key)

@@ -15,15 +15,16 @@ from typing import Any
 
 import msgspec
 
+from engine.index import fts_rank
 from engine.index.command_sql import CommandFilter, command_sql
 from engine.index.fts_rank import FUNCTION_NAME
 from engine.index.schema import SLOT_BITS
 from engine.kinds import ROLE_TOKEN, SYSTEM_ROLE
 
-EXACT_WEIGHTS = "1.0, 2.0, 0.0"
+EXACT_WEIGHTS = ", ".join(map(str, fts_rank.EXACT_WEIGHTS))
 """BM25 weights (body, rank_title, parts) for exact-token relevance: title twice the body."""
 
-SPLIT_WEIGHTS = "0.0, 0.0, 1.0"
+SPLIT_WEIGHTS = ", ".join(map(str, fts_rank.SPLIT_WEIGHTS))
 """BM25 weights for split-identifier relevance: the ``parts`` column only (a tie-breaker)."""
 
 COLUMNS = (
@@ -141,8 +142,8 @@ def lane_sql(lane_ids: tuple[str, ...]) -> tuple[str, list[Any]]:
 def score_expressions(one_phrase: bool) -> tuple[str, str]:
     """The exact-token and split-identifier BM25 expressions (see ``score_columns``); for one
     phrase, one ``ade_bm25_1_key`` key holding both, and ``NULL``."""
-    if one_phrase:
-        return f"{FUNCTION_NAME}(docs_fts, {EXACT_WEIGHTS}, {SPLIT_WEIGHTS})", "NULL"
+    if one_phrase:  # the ranking's weights are its default (no argument converted per row)
+        return f"{FUNCTION_NAME}(docs_fts)", "NULL"
     return f"bm25(docs_fts, {EXACT_WEIGHTS})", f"bm25(docs_fts, {SPLIT_WEIGHTS})"
 
 

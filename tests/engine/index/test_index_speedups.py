@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import apsw
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,7 +20,7 @@ from engine.index.db import connect, delete_docs, delete_docs_by_source, open_in
 from engine.index.fts_rank import scores_of_key
 from engine.index.identifiers import identifier_parts, identifiers, split_identifier
 from engine.index.schema import FTS_OPTIONS, RECENT_FTS_OPTIONS, SCHEMA_SQL
-from engine.index.sql import EXACT_WEIGHTS, SPLIT_WEIGHTS
+from engine.index.sql import EXACT_WEIGHTS, SPLIT_WEIGHTS, role_match
 from engine.project.model import Project
 from engine.query.candidates import BM25_WINDOW
 from engine.query.cursor import decode_cursor, query_fingerprint
@@ -53,7 +54,7 @@ def _titled_random_docs(n: int) -> list:
     ]  # fmt: skip
 
 
-ONE_PHRASE_KEY = f"ade_bm25_1_key(docs_fts, {EXACT_WEIGHTS}, {SPLIT_WEIGHTS})"
+ONE_PHRASE_KEY = "ade_bm25_1_key(docs_fts)"  # as the ranking calls it: its weights by default
 
 
 def test_one_phrase_key_orders_exactly_as_fts5_bm25(conn: apsw.Connection) -> None:
@@ -84,6 +85,31 @@ def test_one_phrase_key_orders_exactly_as_fts5_bm25(conn: apsw.Connection) -> No
             " rowid DESC", (match,)).fetchall()  # fmt: skip
         assert [r for (r,) in in_sql] == by_bm25, match
     assert split_scored  # split scores too, not only exact ones
+
+
+def test_one_phrase_key_takes_the_ranking_weights_by_default(conn: apsw.Connection) -> None:
+    insert(conn, _titled_random_docs(100))
+    explicit = f"ade_bm25_1_key(docs_fts, {EXACT_WEIGHTS}, {SPLIT_WEIGHTS})"
+    sql = "SELECT rowid, {} FROM docs_fts WHERE docs_fts MATCH '\"the alpha\"'"
+    rows = conn.execute(sql.format(ONE_PHRASE_KEY)).fetchall()
+    assert rows
+    assert rows == conn.execute(sql.format(explicit)).fetchall()
+
+
+def test_one_phrase_key_counts_the_phrase_alone_beside_the_role_word(
+    conn: apsw.Connection,
+) -> None:
+    """``role:system`` ANDs the role word into the MATCH (``role_match``): its instance in a
+    notice's parts is not one of the phrase's hits (the NOT'ed role word of every other search
+    has none)."""
+    notices = [msgspec.structs.replace(d, role="system") for d in _titled_random_docs(100)]
+    insert(conn, notices)
+    for match in ['"the alpha"', '"alpha"*', '"type error"']:
+        sql = f"SELECT rowid, {ONE_PHRASE_KEY} FROM docs_fts WHERE docs_fts MATCH ?"
+        alone = conn.execute(sql, (match,)).fetchall()
+        assert alone, match
+        assert conn.execute(sql, (role_match(match, ("system",)),)).fetchall() == alone, match
+        assert conn.execute(sql, (role_match(match, None),)).fetchall() == [], match
 
 
 def test_one_phrase_key_refuses_two_phrases_and_negative_weights(conn: apsw.Connection) -> None:
