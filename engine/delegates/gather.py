@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from engine.delegates.context import Delegate, DelegateContext
-from engine.delegates.file_hits import file_candidates, mtime_ms
+from engine.delegates.file_hits import file_candidates, file_lanes, mtime_ms
 from engine.errors import AdeError
 from engine.links.deeplink import build_link
 from engine.links.targets import envelope_for_lane
@@ -60,15 +60,9 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     # lanes' envelopes (asked lazily, once per query, and only when some lane matches).
     shared: tuple[str | None, list[PrSnapshot]] | None = None
     for lane in ctx.lanes:
-        if not plan.allows_lane(lane.id):
+        if not _lane_matches(plan, lane):
             continue
-        # Matched and shown as redacted (docs/redaction.md): a branch named after a token is not found
-        # by the token, and its link carries the hashed name (engine.redaction.ids).
         branch = redact_title(lane.branch) if lane.branch else None
-        if not plan.matches(
-            lane.id, redact_title(lane.name), branch or "", redact_title(str(lane.path))
-        ):
-            continue
         updated = _lane_activity_ms(lane)
         if not plan.allows_time(updated):
             continue
@@ -95,6 +89,18 @@ def lane_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
             )
         )
     return out, warnings
+
+
+def _lane_matches(plan: QueryPlan, lane: Lane) -> bool:
+    """Whether ``lane`` passes the lane filter and the query's text. Matched as shown, redacted
+    (docs/redaction.md): a branch named after a token is not found by the token, and its link
+    carries the hashed name (engine.redaction.ids)."""
+    from engine.redaction import redact_title  # deferred: see module docstring
+
+    if not plan.allows_lane(lane.id):
+        return False
+    branch = redact_title(lane.branch) if lane.branch else ""
+    return plan.matches(lane.id, redact_title(lane.name), branch, redact_title(str(lane.path)))
 
 
 def artifact_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
@@ -229,6 +235,41 @@ def delegated_for_plan(
     if "lane" in plan.kinds:
         warnings = [*_lane_listing_warnings(project, len(plan.gone_folders)), *warnings]
     return found, warnings
+
+
+def starts_no_process(
+    project: Project,
+    plan: QueryPlan,
+    lanes: Sequence[Lane],
+    environ: Mapping[str, str] | None = None,
+) -> bool:
+    """Whether ``delegated_for_plan`` of ``plan`` surely starts no child process and asks no
+    server: no lane matches (a match runs ``git log``), Linear is not configured, nothing is
+    browsed, and every lane whose files are searched has a kept listing with nothing tracked
+    (``listing_memo.held_untracked_only``: no ``git grep``). Then the delegates are pure Python,
+    cheaper on the caller's thread than on one of their own beside the index query (the GIL
+    runs them first anyway); False whenever unsure."""
+    if plan.match_none or not any(kind in DELEGATES for kind in plan.kinds):
+        return True
+    from engine.delegates.browse import browses
+    from engine.delegates.listing_memo import held_untracked_only
+
+    env = os.environ if environ is None else environ
+    if browses(plan):
+        return False
+    if "linear" in plan.kinds:  # imported only when asked for: see module docstring
+        from engine.delegates.linear import linear_api_key
+
+        if linear_api_key(dict(env)) is not None:
+            return False
+    if plan.sessions:  # no lane, file or Linear issue belongs to a session
+        return True
+    if "lane" in plan.kinds and any(_lane_matches(plan, lane) for lane in lanes):
+        return False
+    if "file" not in plan.kinds or not plan.has_text:
+        return True
+    searched = file_lanes(DelegateContext(project, plan, lanes, env))
+    return all(held_untracked_only(lane.path) is not None for lane in searched)
 
 
 def delegated_for_args(

@@ -47,3 +47,14 @@ class Background(Generic[_T]):
             raise self._error
         assert self._done
         return self._value  # type: ignore[return-value]  # set by _run before it ended
+
+
+class Finished(Generic[_T]):
+    """A value already computed, read as a ``Background``'s (for a caller that ran it inline)."""
+
+    def __init__(self, value: _T) -> None:
+        self._value = value
+
+    def result(self) -> _T:
+        """The value."""
+        return self._value

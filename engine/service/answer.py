@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 import apsw
 import msgspec
 
-from engine.delegates.gather import delegated_for_plan
+from engine.delegates.gather import delegated_for_plan, starts_no_process
 from engine.ingest.history import history_warnings_for
 from engine.project.lanes import gone_lanes
-from engine.query.overlap import Background
+from engine.query.overlap import Background, Finished
 from engine.query.plan import QueryPlan, build_plan
 from engine.query.ranking import Candidate
 from engine.query.relax import can_relax, relax_answer
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from engine.external.catalog import ExternalCatalog
     from engine.project.model import Lane, Project
     from engine.project.tally import WarningTally
+
+Delegated = tuple[list[Candidate], list[str]]
+"""The delegates' candidates and warnings (``delegated_for_plan``)."""
 
 NOT_GIT_NOTE = "not a git repository: commits, branches, lanes and files are not searched"
 """The one note a plain folder gets (docs/projects.md): it works, with .ade/ sources only."""
@@ -72,8 +75,13 @@ def answer_query(
         if fresh is not None:
             extras.extend(fresh.candidates)
             replace = fresh.replace_doc_ids
-        # The delegates (git of the lanes) run while SQLite answers the index (the start-up budget).
-        delegation = Background(lambda: delegated_for_plan(project, planned, lanes))
+        # The delegates (git of the lanes) run while SQLite answers the index (the start-up
+        # budget); with no process to wait for they run here, saving a thread's start and join.
+        delegation: Background[Delegated] | Finished[Delegated]
+        if starts_no_process(project, planned, lanes):
+            delegation = Finished(delegated_for_plan(project, planned, lanes))
+        else:
+            delegation = Background(lambda: delegated_for_plan(project, planned, lanes))
         answered = run_query(conn, planned, project=project, lanes=lanes,
                              extra_candidates=lambda: [*extras, *delegation.result()[0]],
                              replace_doc_ids=replace)  # fmt: skip

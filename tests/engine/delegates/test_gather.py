@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from engine.delegates.files import grep_lane_lines, list_tracked_untracked
-from engine.delegates.gather import delegated_for_args
+from engine.delegates import listing_memo
+from engine.delegates.files import grep_lane_lines, lane_listing, list_tracked_untracked
+from engine.delegates.gather import delegated_for_args, starts_no_process
 from engine.demo import DEMO_NOW
 from engine.embedded import EmbeddedClient
 from engine.project.lanes import list_lanes
 from engine.project.locate import open_project
 from engine.project.tally import WarningTally
+from engine.query.plan import QueryPlan, build_plan
 from engine.types import DEFAULT_KINDS, SearchQueryArgs
 
 
@@ -100,3 +104,41 @@ def test_the_best_of_path_and_basename_decides_the_file_tier(demo_copy: Path) ->
     assert first.doc_id == "file:payments_api/gateway.py"
     assert first.tier == "exact_title"
     assert first.deep_link.startswith("ade://file/payments_api/gateway.py?")
+
+
+def test_the_delegates_run_inline_only_when_they_surely_start_no_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``starts_no_process``: true for a repository with nothing tracked whose listing a
+    long-running process keeps (no ``git grep`` to wait for), false whenever a process or a
+    server could be asked: no kept listing, a tracked file, a lane matching the text (its
+    ``git log``), Linear configured, a browse of files."""
+    root = tmp_path / "fresh"
+    (root / ".ade").mkdir(parents=True)
+    _git(root, "init", "-q", "-b", "main")
+    (root / "notes.md").write_text("the zebrafish plan\n")
+    project = open_project(root)
+    lanes = list_lanes(project, WarningTally())
+
+    def plan(query: str, **more: object) -> QueryPlan:
+        return build_plan(SearchQueryArgs(query=query, **more), now=DEMO_NOW, lanes=lanes)  # type: ignore[arg-type]
+
+    assert not starts_no_process(project, plan("zebrafish"), lanes, {})  # nothing kept yet
+    hour = 3600 * 10**9
+    monkeypatch.setattr(listing_memo, "now_ns", lambda: time.time_ns() + hour)
+    past = time.time_ns() - hour
+    for folder, _dirs, names in os.walk(root):
+        for name in [*names, "."]:
+            os.utime(os.path.join(folder, name), ns=(past, past), follow_symlinks=False)
+    lane_listing(root)
+    lane_listing(root)  # a long-running process's second listing is kept
+    assert starts_no_process(project, plan("zebrafish"), lanes, {})
+    assert starts_no_process(project, plan("zebrafish", kinds=["chat"]), lanes, {})
+    linear = plan("zebrafish", kinds=["file", "linear"])
+    assert starts_no_process(project, linear, lanes, {})
+    assert not starts_no_process(project, linear, lanes, {"LINEAR_API_KEY": "k"})
+    assert not starts_no_process(project, plan(lanes[0].name), lanes, {})  # the lane matches
+    assert not starts_no_process(project, plan("", kinds=["file"]), lanes, {})  # a browse
+    _git(root, "add", "notes.md")
+    assert not starts_no_process(project, plan("zebrafish"), lanes, {})  # tracked: git grep
+    listing_memo.forget()
