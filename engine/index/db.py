@@ -123,8 +123,23 @@ def connect(path: Path, *, vacuum: bool = True) -> apsw.Connection:
             conn.pragma("journal_mode", "wal")
             conn.pragma("journal_size_limit", WAL_SIZE_LIMIT)
     conn.pragma("synchronous", "NORMAL")
+    plan_without_bound_values(conn)
     fts_rank.register(conn)
     return conn
+
+
+def plan_without_bound_values(conn: apsw.Connection) -> None:
+    """Plan every statement of ``conn`` without looking at its bound values (SQLite's query
+    planner stability guarantee, ``SQLITE_DBCONFIG_ENABLE_QPSG``).
+
+    Without it, SQLite (3.47 on) reads a bound ``LIMIT ?`` or a ``column = ?`` while planning and
+    marks the statement to be prepared again whenever that parameter is bound anew: a cached
+    statement was parsed and planned again on every execution, and so were FTS5's own lookups
+    into its segments (``WHERE segid = ?``), four a phrase a pass. That was ~0.5 M of the 2.5 M
+    instructions a rare word's query cost at 10 MB (benchmarks/journal/2026-12-07-rare-common-10.md).
+    The answers are the same: only how a plan is chosen changes, and no statement here has a
+    plan that a bound value would change (no ``LIKE ?``, no ``sqlite_stat4``)."""
+    conn.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, 1)
 
 
 def _ensure_cache_dir(path: Path) -> None:

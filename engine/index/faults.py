@@ -60,6 +60,8 @@ def connect_snapshot(path: Path) -> apsw.Connection:
     uri = f"file:{quote(os.fspath(path))}?immutable=1"
     conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
     try:
+        # Planned without bound values, as every connection is (engine.index.db.plan_without_bound_values).
+        conn.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, 1)
         fts_rank.register(conn)
         conn.execute("SELECT 1 FROM docs LIMIT 1").fetchall()
     except BaseException:
