@@ -70,10 +70,13 @@ MATCHED = (
     "LINEAR_API_KEY",
     "ADE_LINEAR_API_URL",
     "XDG_CONFIG_HOME",
+    "ADE_SEMANTIC",
 )
 """Read process-wide: served only when the daemon's own value is the caller's. ``TZ``: Aider's
 history carries local times (``engine.external.aider``); every other time is UTC or carries its
-zone. ``XDG_CONFIG_HOME``: git's global ignore and config (the files delegate, the origin)."""
+zone. ``XDG_CONFIG_HOME``: git's global ignore and config (the files delegate, the origin).
+``ADE_SEMANTIC``: ``0`` turns the meaning layer off (``engine.semantic.enabled``), for the
+daemon's model and its writer as much as for the answer."""
 
 MATCHED_PREFIX = "GIT_"
 """Every ``GIT_*`` variable changes what git answers (``GIT_DIR``, ``GIT_CONFIG_GLOBAL``…)."""

@@ -177,6 +177,8 @@ ROWS = [
     Row("ADE_LINEAR_API_URL", _value("http://127.0.0.1:9/graphql"), "first", applied=False),
     Row("XDG_CONFIG_HOME", lambda tmp, repo: str(tmp), "first", applied=False),
     Row("GIT_CONFIG_GLOBAL", _git_config, "first", applied=False),
+    # The suite's daemon runs with ADE_SEMANTIC=0 (tests/conftest.py): a caller with it on
+    Row("ADE_SEMANTIC", _value("1"), "first", applied=False),
 ]
 
 
