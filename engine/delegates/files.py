@@ -199,13 +199,38 @@ def grep_lane_lines(
         return []
     recurse = not untracked and (root / ".gitmodules").is_file()
     spec = [f":(literal){p}" for p in paths] if paths is not None else []
-    args = (
-        "grep", *(("--untracked",) if untracked else ()),
-        *(("--recurse-submodules",) if recurse else ()), "-I", "-E", "-n", "-z",
-        "--no-color", "-e", wanted.grep_pattern(), "--", *((_EXCLUDE_ADE,) if untracked else ()),
-        *spec,
-    )  # fmt: skip
-    return _grep(root, args, wanted, limit, keep)
+    dialects = wanted.grep_dialects()
+    if _without_pcre:
+        dialects = dialects[-1:]
+    refused = False
+    for number, (dialect, pattern) in enumerate(dialects, 1):
+        args = (
+            "grep", *(("--untracked",) if untracked else ()),
+            *(("--recurse-submodules",) if recurse else ()), "-I", dialect, "-n", "-z",
+            "--no-color", "-e", pattern, "--", *((_EXCLUDE_ADE,) if untracked else ()), *spec,
+        )  # fmt: skip
+        try:
+            hits = _grep(root, args, wanted, limit, keep)
+        except GrepTimedOut:
+            raise
+        except FileSearchFailed:
+            if number == len(dialects):
+                raise
+            refused = True  # its -E twin admits the same lines and more
+            continue
+        if refused:  # -P failed where -E worked: this git has no PCRE
+            _note_without_pcre()
+        return hits
+    return []
+
+
+_without_pcre = False
+"""Set when this process's git refused ``grep -P`` (built without PCRE): ``-E`` from then on."""
+
+
+def _note_without_pcre() -> None:
+    global _without_pcre
+    _without_pcre = True
 
 
 def grep_definitions(root: Path, words: list[str]) -> list[FileLineHit]:

@@ -31,7 +31,7 @@ from engine.query.match import (
     Haystack,
     LineFilter,
     MatchTerm,
-    grep_regex,
+    grep_term_regex,
     line_filter_of,
     term_matches,
 )
@@ -106,13 +106,16 @@ def node_filters(nodes: Sequence[Node]) -> list[LineFilter]:
     for node in nodes:
         found = line_filter_of([node])
         if found.groups:
-            alternatives = [".*".join(grep_regex(t) for t in term.tokens) for term in node
-                            if term.tokens]  # fmt: skip
-            pattern = "|".join(f"({a})" for a in alternatives) if len(alternatives) > 1 else (
-                alternatives[0])  # fmt: skip
-            weight = min(sum(map(len, term.tokens)) for term in node if term.tokens)
-            out.append((weight, LineFilter(found.groups, pattern)))
+            terms = [term for term in node if term.tokens]
+            ere, perl = (_either([grep_term_regex(t.tokens, t.prefix, perl=p) for t in terms])
+                         for p in (False, True))  # fmt: skip
+            weight = min(sum(map(len, term.tokens)) for term in terms)
+            out.append((weight, LineFilter(found.groups, ere, perl)))
     return [f for _, f in sorted(out, key=lambda pair: -pair[0])]
+
+
+def _either(alternatives: list[str]) -> str:
+    return "|".join(f"({a})" for a in alternatives) if len(alternatives) > 1 else alternatives[0]
 
 
 def match_column(nodes: Sequence[Node], line: str) -> int:

@@ -120,6 +120,41 @@ def grep_regex(needle: str) -> str:
     return _COMBINING.join(_grep_char(ch) for ch in needle)
 
 
+def grep_term_regex(tokens: Sequence[str], prefix: bool, *, perl: bool) -> str:
+    """A regex for git grep (over bytes, the C locale) admitting every line in which ``tokens``
+    (a term's folded tokens, in order) could match as the matcher reads it; ``perl``: for
+    ``git grep -P``, else ``-E``.
+
+    Where a token may end: a token or an identifier part (ASCII only,
+    ``engine.index.identifiers``) ends before a character that is not an ASCII lowercase letter
+    (a digit ends a letter's part, an uppercase letter a camelCase part), a digit's before
+    anything but a digit; so the last token of an exact term (one character) needs that after
+    it. Where a token may start, only in ``perl`` (a lookbehind: an extended regex would have
+    to match the character before, which costs git its first-byte skip and made every grep
+    3-5x slower): after anything but an ASCII letter, or its uppercase form after a letter (a
+    camelCase part); a token beginning with a digit anywhere. Anything outside ASCII counts as
+    a boundary: the matcher then reads the line exactly. The tokens between go in order.
+
+    One character or one common word is far rarer where words start: ``t`` in git.git, 1,023,328
+    lines hold the letter, 89,612 admitted; the matcher had read every one of the first
+    (benchmarks/journal/2026-12-07-file-lines.md)."""
+    first = tokens[0]
+    core = grep_regex(first)
+    lead = first[0]
+    if not perl or (lead.isascii() and lead.isdigit()):
+        start = core
+    elif "a" <= lead <= "z":
+        rest = _COMBINING + grep_regex(first[1:]) if len(first) > 1 else ""
+        start = f"(?:(?<![A-Za-z])(?:{core})|(?<=[A-Za-z]){lead.upper()}{rest})"
+    else:
+        start = f"(?<![A-Za-z])(?:{core})"
+    body = start + "".join(f".*{grep_regex(t)}" for t in tokens[1:])
+    last = tokens[-1][-1]
+    if prefix or not last.isascii() or not last.isalnum():
+        return body
+    return body + ("([^0-9]|$)" if last.isdigit() else "([^a-z]|$)")
+
+
 class LineFilter(msgspec.Struct, frozen=True):
     """A cheap necessary condition for a line to match: the file delegate's ``git grep``.
 
@@ -129,8 +164,11 @@ class LineFilter(msgspec.Struct, frozen=True):
 
     groups: tuple[tuple[str, ...], ...]
     pattern: str | None = None
-    """The ``git grep`` pattern when the caller knows a more selective one than the lead group's
-    (a phrase's tokens in order: ``engine.query.file_match.node_filters``)."""
+    """The ``git grep -E`` pattern when the caller knows a more selective one than the lead
+    group's (a phrase's tokens in order: ``engine.query.file_match.node_filters``)."""
+    perl_pattern: str | None = None
+    """``pattern`` for ``git grep -P``, which also says where the words start
+    (``grep_term_regex``); a git built without PCRE takes ``pattern``."""
 
     @classmethod
     def of_words(cls, words: Sequence[str]) -> LineFilter:
@@ -149,6 +187,11 @@ class LineFilter(msgspec.Struct, frozen=True):
         if self.pattern is not None:
             return self.pattern
         return "|".join(grep_regex(n) for n in self.lead)
+
+    def grep_dialects(self) -> list[tuple[str, str]]:
+        """``(git grep option, pattern)`` to try in order: ``-P`` when known, then ``-E``."""
+        ere = ("-E", self.grep_pattern())
+        return [("-P", self.perl_pattern), ere] if self.perl_pattern is not None else [ere]
 
     def admits(self, line: str) -> bool:
         folded = fold(line)
