@@ -273,10 +273,11 @@ def _grep(
     keep: Callable[[str, str], bool] | None = None,
 ) -> list[FileLineHit]:
     hits: list[FileLineHit] = []
+    paths: dict[bytes, str | None] = {}  # a file's lines come together: its name decoded once
     try:
         with _Streamed(root, args) as proc:
             for path, number, text in _records(proc.chunks()):
-                hit = _parse_hit(path, number, text, wanted, keep)
+                hit = _parse_hit(path, number, text, wanted, keep, paths)
                 if hit is not None:
                     hits.append(hit)
                     if len(hits) >= limit:
@@ -320,15 +321,21 @@ def _parse_hit(
     raw_text: bytes,
     wanted: LineFilter | None,
     keep: Callable[[str, str], bool] | None = None,
+    paths: dict[bytes, str | None] | None = None,
 ) -> FileLineHit | None:
+    """The hit of one git grep record, or None (not a line, in ``.ade/``, or not admitted).
+    ``paths``: the names decoded so far (None: an ``.ade/`` file's)."""
     if not number.isdigit():
         return None
-    path = os.fsdecode(
-        raw_path
-    )  # the exact name: undecodable bytes as surrogates (links keep them)
-    text = raw_text.decode("utf-8", "replace")
-    if is_ade_state(path):
+    if paths is None or (path := paths.get(raw_path, "")) == "":
+        # The exact name: undecodable bytes as surrogates (links keep them).
+        decoded = os.fsdecode(raw_path)
+        path = None if is_ade_state(decoded) else decoded
+        if paths is not None:
+            paths[raw_path] = path
+    if path is None:
         return None
+    text = raw_text.decode("utf-8", "replace")
     if keep is not None:  # the exact test: the pre-filter below would only repeat part of it
         if not keep(path, text):
             return None

@@ -234,6 +234,13 @@ class LineMatcher:
         self._compiled = [_compile(node) for node in terms.line_nodes]
         self._excluded = _compile(terms.line_excluded)
         self._paths: dict[str, bool] = {}
+        self._one: tuple[str, bool] | None = None
+        """(token, prefix) of a query of one single-token word and no exclusion (most file
+        searches): its test without the general loops, once per line of a common word."""
+        if len(self._compiled) == 1 and not self._excluded.regexes:
+            (only,) = self._compiled
+            if len(only.regexes) == 1 and only.regexes[0].regex is None:
+                self._one = (only.regexes[0].token, only.regexes[0].prefix)
 
     def path_allows(self, path: str) -> bool:
         known = self._paths.get(path)
@@ -242,6 +249,16 @@ class LineMatcher:
         return known
 
     def __call__(self, path: str, line: str) -> bool:
+        if self._one is not None:  # the loops below, for one token (its needle is itself)
+            folded = fold(line)
+            token, prefix = self._one
+            if not _word_at(folded, token, prefix):
+                if token not in folded:
+                    return False
+                split = fold(identifier_parts(line))
+                if not split or not _word_at(split, token, prefix):
+                    return False
+            return self.path_allows(path)
         if not self._compiled:
             return False
         folded = fold(line)
