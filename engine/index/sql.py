@@ -182,7 +182,7 @@ def on_table(table: str, sql: str) -> str:
 
 def window_sql(
     match: str, f: Filters, limit: int, *, budget: int, one_phrase: bool = False,
-    table: str = FTS_TABLE, counted: bool = False,
+    table: str = FTS_TABLE, counted: bool = False, narrow: bool = False,
 ) -> tuple[str, list[Any]]:  # fmt: skip
     """The best ``limit`` of the newest ``budget`` FTS matches by both BM25 scores, best first.
 
@@ -201,6 +201,11 @@ def window_sql(
     needs only ``count_sql(..., 1, below=oldest)``. The scored rows are then materialized once
     and counted from there: ``count(*) OVER ()`` over them cost 3-8 % more CPU per window
     (benchmarks/journal/2026-12-07-query-window.md).
+
+    ``narrow`` rows are ``rid, b1, b2, titled`` (``NARROW_COLUMNS``; whether ``docs_title``
+    holds the row, i.e. its ``rank_title`` is not empty), not ``docs``' columns: looking up
+    ``docs`` for each of the window's rows was ~1.2-2 ms of a one-term prefix's ~9 at 100 MB,
+    and a page needs few of them (``engine.query.head``; ``rows_by_id_sql`` reads those).
     """
     where, params = filter_sql(f, fts=True)
     join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
@@ -215,15 +220,38 @@ def window_sql(
         shown = ", (SELECT count(*) FROM scored), (SELECT min(rid) FROM scored)"
     # Sorted before the join: joining first would look up ``docs`` for every scored match.
     best = f"SELECT rid, b1, b2 FROM {source} ORDER BY {score_order(one_phrase)} LIMIT ?"
-    sql = (
-        f"{prefix}SELECT {COLUMNS}, s.b1, s.b2{shown} FROM ({best}) s"
-        f" CROSS JOIN docs d ON d.id = s.rid ORDER BY {score_order(one_phrase, 's.')}"
-    )
+    if narrow:
+        titled = "EXISTS (SELECT 1 FROM docs_title t WHERE t.rowid = s.rid)"
+        sql = (
+            f"{prefix}SELECT s.rid, s.b1, s.b2, {titled}{shown} FROM ({best}) s"
+            f" ORDER BY {score_order(one_phrase, 's.')}"
+        )
+    else:
+        sql = (
+            f"{prefix}SELECT {COLUMNS}, s.b1, s.b2{shown} FROM ({best}) s"
+            f" CROSS JOIN docs d ON d.id = s.rid ORDER BY {score_order(one_phrase, 's.')}"
+        )
     return on_table(table, sql), [role_match(match, f.roles), *params, budget, limit]
 
 
 SCORED_COLUMNS = 2
 """Columns ``window_sql(counted=True)`` appends to each row: matches scored, oldest row id."""
+
+NARROW_COLUMNS = 4
+"""Columns of a ``window_sql(narrow=True)`` row before the tally's: row id, both scores, titled."""
+
+
+def rowids_of_sql(doc_ids: Sequence[str]) -> tuple[str, list[Any]]:
+    """The row ids of the documents ``doc_ids`` (those indexed)."""
+    return "SELECT id FROM docs WHERE doc_id IN (SELECT value FROM json_each(?))", [
+        json.dumps(list(doc_ids))
+    ]
+
+
+def rows_by_id_sql(rowids: Sequence[int]) -> tuple[str, list[Any]]:
+    """The candidate rows (``COLUMNS``, no scores) of the documents ``rowids``, in no order."""
+    sql = f"SELECT {COLUMNS}, NULL, NULL FROM docs d WHERE d.id IN (SELECT value FROM json_each(?))"
+    return sql, [json.dumps(list(rowids))]
 
 
 def count_sql(

@@ -11,17 +11,20 @@ from collections.abc import Sequence
 from typing import Any
 
 import apsw
+import msgspec
 
 from engine.index.db import scalar
 from engine.index.fts_rank import scores_of_key
 from engine.index.recent import RECENT_DOCS, recent_floor
 from engine.index.sql import (
     FTS_TABLE,
+    NARROW_COLUMNS,
     RECENT_TABLE,
     SCORED_COLUMNS,
     Filters,
     count_sql,
     matching_rowids_sql,
+    rows_by_id_sql,
     title_scan_sql,
     title_window_sql,
     window_sql,
@@ -94,20 +97,59 @@ def fetch_rows(conn: apsw.Connection, stmt: tuple[str, list[Any]]) -> list[tuple
     return [_row_candidate(r) for r in rows]
 
 
+UNREAD = ""
+"""The ``doc_id`` of an unread candidate: a narrow window's row (``window_sql(narrow=True)``)
+whose ``docs`` columns are not read yet; it holds its scores only, and is untitled (body
+tier). ``read_rows`` reads it; no document has an empty id."""
+
+
+def read_rows(
+    conn: apsw.Connection, unread: Sequence[tuple[int, Candidate]]
+) -> list[tuple[int, Candidate]]:
+    """``unread`` candidates read from ``docs``, their scores and phrase mark kept (a row
+    deleted since the window was read is left out)."""
+    if not unread:
+        return []
+    known = dict(unread)
+    out = []
+    for rowid, cand in fetch_rows(conn, rows_by_id_sql(list(known))):
+        scored = known[rowid]
+        out.append((rowid, msgspec.structs.replace(cand, bm25=scored.bm25,
+                                                   bm25_split=scored.bm25_split,
+                                                   phrase=scored.phrase)))  # fmt: skip
+    return out
+
+
+def _narrow_row(row: Sequence[Any]) -> tuple[int, Candidate]:
+    rowid, b1, b2, _ = row
+    if type(b1) is bytes:  # one phrase: both scores in one key (``sql.score_expressions``)
+        b1, b2 = scores_of_key(b1)
+    return rowid, Candidate(UNREAD, "", "", "", "", 0, None, None, None, b1, b2)
+
+
 def _fetch_window(
-    conn: apsw.Connection, stmt: tuple[str, list[Any]], counted: bool
+    conn: apsw.Connection, stmt: tuple[str, list[Any]], counted: bool, narrow: bool = False
 ) -> tuple[list[tuple[int, Candidate]], tuple[int, int] | None]:
     """A ``window_sql`` statement's candidates, and with ``counted`` its (matches scored,
-    oldest scored row id)."""
+    oldest scored row id). A ``narrow`` statement's untitled rows stay unread (``UNREAD``);
+    its titled rows, whose tier needs their title, are read."""
     # Kept compiled for the connection's life (``engine.index.db.plan_without_bound_values``):
     # prepared as persistent, its memory is not taken from the connection's small lookaside
     # slots, which a common word's run then has for its own allocations (``the``: 31,760 of
     # them went to ``malloc`` in four queries without this, none with it).
     rows: list[Any] = conn.execute(*stmt, prepare_flags=apsw.SQLITE_PREPARE_PERSISTENT).fetchall()
-    if not counted:
-        return [_row_candidate(r) for r in rows], None
-    scored = (rows[0][-2], rows[0][-1]) if rows else (0, 0)
-    return [_row_candidate(r[:-SCORED_COLUMNS]) for r in rows], scored
+    scored = None
+    if counted:
+        scored = (rows[0][-2], rows[0][-1]) if rows else (0, 0)
+        rows = [r[:-SCORED_COLUMNS] for r in rows]
+    if not narrow:
+        return [_row_candidate(r) for r in rows], scored
+    found = [_narrow_row(r) for r in rows]
+    titled = [pair for pair, row in zip(found, rows, strict=True) if row[NARROW_COLUMNS - 1]]
+    if titled:
+        read = dict(read_rows(conn, titled))  # one deleted since stays unread (and is dropped)
+        found = [(rowid, read.get(rowid, cand)) for rowid, cand in found]
+    return found, scored
 
 
 @functools.lru_cache(maxsize=256)
@@ -188,7 +230,7 @@ def ranking_table(conn: apsw.Connection, plan: QueryPlan) -> str:
 
 
 def fts_candidates(
-    conn: apsw.Connection, parsed: ParsedQuery, f: Filters
+    conn: apsw.Connection, parsed: ParsedQuery, f: Filters, *, narrow: bool = False
 ) -> tuple[list[tuple[int, Candidate]], int, bool, int, str]:
     """Candidates, total, whether some match is beyond paging, the budget that bounded the
     ranking (0: every match was scored), and a note when only the newest documents were read.
@@ -198,6 +240,9 @@ def fts_candidates(
     than the scoring budget it is exactly what ``docs_fts`` would give, since both score the
     newest matches); otherwise the prefix is rare among new documents and ``docs_fts`` merges
     its few doclists over every document.
+
+    ``narrow`` leaves the window's untitled rows unread (``UNREAD``: their scores only);
+    ``engine.query.tail.read_head`` reads the ones a page can reach.
     """
     match = build_match(parsed)
     assert match is not None
@@ -212,15 +257,17 @@ def fts_candidates(
         counted = tallies_in_window(parsed, RECENT_TABLE)
         found, scored = _fetch_window(conn, window_sql(match, f, BM25_WINDOW, budget=budget,
                                                        one_phrase=phrase, table=RECENT_TABLE,
-                                                       counted=counted), counted)  # fmt: skip
+                                                       counted=counted, narrow=narrow),
+                                      counted, narrow)  # fmt: skip
         if floor == 0 or len(found) == BM25_WINDOW:
             table = RECENT_TABLE  # holds every document, or enough matches to fill the window
             if floor:
                 note = RECENT_NOTE.format(chars=chars, docs=RECENT_DOCS)
     if table == FTS_TABLE:
         counted = tallies_in_window(parsed, FTS_TABLE)
-        stmt = window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase, counted=counted)
-        found, scored = _fetch_window(conn, stmt, counted)
+        stmt = window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase, counted=counted,
+                          narrow=narrow)  # fmt: skip
+        found, scored = _fetch_window(conn, stmt, counted, narrow)
     total, truncated, bounded = len(found), False, 0
     if len(found) == BM25_WINDOW:
         total = _match_total(conn, match, f, budget, table, scored)
@@ -231,9 +278,9 @@ def fts_candidates(
         truncated = True
     if parsed.title_prefix_scan:
         # First keystroke: the FTS term is exact-token only, so titles are scanned by prefix.
-        seen = {c.doc_id for _, c in found}
+        seen = {rowid for rowid, _ in found}  # row ids: a narrow window's are unread
         scanned = [p for p in fetch_rows(conn, title_scan_sql(parsed.title_prefix_scan, f, TITLE_WINDOW))
-                   if p[1].doc_id not in seen]  # fmt: skip
+                   if p[0] not in seen]  # fmt: skip
         found += scanned
         total += len(scanned)
     return found, total, truncated, bounded, note

@@ -33,6 +33,7 @@ from engine.index.sql import (
     Filters,
     match_all_count_sql,
     match_all_sql,
+    rowids_of_sql,
 )
 from engine.links.deeplink import build_link, session_link
 from engine.project.model import Lane, Project
@@ -40,10 +41,12 @@ from engine.project.pr_reviews import review_item_of
 from engine.query.candidates import (
     BUDGET_NOTE,
     TOTAL_CAP,
+    UNREAD,
     fetch_rows,
     fts_candidates,
     plan_filters,
     ranking_table,
+    read_rows,
 )
 from engine.query.cursor import cursor_seen, decode_cursor, encode_cursor
 from engine.query.parser import build_match
@@ -57,7 +60,7 @@ from engine.query.ranking import (
 )
 from engine.query.snippets import snippet_ranges
 from engine.query.source_text import snippet_texts
-from engine.query.tail import Tail, page_of
+from engine.query.tail import Tail, page_of, read_head
 from engine.redaction import redact_page, redact_secrets, redact_title
 from engine.types import (
     MatchRange,
@@ -115,6 +118,26 @@ def _merge(
     return list(merged.values()), rowids
 
 
+DROP_LOOKUPS = 256
+"""Doc ids to drop (``replace_doc_ids``, the delegates') looked up in ``docs`` to find the
+window's unread rows they drop; past this, reading those rows costs less."""
+
+
+def _without_dropped(
+    conn: apsw.Connection, indexed: list[tuple[int, Candidate]], drop: frozenset[str]
+) -> list[tuple[int, Candidate]]:
+    """``indexed`` without the rows whose doc id is in ``drop`` (an unread row's is in ``docs``)."""
+    if not drop:
+        return indexed
+    if len(drop) > DROP_LOOKUPS:
+        read = dict(read_rows(conn, [(r, c) for r, c in indexed if c.doc_id == UNREAD]))
+        indexed = [(rowid, read.get(rowid, cand)) for rowid, cand in indexed
+                   if cand.doc_id != UNREAD or rowid in read]  # fmt: skip
+        return [(rowid, cand) for rowid, cand in indexed if cand.doc_id not in drop]
+    dropped = {int(str(r)) for (r,) in conn.execute(*rowids_of_sql(sorted(drop)))}
+    return [(rowid, cand) for rowid, cand in indexed if rowid not in dropped]
+
+
 def run_query(
     conn: apsw.Connection,
     query: QueryPlan | SearchQueryArgs,
@@ -155,6 +178,7 @@ def run_query(
 
     use_index = f.kinds is None or bool(f.kinds)
     indexed: list[tuple[int, Candidate]] = []
+    head_rowids: list[int] = []  # every row of the ranked head, read or not (the tail skips them)
     total, truncated, bounded, recent_note, window_full = 0, False, 0, "", False
     phrase_bounded = 0
     if use_index and parsed.match_all:
@@ -166,7 +190,8 @@ def run_query(
         truncated = total >= max(TOTAL_CAP, wanted)  # a floor: the pages still reach every one
         total -= _count_present(conn, drop, f)
     elif use_index:
-        indexed, total, window_full, bounded, recent_note = fts_candidates(conn, parsed, f)
+        indexed, total, window_full, bounded, recent_note = fts_candidates(conn, parsed, f,
+                                                                           narrow=True)  # fmt: skip
         # ``bounded or total``: the matches the window scored (``phrase_boost.boosts_every_row``)
         indexed, phrase_bounded = with_phrase_boost(conn, parsed, indexed, f, bounded or total)
         # Past the window the other matches follow as the tail (engine.query.tail): every one is
@@ -174,7 +199,11 @@ def run_query(
         # that a budget bounded the phrase boost.
         truncated = bool(bounded or recent_note or phrase_bounded)
         extras, drop = gathered()
-        total -= len({c.doc_id for _, c in indexed} & drop)
+        kept = _without_dropped(conn, indexed, drop)
+        total -= len(indexed) - len(kept)
+        head_rowids = [rowid for rowid, _ in kept]
+        # The window's rows are unread but for their scores: read the ones a page reaches.
+        indexed = read_head(conn, kept, after, plan.offset + limit + 1)
     else:
         extras, drop = gathered()
     merged, rowids = _merge(indexed, extras, drop)
@@ -186,7 +215,7 @@ def run_query(
     if window_full:
         match = build_match(parsed)
         assert match is not None  # a full window came from a MATCH
-        tail = Tail(conn, match, f, parsed.title_text, list(rowids.values()), sorted(drop))
+        tail = Tail(conn, match, f, parsed.title_text, head_rowids, sorted(drop))
     rows, more = page_of(ranked, tail, after, plan.offset, limit)
     if tail is not None:
         rowids.update(tail.rowids)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import groupby
 
 import apsw
 
 from engine.index.sql import Filters, tail_sql
-from engine.query.candidates import fetch_rows
+from engine.query.candidates import UNREAD, fetch_rows, read_rows
 from engine.query.ranking import Candidate, SortKey, sort_key, tier_for
 from engine.types import TIER_ORDER, Tier
 
@@ -77,3 +78,39 @@ def page_of(
     if tail is not None:
         rows += tail.read(tail_after, tail_offset, limit + 1 - len(rows))
     return rows[:limit], len(rows) > limit
+
+
+def read_head(
+    conn: apsw.Connection, indexed: Sequence[tuple[int, Candidate]], after: SortKey | None,
+    wanted: int,
+) -> list[tuple[int, Candidate]]:  # fmt: skip
+    """``indexed`` with the unread rows (``candidates.UNREAD``) a page can reach read, and the
+    others left out: ``page_of`` then shows what it would over every row read.
+
+    An unread row is body tier, so its sort key's first three fields (tier, scores) are known.
+    Its groups of equal fields are read best first, each whole (recency and doc id order it
+    within its group), until ``wanted`` rows (the page's offset, limit and one more) follow the
+    cursor ``after``: any row past them has ``wanted`` rows of the head before it after the
+    cursor, so no page from here shows it, and the head still holds ``wanted`` rows, so the
+    tail is not read and ``more`` says the same. Rows ordered before the cursor's group are
+    left out (never shown); the cursor's own group is read, not counted.
+    """
+    read = [(rowid, cand) for rowid, cand in indexed if cand.doc_id != UNREAD]
+    unread = sorted(
+        ((sort_key(cand, "body")[:3], rowid, cand) for rowid, cand in indexed
+         if cand.doc_id == UNREAD),
+        key=lambda row: row[0],
+    )  # fmt: skip
+    floor = None if after is None else after[:3]
+    picked: list[tuple[int, Candidate]] = []
+    counted = 0
+    for fields, group in groupby(unread, key=lambda row: row[0]):
+        if counted >= wanted:
+            break
+        if floor is not None and fields < floor:
+            continue
+        members = [(rowid, cand) for _, rowid, cand in group]
+        picked += members
+        if floor is None or fields > floor:
+            counted += len(members)
+    return read + read_rows(conn, picked)
