@@ -160,3 +160,22 @@ def test_the_git_grep_search_finds_exactly_the_definition_s_lines(
     )
     found = search_lane(repo, FileQuery(plan.nodes, plan.excluded)).lines
     assert sorted((h.path, h.line) for h in found) == expected
+
+
+_ONE_WORD = st.sampled_from(["alpha", "alph", "x", "c", "getAlpha", "beta", "cafe", "a1", "9"])
+_ASCII_TEXT = st.lists(
+    st.sampled_from(["alpha", "Alpha", "ALPHA", "getAlphaBeta", "alpha_beta", "x", "X1", "a1",
+                     "9", "cafe", "café", " ", "_", "(", "-", "/", "xalpha", "c"]),
+    max_size=10,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_ONE_WORD, _ASCII_TEXT)
+def test_the_compiled_matcher_of_one_word_is_the_definition(word: str, line: str) -> None:
+    """One word (most file searches): the matcher's path without its general loops says what
+    ``line_hit`` says, on ASCII lines of every case, identifier forms and digits."""
+    plan = _plan(word)
+    assert plan is not None
+    terms = FileTerms.of(plan.nodes, plan.excluded)
+    assert LineMatcher(terms)("src/a.c", line) == line_hit(terms, "src/a.c", line)
