@@ -17,11 +17,12 @@ import re
 import threading
 from collections.abc import Callable
 from functools import partial
-from operator import itemgetter
+from itertools import groupby
+from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
-from engine.delegates.definitions import definition_test
+from engine.delegates.definitions import definition_lines
 from engine.delegates.file_passes import FileQuery, search_lane
 from engine.delegates.files import (
     MAX_LINE_HITS,
@@ -88,22 +89,24 @@ def file_lanes(ctx: DelegateContext) -> list[Lane]:
     return named
 
 
-def _interleaved(per_lane: list[list[_LaneLine]], limit: int) -> list[_LaneLine]:
+_LaneRun = tuple[Lane, list[FileLineHit]]
+"""Line hits of one lane, in the order they are taken (a file's lines together)."""
+
+
+def _interleaved(per_lane: list[_LaneRun], limit: int) -> list[_LaneRun]:
     """At most ``limit`` lines taken from each lane in turn, so one lane full of mentions
-    cannot leave another's lines out of the answer."""
-    out: list[_LaneLine] = []
-    for depth in range(max((len(lines) for lines in per_lane), default=0)):
-        for lines in per_lane:
+    cannot leave another's lines out of the answer; one lane's are its first ``limit``, whole."""
+    if len(per_lane) == 1:
+        lane, lines = per_lane[0]
+        return [(lane, lines[:limit])]
+    out: list[_LaneRun] = []
+    for depth in range(max((len(lines) for _, lines in per_lane), default=0)):
+        for lane, lines in per_lane:
             if depth < len(lines):
-                out.append(lines[depth])
+                out.append((lane, [lines[depth]]))
                 if len(out) >= limit:
                     return out
     return out
-
-
-class _LaneLine(NamedTuple):
-    lane: Lane
-    hit: FileLineHit
 
 
 def file_doc_id(lane: Lane, where: str) -> str:
@@ -160,10 +163,13 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
         return mtime(lanes_by_id[lane_id], path)
 
     kept_paths, cuts = _ranked_paths(plan, pairs, pair_mtime, path_of=_pair_path)
-    plain = [[_LaneLine(lane, h) for h in _plain_lines(found)] for lane, found in searched]
+    plain = [(lane, _plain_lines(found)) for lane, found in searched]
     lines = _interleaved(plain, MAX_LINE_HITS)
-    lines += [_LaneLine(lane, h) for lane, found in searched for h in _definition_lines(found)]
-    if any(found.truncated for _, found in searched) or sum(map(len, plain)) > MAX_LINE_HITS:
+    lines += [(lane, _definition_lines(found)) for lane, found in searched]
+    if (
+        any(found.truncated for _, found in searched)
+        or sum(len(p) for _, p in plain) > MAX_LINE_HITS
+    ):
         cuts.append(
             f"files: more than {MAX_LINE_HITS:,} lines match; the first {MAX_LINE_HITS:,} (and "
             "the definition lines) can be paged to and the total counts them only — add a "
@@ -211,7 +217,7 @@ one, a mention) and its file's mtime."""
 
 def _best_lines(
     plan: QueryPlan,
-    lines: list[_LaneLine],
+    lines: list[_LaneRun],
     names: list[str],
     mtime: Callable[[Lane, str], int],
 ) -> tuple[list[_BestLine], int]:
@@ -223,32 +229,35 @@ def _best_lines(
     past the cursor are made candidates; the others are counted (``CandidateExtra.unlisted``,
     carried by the first one returned, which is returned even when it ranks before the cursor).
     ``the`` in git.git: 100,000 lines found, ~20 made candidates instead of 100,000
-    (benchmarks/journal/2026-12-07-file-lines.md)."""
-    defines = definition_test(names)
+    (benchmarks/journal/2026-12-07-file-lines.md). A file's lines come together: its facts are
+    looked up, its keys made and its definitions found (one search of its lines) once a file."""
+    defines = definition_lines(names)
     named_like = _named_like(names)
     body = TIER_ORDER["body"]
+    definition = LINE_SCORES["definition"]
     files: dict[tuple[str, str], tuple[int, bool, str, float | None]] = {}
     keyed: list[_BestLine] = []
-    last_lane, last_path = None, None
-    updated, allowed, prefix, plain = 0, False, "", None
-    for lane, hit in lines:  # each already a hit (engine.query.file_match.line_hit)
-        if hit.path != last_path or lane is not last_lane:  # a file's lines come together
-            last_lane, last_path = lane, hit.path
-            place = (lane.id, hit.path)
+    for lane, hits in lines:  # each already a hit (engine.query.file_match.line_hit)
+        for path, same_file in groupby(hits, key=_hit_path):
+            place = (lane.id, path)
             if (facts := files.get(place)) is None:
-                at = mtime(lane, hit.path)
+                at = mtime(lane, path)
                 # The id's natural key, its line number's digits after the prefix's ':'.
-                start = natural_key(file_doc_id(lane, f"{shown_path(hit.path)}:"))
-                named = LINE_SCORES["named"] if named_like(hit.path) else None
+                start = natural_key(file_doc_id(lane, f"{shown_path(path)}:"))
+                named = LINE_SCORES["named"] if named_like(path) else None
                 facts = files[place] = (at, plan.allows_time(at), start, named)
             updated, allowed, prefix, plain = facts
-        if not allowed:
-            continue
-        score = LINE_SCORES["definition"] if defines(hit.text) else plain
-        digits = str(hit.line)
-        key = (body, 0.0 if score is None else score, 0.0, -updated,
-               f"{prefix}{len(digits):02d}{digits}")  # fmt: skip
-        keyed.append((key, lane, hit, score, updated))
+            if not allowed:
+                continue
+            group = list(same_file)
+            first, key_score, newest = len(keyed), 0.0 if plain is None else plain, -updated
+            keyed += [((body, key_score, 0.0, newest, f"{prefix}{len(d):02d}{d}"),
+                       lane, hit, plain, updated)
+                      for hit in group for d in (str(hit.line),)]  # fmt: skip
+            for index in defines([hit.text for hit in group]):
+                key, _, hit, _, _ = keyed[first + index]
+                marked = (body, definition, *key[2:])
+                keyed[first + index] = (marked, lane, hit, definition, updated)
     if not keyed:
         return [], 0
     wanted = _page_bound(plan)
@@ -259,6 +268,9 @@ def _best_lines(
         past = keyed if after is None else [line for line in keyed if line[0] > after]
         best = heapq.nsmallest(count, past, key=itemgetter(0)) or [min(keyed, key=itemgetter(0))]
     return best, len(keyed) - len(best)
+
+
+_hit_path = attrgetter("path")
 
 
 def _page_bound(plan: QueryPlan) -> tuple[SortKey | None, int] | None:
