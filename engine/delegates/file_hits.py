@@ -11,17 +11,15 @@ half (listing, grep, caps per lane) is :mod:`engine.delegates.files`.
 
 from __future__ import annotations
 
-import heapq
 import os
 import re
 import threading
-from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import partial
 from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from engine.delegates.definitions import definition_lines
 from engine.delegates.file_passes import FileQuery, search_lane
@@ -31,6 +29,7 @@ from engine.delegates.files import (
     FileMatches,
     FileSearchFailed,
 )
+from engine.delegates.line_heads import BestLine, LineBlock, LineHeads
 from engine.errors import CursorError
 from engine.links.deeplink import build_link
 from engine.project.model import Lane
@@ -210,86 +209,12 @@ def file_candidates(ctx: DelegateContext) -> tuple[list[Candidate], list[str]]:
     return out, warnings
 
 
-_BestLine = tuple[SortKey, Lane, FileLineHit, "float | None", int]
-"""A line hit with its sort key (``engine.query.ranking.sort_key`` of its candidate), its lane,
-its score (``LINE_SCORES``: a definition of a word of the query, a line of a file named like
-one, a mention) and its file's mtime."""
-
-
-class _Block(NamedTuple):
-    """Lines of one file with one score: their keys share all but the id's natural key."""
-
-    lane: Lane
-    hits: list[FileLineHit]
-    score: float | None
-    updated: int
-
-
-class _Heads:
-    """Line hits grouped by their sort key's head (body, score, 0, -mtime): under one head the
-    lines are ordered by their ids' natural keys (strings) alone, so no key tuple is built per
-    line (100,000 tuples cost more in the garbage collector's walks than in the making)."""
-
-    def __init__(self) -> None:
-        self.groups: dict[tuple[int, float, float, int], tuple[list[str], list[int], list[_Block]]]
-        self.groups = {}
-        self.total = 0
-        self._codes = _LineCodes()
-
-    def add(self, head: tuple[int, float, float, int], block: _Block, prefix: str) -> None:
-        naturals, starts, blocks = self.groups.setdefault(head, ([], [], []))
-        starts.append(len(naturals))
-        blocks.append(block)
-        naturals += [
-            prefix + code for code in map(self._codes.__getitem__, map(_hit_line, block.hits))
-        ]
-        self.total += len(block.hits)
-
-    def entry(self, head: tuple[int, float, float, int], index: int) -> _BestLine:
-        naturals, starts, blocks = self.groups[head]
-        at = bisect_right(starts, index) - 1
-        block = blocks[at]
-        hit = block.hits[index - starts[at]]
-        return (*head, naturals[index]), block.lane, hit, block.score, block.updated
-
-    def smallest(self, after: SortKey | None, count: int | None) -> list[_BestLine]:
-        """The ``count`` lines of smallest key past ``after`` (every line, sorted: None), in
-        key order, ties in the order they were added (as a stable sort of every line's key)."""
-        best: list[_BestLine] = []
-        for head in sorted(self.groups):
-            naturals = self.groups[head][0]
-            indexes: Iterable[int] = range(len(naturals))
-            if after is not None and head != after[:4]:
-                if head < after[:4]:
-                    continue
-            elif after is not None:
-                rest = after[4:]
-                indexes = [i for i, natural in enumerate(naturals) if (natural,) > rest]
-            if count is None:
-                picked = sorted(indexes, key=naturals.__getitem__)
-            else:
-                picked = heapq.nsmallest(count - len(best), indexes, key=naturals.__getitem__)
-            best += [self.entry(head, index) for index in picked]
-            if count is not None and len(best) >= count:
-                break
-        return best
-
-
-class _LineCodes(dict[int, str]):
-    """A line number's natural key (its digits after their count), made once per number."""
-
-    def __missing__(self, number: int) -> str:
-        digits = str(number)
-        code = self[number] = f"{len(digits):02d}{digits}"
-        return code
-
-
 def _best_lines(
     plan: QueryPlan,
     lines: list[_LaneRun],
     names: list[str],
     mtime: Callable[[Lane, str], int],
-) -> tuple[list[_BestLine], int]:
+) -> tuple[list[BestLine], int]:
     """The line hits this query's page can show, best first, and how many others there are.
 
     A line hit is a body-tier candidate whose sort key is known without building it: (body,
@@ -300,13 +225,13 @@ def _best_lines(
     ``the`` in git.git: 100,000 lines found, ~20 made candidates instead of 100,000
     (benchmarks/journal/2026-12-07-file-lines.md). A file's lines come together: its facts are
     looked up and its definitions found (one search of its lines) once a file, and its lines
-    are grouped under their keys' shared head (``_Heads``)."""
+    are grouped under their keys' shared head (``LineHeads``)."""
     defines = definition_lines(names)
     named_like = _named_like(names)
     body = TIER_ORDER["body"]
     definition = LINE_SCORES["definition"]
     files: dict[tuple[str, str], tuple[int, bool, str, float | None]] = {}
-    heads = _Heads()
+    heads = LineHeads()
     for lane, hits in lines:  # each already a hit (engine.query.file_match.line_hit)
         for path, same_file in groupby(hits, key=_hit_path):
             place = (lane.id, path)
@@ -322,11 +247,11 @@ def _best_lines(
             group = list(same_file)
             if marked := defines(list(map(_hit_text, group))):
                 chosen = set(marked)
-                defining = _Block(lane, [group[i] for i in marked], definition, updated)
+                defining = LineBlock(lane, [group[i] for i in marked], definition, updated)
                 heads.add((body, definition, 0.0, -updated), defining, prefix)
                 group = [hit for i, hit in enumerate(group) if i not in chosen]
             if group:
-                mentions = _Block(lane, group, plain, updated)
+                mentions = LineBlock(lane, group, plain, updated)
                 heads.add((body, 0.0 if plain is None else plain, 0.0, -updated), mentions, prefix)
     if not heads.total:
         return [], 0
@@ -340,7 +265,6 @@ def _best_lines(
 
 
 _hit_path = attrgetter("path")
-_hit_line = attrgetter("line")
 _hit_text = attrgetter("text")
 
 
