@@ -93,14 +93,14 @@ def definition_lines(words: list[str]) -> Callable[[list[str]], list[int]]:
         return lambda _texts: []
     ascii_words = all(w.isascii() for w in words)
     lowered = _lines_re(tuple(w.lower() for w in words), 0) if ascii_words else None
-    folded = _lines_re(tuple(words), re.IGNORECASE)
+    key = tuple(words)  # its case-blind pattern compiled on the first file that needs it
 
     def lines(texts: list[str]) -> list[int]:
         text = "\n" + "\n".join(texts)
         if lowered is not None and text.isascii():
             found = lowered.finditer(text.lower())
         else:
-            found = folded.finditer(text)
+            found = _lines_re(key, re.IGNORECASE).finditer(text)
         out: list[int] = []
         at, index = 0, -1
         for match in found:  # at a newline: the one before line `index`
