@@ -21,7 +21,8 @@ whose id is in ``replace_doc_ids`` are dropped first (the ``session:`` freshness
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 
 import apsw
@@ -165,6 +166,38 @@ def run_query(
         if now is None:
             raise ValueError("run_query needs now= to plan raw SearchQueryArgs")
         plan = build_plan(query, now=now, lanes=lanes)
+    with one_snapshot(conn):
+        return _answer(conn, plan, project, lanes, extra_candidates, replace_doc_ids)
+
+
+@contextlib.contextmanager
+def one_snapshot(conn: apsw.Connection) -> Iterator[None]:
+    """Every statement of one answer reads one state of the index: the window's row ids, the
+    rows read for the page after it (``tail.read_head``), the counts, the phrase boost, the tail
+    and the bodies. A write committed between two of them (a document replaced gets a new row
+    id) would otherwise drop that document from this answer or count it twice. In WAL mode a
+    read transaction holds a snapshot, no lock; a connection already in a transaction (a
+    caller's) keeps it."""
+    if not conn.getautocommit():
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if not conn.getautocommit():
+            conn.execute("COMMIT")  # nothing was written: it only ends the snapshot
+
+
+def _answer(
+    conn: apsw.Connection,
+    plan: QueryPlan,
+    project: Project,
+    lanes: Sequence[Lane],
+    extra_candidates: Sequence[Candidate] | Callable[[], Sequence[Candidate]],
+    replace_doc_ids: frozenset[str],
+) -> SearchQueryResult:
+    """``run_query`` of a plan, inside one snapshot of the index."""
     parsed, kinds, limit = plan.parsed, plan.kinds, plan.limit
     after = decode_cursor(plan.cursor, plan.fingerprint) if plan.cursor else None
     if parsed.match_none:
