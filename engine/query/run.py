@@ -30,6 +30,7 @@ import apsw
 from engine.errors import AdeError
 from engine.index.db import scalar
 from engine.index.documents import fetch_bodies
+from engine.index.sources import mark_for_reingest
 from engine.index.sql import (
     Filters,
     match_all_count_sql,
@@ -166,8 +167,12 @@ def run_query(
         if now is None:
             raise ValueError("run_query needs now= to plan raw SearchQueryArgs")
         plan = build_plan(query, now=now, lanes=lanes)
+    stale: set[str] = set()  # sources whose text changed: marked once the snapshot ends
     with one_snapshot(conn):
-        return _answer(conn, plan, project, lanes, extra_candidates, replace_doc_ids)
+        answer = _answer(conn, plan, project, lanes, extra_candidates, replace_doc_ids, stale)
+    for key in sorted(stale):
+        mark_for_reingest(conn, key)
+    return answer
 
 
 @contextlib.contextmanager
@@ -196,8 +201,10 @@ def _answer(
     lanes: Sequence[Lane],
     extra_candidates: Sequence[Candidate] | Callable[[], Sequence[Candidate]],
     replace_doc_ids: frozenset[str],
+    stale: set[str],
 ) -> SearchQueryResult:
-    """``run_query`` of a plan, inside one snapshot of the index."""
+    """``run_query`` of a plan, inside one snapshot of the index; the transcripts that no longer
+    give their indexed text are added to ``stale`` (a write cannot happen inside the snapshot)."""
     parsed, kinds, limit = plan.parsed, plan.kinds, plan.limit
     after = decode_cursor(plan.cursor, plan.fingerprint) if plan.cursor else None
     if parsed.match_none:
@@ -254,7 +261,7 @@ def _answer(
         rowids.update(tail.rowids)
     page = [(cand, tier) for cand, tier, _ in rows]
     stored = fetch_bodies(conn, [rowids[c.doc_id] for c, _ in page if c.doc_id in rowids])
-    bodies = snippet_texts(conn, project, stored)
+    bodies = snippet_texts(conn, project, stored, stale)
     lane_names = {lane.id: lane.name for lane in lanes}
     cut = []
     for cand, _ in page:

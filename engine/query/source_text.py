@@ -105,10 +105,14 @@ def _chunk_text(raw: bytes, offset: int, alt_screen: bool) -> str:
 
 
 def snippet_texts(
-    conn: apsw.Connection, project: Project, bodies: dict[int, StoredBody]
+    conn: apsw.Connection,
+    project: Project,
+    bodies: dict[int, StoredBody],
+    stale_sources: set[str] | None = None,
 ) -> dict[int, str]:
     """The text to cut each row's snippet from: stored, or re-derived and checked; "" when the
-    source no longer gives the indexed text (and that source is marked for re-ingestion).
+    source no longer gives the indexed text (and that source is marked for re-ingestion, or
+    added to ``stale_sources`` for a caller inside a read snapshot to mark after it).
 
     A page often holds several hits of one transcript: each transcript is opened once, and its
     spans are read in offset order, nearby ones in one ``pread``.
@@ -128,6 +132,9 @@ def snippet_texts(
             out[rowid] = "" if text is None else text
             if text is None and key:
                 stale.add(key)
+    if stale_sources is not None:
+        stale_sources.update(stale)
+        return out
     for key in sorted(stale):
         mark_for_reingest(conn, key)
     return out
