@@ -30,9 +30,9 @@ from engine.delegates.files import (
     lane_listing,
     looks_like_identifier,
     redacted,
-    scan_untracked,
 )
 from engine.delegates.listing_memo import held_untracked_only
+from engine.delegates.untracked import scan_untracked
 from engine.query.file_match import FileTerms, LineMatcher, line_hit, node_filters
 from engine.query.match import LineFilter, MatchTerm, fold, tokens
 

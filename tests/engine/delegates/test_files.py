@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.delegates import files
+from engine.delegates import files, untracked
 from engine.delegates.file_passes import search_lane_files
 from engine.delegates.files import (
     FileSearchFailed,
@@ -101,7 +101,7 @@ def test_many_matches_stop_at_the_cap_and_say_so(
 def test_untracked_files_beyond_the_budget_are_skipped(
     lane: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(files, "UNTRACKED_MAX_BYTES", 10)
+    monkeypatch.setattr(untracked, "UNTRACKED_MAX_BYTES", 10)
     lines = search_lane_files(lane, ["alpha", "beta"]).lines
     assert [h.path for h in lines] == ["src/alpha_tools.py"]
 

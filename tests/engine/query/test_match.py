@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.delegates.file_passes import search_lane_files
-from engine.delegates.files import grep_lane_lines, grep_untracked
+from engine.delegates.files import grep_lane_lines
+from engine.delegates.untracked import grep_untracked
 from engine.errors import UsageError
 from engine.index.identifiers import identifier_parts
 from engine.index.schema import SCHEMA_SQL
