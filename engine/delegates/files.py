@@ -179,9 +179,10 @@ def grep_lane_lines(
     the lane's files (``untracked=False``: tracked files only), at most ``limit``, in git's
     order (path, then line). ``.ade/`` never.
 
-    git grep is asked for the filter's lead group (its most selective needles) as an extended
-    regex that matches every case and accent of them (``cafe`` finds ``Café``; git runs in the
-    C locale, so accented letters are byte alternations); the other groups are checked here on
+    git grep is asked for the filter's lead group (its most selective needles) as a regex that
+    matches every case and accent of them (``cafe`` finds ``Café``; git runs in the C locale,
+    so accented letters are byte alternations), where words start when git has PCRE
+    (``engine.query.match.grep_term_regex``); the other groups are checked here on
     the returned lines, which is exact and cheap because few lines survive the first.
     Its output is read as it streams and the process is stopped once ``limit`` lines qualify
     (``keep``, when given, decides exactly which do): for a common word that is a small fraction
@@ -194,38 +195,51 @@ def grep_lane_lines(
         return []
     recurse = not untracked and (root / ".gitmodules").is_file()
     spec = [f":(literal){p}" for p in paths] if paths is not None else []
-    dialects = wanted.grep_dialects()
-    if _without_pcre:
-        dialects = dialects[-1:]
-    refused = False
-    for number, (dialect, pattern) in enumerate(dialects, 1):
-        args = (
+
+    def args(dialect: str, pattern: str) -> tuple[str, ...]:
+        return (
             "grep", *(("--untracked",) if untracked else ()),
             *(("--recurse-submodules",) if recurse else ()), "-I", dialect, "-n", "-z",
             "--no-color", "-e", pattern, "--", *((_EXCLUDE_ADE,) if untracked else ()), *spec,
         )  # fmt: skip
+
+    return _grep_either(root, wanted.grep_dialects(), args, wanted, limit, keep)
+
+
+def _grep_either(
+    root: Path,
+    dialects: list[tuple[str, str]],
+    args: Callable[[str, str], tuple[str, ...]],
+    wanted: LineFilter | None,
+    limit: int,
+    keep: Callable[[str, str], bool] | None = None,
+) -> list[FileLineHit]:
+    """``_grep`` in the first of ``dialects`` this git takes: ``-P`` (PCRE), then its ``-E``
+    twin, which admits the same lines or more. A ``-P`` refused where ``-E`` then worked is a
+    git built without PCRE: this process asks ``-E`` alone from then on. A timeout is not a
+    refusal; the last dialect's failure is the caller's."""
+    global _without_pcre
+    if _without_pcre:
+        dialects = dialects[-1:]
+    refused = False
+    for number, (dialect, pattern) in enumerate(dialects, 1):
         try:
-            hits = _grep(root, args, wanted, limit, keep)
+            hits = _grep(root, args(dialect, pattern), wanted, limit, keep)
         except GrepTimedOut:
             raise
         except FileSearchFailed:
             if number == len(dialects):
                 raise
-            refused = True  # its -E twin admits the same lines and more
+            refused = True
             continue
-        if refused:  # -P failed where -E worked: this git has no PCRE
-            _note_without_pcre()
+        if refused:
+            _without_pcre = True
         return hits
     return []
 
 
 _without_pcre = False
 """Set when this process's git refused ``grep -P`` (built without PCRE): ``-E`` from then on."""
-
-
-def _note_without_pcre() -> None:
-    global _without_pcre
-    _without_pcre = True
 
 
 def grep_definitions(root: Path, words: list[str]) -> list[FileLineHit]:
@@ -238,15 +252,19 @@ def grep_definitions(root: Path, words: list[str]) -> list[FileLineHit]:
     """
     if not words:
         return []
-    for dialect, source in (("-P", definition_source(words, ere=False)),
-                            ("-E", definition_source(words, ere=True))):  # fmt: skip
-        args = ("grep", "-I", "-i", dialect, "-n", "-z", "--no-color", "-e", source, "--",
+    dialects = [("-P", definition_source(words, ere=False)),
+                ("-E", definition_source(words, ere=True))]  # fmt: skip
+
+    def args(dialect: str, source: str) -> tuple[str, ...]:
+        return ("grep", "-I", "-i", dialect, "-n", "-z", "--no-color", "-e", source, "--",
                 _EXCLUDE_ADE)  # fmt: skip
-        try:
-            return _grep(root, args, None, MAX_DEFINITION_HITS)
-        except FileSearchFailed:
-            continue  # built without PCRE: the POSIX pattern says the same
-    return []
+
+    try:
+        return _grep_either(root, dialects, args, None, MAX_DEFINITION_HITS)
+    except GrepTimedOut as err:  # the definitions found by then still rank first
+        return err.hits
+    except FileSearchFailed:
+        return []
 
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -71,14 +71,19 @@ def test_a_filtered_row_holding_the_phrase_is_boosted_past_newer_rows_the_filter
     assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) not in answer.warnings  # type: ignore[attr-defined]
 
 
+def _says_the_boost_was_bounded(answer: object) -> None:
+    """The answer's warning and ``resultsTruncated``: the budget bounded the phrase boost."""
+    assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) in answer.warnings  # type: ignore[attr-defined]
+    assert answer.results_truncated  # type: ignore[attr-defined]
+
+
 def test_without_a_filter_the_budget_bounds_the_boost_and_the_answer_says_so(
     crowded: apsw.Connection, project: Project
 ) -> None:
     # The chats are in this answer: the walk reads the newest budget's worth of them and stops
     # before the older rows of the window (``apart``), which may hold the phrase unboosted.
     _, answer = _ask(crowded, project, "socket timeout")
-    assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) in answer.warnings  # type: ignore[attr-defined]
-    assert answer.results_truncated  # type: ignore[attr-defined]
+    _says_the_boost_was_bounded(answer)
 
 
 def test_past_the_budget_inside_the_filter_the_answer_says_so(
@@ -86,8 +91,7 @@ def test_past_the_budget_inside_the_filter_the_answer_says_so(
 ) -> None:
     _around(conn, _chats(PHRASE_BUDGET + 1, start=10, kind="terminal"))
     _, answer = _ask(conn, project, "socket timeout kind:terminal")
-    assert PHRASE_NOTE.format(budget=PHRASE_BUDGET) in answer.warnings  # type: ignore[attr-defined]
-    assert answer.results_truncated  # type: ignore[attr-defined]
+    _says_the_boost_was_bounded(answer)
 
 
 def test_the_notices_the_answer_leaves_out_do_not_spend_the_budget(
