@@ -51,7 +51,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="build the tree here and reuse it")
     args = parser.parse_args()
-    from engine.delegates import files
+    from engine.delegates import git_process
     from engine.delegates.context import DelegateContext
     from engine.delegates.file_hits import file_candidates
     from engine.project.locate import open_project
@@ -60,7 +60,7 @@ def main() -> None:
     from engine.types import SearchQueryArgs
 
     # Timed whole: on a loaded machine the 5 s bound would cut both runs short at different points.
-    files.GREP_TIMEOUT_SECONDS = 600.0
+    git_process.GREP_TIMEOUT_SECONDS = 600.0
     with tempfile.TemporaryDirectory(prefix="ade-big-") as tmp:
         root = (args.keep or Path(tmp) / "tree").resolve()
         build(root, args.files)

@@ -21,7 +21,6 @@ from typing import NamedTuple
 
 from engine.delegates import files
 from engine.delegates.files import (
-    Background,
     FileLineHit,
     FileMatches,
     GrepTimedOut,
@@ -35,6 +34,7 @@ from engine.delegates.listing_memo import held_untracked_only
 from engine.delegates.untracked import scan_untracked
 from engine.query.file_match import FileTerms, LineMatcher, line_hit, node_filters
 from engine.query.match import LineFilter, MatchTerm, fold, tokens
+from engine.query.overlap import Background
 
 MAX_NARROWING_PATHS = 4000
 """Files under the path words named on git's command line; past it git greps every file (the
@@ -120,7 +120,9 @@ def search_lane(
             slow.append(f"files: {err}; the lines found by then are shown")
             return err.hits
 
-    first = None if under is not None and not under else Background(tracked_lines)
+    first = (
+        None if under is not None and not under else Background(tracked_lines, name="ade-file-grep")
+    )
     try:
         if not listed:
             tracked, untracked = lane_listing(root)

@@ -12,28 +12,26 @@ starts with ``-`` is never read as an option.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-import msgspec
-
-from engine.basics.spawn import Completed, Spawned
 from engine.delegates.definitions import definition_source
+from engine.delegates.git_process import (
+    GIT_TIMEOUT_SECONDS,
+    FileLineHit,
+    FileSearchFailed,
+    GrepTimedOut,
+    Streamed,
+    first_line,
+    run_git,
+)
 from engine.delegates.listing_memo import memoised_listing
-from engine.project.git import stderr_file
 from engine.query.match import LineFilter
 
-GIT_TIMEOUT_SECONDS = 5.0
-"""A grep over a huge tree must not hold the whole answer hostage."""
-
-GREP_TIMEOUT_SECONDS = GIT_TIMEOUT_SECONDS
-"""The same bound for a streamed ``git grep``: past it the lines found by then are the answer,
-marked cut (``FileMatches.cut_short``)."""
+__all__ = ["GIT_TIMEOUT_SECONDS", "FileLineHit", "FileSearchFailed", "GrepTimedOut"]
 
 MAX_LINE_HITS = 100_000
 """Line matches kept per query, every one reachable by paging (git.git's ``strbuf_addf`` has
@@ -62,14 +60,6 @@ match per path (~15% of a grep on 200,000 files)."""
 whatever the ignore rules say: a repository that does not ignore it would serve raw terminal
 logs (escapes, secrets, every terminal hit twice) as file hits."""
 
-_GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
-
-
-class FileLineHit(msgspec.Struct, frozen=True):
-    path: str
-    line: int
-    text: str
-
 
 class FileMatches(NamedTuple):
     """What the file search found: paths holding a term, line hits, and whether lines were cut."""
@@ -89,55 +79,6 @@ def is_ade_state(path: str) -> bool:
     return f"/{ADE_STATE}/" in f"/{path}"
 
 
-class FileSearchFailed(Exception):
-    """git could not list or grep the lane; one line for the query's warnings."""
-
-
-class GrepTimedOut(FileSearchFailed):
-    """git grep ran past ``GREP_TIMEOUT_SECONDS``: ``hits`` holds the lines it had found."""
-
-    def __init__(self, message: str, hits: list[FileLineHit]) -> None:
-        super().__init__(message)
-        self.hits = hits
-
-
-def _git(root: Path, *args: str) -> Completed:
-    """``git -C root args`` run to its end, as ``subprocess.run(capture_output=True,
-    timeout=GIT_TIMEOUT_SECONDS)`` ran it (``engine.basics.spawn``: no ``subprocess`` on a
-    search's start-up); stdin is this process's, stderr goes to an unnamed file."""
-    cmd = ["git", "-C", str(root), *args]
-    timed_out: list[bool] = []
-    try:
-        with stderr_file() as err_file:
-            proc = Spawned(
-                cmd, {**os.environ, **_GIT_ENV}, stderr_fd=err_file.fileno(), devnull_stdin=False
-            )
-
-            def timeout() -> None:
-                timed_out.append(True)
-                proc.kill()
-
-            timer = threading.Timer(GIT_TIMEOUT_SECONDS, timeout)
-            timer.daemon = True
-            timer.start()
-            try:
-                stdout = proc.read_all()
-            except BaseException:
-                proc.kill()  # not waited for to its end
-                raise
-            finally:
-                returncode = proc.wait()  # still under the timer: git may outlive its stdout
-                timer.cancel()
-            err_file.seek(0)
-            stderr = err_file.read()
-    except OSError as err:
-        raise FileSearchFailed(f"git in {root} failed: {err}") from None
-    if timed_out:  # subprocess.TimeoutExpired's words
-        message = "Command '%s' timed out after %s seconds" % (cmd, GIT_TIMEOUT_SECONDS)  # noqa: UP031
-        raise FileSearchFailed(f"git in {root} failed: {message}")
-    return Completed(returncode, stdout, stderr)
-
-
 def lane_listing(root: Path) -> tuple[Sequence[str], Sequence[str]]:
     """:func:`list_tracked_untracked`, from this process's memo while the lane's index, its
     directories and its ignore rules are unchanged (see :mod:`engine.delegates.listing_memo`)."""
@@ -146,15 +87,15 @@ def lane_listing(root: Path) -> tuple[Sequence[str], Sequence[str]]:
         tracked, untracked = list_tracked_untracked(root)
         return tuple(tracked), tuple(untracked)
 
-    return memoised_listing(root, list_now, _git)
+    return memoised_listing(root, list_now, run_git)
 
 
 def list_tracked_untracked(root: Path) -> tuple[list[str], list[str]]:
     """``(tracked, untracked-not-ignored)`` files of the work tree at ``root``, from one
     ``git ls-files -t`` (its ``?`` tag marks an untracked file)."""
-    done = _git(root, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
+    done = run_git(root, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
     if done.returncode != 0:
-        raise FileSearchFailed(_first_line(done.stderr) or f"git ls-files failed in {root}")
+        raise FileSearchFailed(first_line(done.stderr) or f"git ls-files failed in {root}")
     tracked: dict[str, None] = {}
     untracked: dict[str, None] = {}
     for entry in done.stdout.split(b"\0"):
@@ -289,7 +230,7 @@ def _grep(
     paths: dict[bytes, str | None] = {}  # a file's lines come together: its name decoded once
     append, record = hits.append, _RECORD_RE.match
     try:
-        with _Streamed(root, args) as proc:
+        with Streamed(root, args) as proc:
             buffer, full = b"", False
             for chunk in proc.chunks():
                 buffer = buffer + chunk if buffer else chunk
@@ -342,72 +283,6 @@ def _work_tree_path(raw_path: bytes) -> str | None:
     return None if is_ade_state(decoded) else decoded
 
 
-class _Streamed:
-    """``git <args>`` whose stdout is read while it runs; killed on ``stop``, on leaving the
-    ``with`` block early, or after ``GREP_TIMEOUT_SECONDS``. stderr goes to an unnamed file so a
-    chatty git can never block on a full pipe while we read stdout."""
-
-    def __init__(self, root: Path, args: tuple[str, ...]) -> None:
-        self._root = root
-        # Closed in __exit__: the file outlives this constructor on purpose.
-        self._err = stderr_file()
-        try:
-            self._proc = Spawned(
-                ["git", "-C", str(root), *args],
-                {**os.environ, **_GIT_ENV},
-                stderr_fd=self._err.fileno(),
-                devnull_stdin=True,
-            )
-        except OSError as err:
-            self._err.close()
-            raise FileSearchFailed(f"git in {root} failed: {err}") from None
-        self.stopped = False
-        self.timed_out = False  # set before the timer starts: it may fire at once
-        self.returncode: int | None = None
-        self._stderr_line = ""
-        self._timer = threading.Timer(GREP_TIMEOUT_SECONDS, self._timeout)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _timeout(self) -> None:
-        self.timed_out = True
-        self._kill()
-
-    def _kill(self) -> None:
-        with contextlib.suppress(OSError):
-            self._proc.kill()
-
-    def chunks(self) -> Iterator[bytes]:
-        """stdout as it arrives, in pieces of at most 64 KiB."""
-        fd = self._proc.stdout_fd  # read unbuffered: a record is used as soon as it is in
-        return iter(lambda: os.read(fd, 65536), b"")
-
-    def stop(self) -> None:
-        """Enough output: end the process (its exit status no longer matters)."""
-        self.stopped = True
-        self._kill()
-
-    def error(self) -> str:
-        """The first line git wrote to stderr (read when the process ended)."""
-        return self._stderr_line
-
-    def __enter__(self) -> _Streamed:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
-        if exc[0] is not None and self._proc.poll() is None:
-            self.stop()  # an exception while reading: do not wait for git to finish
-        self.returncode = self._proc.wait()  # closes stdout first
-        self._err.seek(0)
-        self._stderr_line = _first_line(self._err.read(4096))
-        self._err.close()
-        if self.timed_out:
-            raise GrepTimedOut(
-                f"git grep in {self._root} took longer than {GREP_TIMEOUT_SECONDS:g} s", []
-            )
-
-
 def redacted(hits: list[FileLineHit]) -> list[FileLineHit]:
     """Hits whose whole text passed the index's redaction: a file snippet (a window of it) never
     shows a token the index would have replaced."""
@@ -415,35 +290,3 @@ def redacted(hits: list[FileLineHit]) -> list[FileLineHit]:
 
     texts = redact_lines([hit.text for hit in hits])
     return [FileLineHit(hit.path, hit.line, text) for hit, text in zip(hits, texts, strict=True)]
-
-
-class Background:
-    """One call on its own thread; ``result`` waits for it and returns or re-raises.
-
-    A plain thread rather than ``concurrent.futures``: that package imports ``logging``, a few ms
-    of every ``ade search`` start-up for one background call (the CLI's start-up budget).
-    """
-
-    def __init__(self, call: Callable[[], list[FileLineHit]]) -> None:
-        self._call = call
-        self._value: list[FileLineHit] = []
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="ade-file-grep", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._value = self._call()
-        except BaseException as err:  # handed to the caller by result()
-            self._error = err
-
-    def result(self) -> list[FileLineHit]:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-
-def _first_line(stderr: bytes) -> str:
-    text = stderr.decode("utf-8", "replace").strip()
-    return text.splitlines()[0] if text else ""

@@ -48,7 +48,7 @@ Listing = tuple[tuple[str, ...], tuple[str, ...]]
 """``(tracked, untracked-not-ignored)`` paths of a work tree, relative to it."""
 
 GitRun = Callable[..., "Completed"]
-"""``engine.delegates.files._git``: ``git -C root args`` run to its end."""
+"""``engine.delegates.git_process.run_git``: ``git -C root args`` run to its end."""
 
 Stamp = tuple[int, int, int, int] | None
 

@@ -81,18 +81,18 @@ def test_stdin_is_devnull_or_this_processs() -> None:
 def test_a_git_listing_that_times_out_fails_in_subprocesss_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``files._git`` kills git after ``GIT_TIMEOUT_SECONDS`` and says so as
+    """``git_process.run_git`` kills git after ``GIT_TIMEOUT_SECONDS`` and says so as
     ``subprocess.run(timeout=…)`` did (a git that never answers: a shim on ``PATH``)."""
-    from engine.delegates import files
+    from engine.delegates import git_process
 
     shims = tmp_path / "bin"
     shims.mkdir()
     (shims / "git").write_text("#!/bin/sh\nexec sleep 60\n")
     (shims / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setattr(files, "GIT_TIMEOUT_SECONDS", 0.2)
-    with pytest.raises(files.FileSearchFailed) as ours:
-        files._git(tmp_path, "ls-files")
+    monkeypatch.setattr(git_process, "GIT_TIMEOUT_SECONDS", 0.2)
+    with pytest.raises(git_process.FileSearchFailed) as ours:
+        git_process.run_git(tmp_path, "ls-files")
     with pytest.raises(subprocess.TimeoutExpired) as theirs:
         subprocess.run(["git", "-C", str(tmp_path), "ls-files"], capture_output=True,
                        timeout=0.2, check=False)  # fmt: skip

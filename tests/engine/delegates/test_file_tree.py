@@ -77,9 +77,9 @@ def test_an_undecodable_file_name_links_and_opens(
 def test_a_grep_out_of_time_keeps_what_it_found_and_says_so(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engine.delegates import files
+    from engine.delegates import git_process
 
-    monkeypatch.setattr(files, "GREP_TIMEOUT_SECONDS", 0.0)
+    monkeypatch.setattr(git_process, "GREP_TIMEOUT_SECONDS", 0.0)
     found = search_lane_files(tree, ["quokka"])
     assert found.cut_short  # on main: no lines at all, the untracked ones included
     assert ("spill/f05000.txt", 1) in [(h.path, h.line) for h in found.lines]
