@@ -18,6 +18,7 @@ small column (each part stored once per document).
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 _IDENT_PATTERN = r"(?<![A-Za-z0-9])[A-Za-z0-9]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9]*"
 """The definition: an ASCII word with a lower→Upper boundary or an ``ABc`` acronym boundary.
@@ -111,7 +112,7 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def identifier_parts(*texts: str) -> str:
+def python_identifier_parts(*texts: str) -> str:
     """The distinct camelCase parts of every identifier in ``texts``, space-separated.
 
     Deterministic (first-seen order) and de-duplicated case-insensitively, because BM25 on this
@@ -124,6 +125,9 @@ def identifier_parts(*texts: str) -> str:
 
     Returns:
         The ``parts`` column value; empty when no identifier has an internal case boundary.
+
+    The product calls ``identifier_parts``: the compiled twin of this function when it was
+    built, else this one (``tests/engine/index/test_identifiers_native.py`` holds them equal).
     """
     words: list[bytes] = []
     for text in texts:
@@ -135,3 +139,23 @@ def identifier_parts(*texts: str) -> str:
     for part in _PART_BYTES_RE.findall(b" ".join(dict.fromkeys(words))):
         seen.setdefault(part.lower(), part)
     return b" ".join(seen.values()).decode("ascii")
+
+
+class IdentifierParts(Protocol):
+    def __call__(self, *texts: str) -> str: ...
+
+
+def _compiled_identifier_parts() -> IdentifierParts | None:
+    try:
+        from engine.index._identifiers_c import identifier_parts as compiled
+    except ImportError:  # installed without a C compiler (README: "Compiled parts")
+        return None
+    return compiled
+
+
+compiled_identifier_parts = _compiled_identifier_parts()
+"""``engine/index/_identifiers_c.c``'s ``identifier_parts`` (the same answer, ~10x faster), or
+None when the install could not compile it."""
+
+identifier_parts: IdentifierParts = compiled_identifier_parts or python_identifier_parts
+"""``python_identifier_parts``, compiled when it could be: what indexing and the file lane call."""

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import apsw
+import pytest
 
 from engine.index.db import IndexDoc, immediate, upsert_docs
 from engine.index.writer import IndexWriter
@@ -51,3 +52,14 @@ def write(writer: IndexWriter, docs: Iterable[IndexDoc]) -> None:
     """``docs`` in one transaction of the writer, as a drain's pass writes them."""
     with writer.transaction():
         writer.upsert_docs(docs)
+
+
+def identifier_parts_twins() -> list[object]:
+    """``identifier_parts``' Python twin and, when it was built, its compiled one, as pytest
+    params: the identifier tests run on both (the product calls the compiled one)."""
+    from engine.index.identifiers import compiled_identifier_parts, python_identifier_parts
+
+    twins: list[object] = [pytest.param(python_identifier_parts, id="python")]
+    if compiled_identifier_parts is not None:
+        twins.append(pytest.param(compiled_identifier_parts, id="compiled"))
+    return twins

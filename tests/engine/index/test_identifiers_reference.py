@@ -8,11 +8,14 @@ word looked up again, each distinct word split by its own ``findall`` and decode
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from index_helpers import identifier_parts_twins
 
-from engine.index.identifiers import identifier_parts, identifiers
+from engine.index.identifiers import identifiers
 
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _CLASSES = bytes(
@@ -58,11 +61,14 @@ WORDS = st.lists(
 ).map("".join)  # fmt: skip
 
 
+@pytest.mark.parametrize("identifier_parts", identifier_parts_twins())
 @settings(max_examples=600, deadline=None)
 @given(st.one_of(TEXT, WORDS), st.one_of(TEXT, WORDS))
 @example("", "AB1 ABc aB 1A AAA AAa")
 @example("HTTPServer", "httpServer HTTPSERVER2x")
-def test_identifiers_and_parts_are_what_they_were(title: str, body: str) -> None:
+def test_identifiers_and_parts_are_what_they_were(
+    identifier_parts: Callable[..., str], title: str, body: str
+) -> None:
     assert identifiers(body) == reference_identifiers(body)
     assert identifier_parts(body) == reference_identifier_parts(body)
     assert identifier_parts(title, body) == reference_identifier_parts(title, body)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import apsw
@@ -13,12 +14,12 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from index_helpers import NOW, NOW_MS, doc, insert
+from index_helpers import NOW, NOW_MS, doc, identifier_parts_twins, insert
 
 from engine.index.checks import health_check
 from engine.index.db import connect, delete_docs, delete_docs_by_source, open_index
 from engine.index.fts_rank import scores_of_key
-from engine.index.identifiers import identifier_parts, identifiers, split_identifier
+from engine.index.identifiers import identifiers, split_identifier
 from engine.index.schema import FTS_OPTIONS, RECENT_FTS_OPTIONS, SCHEMA_SQL
 from engine.index.sql import EXACT_WEIGHTS, SPLIT_WEIGHTS, role_match
 from engine.project.model import Project
@@ -174,9 +175,12 @@ def _plain_parts(text: str) -> str:
     return " ".join(seen.values())
 
 
+@pytest.mark.parametrize("identifier_parts", identifier_parts_twins())
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("aAbBZz109 _.-:(\n\téÉǅİ€")), max_size=40))
-def test_identifier_scan_finds_what_the_regex_finds(text: str) -> None:
+def test_identifier_scan_finds_what_the_regex_finds(
+    identifier_parts: Callable[..., str], text: str
+) -> None:
     assert identifiers(text) == _PLAIN_IDENT.findall(text)
     assert identifier_parts(text) == _plain_parts(text)
 

@@ -1,0 +1,20 @@
+"""Optional C modules: each is the compiled twin of a Python function the product falls back to.
+
+``optional=True``: an install without a compiler (or without Python's headers) still succeeds,
+and the product runs the Python twin (README: "Compiled parts").
+"""
+
+from setuptools import Extension, setup
+
+_C_FLAGS = ["-O2", "-Wall", "-Wextra"]
+
+setup(
+    ext_modules=[
+        Extension(
+            "engine.index._identifiers_c",
+            ["engine/index/_identifiers_c.c"],
+            extra_compile_args=_C_FLAGS,
+            optional=True,
+        ),
+    ],
+)
