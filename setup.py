@@ -12,7 +12,13 @@ setup(
     ext_modules=[
         Extension(
             "engine.index._identifiers_c",
-            ["engine/index/_identifiers_c.c"],
+            ["engine/index/native/identifiers.c"],
+            extra_compile_args=_C_FLAGS,
+            optional=True,
+        ),
+        Extension(
+            "engine.terminal._escapes_c",
+            ["engine/terminal/native/escapes.c"],
             extra_compile_args=_C_FLAGS,
             optional=True,
         ),

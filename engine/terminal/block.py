@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 import msgspec
 
@@ -28,6 +29,30 @@ from engine.terminal.sanitize import ALT_MODES, OTHER_ESC_PATTERN, resolve_strip
 
 _OTHER_ESC_BYTES_RE = re.compile(OTHER_ESC_PATTERN.encode("ascii"))
 """Escapes the cell model ignores, over raw bytes."""
+
+
+def python_strip_other_escapes(raw: bytes) -> bytes:
+    """``raw`` without the escapes the cell model ignores (``OTHER_ESC_PATTERN``)."""
+    return _OTHER_ESC_BYTES_RE.sub(b"", raw)
+
+
+def _compiled_strip_other_escapes() -> Callable[[bytes], bytes] | None:
+    try:
+        from engine.terminal._escapes_c import strip_other_escapes as compiled
+    except ImportError:  # installed without a C compiler (README: "Compiled parts")
+        return None
+    return compiled
+
+
+compiled_strip_other_escapes = _compiled_strip_other_escapes()
+"""``engine/terminal/native/escapes.c``'s twin of :func:`python_strip_other_escapes` (the same
+bytes; ``re.sub`` made a match object for each of the ~108,000 colours of a 10 MB first index's
+logs), or None when the install could not compile it."""
+
+strip_other_escapes: Callable[[bytes], bytes] = (
+    compiled_strip_other_escapes or python_strip_other_escapes
+)
+"""What :func:`clean_bytes` strips escapes with: the compiled twin where it was built."""
 
 _IGNORED_C0 = bytes([*range(0x00, 0x08), 0x0B, 0x0C, *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
 """C0 controls and DEL the cell model ignores (all but ``\\b``, ``\\t``, ``\\n``, ``\\r``, ESC)."""
@@ -102,7 +127,7 @@ def clean_bytes(raw: bytes) -> str:
     ESC left are final, and the others are resolved one by one.
     """
     if b"\x1b" in raw:
-        raw = _OTHER_ESC_BYTES_RE.sub(b"", raw)
+        raw = strip_other_escapes(raw)
     if len(raw.translate(None, _IGNORED_C0)) != len(raw) or b"\xc2" in raw:
         raw = _ignored_control_bytes_re().sub(b"", raw)
     text = raw.decode("utf-8")

@@ -1,4 +1,4 @@
-"""``identifier_parts``' compiled twin (``engine/index/_identifiers_c.c``) answers exactly what
+"""``identifier_parts``' compiled twin (``engine/index/native/identifiers.c``) answers exactly what
 the Python one does, on any text, and is built wherever a C compiler is."""
 
 from __future__ import annotations

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.terminal import block
 from engine.terminal.block import chunk_block, clean_bytes, may_hold_a_long_line, sanitize_block
 from engine.terminal.chunking import ChunkerState, _chunk_by_lines, chunk_terminal_bytes
 from engine.terminal.sanitize import _clean_block, resolve_line
@@ -59,11 +63,27 @@ FRAGMENTS = [
 utf8_transcripts = st.lists(st.sampled_from(FRAGMENTS), max_size=80).map(b"".join)
 
 
+_STRIPPERS = [pytest.param(block.python_strip_other_escapes, id="python")]
+if block.compiled_strip_other_escapes is not None:
+    _STRIPPERS.append(pytest.param(block.compiled_strip_other_escapes, id="compiled"))
+
+
+@pytest.fixture(scope="module", params=_STRIPPERS)
+def escape_stripper(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The block sanitizer with each escape stripper: the Python one and its compiled twin
+    (module-scoped, so hypothesis runs its examples under one)."""
+    kept = block.strip_other_escapes
+    block.strip_other_escapes = request.param
+    yield
+    block.strip_other_escapes = kept
+
+
 def _as_tuples(result: object) -> tuple[list[tuple[int, str]], int, bool]:
     chunks = [(c.offset, c.text) for c in result.chunks]  # type: ignore[attr-defined]
     return chunks, result.consumed, result.state.alt_screen  # type: ignore[attr-defined]
 
 
+@pytest.mark.usefixtures("escape_stripper")
 @settings(max_examples=400, deadline=None)
 @given(
     data=utf8_transcripts,
@@ -81,6 +101,7 @@ def test_fast_path_equals_the_line_by_line_path(
     assert _as_tuples(fast) == _as_tuples(slow)
 
 
+@pytest.mark.usefixtures("escape_stripper")
 @settings(max_examples=300, deadline=None)
 @given(data=utf8_transcripts)
 def test_clean_bytes_equals_the_text_cleaner(data: bytes) -> None:
