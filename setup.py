@@ -8,6 +8,9 @@ from setuptools import Extension, setup
 
 _C_FLAGS = ["-O2", "-Wall", "-Wextra"]
 
+# A fused multiply-add rounds once where the Python twin rounds twice: floats as Python does them.
+_FLOAT_FLAGS = [*_C_FLAGS, "-ffp-contract=off"]
+
 setup(
     ext_modules=[
         Extension(
@@ -20,6 +23,13 @@ setup(
             "engine.terminal._escapes_c",
             ["engine/terminal/native/escapes.c"],
             extra_compile_args=_C_FLAGS,
+            optional=True,
+        ),
+        # A SQLite loadable extension, not a Python module: engine.index.fts_rank loads it.
+        Extension(
+            "engine.index._fts_rank_key",
+            ["engine/index/native/fts_rank_key.c"],
+            extra_compile_args=_FLOAT_FLAGS,
             optional=True,
         ),
     ],

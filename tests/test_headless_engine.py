@@ -19,6 +19,7 @@ import engine
 names = [
     m.name for m in pkgutil.walk_packages(engine.__path__, "engine.")
     if not m.name.endswith("__main__")  # entry points run on import
+    and m.name != "engine.index._fts_rank_key"  # a SQLite loadable extension, no Python module
 ]
 for name in names:
     importlib.import_module(name)

@@ -13,14 +13,23 @@ It is a Python call per scored row, so one call gives both of the ranking's scor
 and split-identifier) as one key that SQLite sorts as it would sort the two scores: a second call
 per row for the split score was a fifth of a phrase query's CPU at 100 MB
 (benchmarks/journal/2026-12-07-phrase-prefix-100.md).
+
+Where a C compiler was at install, ``setup.py`` builds the same function in C
+(``native/fts_rank_key.c``, a SQLite loadable extension): ``register`` loads it, and registers
+this Python twin only where it is not there. The two give the same key, byte for byte
+(``tests/engine/index/test_fts_rank_native.py``); the compiled one costs a fraction of a
+``bm25()`` call, so every one-phrase query is scored with it (``compiled``,
+``engine.query.candidates.scores_without_idf``).
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
 
 from __future__ import annotations
 
+import importlib.machinery
 import struct
 from collections.abc import Callable
+from pathlib import Path
 
 import apsw
 
@@ -112,7 +121,9 @@ class _CursorState:
         if api.phrase_count not in (1, 2):  # the second: the role word (sql.role_match)
             raise ValueError(f"{FUNCTION_NAME} scores one-phrase queries only")
         columns = api.column_count
-        floats = [float(w) for w in weights or (*EXACT_WEIGHTS, *SPLIT_WEIGHTS)]  # type: ignore[arg-type]
+        # Numbers only (as stored: no text read as one), as the compiled twin takes them.
+        numbers = all(type(w) is int or type(w) is float for w in weights)
+        floats = [float(w) for w in weights or (*EXACT_WEIGHTS, *SPLIT_WEIGHTS)] if numbers else []  # type: ignore[arg-type]
         if len(floats) != 2 * columns or min(floats) < 0:
             raise ValueError(f"{FUNCTION_NAME} takes two non-negative weights per column")
         self.pairs = list(zip(floats[:columns], floats[columns:], strict=True))
@@ -123,6 +134,45 @@ class _CursorState:
         self.inst_are_hits = api.phrase_count == 1 or not api.phrase_columns(1)
 
 
+COMPILED_PATH = Path(__file__).with_name(
+    "_fts_rank_key" + importlib.machinery.EXTENSION_SUFFIXES[0]
+)
+"""The compiled twin (``native/fts_rank_key.c``), where ``setup.py`` built it: a SQLite loadable
+extension, not a Python module (it has no ``PyInit``)."""
+
+_ENTRY_POINT = "sqlite3_adeftsrank_init"
+
+_BUILT = COMPILED_PATH.exists()
+
+use_compiled = True
+"""False: ``register`` registers the Python twin even where the compiled one built, and
+``compiled`` says so (tests compare the two; nothing else sets it)."""
+
+_compiled_loads: bool | None = None
+"""Whether this process's SQLite loaded the compiled twin (None: not tried yet). A SQLite that
+refuses loadable extensions refuses them on every connection: tried once."""
+
+
+def compiled() -> bool:
+    """Whether ``register`` gives connections the compiled scorer (the query path then scores
+    every one-phrase query with the key: ``engine.query.candidates.scores_without_idf``)."""
+    return use_compiled and _BUILT and _compiled_loads is not False
+
+
 def register(conn: apsw.Connection) -> None:
-    """Make ``ade_bm25_1_key(docs_fts[, w…])`` callable on ``conn``."""
+    """Make ``ade_bm25_1_key(docs_fts[, w…])`` callable on ``conn``: the compiled twin where it
+    loads, else this module's."""
+    global _compiled_loads
+    if compiled():
+        try:
+            conn.enable_load_extension(True)
+            try:
+                conn.load_extension(str(COMPILED_PATH), _ENTRY_POINT)
+            finally:
+                conn.enable_load_extension(False)  # no SQL of ours loads anything
+        except apsw.Error:
+            _compiled_loads = False
+        else:
+            _compiled_loads = True
+            return
     conn.register_fts5_function(FUNCTION_NAME, bm25_one_phrase_key)
