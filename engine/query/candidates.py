@@ -14,7 +14,7 @@ import apsw
 import msgspec
 
 from engine.index.db import scalar
-from engine.index.fts_rank import scores_of_key
+from engine.index.fts_rank import compiled, scores_of_key
 from engine.index.recent import RECENT_DOCS, recent_floor
 from engine.index.sql import (
     FTS_TABLE,
@@ -55,7 +55,8 @@ PHRASE_SCORE_BUDGET = 5_000
 """Matches scored for a query of one multi-word phrase (``"of the"``, ``foo.bar``). ``bm25()``
 first walks every match of a phrase to weigh it (70 ms for the 100k matches of ``"of the"`` on the
 330 MB corpus, on top of the scoring); one phrase needs no weight (``engine.index.fts_rank``), but
-that scorer is a Python call per row: 5k rows cost 30 ms, 25k with ``bm25()`` 105 ms (measured)."""
+that scorer's Python twin is a Python call per row: 5k rows cost 30 ms, 25k with ``bm25()`` 105 ms
+(measured). Kept with the compiled scorer too: a larger budget would change which matches rank."""
 
 BUDGET_NOTE = (
     "more than {budget:,} matches: ranked the best of the newest {budget:,};"
@@ -194,8 +195,17 @@ def _match_total(
 
 
 def scores_without_idf(parsed: ParsedQuery) -> bool:
-    """Whether ``parsed`` is scored by ``ade_bm25_1_key`` within ``PHRASE_SCORE_BUDGET``: one phrase
-    of several words (``--explain`` asks too, so it shows the ranking's own numbers)."""
+    """Whether ``parsed`` is scored by ``ade_bm25_1_key`` (``--explain`` asks too, so it shows
+    the ranking's own numbers): a phrase of several words; with the compiled scorer
+    (``fts_rank.compiled``) any one phrase, a word or a prefix too. Its C call per row costs less
+    than two ``bm25()`` calls, which besides walk every match of the term once more for its IDF
+    (benchmarks/journal/2026-12-07-native-scorer.md); the Python twin's call per row costs more
+    than that walk but for a phrase's, whose walk checks positions."""
+    return parsed.one_phrase and (compiled() or _phrase_of_words(parsed))
+
+
+def _phrase_of_words(parsed: ParsedQuery) -> bool:
+    """Whether ``parsed`` is one phrase of several words (``PHRASE_SCORE_BUDGET``)."""
     if not parsed.one_phrase:
         return False
     text = parsed.terms[0].text  # type: ignore[union-attr]  # one_phrase: a Term
@@ -247,7 +257,7 @@ def fts_candidates(
     match = build_match(parsed)
     assert match is not None
     phrase = scores_without_idf(parsed)
-    budget = PHRASE_SCORE_BUDGET if phrase else SCORE_BUDGET
+    budget = PHRASE_SCORE_BUDGET if _phrase_of_words(parsed) else SCORE_BUDGET
     table, note = FTS_TABLE, ""
     found: list[tuple[int, Candidate]] = []
     scored: tuple[int, int] | None = None
