@@ -17,9 +17,10 @@ per row for the split score was a fifth of a phrase query's CPU at 100 MB
 Where a C compiler was at install, ``setup.py`` builds the same function in C
 (``native/fts_rank_key.c``, a SQLite loadable extension): ``register`` loads it, and registers
 this Python twin only where it is not there. The two give the same key, byte for byte
-(``tests/engine/index/test_fts_rank_native.py``); the compiled one costs a fraction of a
-``bm25()`` call, so every one-phrase query is scored with it (``compiled``,
-``engine.query.candidates.scores_without_idf``).
+(``tests/engine/index/test_fts_rank_native.py``), and every one-phrase query is scored with the
+key on every install (``engine.query.candidates.scores_without_idf``): the compiled one costs a
+fraction of a ``bm25()`` call, the twin is what an install without a compiler pays for the same
+answers.
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)

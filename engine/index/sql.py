@@ -190,8 +190,7 @@ def window_sql(
     strong match is found as surely as a new one; past ``budget`` matches, the
     newest ``budget`` are scored (a bounded cost on any corpus, said in the answer's warnings).
     Ties keep the newest first, the ranking's own tie-break. ``one_phrase`` scores with
-    ``ade_bm25_1_key``, which saves ``bm25()``'s walk over every match (compiled, for any one
-    phrase; its Python twin only for multi-word phrases, whose walk checks positions:
+    ``ade_bm25_1_key``, which saves ``bm25()``'s walk over every match (any one phrase:
     ``engine.query.candidates.scores_without_idf``); each row's ``b1`` is then the key of both
     scores and ``b2`` is ``NULL`` (``candidates`` reads the key).
 

@@ -14,7 +14,7 @@ import apsw
 import msgspec
 
 from engine.index.db import scalar
-from engine.index.fts_rank import compiled, scores_of_key
+from engine.index.fts_rank import scores_of_key
 from engine.index.recent import RECENT_DOCS, recent_floor
 from engine.index.sql import (
     FTS_TABLE,
@@ -196,12 +196,17 @@ def _match_total(
 
 def scores_without_idf(parsed: ParsedQuery) -> bool:
     """Whether ``parsed`` is scored by ``ade_bm25_1_key`` (``--explain`` asks too, so it shows
-    the ranking's own numbers): a phrase of several words; with the compiled scorer
-    (``fts_rank.compiled``) any one phrase, a word or a prefix too. Its C call per row costs less
-    than two ``bm25()`` calls, which besides walk every match of the term once more for its IDF
-    (benchmarks/journal/2026-12-07-native-scorer.md); the Python twin's call per row costs more
-    than that walk but for a phrase's, whose walk checks positions."""
-    return parsed.one_phrase and (compiled() or _phrase_of_words(parsed))
+    the ranking's own numbers): any query of one phrase — a word, a prefix, a phrase of words.
+
+    On every install, the compiled scorer or not (``fts_rank.compiled``), so an answer never
+    depends on whether a compiler was there: ``bm25()``'s IDF factor, left out here, is clamped
+    by FTS5 to 1e-6 for a word in more than half the documents, which pulled those documents'
+    scores down among the file lines' tiny constants (``file_hits.LINE_SCORES``: file lines
+    follow indexed documents). The compiled call per row costs less than two ``bm25()`` calls
+    and their walk over every match for the IDF (benchmarks/journal/2026-12-07-native-scorer.md);
+    the Python twin costs ~1.3 µs a row, ~33 ms at ``SCORE_BUDGET``, the price of equal answers
+    on an install without a compiler."""
+    return parsed.one_phrase
 
 
 def _phrase_of_words(parsed: ParsedQuery) -> bool:

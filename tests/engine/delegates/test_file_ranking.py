@@ -235,3 +235,33 @@ def test_ascii_definitions_are_read_as_the_case_blind_pattern_reads_them(
     """ASCII lines are matched lowered, without ``re.IGNORECASE`` (a third of its compile)."""
     expected = definition_re((word,)).search(line) is not None
     assert is_definition(line, [word]) is expected
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled-scorer", "python-twin"])
+def test_file_lines_follow_the_indexed_documents_of_a_word_most_documents_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiled: bool
+) -> None:
+    """A word in more than half the indexed documents: FTS5's ``bm25()`` clamps its IDF to
+    1e-6, which pulled those documents' scores down among the file lines' tiny constants (a
+    definition line ranked between commits). Scored without the IDF, on every install, they
+    rank before the file lines, as ``file_hits.LINE_SCORES`` says."""
+    from engine.index import fts_rank
+    from tests.engine.ingest.test_history import open_service
+
+    monkeypatch.setattr(fts_rank, "use_compiled", compiled)
+    root = _repo(tmp_path / "repo", {"tools/setup.py": "gizmo = 1\n", "notes.txt": "a gizmo\n"})
+    for number in range(6):
+        (root / "log.txt").write_text(f"{number}\n")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-q", "-m", f"change {number}\n\nthe gizmo moved {'far ' * number}")
+    service = open_service(root)
+    try:
+        service.catch_up()  # the history's commits into the index
+        items = service.query(SearchQueryArgs(query="gizmo", limit=50)).items
+    finally:
+        service.dispose()
+    kinds = [(item.kind, item.anchor) for item in items]
+    commits = [at for at, (kind, _) in enumerate(kinds) if kind == "commit"]
+    definition = kinds.index(("file", "tools/setup.py:1"))
+    assert len(commits) == 6, kinds
+    assert max(commits) < definition, kinds  # on main 475a924: the definition line among them
