@@ -185,6 +185,9 @@ def test_height_pane_matches_its_golden(
     _type(tmux, "PS1='$ '; clear")
     wait_for(capture, lambda s: s.strip() == "$")
     _type(tmux, "printf 'line-above-%s\\n' 1 2 3")
+    # Typed before the prompt is back, the next line is echoed by the terminal ahead of it
+    # (a loaded machine): the golden would lose its "$ ".
+    wait_for(capture, lambda s: s.rstrip().endswith("line-above-3\n$"))
     now = DEMO_NOW.isoformat().replace("+00:00", "Z")
     palette = f"ADE_NOW={now} ade palette --print-command --height 9 --no-watch --query exit:2"
     _type(tmux, f'x=$({palette}); echo "rc=$?"')
