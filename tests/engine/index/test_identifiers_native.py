@@ -4,6 +4,8 @@ the Python one does, on any text, and is built wherever a C compiler is."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import pytest
 from hypothesis import example, given, settings
@@ -58,3 +60,22 @@ def test_compiled_twin_refuses_what_is_not_text() -> None:
         pytest.skip("not built")
     with pytest.raises(TypeError):
         compiled_identifier_parts("TypeError", b"TypeError")  # type: ignore[arg-type]
+
+
+def test_without_the_compiled_modules_the_python_twins_run() -> None:
+    """An install without a compiler: the imports fall back (a fresh interpreter, the compiled
+    modules blocked), and the twins answer."""
+    program = (
+        "import sys\n"
+        "sys.modules['engine.index._identifiers_c'] = None\n"
+        "sys.modules['engine.terminal._escapes_c'] = None\n"
+        "from engine.index import identifiers\n"
+        "from engine.terminal import block\n"
+        "assert identifiers.compiled_identifier_parts is None\n"
+        "assert identifiers.identifier_parts is identifiers.python_identifier_parts\n"
+        "assert block.strip_other_escapes is block.python_strip_other_escapes\n"
+        "print(identifiers.identifier_parts('readTimeout'), block.clean_bytes(b'\\x1b[1mok'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "read Timeout ok\n"
