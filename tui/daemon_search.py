@@ -154,19 +154,6 @@ def _project_root(project: str | None) -> str | None:
         here = os.getcwd()  # what Path.cwd() names, as a string: no pathlib (the start-up budget)
     except OSError:
         return None
-    if ".git" in here.split("/"):
-        return None
-    from engine.project.plain_repo import is_plain_main_worktree  # only without --project
+    from engine.project.plain_repo import plain_main_worktree_above  # only without --project
 
-    device = os.stat(here).st_dev
-    folder = here
-    while True:
-        if os.stat(folder).st_dev != device:
-            return None  # git stops at a file-system boundary; let it say so
-        if os.path.lexists(os.path.join(folder, ".git")):
-            plain = is_plain_main_worktree(folder) and os.access(folder, os.R_OK | os.X_OK)
-            return folder if plain else None
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
+    return plain_main_worktree_above(here)

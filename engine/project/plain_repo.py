@@ -52,3 +52,29 @@ def _read(path: str, encoding: str) -> str:
     errors = "strict" if encoding == "ascii" else "replace"
     with open(path, encoding=encoding, errors=errors) as file:
         return file.read()
+
+
+def plain_main_worktree_above(here: str) -> str | None:
+    """The main worktree git would name from the folder ``here`` (a physical path, as
+    ``os.getcwd()`` gives it), when plain checks can tell: the nearest ``.git`` above it is a
+    folder of a plain main worktree (``is_plain_main_worktree``) that this user can enter. None
+    otherwise — no ``.git`` up to ``/``, a ``.git`` file (a linked worktree, a submodule),
+    ``here`` inside a ``.git`` folder, a file-system boundary on the way (git stops there):
+    then ask git."""
+    if ".git" in here.split("/"):
+        return None
+    try:
+        device = os.stat(here).st_dev
+        folder = here
+        while True:
+            if os.stat(folder).st_dev != device:
+                return None  # git stops at a file-system boundary; let it say so
+            if os.path.lexists(os.path.join(folder, ".git")):
+                plain = is_plain_main_worktree(folder) and os.access(folder, os.R_OK | os.X_OK)
+                return folder if plain else None
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return None
+            folder = parent
+    except OSError:  # a folder on the way we may not stat: git decides
+        return None

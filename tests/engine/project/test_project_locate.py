@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,28 @@ def test_default_is_git_toplevel_of_cwd(repo: Any, monkeypatch: pytest.MonkeyPat
     monkeypatch.chdir(sub)
     project = open_project()
     assert (project.root, project.is_git, project.name) == (repo.root.resolve(), True, "repo")
+
+
+def test_default_in_a_plain_repository_starts_no_git(
+    repo: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cwd's main worktree is told by plain checks (``plain_repo``), as the daemon-answered
+    search tells it: no ``git rev-parse`` process (two of them, ~5 ms, on main 7af7cae)."""
+    sub = repo.root / "src" / "deep"
+    sub.mkdir(parents=True)
+    shims, log = tmp_path / "shims", tmp_path / "git-calls"
+    shims.mkdir()
+    real = shutil.which("git")
+    (shims / "git").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real} "$@"\n')
+    (shims / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(sub)
+    project = open_project()
+    assert (project.root, project.is_git) == (repo.root.resolve(), True)
+    assert not log.exists(), log.read_text()
+    monkeypatch.chdir(repo.root / ".git")  # inside the git folder: git decides (not a work tree)
+    assert open_project().root == (repo.root / ".git").resolve()
+    assert "rev-parse" in log.read_text()
 
 
 def test_default_outside_git_is_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
