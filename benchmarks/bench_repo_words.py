@@ -49,7 +49,9 @@ def main() -> None:
                   "| default / pass |")  # fmt: skip
             print("|---|---:|---:|---:|---:|---:|---:|---:|")
             for word in args.words.split(","):
-                search = [ade_command(), "search", word, "--json", "--project", str(root)]
+                # Run in the repository without --project, as a user does: the project is found
+                # from the working folder (engine.project.locate).
+                search = [ade_command(), "search", word, "--json"]
                 jobs = {
                     "rg": lambda w=word: _quiet(["rg", "-c", "-i", "-F", "--", w], env, root),
                     "pass": lambda: _quiet([sys.executable, "-c", "pass"], env, root),
