@@ -67,7 +67,9 @@ def bm25_one_phrase_key(api: apsw.FTS5ExtensionApi, *weights: apsw.SQLiteValue) 
 
     Args:
         api: the FTS5 extension API positioned on the row.
-        weights: the exact-token score's weight per column, then the split score's (six for
+        weights: optionally first the FTS table's own name (the compiled twin then reads the
+            row's length from its ``%_docsize`` itself; ignored here), then the exact-token
+            score's weight per column, then the split score's (six for
             ``docs_fts``'s three columns), as for two ``bm25()`` calls; none negative. None:
             the ranking's (``EXACT_WEIGHTS``, ``SPLIT_WEIGHTS``), and no argument to convert
             per row.
@@ -122,6 +124,8 @@ class _CursorState:
         if api.phrase_count not in (1, 2):  # the second: the role word (sql.role_match)
             raise ValueError(f"{FUNCTION_NAME} scores one-phrase queries only")
         columns = api.column_count
+        if weights and type(weights[0]) is str:
+            weights = weights[1:]  # the table's name, for the compiled twin (``score_expressions``)
         # Numbers only (as stored: no text read as one), as the compiled twin takes them.
         numbers = all(type(w) is int or type(w) is float for w in weights)
         floats = [float(w) for w in weights or (*EXACT_WEIGHTS, *SPLIT_WEIGHTS)] if numbers else []  # type: ignore[arg-type]

@@ -143,6 +143,10 @@ def score_expressions(one_phrase: bool) -> tuple[str, str]:
     """The exact-token and split-identifier BM25 expressions (see ``score_columns``); for one
     phrase, one ``ade_bm25_1_key`` key holding both, and ``NULL``."""
     if one_phrase:  # the ranking's weights are its default (no argument converted per row)
+        if fts_rank.compiled():
+            # The table's name again: the compiled scorer reads its ``%_docsize`` rows itself
+            # (``on_table`` renames both); the Python twin would convert it on every row.
+            return f"{FUNCTION_NAME}(docs_fts, '{FTS_TABLE}')", "NULL"
         return f"{FUNCTION_NAME}(docs_fts)", "NULL"
     return f"bm25(docs_fts, {EXACT_WEIGHTS})", f"bm25(docs_fts, {SPLIT_WEIGHTS})"
 

@@ -11,6 +11,12 @@
  * row (apsw's phrase_columns is xPhraseFirstColumn/xPhraseNextColumn, phrase_column_offsets
  * counts xPhraseFirst/xPhraseNext instances of one column, inst_count is xInstCount). Build
  * with -ffp-contract=off (setup.py): a fused multiply-add would round differently.
+ *
+ * One read differs in how, not what: given the table's name as its first argument (as the
+ * ranking calls it, engine.index.sql.score_expressions), the row's length comes from the
+ * table's %_docsize through one blob handle moved row to row, not xColumnSize (a statement a
+ * row inside FTS5): the same varints summed the same way, checked against xColumnSize on the
+ * cursor's first row, and xColumnSize again wherever the handle cannot read a row.
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
@@ -32,6 +38,7 @@ static const char BAD_WEIGHTS[] = FUNCTION_NAME " takes two non-negative weights
 
 /* What the twin's _CursorState keeps between the calls on one cursor. */
 typedef struct KeyState {
+    sqlite3_blob *docsize; /* the table's %_docsize row reader, or NULL: xColumnSize */
     double avgdl;
     int inst_are_hits;
     int ncols;
@@ -49,6 +56,75 @@ static void put_big_endian(unsigned char *out, double value) {
     }
 }
 
+static void free_state(void *p) {
+    KeyState *state = p;
+    if (state->docsize != NULL) sqlite3_blob_close(state->docsize);
+    sqlite3_free(state);
+}
+
+/* An SQLite varint (what FTS5's %_docsize "sz" holds, one a column): its length in bytes, or
+ * 0 when it runs past the end. */
+static int get_varint(const unsigned char *p, int n, sqlite3_uint64 *value) {
+    sqlite3_uint64 v = 0;
+    for (int i = 0; i < 9 && i < n; i++) {
+        if (i == 8) {
+            *value = (v << 8) | p[i];
+            return 9;
+        }
+        v = (v << 7) | (p[i] & 0x7f);
+        if (!(p[i] & 0x80)) {
+            *value = v;
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* The row's token count read from the table's %_docsize as FTS5's xColumnSize(-1) reads it (its
+ * "sz" varints summed as ints), through a blob handle moved row to row: FTS5 runs a statement
+ * a row, 70 % of this function's instructions on a common word. -1: not read (use xColumnSize). */
+static int docsize_of(KeyState *state, sqlite3_int64 rowid) {
+    unsigned char buf[64];
+    if (sqlite3_blob_reopen(state->docsize, rowid) != SQLITE_OK) return -1;
+    int n = sqlite3_blob_bytes(state->docsize);
+    if (n <= 0 || n > (int)sizeof buf || sqlite3_blob_read(state->docsize, buf, n, 0) != SQLITE_OK)
+        return -1;
+    int total = 0, off = 0;
+    for (int col = 0; col < state->ncols; col++) {
+        sqlite3_uint64 v;
+        int used = get_varint(buf + off, n - off, &v);
+        if (used == 0) return -1;
+        off += used;
+        total += (int)(v > 0xffffffffu ? 0xffffffffu : v);
+    }
+    return total;
+}
+
+/* A blob handle on ``table``'s %_docsize, checked on the current row against xColumnSize;
+ * NULL where it cannot be opened or does not agree. */
+static sqlite3_blob *open_docsize(const Fts5ExtensionApi *api, Fts5Context *fts,
+                                  sqlite3_context *ctx, KeyState *state, const char *table) {
+    sqlite3 *db = sqlite3_context_db_handle(ctx);
+    char *name = sqlite3_mprintf("%s_docsize", table);
+    if (name == NULL) return NULL;
+    sqlite3_blob *blob = NULL;
+    int rc = sqlite3_blob_open(db, "main", name, "sz", api->xRowid(fts), 0, &blob);
+    sqlite3_free(name);
+    if (rc != SQLITE_OK) {
+        if (blob != NULL) sqlite3_blob_close(blob);
+        return NULL;
+    }
+    state->docsize = blob;
+    int size = -1;
+    int read = docsize_of(state, api->xRowid(fts));
+    state->docsize = NULL;
+    if (api->xColumnSize(fts, -1, &size) != SQLITE_OK || read != size) {
+        sqlite3_blob_close(blob);
+        return NULL;
+    }
+    return blob;
+}
+
 /* The twin's _CursorState.__init__: NULL with an error set on ctx, or the state. */
 static KeyState *new_state(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
                            int nval, sqlite3_value **vals) {
@@ -58,6 +134,13 @@ static KeyState *new_state(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
         return NULL;
     }
     int ncols = api->xColumnCount(fts);
+    const char *table = NULL;
+    if (nval > 0 && sqlite3_value_type(vals[0]) == SQLITE_TEXT) {
+        /* The FTS table's name: its %_docsize is read directly (the twin ignores it). */
+        table = (const char *)sqlite3_value_text(vals[0]);
+        nval--;
+        vals++;
+    }
     int nweights = nval ? nval : 6;
     if (nweights != 2 * ncols) {
         sqlite3_result_error(ctx, BAD_WEIGHTS, -1);
@@ -70,6 +153,7 @@ static KeyState *new_state(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
         return NULL;
     }
     state->ncols = ncols;
+    state->docsize = NULL;
     state->exact_weight = (double *)(state + 1);
     state->split_weight = state->exact_weight + ncols;
     state->hits = (int *)(state->split_weight + ncols);
@@ -121,7 +205,8 @@ static KeyState *new_state(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
         }
         state->inst_are_hits = col < 0;
     }
-    rc = api->xSetAuxdata(fts, state, sqlite3_free);
+    if (table != NULL) state->docsize = open_docsize(api, fts, ctx, state, table);
+    rc = api->xSetAuxdata(fts, state, free_state);
     if (rc != SQLITE_OK) { /* SQLite freed it */
         sqlite3_result_error_code(ctx, rc);
         return NULL;
@@ -183,11 +268,17 @@ static void bm25_one_phrase_key(const Fts5ExtensionApi *api, Fts5Context *fts,
         sqlite3_result_blob(ctx, key, sizeof key, SQLITE_TRANSIENT);
         return;
     }
-    int size = 0;
-    rc = api->xColumnSize(fts, -1, &size);
-    if (rc != SQLITE_OK) {
-        sqlite3_result_error_code(ctx, rc);
-        return;
+    int size = state->docsize != NULL ? docsize_of(state, api->xRowid(fts)) : -1;
+    if (size < 0 && state->docsize != NULL) { /* a failed move leaves the handle unusable */
+        sqlite3_blob_close(state->docsize);
+        state->docsize = NULL;
+    }
+    if (size < 0) {
+        rc = api->xColumnSize(fts, -1, &size);
+        if (rc != SQLITE_OK) {
+            sqlite3_result_error_code(ctx, rc);
+            return;
+        }
     }
     double norm = K1 * (1 - B + B * (double)size / state->avgdl);
     put_big_endian(key, exact != 0.0 ? -(exact * K1_PLUS_1 / (exact + norm)) : -0.0);
