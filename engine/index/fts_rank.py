@@ -145,7 +145,11 @@ COMPILED_PATH = Path(__file__).with_name(
 """The compiled twin (``native/fts_rank_key.c``), where ``setup.py`` built it: a SQLite loadable
 extension, not a Python module (it has no ``PyInit``)."""
 
-_ENTRY_POINT = "sqlite3_adeftsrank_init"
+_ENTRY_POINT = "sqlite3_adeftsrank_v2_init"
+"""The extension's entry point, numbered by how the query path calls it (v2: the table's name as
+first argument). An editable install does not rebuild its C on ``git pull``: a ``.so`` built
+from an older source lacks this name, so it does not load and the Python twin answers, instead
+of a scorer that refuses (or misreads) the arguments of the newer SQL."""
 
 _BUILT = COMPILED_PATH.exists()
 

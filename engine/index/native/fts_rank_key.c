@@ -300,7 +300,9 @@ static fts5_api *fts5_api_of(sqlite3 *db) {
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
-int sqlite3_adeftsrank_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *routines) {
+/* Numbered by the calling convention (engine.index.fts_rank._ENTRY_POINT): a stale build does
+ * not load rather than misread the newer SQL's arguments. */
+int sqlite3_adeftsrank_v2_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *routines) {
     SQLITE_EXTENSION_INIT2(routines);
     fts5_api *api = fts5_api_of(db);
     if (api == NULL) {

@@ -55,6 +55,29 @@ def test_compiled_scorer_is_built_and_loaded_where_gcc_is(tmp_path: Path) -> Non
         conn.close()
 
 
+def test_a_stale_build_does_not_load_and_the_twin_answers(
+    index_path: Path, conn: apsw.Connection, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``.so`` built from an older source (an editable install after ``git pull``) lacks the
+    numbered entry point: it is not loaded, and the query path calls the twin as the twin is
+    called (no table name), with the same answers."""
+    if not fts_rank.COMPILED_PATH.exists():
+        pytest.skip("the compiled scorer did not build here")
+    insert(conn, [doc(f"chat:s:{i}", "the alpha " + "of " * i, session_id="s") for i in range(9)])
+    args = SearchQueryArgs(query="the", limit=5)
+    expected = run_query(conn, args, project=project, now=NOW)
+    monkeypatch.setattr(fts_rank, "_ENTRY_POINT", "sqlite3_adeftsrank_v1_init")
+    monkeypatch.setattr(fts_rank, "_compiled_loads", None)
+    stale = connect(index_path)
+    try:
+        assert not fts_rank.compiled()
+        got = run_query(stale, args, project=project, now=NOW)
+    finally:
+        stale.close()
+    assert [i.doc_id for i in got.items] == [i.doc_id for i in expected.items]
+    assert (got.total, len(got.items)) == (expected.total, 5)
+
+
 def _run(conn: apsw.Connection, name: str, match: str, weights: str) -> tuple[str, object]:
     sql = f"SELECT rowid, {name}(docs_fts{weights}) FROM docs_fts WHERE docs_fts MATCH ?"
     try:
