@@ -20,9 +20,10 @@ from engine.basics.digests import blake2b
 from engine.errors import CursorError
 from engine.query.ranking import SortKey
 
-CURSOR_VERSION = 2
-"""Bumped when the sort key changes shape or meaning (2: the phrase boost, docs/search.md); older
-cursors are then refused clearly."""
+CURSOR_VERSION = 3
+"""Bumped when the sort key changes shape or meaning (2: the phrase boost, docs/search.md; 3: a
+one-word or one-prefix query's BM25 without its IDF factor, ``candidates.scores_without_idf``);
+older cursors are then refused clearly, not resumed at a position on another scale."""
 
 _KEY = b"ade-search-cursor"
 

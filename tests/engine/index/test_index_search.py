@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -173,6 +174,28 @@ def test_cursor_bound_to_query_and_tamper_evident(
     # A different page size keeps the same list: the cursor is a position, not a page number.
     second = q(filled, project, "retry", limit=3, cursor=first.next_cursor)
     assert ids(second) == ids(q(filled, project, "retry"))[2:5]
+
+
+def test_a_cursor_of_the_last_version_is_refused_clearly(
+    filled: apsw.Connection, project: Project
+) -> None:
+    """Version 2 cursors held a one-word query's BM25 with its IDF factor; resumed against
+    scores without it they would open a page at a position on another scale."""
+    from engine.query import cursor
+
+    first = q(filled, project, "retry", limit=2)
+    key = cursor.decode_cursor(first.next_cursor or "", first_fingerprint())
+    data = {"v": 2, "f": first_fingerprint(), "k": list(key)}
+    payload = json.dumps(data).encode()
+    old = base64.urlsafe_b64encode(payload + cursor._mac(payload)).decode().rstrip("=")
+    with pytest.raises(CursorError, match="another version of ade"):
+        q(filled, project, "retry", limit=2, cursor=old)
+
+
+def first_fingerprint() -> str:
+    from engine.query.plan import build_plan
+
+    return build_plan(SearchQueryArgs(query="retry", limit=2), now=NOW, lanes=LANES).fingerprint
 
 
 def test_match_all_is_recency_then_doc_id(filled: apsw.Connection, project: Project) -> None:
