@@ -163,8 +163,10 @@ refuses loadable extensions refuses them on every connection: tried once."""
 
 
 def compiled() -> bool:
-    """Whether ``register`` gives connections the compiled scorer (the query path then scores
-    every one-phrase query with the key: ``engine.query.candidates.scores_without_idf``)."""
+    """Whether ``register`` gives connections the compiled scorer. Every install scores a
+    one-phrase query with the key (``engine.query.candidates.scores_without_idf``); this only
+    decides whether the SQL passes the table's name (``engine.index.sql.score_expressions``), which
+    the compiled scorer reads ``%_docsize`` with."""
     return use_compiled and _BUILT and _compiled_loads is not False
 
 
