@@ -14,7 +14,6 @@ full path runs, so nothing here decides anything the full path would decide diff
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from engine.errors import AdeError, ProjectError, UsageError
@@ -24,8 +23,22 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-_RESULT_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":\d+,"result":')
-"""How the daemon's answer line starts (``validation.result_object``); the rest is the result."""
+_HEAD_START = b'{"jsonrpc":"2.0","id":'
+_HEAD_END = b',"result":'
+"""How the daemon's answer line starts (``validation.result_object``): the start, the request's
+id (ASCII digits), the end; the rest is the result."""
+
+
+def _result_start(line: bytes) -> int | None:
+    """Where the result begins in an answer line of the plain shape, or ``None`` (no ``re``
+    on a daemon-answered search: the start-up budget)."""
+    if not line.startswith(_HEAD_START):
+        return None
+    digits = len(_HEAD_START)
+    end = line.find(_HEAD_END, digits)
+    if end <= digits or not line[digits:end].isdigit():  # bytes.isdigit: ASCII digits only
+        return None
+    return end + len(_HEAD_END)
 
 
 def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | None:
@@ -98,15 +111,15 @@ def _wire_json(line: bytes, result: Any) -> str | None:
     """The result's JSON exactly as the daemon encoded it — what ``to_json`` of the decoded
     result prints, as both are msgspec's compact form of the same value — or ``None`` when
     the answer is not the plain shape (then it is decoded and re-encoded)."""
-    head = _RESULT_HEAD.match(line)
-    if head is None or not line.endswith(b"}") or not isinstance(result, dict):
+    start = _result_start(line)
+    if start is None or not line.endswith(b"}") or not isinstance(result, dict):
         return None
     warnings, items = result.get("warnings"), result.get("items")
     if not isinstance(items, list) or not isinstance(warnings, list):
         return None
     if not all(isinstance(w, str) for w in warnings):
         return None
-    return line[head.end() : -1].decode()
+    return line[start:-1].decode()
 
 
 def _print_decoded(ns: argparse.Namespace, params: dict[str, Any], raw: Any) -> int:

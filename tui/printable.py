@@ -20,33 +20,31 @@ functions (RELIABILITY 26; docs/output-safety.md):
   no raw control reaches a terminal that shows the JSON.
 * :func:`printable_input` — a pasted query: controls become spaces, bidi controls go.
 
-Text with none of these characters is returned as is (one compiled-regex scan in C): the
-boundary costs nothing on ordinary output.
+Text with none of these characters is returned as is (``str.isprintable``, then a compiled-regex
+scan where that refuses a harmless character: both in C): the boundary costs nothing on
+ordinary output.
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
 
 from __future__ import annotations
 
-import functools
-import re
+from engine.basics.text import compiled_on_first_use
 
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterable
 
 _BIDI = "\u202a-\u202e\u2066-\u2069"
 """Bidi embeddings and overrides (LRE RLE PDF LRO RLO) and isolates (LRI RLI FSI PDI)."""
 
 
-@functools.cache
-def _unsafe_re() -> re.Pattern[str]:
-    """Anything :func:`printable` changes: C0 but tab and newline, DEL, C1, bidi controls.
-
-    Compiled on first use, like every pattern here: a class mixing code points above U+00FF
-    with Latin-1 ones costs ~0.4 ms to compile, and a daemon-answered ``ade search --json``
-    (whose start-up is counted in milliseconds, the start-up budget) does not need it."""
-    return re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+_unsafe_re = compiled_on_first_use(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+"""Anything :func:`printable` changes: C0 but tab and newline, DEL, C1, bidi controls. Each is
+of a Unicode category ``str.isprintable`` refuses (Cc, Cf), so printable text needs no scan, nor
+``re`` (a daemon-answered search's start-up budget). A class mixing code points above U+00FF
+with Latin-1 ones costs ~0.4 ms to compile: every pattern here is compiled on first use."""
 
 
 def _caret(code: int) -> str:
@@ -76,7 +74,7 @@ def _without_escapes(text: str) -> str:
 
 def printable(text: str) -> str:
     """``text`` as it may reach a terminal (see the module docstring); the same object if safe."""
-    if _unsafe_re().search(text) is None:
+    if text.isprintable() or _unsafe_re().search(text) is None:
         return text
     if "\x1b" in text:
         text = _without_escapes(text)
@@ -85,15 +83,13 @@ def printable(text: str) -> str:
     return text.translate(_VISIBLE)
 
 
-@functools.cache
-def _sgr_re() -> re.Pattern[str]:
-    """Select Graphic Rendition: colours and bold, the only escape ``--raw`` keeps."""
-    return re.compile(r"(\x1b\[[0-9;:]*m)")
+_sgr_re = compiled_on_first_use(r"(\x1b\[[0-9;:]*m)")
+"""Select Graphic Rendition: colours and bold, the only escape ``--raw`` keeps."""
 
 
 def printable_colour(text: str) -> str:
     """:func:`printable`, keeping SGR colour sequences (``ade open --raw``)."""
-    if _unsafe_re().search(text) is None:
+    if text.isprintable() or _unsafe_re().search(text) is None:
         return text
     pieces = _sgr_re().split(text)  # even items: text; odd items: the SGR sequences between
     return "".join(piece if index % 2 else printable(piece) for index, piece in enumerate(pieces))
@@ -109,7 +105,7 @@ def printable_spans(
     it is plain text). Spans are clamped to the text, sorted, and overlaps dropped.
     """
     ordered = sorted(spans)
-    if _unsafe_re().search(text) is None:
+    if text.isprintable() or _unsafe_re().search(text) is None:
         return text, _clamped(ordered, len(text))
     out: list[str] = []
     moved: list[tuple[int, int]] = []
@@ -147,17 +143,12 @@ _JSON_WIDE = ("\u2028", "\u2029", *map(chr, (*range(0x202A, 0x202F), *range(0x20
 JavaScript line separators and the bidi controls."""
 
 
-@functools.cache
-def _json_narrow_re() -> re.Pattern[str]:
-    """C0 (raw only in a hand-made or hostile line: encoders escape it), DEL and C1. Latin-1
-    only, so it compiles in ~0.07 ms; the wide characters are looked for with ``in``."""
-    return re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_json_narrow_re = compiled_on_first_use("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""C0 (raw only in a hand-made or hostile line: encoders escape it), DEL and C1. Latin-1
+only, so it compiles in ~0.07 ms; the wide characters are looked for with ``in``."""
 
-
-@functools.cache
-def _json_unsafe_re() -> re.Pattern[str]:
-    """Everything :func:`printable_json` escapes, for the rare document that holds some."""
-    return re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}\u2028\u2029]")
+_json_unsafe_re = compiled_on_first_use(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}\u2028\u2029]")
+"""Everything :func:`printable_json` escapes, for the rare document that holds some."""
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -170,6 +161,8 @@ def printable_json(document: str) -> str:
     Such characters can only occur inside JSON strings (outside them JSON is ASCII), where the
     escape decodes to the same character: the value is unchanged, the bytes are safe.
     """
+    if document.isprintable():  # every character it escapes is Cc, Cf, Zl or Zp
+        return document
     if _json_narrow_re().search(document) is None and (
         document.isascii() or not any(wide in document for wide in _JSON_WIDE)
     ):

@@ -23,7 +23,6 @@ Three kinds of variable (``docs/daemon-switches.md`` has the table):
 
 from __future__ import annotations
 
-import contextlib
 import os
 from contextvars import ContextVar
 
@@ -31,7 +30,8 @@ from engine.errors import INVALID_PARAMS, RpcError
 
 TYPE_CHECKING = False  # a daemon-answered search imports no `typing` nor more (start-up budget)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Mapping
+    from contextvars import Token
     from datetime import datetime
     from typing import Any
 
@@ -198,16 +198,28 @@ def served(context: Any) -> Served:
     return Served(folders, environ, parse_fixed_now(text) if text else None)
 
 
-@contextlib.contextmanager
-def serving(context: Any) -> Iterator[Served | None]:
-    """Answer the request on this thread in ``context``; ``None`` (an older client that sends
-    none): in the daemon's own."""
-    applied = None if context is None else served(context)
-    token = _REQUEST.set(applied)
-    try:
-        yield applied
-    finally:
-        _REQUEST.reset(token)
+class _Serving:
+    """``serving``'s context manager (a class, not ``contextlib``'s decorator: this module is on
+    a daemon-answered search's path, and ``contextlib`` brings ``functools`` and ``collections``)."""
+
+    def __init__(self, applied: Served | None) -> None:
+        self._applied = applied
+        self._token: Token[Served | None] | None = None
+
+    def __enter__(self) -> Served | None:
+        self._token = _REQUEST.set(self._applied)
+        return self._applied
+
+    def __exit__(self, *exc_info: object) -> None:
+        assert self._token is not None
+        _REQUEST.reset(self._token)
+
+
+def serving(context: Any) -> _Serving:
+    """Answer the request on this thread in ``context`` (``with serving(context) as applied``);
+    ``None`` (an older client that sends none): in the daemon's own. A malformed or unserved
+    context raises here, before the block."""
+    return _Serving(None if context is None else served(context))
 
 
 def current_environ() -> Mapping[str, str]:

@@ -10,11 +10,10 @@ becomes U+FFFD, as any decoder with ``errors="replace"`` would have done with th
 
 from __future__ import annotations
 
-import functools
-import re
-
 TYPE_CHECKING = False  # `typing` costs a daemon-answered search ~3 ms (the start-up budget)
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
     from typing import Any
 
     from engine.types import SearchQueryArgs
@@ -22,21 +21,32 @@ if TYPE_CHECKING:
 REPLACEMENT = "\ufffd"
 
 
-@functools.cache
-def _surrogate_re() -> re.Pattern[str]:
-    return re.compile("[\ud800-\udfff]")
+def compiled_on_first_use(source: str) -> Callable[[], re.Pattern[str]]:
+    """A function returning ``source`` compiled, ``re`` imported and the pattern compiled by its
+    first call. ``re`` brings ``enum``, ``functools`` and ``collections``: ~6 ms of a ~10 ms
+    interpreter, which a daemon-answered ``ade search`` never needs (the start-up budget,
+    benchmarks/journal/2026-12-07-lean-client.md)."""
+    compiled: list[re.Pattern[str]] = []
+
+    def pattern() -> re.Pattern[str]:
+        if not compiled:
+            import re
+
+            compiled.append(re.compile(source))
+        return compiled[0]
+
+    return pattern
 
 
-@functools.cache
-def _blank_re() -> re.Pattern[str]:
-    """Whitespace, controls (NUL), format characters (BOM, bidi overrides and isolates,
-    zero-width spaces and joiners) and double quotes: characters a query can hold without
-    saying anything. Compiled on first use: a daemon-answered search never asks (~1 M
-    instructions, the start-up budget)."""
-    return re.compile(
-        r'[\s"\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e'
-        r"\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]*"
-    )
+_surrogate_re = compiled_on_first_use("[\ud800-\udfff]")
+
+_blank_re = compiled_on_first_use(
+    r'[\s"\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e'
+    r"\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]*"
+)
+"""Whitespace, controls (NUL), format characters (BOM, bidi overrides and isolates, zero-width
+spaces and joiners) and double quotes: characters a query can hold without saying anything.
+Compiled on first use: a daemon-answered search never asks (~1 M instructions)."""
 
 
 def is_blank_query(text: str) -> bool:

@@ -3,10 +3,11 @@
 Kept apart from ``engine.rpc.client`` (the ``SearchClient`` over the socket) so a command that
 only forwards a request and prints the answer (``ade search`` with a daemon running, the start-up budget)
 imports the framing, the socket paths and the role token, not the project reader or the index.
-The wire is coded with the standard library's ``json`` (msgspec's import alone costs more than
-a daemon's answer); the values are the same plain builtins either way. A request is written
-by ``framing.compact_json`` (the same text), so ``call_once`` sends before the ``json``
-package is imported: its decoder loads while the daemon answers. The socket is the
+The wire is coded with the standard library's own C parts of ``json`` (msgspec's import alone
+costs more than a daemon's answer, and the ``json`` package's decoder imports ``re``); the
+values are the same plain builtins either way. A request is written by
+``framing.compact_json`` and an answer read by ``framing.decode_json_line`` (the same text and
+values as ``json.dumps``/``json.loads``). The socket is the
 interpreter's built-in ``_socket`` and the lock ``_thread``'s: the ``socket`` and ``threading``
 modules (with ``selectors``, ``array``, ``select``) cost ~4 ms of imports per process for
 nothing a Unix socket client uses (start-up budget). ``call_once`` sends the greeting and the request
@@ -20,12 +21,11 @@ from __future__ import annotations
 
 import _socket
 import _thread
-import contextlib
 import itertools
 import os
 
 from engine.errors import AdeError, CursorError, ProjectError, UsageError
-from engine.rpc.framing import compact_json, encode_frame
+from engine.rpc.framing import compact_json, decode_json_line, encode_frame
 from engine.rpc.paths import (
     UntrustedDaemon,
     check_peer,
@@ -230,10 +230,8 @@ class DaemonConnection:
             MalformedReply: the line is no JSON-RPC answer.
             DaemonError / UsageError / CursorError / ProjectError: the daemon's error answer.
         """
-        import json  # after the request was sent: loaded while the daemon answers
-
         try:
-            response = json.loads(line)
+            response = decode_json_line(line)
         except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             raise MalformedReply("the ade daemon's answer is not JSON") from None
         if not isinstance(response, dict) or ("error" in response) == ("result" in response):
@@ -244,8 +242,10 @@ class DaemonConnection:
 
     def _drop(self) -> None:
         if self._sock is not None:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 -- contextlib is not imported here (the start-up budget)
                 self._sock.close()
+            except OSError:
+                pass
         self._sock, self._buffer = None, b""
 
     def interrupt(self) -> None:
@@ -256,8 +256,10 @@ class DaemonConnection:
         self._interrupted = True
         sock = self._sock
         if sock is not None:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 -- contextlib is not imported here (the start-up budget)
                 sock.shutdown(_socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def close(self) -> None:
         """Close the socket."""

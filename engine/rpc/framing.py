@@ -12,6 +12,11 @@ from __future__ import annotations
 
 from _json import encode_basestring  # json's own C quoting, without the json package
 
+TYPE_CHECKING = False  # no `typing` on a daemon-answered search (the start-up budget)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 MAX_FRAME_BYTES = 1024 * 1024
 """1 MiB: a query is a few hundred bytes; anything this large is garbage or an attack."""
 
@@ -128,3 +133,62 @@ def _compact_parts(value: object, depth: int) -> list[str]:
         parts.append("}")
         return parts
     raise _NotPlain
+
+
+_JSON_SPACE = " \t\n\r"
+"""What ``json.loads`` skips around a document (its ``WHITESPACE`` pattern's class)."""
+
+_CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+"""``json.decoder``'s reading of the three non-standard constants, which ``json.loads`` accepts."""
+
+
+class _ScannerSettings:
+    """The settings ``json.JSONDecoder()`` hands its C scanner: json's defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = _CONSTANTS.__getitem__
+
+
+_scan: Callable[[str, int], tuple[Any, int]] | None = None
+
+
+def decode_json_line(line: bytes) -> Any:
+    """``json.loads(line)`` of one frame, through the same C scanner ``json.loads`` runs, without
+    importing the ``json`` package (its decoder imports ``re``, and with it ``enum``,
+    ``functools`` and ``collections``: ~6 ms of a ~10 ms interpreter on a daemon-answered
+    search, benchmarks/journal/2026-12-07-lean-client.md). A line that does not start as the
+    daemon writes one (UTF-8, an object first) is handed to ``json.loads`` itself, which
+    tells UTF-16 and BOMs apart; ``tests/engine/rpc/test_decode_json_line.py`` holds the two
+    equal.
+
+    Raises:
+        ValueError: the line is not one JSON document (``UnicodeDecodeError`` included);
+            ``RecursionError`` for nesting deeper than the interpreter allows, as ``json.loads``.
+    """
+    global _scan
+    if not line.startswith(b"{") or len(line) < 2 or not line[1]:
+        import json  # a BOM, UTF-16/32 or no object: json's own detection
+
+        return json.loads(line)
+    if _scan is None:
+        try:
+            from _json import make_scanner
+        except ImportError:  # an interpreter without json's C speedups
+            import json
+
+            return json.loads(line)
+        # typeshed types the settings as the scanner's own class; any object with the attributes does
+        _scan = make_scanner(_ScannerSettings())  # type: ignore[arg-type]
+    text = line.decode("utf-8", "surrogatepass")  # as json.loads decodes bytes
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    try:
+        value, end = _scan(text, start)
+    except StopIteration:
+        raise ValueError("no JSON value") from None
+    if end != len(text.rstrip(_JSON_SPACE)):
+        raise ValueError("extra data after the JSON value")
+    return value

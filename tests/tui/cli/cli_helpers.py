@@ -8,6 +8,7 @@ into the session-scoped original.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -32,11 +33,13 @@ GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).resolve().parents[3]
 
 MODULES_PROBE = """
-import json, sys
+import sys
 from tui.cli import main
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+print(repr({"code": code, "modules": sorted(sys.modules)}))
 """
+"""Imports nothing but what ``main`` does (``repr``, not ``json``: whether a search imports
+``json`` or ``re`` is among the things checked)."""
 
 
 def wait_until_listening(proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -68,7 +71,7 @@ def loaded_modules(
         check=False,
     )
     assert done.stdout, done.stderr
-    report = json.loads(done.stdout.splitlines()[-1])
+    report = ast.literal_eval(done.stdout.splitlines()[-1])
     return report["code"], set(report["modules"])
 
 

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -393,6 +394,37 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
         m for m in installed if m.split(".")[0] in {"engine", "tui"}
     } == DAEMON_ANSWER_MAY_IMPORT
     assert not {"typing", "pathlib", "urllib.parse", "ipaddress"} & installed
+    # Nor `re` (with `enum`, `functools`, `collections`) nor the `json` package: ~6 ms of a ~10 ms
+    # interpreter (framing.decode_json_line, reply_check.link_parts, printable's fast paths).
+    assert not {"re", "json", "enum", "functools", "collections", "contextlib"} & installed
+
+
+def test_the_ade_script_imports_nothing_before_the_command_line(
+    warm_demo: Path, daemon_env: dict[str, str]
+) -> None:
+    """``scripts/ade``, which pip installs as ``ade``: pip's own entry-point wrapper imports
+    ``re`` before ``main_entry`` (~6 ms); ours imports only ``tui.cli``. Run as a wheel install
+    runs it (``-S``: without this checkout's editable finder), with ``-X importtime``."""
+    argv = ["search", "--project", str(warm_demo), "timeout", "--json"]
+    assert _ade(daemon_env, *argv).returncode == 0  # the daemon opens the project once
+    env = {
+        **daemon_env,
+        "PYTHONPATH": os.pathsep.join([sysconfig.get_paths()["purelib"], str(ROOT)]),
+    }
+    script = ROOT / "scripts" / "ade"
+    done = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", str(script), *argv],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["items"]
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "tui.cli" in imported
+    assert not {"re", "json", "enum", "functools", "typing", "pathlib"} & imported
 
 
 @pytest.mark.parametrize(

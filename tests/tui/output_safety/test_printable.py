@@ -129,3 +129,22 @@ def test_colour_keeps_sgr_only() -> None:
 
 def test_a_pasted_query_is_one_clean_line() -> None:
     assert printable_input("zap\x1b[2J\tpr\nnext\u202e\x9b") == "zap pr next "
+
+
+PRINTABLE_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+"""Every character any of the functions changes (``printable``'s and ``printable_json``'s sets)."""
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(max_size=40))
+@example("\u2028")
+@example("\u202e")
+@example("\x85")
+def test_what_str_isprintable_passes_holds_nothing_the_boundary_changes(text: str) -> None:
+    """The fast paths return text ``str.isprintable`` accepts as it is, without ``re`` (a
+    daemon-answered search's start-up budget): sound only while every character the boundary
+    changes is one ``isprintable`` refuses (categories Cc, Cf, Zl, Zp)."""
+    if text.isprintable():
+        assert PRINTABLE_UNSAFE.search(text) is None
+        assert printable(text) is text
+        assert printable_json(text) is text
