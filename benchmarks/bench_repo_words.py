@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from benchmarks.scale_class import auto_daemon
-from benchmarks.scale_paths import ade_command
+from benchmarks.scale_paths import ade_command, python_command, use_wheel_install
 from benchmarks.timing import interleaved
 
 
@@ -36,15 +35,21 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, required=True)
     parser.add_argument("--words", default="the", help="comma-separated words")
     parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--install", choices=("wheel", "here"), default="wheel",
+                        help="time a wheel of this tree in its own venv (what users get), or "
+                             "this interpreter's install")  # fmt: skip
     args = parser.parse_args()
     root = args.repo.resolve()
     with tempfile.TemporaryDirectory(prefix="ade-repo-words-") as temporary:
+        if args.install == "wheel":
+            use_wheel_install(Path(__file__).resolve().parents[1], Path(temporary) / "install")
         home = Path(temporary) / "home"
         home.mkdir()
         env = {**os.environ, "HOME": str(home), "ADE_SEMANTIC": "0"}
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as a user has it
         with auto_daemon(root, env, Path(temporary) / "run") as (_, _, _, daemon_env):
-            print(f"repo {root}, {args.runs} rounds; p50 / p95 ms; ratios of p95")
+            print(f"repo {root}, {args.runs} rounds, {args.install} install; p50 / p95 ms;"
+                  " ratios of p95")  # fmt: skip
             print("| word | rg | pass | in process | default | in process / rg | default / rg "
                   "| default / pass |")  # fmt: skip
             print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -54,7 +59,7 @@ def main() -> None:
                 search = [ade_command(), "search", word, "--json"]
                 jobs = {
                     "rg": lambda w=word: _quiet(["rg", "-c", "-i", "-F", "--", w], env, root),
-                    "pass": lambda: _quiet([sys.executable, "-c", "pass"], env, root),
+                    "pass": lambda: _quiet([python_command(), "-c", "pass"], env, root),
                     "in process": lambda s=search: _quiet([*s, "--no-daemon"], env, root),
                     "default": lambda s=search: _quiet(s, daemon_env, root),
                 }

@@ -58,6 +58,7 @@ from benchmarks.scale_paths import (
     run_process,
     scale_project,
     text_bytes,
+    use_wheel_install,
 )
 from benchmarks.timing import percentile
 
@@ -174,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-tantivy", dest="tantivy", action="store_false")
     parser.add_argument("--semantic", action="store_true", help="with the semantic extra on")
     parser.add_argument("--append", action="store_true", help="write the RESULTS section")
+    parser.add_argument("--install", choices=("wheel", "here"), default="wheel",
+                        help="time a wheel of this tree in its own venv (what users get), or "
+                             "this interpreter's install (an editable one in a checkout)")  # fmt: skip
     ns = parser.parse_args(argv)
     ns.paths = ns.paths.split(",")
     if ns.tantivy:
@@ -184,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     ns.work.mkdir(parents=True, exist_ok=True)
     rows, notes = [], []
     with tempfile.TemporaryDirectory(dir=ns.work) as tmp:
+        if ns.install == "wheel":
+            use_wheel_install(Path(__file__).resolve().parents[1], Path(tmp) / "install")
         for mb in (int(s) for s in ns.sizes.split(",")):
             out = measure_size(mb, ns, Path(tmp) / f"s{mb}")
             cut = out.index("\x00")
@@ -197,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---|---|---|---|---|---|---|",
         *rows,
     ]
-    flags = " --first-only" if ns.first_only else ""
+    flags = (" --first-only" if ns.first_only else "") + (
+        " --install here" if ns.install == "here" else ""
+    )
     command = (f"python -m benchmarks.bench_scale --sizes {ns.sizes} --runs {ns.runs}"
                f" --rounds {ns.rounds}{flags}")  # fmt: skip
     text = "\n".join([*table, "", f"Command: `{command}`", "", *notes]) + "\n"

@@ -8,14 +8,20 @@ import io
 import os
 import shutil
 import statistics
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from benchmarks.cli_classes import _run, class_queries, one_shot_listing, scan_term
 from benchmarks.cli_default_path import daemons_in, stop_daemons, wait_listening, wait_settled
-from benchmarks.scale_paths import Run, ade_command, append_note, run_process, search_finds
+from benchmarks.scale_paths import (
+    Run,
+    ade_command,
+    append_note,
+    python_command,
+    run_process,
+    search_finds,
+)
 from benchmarks.timing import interleaved, percentile
 
 CLASSES = {
@@ -114,7 +120,7 @@ def classes(
                 main(argv(nxt("own")))
 
         jobs: dict[str, Callable[[], object]] = {
-            "pass": lambda: _run([sys.executable, "-c", "pass"], env),
+            "pass": lambda: _run([python_command(), "-c", "pass"], env),
             "ade": lambda: _run([ade_command(), *argv(nxt("ade"))], env),
             "own": own,
             "rg": lambda: _run([rg, "-L", "-c", "-i", "-F", scan_term(nxt("rg")), *files], env),

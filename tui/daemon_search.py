@@ -123,22 +123,30 @@ def _wire_json(line: bytes, result: Any) -> str | None:
 
 
 def _print_decoded(ns: argparse.Namespace, params: dict[str, Any], raw: Any) -> int:
-    """The full path's printing of a daemon answer (``search_run._query``), decoded strictly."""
-    from engine.types import SearchQueryResult, from_wire
+    """The full path's printing of a daemon answer (``search_run._query``), from views of the
+    checked answer (``tui.wire_views``: the wire types and msgspec stay unimported)."""
     from tui.search_format import format_results_json, format_warnings
+    from tui.wire_views import ResultView
 
-    result = from_wire(raw, SearchQueryResult)
+    result = ResultView(raw)  # checked by reply_check.check_search_result before this
     for line in format_warnings(result):
         print(line, file=sys.stderr)
     if ns.fmt == "json":
-        print(format_results_json(result))
+        from engine.types import SearchQueryResult, from_wire
+
+        print(format_results_json(from_wire(raw, SearchQueryResult)))
     else:
         from engine.basics.clock import clock_from_env
-        from engine.query.cursor import cursor_seen
         from tui.search_format import format_results_text
 
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        first = cursor_seen(params.get("cursor")) + params.get("offset", 0) + 1
+        cursor = params.get("cursor")
+        if cursor:  # the cursor's reader (with json and the digests) only for a later page
+            from engine.query.cursor import cursor_seen
+
+            first = cursor_seen(cursor) + params.get("offset", 0) + 1
+        else:
+            first = params.get("offset", 0) + 1
         print(format_results_text(result, clock_from_env()(), color=color, first=first))
     return 0 if result.items else 1
 

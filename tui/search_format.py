@@ -11,22 +11,75 @@ CLI never imports rich or Textual (start-up time is a feature). Every field is m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING
-
-from engine.types import (
-    IndexStatus,
-    MatchRange,
-    SearchQueryResult,
-    SearchResultItem,
-    to_json,
-    to_wire,
-)
 from tui.printable import printable, printable_json, printable_spans
 
+TYPE_CHECKING = False  # `typing` and the wire types cost a daemon-answered search (start-up budget)
 if TYPE_CHECKING:
-    from engine.types import HitExplanation
+    from collections.abc import Sequence
+    from datetime import datetime
+    from typing import Protocol
+
+    from engine.types import HitExplanation, IndexStatus, SearchQueryResult
+
+    class RangeLike(Protocol):
+        """A match range: ``engine.types.MatchRange``, or ``tui.wire_views.RangeView``."""
+
+        @property
+        def start(self) -> int: ...
+        @property
+        def end(self) -> int: ...
+
+    class HitLike(Protocol):
+        """What the text form reads of a hit: a ``SearchResultItem``, or a ``HitView`` of a
+        daemon's checked answer (``tui.wire_views``)."""
+
+        @property
+        def doc_id(self) -> str: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def title(self) -> str: ...
+        @property
+        def snippet(self) -> str: ...
+        @property
+        def match_ranges(self) -> Sequence[RangeLike]: ...
+        @property
+        def updated_at(self) -> int: ...
+        @property
+        def deep_link(self) -> str: ...
+        @property
+        def session_id(self) -> str | None: ...
+        @property
+        def lane_id(self) -> str | None: ...
+        @property
+        def lane_name(self) -> str | None: ...
+        @property
+        def project_id(self) -> str | None: ...
+        @property
+        def project_name(self) -> str | None: ...
+        @property
+        def tool(self) -> str | None: ...
+        @property
+        def message_count(self) -> int | None: ...
+        @property
+        def match_count(self) -> int | None: ...
+
+    class ResultLike(Protocol):
+        """What the text form reads of an answer: a ``SearchQueryResult`` or a ``ResultView``."""
+
+        @property
+        def items(self) -> Sequence[HitLike]: ...
+        @property
+        def total(self) -> int: ...
+        @property
+        def next_cursor(self) -> str | None: ...
+        @property
+        def results_truncated(self) -> bool: ...
+        @property
+        def warnings(self) -> Sequence[str]: ...
+        @property
+        def relaxed(self) -> str | None: ...
+
 
 INDENT = " " * 9
 """Continuation lines line up under the title (after the 8-wide kind column and a space)."""
@@ -46,7 +99,7 @@ KIND_LABEL: dict[str, str] = {
 _BOLD, _DIM, _MATCH, _KIND, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[1;33m", "\x1b[36m", "\x1b[0m"
 
 
-def highlight(text: str, ranges: Sequence[MatchRange], *, color: bool) -> str:
+def highlight(text: str, ranges: Sequence[RangeLike], *, color: bool) -> str:
     """Mark the match ranges: bold yellow with colour, ``[…]`` brackets without. The text is
     made printable piece by piece, so the ranges still cover what they covered."""
     text, spans = printable_spans(text, ((r.start, r.end) for r in ranges))
@@ -61,7 +114,7 @@ def highlight(text: str, ranges: Sequence[MatchRange], *, color: bool) -> str:
     return "".join(out)
 
 
-def _one_line_snippet(item: SearchResultItem) -> tuple[str, tuple[MatchRange, ...]]:
+def _one_line_snippet(item: HitLike) -> tuple[str, Sequence[RangeLike]]:
     # Newlines inside a snippet would break the block layout; a space keeps offsets intact.
     return item.snippet.replace("\n", " ").replace("\t", " "), item.match_ranges
 
@@ -72,7 +125,7 @@ def _relative_time(when: int | None, now: datetime) -> str:
     return relative_time(when, now, ago=True)
 
 
-def _messages(item: SearchResultItem) -> str | None:
+def _messages(item: HitLike) -> str | None:
     """A ``--sessions`` row's counts: ``14 messages`` or ``14 messages, 3 match``."""
     if item.message_count is None:
         return None
@@ -82,7 +135,7 @@ def _messages(item: SearchResultItem) -> str | None:
     return text
 
 
-def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
+def format_hit(item: HitLike, now: datetime, *, color: bool) -> str:
     kind = KIND_LABEL.get(item.kind) or printable(item.kind)
     where = " · ".join(
         printable(part)
@@ -110,7 +163,7 @@ def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
 
 
 def format_results_text(
-    result: SearchQueryResult,
+    result: ResultLike,
     now: datetime,
     *,
     color: bool,
@@ -150,7 +203,7 @@ def format_results_text(
     return "\n\n".join([*blocks, footer]) if blocks else footer
 
 
-def folded_into_session_rows(items: Sequence[SearchResultItem]) -> set[int]:
+def folded_into_session_rows(items: Sequence[HitLike]) -> set[int]:
     """Positions of message rows already shown by an earlier row of their session: a chat
     session row (a title match) carries its best message's snippet and link, so that message
     is not printed a second time (``engine.service.chat_anchor``)."""
@@ -159,7 +212,7 @@ def folded_into_session_rows(items: Sequence[SearchResultItem]) -> set[int]:
     return set(session_folds(items))
 
 
-def format_warnings(result: SearchQueryResult) -> list[str]:
+def format_warnings(result: ResultLike) -> list[str]:
     return [f"warning: {printable(w)}" for w in result.warnings]
 
 
@@ -167,6 +220,8 @@ def format_results_json(
     result: SearchQueryResult, explain: Sequence[HitExplanation] | None = None
 ) -> str:
     """The DESIGN §6 wire form; ``--explain`` adds an ``explain`` array parallel to ``items``."""
+    from engine.types import to_json, to_wire
+
     if explain is None:
         return printable_json(to_json(result).decode())
     import msgspec
@@ -183,6 +238,8 @@ def _score(value: float | None) -> str:
 
 def format_explanation(why: HitExplanation, *, color: bool) -> str:
     """Two lines under a hit: tier, BM25 and tie-break keys; then which term matched where."""
+    from datetime import UTC, datetime
+
     stamp = datetime.fromtimestamp(why.updated_at / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     first = (
         f"why: tier {why.tier} ({why.sort_key[0]}) · bm25 {_score(why.bm25)} exact,"
@@ -238,6 +295,8 @@ def factors_line(why: HitExplanation) -> str:
 def _stamp(epoch_ms: int | None) -> str:
     if epoch_ms is None:
         return "never"
+    from datetime import UTC, datetime
+
     return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 

@@ -10,13 +10,20 @@ only meaningful with a zone.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from datetime import UTC, datetime
 
 from engine.errors import UsageError
 
-Clock = Callable[[], datetime]
-"""Returns the current time, timezone-aware."""
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Clock = Callable[[], datetime]
+    """Returns the current time, timezone-aware."""
+else:
+    # Only ever an annotation (postponed everywhere); `collections.abc` stays off a
+    # daemon-answered text search, which reads the clock for its relative times (start-up budget)
+    Clock = "Callable[[], datetime]"
 
 ADE_NOW_ENV = "ADE_NOW"
 

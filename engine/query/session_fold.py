@@ -5,12 +5,27 @@ and not shown a second time (``engine.service.chat_anchor``). The CLI folds by t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+TYPE_CHECKING = False  # a daemon-answered search's text form folds with nothing else imported
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Protocol
 
-from engine.types import SearchResultItem
+    class FoldableHit(Protocol):
+        """What folding reads of a hit (a ``SearchResultItem`` or ``tui.wire_views.HitView``)."""
+
+        @property
+        def doc_id(self) -> str: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def deep_link(self) -> str: ...
+        @property
+        def session_id(self) -> str | None: ...
+        @property
+        def project_id(self) -> str | None: ...
 
 
-def session_folds(items: Sequence[SearchResultItem]) -> dict[int, int]:
+def session_folds(items: Sequence[FoldableHit]) -> dict[int, int]:
     """Position of each folded message row → position of the session row that carries it."""
     carriers: dict[tuple[str | None, str], int] = {}
     folded: dict[int, int] = {}

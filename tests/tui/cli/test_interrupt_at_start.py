@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
+import builtins
 import sys
+from typing import Any
 
 import pytest
 
@@ -13,11 +14,15 @@ from tui import cli
 def test_ctrl_c_while_a_command_is_imported_exits_130_without_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def interrupted(name: str) -> object:
-        raise KeyboardInterrupt
+    real_import = builtins.__import__
+
+    def interrupted(name: str, *args: Any, **kwargs: Any) -> object:
+        if name == "tui.commands.search":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **kwargs)
 
     # The import of the chosen command is where a slow start is most likely interrupted.
-    monkeypatch.setattr(importlib, "import_module", interrupted)
+    monkeypatch.setattr(builtins, "__import__", interrupted)
     monkeypatch.setattr(sys, "argv", ["ade", "search", "anything"])
     with pytest.raises(SystemExit) as exited:
         cli.main_entry()

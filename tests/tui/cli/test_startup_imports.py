@@ -396,7 +396,21 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
     assert not {"typing", "pathlib", "urllib.parse", "ipaddress"} & installed
     # Nor `re` (with `enum`, `functools`, `collections`) nor the `json` package: ~6 ms of a ~10 ms
     # interpreter (framing.decode_json_line, reply_check.link_parts, printable's fast paths).
-    assert not {"re", "json", "enum", "functools", "collections", "contextlib"} & installed
+    assert not {"re", "json", "enum", "functools", "collections", "contextlib", "importlib", "warnings"} & installed
+
+
+def test_a_daemon_answered_text_search_imports_no_wire_types(
+    warm_demo: Path, daemon_env: dict[str, str]
+) -> None:
+    """What a person types, ``ade search timeout``: the text is printed from views of the
+    checked answer (``tui.wire_views``), not ``from_wire`` (msgspec and the wire types were
+    ~110 M instructions, three bare interpreters, of that search)."""
+    argv = ["search", "--project", str(warm_demo), "timeout"]
+    assert _ade(daemon_env, *argv).returncode == 0  # the daemon opens the project once
+    installed = _modules(argv, env=daemon_env, site=False)
+    assert "tui.wire_views" in installed
+    assert not {"msgspec", "engine.types", "argparse", "typing", "engine.query.cursor"} & installed
+    assert not {"collections.abc", "json"} & installed
 
 
 def test_the_ade_script_imports_nothing_before_the_command_line(
