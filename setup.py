@@ -28,7 +28,7 @@ setup(
         # A SQLite loadable extension, not a Python module: engine.index.fts_rank loads it.
         Extension(
             "engine.index._fts_rank_key",
-            ["engine/index/native/fts_rank_key.c"],
+            ["engine/index/native/fts_rank_key.c", "engine/index/native/top_keys.c"],
             extra_compile_args=_FLOAT_FLAGS,
             optional=True,
         ),

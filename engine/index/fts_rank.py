@@ -34,6 +34,8 @@ from pathlib import Path
 
 import apsw
 
+from engine.index import top_keys
+
 FUNCTION_NAME = "ade_bm25_1_key"
 """The SQL name the query path calls (registered on every connection by ``index_db.connect``)."""
 
@@ -145,9 +147,9 @@ COMPILED_PATH = Path(__file__).with_name(
 """The compiled twin (``native/fts_rank_key.c``), where ``setup.py`` built it: a SQLite loadable
 extension, not a Python module (it has no ``PyInit``)."""
 
-_ENTRY_POINT = "sqlite3_adeftsrank_v2_init"
+_ENTRY_POINT = "sqlite3_adeftsrank_v3_init"
 """The extension's entry point, numbered by how the query path calls it (v2: the table's name as
-first argument). An editable install does not rebuild its C on ``git pull``: a ``.so`` built
+first argument; v3: it registers ``ade_top_keys`` too). An editable install does not rebuild its C on ``git pull``: a ``.so`` built
 from an older source lacks this name, so it does not load and the Python twin answers, instead
 of a scorer that refuses (or misreads) the arguments of the newer SQL."""
 
@@ -171,8 +173,8 @@ def compiled() -> bool:
 
 
 def register(conn: apsw.Connection) -> None:
-    """Make ``ade_bm25_1_key(docs_fts[, w…])`` callable on ``conn``: the compiled twin where it
-    loads, else this module's."""
+    """Make ``ade_bm25_1_key(docs_fts[, w…])`` and ``ade_top_keys`` (``engine.index.top_keys``)
+    callable on ``conn``: the compiled twins where they load, else the Python ones."""
     global _compiled_loads
     if compiled():
         try:
@@ -187,3 +189,4 @@ def register(conn: apsw.Connection) -> None:
             _compiled_loads = True
             return
     conn.register_fts5_function(FUNCTION_NAME, bm25_one_phrase_key)
+    top_keys.register_twin(conn)  # the extension registers the compiled ``ade_top_keys``

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from engine.index import fts_rank
+from engine.index import fts_rank, top_keys
 from engine.index.command_sql import CommandFilter, command_sql
 from engine.index.fts_rank import FUNCTION_NAME
 from engine.index.schema import SLOT_BITS
@@ -235,6 +235,41 @@ def window_sql(
             f" CROSS JOIN docs d ON d.id = s.rid ORDER BY {score_order(one_phrase, 's.')}"
         )
     return on_table(table, sql), [role_match(match, f.roles), *params, budget, limit]
+
+
+def top_window_sql(
+    match: str, f: Filters, limit: int, *, budget: int, table: str = FTS_TABLE
+) -> tuple[str, list[Any]]:
+    """``window_sql(narrow=True, counted=True)`` of a one-phrase query as one row: the best
+    ``limit`` of the newest ``budget`` matches as an ``ade_top_keys`` blob (best first, by the
+    order ``score_order(True)`` gives: key, then newest), how many matches were scored and the
+    oldest scored row id.
+
+    The heap of the aggregate keeps the window instead of SQLite's sorter, which inserted every
+    scored row into a b-tree, and the scored rows are counted as they stream past instead of
+    materialized (engine.index.top_keys). Whether ``docs_title`` holds a row is
+    ``titled_rowids_sql``'s, for the window's rows only.
+    """
+    where, params = filter_sql(f, fts=True)
+    join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
+    key, _ = score_expressions(True)
+    scored = (
+        f"SELECT docs_fts.rowid AS rid, {key} AS b1 FROM docs_fts{join} WHERE docs_fts MATCH ?{where}"
+        " ORDER BY docs_fts.rowid DESC LIMIT ?"
+    )
+    sql = f"SELECT {TOP_KEYS}(b1, rid, ?), count(*), min(rid) FROM ({scored})"
+    return on_table(table, sql), [limit, role_match(match, f.roles), *params, budget]
+
+
+TOP_KEYS = top_keys.FUNCTION_NAME
+
+
+def titled_rowids_sql(rowids: Sequence[int]) -> tuple[str, list[Any]]:
+    """Which of ``rowids`` ``docs_title`` holds (a titled document's row). Read from its
+    ``%_docsize`` table, where FTS5 itself looks a contentless table's row id up (the
+    statement it ran per row of ``EXISTS (SELECT 1 FROM docs_title WHERE rowid = ?)``)."""
+    sql = "SELECT id FROM docs_title_docsize WHERE id IN (SELECT value FROM json_each(?))"
+    return sql, [json.dumps(list(rowids))]
 
 
 SCORED_COLUMNS = 2

@@ -27,8 +27,11 @@ from engine.index.sql import (
     rows_by_id_sql,
     title_scan_sql,
     title_window_sql,
+    titled_rowids_sql,
+    top_window_sql,
     window_sql,
 )
+from engine.index.top_keys import rows_of
 from engine.query.parser import (
     AnyOf,
     ParsedQuery,
@@ -153,6 +156,24 @@ def _fetch_window(
     return found, scored
 
 
+def _fetch_top(
+    conn: apsw.Connection, stmt: tuple[str, list[Any]]
+) -> tuple[list[tuple[int, Candidate]], tuple[int, int]]:
+    """A ``top_window_sql`` statement's candidates (unread but the titled ones, as a narrow
+    window's) and its (matches scored, oldest scored row id)."""
+    # All of it (one row): the statement then ends, and FTS5's cursor with it.
+    rows: list[Any] = conn.execute(*stmt, prepare_flags=apsw.SQLITE_PREPARE_PERSISTENT).fetchall()
+    ((kept, matched, oldest),) = rows  # persistent: see _fetch_window
+    found = [(rowid, Candidate(UNREAD, "", "", "", "", 0, None, None, None, exact, split))
+             for exact, split, rowid in rows_of(kept)]  # fmt: skip
+    if found:
+        titled_ids = {r for (r,) in conn.execute(*titled_rowids_sql([r for r, _ in found]))}
+        if titled_ids:
+            read = dict(read_rows(conn, [pair for pair in found if pair[0] in titled_ids]))
+            found = [(rowid, read.get(rowid, cand)) for rowid, cand in found]
+    return found, (matched, oldest or 0)
+
+
 @functools.lru_cache(maxsize=256)
 def _tokens(text: str) -> tuple[str, ...]:
     """The FTS tokens of a term's text (what the tokenizer splits it into, case aside); a query
@@ -269,20 +290,15 @@ def fts_candidates(
     chars = short_prefix(parsed)
     if chars:
         floor = recent_floor(conn)
-        counted = tallies_in_window(parsed, RECENT_TABLE)
-        found, scored = _fetch_window(conn, window_sql(match, f, BM25_WINDOW, budget=budget,
-                                                       one_phrase=phrase, table=RECENT_TABLE,
-                                                       counted=counted, narrow=narrow),
-                                      counted, narrow)  # fmt: skip
+        found, scored = _window(conn, match, f, budget, phrase, RECENT_TABLE,
+                                tallies_in_window(parsed, RECENT_TABLE), narrow)  # fmt: skip
         if floor == 0 or len(found) == BM25_WINDOW:
             table = RECENT_TABLE  # holds every document, or enough matches to fill the window
             if floor:
                 note = RECENT_NOTE.format(chars=chars, docs=RECENT_DOCS)
     if table == FTS_TABLE:
-        counted = tallies_in_window(parsed, FTS_TABLE)
-        stmt = window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=phrase, counted=counted,
-                          narrow=narrow)  # fmt: skip
-        found, scored = _fetch_window(conn, stmt, counted, narrow)
+        found, scored = _window(conn, match, f, budget, phrase, FTS_TABLE,
+                                tallies_in_window(parsed, FTS_TABLE), narrow)  # fmt: skip
     total, truncated, bounded = len(found), False, 0
     if len(found) == BM25_WINDOW:
         total = _match_total(conn, match, f, budget, table, scored)
@@ -299,6 +315,20 @@ def fts_candidates(
         found += scanned
         total += len(scanned)
     return found, total, truncated, bounded, note
+
+
+def _window(
+    conn: apsw.Connection, match: str, f: Filters, budget: int, one_phrase: bool, table: str,
+    counted: bool, narrow: bool,
+) -> tuple[list[tuple[int, Candidate]], tuple[int, int] | None]:  # fmt: skip
+    """The scored window on ``table`` and its tally (when the statement counts). A narrow
+    window of one phrase is kept by ``ade_top_keys`` (``top_window_sql``), which tallies
+    always; the others by ``window_sql``."""
+    if narrow and one_phrase:
+        return _fetch_top(conn, top_window_sql(match, f, BM25_WINDOW, budget=budget, table=table))
+    stmt = window_sql(match, f, BM25_WINDOW, budget=budget, one_phrase=one_phrase, table=table,
+                      counted=counted, narrow=narrow)  # fmt: skip
+    return _fetch_window(conn, stmt, counted, narrow)
 
 
 def title_candidates(

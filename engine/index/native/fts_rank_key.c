@@ -14,15 +14,19 @@
  *
  * One read differs in how, not what: given the table's name as its first argument (as the
  * ranking calls it, engine.index.sql.score_expressions), the row's length comes from the
- * table's %_docsize through one blob handle moved row to row, not xColumnSize (a statement a
- * row inside FTS5): the same varints summed the same way, checked against xColumnSize on the
- * cursor's first row, and xColumnSize again wherever the handle cannot read a row.
+ * table's %_docsize through one blob handle moved row to row and, past the first WALK_AFTER
+ * rows, one statement walking it newest first beside the match; not xColumnSize (a statement
+ * run a row inside FTS5): the same varints summed the same way, checked against xColumnSize on
+ * the cursor's first row, and xColumnSize again wherever neither can read a row.
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
 #include <stdint.h>
 #include <string.h>
+
+/* top_keys.c: registers ade_top_keys on the same connection (one extension, one load). */
+int ade_register_top_keys(sqlite3 *db);
 
 #define FUNCTION_NAME "ade_bm25_1_key"
 
@@ -38,7 +42,15 @@ static const char BAD_WEIGHTS[] = FUNCTION_NAME " takes two non-negative weights
 
 /* What the twin's _CursorState keeps between the calls on one cursor. */
 typedef struct KeyState {
-    sqlite3_blob *docsize; /* the table's %_docsize row reader, or NULL: xColumnSize */
+    /* The table's %_docsize row reader (both NULL: xColumnSize): a blob handle moved row to
+     * row, then, past WALK_AFTER rows, a statement walking it newest first (walk_sql). */
+    sqlite3_blob *blob;
+    sqlite3_stmt *walk;
+    char *walk_sql;     /* the walk's statement until it is prepared (then NULL) */
+    int rows_read;      /* rows read through the blob handle */
+    int walk_on_row;    /* whether the walk stands on a row (walk_rid) */
+    int walk_steps;     /* steps the next read may take before it seeks (WALK_STEPS at most) */
+    sqlite3_int64 walk_rid;
     double avgdl;
     int inst_are_hits;
     int ncols;
@@ -56,10 +68,18 @@ static void put_big_endian(unsigned char *out, double value) {
     }
 }
 
+static void close_docsize(KeyState *state) {
+    if (state->blob != NULL) sqlite3_blob_close(state->blob);
+    if (state->walk != NULL) sqlite3_finalize(state->walk);
+    sqlite3_free(state->walk_sql);
+    state->blob = NULL;
+    state->walk = NULL;
+    state->walk_sql = NULL;
+}
+
 static void free_state(void *p) {
-    KeyState *state = p;
-    if (state->docsize != NULL) sqlite3_blob_close(state->docsize);
-    sqlite3_free(state);
+    close_docsize(p);
+    sqlite3_free(p);
 }
 
 /* An SQLite varint (what FTS5's %_docsize "sz" holds, one a column): its length in bytes, or
@@ -80,15 +100,88 @@ static int get_varint(const unsigned char *p, int n, sqlite3_uint64 *value) {
     return 0;
 }
 
+/* Rows read through the blob handle before the walk is prepared: compiling a statement costs
+ * about ten seeks, and a query of a rare word (a few rows) compiles none (tests/engine/index/
+ * test_plans_kept.py holds the query path to no compile per query on a cached connection). */
+#define WALK_AFTER 64
+
+/* Rows the walk steps over to reach the next one asked before it seeks instead: the window
+ * reads matches newest first, so a common word's next match is the walk's next row or close to
+ * it (a step is about a third of a seek's instructions), a rare one's is far (a seek). The
+ * allowance halves on each seek and doubles back on each row reached by stepping, so a sparse
+ * match pays about one step a row beside its seek. */
+#define WALK_STEPS 8
+
+/* Put the walk on ``rowid`` (stepping down to it when it is a few rows below, else seeking):
+ * whether it stands there. */
+static int walk_to(KeyState *state, sqlite3_int64 rowid) {
+    sqlite3_stmt *walk = state->walk;
+    if (state->walk_on_row && state->walk_rid >= rowid) {
+        for (int steps = 0; state->walk_rid > rowid && steps < state->walk_steps; steps++) {
+            if (sqlite3_step(walk) != SQLITE_ROW) {
+                state->walk_on_row = 0;
+                break;
+            }
+            state->walk_rid = sqlite3_column_int64(walk, 0);
+        }
+        if (state->walk_on_row && state->walk_rid <= rowid) {
+            if (state->walk_steps < WALK_STEPS) state->walk_steps *= 2;
+            return state->walk_rid == rowid;
+        }
+        if (state->walk_steps > 1) state->walk_steps /= 2;
+    }
+    sqlite3_reset(walk);
+    state->walk_on_row = 0;
+    if (sqlite3_bind_int64(walk, 1, rowid) != SQLITE_OK || sqlite3_step(walk) != SQLITE_ROW)
+        return 0;
+    state->walk_on_row = 1;
+    state->walk_rid = sqlite3_column_int64(walk, 0);
+    return state->walk_rid == rowid;
+}
+
+/* The walk, prepared once the blob handle has read WALK_AFTER rows (it stays NULL where it
+ * cannot be prepared: the blob handle reads on). */
+static void start_walk(KeyState *state, sqlite3 *db) {
+    sqlite3_stmt *walk = NULL;
+    if (sqlite3_prepare_v2(db, state->walk_sql, -1, &walk, NULL) == SQLITE_OK) {
+        state->walk = walk;
+        state->walk_on_row = 0;
+        state->walk_steps = WALK_STEPS;
+        sqlite3_blob_close(state->blob);
+        state->blob = NULL;
+    } else {
+        sqlite3_finalize(walk);
+    }
+    sqlite3_free(state->walk_sql);
+    state->walk_sql = NULL;
+}
+
+/* The row's "sz" (one varint a column) copied into buf through the walk or the blob handle:
+ * its length, or -1 where it cannot be read. */
+static int read_sz(KeyState *state, sqlite3_int64 rowid, unsigned char *buf, int size) {
+    if (state->walk != NULL) {
+        if (!walk_to(state, rowid)) return -1;
+        int n = sqlite3_column_bytes(state->walk, 1);
+        const void *sz = sqlite3_column_blob(state->walk, 1);
+        if (sz == NULL || n <= 0 || n > size) return -1;
+        memcpy(buf, sz, (size_t)n);
+        return n;
+    }
+    if (sqlite3_blob_reopen(state->blob, rowid) != SQLITE_OK) return -1;
+    int n = sqlite3_blob_bytes(state->blob);
+    if (n <= 0 || n > size || sqlite3_blob_read(state->blob, buf, n, 0) != SQLITE_OK) return -1;
+    state->rows_read++;
+    return n;
+}
+
 /* The row's token count read from the table's %_docsize as FTS5's xColumnSize(-1) reads it (its
- * "sz" varints summed as ints), through a blob handle moved row to row: FTS5 runs a statement
- * a row, 70 % of this function's instructions on a common word. -1: not read (use xColumnSize). */
+ * "sz" varints summed as ints): FTS5 runs a statement a row, 70 % of this function's
+ * instructions on a common word; a blob handle's seek is half of what was left, which the walk
+ * mostly replaces by a step. -1: not read (use xColumnSize). */
 static int docsize_of(KeyState *state, sqlite3_int64 rowid) {
     unsigned char buf[64];
-    if (sqlite3_blob_reopen(state->docsize, rowid) != SQLITE_OK) return -1;
-    int n = sqlite3_blob_bytes(state->docsize);
-    if (n <= 0 || n > (int)sizeof buf || sqlite3_blob_read(state->docsize, buf, n, 0) != SQLITE_OK)
-        return -1;
+    int n = read_sz(state, rowid, buf, (int)sizeof buf);
+    if (n < 0) return -1;
     int total = 0, off = 0;
     for (int col = 0; col < state->ncols; col++) {
         sqlite3_uint64 v;
@@ -100,29 +193,28 @@ static int docsize_of(KeyState *state, sqlite3_int64 rowid) {
     return total;
 }
 
-/* A blob handle on ``table``'s %_docsize, checked on the current row against xColumnSize;
- * NULL where it cannot be opened or does not agree. */
-static sqlite3_blob *open_docsize(const Fts5ExtensionApi *api, Fts5Context *fts,
-                                  sqlite3_context *ctx, KeyState *state, const char *table) {
+/* A blob handle on ``table``'s %_docsize (and its walk's statement, not prepared yet) in
+ * ``state``, checked on the current row against xColumnSize; none where it cannot be opened or
+ * does not agree. */
+static void open_docsize(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                         KeyState *state, const char *table) {
     sqlite3 *db = sqlite3_context_db_handle(ctx);
     char *name = sqlite3_mprintf("%s_docsize", table);
-    if (name == NULL) return NULL;
-    sqlite3_blob *blob = NULL;
-    int rc = sqlite3_blob_open(db, "main", name, "sz", api->xRowid(fts), 0, &blob);
+    if (name == NULL) return;
+    int rc = sqlite3_blob_open(db, "main", name, "sz", api->xRowid(fts), 0, &state->blob);
     sqlite3_free(name);
     if (rc != SQLITE_OK) {
-        if (blob != NULL) sqlite3_blob_close(blob);
-        return NULL;
+        close_docsize(state);
+        return;
     }
-    state->docsize = blob;
     int size = -1;
     int read = docsize_of(state, api->xRowid(fts));
-    state->docsize = NULL;
     if (api->xColumnSize(fts, -1, &size) != SQLITE_OK || read != size) {
-        sqlite3_blob_close(blob);
-        return NULL;
+        close_docsize(state);
+        return;
     }
-    return blob;
+    state->walk_sql = sqlite3_mprintf(
+        "SELECT id, sz FROM \"main\".\"%w_docsize\" WHERE id <= ?1 ORDER BY id DESC", table);
 }
 
 /* The twin's _CursorState.__init__: NULL with an error set on ctx, or the state. */
@@ -153,7 +245,10 @@ static KeyState *new_state(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
         return NULL;
     }
     state->ncols = ncols;
-    state->docsize = NULL;
+    state->blob = NULL;
+    state->walk = NULL;
+    state->walk_sql = NULL;
+    state->rows_read = 0;
     state->exact_weight = (double *)(state + 1);
     state->split_weight = state->exact_weight + ncols;
     state->hits = (int *)(state->split_weight + ncols);
@@ -205,7 +300,7 @@ static KeyState *new_state(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
         }
         state->inst_are_hits = col < 0;
     }
-    if (table != NULL) state->docsize = open_docsize(api, fts, ctx, state, table);
+    if (table != NULL) open_docsize(api, fts, ctx, state, table);
     rc = api->xSetAuxdata(fts, state, free_state);
     if (rc != SQLITE_OK) { /* SQLite freed it */
         sqlite3_result_error_code(ctx, rc);
@@ -268,12 +363,14 @@ static void bm25_one_phrase_key(const Fts5ExtensionApi *api, Fts5Context *fts,
         sqlite3_result_blob(ctx, key, sizeof key, SQLITE_TRANSIENT);
         return;
     }
-    int size = state->docsize != NULL ? docsize_of(state, api->xRowid(fts)) : -1;
-    if (size < 0 && state->docsize != NULL) { /* a failed move leaves the handle unusable */
-        sqlite3_blob_close(state->docsize);
-        state->docsize = NULL;
+    if (state->walk_sql != NULL && state->rows_read >= WALK_AFTER)
+        start_walk(state, sqlite3_context_db_handle(ctx));
+    int size = -1;
+    if (state->blob != NULL || state->walk != NULL) size = docsize_of(state, api->xRowid(fts));
+    if (size < 0 && state->blob != NULL) { /* a failed move leaves the handle unusable */
+        close_docsize(state);
     }
-    if (size < 0) {
+    if (size < 0) { /* no reader, or the walk could not read this row (the next one seeks) */
         rc = api->xColumnSize(fts, -1, &size);
         if (rc != SQLITE_OK) {
             sqlite3_result_error_code(ctx, rc);
@@ -301,13 +398,15 @@ static fts5_api *fts5_api_of(sqlite3 *db) {
 __declspec(dllexport)
 #endif
 /* Numbered by the calling convention (engine.index.fts_rank._ENTRY_POINT): a stale build does
- * not load rather than misread the newer SQL's arguments. */
-int sqlite3_adeftsrank_v2_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *routines) {
+ * not load rather than misread the newer SQL's arguments (v3: it registers ade_top_keys too). */
+int sqlite3_adeftsrank_v3_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *routines) {
     SQLITE_EXTENSION_INIT2(routines);
     fts5_api *api = fts5_api_of(db);
     if (api == NULL) {
         *errmsg = sqlite3_mprintf("%s: this SQLite has no FTS5", FUNCTION_NAME);
         return SQLITE_ERROR;
     }
-    return api->xCreateFunction(api, FUNCTION_NAME, NULL, bm25_one_phrase_key, NULL);
+    int rc = api->xCreateFunction(api, FUNCTION_NAME, NULL, bm25_one_phrase_key, NULL);
+    if (rc == SQLITE_OK) rc = ade_register_top_keys(db);
+    return rc;
 }

@@ -66,7 +66,7 @@ def test_a_stale_build_does_not_load_and_the_twin_answers(
     insert(conn, [doc(f"chat:s:{i}", "the alpha " + "of " * i, session_id="s") for i in range(9)])
     args = SearchQueryArgs(query="the", limit=5)
     expected = run_query(conn, args, project=project, now=NOW)
-    monkeypatch.setattr(fts_rank, "_ENTRY_POINT", "sqlite3_adeftsrank_v1_init")
+    monkeypatch.setattr(fts_rank, "_ENTRY_POINT", "sqlite3_adeftsrank_v2_init")  # before v3
     monkeypatch.setattr(fts_rank, "_compiled_loads", None)
     stale = connect(index_path)
     try:
@@ -78,8 +78,10 @@ def test_a_stale_build_does_not_load_and_the_twin_answers(
     assert (got.total, len(got.items)) == (expected.total, 5)
 
 
-def _run(conn: apsw.Connection, name: str, match: str, weights: str) -> tuple[str, object]:
-    sql = f"SELECT rowid, {name}(docs_fts{weights}) FROM docs_fts WHERE docs_fts MATCH ?"
+def _run(
+    conn: apsw.Connection, name: str, match: str, weights: str, order: str = ""
+) -> tuple[str, object]:
+    sql = f"SELECT rowid, {name}(docs_fts{weights}) FROM docs_fts WHERE docs_fts MATCH ?{order}"
     try:
         return "rows", conn.execute(sql, (match,)).fetchall()
     except (ValueError, apsw.SQLError) as err:  # the twin's ValueError, the compiled one's error
@@ -126,15 +128,21 @@ def _weights(draw: st.DrawFn) -> str:
     return table + ", " + ", ".join(values)
 
 
+_orders = st.sampled_from(["", " ORDER BY rowid DESC", " ORDER BY rowid DESC"])
+"""FTS5's own order (rowid ascending: the compiled scorer's %_docsize walk seeks each row), or
+the window's (newest first: it steps down to the next row, over the rows between)."""
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=st.lists(_row, min_size=1, max_size=14),
     deleted=st.integers(0, 3),
-    queries=st.lists(st.tuples(_queries(), _weights()), min_size=1, max_size=4),
+    queries=st.lists(st.tuples(_queries(), _weights(), _orders), min_size=1, max_size=4),
 )
 def test_compiled_key_equals_the_python_twin_byte_for_byte(
-    rows: list[tuple[str, str, tuple[str, bool]]], deleted: int, queries: list[tuple[str, str]]
-) -> None:
+    rows: list[tuple[str, str, tuple[str, bool]]], deleted: int,
+    queries: list[tuple[str, str, str]],
+) -> None:  # fmt: skip
     if not fts_rank.COMPILED_PATH.exists():
         pytest.skip("the compiled scorer did not build here")
     with tempfile.TemporaryDirectory() as folder:
@@ -149,11 +157,46 @@ def test_compiled_key_equals_the_python_twin_byte_for_byte(
                 conn.execute("INSERT INTO docs_fts(rowid, body, rank_title, parts) VALUES (?, ?, ?, ?)",
                              (rowid, body, title, parts))  # fmt: skip
             conn.execute("DELETE FROM docs_fts WHERE rowid <= ?", (deleted,))
-            for match, weights in queries:
-                compiled = _run(conn, fts_rank.FUNCTION_NAME, match, weights)
-                assert compiled == _run(conn, TWIN, match, weights), (match, weights)
+            for match, weights, order in queries:
+                compiled = _run(conn, fts_rank.FUNCTION_NAME, match, weights, order)
+                assert compiled == _run(conn, TWIN, match, weights, order), (match, weights)
         finally:
             conn.close()
+
+
+WALK_WORDS = {"dense": 1, "half": 2, "third": 3, "sparse": 9, "rare": 70}
+"""Words held by every n-th row: the compiled scorer's %_docsize walk (past its first 64 rows)
+steps over the rows between two matches, or seeks past a few."""
+
+
+@pytest.mark.parametrize("order", ["", " ORDER BY rowid DESC"], ids=["ascending", "newest-first"])
+def test_the_docsize_walk_reads_what_the_twin_reads(tmp_path: Path, order: str) -> None:
+    """Hundreds of rows (the walk starts after 64), rows deleted among them (gaps the walk
+    steps over), row ids far apart and words of every density: the compiled key equals the
+    twin's on every row, newest first (the window's order: the walk steps) and in FTS5's own
+    (it seeks)."""
+    if not fts_rank.COMPILED_PATH.exists():
+        pytest.skip("the compiled scorer did not build here")
+    conn = connect(tmp_path / "index.db")
+    try:
+        conn.register_fts5_function(TWIN, fts_rank.bm25_one_phrase_key)
+        conn.execute(
+            f"CREATE VIRTUAL TABLE docs_fts USING fts5(body, rank_title, parts, {FTS_OPTIONS})"
+        )
+        for i in range(600):
+            words = [w for w, every in WALK_WORDS.items() if i % every == 0]
+            body = " ".join(words * (1 + i % 4) + ["pad"] * (i % 150))
+            conn.execute("INSERT INTO docs_fts(rowid, body, rank_title, parts) VALUES (?, ?, ?, ?)",
+                         (i * (1 if i % 5 else 1000) + 1, body, "half" if i % 7 == 0 else "", ""))  # fmt: skip
+        conn.execute("DELETE FROM docs_fts WHERE rowid % 13 = 0 OR rowid BETWEEN 100 AND 140")
+        for word in [*WALK_WORDS, "pad", "dense*", "half dense"]:
+            match = role_match(f'"{word}"' if " " in word else word, None)
+            compiled = _run(conn, fts_rank.FUNCTION_NAME, match, ", 'docs_fts'", order)
+            assert compiled[0] == "rows", word
+            assert compiled[1], word
+            assert compiled == _run(conn, TWIN, match, "", order), word
+    finally:
+        conn.close()
 
 
 ANSWER_QUERIES = [
