@@ -27,6 +27,7 @@ from engine.index.sql import (
     rows_by_id_sql,
     title_scan_sql,
     title_window_sql,
+    titled_in_range_sql,
     titled_rowids_sql,
     top_window_sql,
     window_sql,
@@ -167,11 +168,25 @@ def _fetch_top(
     found = [(rowid, Candidate(UNREAD, "", "", "", "", 0, None, None, None, exact, split))
              for exact, split, rowid in rows_of(kept)]  # fmt: skip
     if found:
-        titled_ids = {r for (r,) in conn.execute(*titled_rowids_sql([r for r, _ in found]))}
+        titled_ids = _titled(conn, [r for r, _ in found])
         if titled_ids:
             read = dict(read_rows(conn, [pair for pair in found if pair[0] in titled_ids]))
             found = [(rowid, read.get(rowid, cand)) for rowid, cand in found]
     return found, (matched, oldest or 0)
+
+
+TITLED_SCAN = 2_000
+"""Titled row ids read from the window's range before its own ids are looked up instead."""
+
+
+def _titled(conn: apsw.Connection, rowids: list[int]) -> set[int]:
+    """Which of ``rowids`` (the window's) ``docs_title`` holds: the titled rows of their range
+    when there are at most ``TITLED_SCAN`` (then those among ``rowids``), else each looked up."""
+    stmt = titled_in_range_sql(min(rowids), max(rowids), TITLED_SCAN + 1)
+    in_range = [r for (r,) in conn.execute(*stmt)]
+    if len(in_range) <= TITLED_SCAN:
+        return set(in_range).intersection(rowids)
+    return {r for (r,) in conn.execute(*titled_rowids_sql(rowids))}
 
 
 @functools.lru_cache(maxsize=256)
@@ -278,7 +293,8 @@ def fts_candidates(
     its few doclists over every document.
 
     ``narrow`` leaves the window's untitled rows unread (``UNREAD``: their scores only);
-    ``engine.query.tail.read_head`` reads the ones a page can reach.
+    ``engine.query.tail.read_head`` reads the ones a page can reach. The window's rows come in
+    its order, best scores first (``sql.score_order``; ``read_head``'s ``scored_in_order``).
     """
     match = build_match(parsed)
     assert match is not None

@@ -243,7 +243,7 @@ def _answer(
         total -= len(indexed) - len(kept)
         head_rowids = [rowid for rowid, _ in kept]
         # The window's rows are unread but for their scores: read the ones a page reaches.
-        indexed = read_head(conn, kept, after, plan.offset + limit + 1)
+        indexed = read_head(conn, kept, after, plan.offset + limit + 1, scored_in_order=True)
     else:
         extras, drop = gathered()
     merged, rowids = _merge(indexed, extras, drop)

@@ -29,8 +29,10 @@ static const char BAD_KEY[] = FUNCTION_NAME " takes 16-byte keys";
 static const char BAD_ROWID[] = FUNCTION_NAME " takes integer row ids";
 static const char BAD_K[] = FUNCTION_NAME " keeps from 1 to 100000 rows";
 
+/* A kept row: its key as two unsigned integers read big-endian (they compare as memcmp compares
+ * the key's bytes, in two integer comparisons), and its row id. */
 typedef struct Row {
-    unsigned char key[KEY_BYTES];
+    uint64_t high, low;
     sqlite3_int64 rid;
 } Row;
 
@@ -43,9 +45,22 @@ typedef struct TopKeys {
 
 /* Whether a ranks before b: the greater key, then the greater row id (newest first). */
 static int ranks_before(const Row *a, const Row *b) {
-    int c = memcmp(a->key, b->key, KEY_BYTES);
-    if (c != 0) return c > 0;
+    if (a->high != b->high) return a->high > b->high;
+    if (a->low != b->low) return a->low > b->low;
     return a->rid > b->rid;
+}
+
+static uint64_t read_big_endian(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+static void put_big_endian(unsigned char *out, uint64_t v) {
+    for (int i = 7; i >= 0; i--) {
+        out[i] = (unsigned char)(v & 0xff);
+        v >>= 8;
+    }
 }
 
 /* Move heap[i] down until no child ranks after it (the root is the worst kept row). */
@@ -101,9 +116,8 @@ static void top_keys_step(sqlite3_context *ctx, int nval, sqlite3_value **vals) 
         sqlite3_result_error(ctx, BAD_ROWID, -1);
         return;
     }
-    Row row;
-    memcpy(row.key, sqlite3_value_blob(vals[0]), KEY_BYTES);
-    row.rid = sqlite3_value_int64(vals[1]);
+    const unsigned char *key = sqlite3_value_blob(vals[0]);
+    Row row = {read_big_endian(key), read_big_endian(key + 8), sqlite3_value_int64(vals[1])};
     if (state->n < state->k) {
         state->heap[state->n] = row;
         sift_up(state->heap, state->n++);
@@ -113,8 +127,11 @@ static void top_keys_step(sqlite3_context *ctx, int nval, sqlite3_value **vals) 
     }
 }
 
-static int best_first(const void *a, const void *b) {
-    return ranks_before(a, b) ? -1 : ranks_before(b, a) ? 1 : 0;
+static int best_first(const void *pa, const void *pb) {
+    const Row *a = pa, *b = pb;
+    if (a->high != b->high) return a->high > b->high ? -1 : 1;
+    if (a->low != b->low) return a->low > b->low ? -1 : 1;
+    return a->rid > b->rid ? -1 : a->rid < b->rid; /* 0: equal rows, equal bytes either way */
 }
 
 static void top_keys_final(sqlite3_context *ctx) {
@@ -133,12 +150,10 @@ static void top_keys_final(sqlite3_context *ctx) {
     }
     for (int i = 0; i < state->n; i++) {
         unsigned char *p = out + (size_t)i * ROW_BYTES;
-        memcpy(p, state->heap[i].key, KEY_BYTES);
-        uint64_t rid = (uint64_t)state->heap[i].rid; /* two's complement, as Python's signed */
-        for (int b = 7; b >= 0; b--) {
-            p[KEY_BYTES + b] = (unsigned char)(rid & 0xff);
-            rid >>= 8;
-        }
+        put_big_endian(p, state->heap[i].high); /* the key's own bytes again */
+        put_big_endian(p + 8, state->heap[i].low);
+        /* two's complement, as Python's signed big-endian bytes */
+        put_big_endian(p + KEY_BYTES, (uint64_t)state->heap[i].rid);
     }
     sqlite3_result_blob(ctx, out, state->n * ROW_BYTES, sqlite3_free);
     sqlite3_free(state->heap);

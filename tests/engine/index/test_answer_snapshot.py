@@ -30,12 +30,12 @@ def test_a_document_replaced_mid_answer_is_still_shown(
     other = connect(index_path)
     read_head = run.read_head
 
-    def replaced_meanwhile(*given: Any) -> Any:
+    def replaced_meanwhile(*given: Any, **options: Any) -> Any:
         # Another process's write lands between the window and the page's reads: the newest
         # document is rewritten, so its row id changes.
         insert(other, [doc("terminal:s@0", "deploy step 0 and more", session_id="s",
                            updated_at=NOW_MS)])  # fmt: skip
-        return read_head(*given)
+        return read_head(*given, **options)
 
     monkeypatch.setattr(run, "read_head", replaced_meanwhile)
     during = run_query(conn, args, project=project, now=NOW)

@@ -97,3 +97,23 @@ def test_many_dropped_ids_read_the_window_instead(
     narrow = _pages(filled, project, "depl", drop)
     monkeypatch.setattr(run, "fts_candidates", _read_whole)
     assert narrow == _pages(filled, project, "depl", drop)
+
+
+@pytest.mark.parametrize("text", ["depl", '"deploy step"'])
+@pytest.mark.parametrize("boost", ["none", "every row", "some rows"])
+def test_a_window_read_in_its_order_picks_the_rows_sorting_picks(
+    filled: apsw.Connection, text: str, boost: str
+) -> None:
+    """``read_head(scored_in_order=True)`` walks the window's groups as they come and stops
+    early: the rows it picks are those the sort picks, ties across the stop included, from the
+    top or after a cursor; a phrase boost on some rows only (which reorders them) sorts."""
+    plan = run.build_plan(SearchQueryArgs(query=text), now=NOW, lanes=())
+    found = candidates.fts_candidates(filled, plan.parsed, run.plan_filters(plan), narrow=True)[0]
+    if boost != "none":
+        found = [(rowid, msgspec.structs.replace(c, phrase=boost == "every row" or rowid % 3 == 0))
+                 for rowid, c in found]  # fmt: skip
+    ranked = sorted(tail.sort_key(c, "body") for _, c in found if c.doc_id == candidates.UNREAD)
+    for after in (None, ranked[40], ranked[500]):
+        for wanted in (1, 8, 51, BM25_WINDOW + 5):
+            in_order = tail.read_head(filled, found, after, wanted, scored_in_order=True)
+            assert in_order == tail.read_head(filled, found, after, wanted), (after, wanted)

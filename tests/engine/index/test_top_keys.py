@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from index_helpers import NOW, NOW_MS, doc, insert
 
+import engine.query.candidates as candidates
 from engine.index import fts_rank, top_keys
 from engine.index.db import connect
 from engine.index.fts_rank import scores_of_key
@@ -150,3 +151,19 @@ def test_the_heap_keeps_the_window_the_sorter_kept(
     finally:
         fresh.close()
     assert titled  # some window rows were titled
+
+
+@pytest.mark.parametrize("scan", [candidates.TITLED_SCAN, 3], ids=["range", "ids"])
+def test_the_titled_rows_of_a_window_are_the_ones_docs_title_holds(
+    conn: apsw.Connection, monkeypatch: pytest.MonkeyPatch, scan: int
+) -> None:
+    """Read from the window's range when few titled rows lie in it, or by the window's own
+    ids past ``TITLED_SCAN`` of them: the same rows, those ``docs_title`` holds."""
+    insert(conn, [doc(f"chat:s:{i}", "word", title="a title" if i % 4 == 0 else "",
+                      session_id="s", updated_at=NOW_MS - i) for i in range(40)])  # fmt: skip
+    rowids = [r for (r,) in conn.execute("SELECT id FROM docs ORDER BY id")]
+    held = {r for (r,) in conn.execute("SELECT rowid FROM docs_title")}
+    assert len(held) == 10
+    monkeypatch.setattr(candidates, "TITLED_SCAN", scan)
+    window = rowids[3:31:2]  # some titled rows lie in its range but not in it
+    assert candidates._titled(conn, window) == held.intersection(window)
