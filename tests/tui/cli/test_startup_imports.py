@@ -396,7 +396,16 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
     assert not {"typing", "pathlib", "urllib.parse", "ipaddress"} & installed
     # Nor `re` (with `enum`, `functools`, `collections`) nor the `json` package: ~6 ms of a ~10 ms
     # interpreter (framing.decode_json_line, reply_check.link_parts, printable's fast paths).
-    heavy = {"re", "json", "enum", "functools", "collections", "contextlib", "importlib", "warnings"}
+    heavy = {
+        "re",
+        "json",
+        "enum",
+        "functools",
+        "collections",
+        "contextlib",
+        "importlib",
+        "warnings",
+    }
     assert not heavy & installed
 
 
