@@ -79,7 +79,52 @@ static PyObject *strip_other_escapes(PyObject *Py_UNUSED(module), PyObject *raw)
     return out;
 }
 
+/* The compiled twin of engine/terminal/sanitize.py's python_may_hold_controls: whether the text
+ * holds a code point whose UTF-8 (surrogatepass) has a C0 control byte other than \t and \n,
+ * DEL, or the lead byte 0xC2 (U+0080-U+00BF, the C1 controls among them). No other code point's
+ * UTF-8 holds one of these bytes (continuation bytes are 0x80-0xBF; 0xC2 leads only U+0080-
+ * U+00BF; a surrogate is ED A0-BF xx), so the answer is read off the code points themselves,
+ * without encoding: one pass instead of an encode, a translate and a search
+ * (tests/engine/terminal/test_escapes_native.py holds the two equal). */
+#define HOLDS_CONTROL(c) ((c) <= 0x08 || ((c) >= 0x0b && (c) <= 0x1f) || ((c) >= 0x7f && (c) <= 0xbf))
+
+static PyObject *may_hold_controls(PyObject *Py_UNUSED(module), PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "may_hold_controls() takes str, not %.100s",
+                     Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const void *data = PyUnicode_DATA(text);
+    int found = 0;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND: {
+        const Py_UCS1 *s = data;
+        for (Py_ssize_t i = 0; i < n && !found; i++) found = HOLDS_CONTROL(s[i]);
+        break;
+    }
+    case PyUnicode_2BYTE_KIND: {
+        const Py_UCS2 *s = data;
+        for (Py_ssize_t i = 0; i < n && !found; i++) found = HOLDS_CONTROL(s[i]);
+        break;
+    }
+    default: {
+        const Py_UCS4 *s = data;
+        for (Py_ssize_t i = 0; i < n && !found; i++) found = HOLDS_CONTROL(s[i]);
+        break;
+    }
+    }
+    return PyBool_FromLong(found);
+}
+
 static PyMethodDef methods[] = {
+    {"may_hold_controls", may_hold_controls, METH_O,
+     "may_hold_controls(text: str) -> bool\n--\n\n"
+     "Whether control_re can match in text (engine.terminal.sanitize."
+     "python_may_hold_controls, compiled)."},
     {"strip_other_escapes", strip_other_escapes, METH_O,
      "strip_other_escapes(raw: bytes) -> bytes\n--\n\n"
      "raw without the escapes of OTHER_ESC_PATTERN (engine.terminal.block."
@@ -90,7 +135,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     "engine.terminal._escapes_c",
-    "The compiled twin of engine.terminal.block.python_strip_other_escapes.",
+    "The compiled twins of engine.terminal.block.python_strip_other_escapes and "
+    "engine.terminal.sanitize.python_may_hold_controls.",
     -1,
     methods,
     NULL,

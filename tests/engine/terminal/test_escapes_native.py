@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine.terminal import block
+from engine.terminal import block, sanitize
 from engine.terminal.block import compiled_strip_other_escapes, python_strip_other_escapes
 
 
@@ -49,3 +49,29 @@ def test_compiled_twin_refuses_what_is_not_bytes() -> None:
         pytest.skip("not built")
     with pytest.raises(TypeError):
         compiled_strip_other_escapes("\x1b[m")  # type: ignore[arg-type]
+
+
+# Every edge of the ranges the answer turns on (C0 but \t and \n, DEL, U+0080-U+00BF whose UTF-8
+# leads with 0xC2), the code points just outside them, wider characters and a lone surrogate.
+_CONTROL_EDGES = ["\x00", "\x08", "\t", "\n", "\x0b", "\x1f", " ", "~", "\x7f", "\x80", "\x9f",
+                  "\xa0", "\xbf", "\xc0", "\xc2", "é", "\u0100", "\u2028", "\ud800", "\udfff",
+                  "\U0001f600", "a"]  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_CONTROL_EDGES), max_size=12).map("".join) | st.text(max_size=40))
+@example("")
+@example("plain words\n\tand a tab")
+def test_compiled_control_check_answers_as_the_python_twin(text: str) -> None:
+    compiled = sanitize.compiled_may_hold_controls()
+    if compiled is None:
+        pytest.skip("not built (test_compiled_twin_is_built_where_gcc_is says why)")
+    assert compiled(text) == sanitize.python_may_hold_controls(text)
+
+
+def test_the_sanitizer_checks_controls_with_the_compiled_twin() -> None:
+    compiled = sanitize.compiled_may_hold_controls()
+    if compiled is None:
+        pytest.skip("not built")
+    assert sanitize.clean_text("a\x01b\u0085c") == "abc"  # binds the check at its first call
+    assert sanitize._may_hold_controls is compiled
