@@ -29,7 +29,8 @@ setup(
         Extension(
             "engine.terminal._escapes_c",
             ["engine/terminal/native/escapes.c"],
-            extra_compile_args=_C_FLAGS,
+            # -O3: the control check's blocks vectorized (sanitize.python_may_hold_controls).
+            extra_compile_args=[*_C_FLAGS, "-O3"],
             optional=True,
         ),
         # A SQLite loadable extension, not a Python module: engine.index.fts_rank loads it.

@@ -58,9 +58,22 @@ _CONTROL_EDGES = ["\x00", "\x08", "\t", "\n", "\x0b", "\x1f", " ", "~", "\x7f", 
                   "\U0001f600", "a"]  # fmt: skip
 
 
+# Past the compiled loop's 256-character blocks, in each of str's widths (1, 2 and 4 bytes).
+_long = st.tuples(
+    st.sampled_from(["", "\u0100", "\U0001f600"]),
+    st.integers(min_value=0, max_value=700),
+    st.sampled_from(_CONTROL_EDGES),
+).map(lambda t: t[0] + "a" * t[1] + t[2])
+
+
 @settings(max_examples=2000, deadline=None)
-@given(st.lists(st.sampled_from(_CONTROL_EDGES), max_size=12).map("".join) | st.text(max_size=40))
+@given(
+    st.lists(st.sampled_from(_CONTROL_EDGES), max_size=12).map("".join)
+    | st.text(max_size=40)
+    | _long
+)
 @example("")
+@example("a" * 256 + "\x85")
 @example("plain words\n\tand a tab")
 def test_compiled_control_check_answers_as_the_python_twin(text: str) -> None:
     compiled = sanitize.compiled_may_hold_controls()
