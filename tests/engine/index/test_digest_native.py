@@ -13,12 +13,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.index import documents
-from engine.index.documents import (
-    IndexDoc,
-    _digest,
-    compiled_document_digest,
-    python_document_digest,
-)
+from engine.index.documents import IndexDoc, _digest, python_document_digest
+
+compiled_document_digest = documents.compiled_document_digest()
 
 
 def test_compiled_twin_is_built_where_gcc_is() -> None:
@@ -81,7 +78,7 @@ def test_what_the_compiled_twin_does_not_write_goes_to_the_python_twin() -> None
         compiled_document_digest("\udc80", ())
 
 
-def test_the_product_digests_with_the_compiled_twin() -> None:
+def test_the_product_digests_with_the_compiled_twin(monkeypatch: pytest.MonkeyPatch) -> None:
     if compiled_document_digest is None:
         pytest.skip("not built")
     seen: list[str] = []
@@ -90,11 +87,7 @@ def test_the_product_digests_with_the_compiled_twin() -> None:
         seen.append(body)
         return python_document_digest(body, fields)
 
-    saved = documents.compiled_document_digest
-    documents.compiled_document_digest = spy
-    try:
-        doc = IndexDoc(doc_id="d", kind="chat", title="T", rank_title="", body="b", updated_at=1)
-        _digest(doc)
-    finally:
-        documents.compiled_document_digest = saved
+    monkeypatch.setattr(documents, "_compiled_digest", spy)
+    doc = IndexDoc(doc_id="d", kind="chat", title="T", rank_title="", body="b", updated_at=1)
+    _digest(doc)
     assert seen == ["b"]
