@@ -108,36 +108,28 @@ class DocumentDigest(Protocol):
     def __call__(self, body: str, fields: tuple[object, ...], /) -> bytes: ...
 
 
-_compiled_digest: DocumentDigest | None = None
-_compiled_looked_up = False
+def _compiled_document_digest() -> DocumentDigest | None:
+    try:
+        from engine.index._digest_c import document_digest as compiled
+    except ImportError:  # installed without a C compiler (README: "Compiled parts")
+        return None
+    return compiled
 
 
-def compiled_document_digest() -> DocumentDigest | None:
-    """``engine/index/native/digest.c``'s twin of :func:`python_document_digest` (the same 16
-    bytes: BLAKE2b and ``json.dumps``' text written in C, one call a document instead of a
-    tuple of steps), or None when the install could not compile it. Looked up at the first
-    digest, not at import: a warm search that writes nothing never loads the module. It writes
-    str, int, None and tuple fields; any other field raises ``TypeError``, and the Python twin
-    digests that document."""
-    global _compiled_digest, _compiled_looked_up
-    if not _compiled_looked_up:
-        try:
-            from engine.index._digest_c import document_digest as found
-        except ImportError:  # installed without a C compiler (README: "Compiled parts")
-            _compiled_looked_up = True
-            return None
-        _compiled_digest, _compiled_looked_up = found, True
-    return _compiled_digest
+compiled_document_digest = _compiled_document_digest()
+"""``engine/index/native/digest.c``'s twin of :func:`python_document_digest` (the same 16 bytes:
+BLAKE2b and ``json.dumps``' text written in C, one call a document instead of a tuple of
+steps), or None when the install could not compile it. It writes str, int, None and tuple
+fields; any other field raises ``TypeError`` and the Python twin digests that document."""
 
 
 def _digest(doc: IndexDoc) -> bytes:
     fields = (doc.kind, doc.title, doc.rank_title, doc.updated_at, doc.session_id, doc.lane_id,
               doc.anchor, doc.source_key, doc.tool, doc.source_span, doc.exit_code, doc.cwd,
               doc.took_ms, doc.role)  # fmt: skip
-    compiled = _compiled_digest if _compiled_looked_up else compiled_document_digest()
-    if compiled is not None:
+    if compiled_document_digest is not None:
         try:
-            return compiled(doc.body, fields)
+            return compiled_document_digest(doc.body, fields)
         except TypeError:
             pass  # a field of another type (a bool, a str subclass): the twin writes it
     return python_document_digest(doc.body, fields)

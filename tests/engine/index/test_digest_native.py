@@ -13,9 +13,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.index import documents
-from engine.index.documents import IndexDoc, _digest, python_document_digest
-
-compiled_document_digest = documents.compiled_document_digest()
+from engine.index.documents import (
+    IndexDoc,
+    _digest,
+    compiled_document_digest,
+    python_document_digest,
+)
 
 
 def test_compiled_twin_is_built_where_gcc_is() -> None:
@@ -78,7 +81,7 @@ def test_what_the_compiled_twin_does_not_write_goes_to_the_python_twin() -> None
         compiled_document_digest("\udc80", ())
 
 
-def test_the_product_digests_with_the_compiled_twin(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_product_digests_with_the_compiled_twin() -> None:
     if compiled_document_digest is None:
         pytest.skip("not built")
     seen: list[str] = []
@@ -87,7 +90,11 @@ def test_the_product_digests_with_the_compiled_twin(monkeypatch: pytest.MonkeyPa
         seen.append(body)
         return python_document_digest(body, fields)
 
-    monkeypatch.setattr(documents, "_compiled_digest", spy)
-    doc = IndexDoc(doc_id="d", kind="chat", title="T", rank_title="", body="b", updated_at=1)
-    _digest(doc)
+    saved = documents.compiled_document_digest
+    documents.compiled_document_digest = spy
+    try:
+        doc = IndexDoc(doc_id="d", kind="chat", title="T", rank_title="", body="b", updated_at=1)
+        _digest(doc)
+    finally:
+        documents.compiled_document_digest = saved
     assert seen == ["b"]
