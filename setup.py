@@ -20,13 +20,6 @@ setup(
             optional=True,
         ),
         Extension(
-            "engine.index._digest_c",
-            ["engine/index/native/digest.c"],
-            # BLAKE2b's rounds unrolled, as CPython's own hashlib build does: as fast as hashlib.
-            extra_compile_args=[*_C_FLAGS, "-O3"],
-            optional=True,
-        ),
-        Extension(
             "engine.terminal._escapes_c",
             ["engine/terminal/native/escapes.c"],
             # -O3: the control check's blocks vectorized (sanitize.python_may_hold_controls).

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 import apsw
 import msgspec
@@ -97,42 +97,14 @@ def _fields_json(fields: tuple[object, ...]) -> str:
     return "".join(_FIELDS_JSON(fields, 0))
 
 
-def python_document_digest(body: str, fields: tuple[object, ...]) -> bytes:
-    """A document's digest: the body's fingerprint, then the hash of its small fields as JSON
-    (self-delimiting, no escaping pass over the body, which was a visible build cost)."""
-    head = blake2b(_fields_json(fields).encode("utf-8"), digest_size=8).digest()
-    return body_fingerprint(body) + head
-
-
-class DocumentDigest(Protocol):
-    def __call__(self, body: str, fields: tuple[object, ...], /) -> bytes: ...
-
-
-def _compiled_document_digest() -> DocumentDigest | None:
-    try:
-        from engine.index._digest_c import document_digest as compiled
-    except ImportError:  # installed without a C compiler (README: "Compiled parts")
-        return None
-    return compiled
-
-
-compiled_document_digest = _compiled_document_digest()
-"""``engine/index/native/digest.c``'s twin of :func:`python_document_digest` (the same 16 bytes:
-BLAKE2b and ``json.dumps``' text written in C, one call a document instead of a tuple of
-steps), or None when the install could not compile it. It writes str, int, None and tuple
-fields; any other field raises ``TypeError`` and the Python twin digests that document."""
-
-
 def _digest(doc: IndexDoc) -> bytes:
+    # The body's own fingerprint, then the small fields as JSON (self-delimiting, no escaping
+    # pass over the body, which was a visible build cost).
     fields = (doc.kind, doc.title, doc.rank_title, doc.updated_at, doc.session_id, doc.lane_id,
               doc.anchor, doc.source_key, doc.tool, doc.source_span, doc.exit_code, doc.cwd,
               doc.took_ms, doc.role)  # fmt: skip
-    if compiled_document_digest is not None:
-        try:
-            return compiled_document_digest(doc.body, fields)
-        except TypeError:
-            pass  # a field of another type (a bool, a str subclass): the twin writes it
-    return python_document_digest(doc.body, fields)
+    head = blake2b(_fields_json(fields).encode("utf-8"), digest_size=8).digest()
+    return body_fingerprint(doc.body) + head
 
 
 _Row = tuple[int, bool]
