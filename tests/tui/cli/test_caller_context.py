@@ -299,3 +299,30 @@ def test_a_caller_without_home_is_answered_in_the_accounts_home() -> None:
 
     context = {k: v for k, v in caller_context().items() if k != "HOME"}
     assert served(context).environ["HOME"] == pwd.getpwuid(os.getuid()).pw_dir
+
+
+def test_the_daemons_own_environment_is_read_again_after_it_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The daemon keeps its own context between requests (``caller_env._own``): a variable
+    set, changed or unset in its environment since is compared and applied at the next one."""
+    from engine.basics.caller_env import served, unserved_reason
+
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setenv("ADE_HISTORY_DEPTH", "5")
+    context = caller_context()
+    assert unserved_reason(context) is None
+    assert served(context).environ["ADE_HISTORY_DEPTH"] == "5"
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    assert unserved_reason(context) == (
+        "TZ differs from the daemon's (read process-wide, not per request)"
+    )
+    monkeypatch.delenv("TZ")
+    assert unserved_reason(context) is not None
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setenv("ADE_HISTORY_DEPTH", "7")
+    assert unserved_reason(caller_context()) is None
+    assert served(caller_context()).environ["ADE_HISTORY_DEPTH"] == "7"
+    environ = served(caller_context()).environ
+    environ["ADE_HISTORY_DEPTH"] = "mutated by one request"
+    assert served(caller_context()).environ["ADE_HISTORY_DEPTH"] == "7"
