@@ -122,6 +122,15 @@ class _Walk:
         self.entries = 0
         self.listing = listing
         self.quiet = quiet
+        self.anchors: dict[str, bool] = {}
+        """The anchors of folders known missing this walk checked (``QuietFolders.missing``)."""
+
+    def _known_missing(self, folder: str) -> bool:
+        return self.quiet is not None and self.quiet.missing(folder, self.anchors)
+
+    def _note_missing(self, folder: str) -> None:
+        if self.quiet is not None:
+            self.quiet.note_missing(folder)
 
     def folder(self, folder: str, depth: int = 0, name: str | None = None) -> list[str] | None:
         """Add ``folder``'s entries (and, ``depth`` levels down, its subfolders'). Returns its
@@ -134,6 +143,9 @@ class _Walk:
         if name is not None and self.listing is not None:
             kept = self.listing.entries[name] = {}
             regular = self.listing.regular if name == SESSIONS_FOLDER else None
+        if self._known_missing(folder):
+            self.digest.update(b"\0missing\n")  # as the listing below says it
+            return []
         quiet = self.quiet if kept is not None and depth == 0 else None
         watched = None
         if quiet is not None and kept is not None:
@@ -144,7 +156,11 @@ class _Walk:
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=_by_name)
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
+            self.digest.update(b"\0missing\n")
+            self._note_missing(folder)
+            return []
+        except NotADirectoryError:
             self.digest.update(b"\0missing\n")
             return []
         except OSError:
@@ -208,10 +224,16 @@ class _Walk:
         folders, and each session's ``subagents`` folder (a subagent file joins its session)."""
         slugs = claude_lane_slugs(lanes)
         self.digest.update(f"[lanes {base}]\n".encode())
+        folder = str(base)
+        if self._known_missing(folder):
+            return True  # as the listing below finds it
         try:
-            with os.scandir(base) as listing:
+            with os.scandir(folder) as listing:
                 names = sorted(e.name for e in listing if claude_folder_matches(e.name, slugs))
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
+            self._note_missing(folder)
+            return True
+        except NotADirectoryError:
             return True
         except OSError:
             return False

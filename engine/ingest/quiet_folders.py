@@ -16,6 +16,15 @@ lists as it did, and its part of the manifest is reused without a ``stat`` of it
 - none of its entries is a link, a folder or a file with a second name: what they point at,
   hold or are written through changes without an event in this folder.
 
+The agent tools' folders that are not there (most of the ~40 a manifest looks in: the tools a
+user never ran) are each a ``scandir`` raising ``FileNotFoundError`` a request. Such a folder is
+known still missing while nothing changed in its *anchor*, the nearest folder above it that is
+there: the topmost missing name (and every name under it) can only appear as an entry created
+or moved into the anchor, which raises an event there. It is remembered only when that name has
+no entry at all (``lstat``: a dangling link is listed each time, its target may appear without
+an event), checked after the anchor's watch was added, and the anchor is checked the same folder
+at its path (one ``stat`` per anchor per manifest).
+
 (A write through a shared memory map raises no event either; transcripts, session records and
 PR snapshots are written with ``write(2)``.)
 
@@ -29,6 +38,7 @@ one for all the projects it serves (``shared_quiet_folders``): a user's inotify 
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import threading
 from typing import Any
@@ -85,6 +95,17 @@ class Listed:
         self.count = count
 
 
+class Missing:
+    """A folder known missing: the anchor above it whose watch vouches for that."""
+
+    __slots__ = ("anchor", "identity", "wd")
+
+    def __init__(self, anchor: str, wd: int, identity: tuple[int, int]) -> None:
+        self.anchor = anchor
+        self.wd = wd
+        self.identity = identity
+
+
 class QuietFolders:
     """The folders listed since their last change, for one service's manifests (thread-safe;
     the manifest runs under the drainer's lock anyway)."""
@@ -95,6 +116,7 @@ class QuietFolders:
         self._libc: Any = None
         self._unavailable = False
         self._listed: dict[str, Listed] = {}
+        self._missing: dict[str, Missing] = {}
         self._local: dict[tuple[int, int], bool] = {}
         self._events: dict[int, int] = {}
         """Events read per watch: a listing is kept only if none was read for its folder since
@@ -103,6 +125,8 @@ class QuietFolders:
         """Bumped by an overflow or a close: every listing made before is forgotten."""
         self.reused = 0
         """Folders answered from their last listing (tests and benchmarks read it)."""
+        self.still_missing = 0
+        """Folders answered missing without a ``scandir`` (tests and benchmarks read it)."""
 
     def _inotify(self) -> int | None:
         if self._fd is None and not self._unavailable:
@@ -141,6 +165,7 @@ class QuietFolders:
                     offset += _EVENT.size + length
                     if mask & IN_Q_OVERFLOW:
                         self._listed.clear()
+                        self._missing.clear()
                         self._epoch += 1
                         return
                     changed.add(wd)
@@ -148,6 +173,8 @@ class QuietFolders:
             if changed:
                 for folder in [f for f, seen in self._listed.items() if seen.wd in changed]:
                     del self._listed[folder]
+                for folder in [f for f, gone in self._missing.items() if gone.wd in changed]:
+                    del self._missing[folder]
 
     def listed(self, folder: str) -> Listed | None:
         """The folder as last listed, when nothing changed in it since (one ``stat``)."""
@@ -163,6 +190,66 @@ class QuietFolders:
             return None
         self.reused += 1
         return seen
+
+    def missing(self, folder: str, anchors: dict[str, bool]) -> bool:
+        """Whether ``folder`` is known still missing (nothing changed in its anchor since it
+        was found missing). ``anchors``: the anchors this manifest checked already (one
+        ``stat`` each per manifest)."""
+        with self._lock:
+            gone = self._missing.get(folder)
+        if gone is None:
+            return False
+        same = anchors.get(gone.anchor)
+        if same is None:
+            try:
+                st = os.stat(gone.anchor)
+            except OSError:
+                st = None
+            same = st is not None and (st.st_dev, st.st_ino) == gone.identity
+            anchors[gone.anchor] = same
+        if same:
+            self.still_missing += 1
+        return same
+
+    def note_missing(self, folder: str) -> None:
+        """``folder`` was just found missing: remember so, watched through its anchor, when
+        that can be vouched for (module docstring)."""
+        top = folder
+        while True:
+            try:
+                os.lstat(top)
+                return  # a name is there (a dangling link, a file in the way): list each time
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return
+            anchor = os.path.dirname(top)
+            if anchor == top:
+                return
+            try:
+                st = os.stat(anchor)
+            except FileNotFoundError:
+                top = anchor
+                continue
+            except OSError:
+                return
+            if not stat.S_ISDIR(st.st_mode):
+                return
+            break
+        watched = self.watch(anchor)
+        if watched is None:
+            return
+        wd, identity, mark = watched
+        try:
+            os.lstat(top)  # after the watch: created since, it raised an event we may miss
+            return
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return
+        with self._lock:
+            if self._fd is not None and mark == (self._epoch, self._events.get(wd, 0)):
+                self._missing[folder] = Missing(anchor, wd, identity)
 
     def watch(self, folder: str) -> Watched | None:
         """Watch ``folder`` before it is listed; its watch, identity and mark, or None when no
@@ -214,6 +301,7 @@ class QuietFolders:
             os.close(self._fd)
         self._fd = None
         self._listed.clear()
+        self._missing.clear()
         self._local.clear()
         self._events.clear()
         self._epoch += 1

@@ -167,3 +167,94 @@ def test_a_change_read_by_another_catch_up_while_listing_keeps_the_listing_out(
 
 def test_the_daemon_keeps_one_for_every_project() -> None:
     assert shared_quiet_folders() is shared_quiet_folders()
+
+
+def _codex_rollout(home: Path, day: str = "07") -> Path:
+    rollout = home / ".codex" / "sessions" / "2026" / "12" / day / "rollout-1.jsonl"
+    rollout.parent.mkdir(parents=True, exist_ok=True)
+    rollout.write_text("{}\n")
+    return rollout
+
+
+def test_an_agent_folder_that_appears_is_seen_as_a_full_listing_sees_it(
+    project: Project, writer: Any, quiet: QuietFolders
+) -> None:
+    """The agents' folders that are not there are known missing while nothing changed in the
+    folder above them that is (their anchor); one that appears, at any depth, is listed."""
+    _project(project, writer)
+    home = Path(os.environ["HOME"])
+    digests = [_same(project, quiet)]
+    assert _same(project, quiet) == digests[0]
+    assert quiet.still_missing > 10  # the tools never run here: no scandir of each
+
+    def changed() -> None:
+        digest = _same(project, quiet)
+        assert digest != digests[-1]
+        digests.append(digest)
+        assert _same(project, quiet) == digest  # and quiet again
+
+    rollout = _codex_rollout(home)  # ~/.codex did not exist: created in the anchor, HOME
+    changed()
+    with rollout.open("a") as f:  # the folder is there now: listed as before
+        f.write('{"seq": 2}\n')
+    changed()
+    # Deep under a folder that is there (~/.config/Code/User/...: anchor ~/.config).
+    (home / ".config").mkdir()  # no agent folder yet: the same digest, the anchor moves down
+    assert _same(project, quiet) == digests[-1]
+    assert _same(project, quiet) == digests[-1]
+    tasks = home / ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/t1"
+    tasks.mkdir(parents=True)
+    (tasks / "api_conversation_history.json").write_text("[]")
+    changed()
+    (project.ade_dir / "prs").mkdir()  # an .ade folder that was missing
+    (project.ade_dir / "prs" / "1.json").write_text("{}")
+    changed()
+
+
+def test_a_folder_behind_a_dangling_link_is_listed_each_time(
+    project: Project, writer: Any, quiet: QuietFolders, tmp_path: Path
+) -> None:
+    """A link whose target appears raises no event where the link is: never known missing."""
+    _project(project, writer)
+    home = Path(os.environ["HOME"])
+    target = tmp_path / "codex-elsewhere"
+    (home / ".codex").symlink_to(target)
+    first = _same(project, quiet)
+    assert _same(project, quiet) == first
+    _codex_rollout(target.parent / "codex-target-home")  # unrelated: still dangling
+    assert _same(project, quiet) == first
+    rollout = target / "sessions" / "2026" / "12" / "07" / "rollout-1.jsonl"
+    rollout.parent.mkdir(parents=True)
+    rollout.write_text("{}\n")
+    assert _same(project, quiet) != first
+
+
+@pytest.mark.parametrize("how", ["moved", "link repointed"])
+def test_a_replaced_anchor_is_seen(
+    project: Project,
+    writer: Any,
+    quiet: QuietFolders,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    """The anchor (here HOME) moved away and another folder put at its path, or HOME a link
+    pointed at another folder (no event in the old one), holding the agent's folder."""
+    _project(project, writer)
+    home = Path(os.environ["HOME"])
+    if how == "link repointed":
+        home = tmp_path / "home-link"
+        home.symlink_to(tmp_path / "home")
+        monkeypatch.setenv("HOME", str(home))
+    first = _same(project, quiet)
+    assert _same(project, quiet) == first
+    other = tmp_path / "other-home"
+    other.mkdir()
+    _codex_rollout(other)
+    if how == "moved":
+        home.rename(tmp_path / "old-home")
+        other.rename(home)
+    else:
+        home.unlink()
+        home.symlink_to(other)
+    assert _same(project, quiet) != first
