@@ -112,6 +112,13 @@ class ServicePool:
         self._opening: dict[ServiceKey, threading.Lock] = {}
         self._lock = threading.Lock()
         self._closed = False
+        self._request = threading.local()
+
+    def one_request(self) -> _OneRequest:
+        """``with pool.one_request():`` the clients ``client_for`` returns on this thread are
+        kept until the block ends: the router asks again for the root the host asked for, and
+        resolving it (an ``lstat`` a path component) cost ~15 us each time."""
+        return _OneRequest(self._request)
 
     def client_for(self, root: Path) -> SearchClient:
         """The open client of ``root``, opening it on first use.
@@ -120,6 +127,17 @@ class ServicePool:
             ProjectError: the folder is missing or unreadable, or the daemon is shutting down.
             ContextNotServed: the caller's agent folders would be one set too many.
         """
+        kept: dict[Path, SearchClient] | None = getattr(self._request, "clients", None)
+        if kept is not None and (client := kept.get(root)) is not None:
+            if self._closed:
+                raise ProjectError("the daemon is shutting down")
+            return client
+        client = self._client_for(root)
+        if kept is not None:
+            kept[root] = client
+        return client
+
+    def _client_for(self, root: Path) -> SearchClient:
         from engine.basics.caller_env import MAX_FOLDER_CONTEXTS, ContextNotServed, folders_key
 
         try:
@@ -182,6 +200,23 @@ class ServicePool:
                 log.exception("closing the service of %s failed", root)
 
 
+class _OneRequest:
+    """``ServicePool.one_request``'s context manager (nested: the outer block's clients)."""
+
+    def __init__(self, local: threading.local) -> None:
+        self._local = local
+        self._outer = True
+
+    def __enter__(self) -> None:
+        self._outer = getattr(self._local, "clients", None) is None
+        if self._outer:
+            self._local.clients = {}
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._outer:
+            self._local.clients = None
+
+
 class DaemonHost:
     """The ``SearchHost`` of the action domain: router for queries, pool for the rest."""
 
@@ -192,10 +227,14 @@ class DaemonHost:
         self._query = query
 
     def query(self, root: Path, args: SearchQueryArgs, *, fresh: bool = True) -> SearchQueryResult:
-        from engine.project.lane_memo import one_listing  # the engine loads on first open
-
         if args.all_projects:  # every project ade knows, each caught up as one alone would be
             return self._everywhere(root, args, fresh)
+        with self._pool.one_request():  # the router's client_for(root) is this one
+            return self._query_one(root, args, fresh)
+
+    def _query_one(self, root: Path, args: SearchQueryArgs, fresh: bool) -> SearchQueryResult:
+        from engine.project.lane_memo import one_listing  # the engine loads on first open
+
         service = getattr(self._pool.client_for(root), "service", None)
         # The catch-up's manifest and the query share one `git worktree list`.
         with one_listing():
