@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from datetime import datetime
     from typing import Protocol
 
+    from engine.query.session_fold import FoldableHit
     from engine.types import HitExplanation, IndexStatus, SearchQueryResult
 
     class RangeLike(Protocol):
@@ -29,14 +30,10 @@ if TYPE_CHECKING:
         @property
         def end(self) -> int: ...
 
-    class HitLike(Protocol):
+    class HitLike(FoldableHit, Protocol):
         """What the text form reads of a hit: a ``SearchResultItem``, or a ``HitView`` of a
-        daemon's checked answer (``tui.wire_views``)."""
+        daemon's checked answer (``tui.wire_views``); folding's fields are ``FoldableHit``'s."""
 
-        @property
-        def doc_id(self) -> str: ...
-        @property
-        def kind(self) -> str: ...
         @property
         def title(self) -> str: ...
         @property
@@ -46,15 +43,9 @@ if TYPE_CHECKING:
         @property
         def updated_at(self) -> int: ...
         @property
-        def deep_link(self) -> str: ...
-        @property
-        def session_id(self) -> str | None: ...
-        @property
         def lane_id(self) -> str | None: ...
         @property
         def lane_name(self) -> str | None: ...
-        @property
-        def project_id(self) -> str | None: ...
         @property
         def project_name(self) -> str | None: ...
         @property
