@@ -46,6 +46,9 @@ def main() -> None:
         home = Path(temporary) / "home"
         home.mkdir()
         env = {**os.environ, "HOME": str(home), "ADE_SEMANTIC": "0"}
+        # The daemon is found through the block's own TMPDIR (auto_daemon): a runtime folder of
+        # the caller's would send the searches to another socket than the one waited for.
+        env.pop("ADE_RUNTIME_DIR", None)
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as a user has it
         with auto_daemon(root, env, Path(temporary) / "run") as (_, _, _, daemon_env):
             print(f"repo {root}, {args.runs} rounds, {args.install} install; p50 / p95 ms;"
