@@ -184,6 +184,24 @@ def on_table(table: str, sql: str) -> str:
     return sql if table == FTS_TABLE else sql.replace(FTS_TABLE, table)
 
 
+def _docs_join(f: Filters) -> str:
+    """The ``docs`` join a filtered match reads its filters' columns from; none unfiltered (the
+    join doubled the cost of counting, measured)."""
+    return "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
+
+
+def _newest_scored(f: Filters, scores: str) -> tuple[str, list[Any]]:
+    """The newest matches (``MATCH ?`` then ``LIMIT ?``: the budget) as ``rid`` and ``scores``,
+    with the filters' parameters (between the match and the budget): the scored rows of
+    ``window_sql`` and ``top_window_sql`` alike, so a filter narrows both the same way."""
+    where, params = filter_sql(f, fts=True)
+    sql = (
+        f"SELECT docs_fts.rowid AS rid, {scores} FROM docs_fts{_docs_join(f)}"
+        f" WHERE docs_fts MATCH ?{where} ORDER BY docs_fts.rowid DESC LIMIT ?"
+    )
+    return sql, params
+
+
 def window_sql(
     match: str, f: Filters, limit: int, *, budget: int, one_phrase: bool = False,
     table: str = FTS_TABLE, counted: bool = False, narrow: bool = False,
@@ -210,13 +228,8 @@ def window_sql(
     ``docs`` for each of the window's rows was ~1.2-2 ms of a one-term prefix's ~9 at 100 MB,
     and a page needs few of them (``engine.query.head``; ``rows_by_id_sql`` reads those).
     """
-    where, params = filter_sql(f, fts=True)
-    join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
     exact, split = score_expressions(one_phrase)
-    scored = (
-        f"SELECT docs_fts.rowid AS rid, {exact} AS b1, {split} AS b2 FROM docs_fts{join} WHERE docs_fts MATCH ?{where}"
-        " ORDER BY docs_fts.rowid DESC LIMIT ?"
-    )
+    scored, params = _newest_scored(f, f"{exact} AS b1, {split} AS b2")
     prefix, source, shown = "", f"({scored})", ""
     if counted:
         prefix, source = f"WITH scored AS MATERIALIZED ({scored}) ", "scored"
@@ -250,13 +263,8 @@ def top_window_sql(
     materialized (engine.index.top_keys). Whether ``docs_title`` holds a row is
     ``titled_rowids_sql``'s, for the window's rows only.
     """
-    where, params = filter_sql(f, fts=True)
-    join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
     key, _ = score_expressions(True)
-    scored = (
-        f"SELECT docs_fts.rowid AS rid, {key} AS b1 FROM docs_fts{join} WHERE docs_fts MATCH ?{where}"
-        " ORDER BY docs_fts.rowid DESC LIMIT ?"
-    )
+    scored, params = _newest_scored(f, f"{key} AS b1")
     sql = f"SELECT {TOP_KEYS}(b1, rid, ?), count(*), min(rid) FROM ({scored})"
     return on_table(table, sql), [limit, role_match(match, f.roles), *params, budget]
 
@@ -314,8 +322,7 @@ def count_sql(
     if below is not None:
         where += " AND docs_fts.rowid < ?"
         params.append(below)
-    join = "" if f == Filters() else " CROSS JOIN docs d ON d.id = docs_fts.rowid"
-    inner = f"SELECT 1 FROM docs_fts{join} WHERE docs_fts MATCH ?{where} LIMIT ?"
+    inner = f"SELECT 1 FROM docs_fts{_docs_join(f)} WHERE docs_fts MATCH ?{where} LIMIT ?"
     return on_table(table, f"SELECT count(*) FROM ({inner})"), [
         role_match(match, f.roles),
         *params,
