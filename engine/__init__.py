@@ -7,6 +7,11 @@ Nothing below this package imports textual, rich or tui; a test enforces it.
 
 from __future__ import annotations
 
+RELEASE = "0.1.0"
+"""The package's version (pyproject's ``[project] version``) as a constant: what a ``search.cli``
+client and the daemon compare (``engine.search_cli``) — ``__version__``'s metadata lookup costs a
+client ~25 ms. A test holds the two equal."""
+
 
 def __getattr__(name: str) -> str:
     # ``__version__`` is looked up lazily: importlib.metadata (and the email package it pulls in)

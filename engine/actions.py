@@ -1,7 +1,8 @@
 """The ``search`` action domain: the only methods the daemon serves (DESIGN §7, seed registry.ts).
 
-An allowlist of exactly ``search.query``, ``search.indexStatus`` and ``search.rebuildIndex``;
-anything else is "method not found". ``search.rebuildIndex`` is CTO-only: the caller's role comes
+An allowlist of exactly ``search.query``, ``search.indexStatus``, ``search.rebuildIndex`` and
+``search.cli`` (a whole ``ade search`` answered: ``engine.search_cli``, whose queries are
+``search.query``'s); anything else is "method not found". ``search.rebuildIndex`` is CTO-only: the caller's role comes
 from its connection (``engine.rpc.roles``), never from a parameter. Any caller-supplied
 ``callerScope`` — top level or nested, in any spelling — is removed before validation, so a
 session-bound agent and an unbound shell get the same project results (seed adeRpcServer.ts).
@@ -33,7 +34,7 @@ Role = Literal["cto", "agent"]
 """``cto``: the human's own CLI or palette (proved with the token); ``agent``: everyone else."""
 
 SEARCH_ACTIONS: frozenset[str] = frozenset(
-    {"search.query", "search.indexStatus", "search.rebuildIndex"}
+    {"search.query", "search.indexStatus", "search.rebuildIndex", "search.cli"}
 )
 """The allowlist; nothing else in the search domain is reachable over the socket."""
 
@@ -165,10 +166,15 @@ class SearchDomain:
 
     Args:
         host: the daemon's router and services.
+        renderer: the module that renders ``search.cli`` answers (``engine.search_cli``);
+            ``None``: that method answers fallback.
     """
 
-    def __init__(self, host: SearchHost) -> None:
+    def __init__(self, host: SearchHost, renderer: str | None = None) -> None:
+        from engine.search_cli import CliAnswers
+
         self._host = host
+        self._cli = CliAnswers(renderer)
 
     def call(self, method: str, params: dict[str, Any], role: Role, peer: str = "?") -> Any:
         """Run ``method`` for a caller of ``role``; return the JSON-ready result.
@@ -191,6 +197,8 @@ class SearchDomain:
             root = project_root_param(clean)
             with serving(clean.get("context")):  # the caller's environment, not the daemon's
                 return to_wire(self._host.query(root, args, fresh=fresh_param(clean)))
+        if method == "search.cli":  # served in the caller's context, which it carries
+            return self._cli.answer(clean, self._cli_query)
         _check_keys(clean, _ROOT_ONLY_KEYS)
         root = project_root_param(clean)
         with serving(clean.get("context")):
@@ -198,3 +206,10 @@ class SearchDomain:
                 return to_wire(self._host.index_status(root))
             audit_log.info("rebuild of %s by role=%s peer=%s", root, role, peer)
             return to_wire(self._host.rebuild_index(root))
+
+    def _cli_query(self, root: str, params: dict[str, Any]) -> SearchQueryResult:
+        """``search.query`` for a ``search.cli`` answer, already in the caller's context: the
+        same checks, catch-up (read your writes) and router."""
+        params = {**strip_caller_scope(params), "projectRoot": root}
+        args = query_args_param(params)
+        return self._host.query(project_root_param(params), args, fresh=fresh_param(params))

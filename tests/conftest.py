@@ -112,8 +112,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 DAEMON_CONTEXT = {"HOME": "daemon-home"}
 """How the module's daemon's own environment differs from every caller's: another ``HOME`` (no
-agent sessions, no git identity) and a clock of its own (no ``ADE_NOW``). An answer that depends
-on the daemon's environment instead of the caller's differs."""
+agent sessions, no git identity), a clock of its own (no ``ADE_NOW``) and ``NO_COLOR`` set (the
+colour is the client's decision). An answer that depends on the daemon's environment instead of
+the caller's differs."""
 
 
 @pytest.fixture(scope="module")
@@ -123,14 +124,16 @@ def module_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     from daemon_machine import Machine
 
     from engine.rpc.autostart import restart_daemon
+    from tui.daemon_search import SEARCH_RENDERER
 
     base = Path(tempfile.mkdtemp(prefix="ade-cp-", dir="/tmp"))  # a socket path fits 107 bytes
     machine = Machine(base)
     home = tmp_path_factory.mktemp(DAEMON_CONTEXT["HOME"])
     env = {k: v for k, v in machine.env.items() if k != "ADE_NOW"}
-    env.update(HOME=str(home))
+    env.update(HOME=str(home), NO_COLOR="1")
     try:
-        assert restart_daemon(str(machine.socket), env), "the module's daemon did not start"
+        started = restart_daemon(str(machine.socket), env, renderer=SEARCH_RENDERER)
+        assert started, "the module's daemon did not start"
         yield machine
     finally:
         machine.stop_all()

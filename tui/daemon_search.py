@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
+SEARCH_RENDERER = "tui.search_answer"
+"""The module that renders a daemon's ``search.cli`` answers (``engine.search_cli``), as the
+front end names it to every daemon it starts (``--renderer``)."""
+
 _HEAD_START = b'{"jsonrpc":"2.0","id":'
 _HEAD_END = b',"result":'
 """How the daemon's answer line starts (``validation.result_object``): the start, the request's

@@ -55,9 +55,10 @@ def open_palette_client(
     here = is_no_project(root)  # no project here: every project ade knows (docs/search.md)
     if use_daemon:
         from engine.rpc.client import UntrustedDaemon, connect_daemon
+        from tui.daemon_search import SEARCH_RENDERER
 
-        try:
-            daemon = connect_daemon(project_root=root, fresh_once=True)  # docs/freshness.md
+        try:  # docs/freshness.md
+            daemon = connect_daemon(project_root=root, fresh_once=True, renderer=SEARCH_RENDERER)
         except UntrustedDaemon as err:
             daemon = None
             if warn is not None:

@@ -150,12 +150,13 @@ def start_daemon_for_next_search() -> None:
     """Start the daemon in the background once the answer is out (``engine.rpc.autostart``):
     the output is flushed first, so a reader never waits for the spawn."""
     from engine.rpc.autostart import autostart_allowed, start_daemon_in_background
+    from tui.daemon_search import SEARCH_RENDERER
 
     if not autostart_allowed():
         return
     sys.stdout.flush()
     sys.stderr.flush()
-    start_daemon_in_background()
+    start_daemon_in_background(renderer=SEARCH_RENDERER)
 
 
 def _is_embedded(client: SearchClient) -> bool:

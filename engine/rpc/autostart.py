@@ -87,32 +87,43 @@ process). An install too broken to import the daemon still leaves the start-fail
 
 
 def daemon_command(
-    executable: str = sys.executable, after_fd: int | None = None, marker: str | None = None
+    executable: str = sys.executable,
+    after_fd: int | None = None,
+    marker: str | None = None,
+    renderer: str | None = None,
 ) -> list[str]:
     """The auto-started daemon's command line: ``-P`` so a project folder's own modules never
     shadow ade's (the child runs in ``/`` anyway). ``after_fd``: wait for EOF on that pipe
-    first; ``marker``: where a failed import is recorded (``_BOOT``)."""
+    first; ``marker``: where a failed import is recorded (``_BOOT``); ``renderer``: the module
+    that renders its ``search.cli`` answers (named by the front end: ``engine.search_cli``)."""
+    options = ["--auto-started", *(["--renderer", renderer] if renderer else [])]
     if after_fd is None and marker is None:
-        return [executable, "-P", "-m", "engine.rpc", "--auto-started"]
+        return [executable, "-P", "-m", "engine.rpc", *options]
     fd = -1 if after_fd is None else after_fd
-    return [executable, "-P", "-c", _BOOT, str(fd), marker or "", "--auto-started"]
+    return [executable, "-P", "-c", _BOOT, str(fd), marker or "", *options]
 
 
-def start_daemon_in_background(env: dict[str, str] | None = None) -> int | None:
+def start_daemon_in_background(
+    env: dict[str, str] | None = None, renderer: str | None = None
+) -> int | None:
     """Start a daemon detached from this process; its pid, or ``None`` when none could start.
 
     It starts serving once this process has exited (it waits on a pipe only this process holds
     open). Never raises: the caller has answered its search and exits with that answer's code.
+    ``renderer``: see ``daemon_command``.
     """
-    child = _spawn(dict(os.environ) if env is None else env, after_exit=True, tell=True)
+    environ = dict(os.environ) if env is None else env
+    child = _spawn(environ, after_exit=True, tell=True, renderer=renderer)
     return None if child is None else child.pid
 
 
-def restart_daemon(path: str | os.PathLike[str], env: dict[str, str] | None = None) -> bool:
+def restart_daemon(
+    path: str | os.PathLike[str], env: dict[str, str] | None = None, renderer: str | None = None
+) -> bool:
     """After a lost daemon at ``path``: start one and wait (bounded) until it answers; False
     when auto-start is off, ``path`` is not the default socket (a ``--socket`` daemon is the
     user's to start) or none came up. A daemon still shutting down holds the lock: the one
-    started beside it exits, and another is started."""
+    started beside it exits, and another is started. ``renderer``: see ``daemon_command``."""
     import time
 
     from engine.rpc.paths import socket_file
@@ -129,7 +140,7 @@ def restart_daemon(path: str | os.PathLike[str], env: dict[str, str] | None = No
         if _answers(os.fspath(path)):
             return True
         if child is None or child.poll() is not None:
-            child = _spawn(env)
+            child = _spawn(env, renderer=renderer)
             if child is None:
                 return False
         time.sleep(0.05)  # another process binding its socket: nothing to block on
@@ -175,7 +186,11 @@ def _answers(path: str) -> bool:
 
 
 def _spawn(
-    env: dict[str, str], *, after_exit: bool = False, tell: bool = False
+    env: dict[str, str],
+    *,
+    after_exit: bool = False,
+    tell: bool = False,
+    renderer: str | None = None,
 ) -> subprocess.Popen[bytes] | None:
     """``tell``: say once on stderr (a terminal) that a start failed recently, when it did."""
     if not autostart_allowed(env) or not sys.executable:
@@ -198,7 +213,9 @@ def _spawn(
     held = os.pipe() if after_exit else None  # both ends close-on-exec: no other child has them
     try:
         child = subprocess.Popen(
-            daemon_command(after_fd=None if held is None else held[0], marker=marker),
+            daemon_command(
+                after_fd=None if held is None else held[0], marker=marker, renderer=renderer
+            ),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

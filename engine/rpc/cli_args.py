@@ -75,6 +75,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="exit after this long without a request (default: never; a daemon `ade search`"
         f" started itself: {AUTO_IDLE_EXIT_S:g})",
     )
+    parser.add_argument(
+        "--renderer",
+        metavar="MODULE",
+        help="the module whose answer_cli renders whole `ade search` answers (search.cli);"
+        " without one the daemon answers only queries",
+    )
     # How `ade search` starts its daemon (engine.rpc.autostart), not for users.
     parser.add_argument("--auto-started", action="store_true", help=argparse.SUPPRESS)
     # A tuning knob for benchmarks/bench_daemon_load.py (0: queries never wait), not for users.
@@ -101,6 +107,7 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
         limits=limits,
         verbose=args.verbose,
         auto_started=args.auto_started,
+        renderer=args.renderer,
     )
 
 

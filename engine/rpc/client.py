@@ -65,6 +65,9 @@ class DaemonClient(LocalReads):
     ``fresh_once``: only the first query asks the daemon to catch up first (docs/freshness.md):
     a palette sees what was there when it opened, then keeps its typing debounce and the
     watcher's pace; without it every query catches up (a one-shot command's only query).
+
+    ``renderer``: the ``search.cli`` renderer a restarted daemon gets
+    (``engine.rpc.autostart.daemon_command``).
     """
 
     def __init__(
@@ -75,8 +78,10 @@ class DaemonClient(LocalReads):
         restart: bool = True,
         env: dict[str, str] | None = None,
         fresh_once: bool = False,
+        renderer: str | None = None,
     ) -> None:
         super().__init__(lambda: ProjectListings(project))
+        self._renderer = renderer
         self._conn = connection
         self._fresh_once = fresh_once
         self._asked = False
@@ -90,7 +95,7 @@ class DaemonClient(LocalReads):
         except DaemonLost:
             from engine.rpc.autostart import restart_daemon
 
-            if not self._restart or not restart_daemon(self._conn.path, self._env):
+            if not self._restart or not restart_daemon(self._conn.path, self._env, self._renderer):
                 raise
         return self._conn.call(method, params, timeout)
 
@@ -149,10 +154,12 @@ def connect_daemon(
     env: dict[str, str] | None = None,
     restart: bool = True,
     fresh_once: bool = False,
+    renderer: str | None = None,
 ) -> DaemonClient | None:
     """A ``DaemonClient`` for the project at ``project_root`` (default: as ``open_project`` finds
     it), or ``None`` fast when no daemon is running, ``ADE_DAEMON`` is off, or the daemon says
-    it cannot answer in this caller's context. ``restart``, ``fresh_once``: see ``DaemonClient``.
+    it cannot answer in this caller's context. ``restart``, ``fresh_once``, ``renderer``: see
+    ``DaemonClient``.
 
     Raises:
         ProjectError: the project folder does not exist (same as in-process).
@@ -172,4 +179,5 @@ def connect_daemon(
     except ProjectError:
         connection.close()
         raise
-    return DaemonClient(connection, project, restart=restart, env=env, fresh_once=fresh_once)
+    return DaemonClient(connection, project, restart=restart, env=env, fresh_once=fresh_once,
+                        renderer=renderer)  # fmt: skip

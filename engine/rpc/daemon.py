@@ -49,6 +49,8 @@ class DaemonOptions:
     auto_started: bool = False
     """Started by ``ade search`` for the next search (``engine.rpc.autostart``): said by
     ``rpc.status``; its idle exit is in ``limits``."""
+    renderer: str | None = None
+    """The module rendering ``search.cli`` answers (``engine.search_cli``); ``None``: fallback."""
 
 
 def configure_logging(options: DaemonOptions) -> None:
@@ -101,7 +103,7 @@ def run_daemon(options: DaemonOptions) -> int:
             preload_in_background()
         sock = bound.sock
         router = MachineRouter(pool.client_for, registry)
-        domain = SearchDomain(DaemonHost(pool, router.query))
+        domain = SearchDomain(DaemonHost(pool, router.query), options.renderer)
 
         def status() -> dict[str, Any]:
             projects = [str(r) for r in pool.roots()]

@@ -29,6 +29,8 @@ ALLOWED: dict[str, str] = {
     "running daemon with nothing of the engine imported (the start-up budget)",
     "engine.rpc.reply_check": "`ade search` checks a daemon's answer against the wire contract "
     "before printing a byte of it (a daemon is a peer, not a trusted part of this process)",
+    "engine.search_cli": "the daemon's `search.cli` request as its renderer (tui.search_answer, "
+    "loaded by the daemon the front end starts) reads it: a whole `ade search` answered there",
     "engine.rpc.autostart": "starting the daemon for the next search once `ade search` has "
     "answered without one (the start-up budget)",
     "engine.rpc.roles": "`ade search --rebuild` refuses in an agent's shell before asking anyone: "

@@ -36,6 +36,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="status as JSON")
     add_run_arguments(parser)
+    from tui.daemon_search import SEARCH_RENDERER
+
+    parser.set_defaults(renderer=SEARCH_RENDERER)  # `ade daemon run` answers search.cli
 
 
 def run(args: argparse.Namespace) -> int:
