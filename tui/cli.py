@@ -76,7 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if name != "search":  # a search releases it once its index is open (tui.search_run)
         collector.release()
     try:
-        return int(module.run(namespace))
+        # A command that wants the words it was parsed from (``ade search``: a daemon answers
+        # them whole) has ``run_with_argv``.
+        with_argv = getattr(module, "run_with_argv", None)
+        return int(module.run(namespace) if with_argv is None else with_argv(namespace, rest))
     except AdeError as err:  # UsageError included
         print(f"ade {name}: {_shown(str(err))}", file=sys.stderr)
         return 2

@@ -1,12 +1,14 @@
-"""`ade search` answered by a running daemon, importing no engine beyond the wire (start-up budget).
+"""`ade search` answered by a running daemon: one request, and the client writes what it is given.
 
-With a daemon up, the shell's answer is one request over its socket: this module finds the
-project root with plain file-system checks, forwards the query and prints the answer exactly as
-``tui.search_run`` prints a daemon's answer (same JSON, same text, same exit codes). The daemon
-does the catch-up it always does. Whenever a shortcut could differ from the full path — a root
-only git can name (a linked worktree, a submodule, ``GIT_DIR``…), a folder whose project status
-needs git or the registry, ``--status``/``--rebuild``/``--explain`` — it answers ``None`` and the
-full path runs, so nothing here decides anything the full path would decide differently.
+With a daemon up, a search is one ``search.cli`` request over its socket (``engine.search_cli``):
+the words after ``search``, the cwd, whether stdout takes colour, ade's release and the caller's
+context. The daemon parses them, finds the project root from that cwd, catches up, queries and
+renders, and answers with the texts ``ade search … --no-daemon`` would write to stdout and
+stderr and its exit code; this module writes them and returns the code. Whenever the daemon's
+shortcut could differ from the full path — a root only git can name, ``--status``/``--rebuild``/
+``--explain``, an argv argparse must report on, another release, a context the daemon does not
+serve, a daemon without a renderer — it answers ``fallback``, this module answers ``None`` and
+the full path runs, so nothing here decides anything the full path would decide differently.
 """
 
 # warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
@@ -16,57 +18,41 @@ from __future__ import annotations
 import os
 import sys
 
-from engine.errors import AdeError, ProjectError, UsageError
+from engine.errors import AdeError
 
-TYPE_CHECKING = False  # no `typing` nor `pathlib` on a daemon-answered search (start-up budget)
+TYPE_CHECKING = False  # no `typing` on a daemon-answered search (start-up budget)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
     from typing import Any
 
 SEARCH_RENDERER = "tui.search_answer"
 """The module that renders a daemon's ``search.cli`` answers (``engine.search_cli``), as the
 front end names it to every daemon it starts (``--renderer``)."""
 
-_HEAD_START = b'{"jsonrpc":"2.0","id":'
-_HEAD_END = b',"result":'
-"""How the daemon's answer line starts (``validation.result_object``): the start, the request's
-id (ASCII digits), the end; the rest is the result."""
 
-
-def _result_start(line: bytes) -> int | None:
-    """Where the result begins in an answer line of the plain shape, or ``None`` (no ``re``
-    on a daemon-answered search: the start-up budget)."""
-    if not line.startswith(_HEAD_START):
-        return None
-    digits = len(_HEAD_START)
-    end = line.find(_HEAD_END, digits)
-    if end <= digits or not line[digits:end].isdigit():  # bytes.isdigit: ASCII digits only
-        return None
-    return end + len(_HEAD_END)
-
-
-def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | None:
-    """Print the daemon's answer to ``params`` (``search.query``'s) and return the exit code;
-    ``None``: run the full path (no daemon answers, or the shortcut does not apply). A daemon
-    that fails the request for its own reasons is warned about, as the full path does, and
-    ``ns.no_daemon`` is set so the full path answers in this process."""
+def answer_from_daemon(ns: argparse.Namespace, argv: Sequence[str]) -> int | None:
+    """Write the daemon's answer to ``ade search ARGV`` (parsed as ``ns``) and return its exit
+    code; ``None``: run the full path (no daemon answers, or its shortcut does not apply). A
+    daemon that fails the request for its own reasons is warned about, as the full path does,
+    and ``ns.no_daemon`` is set so the full path answers in this process."""
     if ns.no_daemon or ns.status or ns.rebuild or ns.explain:
         return None
-    root = _project_root(ns.project)
-    if root is None:
+    try:
+        cwd = os.getcwd()
+        for text in (cwd, *argv):
+            text.encode()  # argv bytes that are not UTF-8 (lone surrogates): the full path
+    except (OSError, UnicodeEncodeError):
         return None
+    from engine import RELEASE
     from engine.rpc.connection import CALL_TIMEOUT_S, ContextNotServed, call_once
     from engine.rpc.paths import UntrustedDaemon
 
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    params = {"argv": list(argv), "cwd": cwd, "color": color, "version": RELEASE}
     try:
-        answered = call_once("search.query", {**params, "projectRoot": str(root)}, CALL_TIMEOUT_S,
-                             meanwhile=_answer_imports)  # fmt: skip
-        if answered is not None:
-            from engine.rpc.reply_check import check_search_result
-
-            check_search_result(answered[1])  # before any of it reaches stdout
-    except (UsageError, ProjectError):
-        raise
+        answered = call_once("search.cli", params, CALL_TIMEOUT_S)
+        writes = None if answered is None else _writes(answered[1], color)
     except UntrustedDaemon as err:
         warn_untrusted(err)
         ns.no_daemon = True
@@ -81,25 +67,38 @@ def answer_from_daemon(ns: argparse.Namespace, params: dict[str, Any]) -> int | 
               file=sys.stderr)  # fmt: skip
         ns.no_daemon = True
         return None
-    if answered is None:
+    if writes is None:
         return None
-    line, result = answered
-    wire = _wire_json(line, result)
-    if wire is None or ns.fmt != "json":
-        return _print_decoded(ns, params, result)
-    from tui.printable import printable, printable_json
+    code, texts = writes
+    last = None
+    for fd, text in texts:
+        stream = sys.stdout if fd == 1 else sys.stderr
+        if last is not None and stream is not last:
+            last.flush()  # the two streams' lines in the order the full path prints them
+        stream.write(text)
+        last = stream
+    return code
 
-    for warning in result["warnings"]:
-        print(f"warning: {printable(warning)}", file=sys.stderr)
-    print(printable_json(wire))
-    return 0 if result["items"] else 1
 
+def _writes(answer: Any, color: bool) -> tuple[int, list[tuple[int, str]]] | None:
+    """The exit code and the ``[fd, text]`` writes of a ``search.cli`` answer; ``None`` for a
+    fallback. Raises ``MalformedReply`` for anything else (the full path then answers),
+    without ``color`` an escape byte too: the daemon's output boundary leaves none in what it
+    renders, so one there is a broken daemon's (docs/trust.md)."""
+    if isinstance(answer, dict) and isinstance(answer.get("fallback"), str) and len(answer) == 1:
+        return None
+    code = answer.get("exit") if isinstance(answer, dict) else None
+    texts = answer.get("writes") if isinstance(answer, dict) else None
+    shaped = isinstance(texts, list) and all(
+        isinstance(w, list) and len(w) == 2 and type(w[0]) is int and w[0] in (1, 2)
+        and isinstance(w[1], str) and (color or not ("\x1b" in w[1] or "\x9b" in w[1]))
+        for w in texts
+    )  # fmt: skip
+    if type(code) is int and 0 <= code <= 2 and shaped and isinstance(texts, list):
+        return code, [(w[0], w[1]) for w in texts]
+    from engine.rpc.connection import MalformedReply
 
-def _answer_imports() -> None:
-    """What checking and printing the answer imports, loaded while the daemon answers (the
-    request is already sent: the two processes work side by side)."""
-    import engine.rpc.reply_check  # noqa: F401
-    import tui.printable  # noqa: F401
+    raise MalformedReply("the ade daemon's answer to search.cli is not of its shape")
 
 
 def warn_untrusted(err: AdeError) -> None:
@@ -109,76 +108,3 @@ def warn_untrusted(err: AdeError) -> None:
 
     print(f"warning: not using the ade daemon: {printable(str(err))}; searching in this process",
           file=sys.stderr)  # fmt: skip
-
-
-def _wire_json(line: bytes, result: Any) -> str | None:
-    """The result's JSON exactly as the daemon encoded it — what ``to_json`` of the decoded
-    result prints, as both are msgspec's compact form of the same value — or ``None`` when
-    the answer is not the plain shape (then it is decoded and re-encoded)."""
-    start = _result_start(line)
-    if start is None or not line.endswith(b"}") or not isinstance(result, dict):
-        return None
-    warnings, items = result.get("warnings"), result.get("items")
-    if not isinstance(items, list) or not isinstance(warnings, list):
-        return None
-    if not all(isinstance(w, str) for w in warnings):
-        return None
-    return line[start:-1].decode()
-
-
-def _print_decoded(ns: argparse.Namespace, params: dict[str, Any], raw: Any) -> int:
-    """The full path's printing of a daemon answer (``search_run._query``), from views of the
-    checked answer (``tui.wire_views``: the wire types and msgspec stay unimported)."""
-    from tui.search_format import format_results_json, format_warnings
-    from tui.wire_views import ResultView
-
-    result = ResultView(raw)  # checked by reply_check.check_search_result before this
-    for line in format_warnings(result):
-        print(line, file=sys.stderr)
-    if ns.fmt == "json":
-        from engine.types import SearchQueryResult, from_wire
-
-        print(format_results_json(from_wire(raw, SearchQueryResult)))
-    else:
-        from engine.basics.clock import clock_from_env
-        from tui.search_format import format_results_text
-
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        cursor = params.get("cursor")
-        if cursor:  # the cursor's reader (with json and the digests) only for a later page
-            from engine.query.cursor import cursor_seen
-
-            first = cursor_seen(cursor) + params.get("offset", 0) + 1
-        else:
-            first = params.get("offset", 0) + 1
-        print(format_results_text(result, clock_from_env()(), color=color, first=first))
-    return 0 if result.items else 1
-
-
-def _project_root(project: str | None) -> str | None:
-    """The root ``open_project`` would name, when plain checks can tell, else ``None``.
-
-    An explicit folder is the root as given (resolved); it is a project without asking git
-    when it holds ``.ade/``. Without one, the cwd's nearest ``.git`` folder (not a file: a
-    linked worktree or a submodule needs git) names the main worktree, ours by ownership
-    (git refuses another user's repository).
-    """
-    if project is not None:
-        try:
-            # Path.resolve(strict=True) is this realpath (3.11); the strings are the same
-            root = os.path.realpath(os.path.expanduser(project) or ".", strict=True)
-        except (OSError, RuntimeError):
-            return None
-        ok = (
-            os.path.isdir(root)
-            and os.access(root, os.R_OK | os.X_OK)
-            and os.path.isdir(os.path.join(root, ".ade"))
-        )
-        return root if ok else None
-    try:
-        here = os.getcwd()  # what Path.cwd() names, as a string: no pathlib (the start-up budget)
-    except OSError:
-        return None
-    from engine.project.plain_repo import plain_main_worktree_above  # only without --project
-
-    return plain_main_worktree_above(here)

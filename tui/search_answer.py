@@ -6,8 +6,10 @@ palette restarting one) is named this module (``--renderer``: ``tui.daemon_searc
 is what ``ade search … --no-daemon`` writes in that cwd and environment — the same parsing
 (``tui.commands.search.parse_plain``), the same root, the same query path as ``search.query``
 and the same printing (``tui.search_run.print_result``'s formatters) — or a fallback wherever
-the plain shortcut could differ from the full path: an argv argparse must parse,
-``--status``/``--rebuild``/``--explain``/``--no-daemon``, a root only git can name.
+the plain shortcut could differ from the full path: an argv argparse would print about (help,
+an error), ``--status``/``--rebuild``/``--explain``/``--no-daemon``, a root only git can name.
+An argv ``parse_plain`` leaves to argparse (``--limit=5``, ``-- -flaky``) is parsed by argparse
+here, quietly.
 
 Nothing here reads the daemon's own environment or process: the cwd, ``HOME`` (for ``~``),
 the clock and the colour decision come with the request.
@@ -19,7 +21,10 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    import argparse
+    from typing import Any, NoReturn
+
+    from _typeshed import SupportsWrite
 
     from engine.search_cli import CliRequest
 
@@ -36,7 +41,9 @@ def answer_cli(request: CliRequest) -> dict[str, Any]:
 
     ns = parse_plain(request.argv)
     if ns is None:
-        return fallback("the arguments are not of the plain shape (argparse parses them)")
+        ns = _parsed_quietly(request.argv)
+    if ns is None:
+        return fallback("argparse has something to say about these arguments (help, an error)")
     if ns.no_daemon or ns.status or ns.rebuild or ns.explain:
         return fallback("--no-daemon, --status, --rebuild and --explain run in process")
     try:
@@ -66,6 +73,34 @@ def answer_cli(request: CliRequest) -> dict[str, Any]:
     writes = [[2, stderr]] if stderr else []
     writes.append([1, f"{stdout}\n"])
     return {"exit": 0 if result.items else 1, "writes": writes}
+
+
+class _Said(Exception):
+    """argparse would have printed something (help, usage, an error): the client's says it."""
+
+
+def _parsed_quietly(argv: list[str]) -> argparse.Namespace | None:
+    """The namespace ``ade search``'s argparse gives ``argv``, or ``None`` where it would print
+    (``--help``, an error: the client's own parser prints it, in its terminal's width)."""
+    from tui.cli_parser import OneLineParser
+    from tui.commands.search import configure
+
+    class Quiet(OneLineParser):
+        def error(self, message: str) -> NoReturn:
+            raise _Said(message)
+
+        def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+            raise _Said(f"exit {status}: {message}")
+
+        def print_help(self, file: SupportsWrite[str] | None = None) -> None:  # noqa: ARG002
+            raise _Said("--help")
+
+    parser = Quiet(prog="ade search")
+    configure(parser)
+    try:
+        return parser.parse_args(argv)
+    except _Said:
+        return None
 
 
 def _usage_error(err: Exception) -> dict[str, Any]:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from engine.types import HitExplanation, IndexStatus, SearchQueryResult
 
     class RangeLike(Protocol):
-        """A match range: ``engine.types.MatchRange``, or ``tui.wire_views.RangeView``."""
+        """A match range (``engine.types.MatchRange``)."""
 
         @property
         def start(self) -> int: ...
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
         def end(self) -> int: ...
 
     class HitLike(FoldableHit, Protocol):
-        """What the text form reads of a hit: a ``SearchResultItem``, or a ``HitView`` of a
-        daemon's checked answer (``tui.wire_views``); folding's fields are ``FoldableHit``'s."""
+        """What the text form reads of a hit (a ``SearchResultItem``); folding's fields are
+        ``FoldableHit``'s."""
 
         @property
         def title(self) -> str: ...
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         def match_count(self) -> int | None: ...
 
     class ResultLike(Protocol):
-        """What the text form reads of an answer: a ``SearchQueryResult`` or a ``ResultView``."""
+        """What the text form reads of an answer (a ``SearchQueryResult``)."""
 
         @property
         def items(self) -> Sequence[HitLike]: ...

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     class FoldableHit(Protocol):
-        """What folding reads of a hit (a ``SearchResultItem`` or ``tui.wire_views.HitView``)."""
+        """What folding reads of a hit (a ``SearchResultItem``)."""
 
         @property
         def doc_id(self) -> str: ...

@@ -1,9 +1,8 @@
 """What a daemon's search answer may hold, checked before any of it is printed or used.
 
-The daemon-answered ``ade search --json`` prints the daemon's own bytes (``tui.daemon_search``):
-whatever passes here reaches stdout unchanged, so the check is the wire contract of
-``engine.types`` (``SearchQueryResult``, ``SearchResultItem``, ``MatchRange``) spelled as plain
-field lists — the fast path imports no msgspec — plus what the types cannot say: match ranges
+Every ``search.query`` answer a front end takes from the daemon (``engine.rpc.client``) passes
+here first: the wire contract of ``engine.types`` (``SearchQueryResult``, ``SearchResultItem``,
+``MatchRange``) spelled as plain field lists, plus what the types cannot say: match ranges
 inside their snippet, and deep links of the hit's own kind that no ``..`` or ``%2F`` steers out
 of the project (``ade://file/../../../etc/shadow``). A test keeps the lists equal to the types.
 
@@ -11,8 +10,6 @@ A daemon of the user's own (the socket and peer checks of ``engine.rpc.paths`` h
 anything else is broken or not ours to believe: ``MalformedReply``, and the search runs in
 process.
 """
-
-# warm path: a warm `ade search` imports this; keep its imports light (ARCHITECTURE: The warm path)
 
 from __future__ import annotations
 

@@ -27,8 +27,6 @@ ALLOWED: dict[str, str] = {
     "raw connection `ade daemon status/stop` greet the daemon with",
     "engine.rpc.connection": "the bare greeted socket: `ade search` forwards a query to a "
     "running daemon with nothing of the engine imported (the start-up budget)",
-    "engine.rpc.reply_check": "`ade search` checks a daemon's answer against the wire contract "
-    "before printing a byte of it (a daemon is a peer, not a trusted part of this process)",
     "engine.search_cli": "the daemon's `search.cli` request as its renderer (tui.search_answer, "
     "loaded by the daemon the front end starts) reads it: a whole `ade search` answered there",
     "engine.rpc.autostart": "starting the daemon for the next search once `ade search` has "

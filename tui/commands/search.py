@@ -241,14 +241,20 @@ def wire_params(ns: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in params.items() if v is not None}
 
 
-def run(ns: argparse.Namespace) -> int:
-    if not (ns.status or ns.rebuild or ns.no_daemon):
-        # A running daemon answers with nothing of the engine imported here (the start-up budget).
+def run_with_argv(ns: argparse.Namespace, argv: Sequence[str]) -> int:
+    """``run``, given the words ``ns`` was parsed from: a running daemon answers the whole
+    search (``tui.daemon_search``), with nothing of the engine imported here (the start-up
+    budget); else, or when its shortcut does not apply, the full path."""
+    if not (ns.status or ns.rebuild or ns.no_daemon or ns.explain):
         from tui.daemon_search import answer_from_daemon
 
-        code = answer_from_daemon(ns, wire_params(ns))
+        code = answer_from_daemon(ns, argv)
         if code is not None:
             return code
+    return run(ns)
+
+
+def run(ns: argparse.Namespace) -> int:
     from tui.lean_msgspec import import_msgspec_lean
 
     import_msgspec_lean()  # before the engine's first `import msgspec`

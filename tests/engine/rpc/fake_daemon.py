@@ -22,6 +22,8 @@ ANSWERS = {
     "shadow": {"items": [SHADOW_HIT], "nextCursor": None, "total": 1},
     "escape": {"items": [{**SHADOW_HIT, "deepLink": "ade://file/a.py", "title": "\x1b]52;c;x\x07"}],
                "nextCursor": None, "total": "\x1b[2J"},
+    # search.cli's shape, but an escape in a search's uncoloured output: a broken renderer
+    "render-escape": {"exit": 0, "writes": [[1, "\x1b]52;c;eA==\x07 owned\n"]]},
 }  # fmt: skip
 
 

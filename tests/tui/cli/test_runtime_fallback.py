@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import CLEAN_ENV, DEMO_NOW, loaded_modules, wait_until_listening
 
+from tui.daemon_search import SEARCH_RENDERER
+
 RUNTIME_VARIABLES = ("ADE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "TMPDIR")
 
 
@@ -34,7 +36,8 @@ def _env(temporary: Path) -> dict[str, str]:
 
 
 def _start_daemon(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log), "--backfill-delay", "0"]
+    command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log), "--backfill-delay", "0",
+               "--renderer", SEARCH_RENDERER]  # fmt: skip
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 

@@ -74,7 +74,7 @@ def _in_process(capsys: pytest.CaptureFixture[str], argv: list[str], cwd: Path) 
     here = os.getcwd()
     os.chdir(cwd)
     try:
-        return run_main(capsys, ["search", *argv, "--no-daemon"])
+        return run_main(capsys, ["search", "--no-daemon", *argv])
     finally:
         os.chdir(here)
 
@@ -131,6 +131,51 @@ def test_the_daemon_writes_what_the_in_process_search_writes(
         assert not {"\x1b", "\x07", "\r", "\u202e", "\x9b"} & set(ran.out)
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["--limit=3", "timeout"], ["--", "-flaky", "retry", "--json"], ["timeout", "--kind=chat"]],
+)
+def test_an_argv_argparse_parses_is_answered_too(
+    daemon: Machine, project: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """What ``parse_plain`` leaves to argparse is parsed there, quietly, in the daemon."""
+    assert _same(capsys, ["--project", str(project), *argv], Path("/")).code == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["timeout", "--json"],
+        ["timeout"],
+        ["timeoutt", "retyr", "--limit", "3"],
+        ["zzznothingzzz"],
+        ["--limit", "0", "timeout"],
+        ["zapword"],
+        ["--", "-flaky", "retry"],
+        ["--explain", "timeout", "--limit", "2"],  # not rendered: the full path, with the daemon
+    ],
+)
+def test_ade_search_writes_the_daemons_answer(
+    daemon: Machine, project: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """The client (``tui.daemon_search``) writes what it is given: ``ade search`` with the
+    daemon up prints what ``--no-daemon`` prints."""
+    full = ["--project", str(project), *argv]
+    assert run_main(capsys, ["search", *full]) == _in_process(capsys, full, Path("/"))
+
+
+def test_a_context_the_daemon_does_not_serve_is_answered_in_process(
+    daemon: Machine,
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TZ", "Pacific/Chatham")
+    full = ["--project", str(project), "timeout"]
+    assert "context not served" in _answer(full, Path("/"))["fallback"]
+    assert run_main(capsys, ["search", *full]) == _in_process(capsys, full, Path("/"))
+
+
 def test_a_later_page_counts_from_its_cursor(
     daemon: Machine, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -181,7 +226,7 @@ def test_colour_is_the_clients_decision(daemon: Machine, project: Path) -> None:
     argv = ["--project", str(project), "timeout", "--limit", "2"]
     coloured = _written(_answer(argv, Path("/"), color=True))
     assert "\x1b[1;33m" in coloured.out
-    assert coloured.out == _on_a_terminal(["search", *argv, "--no-daemon"])
+    assert coloured.out == _on_a_terminal(["search", "--no-daemon", *argv])
     assert "\x1b[" not in _written(_answer(argv, Path("/"))).out
 
 
@@ -212,7 +257,8 @@ def _on_a_terminal(argv: list[str]) -> str:
 @pytest.mark.parametrize(
     ("argv", "cwd", "said"),
     [
-        (["--limit=5", "timeout"], None, "plain shape"),
+        (["--limit=abc", "timeout"], None, "argparse"),
+        (["--help"], None, "argparse"),
         (["--explain", "timeout"], None, "--explain"),
         (["--status"], None, "--status"),
         (["timeout", "--no-daemon"], None, "--no-daemon"),
@@ -239,7 +285,7 @@ def test_another_version_or_context_falls_back(
 
 
 def test_a_daemon_without_a_renderer_falls_back(
-    project: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``python -m engine.rpc`` as such names no renderer (the engine knows no front end)."""
     from daemon_machine import private_machine
@@ -253,8 +299,9 @@ def test_a_daemon_without_a_renderer_falls_back(
         for name in ("ADE_RUNTIME_DIR", "ADE_CONFIG_DIR"):
             monkeypatch.setenv(name, machine.env[name])
         monkeypatch.setenv("ADE_NOW", DEMO_NOW)
-        answer = _answer(["--project", str(project), "timeout"], Path("/"))
-        assert answer == {"fallback": "this daemon has no renderer"}
+        argv = ["--project", str(project), "timeout"]
+        assert _answer(argv, Path("/")) == {"fallback": "this daemon has no renderer"}
+        assert run_main(capsys, ["search", *argv]) == _in_process(capsys, argv, Path("/"))
 
 
 def test_the_release_a_client_sends_is_the_installed_version() -> None:

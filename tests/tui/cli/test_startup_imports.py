@@ -32,6 +32,8 @@ from cli_helpers import (
 )
 from warm_path import kept_off_the_warm_path
 
+from tui.daemon_search import SEARCH_RENDERER
+
 NOT_ON_A_WARM_SEARCH = kept_off_the_warm_path()
 """What ARCHITECTURE.md's warm-path section lists, each name with its reason there: the one
 place the warm path is written down."""
@@ -327,12 +329,10 @@ DAEMON_ANSWER_MAY_IMPORT = {
     "engine.basics.caller_env",
     "engine.errors",
     "engine.kinds",
-    "engine.basics.text",
     "engine.rpc",
     "engine.rpc.connection",
     "engine.rpc.framing",
     "engine.rpc.paths",
-    "engine.rpc.reply_check",
     "engine.rpc.roles",
     "tui",
     "tui.cli",
@@ -340,11 +340,11 @@ DAEMON_ANSWER_MAY_IMPORT = {
     "tui.commands",
     "tui.commands.search",
     "tui.daemon_search",
-    "tui.printable",
 }
-"""Everything of ade a daemon-answered `ade search --json` imports: argument parsing, the
-socket and the JSON output (escaped by the output boundary, ``tui.printable``) — no index, query language, ingestion, project reader or git; not
-even the wire types (msgspec): the daemon's own JSON is printed."""
+"""Everything of ade a daemon-answered `ade search` imports, `--json` or text: argument parsing
+and the socket. The daemon parses, finds the root, queries and renders (``search.cli``); the
+client writes its texts — no index, query language, ingestion, project reader, git, wire types,
+answer check, formatter or output boundary."""
 
 
 @pytest.fixture
@@ -357,7 +357,8 @@ def daemon_env(warm_demo: Path) -> Iterator[dict[str, str]]:
         ADE_NOW=DEMO_NOW, ADE_RUNTIME_DIR=str(base / "run"), ADE_CONFIG_DIR=str(base / "cfg")
     )
     log = base / "daemon.log"
-    command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log), "--backfill-delay", "0"]
+    command = [sys.executable, "-m", "engine.rpc", "--log-file", str(log), "--backfill-delay", "0",
+               "--renderer", SEARCH_RENDERER]  # fmt: skip
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_until_listening(proc, log)
@@ -395,7 +396,7 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
     } == DAEMON_ANSWER_MAY_IMPORT
     assert not {"typing", "pathlib", "urllib.parse", "ipaddress"} & installed
     # Nor `re` (with `enum`, `functools`, `collections`) nor the `json` package: ~6 ms of a ~10 ms
-    # interpreter (framing.decode_json_line, reply_check.link_parts, printable's fast paths).
+    # interpreter (framing.decode_json_line reads the answer line).
     heavy = {
         "re",
         "json",
@@ -409,18 +410,19 @@ def test_a_daemon_answered_search_imports_only_the_socket_and_the_output(
     assert not heavy & installed
 
 
-def test_a_daemon_answered_text_search_imports_no_wire_types(
+def test_a_daemon_answered_text_search_imports_what_the_json_one_does(
     warm_demo: Path, daemon_env: dict[str, str]
 ) -> None:
-    """What a person types, ``ade search timeout``: the text is printed from views of the
-    checked answer (``tui.wire_views``), not ``from_wire`` (msgspec and the wire types were
-    ~110 M instructions, three bare interpreters, of that search)."""
+    """What a person types, ``ade search timeout``: the daemon renders the text too, so the
+    client imports no formatter, no wire types and no answer check (``from_wire`` with msgspec
+    was ~110 M instructions, three bare interpreters; the views that replaced it, still some)."""
     argv = ["search", "--project", str(warm_demo), "timeout"]
     assert _ade(daemon_env, *argv).returncode == 0  # the daemon opens the project once
     installed = _modules(argv, env=daemon_env, site=False)
-    assert "tui.wire_views" in installed
-    assert not {"msgspec", "engine.types", "argparse", "typing", "engine.query.cursor"} & installed
-    assert not {"collections.abc", "json"} & installed
+    assert {
+        m for m in installed if m.split(".")[0] in {"engine", "tui"}
+    } == DAEMON_ANSWER_MAY_IMPORT
+    assert not {"msgspec", "argparse", "typing", "collections.abc", "json", "re"} & installed
 
 
 def test_the_ade_script_imports_nothing_before_the_command_line(
@@ -491,13 +493,13 @@ def test_a_daemon_answer_finds_the_project_from_the_cwd_as_git_does(
 def test_a_daemon_answered_search_from_the_repo_imports_no_pathlib(
     warm_demo: Path, daemon_env: dict[str, str]
 ) -> None:
-    """The common case, `ade search foo` typed in the repo (no --project): the root is found
-    with string paths, so the daemon-answered path still imports no `pathlib` (start-up budget)."""
+    """The common case, `ade search foo` typed in the repo (no --project): the daemon finds the
+    root from the cwd sent, so the client imports no `pathlib` nor any repository check."""
     argv = ["search", "timeout", "--json"]
     assert _ade(daemon_env, *argv, cwd=warm_demo).returncode == 0  # the daemon opens it once
     installed = _modules(argv, env=daemon_env, site=False, cwd=warm_demo)
     ours = {m for m in installed if m.split(".")[0] in {"engine", "tui"}}
-    assert ours == DAEMON_ANSWER_MAY_IMPORT | {"engine.project", "engine.project.plain_repo"}
+    assert ours == DAEMON_ANSWER_MAY_IMPORT  # the root is found by the daemon, from our cwd
     assert not {"pathlib", "typing", "apsw", "msgspec"} & installed
 
 

@@ -163,7 +163,7 @@ def test_daemon_status_and_stop_refuse_another_users_socket(
     assert fake.proc.poll() is None  # and no signal either
 
 
-@pytest.mark.parametrize("mode", ["notjson", "shape", "shadow", "escape"])
+@pytest.mark.parametrize("mode", ["notjson", "shape", "shadow", "escape", "render-escape"])
 def test_a_daemon_answering_garbage_costs_one_line_and_the_search_answers_here(
     indexed_demo: Path, shared: Path, start_fake: Callable[..., Fake], tmp_path: Path, mode: str
 ) -> None:
@@ -172,7 +172,7 @@ def test_a_daemon_answering_garbage_costs_one_line_and_the_search_answers_here(
     fake = start_fake(runtime / "daemon.sock", mode, as_nobody=False)
     run = _ade(["search", "--project", str(indexed_demo), "timeout", "--json"], runtime, tmp_path)
     expected = _in_process(indexed_demo, "timeout", "--json")
-    assert b"search.query" in fake.received  # the daemon was asked: it is ours
+    assert b"search.cli" in fake.received  # the daemon was asked: it is ours
     assert (run.code, run.out) == (expected.code, expected.out)
     assert run.err.count("\n") == 1, run.err
     assert run.err.startswith("warning: ")
