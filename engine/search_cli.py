@@ -130,7 +130,8 @@ def _checked(params: dict[str, Any]) -> tuple[list[str], str, bool, str, dict[st
         raise _invalid(f"unknown parameter {unknown[0]!r} (valid: {', '.join(sorted(_KEYS))})")
     argv, cwd = params.get("argv"), params.get("cwd")
     color, version, context = params.get("color"), params.get("version"), params.get("context")
-    if not isinstance(argv, list) or len(argv) > MAX_ARGV or not all(_text(a) for a in argv):
+    words_ok = all(isinstance(a, str) and len(a) <= _MAX_TEXT for a in argv or ())
+    if not isinstance(argv, list) or len(argv) > MAX_ARGV or not words_ok:  # a NUL is a query's
         raise _invalid(f"argv must be a list of at most {MAX_ARGV} strings")
     if not isinstance(cwd, str) or not _text(cwd) or not cwd.startswith("/"):
         raise _invalid("cwd must be an absolute path")
