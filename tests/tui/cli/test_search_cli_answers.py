@@ -329,3 +329,20 @@ def test_one_request_line_without_a_greeting_is_answered(
     answer = json.loads(line)
     assert answer["id"] == 1
     assert _written(answer["result"]) == _in_process(capsys, argv, Path("/"))
+
+
+def test_ade_daemon_run_names_the_renderer_and_the_engine_alone_does_not() -> None:
+    """``ade daemon run`` (the front end's) renders ``search.cli``; ``python -m engine.rpc``
+    renders only when told (``--renderer``): the engine knows no front end."""
+    import argparse
+
+    from engine.rpc.cli_args import add_run_arguments, options_from_args
+    from tui.commands.daemon import configure
+    from tui.daemon_search import SEARCH_RENDERER
+
+    front = argparse.ArgumentParser()
+    configure(front)
+    assert options_from_args(front.parse_args(["run"])).renderer == SEARCH_RENDERER
+    engine_alone = argparse.ArgumentParser()
+    add_run_arguments(engine_alone)
+    assert options_from_args(engine_alone.parse_args([])).renderer is None
