@@ -10,6 +10,8 @@ The engine does not know how a command line is parsed or printed (those are the 
 the *renderer* is a module named on the daemon's command line (``--renderer MODULE``, set by the
 front end that starts the daemon), imported on the first ``search.cli`` and called as
 ``MODULE.answer_cli(request)`` with a ``CliRequest``. A daemon without one answers fallback.
+A context the daemon does not serve is the ``ContextNotServed`` error (-32003), as for
+``search.query``: the client answers in its own process.
 Its queries take the ``search.query`` path: the same parameter checks, catch-up and router,
 in the caller's context (``engine.basics.caller_env``).
 """
@@ -97,27 +99,24 @@ class CliAnswers:
         argv, cwd, color, version, context = _checked(params)
         if version != RELEASE:
             return fallback(f"another version (the daemon runs {RELEASE})")
-        if self._name is None:
-            return fallback("this daemon has no renderer")
-        from engine.basics.caller_env import ContextNotServed, request_clock, serving
+        from engine.basics.caller_env import request_clock, serving
         from engine.basics.clock import system_clock
 
+        # A context this daemon does not serve raises ContextNotServed (-32003), as for every
+        # search method: the client answers in its own process and starts no daemon beside this.
         try:
             applied = serving(context)
-        except ContextNotServed as err:
-            return fallback(err.message)
         except UsageError as err:  # the caller's ADE_NOW: its own process says so
             return fallback(str(err))
+        if self._name is None:
+            return fallback("this daemon has no renderer")
         renderer = self._loaded()
         with applied as served:
             assert served is not None
             request = CliRequest(
                 argv, cwd, color, served.environ, request_clock(system_clock)(), query
             )
-            try:
-                return renderer(request)
-            except ContextNotServed as err:  # one set of agent folders too many
-                return fallback(err.message)
+            return renderer(request)
 
 
 def _invalid(message: str) -> RpcError:

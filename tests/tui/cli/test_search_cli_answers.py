@@ -24,7 +24,7 @@ from cli_helpers import DEMO_NOW, Run, copy_demo, run_main
 from daemon_machine import Machine
 
 from engine import RELEASE
-from engine.rpc.connection import call_once
+from engine.rpc.connection import ContextNotServed, call_once
 
 HOSTILE = (
     "zapword \x1b]0;owned\x07 \x1b[2J\x1b[31mred\x1b[0m bell\x07 cr\rline\u202eevil"
@@ -172,7 +172,6 @@ def test_a_context_the_daemon_does_not_serve_is_answered_in_process(
 ) -> None:
     monkeypatch.setenv("TZ", "Pacific/Chatham")
     full = ["--project", str(project), "timeout"]
-    assert "context not served" in _answer(full, Path("/"))["fallback"]
     assert run_main(capsys, ["search", *full]) == _in_process(capsys, full, Path("/"))
 
 
@@ -275,13 +274,14 @@ def test_what_the_plain_shortcut_cannot_answer_falls_back(
     assert said in answer["fallback"]
 
 
-def test_another_version_or_context_falls_back(
+def test_another_version_falls_back_and_a_context_not_served_is_refused(
     daemon: Machine, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     argv = ["--project", str(project), "timeout"]
     assert "another version" in _answer(argv, Path("/"), version="0.0.1")["fallback"]
     monkeypatch.setenv("TZ", "Pacific/Chatham")  # read process-wide: the daemon's is not this
-    assert "context not served" in _answer(argv, Path("/"))["fallback"]
+    with pytest.raises(ContextNotServed):  # -32003, as for search.query
+        _answer(argv, Path("/"))
 
 
 def test_a_daemon_without_a_renderer_falls_back(
