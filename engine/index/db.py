@@ -64,6 +64,7 @@ __all__ = [
     "meta_get",
     "meta_set",
     "open_index",
+    "open_index_connection",
     "put_source",
     "recreate_damaged",
     "scalar",
@@ -117,6 +118,16 @@ def connect(path: Path, *, vacuum: bool = True) -> apsw.Connection:
     # it pulls in apsw.ext (~12 ms of every CLI start-up).
     with contextlib.suppress(apsw.ReadOnlyError):
         if not conn.readonly("main"):
+            if scalar(conn, "PRAGMA page_count") == 0:
+                # A new file's two header writes below (``auto_vacuum``, then WAL) hold nothing
+                # to protect yet: without a journal file and syncs they cost no rollback journal
+                # made, synced and unlinked twice (4-8 fsyncs and unlinks, 8-60 ms of a first
+                # index's wall on a shared disk, benchmarks/journal/2026-12-08-first-index-small.md).
+                # A crash part way leaves a file the open check finds empty or unreadable, and
+                # ``open_index`` makes it again. Neither pragma outlives the connection's WAL
+                # switch and ``synchronous=NORMAL`` below.
+                conn.pragma("journal_mode", "memory")
+                conn.pragma("synchronous", "OFF")
             set_for_new_file(
                 conn, enabled=vacuum
             )  # before WAL: switching a new file to WAL writes its header
@@ -165,8 +176,19 @@ def open_index(path: Path, *, vacuum: bool = True) -> OpenReport:
     Returns:
         The path, why it was recreated (None when it was fine or new), and its file identity.
     """
+    report, conn = open_index_connection(path, vacuum=vacuum)
+    conn.close()
+    return report
+
+
+def open_index_connection(path: Path, *, vacuum: bool = True) -> tuple[OpenReport, apsw.Connection]:
+    """``open_index``, and the connection (``connect``'s) it checked or made the file with, left
+    open for the writer: closing it and connecting again would checkpoint the ``-wal`` and delete
+    it, sync the file and make a ``-wal`` and ``-shm`` again (for a new file, several ms of a first
+    index's wall on a shared disk)."""
     _ensure_cache_dir(path)
     problem = None
+    conn: apsw.Connection | None = None
     try:
         conn = connect(path, vacuum=vacuum)
     except TRANSIENT_ERRORS + WRITE_FAULT_ERRORS:
@@ -179,21 +201,27 @@ def open_index(path: Path, *, vacuum: bool = True) -> OpenReport:
             if problem is not None and sound:
                 recreate_in_place(conn, vacuum=vacuum)
         except TRANSIENT_ERRORS + WRITE_FAULT_ERRORS:
+            conn.close()
             raise  # busy or a full disk is not damage: retry later (never delete a live index)
         except apsw.Error as err:
             problem, sound = problem or f"recreate failed: {type(err).__name__}", False
-        finally:
+        except BaseException:
             conn.close()
-    if problem is not None and not sound:
+            raise
+        if problem is not None and not sound:
+            conn.close()  # before the files go: closing may unlink the old -wal by name
+            conn = None
+    if conn is None:
         _delete_files(path)
         conn = connect(path, vacuum=vacuum)
         try:
             recreate_in_place(conn, vacuum=vacuum)
-        finally:
+        except BaseException:
             conn.close()
+            raise
     if problem == "new":
         problem = None
-    return OpenReport(path=path, recreated_reason=problem, identity=file_identity(path))
+    return OpenReport(path=path, recreated_reason=problem, identity=file_identity(path)), conn
 
 
 def recreate_damaged(

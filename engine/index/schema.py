@@ -232,6 +232,15 @@ def check_open(conn: apsw.Connection) -> tuple[str | None, bool]:
     return None, True
 
 
+def _held_nothing(conn: apsw.Connection) -> bool:
+    """Whether the file has no schema object and no free page: nothing written yet to clear.
+    Read before the drops: the new schema reuses the pages they free, so the free list after it
+    says nothing of the text those pages still hold."""
+    objects = conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    free = conn.execute("PRAGMA freelist_count").fetchone()
+    return objects == (0,) and free == (0,)
+
+
 def recreate_in_place(conn: apsw.Connection, *, vacuum: bool = True) -> None:
     """Drop every table and create the schema, all under one ``BEGIN IMMEDIATE``.
 
@@ -245,6 +254,8 @@ def recreate_in_place(conn: apsw.Connection, *, vacuum: bool = True) -> None:
             # lock: dropping its fresh tables now would pull them from under its statements.
             conn.execute("COMMIT")
             return
+        # A new file (no object, no free page) holds nothing the VACUUM below would clear.
+        empty = _held_nothing(conn)
         virtual = conn.execute(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'"
         ).fetchall()
@@ -267,8 +278,13 @@ def recreate_in_place(conn: apsw.Connection, *, vacuum: bool = True) -> None:
     # because it held unredacted titles must not keep them. Best effort (another process may hold
     # a read snapshot): the empty schema is a few pages, so this costs next to nothing. It also
     # turns an old file's ``auto_vacuum = NONE`` into ``INCREMENTAL`` (``engine.index.vacuum``).
-    from engine.index.vacuum import convert_vacuum  # deferred: only a recreate needs it
+    from engine.index.vacuum import convert_vacuum, incremental  # deferred: only a recreate
 
     with contextlib.suppress(apsw.Error):
+        if empty and (not vacuum or incremental(conn)):
+            # Nothing was dropped (a new file) and the mode is right already: the ``VACUUM``
+            # and checkpoint would only sync a file that holds no document (a first index's
+            # wall, benchmarks/journal/2026-12-08-first-index-small.md).
+            return
         convert_vacuum(conn, enabled=vacuum)
         conn.pragma("wal_checkpoint(TRUNCATE)")

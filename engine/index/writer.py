@@ -28,7 +28,7 @@ import apsw
 
 from engine.basics.logs import get_logger
 from engine.index import first_index
-from engine.index.db import clear_rows, connect, file_identity, open_index
+from engine.index.db import clear_rows, file_identity, open_index_connection
 from engine.index.documents import (
     IndexDoc,
     WriteTargets,
@@ -106,8 +106,7 @@ class IndexWriter:
             if self._conn is not None:
                 replaced = REPLACED_REASON if current is not None else DELETED_REASON
             self.close()
-            report = open_index(self.path, vacuum=self.tuning.vacuum)
-            self._conn = connect(self.path, vacuum=self.tuning.vacuum)
+            report, self._conn = open_index_connection(self.path, vacuum=self.tuning.vacuum)
             self._identity = file_identity(self.path)
             self.vectors = self._vectors_for()
             if self._on_open is not None:
