@@ -284,6 +284,22 @@ def test_another_version_falls_back_and_a_context_not_served_is_refused(
         _answer(argv, Path("/"))
 
 
+def test_a_client_of_another_release_is_answered_in_process(
+    daemon: Machine,
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client installed beside an older (or newer) daemon: the daemon says fallback and the
+    client's own full path answers, with the same output."""
+    import engine
+
+    monkeypatch.setattr(engine, "RELEASE", "0.0.1")  # what an older ade would send
+    full = ["--project", str(project), "timeout", "--limit", "3"]
+    assert "another version" in _answer(full, Path("/"), version=engine.RELEASE)["fallback"]
+    assert run_main(capsys, ["search", *full]) == _in_process(capsys, full, Path("/"))
+
+
 def test_a_daemon_without_a_renderer_falls_back(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
