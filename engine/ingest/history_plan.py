@@ -26,7 +26,8 @@ from typing import Any
 import msgspec
 
 from engine.project.fields import read_json_object
-from engine.project.git import GitError, list_branches, worktrees
+from engine.project.git import GitError, worktrees
+from engine.project.lane_memo import branches
 from engine.project.model import Lane, Project
 from engine.project.tally import WarningTally
 
@@ -167,7 +168,7 @@ def tip_groups(lanes: list[Lane], repo: Path, notes: list[str]) -> list[TipGroup
     groups = _in_repository(groups, repo, notes)
     notes.extend(_gone_worktrees(repo, {lane.path for lane in lanes}))
     try:
-        branch_tips = sorted({b.tip_sha for b in list_branches(repo) if _is_sha(b.tip_sha)})
+        branch_tips = sorted({b.tip_sha for b in branches(repo) if _is_sha(b.tip_sha)})
     except GitError:
         branch_tips = []
     if branch_tips:

@@ -23,7 +23,8 @@ from engine.index.db import (
 )
 from engine.index.sources import delete_source
 from engine.index.writer import IndexWriter
-from engine.project.git import GitError, common_dir, git_dir, list_branches
+from engine.project.git import GitError, common_dir, git_dir
+from engine.project.lane_memo import branches
 from engine.project.lanes import list_lanes
 from engine.project.model import Lane, Project
 from engine.project.prs import read_pr
@@ -128,7 +129,7 @@ def git_docs(lanes: list[Lane], tally: WarningTally) -> list[IndexDoc]:
     primary = next((lane for lane in lanes if lane.primary), None)
     if primary is not None:
         try:
-            for branch in list_branches(primary.path):
+            for branch in branches(primary.path):
                 # The lane the branch is checked out in, if any: a branch is not the primary
                 # lane's because the primary lane lists it.
                 doc = branch_doc(branch, _lane_for_branch(lanes, branch.name))

@@ -18,8 +18,8 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from engine.project import lanes
-from engine.project.git import origin_slug
-from engine.project.model import Lane, Project, PrSnapshot
+from engine.project.git import list_branches, origin_slug
+from engine.project.model import Branch, Lane, Project, PrSnapshot
 from engine.project.origin_memo import remembered_origin
 from engine.project.prs import list_prs
 from engine.project.tally import WarningTally
@@ -37,19 +37,44 @@ _ENVELOPE_MEMO: ContextVar[dict[Path, _EnvelopeInputs] | None] = ContextVar(
 )
 
 
+_BRANCH_MEMO: ContextVar[dict[Path, list[Branch]] | None] = ContextVar(
+    "ade_branch_memo", default=None
+)
+
+
 @contextlib.contextmanager
 def one_listing() -> Iterator[None]:
-    """List each project's lanes at most once inside this block (nested blocks share it)."""
+    """List each project's lanes at most once inside this block (nested blocks share it), and
+    each repository's branches."""
     if _MEMO.get() is not None:
         yield
         return
     token = _MEMO.set({})
     envelope_token = _ENVELOPE_MEMO.set({})
+    branch_token = _BRANCH_MEMO.set({})
     try:
         yield
     finally:
+        _BRANCH_MEMO.reset(branch_token)
         _ENVELOPE_MEMO.reset(envelope_token)
         _MEMO.reset(token)
+
+
+def branches(repo: Path) -> list[Branch]:
+    """``git.list_branches``, run once per ``one_listing`` block: a catch-up's branch documents
+    (``git:*``) and its history pass's tips each ran ``git for-each-ref refs/heads/``, one after
+    the other (a first index's, benchmarks/journal/2026-12-08-first-index-small.md).
+
+    Raises:
+        GitError: not a repository, or git failed (not remembered: the next caller asks again).
+    """
+    memo = _BRANCH_MEMO.get()
+    if memo is None:
+        return list_branches(repo)
+    found = memo.get(repo)
+    if found is None:
+        found = memo[repo] = list_branches(repo)
+    return list(found)
 
 
 def list_lanes(project: Project, tally: WarningTally) -> list[Lane]:
