@@ -12,7 +12,8 @@ Three kinds of variable (``docs/daemon-switches.md`` has the table):
 - ``PER_REQUEST`` (``ADE_NOW``): applied to the one request (the query's clock).
 - ``AGENT_FOLDERS``: where discovery looks. The daemon keeps one service per project root and
   per set of folders (``engine.rpc.services.ServicePool``, ``MAX_FOLDER_CONTEXTS`` per root), its
-  discovery, warm manifest and watcher pointed at the caller's folders.
+  discovery, warm manifest and watcher pointed at the caller's folders. git runs in the caller's
+  ``HOME`` too (``current_environ``; a service's threads by ``carried``): its ``~/.gitconfig``.
 - ``MATCHED`` (and every ``GIT_*``): read process-wide (the time zone by ``astimezone``, git's
   variables by every git the daemon runs, the Linear key by the delegate), so they cannot be
   applied to one request: the daemon answers only when its own values are the caller's.
@@ -268,10 +269,36 @@ def serving(context: Any) -> _Serving:
     return _Serving(None if context is None else served(context))
 
 
+_WORKS_FOR: ContextVar[Mapping[str, str] | None] = ContextVar("ade_works_for", default=None)
+"""The environment of the request or service a thread of its own works for (``carried``)."""
+
+
 def current_environ() -> Mapping[str, str]:
-    """The environment the current request is answered in (the process's outside a request)."""
+    """The environment the current request is answered in; on a thread ``carried`` from a
+    request or a service, theirs (a service's writer and watcher: the folders it serves); else
+    the process's. git runs in it (``engine.project.git``): ``~/.gitconfig`` is the caller's."""
     applied = _REQUEST.get()
-    return os.environ if applied is None else applied.environ
+    if applied is not None:
+        return applied.environ
+    works_for = _WORKS_FOR.get()
+    return os.environ if works_for is None else works_for
+
+
+def carried(target: Callable[..., None]) -> Callable[..., None]:
+    """``target`` to run on another thread in this thread's ``current_environ`` (a thread starts
+    in an empty context, where it would be the daemon's own): a service's threads, opened by a
+    request, keep its caller's environment for their background work. Only the environment is
+    carried, not the request (its clock, its per-request memos)."""
+    applied = _REQUEST.get()
+    environ = applied.environ if applied is not None else _WORKS_FOR.get()
+    if environ is None:  # the process's own: nothing to carry
+        return target
+
+    def run(*args: Any, **kwargs: Any) -> None:
+        _WORKS_FOR.set(environ)  # the new thread's own context
+        target(*args, **kwargs)
+
+    return run
 
 
 def folders_key() -> tuple[tuple[str, str], ...]:

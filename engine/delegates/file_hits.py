@@ -21,6 +21,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.basics.caller_env import carried
 from engine.delegates.definitions import definition_lines
 from engine.delegates.file_passes import FileQuery, search_lane
 from engine.delegates.files import (
@@ -318,8 +319,9 @@ def _each_lane(
         except FileSearchFailed as err:
             results[index] = err
 
-    others = [threading.Thread(target=search, args=(i,), name="ade-lane-files", daemon=True)
-              for i in range(1, len(lanes))]  # fmt: skip
+    # carried: the lane's git runs in the caller's HOME, as on this thread (a daemon's request)
+    others = [threading.Thread(target=carried(search), args=(i,), name="ade-lane-files",
+                               daemon=True) for i in range(1, len(lanes))]  # fmt: skip
     for thread in others:
         thread.start()
     if lanes:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 
+from engine.basics.caller_env import current_environ
 from engine.basics.spawn import Completed, Spawned
 from engine.project.git import stderr_file
 
@@ -62,7 +63,10 @@ def run_git(root: Path, *args: str) -> Completed:
     try:
         with stderr_file() as err_file:
             proc = Spawned(
-                cmd, {**os.environ, **_GIT_ENV}, stderr_fd=err_file.fileno(), devnull_stdin=False
+                cmd,
+                {**current_environ(), **_GIT_ENV},
+                stderr_fd=err_file.fileno(),
+                devnull_stdin=False,
             )
 
             def timeout() -> None:
@@ -102,7 +106,7 @@ class Streamed:
         try:
             self._proc = Spawned(
                 ["git", "-C", str(root), *args],
-                {**os.environ, **_GIT_ENV},
+                {**current_environ(), **_GIT_ENV},
                 stderr_fd=self._err.fileno(),
                 devnull_stdin=True,
             )

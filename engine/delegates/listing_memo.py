@@ -11,7 +11,9 @@ with it:
   stamped except ``.git``, ``.ade`` (its paths are dropped from the answer anyway) and one git
   reports as wholly ignored (nothing under it is listed; it is stamped itself, not walked);
 - the ignore rules: every ``.gitignore`` met on the walk, ``info/exclude``, the file named by
-  ``core.excludesFile`` (or its default), and the config files that could rename it.
+  ``core.excludesFile`` (or its default), and the config files that could rename it — the
+  user's among them are the ``HOME`` git runs in (a daemon's caller's: ``current_environ``), so
+  a memo is kept per work tree and per user config (``_key``).
 
 A file's contents never change the listing, so edits cost nothing; a new, removed or renamed
 file is a miss and the next query lists again. A stamp newer than ``RACY_SECONDS`` is not
@@ -34,6 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from engine.basics.caller_env import current_environ
+
 if TYPE_CHECKING:
     from engine.basics.spawn import Completed
 
@@ -52,6 +56,11 @@ GitRun = Callable[..., "Completed"]
 
 Stamp = tuple[int, int, int, int] | None
 
+_USER_CONFIG = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")
+"""What chooses the user's config files git reads."""
+
+_Key = tuple[str | None, ...]
+
 
 class _Memo(NamedTuple):
     watched: tuple[str, ...]
@@ -63,14 +72,21 @@ now_ns: Callable[[], int] = time.time_ns
 """The clock the racy rule reads (tests move it past a tree they aged)."""
 
 _lock = threading.Lock()
-_memos: dict[str, _Memo] = {}
-_listed_once: set[str] = set()
+_memos: dict[_Key, _Memo] = {}
+_listed_once: set[_Key] = set()
+
+
+def _key(root: Path) -> _Key:
+    """The work tree and what names the user's git config files: a daemon lists one tree for
+    callers of different ``HOME`` (their own ``core.excludesFile``)."""
+    env = current_environ()
+    return (str(root), *(env.get(name) for name in _USER_CONFIG))
 
 
 def memoised_listing(root: Path, list_now: Callable[[], Listing], git: GitRun) -> Listing:
     """The listing of the work tree at ``root``: the memo's while its stamps hold, else
     ``list_now()`` (stamped first, so a change while git lists is a miss next time)."""
-    key = str(root)
+    key = _key(root)
     with _lock:
         memo = _memos.get(key)
         first = key not in _listed_once
@@ -97,7 +113,7 @@ def held_untracked_only(root: Path) -> Listing | None:
     may then skip ``git grep`` of the tracked files, which could find nothing. A listing with
     tracked files answers None before any ``stat``: its grep starts at once, as before."""
     with _lock:
-        memo = _memos.get(str(root))
+        memo = _memos.get(_key(root))
     if memo is None or memo.listing[0] or _stamps(memo.watched) != memo.stamps:
         return None
     return memo.listing
@@ -106,7 +122,7 @@ def held_untracked_only(root: Path) -> Listing | None:
 def memoised(root: Path) -> bool:
     """Whether a listing of ``root`` is kept (stale or not)."""
     with _lock:
-        return str(root) in _memos
+        return _key(root) in _memos
 
 
 def forget() -> None:
@@ -176,15 +192,16 @@ def _git_files(root: Path, git: GitRun) -> list[str] | None:
     if done.returncode != 0 or len(lines) != 4:
         return None
     git_dir, common, index, exclude = (str(root / line) for line in lines)  # an absolute line stays
-    home = Path.home()
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    env = current_environ()  # git's, as it ran (engine.project.git)
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
     configured = git(root, "config", "--path", "--get", "core.excludesFile")
     excludes = configured.stdout.decode("utf-8", "replace").strip()
     return [
         index, exclude, excludes or str(xdg / "git" / "ignore"),
         os.path.join(git_dir, "config"), os.path.join(git_dir, "config.worktree"),
         os.path.join(common, "config"), str(home / ".gitconfig"), str(xdg / "git" / "config"),
-        os.environ.get("GIT_CONFIG_GLOBAL") or str(home / ".gitconfig"), "/etc/gitconfig",
+        env.get("GIT_CONFIG_GLOBAL") or str(home / ".gitconfig"), "/etc/gitconfig",
     ]  # fmt: skip
 
 

@@ -35,6 +35,7 @@ from typing import Protocol
 
 import apsw
 
+from engine.basics.caller_env import carried
 from engine.basics.logs import get_logger
 from engine.index import fts_rank
 from engine.index.checks import QUICK_CHECK_RUNS_FTS5, health_check
@@ -166,7 +167,7 @@ class HealthChecker:
             generation = self._generation
             self._started_ms = int(time.time() * 1000)
             self._thread = threading.Thread(
-                target=self._run, args=(generation,), name="ade-health", daemon=True
+                target=carried(self._run), args=(generation,), name="ade-health", daemon=True
             )
             self._thread.start()
         return True

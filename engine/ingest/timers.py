@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from engine.basics.caller_env import carried
+
 
 class TimerHandle(Protocol):
     """A pending one-shot callback."""
@@ -57,7 +59,7 @@ class ThreadTimerFactory:
         return time.monotonic()
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle:
-        timer = threading.Timer(max(0.0, delay), callback)
+        timer = threading.Timer(max(0.0, delay), carried(callback))
         timer.name = "ade-ingest-timer"
         timer.daemon = True
         with self._lock:

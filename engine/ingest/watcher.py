@@ -22,6 +22,7 @@ from typing import Protocol
 
 import watchfiles
 
+from engine.basics.caller_env import carried
 from engine.basics.logs import get_logger
 from engine.ingest.watch_plan import POLL_MS, Identity, WatchPlan, identity, plan
 from engine.project.model import Project, is_valid_session_id
@@ -161,9 +162,9 @@ class Watcher:
         self.files_armed = threading.Event()
         """Set once the watch of the ``lane_files``' folders is in place; cleared on re-arm."""
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="ade-watcher", daemon=True)
+        self._thread = threading.Thread(target=carried(self._run), name="ade-watcher", daemon=True)
         self._files = threading.Thread(
-            target=self._run_files, name="ade-watcher-files", daemon=True
+            target=carried(self._run_files), name="ade-watcher-files", daemon=True
         )
 
     def start(self) -> None:

@@ -28,6 +28,7 @@ from typing import IO
 
 import msgspec
 
+from engine.basics.caller_env import current_environ
 from engine.errors import AdeError
 from engine.project.model import Branch, Commit
 from engine.project.safe_io import read_regular
@@ -80,7 +81,8 @@ class Worktree(msgspec.Struct, frozen=True):
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
+    # The caller's environment in a daemon (its HOME: its ~/.gitconfig), else the process's.
+    env = {k: v for k, v in current_environ().items() if k not in _SCRUBBED_ENV}
     env.update(
         LC_ALL="C",
         LANGUAGE="C",

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
 
+from engine.basics.caller_env import current_environ
 from engine.project import lanes
 from engine.project.git import list_branches, origin_slug
 from engine.project.model import Branch, Lane, Project, PrSnapshot
@@ -105,8 +106,9 @@ def envelope_inputs(project: Project) -> _EnvelopeInputs:
     return found
 
 
-_ORIGINS: dict[Path, tuple[tuple[int, int, int], str | None]] = {}
-"""Origin slug per repository, with the stat of the ``.git/config`` it was read under: a
+_ORIGINS: dict[tuple[Path, str | None], tuple[tuple[int, int, int], str | None]] = {}
+"""Origin slug per repository and ``HOME`` git ran in (a daemon's callers' ``~/.gitconfig`` may
+rewrite the URL each its own way), with the stat of the ``.git/config`` it was read under: a
 long-running palette or daemon spawns ``git remote get-url`` again only when that file changed."""
 
 
@@ -117,9 +119,10 @@ def _origin(project: Project) -> str | None:
     except OSError:
         return origin_slug(project.root)  # a linked worktree's .git is a file: ask every time
     identity = (st.st_mtime_ns, st.st_size, st.st_ino)
-    cached = _ORIGINS.get(project.root)
+    key = (project.root, current_environ().get("HOME"))
+    cached = _ORIGINS.get(key)
     if cached is not None and cached[0] == identity:
         return cached[1]
     slug = remembered_origin(project)  # the last command's answer while git's config is unchanged
-    _ORIGINS[project.root] = (identity, slug)
+    _ORIGINS[key] = (identity, slug)
     return slug

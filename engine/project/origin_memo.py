@@ -17,9 +17,11 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.basics.caller_env import current_environ
 from engine.basics.memo import remember
 from engine.project.git import GitError, origin_slug, parse_remote_slug, run_git
 from engine.project.model import Project
@@ -43,26 +45,27 @@ _INCLUDE_RE = re.compile(rb"^\s*\[\s*include", re.IGNORECASE | re.MULTILINE)
 _MAX_CONFIG_BYTES = 1 << 20
 
 
-def _config_files(project: Project) -> list[Path]:
+def _config_files(project: Project, env: Mapping[str, str]) -> list[Path]:
     git = project.root / ".git"
     files = [git / "config", git / "config.worktree"]
-    home = os.environ.get("HOME")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else None)
-    if os.environ.get("GIT_CONFIG_GLOBAL"):
-        files.append(Path(os.environ["GIT_CONFIG_GLOBAL"]))
+    home = env.get("HOME")
+    xdg = env.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else None)
+    if env.get("GIT_CONFIG_GLOBAL"):
+        files.append(Path(env["GIT_CONFIG_GLOBAL"]))
     else:
         files += [Path(home) / ".gitconfig"] if home else []
         files += [Path(xdg) / "git" / "config"] if xdg else []
-    files.append(Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
+    files.append(Path(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
     return files
 
 
 def config_signature(project: Project) -> str | None:
     """The signature of git's configuration an answer is stored under, or None when it cannot be trusted: a linked
     worktree (its ``.git`` is a file), per-command settings, or a config with includes."""
-    if not (project.root / ".git").is_dir() or os.environ.get("GIT_CONFIG_COUNT"):
+    env = current_environ()  # git's, as it runs (a daemon's caller's HOME)
+    if not (project.root / ".git").is_dir() or env.get("GIT_CONFIG_COUNT"):
         return None
-    files = _config_files(project)
+    files = _config_files(project, env)
     signature = stat_signature(files)
     key = (tuple(map(str, files)), signature)
     included = _INCLUDED.get(key)
@@ -70,8 +73,8 @@ def config_signature(project: Project) -> str | None:
         included = remember(_INCLUDED, key, any(_has_include(p) for p in files), _MAX_REMEMBERED)
     if included:
         return None
-    env = [os.environ.get(name) for name in _ENV]
-    return json.dumps([signature, env], separators=(",", ":"))
+    chosen = [env.get(name) for name in _ENV]
+    return json.dumps([signature, chosen], separators=(",", ":"))
 
 
 _INCLUDED: dict[tuple[tuple[str, ...], str], bool] = {}

@@ -29,6 +29,7 @@ from typing import TypeVar
 import apsw
 import msgspec
 
+from engine.basics.caller_env import carried
 from engine.basics.clock import Clock, system_clock
 from engine.basics.logs import get_logger
 from engine.basics.text import encodable_args
@@ -107,7 +108,9 @@ class SearchService:
         if start_worker:
             # A writer thread serves live appends: the health check must not stop it (14.5).
             self.drainer.health.background = True
-            self._worker = threading.Thread(target=self._run, name="ade-ingest", daemon=True)
+            self._worker = threading.Thread(
+                target=carried(self._run), name="ade-ingest", daemon=True
+            )
             self._worker.start()
 
     # -- notify hooks: a membership test on the hot path, the lock only for a new source --------

@@ -241,3 +241,28 @@ def test_a_repository_without_commits_searches_its_files_without_git_while_nothi
     found = search_lane(root, wanted)  # tracked now: git greps it (the work-tree text)
     assert [(h.path, h.line) for h in found.lines] == [("notes.md", 1), ("notes.md", 2)]
     assert _listing(root) == ({"notes.md"}, set())
+
+
+def test_a_daemon_keeps_a_memo_per_callers_home(lane: Path, tmp_path: Path) -> None:
+    """git lists in the ``HOME`` of the request a daemon answers (``caller_env.serving``): a
+    caller whose ``~/.gitconfig`` names an excludes file is not answered the listing memoised
+    for another, nor the other with its."""
+    from engine.basics.caller_env import caller_context, serving
+
+    plain, ignoring = tmp_path / "plain", tmp_path / "ignoring"
+    plain.mkdir()
+    ignoring.mkdir()
+    (ignoring / "excludes").write_text("notes.md\n")
+    (ignoring / ".gitconfig").write_text(f"[core]\n\texcludesFile = {ignoring / 'excludes'}\n")
+    _age(tmp_path)  # the homes' config files too: none of the stamps is racy
+
+    def listed(home: Path) -> set[str]:
+        with serving({**caller_context(), "HOME": str(home)}):
+            _listing(lane)
+            untracked = _listing(lane)[1]  # the second keeps a memo
+            assert listing_memo.memoised(lane)
+            return untracked
+
+    assert "notes.md" in listed(plain)
+    assert "notes.md" not in listed(ignoring)
+    assert "notes.md" in listed(plain)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -326,3 +327,45 @@ def test_the_daemons_own_environment_is_read_again_after_it_changes(
     environ = served(caller_context()).environ
     environ["ADE_HISTORY_DEPTH"] = "mutated by one request"
     assert served(caller_context()).environ["ADE_HISTORY_DEPTH"] == "7"
+
+
+def test_git_answers_in_the_callers_home(
+    repo: Path, tmp_path: Path, daemon_env: dict[str, str], module_daemon: Machine
+) -> None:
+    """git reads the caller's ``~/.gitconfig``, through the daemon (started with another
+    ``HOME``) as in process: its ``core.excludesFile`` hides a file from ``kind:file``, its
+    ``url.*.insteadOf`` renames the origin every hit's envelope names. A second caller with no
+    such config, answered by the same daemon after it, sees the file and the plain origin."""
+    (repo / "plan.md").write_text("zorbleplan tracked\n")
+    subprocess.run(["git", "-C", str(repo), "add", "plan.md"], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e",
+                    "commit", "-q", "-m", "plan"], check=True)  # fmt: skip
+    subprocess.run(["git", "-C", str(repo), "remote", "add", "origin",
+                    "https://example.invalid/plainowner/proj.git"], check=True)  # fmt: skip
+    (repo / "notes.secret").write_text("zorbleplan untracked\n")
+    home = tmp_path / "git-home"
+    home.mkdir()
+    (home / "ignored").write_text("*.secret\n")
+    (home / ".gitconfig").write_text(
+        f"[core]\n\texcludesFile = {home / 'ignored'}\n"
+        '[url "https://example.invalid/callerowner/"]\n'
+        "\tinsteadOf = https://example.invalid/plainowner/\n"
+    )
+    plain = tmp_path / "plain-home"
+    plain.mkdir()
+    for caller, hidden, owner in ((home, True, "callerowner"), (plain, False, "plainowner")):
+        env = {**daemon_env, "HOME": str(caller)}
+        answers = []
+        for query in ("kind:file zorbleplan", "kind:lane proj"):
+            through_daemon = _search(env, repo, query)
+            in_process = _search(env, repo, query, "--no-daemon")
+            assert through_daemon.code == in_process.code, (through_daemon.err, in_process.err)
+            assert through_daemon.out == in_process.out, query
+            answers.append(in_process.out)
+        files, lanes = answers
+        assert ("notes.secret" in files) is not hidden, files
+        assert f"repo={owner}%2Fproj" in lanes, lanes
+    log = module_daemon.log.read_text()
+    assert log.count(f"opened search service for {repo.resolve()}") == 2, (
+        "the daemon did not answer"
+    )
