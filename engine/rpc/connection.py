@@ -47,6 +47,12 @@ answers in its own process (``docs/daemon-switches.md``)."""
 
 _OFF = frozenset({"off", "0", "no", "false"})
 
+LOST = "ADE_DAEMON_LOST"
+"""Set by the compiled ``ade`` launcher (native/ade_launcher.c) when it execs this client after
+the daemon was lost with its request sent (``timed out``, ``connection closed by the daemon``…):
+the next search call warns and answers in process as if that had happened to it, instead of
+waiting on the same wedged daemon a second time. Removed from the environment when read."""
+
 CONTEXT_NOT_SERVED = -32003
 """``engine.basics.caller_env.CONTEXT_NOT_SERVED`` (not imported: a forwarded search stays light)."""
 
@@ -369,6 +375,7 @@ def call_once(
         ContextNotServed: the daemon cannot answer in our environment (answer in process).
         AdeError: the daemon greeted us and was lost before answering.
     """
+    lost = os.environ.pop(LOST, None) if method.startswith("search.") else None
     if daemon_switched_off(env):
         return None
     try:
@@ -377,6 +384,8 @@ def call_once(
         return None
     if socket_to_trust(path, private=True) is None:
         return None
+    if lost is not None:  # the launcher lost this daemon already (see LOST)
+        raise DaemonLost(f"lost the ade daemon at {path}: {lost}")
     if method.startswith("search."):  # answered in our environment, or refused (caller_env)
         from engine.basics.caller_env import caller_context
 

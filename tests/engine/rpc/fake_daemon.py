@@ -1,7 +1,7 @@
 """A stand-in ade daemon for the trust tests: stdlib only (it runs as another user, under the
 system Python), speaking the line-JSON framing. ``python3 fake_daemon.py SOCKET RECORD MODE``
 binds SOCKET, prints ``ready``, greets every ``rpc.hello`` and answers every other request as
-MODE says; every byte a client sends is appended to RECORD, so a test can assert that nothing
+MODE says (``hangup``: closes the connection instead, a daemon killed mid-request); every byte a client sends is appended to RECORD, so a test can assert that nothing
 (no query, no token) reached it.
 """
 
@@ -27,10 +27,12 @@ ANSWERS = {
 }  # fmt: skip
 
 
-def answer(mode: str, message: dict) -> bytes:
+def answer(mode: str, message: dict) -> bytes | None:
     ident = message.get("id")
     if message.get("method") == "rpc.hello":
         result = {"version": "0.0.fake", "role": "user", "contextServed": True}
+    elif mode == "hangup":
+        return None
     elif mode == "notjson":
         return b"this is not json\n"
     else:
@@ -59,7 +61,13 @@ def main() -> None:
                         message = json.loads(line)
                     except ValueError:
                         continue
-                    conn.sendall(answer(mode, message))
+                    reply = answer(mode, message)
+                    if reply is None:
+                        break
+                    conn.sendall(reply)
+                else:
+                    continue
+                break
 
 
 if __name__ == "__main__":

@@ -1,0 +1,308 @@
+"""The compiled ``ade`` launcher (native/ade_launcher.c): a plain ``ade search`` answered by the
+daemon prints exactly what the Python client and ``--no-daemon`` print, and every other case
+(another command, no daemon, a socket the Python checks would not trust, a secret, a locale…)
+is the Python ``ade``'s own answer.
+
+``LONE`` is a copy of the launcher in a folder without ``ade-py``: when it answers, the launcher
+answered; when it execs Python it fails with 127 — how a test tells the two apart without
+tracing. The real one (beside ``ade-py``) then gives the Python ``ade``'s output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cli_helpers import CLEAN_ENV, DEMO_NOW, copy_demo
+from daemon_machine import Machine
+
+from engine.basics import caller_env
+from engine.rpc import connection, paths
+from tui.cli import main
+
+BIN = Path(sys.executable).parent
+LAUNCHER, PYTHON_ADE = BIN / "ade", BIN / "ade-py"
+SOURCE = Path(__file__).resolve().parents[3] / "native" / "ade_launcher.c"
+FAKE = Path(__file__).resolve().parents[2] / "engine" / "rpc" / "fake_daemon.py"
+EXEC_FAILED = 127
+"""The lone launcher's exit when it tried to exec the Python ``ade`` (there is none beside it)."""
+
+built = LAUNCHER.exists() and LAUNCHER.read_bytes()[:4] == b"\x7fELF"
+needs_launcher = pytest.mark.skipif(not built, reason="no compiled launcher (no C compiler)")
+
+
+def test_the_launcher_is_built_where_a_compiler_is() -> None:
+    if not sys.platform.startswith("linux") or shutil.which("gcc") is None:
+        pytest.skip("the launcher is built on Linux with a C compiler")
+    assert built, f"{LAUNCHER} is not the compiled launcher: reinstall (setup.py build_scripts)"
+    assert PYTHON_ADE.read_bytes().startswith(b"#!"), "the Python ade is not beside it"
+
+
+def _c_list(name: str) -> list[str]:
+    found = re.search(rf"\b{name}\[\] = \{{(.*?)\}};", SOURCE.read_text(), re.S)
+    assert found, name
+    return re.findall(r'"([^"]*)"', found.group(1))
+
+
+def _c_number(name: str) -> int:
+    found = re.search(rf"#define {name} (\d+)", SOURCE.read_text())
+    assert found, name
+    return int(found.group(1))
+
+
+def test_the_launchers_lists_are_the_python_ones() -> None:
+    assert _c_list("PER_REQUEST") == list(caller_env.PER_REQUEST)
+    assert _c_list("AGENT_FOLDERS") == list(caller_env.AGENT_FOLDERS)
+    assert _c_list("MATCHED") == list(caller_env.MATCHED)
+    assert sorted(_c_list("SECRETS")) == sorted(caller_env.SECRETS)
+    assert f'MATCHED_PREFIX[] = "{caller_env.MATCHED_PREFIX}"' in SOURCE.read_text()
+    assert sorted(_c_list("DAEMON_OFF")) == sorted(connection._OFF)
+    assert _c_number("CONNECT_TIMEOUT_MS") == connection.CONNECT_TIMEOUT_S * 1000
+    assert _c_number("CALL_TIMEOUT_MS") == connection.CALL_TIMEOUT_S * 1000
+    assert _c_number("SUN_PATH_MAX") == paths.SUN_PATH_MAX
+    assert f'setenv("{connection.LOST}"' in SOURCE.read_text()
+
+
+# ---- processes ---------------------------------------------------------------------------------
+
+
+def _env(machine: Machine | None = None, **more: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in (*CLEAN_ENV, "ADE_DAEMON")}
+    env["ADE_NOW"] = DEMO_NOW
+    if machine is not None:
+        env.update(ADE_RUNTIME_DIR=machine.env["ADE_RUNTIME_DIR"],
+                   ADE_CONFIG_DIR=machine.env["ADE_CONFIG_DIR"])  # fmt: skip
+    env.update(more)
+    return env
+
+
+def _run(command: list[str | bytes], env: dict[str, str], cwd: Path) -> tuple[int, bytes, bytes]:
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, timeout=60, check=False)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture(scope="module")
+def lone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("lone")
+    shutil.copy2(LAUNCHER, folder / "ade")
+    return folder / "ade"
+
+
+HOSTILE = 'zebrahostile \x1b]52;c;eA==\x07 \x1b[2J \u202eevil\u202c 😀 日本語 \\ " \t end'
+
+
+@pytest.fixture(scope="module")
+def project(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An indexed demo copy whose chat holds hostile text (escapes, bidi, astral, quotes)."""
+    root = copy_demo(demo_project, tmp_path_factory.mktemp("launcher") / "demo")
+    line = {"seq": 900, "ts": "2026-06-14T10:00:00.000+00:00", "type": "user_message",
+            "id": "msg_0900", "text": HOSTILE, "status": "processed"}  # fmt: skip
+    with (root / ".ade" / "chats" / "chat-connect-timeout.jsonl").open("a") as chats:
+        chats.write(json.dumps(line) + "\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ADE_NOW", DEMO_NOW)
+        for name in CLEAN_ENV:
+            mp.delenv(name, raising=False)
+        assert main(["search", "--project", str(root), "--no-daemon", "--status"]) == 0
+    return root
+
+
+ANSWERED = [
+    ["timeout"],
+    ["timeout", "--json"],
+    ["--json", "--limit", "2", "retry"],
+    ["tool:codex", "timeout"],
+    ["--kind", "chat", "webhook", "--json", "--limit", "3"],
+    ["zzznothingzzz"],
+    ["zzznothingzzz", "--json"],
+    ["zebrahostile"],
+    ["zebrahostile", "--json"],
+    ["日本語"],
+    ["café", "--json"],
+    ["timeout", "--limit", "1", "--offset", "2"],
+    ['"timed out"'],
+    ["--limit", "0", "timeout"],
+    ["--kind", "nosuchkind", "timeout"],
+]
+
+
+@needs_launcher
+@pytest.mark.parametrize("argv", ANSWERED, ids=" ".join)
+@pytest.mark.parametrize("where", ["cwd", "--project"])
+def test_the_launcher_answers_as_the_python_client_and_the_process_do(
+    module_daemon: Machine, project: Path, lone: Path, argv: list[str], where: str
+) -> None:
+    env = _env(module_daemon)
+    head = ["search", "--project", str(project)] if where == "--project" else ["search"]
+    python = _run([str(PYTHON_ADE), *head, *argv], env, project)
+    alone = _run([str(lone), *head, *argv], env, project)
+    local = _run([str(PYTHON_ADE), head[0], "--no-daemon", *head[1:], *argv], env, project)
+    assert alone == python == local
+    assert alone[0] != EXEC_FAILED
+
+
+# ---- every doubt: the Python ade ---------------------------------------------------------------
+
+
+@needs_launcher
+@pytest.mark.parametrize(
+    ("argv", "more"),
+    [
+        (["--version"], {}),
+        (["--help"], {}),
+        (["search", "--status"], {}),  # the daemon's fallback
+        (["search", "--limit", "x", "timeout"], {}),  # not the plain shape: argparse's error
+        (["search", "--", "--json"], {}),
+        (["search", "--no-daemon", "timeout"], {}),  # the daemon's fallback
+        (["search", "timeout"], {"ADE_DAEMON": " Off "}),
+        (["search", "timeout"], {"LINEAR_API_KEY": "lin_secret"}),  # sent only as a digest
+        (["search", "timeout"], {"TZ": "Asia/Tokyo"}),  # the daemon's TZ differs: not served
+        (["search", "timeout"], {"LANG": "en_US.ISO-8859-1", "LC_ALL": "", "LC_CTYPE": ""}),
+        (["search", "timeout"], {"LC_ALL": "de_DE"}),
+        (["search", "timeout"], {"PYTHONIOENCODING": "utf-8"}),
+    ],
+)
+def test_every_other_case_is_the_python_ades(
+    module_daemon: Machine, project: Path, lone: Path, argv: list[str], more: dict[str, str]
+) -> None:
+    env = _env(module_daemon, **more)
+    code, out, err = _run([str(lone), *argv], env, project)
+    assert (code, out) == (EXEC_FAILED, b""), err
+    assert b"cannot run the Python ade" in err
+    launched = _run([str(LAUNCHER), *argv], env, project)
+    assert launched == _run([str(PYTHON_ADE), *argv], env, project)
+
+
+@needs_launcher
+def test_an_argv_that_is_not_utf8_is_the_python_ades(
+    module_daemon: Machine, project: Path, lone: Path
+) -> None:
+    env = _env(module_daemon)
+    argv: list[str | bytes] = ["search", b"caf\xe9", "--json"]
+    assert _run([str(lone), *argv], env, project)[0] == EXEC_FAILED
+    launched = _run([str(LAUNCHER), *argv], env, project)
+    assert launched == _run([str(PYTHON_ADE), *argv], env, project)
+
+
+# ---- sockets of no daemon, or not ours ---------------------------------------------------------
+
+
+@pytest.fixture
+def runtime() -> Iterator[Path]:
+    """A short private runtime folder (a socket path fits 107 bytes)."""
+    folder = Path(tempfile.mkdtemp(prefix="ade-l-", dir="/tmp"))
+    folder.chmod(0o755)  # nobody may traverse to run/ (the wrong-owner cases)
+    (folder / "run").mkdir(mode=0o700)
+    yield folder / "run"
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def fake(runtime: Path) -> Iterator[list[subprocess.Popen[str]]]:
+    """Starts ``fake_daemon.py`` on ``runtime/daemon.sock`` (``procs.append`` the mode)."""
+    procs: list[subprocess.Popen[str]] = []
+    yield procs
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def _start_fake(procs: list[subprocess.Popen[str]], runtime: Path, mode: str) -> Path:
+    record = runtime.parent / f"record-{len(procs)}"
+    command = [sys.executable, str(FAKE), str(runtime / "daemon.sock"), str(record), mode]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    procs.append(proc)
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n"  # listening: no waiting by the clock
+    return record
+
+
+@needs_launcher
+def test_no_socket_is_the_python_ades(runtime: Path, project: Path, lone: Path) -> None:
+    env = _env(ADE_RUNTIME_DIR=str(runtime), ADE_DAEMON="on")
+    assert _run([str(lone), "search", "timeout"], env, project)[0] == EXEC_FAILED
+    assert not list(runtime.iterdir()), "the launcher started or made something"
+
+
+@needs_launcher
+@pytest.mark.parametrize("setup", ["open folder", "folder of another user", "symlink"])
+def test_an_untrusted_runtime_folder_is_the_python_ades_warning(
+    runtime: Path, fake: list[subprocess.Popen[str]], project: Path, lone: Path, setup: str
+) -> None:
+    record = _start_fake(fake, runtime, "ok")
+    folder = runtime
+    if setup == "open folder":
+        runtime.chmod(0o750)
+    elif setup == "folder of another user":
+        if os.geteuid() != 0:
+            pytest.skip("giving a folder to another user needs root")
+        os.chown(runtime, 65534, 65534)
+    else:
+        folder = runtime.parent / "link"
+        folder.symlink_to(runtime)
+    env = _env(ADE_RUNTIME_DIR=str(folder), ADE_CONFIG_DIR=str(runtime.parent / "cfg"))
+    argv = ["search", "--project", str(project), "timeout", "--json"]
+    assert _run([str(lone), *argv], env, project)[0] == EXEC_FAILED
+    launched = _run([str(LAUNCHER), *argv], env, project)
+    assert launched == _run([str(PYTHON_ADE), *argv], env, project)
+    assert launched[2].startswith(b"warning: not using the ade daemon: ")
+    assert not record.exists(), "something was sent to an untrusted daemon"
+
+
+@needs_launcher
+@pytest.mark.parametrize("mode", ["notjson", "hangup"])
+def test_a_daemon_answering_no_cli_answer_is_the_python_ades(
+    runtime: Path, fake: list[subprocess.Popen[str]], project: Path, lone: Path, mode: str
+) -> None:
+    """Garbage, an answer of another shape, a daemon gone with the request sent (``hangup``:
+    killed mid-request): the Python ``ade``'s answer, the same one warning line as when that
+    happens to the Python client itself — and the lost daemon is not asked a second time."""
+    record = _start_fake(fake, runtime, mode)
+    env = _env(ADE_RUNTIME_DIR=str(runtime), ADE_CONFIG_DIR=str(runtime.parent / "cfg"))
+    argv = ["search", "--project", str(project), "timeout", "--json"]
+    assert _run([str(lone), *argv], env, project)[0] == EXEC_FAILED
+    sent = record.read_bytes()
+    request = json.loads(sent.splitlines()[1])
+    assert request["method"] == "search.cli"
+    launched = _run([str(LAUNCHER), *argv], env, project)
+    python = _run([str(PYTHON_ADE), *argv], env, project)
+    local = _run([str(PYTHON_ADE), "search", "--no-daemon", *argv[1:]], env, project)
+    assert launched == python
+    assert (launched[0], launched[1]) == (local[0], local[1])
+    assert launched[2].startswith(b"warning: ")
+    assert launched[2].count(b"\n") == 1
+    if mode == "hangup":
+        assert b"lost the ade daemon" in launched[2]
+        asked = record.read_bytes()[len(sent) :].count(b'"search.')
+        assert asked == 2, "the launcher and the Python client each asked once, no more"
+
+
+@needs_launcher
+def test_the_request_carries_the_callers_argv_cwd_context_and_version(
+    runtime: Path, fake: list[subprocess.Popen[str]], project: Path, lone: Path
+) -> None:
+    from importlib.metadata import version
+
+    record = _start_fake(fake, runtime, "ok")
+    env = _env(ADE_RUNTIME_DIR=str(runtime), GIT_DIR="/nowhere", TZ="UTC", NO_COLOR="")
+    env["CODEX_HOME"] = 'x\ny\u00e9\x01"\\'
+    argv = ["search", "a\tb", "é", "😀", '"q"', "\\", "--json"]
+    _run([str(lone), *argv], env, project / ".ade")
+    hello, request = (json.loads(line) for line in record.read_bytes().splitlines())
+    assert hello == {"jsonrpc": "2.0", "id": 1, "method": "rpc.hello", "params": {}}
+    assert request["id"] == 2
+    assert request["params"] == {
+        "argv": argv[1:],
+        "cwd": str(project / ".ade"),
+        "color": False,
+        "version": version("ade-search"),
+        "context": caller_env.caller_context(env),
+    }
