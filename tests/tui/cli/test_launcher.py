@@ -14,15 +14,19 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_helpers import CLEAN_ENV, DEMO_NOW, copy_demo
 from daemon_machine import Machine
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.basics import caller_env
 from engine.rpc import connection, paths
@@ -306,3 +310,99 @@ def test_the_request_carries_the_callers_argv_cwd_context_and_version(
         "version": version("ade-search"),
         "context": caller_env.caller_context(env),
     }
+
+
+# ---- the answer's decoding ---------------------------------------------------------------------
+
+
+class OneAnswer:
+    """A socket of the test's own in a private folder: greets each connection and answers its
+    request with ``line`` (a stand-in daemon whose answer the test chooses)."""
+
+    def __init__(self, runtime: Path) -> None:
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(str(runtime / "daemon.sock"))
+        self.server.listen(4)
+        self.line = b""
+
+    def serve_one(self) -> None:
+        conn, _ = self.server.accept()
+        with conn:
+            received = b""
+            while received.count(b"\n") < 2 and (chunk := conn.recv(65536)):
+                received += chunk
+            hello = b'{"jsonrpc":"2.0","id":1,"result":{"role":"agent","pid":1,"version":"x"}}\n'
+            conn.sendall(hello + self.line + b"\n")
+
+
+@pytest.fixture
+def one_answer(runtime: Path) -> Iterator[OneAnswer]:
+    served = OneAnswer(runtime)
+    yield served
+    served.server.close()
+
+
+def _answered(
+    served: OneAnswer, lone: Path, runtime: Path, line: bytes
+) -> tuple[int, bytes, bytes]:
+    served.line = line
+    thread = threading.Thread(target=served.serve_one)
+    thread.start()
+    try:
+        return _run([str(lone), "search", "x"], _env(ADE_RUNTIME_DIR=str(runtime)), runtime)
+    finally:
+        thread.join(timeout=60)
+
+
+@needs_launcher
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    writes=st.lists(st.tuples(st.sampled_from([1, 2]), st.text()), max_size=4),
+    code=st.integers(0, 255),
+    ascii_only=st.booleans(),
+)
+def test_the_launcher_writes_each_text_of_the_answer_as_utf8(
+    one_answer: OneAnswer,
+    lone: Path,
+    runtime: Path,
+    writes: list[tuple[int, str]],
+    code: int,
+    ascii_only: bool,
+) -> None:
+    result = {"exit": code, "writes": writes}
+    line = json.dumps({"jsonrpc": "2.0", "id": 2, "result": result}, ensure_ascii=ascii_only)
+    got = _answered(one_answer, lone, runtime, line.encode("utf-8", "surrogatepass"))
+    if any(0xD800 <= ord(ch) <= 0xDFFF for _, text in writes for ch in text):
+        assert got[0] == EXEC_FAILED  # a lone surrogate: Python's print would raise on it
+        return
+    expected = [b"".join(t.encode() for fd, t in writes if fd == n) for n in (1, 2)]
+    assert got == (code, *expected)
+
+
+@needs_launcher
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc":"2.0","id":2,"result":{"fallback":"not the plain shape"}}',
+        b'{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no such method"}}',
+        b'{"jsonrpc":"2.0","id":3,"result":{"exit":0,"writes":[]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":256,"writes":[]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[3,"x"]]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[1,"\\ud800"]]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[1,"\\udc00\\ud800"]]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[1,"\\x"]]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[1,"\xff"]]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[1,"a\nb"]]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[1,"x"]],"more":1}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[1,"x"]]}} trailing',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0.5,"writes":[]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"writes":[[1,"no exit"]]}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[1,"unterminated',
+        b"not json",
+    ],
+)
+def test_an_answer_of_any_other_shape_is_the_python_ades(
+    one_answer: OneAnswer, lone: Path, runtime: Path, line: bytes
+) -> None:
+    code, out, err = _answered(one_answer, lone, runtime, line)
+    assert (code, out) == (EXEC_FAILED, b""), err
