@@ -1,7 +1,7 @@
 /* The installed `ade` on Linux: answers a plain `ade search …` from a running daemon without
  * starting Python (emacsclient-style), and execs the Python `ade` (`ade-py` beside this file)
- * for everything else and on every doubt. README: "Compiled parts"; the wire is
- * PROTOCOL `search.cli` (tui/cli_render.py answers it in the daemon).
+ * for everything else and on every doubt. README: "Compiled parts"; the wire is the daemon's
+ * `search.cli` (engine/search_cli.py, docs/daemon.md).
  *
  * It decides nothing the Python path would decide differently: the socket, its folder and the
  * peer are checked as engine/rpc/paths.py checks them, the context is caller_context() of

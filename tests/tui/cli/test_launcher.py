@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import shutil
 import socket
@@ -151,6 +152,48 @@ def test_the_launcher_answers_as_the_python_client_and_the_process_do(
     local = _run([str(PYTHON_ADE), head[0], "--no-daemon", *head[1:], *argv], env, project)
     assert alone == python == local
     assert alone[0] != EXEC_FAILED
+
+
+def _run_on_a_terminal(
+    command: list[str], env: dict[str, str], cwd: Path
+) -> tuple[int, bytes, bytes]:
+    """``command`` with its stdout on a terminal (a pty): colour on, as a user sees it."""
+    main_end, terminal = pty.openpty()
+    proc = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=terminal,
+                            stderr=subprocess.PIPE)  # fmt: skip
+    os.close(terminal)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main_end, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main_end)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    return proc.wait(timeout=60), out, err
+
+
+@needs_launcher
+@pytest.mark.parametrize(
+    "argv", [["timeout"], ["zebrahostile"], ["timeout", "--json"]], ids=" ".join
+)
+def test_on_a_terminal_the_launcher_colours_as_the_python_ade_does(
+    module_daemon: Machine, project: Path, lone: Path, argv: list[str]
+) -> None:
+    env = _env(module_daemon)
+    alone = _run_on_a_terminal([str(lone), "search", *argv], env, project)
+    local = _run_on_a_terminal([str(PYTHON_ADE), "search", "--no-daemon", *argv], env, project)
+    assert alone == local
+    if "--json" not in argv:
+        assert b"\x1b[" in alone[1], "no colour on a terminal"
+    no_color = _env(module_daemon, NO_COLOR="")
+    plain = _run_on_a_terminal([str(lone), "search", *argv], no_color, project)
+    assert plain == _run_on_a_terminal([str(PYTHON_ADE), "search", *argv], no_color, project)
+    assert b"\x1b[" not in plain[1]
 
 
 # ---- every doubt: the Python ade ---------------------------------------------------------------
