@@ -1,5 +1,5 @@
 """The compiled ``ade`` launcher against the Python client, on a wheel install, each over
-``python -c pass`` in the same interleaved rounds (issue 31 point 4: a daemon-answered search
+``python -c pass`` in the same interleaved rounds (the start-up goal: a daemon-answered search
 within 1.5x of ``python -c pass``; journal 2026-12-08-launcher.md).
 
 Run: ``python -m benchmarks.bench_launcher --project DIR --vocabulary FILE --runs 30 --work DIR``
