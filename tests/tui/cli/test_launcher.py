@@ -108,9 +108,9 @@ HOSTILE = 'zebrahostile \x1b]52;c;eA==\x07 \x1b[2J \u202eevil\u202c 😀 日本�
 def project(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An indexed demo copy whose chat holds hostile text (escapes, bidi, astral, quotes)."""
     root = copy_demo(demo_project, tmp_path_factory.mktemp("launcher") / "demo")
-    line = {"seq": 900, "ts": "2026-06-14T10:00:00.000+00:00", "type": "user_message",
-            "id": "msg_0900", "text": HOSTILE, "status": "processed"}  # fmt: skip
-    with (root / ".ade" / "chats" / "chat-connect-timeout.jsonl").open("a") as chats:
+    line = {"seq": 90, "ts": "2026-06-09T18:20:00.000Z", "type": "assistant_message",
+            "id": "msg_hostile", "text": HOSTILE}  # fmt: skip
+    with (root / ".ade" / "chats" / "chat-release-notes.jsonl").open("a") as chats:
         chats.write(json.dumps(line) + "\n")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ADE_NOW", DEMO_NOW)
@@ -152,6 +152,9 @@ def test_the_launcher_answers_as_the_python_client_and_the_process_do(
     local = _run([str(PYTHON_ADE), head[0], "--no-daemon", *head[1:], *argv], env, project)
     assert alone == python == local
     assert alone[0] != EXEC_FAILED
+    if "zebrahostile" in argv:  # found, and its escapes shown, never sent to the terminal
+        assert alone[0] == 0
+        assert b"\x1b" not in alone[1]
 
 
 def _run_on_a_terminal(
