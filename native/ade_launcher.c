@@ -50,6 +50,7 @@ static const char *const DAEMON_OFF[] = {"off", "0", "no", "false", NULL};
 
 extern char **environ;
 static char **g_argv;
+static int g_color;
 
 /* ---- the Python `ade` ------------------------------------------------------------------ */
 
@@ -279,7 +280,8 @@ static void build_request(Buf *b, int argc) {
     }
     puts_(b, "],\"cwd\":");
     put_json_string(b, cwd, strlen(cwd));
-    puts_(b, isatty(1) && getenv("NO_COLOR") == NULL ? ",\"color\":true" : ",\"color\":false");
+    g_color = isatty(1) && getenv("NO_COLOR") == NULL;
+    puts_(b, g_color ? ",\"color\":true" : ",\"color\":false");
     puts_(b, ",\"version\":\"" ADE_VERSION "\",\"context\":");
     put_context(b);
     puts_(b, "}}\n");
@@ -418,10 +420,14 @@ static int cli_result(Cursor *c, long *exit_code, Buf *text, Buf *writes) {
         } else ok = 0;
     } while (ok && eat(c, ','));
     free(key.data);
-    ok = ok && have_exit && have_writes && *exit_code >= 0 && *exit_code <= 255;
+    ok = ok && have_exit && have_writes && *exit_code >= 0 && *exit_code <= 2;
     ok = ok && eat(c, '}') && eat(c, '}');
     ws(c);
-    return ok && c->p == c->end && valid_utf8((const unsigned char *)text->data, text->len);
+    /* Without colour no escape byte (ESC, CSI U+009B): the daemon's output boundary leaves none,
+     * so one there is a broken daemon's (tui/daemon_search.py refuses it the same way). */
+    return ok && c->p == c->end && valid_utf8((const unsigned char *)text->data, text->len) &&
+           (g_color || text->len == 0 || (memchr(text->data, 0x1b, text->len) == NULL &&
+                        memmem(text->data, text->len, "\xc2\x9b", 2) == NULL));
 }
 
 /* The next answer line from the socket into line (read past it kept in pending); errno-style
