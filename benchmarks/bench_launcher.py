@@ -49,7 +49,7 @@ def main() -> None:
         f"{rare} text": [rare],
     }
     try:
-        _run([ade, "search", "--project", root, "--status"], env)  # starts the daemon
+        _run([ade, "search", rare, "--json", "--project", root], env)  # starts the daemon
         wait_listening(runtime / "daemon.sock")
         jobs = {"pass": lambda: _run([str(bin_dir / "python"), "-c", "pass"], env)}
         for name, argv in searches.items():
