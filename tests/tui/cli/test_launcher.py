@@ -37,6 +37,8 @@ BIN = Path(sys.executable).parent
 LAUNCHER, PYTHON_ADE = BIN / "ade", BIN / "ade-py"
 SOURCE = Path(__file__).resolve().parents[3] / "native" / "ade_launcher.c"
 FAKE = Path(__file__).resolve().parents[2] / "engine" / "rpc" / "fake_daemon.py"
+SYSTEM_PYTHON = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
+"""The fake daemon's interpreter: one ``nobody`` can run (not this checkout's venv)."""
 EXEC_FAILED = 127
 """The lone launcher's exit when it tried to exec the Python ``ade`` (there is none beside it)."""
 
@@ -265,13 +267,23 @@ def fake(runtime: Path) -> Iterator[list[subprocess.Popen[str]]]:
         proc.wait()
 
 
-def _start_fake(procs: list[subprocess.Popen[str]], runtime: Path, mode: str) -> Path:
+def _start_fake(
+    procs: list[subprocess.Popen[str]], runtime: Path, mode: str, *, as_nobody: bool = False
+) -> Path:
+    """``fake_daemon.py`` on ``runtime/daemon.sock``, as ``nobody`` when asked (with root and
+    ``setpriv``: the folder is opened for it to bind, then private again). Returns its record."""
     record = runtime.parent / f"record-{len(procs)}"
-    command = [sys.executable, str(FAKE), str(runtime / "daemon.sock"), str(record), mode]
+    script = runtime.parent / "fake.py"  # where nobody can read it
+    shutil.copy(FAKE, script)
+    command = [SYSTEM_PYTHON, str(script), str(runtime / "daemon.sock"), str(record), mode]
+    if as_nobody:
+        runtime.chmod(0o777)
+        command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *command]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     procs.append(proc)
     assert proc.stdout is not None
     assert proc.stdout.readline() == "ready\n"  # listening: no waiting by the clock
+    runtime.chmod(0o700)
     return record
 
 
@@ -283,19 +295,26 @@ def test_no_socket_is_the_python_ades(runtime: Path, project: Path, lone: Path) 
 
 
 @needs_launcher
-@pytest.mark.parametrize("setup", ["open folder", "folder of another user", "symlink"])
+@pytest.mark.parametrize(
+    "setup",
+    ["open folder", "folder of another user", "symlink", "socket of another user",
+     "peer of another user"],
+)  # fmt: skip
 def test_an_untrusted_runtime_folder_is_the_python_ades_warning(
     runtime: Path, fake: list[subprocess.Popen[str]], project: Path, lone: Path, setup: str
 ) -> None:
-    record = _start_fake(fake, runtime, "ok")
+    another = setup.endswith("of another user")
+    if another and (os.geteuid() != 0 or shutil.which("setpriv") is None):
+        pytest.skip("another user's folder, socket or daemon needs root and setpriv")
+    record = _start_fake(fake, runtime, "ok", as_nobody=setup.startswith(("socket", "peer")))
     folder = runtime
     if setup == "open folder":
         runtime.chmod(0o750)
     elif setup == "folder of another user":
-        if os.geteuid() != 0:
-            pytest.skip("giving a folder to another user needs root")
         os.chown(runtime, 65534, 65534)
-    else:
+    elif setup == "peer of another user":
+        os.chown(runtime / "daemon.sock", os.getuid(), os.getgid())  # the file lies; the peer not
+    elif setup == "symlink":
         folder = runtime.parent / "link"
         folder.symlink_to(runtime)
     env = _env(ADE_RUNTIME_DIR=str(folder), ADE_CONFIG_DIR=str(runtime.parent / "cfg"))
