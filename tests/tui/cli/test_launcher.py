@@ -138,6 +138,7 @@ ANSWERED = [
     ['"timed out"'],
     ["--limit", "0", "timeout"],
     ["--kind", "nosuchkind", "timeout"],
+    ["--", "--json"],  # argparse's shape, the daemon's parse: a usage error
 ]
 
 
@@ -211,8 +212,8 @@ def test_on_a_terminal_the_launcher_colours_as_the_python_ade_does(
         (["--version"], {}),
         (["--help"], {}),
         (["search", "--status"], {}),  # the daemon's fallback
-        (["search", "--limit", "x", "timeout"], {}),  # not the plain shape: argparse's error
-        (["search", "--", "--json"], {}),
+        (["search", "--limit", "x", "timeout"], {}),  # argparse's error: the daemon's fallback
+        (["search", "timeout", "--kind", "chat", "retry"], {}),
         (["search", "--no-daemon", "timeout"], {}),  # the daemon's fallback
         (["search", "timeout"], {"ADE_DAEMON": " Off "}),
         (["search", "timeout"], {"LINEAR_API_KEY": "lin_secret"}),  # sent only as a digest
