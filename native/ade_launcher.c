@@ -322,6 +322,7 @@ static void put_code_point(Buf *b, unsigned cp) {
  * print would raise on it). */
 static int string(Cursor *c, Buf *out) {
     if (!eat(c, '"')) return 0;
+    if (out != NULL) put(out, "", 0); /* allocated and terminated, "" included */
     while (c->p < c->end && *c->p != '"') {
         unsigned char ch = (unsigned char)*c->p;
         if (ch < 0x20) return 0;

@@ -472,6 +472,9 @@ def test_the_launcher_writes_each_text_of_the_answer_as_utf8(
         b'{"jsonrpc":"2.0","id":2,"result":{"writes":[[1,"no exit"]]}}',
         b'{"jsonrpc":"2.0","id":2,"result":{"exit":0,"writes":[[1,"unterminated',
         b"not json",
+        b'{"":1}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"":0}}',
+        b"",
     ],
 )
 def test_an_answer_of_any_other_shape_is_the_python_ades(
