@@ -69,15 +69,54 @@ MAX_VALUE_CHARS = 4_096
 _MAX_DIGITS = 20
 """Digit strings longer than this are refused before ``int()`` ever sees them."""
 
-_RAW_ALLOWED = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]")
+# The patterns are compiled on first use (functools.cache), and the tests of every link, a
+# character's or a number's, are string methods: a warm search's links (built, and parsed again
+# for a terminal hit) hold no ``%`` and no commit, PR, repository or Linear target unless one is
+# a hit, so it compiles none of them (~0.4 M instructions each, 7 before,
+# benchmarks/journal/2026-12-08-inproc-start.md).
+
+
+_RAW_ALLOWED = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%"
+)
 """RFC 3986 unreserved, sub-delims and ``:@/?%``: spaces, quotes, ``#``, ``\\`` must be encoded."""
 
-_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
-_BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
-_DIGITS = re.compile(r"0|[1-9][0-9]*")
-_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
-_LINEAR = re.compile(r"[A-Z][A-Z0-9]*-[0-9]+")
-_REPO = re.compile(r"[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+")
+
+@functools.cache
+def _escape_re() -> re.Pattern[str]:
+    """A percent escape left in decoded text (only text holding a ``%`` is searched)."""
+    return re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+@functools.cache
+def _bad_percent_re() -> re.Pattern[str]:
+    """A ``%`` not followed by two hex digits (a link parsed)."""
+    return re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _plain_digits(value: str) -> bool:
+    """``0|[1-9][0-9]*`` in full: ASCII decimal digits without a leading zero."""
+    return value.isascii() and value.isdigit() and (value == "0" or value[0] != "0")
+
+
+@functools.cache
+def _sha_re() -> re.Pattern[str]:
+    """A commit's hex digits, abbreviated or full."""
+    return re.compile(r"[0-9a-fA-F]{4,64}")
+
+
+@functools.cache
+def _linear_re() -> re.Pattern[str]:
+    """A Linear issue identifier, ``ABC-123``."""
+    return re.compile(r"[A-Z][A-Z0-9]*-[0-9]+")
+
+
+@functools.cache
+def _repo_re() -> re.Pattern[str]:
+    """``owner/name`` (or ``group/sub/name``) made of ``[A-Za-z0-9_.-]`` segments."""
+    return re.compile(r"[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+")
+
+
 _BRANCH_BAD_CHARS = frozenset(" ~^:?*[\\")
 """Characters git refuses in a ref name (``git check-ref-format``), besides control characters."""
 
@@ -136,7 +175,7 @@ def _check_text(what: str, value: object, *, file_name: bool = False) -> str:
             file_name and ch != "\x00" and (ch < "\ud800" or "\udc80" <= ch <= "\udcff")
         ):
             raise DeepLinkError(f"{what} contains the control character {ch!r}")
-    escape = _ESCAPE.search(value)
+    escape = _escape_re().search(value) if "%" in value else None
     if escape:
         raise DeepLinkError(f"{what} is still percent-encoded after decoding ({escape.group()!r})")
     return value
@@ -199,14 +238,14 @@ def is_valid_repo_slug(slug: object) -> bool:
     return (
         isinstance(slug, str)
         and len(slug) <= MAX_VALUE_CHARS
-        and _REPO.fullmatch(slug) is not None
+        and _repo_re().fullmatch(slug) is not None
         and all(seg not in (".", "..") for seg in slug.split("/"))
     )
 
 
 def is_valid_linear_identifier(value: object) -> bool:
     """True for a Linear issue identifier such as ``ABC-123``."""
-    return isinstance(value, str) and len(value) <= 64 and _LINEAR.fullmatch(value) is not None
+    return isinstance(value, str) and len(value) <= 64 and _linear_re().fullmatch(value) is not None
 
 
 def _check_target(kind: str, target: object) -> None:
@@ -216,11 +255,11 @@ def _check_target(kind: str, target: object) -> None:
         if not is_valid_session_id(value):
             raise DeepLinkError(f"{kind} id {value!r} must match [A-Za-z0-9._-]{{1,128}}")
     elif kind == "pr":
-        if not _DIGITS.fullmatch(value) or len(value) > _MAX_DIGITS:
+        if not _plain_digits(value) or len(value) > _MAX_DIGITS:
             raise DeepLinkError(f"PR number {value!r} must be plain decimal digits")
         _check_int("PR number", int(value), 1, MAX_PR)
     elif kind == "commit":
-        if not _SHA.fullmatch(value):
+        if not _sha_re().fullmatch(value):
             raise DeepLinkError(f"commit {value!r} must be 4 to 64 hex digits")
     elif kind == "branch":
         _check_branch("branch", value)
@@ -457,10 +496,10 @@ def _parse(text: str) -> DeepLink:
         raise DeepLinkError(f"the scheme must be {SCHEME_PREFIX!r}")
     rest = text[len(SCHEME_PREFIX) :]
     for index, ch in enumerate(rest):
-        if not _RAW_ALLOWED.fullmatch(ch):
+        if ch not in _RAW_ALLOWED:
             where = len(SCHEME_PREFIX) + index
             raise DeepLinkError(f"character {ch!r} at position {where} must be percent-encoded")
-    if _BAD_PERCENT.search(rest):
+    if "%" in rest and _bad_percent_re().search(rest):
         raise DeepLinkError("'%' must be followed by two hex digits")
     path, has_query, query = rest.partition("?")
     kind, _, raw_target = path.partition("/")
@@ -502,7 +541,7 @@ def _number(name: str, params: dict[str, str]) -> int | None:
     value = params.get(name)
     if value is None:
         return None
-    if not _DIGITS.fullmatch(value) or len(value) > _MAX_DIGITS:
+    if not _plain_digits(value) or len(value) > _MAX_DIGITS:
         raise DeepLinkError(f"{name} {value!r} must be plain decimal digits without leading zeros")
     return int(value)
 

@@ -363,3 +363,39 @@ def test_decoding_happens_exactly_once() -> None:
         parse_deep_link("ade://lane/%2541")
     # A literal '%' that does not form an escape survives as itself.
     assert parse_deep_link("ade://lane/100%25").target == "100%"
+
+
+# --- the string tests that stand in for patterns (compiled on first use) ----------------------
+
+_DIGITS_RE = r"0|[1-9][0-9]*"
+_RAW_ALLOWED_RE = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]"
+
+
+@settings(max_examples=300)
+@given(st.text(st.sampled_from("0123456789x٣²\u0661 -+"), max_size=6) | st.text(max_size=4))
+def test_plain_digits_decide_as_the_digits_pattern(value: str) -> None:
+    import re
+
+    from engine.links.deeplink import _plain_digits
+
+    assert _plain_digits(value) == (re.fullmatch(_DIGITS_RE, value) is not None)
+
+
+def test_the_allowed_link_characters_are_the_pattern_class() -> None:
+    import re
+
+    from engine.links.deeplink import _RAW_ALLOWED
+
+    pattern = re.compile(_RAW_ALLOWED_RE)
+    assert {chr(c) for c in range(0x3000) if pattern.fullmatch(chr(c))} == _RAW_ALLOWED
+
+
+def test_a_link_with_a_bad_or_leftover_escape_is_still_refused() -> None:
+    with pytest.raises(DeepLinkError, match="two hex digits"):
+        parse_deep_link("ade://chat/s1%2")
+    with pytest.raises(DeepLinkError, match="percent-encoded after decoding"):
+        parse_deep_link("ade://chat/s1%2541")
+    with pytest.raises(DeepLinkError, match="must be percent-encoded"):
+        parse_deep_link("ade://chat/s 1")
+    with pytest.raises(DeepLinkError, match="digits"):
+        parse_deep_link("ade://pr/012")

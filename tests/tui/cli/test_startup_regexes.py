@@ -33,6 +33,7 @@ LAZY = {
     ),
     "engine.redaction.ids": ("_hashed_re",),
     "engine.links.targets": ("_team_key_re", "_scp_remote_re"),
+    "engine.links.deeplink": ("_escape_re", "_bad_percent_re"),
     "engine.project.pr_reviews": ("review_item_id_re",),
     "engine.query.command_filters": ("_duration_re",),
     "engine.terminal.sanitize": (
