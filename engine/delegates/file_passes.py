@@ -17,7 +17,8 @@ import bisect
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+
+import msgspec
 
 from engine.delegates import files
 from engine.delegates.files import (
@@ -49,7 +50,7 @@ are redacted (their snippets, ``line_snippet``), so a word with 100,000 lines st
 about the time git grep takes."""
 
 
-class _Word(NamedTuple):
+class _Word(msgspec.Struct, frozen=True):
     """A bare word as a query term (for callers that pass words, not a plan)."""
 
     text: str
@@ -57,7 +58,7 @@ class _Word(NamedTuple):
     prefix: bool
 
 
-class FileQuery(NamedTuple):
+class FileQuery(msgspec.Struct, frozen=True):
     """The part of a query the file search reads: positive nodes and exclusions."""
 
     nodes: tuple[tuple[MatchTerm, ...], ...]

@@ -16,7 +16,8 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+
+import msgspec
 
 from engine.delegates.definitions import definition_source
 from engine.delegates.git_process import (
@@ -61,7 +62,7 @@ whatever the ignore rules say: a repository that does not ignore it would serve 
 logs (escapes, secrets, every terminal hit twice) as file hits."""
 
 
-class FileMatches(NamedTuple):
+class FileMatches(msgspec.Struct, frozen=True):
     """What the file search found: paths holding a term, line hits, and whether lines were cut."""
 
     paths: list[str]

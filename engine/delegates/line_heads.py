@@ -13,7 +13,8 @@ import heapq
 from bisect import bisect_right
 from collections.abc import Iterable
 from operator import attrgetter
-from typing import NamedTuple
+
+import msgspec
 
 from engine.delegates.files import FileLineHit
 from engine.project.model import Lane
@@ -28,7 +29,7 @@ its score (``LINE_SCORES``: a definition of a word of the query, a line of a fil
 one, a mention) and its file's mtime."""
 
 
-class LineBlock(NamedTuple):
+class LineBlock(msgspec.Struct, frozen=True):
     """Lines of one file with one score: their keys share all but the id's natural key."""
 
     lane: Lane

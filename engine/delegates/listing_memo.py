@@ -34,7 +34,9 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+import msgspec
 
 from engine.basics.caller_env import current_environ
 
@@ -62,7 +64,7 @@ _USER_CONFIG = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")
 _Key = tuple[str | None, ...]
 
 
-class _Memo(NamedTuple):
+class _Memo(msgspec.Struct, frozen=True):
     watched: tuple[str, ...]
     stamps: tuple[Stamp, ...]
     listing: Listing

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 import apsw
 import msgspec
@@ -175,7 +175,7 @@ class PreparedDocs(list[IndexDoc]):
         return hit[1] if hit is not None and hit[0] is doc else _derive(doc)
 
 
-class WriteTargets(NamedTuple):
+class WriteTargets(msgspec.Struct, frozen=True):
     """Where a batch's rows go besides the tables, as the writer hands them over
     (``IndexWriter.targets``); ``PLAIN`` (the default) writes every row into its table."""
 

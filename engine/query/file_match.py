@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+import msgspec
 
 from engine.index.identifiers import identifier_parts
 from engine.query.fold import fold, is_token_char, separators_class, token_re
@@ -51,7 +53,7 @@ def is_path_term(term: MatchTerm) -> bool:
     return "/" in getattr(term, "text", "") and not getattr(term, "phrase", False)
 
 
-class FileTerms(NamedTuple):
+class FileTerms(msgspec.Struct, frozen=True):
     """A query's words as the file search reads them (see the module docstring)."""
 
     line_nodes: tuple[Node, ...]
@@ -193,7 +195,7 @@ def _word_at(folded: str, token: str, prefix: bool) -> bool:
     return False
 
 
-class _Term(NamedTuple):
+class _Term(msgspec.Struct, frozen=True):
     token: str
     """The first token (the only one of a one-token term, searched with ``_word_at``)."""
     prefix: bool
@@ -206,7 +208,7 @@ class _Term(NamedTuple):
         return self.regex.search(folded) is not None
 
 
-class _Compiled(NamedTuple):
+class _Compiled(msgspec.Struct, frozen=True):
     regexes: tuple[_Term, ...]
     needles: tuple[str, ...]
     """One needle per alternative (its longest token): one occurs in a line holding the node."""

@@ -19,7 +19,7 @@ stops it above a row of the window, the answer says so (``PHRASE_NOTE``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import apsw
 import msgspec
@@ -67,7 +67,7 @@ PHRASE_NOTE = (
 """Said by an answer whose phrase boost ``PHRASE_BUDGET`` bounded (``with_phrase_boost``)."""
 
 
-class PhraseWalk(NamedTuple):
+class PhraseWalk(msgspec.Struct, frozen=True):
     """What one phrase query over a window's row id range found."""
 
     held: set[int]

@@ -5,10 +5,10 @@ generated module holds data only."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import msgspec
 
 
-class Allow(NamedTuple):
+class Allow(msgspec.Struct, frozen=True):
     """A gitleaks allowlist: a finding is dropped when one regex matches its ``target`` (the
     secret, the whole match or the line) or the secret contains one of the stopwords."""
 
@@ -17,7 +17,7 @@ class Allow(NamedTuple):
     stopwords: tuple[str, ...]
 
 
-class Format(NamedTuple):
+class Format(msgspec.Struct, frozen=True):
     """One gitleaks rule: its regex runs only when a keyword occurs in the lowercased text; the
     secret is the ``secret_group`` (or the first non-empty group, or the whole match), and must
     have a Shannon entropy above ``entropy`` (0: no floor)."""
