@@ -21,6 +21,7 @@ profile's settings are read (``settings_files``): a folder any of them names is 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -46,11 +47,17 @@ MAX_SETTINGS = 1024 * 1024
 
 _STRING = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'
 _BLOCK = r"/\*(?:[^*]|\*(?!/))*+\*/"
-_NOISE = re.compile(
-    rf"{_STRING}|(//[^\n]*+|/\*.*?(?:\*/|\Z)|,(?=(?:\s|//[^\n]*+|{_BLOCK})*+[}}\]]))",
-    re.DOTALL,
-)
-"""A string (kept), or a comment or a trailing comma (group 1: dropped)."""
+
+
+@functools.cache
+def _noise_re() -> re.Pattern[str]:
+    """A string (kept), or a comment or a trailing comma (group 1: dropped); compiled on first
+    use: a warm search reads no settings file (their stats are in the manifest)."""
+    return re.compile(
+        rf"{_STRING}|(//[^\n]*+|/\*.*?(?:\*/|\Z)|,(?=(?:\s|//[^\n]*+|{_BLOCK})*+[}}\]]))",
+        re.DOTALL,
+    )
+
 
 MAX_REMEMBERED = 32
 """Settings files whose answer is remembered (by their stat) between calls: each listing and
@@ -76,7 +83,7 @@ def loads_jsonc(text: str) -> Any:
     """
     parts: list[str] = []
     at = 0
-    for match in _NOISE.finditer(text):
+    for match in _noise_re().finditer(text):
         if match.group(1) is not None:
             parts.append(text[at : match.start()])
             at = match.end()

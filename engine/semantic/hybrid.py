@@ -17,6 +17,7 @@ their order at the top, and the fused hits follow them.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -87,11 +88,18 @@ NOT_INSTALLED_NOTE = (
 
 SWITCHED_OFF_NOTE = "mode:semantic: switched off by ADE_SEMANTIC=0; showing lexical matches only"
 
-_MODE_RE = re.compile(r'"[^"]*"|(?<!\S)mode:semantic(?!\S)', re.IGNORECASE)
+
+@functools.cache
+def _mode_re() -> re.Pattern[str]:
+    """A quoted phrase (kept) or ``mode:semantic``, compiled on first use: only a query holding
+    a ``:`` can hold the switch (a warm search of words compiles it not)."""
+    return re.compile(r'"[^"]*"|(?<!\S)mode:semantic(?!\S)', re.IGNORECASE)
 
 
 def take_mode(args: SearchQueryArgs) -> tuple[SearchQueryArgs, bool]:
     """``args`` without ``mode:semantic`` (outside quotes), and whether it was there."""
+    if ":" not in args.query:
+        return args, False  # no ``mode:semantic`` in any case
     found = False
 
     def drop(match: re.Match[str]) -> str:
@@ -101,7 +109,7 @@ def take_mode(args: SearchQueryArgs) -> tuple[SearchQueryArgs, bool]:
         found = True
         return ""
 
-    text = _MODE_RE.sub(drop, args.query)
+    text = _mode_re().sub(drop, args.query)
     if not found:
         return args, False
     return msgspec.structs.replace(args, query=" ".join(text.split())), True

@@ -34,6 +34,8 @@ LAZY = {
     "engine.redaction.ids": ("_hashed_re",),
     "engine.links.targets": ("_team_key_re", "_scp_remote_re"),
     "engine.links.deeplink": ("_escape_re", "_bad_percent_re"),
+    "engine.semantic.hybrid": ("_mode_re",),
+    "engine.external.vscode_settings": ("_noise_re",),
     "engine.project.pr_reviews": ("review_item_id_re",),
     "engine.query.command_filters": ("_duration_re",),
     "engine.terminal.sanitize": (
@@ -94,7 +96,8 @@ def test_a_warm_search_compiles_none_of_the_lazy_patterns(warm_demo: Path) -> No
 
 def test_a_time_filter_compiles_the_duration_pattern(warm_demo: Path) -> None:
     called = _called(search_argv(warm_demo, "since:30d", "retry", "--json"))
-    assert called == ["engine.query.parser._duration_re"]
+    # ... and the semantic switch's, which any query holding a ``:`` may hold
+    assert called == ["engine.query.parser._duration_re", "engine.semantic.hybrid._mode_re"]
 
 
 def test_only_a_terminal_snippet_compiles_the_cell_model_patterns(warm_demo: Path) -> None:
@@ -200,3 +203,19 @@ def test_non_ascii_text_is_read_with_the_separator_classes() -> None:
     assert not _compiles(fold.separators_class, lambda: LineMatcher(one_word)("x.py", "retry"))
     two_tokens = FileTerms.of(two.nodes, two.excluded)  # a term of two tokens: a regex
     assert _compiles(fold.separators_class, lambda: LineMatcher(two_tokens)("x.py", "a.b"))
+
+
+def test_the_semantic_switch_and_a_settings_file_compile_their_patterns() -> None:
+    from engine.external import vscode_settings
+    from engine.semantic import hybrid
+    from engine.types import SearchQueryArgs
+
+    asked = SearchQueryArgs(query='retry "mode:semantic" MODE:Semantic')
+    assert _compiles(hybrid._mode_re, lambda: hybrid.take_mode(asked))
+    assert hybrid.take_mode(asked)[0].query == 'retry "mode:semantic"'
+    plain = SearchQueryArgs(query="retry timeout")
+    assert not _compiles(hybrid._mode_re, lambda: hybrid.take_mode(plain))
+    assert hybrid.take_mode(plain) == (plain, False)
+    jsonc = '{"a": 1, // comment\n "b": [2,],}'
+    assert _compiles(vscode_settings._noise_re, lambda: vscode_settings.loads_jsonc(jsonc))
+    assert vscode_settings.loads_jsonc(jsonc) == {"a": 1, "b": [2]}
