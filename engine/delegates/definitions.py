@@ -92,13 +92,15 @@ def definition_lines(words: list[str]) -> Callable[[list[str]], list[int]]:
     if not words:
         return lambda _texts: []
     ascii_words = all(w.isascii() for w in words)
-    lowered = _lines_re(tuple(w.lower() for w in words), 0) if ascii_words else None
-    key = tuple(words)  # its case-blind pattern compiled on the first file that needs it
+    lowered_key = tuple(w.lower() for w in words)
+    key = tuple(words)
+    # Each pattern compiled on the first file that needs it (a query whose words no tracked
+    # file holds compiles none: ~0.4 ms a query of new words, `_lines_re` caching the rest)
 
     def lines(texts: list[str]) -> list[int]:
         text = "\n" + "\n".join(texts)
-        if lowered is not None and text.isascii():
-            found = lowered.finditer(text.lower())
+        if ascii_words and text.isascii():
+            found = _lines_re(lowered_key, 0).finditer(text.lower())
         else:
             found = _lines_re(key, re.IGNORECASE).finditer(text)
         out: list[int] = []

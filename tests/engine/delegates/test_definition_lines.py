@@ -38,3 +38,15 @@ def test_a_definition_is_read_in_its_own_line_only() -> None:
     find = definition_lines(["x"])
     assert find(["x", "= 1", "def", "x", "x = 1", "  def x(", "y"]) == [4, 5]
     assert find(["x: int", "y = 1", "def (", ") x", "func (r *T)", "x"]) == []
+
+
+def test_no_pattern_is_compiled_before_a_file_needs_one() -> None:
+    # A query whose words no tracked file holds searches no lines: it compiles nothing (a new
+    # word's pattern is ~0.4 ms of the daemon's answer, read-your-writes' fresh searches)
+    from engine.delegates.definitions import _lines_re
+
+    _lines_re.cache_clear()
+    search = definition_lines(["zqnotanywhere"])
+    assert _lines_re.cache_info().currsize == 0
+    assert search(["def zqnotanywhere():", "y = zqnotanywhere"]) == [0]
+    assert _lines_re.cache_info().currsize == 1
