@@ -22,61 +22,24 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from types import ModuleType
 
 _NAME = "typing_extensions"
 
 
 def import_msgspec_lean() -> None:
-    """Import msgspec (once per process) without importing ``typing_extensions`` nor
-    ``platform``, and without compiling its probe's forward reference."""
+    """Import msgspec (once per process) without importing ``typing_extensions``."""
     if "msgspec" in sys.modules or _NAME in sys.modules:
         return  # already imported one way or the other: nothing to save
     sys.modules[_NAME] = None  # type: ignore[assignment]  # makes `import` raise ImportError
     stand_in = _platform_stand_in()
-    restore_forward_ref = _answer_the_forward_ref_probe()
     try:
         import msgspec  # noqa: F401
     finally:
-        restore_forward_ref()
         if sys.modules.get(_NAME, ...) is None:
             del sys.modules[_NAME]
         if stand_in is not None and sys.modules.get(_PLATFORM) is stand_in:
             del sys.modules[_PLATFORM]
-
-
-_PROBED = "Foo"
-"""The forward reference ``msgspec._utils`` builds at import to learn whether ``is_class`` is
-accepted (it is since Python 3.11)."""
-
-
-def _answer_the_forward_ref_probe() -> Callable[[], None]:
-    """Answer ``msgspec._utils``' import-time probe, ``typing.ForwardRef("Foo", is_class=True)``,
-    without building it, and return what puts the real ``typing.ForwardRef`` back.
-
-    ``ForwardRef`` checks its text with ``compile()``, and the interpreter's first ``compile()`` of
-    a string builds the AST module's types: ~10 M instructions of a ~306 M in-process search,
-    for an answer the probe throws away (a settled search compiles nothing else,
-    ``tests/tui/cli/test_startup_compile.py``). Any other forward reference made meanwhile is the
-    real one; msgspec looks ``typing.ForwardRef`` up again whenever it resolves a type."""
-    import typing
-
-    real = typing.ForwardRef
-
-    def forward_ref(
-        arg: str, is_argument: bool = True, module: object = None, *, is_class: bool = False
-    ) -> typing.ForwardRef | None:
-        if arg == _PROBED and is_class:
-            return None  # accepted: all the probe asks
-        return real(arg, is_argument, module, is_class=is_class)
-
-    typing.ForwardRef = forward_ref  # type: ignore[misc,assignment]
-
-    def restore() -> None:
-        typing.ForwardRef = real  # type: ignore[misc]
-
-    return restore
 
 
 _PLATFORM = "platform"
