@@ -11,10 +11,12 @@ from __future__ import annotations
 import ast
 import json
 import os
+import pty
 import subprocess
 import sys
 import sysconfig
 import time
+import tty
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,3 +180,33 @@ def status_line(capsys: pytest.CaptureFixture[str], root: Path, tool: str) -> st
     run = run_main(capsys, search_argv(root, "--status"))
     assert run.code == 0, run.err
     return next(ln for ln in run.out.splitlines() if ln.startswith(tool))
+
+
+ADE_ENTRY = "from tui.cli import main_entry; main_entry()"
+"""``python -c ADE_ENTRY …``: the `ade` command in a child interpreter of the test's own."""
+
+
+def on_a_terminal(
+    command: list[str], env: dict[str, str], cwd: Path | None = None, *, raw: bool = False
+) -> tuple[int, bytes, bytes]:
+    """``command`` with its stdout on a terminal (a pty; ``raw``: no newline translation), as a
+    user sees it: its exit code, what it wrote there and its stderr."""
+    main_end, terminal = pty.openpty()
+    if raw:
+        tty.setraw(terminal)
+    proc = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=terminal,
+                            stderr=subprocess.PIPE)  # fmt: skip
+    os.close(terminal)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main_end, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main_end)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    return proc.wait(timeout=60), b"".join(chunks), err

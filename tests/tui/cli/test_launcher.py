@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
 import shutil
 import socket
@@ -24,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import CLEAN_ENV, DEMO_NOW, copy_demo
+from cli_helpers import CLEAN_ENV, DEMO_NOW, copy_demo, on_a_terminal
 from daemon_machine import Machine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -160,29 +159,6 @@ def test_the_launcher_answers_as_the_python_client_and_the_process_do(
         assert b"\x1b" not in alone[1]
 
 
-def _run_on_a_terminal(
-    command: list[str], env: dict[str, str], cwd: Path
-) -> tuple[int, bytes, bytes]:
-    """``command`` with its stdout on a terminal (a pty): colour on, as a user sees it."""
-    main_end, terminal = pty.openpty()
-    proc = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=terminal,
-                            stderr=subprocess.PIPE)  # fmt: skip
-    os.close(terminal)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(main_end, 65536)
-        except OSError:  # EIO: every writer closed the terminal
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(main_end)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    return proc.wait(timeout=60), out, err
-
-
 @needs_launcher
 @pytest.mark.parametrize(
     "argv", [["timeout"], ["zebrahostile"], ["timeout", "--json"]], ids=" ".join
@@ -191,14 +167,14 @@ def test_on_a_terminal_the_launcher_colours_as_the_python_ade_does(
     module_daemon: Machine, project: Path, lone: Path, argv: list[str]
 ) -> None:
     env = _env(module_daemon)
-    alone = _run_on_a_terminal([str(lone), "search", *argv], env, project)
-    local = _run_on_a_terminal([str(PYTHON_ADE), "search", "--no-daemon", *argv], env, project)
+    alone = on_a_terminal([str(lone), "search", *argv], env, project)
+    local = on_a_terminal([str(PYTHON_ADE), "search", "--no-daemon", *argv], env, project)
     assert alone == local
     if "--json" not in argv:
         assert b"\x1b[" in alone[1], "no colour on a terminal"
     no_color = _env(module_daemon, NO_COLOR="")
-    plain = _run_on_a_terminal([str(lone), "search", *argv], no_color, project)
-    assert plain == _run_on_a_terminal([str(PYTHON_ADE), "search", *argv], no_color, project)
+    plain = on_a_terminal([str(lone), "search", *argv], no_color, project)
+    assert plain == on_a_terminal([str(PYTHON_ADE), "search", *argv], no_color, project)
     assert b"\x1b[" not in plain[1]
 
 

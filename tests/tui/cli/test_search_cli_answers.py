@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import subprocess
 import sys
-import tty
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import DEMO_NOW, Run, copy_demo, run_main
+from cli_helpers import ADE_ENTRY, DEMO_NOW, Run, copy_demo, on_a_terminal, run_main
 from daemon_machine import Machine
 
 from engine import RELEASE
@@ -231,26 +228,9 @@ def test_colour_is_the_clients_decision(daemon: Machine, project: Path) -> None:
 
 def _on_a_terminal(argv: list[str]) -> str:
     """What ``ade argv`` writes to stdout on a pseudo-terminal (raw: no newline translation)."""
-    main_fd, child_fd = pty.openpty()
-    tty.setraw(child_fd)
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from tui.cli import main_entry; main_entry()", *argv],
-        stdout=child_fd, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
-    )  # fmt: skip
-    os.close(child_fd)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main_fd, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=60)
-    os.close(main_fd)
-    return b"".join(chunks).decode()
+    _, out, _ = on_a_terminal([sys.executable, "-c", ADE_ENTRY, *argv], env, raw=True)
+    return out.decode()
 
 
 @pytest.mark.parametrize(

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import DEMO_NOW, GOLDEN, run_ade, run_main, search_argv
+from cli_helpers import ADE_ENTRY, DEMO_NOW, GOLDEN, on_a_terminal, run_ade, run_main, search_argv
 
 from engine.types import SearchQueryResult, from_json
 
@@ -109,28 +107,11 @@ def test_explain_matches_the_cursor_sort_key(
 
 def _run_on_pty(argv: list[str], env: dict[str, str]) -> str:
     """Run ``ade`` with stdout on a real pseudo-terminal; returns what it wrote there."""
-    main_fd, child_fd = pty.openpty()
     full = {**os.environ, "ADE_NOW": DEMO_NOW, **env}
     full.pop("ADE_SESSION_ID", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from tui.cli import main_entry; main_entry()", *argv],
-        stdout=child_fd, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=full,
-    )  # fmt: skip
-    os.close(child_fd)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main_fd, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=60)
-    os.close(main_fd)
-    assert proc.stderr is not None
-    assert proc.stderr.read() == b""
-    return b"".join(chunks).decode()
+    _, out, err = on_a_terminal([sys.executable, "-c", ADE_ENTRY, *argv], full)
+    assert err == b""
+    return out.decode()
 
 
 def test_colour_only_on_a_tty_and_never_with_no_color(indexed_demo: Path) -> None:
