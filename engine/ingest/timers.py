@@ -1,7 +1,7 @@
 """Time for the ingestion queue: a monotonic clock plus one-shot timers, injectable for tests.
 
 The queue never sleeps: it asks a ``TimerFactory`` to call it back when the earliest entry is due.
-Production uses ``ThreadTimerFactory`` (``time.monotonic`` and ``threading.Timer``); tests pass a
+Production uses ``ThreadTimerFactory`` (``time.monotonic`` and one scheduler thread); tests pass a
 ``ManualTimerFactory`` and move time with ``advance()`` so no test waits on a wall clock.
 """
 
@@ -9,6 +9,7 @@ Production uses ``ThreadTimerFactory`` (``time.monotonic`` and ``threading.Timer
 
 from __future__ import annotations
 
+import contextvars
 import heapq
 import itertools
 import threading
@@ -17,6 +18,9 @@ from collections.abc import Callable
 from typing import Protocol
 
 from engine.basics.caller_env import carried
+from engine.basics.logs import get_logger
+
+log = get_logger(__name__)
 
 
 class TimerHandle(Protocol):
@@ -43,40 +47,88 @@ class TimerFactory(Protocol):
         ...
 
 
-class ThreadTimerFactory:
-    """Real time: ``time.monotonic`` and a short-lived ``threading.Timer`` per arming.
+class _ThreadHandle:
+    """A callback of ``ThreadTimerFactory``, dropped if cancelled before it is due."""
 
-    Arming is rare (only when new work is due before the armed wake-up), so a thread per arming
-    costs nothing measurable. ``cancel`` never joins (it may be called under the queue's lock,
-    which the timer's callback takes); ``close`` joins every timer thread so none outlives us.
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class ThreadTimerFactory:
+    """Real time: ``time.monotonic`` and one scheduler thread, started by the first arming.
+
+    One thread waits for the earliest due callback and runs the callbacks one after the other,
+    each in a context of its own (as a new thread's: empty, then ``carried``'s environment). A
+    thread a callback (``threading.Timer``) cost a thread start, ~0.1-0.7 ms of a busy process,
+    on every arming: a search right after a write armed one or two (the queue's debounce when the
+    write is noticed, the gate's hold when it falls due) beside a ~3 ms answer
+    (benchmarks/journal/2026-12-08-read-your-writes.md). ``cancel`` never blocks (it may be called
+    under the queue's lock, which a callback takes); ``close`` drops what is pending and joins the
+    thread, after the callback it is running, so none outlives us.
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._timers: list[threading.Timer] = []
+        self._changed = threading.Condition(threading.Lock())
+        self._due: list[tuple[float, int, _ThreadHandle, Callable[[], None]]] = []
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+        self._closed = False
 
     def monotonic(self) -> float:
         return time.monotonic()
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle:
-        timer = threading.Timer(max(0.0, delay), carried(callback))
-        timer.name = "ade-ingest-timer"
-        timer.daemon = True
-        with self._lock:
-            self._timers = [t for t in self._timers if t.is_alive()]
-            self._timers.append(timer)
-        timer.start()
-        return timer
+        handle = _ThreadHandle()
+        entry = (time.monotonic() + max(0.0, delay), next(self._order), handle, carried(callback))
+        with self._changed:
+            if self._closed:
+                return handle
+            heapq.heappush(self._due, entry)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="ade-ingest-timer", daemon=True
+                )
+                self._thread.start()
+            else:
+                self._changed.notify()
+        return handle
+
+    def _run(self) -> None:
+        with self._changed:
+            while not self._closed:
+                if not self._due:
+                    self._changed.wait()
+                    continue
+                due, _, handle, callback = self._due[0]
+                left = due - time.monotonic()
+                if left > 0:
+                    self._changed.wait(left)
+                    continue
+                heapq.heappop(self._due)
+                if handle.cancelled:
+                    continue
+                self._changed.release()
+                try:
+                    contextvars.Context().run(callback)
+                except Exception:  # a failing callback must not stop the ones after it
+                    log.exception("an ingest timer's callback failed")
+                finally:
+                    self._changed.acquire()
 
     def close(self) -> None:
-        """Cancel and join every timer thread (idempotent)."""
-        with self._lock:
-            timers, self._timers = self._timers, []
-        current = threading.current_thread()
-        for timer in timers:
-            timer.cancel()
-            if timer is not current:
-                timer.join()
+        """Drop every pending callback and join the thread (idempotent)."""
+        with self._changed:
+            self._closed = True
+            self._due.clear()
+            self._changed.notify()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
 
 
 class _ManualHandle:
