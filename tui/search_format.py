@@ -13,63 +13,18 @@ from __future__ import annotations
 
 from tui.printable import printable, printable_json, printable_spans
 
-TYPE_CHECKING = False  # `typing` and the wire types cost a daemon-answered search (start-up budget)
+TYPE_CHECKING = False  # `typing` and the wire types cost an in-process search (start-up budget)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from datetime import datetime
-    from typing import Protocol
 
-    from engine.query.session_fold import FoldableHit
-    from engine.types import HitExplanation, IndexStatus, SearchQueryResult
-
-    class RangeLike(Protocol):
-        """A match range (``engine.types.MatchRange``)."""
-
-        @property
-        def start(self) -> int: ...
-        @property
-        def end(self) -> int: ...
-
-    class HitLike(FoldableHit, Protocol):
-        """What the text form reads of a hit (a ``SearchResultItem``); folding's fields are
-        ``FoldableHit``'s."""
-
-        @property
-        def title(self) -> str: ...
-        @property
-        def snippet(self) -> str: ...
-        @property
-        def match_ranges(self) -> Sequence[RangeLike]: ...
-        @property
-        def updated_at(self) -> int: ...
-        @property
-        def lane_id(self) -> str | None: ...
-        @property
-        def lane_name(self) -> str | None: ...
-        @property
-        def project_name(self) -> str | None: ...
-        @property
-        def tool(self) -> str | None: ...
-        @property
-        def message_count(self) -> int | None: ...
-        @property
-        def match_count(self) -> int | None: ...
-
-    class ResultLike(Protocol):
-        """What the text form reads of an answer (a ``SearchQueryResult``)."""
-
-        @property
-        def items(self) -> Sequence[HitLike]: ...
-        @property
-        def total(self) -> int: ...
-        @property
-        def next_cursor(self) -> str | None: ...
-        @property
-        def results_truncated(self) -> bool: ...
-        @property
-        def warnings(self) -> Sequence[str]: ...
-        @property
-        def relaxed(self) -> str | None: ...
+    from engine.types import (
+        HitExplanation,
+        IndexStatus,
+        MatchRange,
+        SearchQueryResult,
+        SearchResultItem,
+    )
 
 
 INDENT = " " * 9
@@ -90,7 +45,7 @@ KIND_LABEL: dict[str, str] = {
 _BOLD, _DIM, _MATCH, _KIND, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[1;33m", "\x1b[36m", "\x1b[0m"
 
 
-def highlight(text: str, ranges: Sequence[RangeLike], *, color: bool) -> str:
+def highlight(text: str, ranges: Sequence[MatchRange], *, color: bool) -> str:
     """Mark the match ranges: bold yellow with colour, ``[…]`` brackets without. The text is
     made printable piece by piece, so the ranges still cover what they covered."""
     text, spans = printable_spans(text, ((r.start, r.end) for r in ranges))
@@ -105,7 +60,7 @@ def highlight(text: str, ranges: Sequence[RangeLike], *, color: bool) -> str:
     return "".join(out)
 
 
-def _one_line_snippet(item: HitLike) -> tuple[str, Sequence[RangeLike]]:
+def _one_line_snippet(item: SearchResultItem) -> tuple[str, Sequence[MatchRange]]:
     # Newlines inside a snippet would break the block layout; a space keeps offsets intact.
     return item.snippet.replace("\n", " ").replace("\t", " "), item.match_ranges
 
@@ -116,7 +71,7 @@ def _relative_time(when: int | None, now: datetime) -> str:
     return relative_time(when, now, ago=True)
 
 
-def _messages(item: HitLike) -> str | None:
+def _messages(item: SearchResultItem) -> str | None:
     """A ``--sessions`` row's counts: ``14 messages`` or ``14 messages, 3 match``."""
     if item.message_count is None:
         return None
@@ -126,7 +81,7 @@ def _messages(item: HitLike) -> str | None:
     return text
 
 
-def format_hit(item: HitLike, now: datetime, *, color: bool) -> str:
+def format_hit(item: SearchResultItem, now: datetime, *, color: bool) -> str:
     kind = KIND_LABEL.get(item.kind) or printable(item.kind)
     where = " · ".join(
         printable(part)
@@ -154,7 +109,7 @@ def format_hit(item: HitLike, now: datetime, *, color: bool) -> str:
 
 
 def format_results_text(
-    result: ResultLike,
+    result: SearchQueryResult,
     now: datetime,
     *,
     color: bool,
@@ -194,7 +149,7 @@ def format_results_text(
     return "\n\n".join([*blocks, footer]) if blocks else footer
 
 
-def folded_into_session_rows(items: Sequence[HitLike]) -> set[int]:
+def folded_into_session_rows(items: Sequence[SearchResultItem]) -> set[int]:
     """Positions of message rows already shown by an earlier row of their session: a chat
     session row (a title match) carries its best message's snippet and link, so that message
     is not printed a second time (``engine.service.chat_anchor``)."""
@@ -203,7 +158,7 @@ def folded_into_session_rows(items: Sequence[HitLike]) -> set[int]:
     return set(session_folds(items))
 
 
-def format_warnings(result: ResultLike) -> list[str]:
+def format_warnings(result: SearchQueryResult) -> list[str]:
     return [f"warning: {printable(w)}" for w in result.warnings]
 
 

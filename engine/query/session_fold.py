@@ -5,27 +5,14 @@ and not shown a second time (``engine.service.chat_anchor``). The CLI folds by t
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # a daemon-answered search's text form folds with nothing else imported
+TYPE_CHECKING = False  # the wire types only for the checker: folding reads plain attributes
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Protocol
 
-    class FoldableHit(Protocol):
-        """What folding reads of a hit (a ``SearchResultItem``)."""
-
-        @property
-        def doc_id(self) -> str: ...
-        @property
-        def kind(self) -> str: ...
-        @property
-        def deep_link(self) -> str: ...
-        @property
-        def session_id(self) -> str | None: ...
-        @property
-        def project_id(self) -> str | None: ...
+    from engine.types import SearchResultItem
 
 
-def session_folds(items: Sequence[FoldableHit]) -> dict[int, int]:
+def session_folds(items: Sequence[SearchResultItem]) -> dict[int, int]:
     """Position of each folded message row → position of the session row that carries it."""
     carriers: dict[tuple[str | None, str], int] = {}
     folded: dict[int, int] = {}
