@@ -13,6 +13,8 @@ process.
 
 from __future__ import annotations
 
+import re
+
 from engine.kinds import ALL_KINDS
 from engine.rpc.connection import MalformedReply
 
@@ -67,44 +69,12 @@ TIERS = ("exact_title", "title_prefix", "title_substring", "body")
 
 _TEXT_FIELDS = ("docId", "title", "snippet", "deepLink")
 
-_LOWER = "abcdefghijklmnopqrstuvwxyz"
-_LINK_PATH_CHARS = f"{_LOWER}{_LOWER.upper()}0123456789-._~!$&'()*+,;=:@/%"
-"""``engine.links.deeplink``'s raw characters of a target; anything else is percent-encoded."""
-_LINK_QUERY_CHARS = _LINK_PATH_CHARS + "?"
-_HEX_DIGITS = b"0123456789abcdefABCDEF"
+_LINK = re.compile(
+    r"ade://([a-z]+)/([A-Za-z0-9\-._~!$&'()*+,;=:@/%]+)(\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*)?"
+)
+"""``engine.links.deeplink``'s raw characters; anything else must be percent-encoded."""
 
-
-def link_parts(link: str) -> tuple[str, str] | None:
-    """The kind and raw target of ``ade://<kind>/<target>[?<query>]``, or ``None``: a kind of
-    lowercase ASCII letters, a target of at least one of the deep links' raw characters
-    (``_LINK_PATH_CHARS``: letters, digits, ``-._~!$&'()*+,;=:@/%``), a query of those and ``?``
-    — the regex this replaced, fully matched, by string methods (no ``re`` on a daemon-answered
-    search: the start-up budget; ``tests/engine/rpc/test_lean_wire.py`` holds the two equal).
-    ``str.strip(chars)`` leaves nothing exactly when every character is one of ``chars``."""
-    if not link.startswith("ade://"):
-        return None
-    kind, slash, rest = link[6:].partition("/")
-    target, _, query = rest.partition("?")
-    if not slash or not kind or kind.strip(_LOWER) or not target:
-        return None
-    if target.strip(_LINK_PATH_CHARS) or query.strip(_LINK_QUERY_CHARS):
-        return None
-    return kind, target
-
-
-def percent_decoded(raw: bytes) -> bytes:
-    """Every ``%XX`` (two hex digits) of ``raw`` as its byte, the rest as is: what
-    ``re.sub(rb"%([0-9A-Fa-f]{2})", …)`` makes of it, scanning left to right."""
-    first, *pieces = raw.split(b"%")
-    out = [first]
-    for piece in pieces:
-        pair = piece[:2]
-        if len(pair) == 2 and pair[0] in _HEX_DIGITS and pair[1] in _HEX_DIGITS:
-            out += (bytes.fromhex(pair.decode()), piece[2:])
-        else:
-            out += (b"%", piece)
-    return b"".join(out)
-
+_PERCENT = re.compile(rb"%([0-9A-Fa-f]{2})")
 
 MAX_LINK_CHARS = 16_384
 """``engine.links.deeplink.MAX_LINK_CHARS``."""
@@ -185,12 +155,12 @@ def _check_ranges(ranges: Any, length: int, where: str) -> None:
 
 def _check_link(link: str, kind: str, where: str) -> None:
     """A deep link of the hit's kind whose target, decoded once, has no ``.``/``..``/empty step,
-    backslash or control character (``engine.links.deeplink`` refuses the same and more; it is
-    not imported here: msgspec and ``urllib`` cost more than a daemon's answer)."""
-    shape = link_parts(link) if len(link) <= MAX_LINK_CHARS else None
-    if shape is None or shape[0] != kind:
+    backslash or control character (``engine.links.deeplink`` refuses the same and more when a
+    link is opened)."""
+    shape = _LINK.fullmatch(link) if len(link) <= MAX_LINK_CHARS else None
+    if shape is None or shape[1] != kind:
         raise MalformedReply(f"{where}: {link[:80]!r} is no deep link of a {kind} hit")
-    target = percent_decoded(shape[1].encode())
+    target = _PERCENT.sub(lambda m: bytes.fromhex(m[1].decode()), shape[2].encode())
     if kind in ("file", "branch"):  # these keep their '/' separators
         steps = target.split(b"/")
         if any(step in (b"", b".", b"..") for step in steps):

@@ -1,21 +1,18 @@
-"""The daemon-answered search's wire without ``re`` nor the ``json`` package, held equal to them.
+"""The daemon-answered search's wire without the ``json`` package, held equal to it.
 
-``framing.decode_json_line`` runs json's own C scanner, and ``reply_check.link_parts`` and
-``percent_decoded`` are string methods (the start-up budget: ``re`` and ``json`` cost ~6 ms of a ~10 ms interpreter).
-Each is compared with what it stands in for: ``json.loads``, and the regexes they replaced.
+``framing.decode_json_line`` runs json's own C scanner (the start-up budget: ``re`` and ``json``
+cost ~6 ms of a ~10 ms interpreter), compared with what it stands in for: ``json.loads``.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.rpc.framing import decode_json_line
-from engine.rpc.reply_check import link_parts, percent_decoded
 
 JSON_VALUES = st.recursive(
     st.none()
@@ -94,24 +91,3 @@ def test_the_shapes_json_loads_is_picky_about() -> None:
         ours, theirs = _outcome(decode_json_line, line), _outcome(json.loads, line)
         assert ours[0] == theirs[0], line[:20]
         assert _same(ours[1], theirs[1])
-
-
-LINK = re.compile(
-    r"ade://([a-z]+)/([A-Za-z0-9\-._~!$&'()*+,;=:@/%]+)(\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*)?"
-)
-PERCENT = re.compile(rb"%([0-9A-Fa-f]{2})")
-
-LINKISH = st.text(alphabet="ade:/?%2Ffilechat.aZ9-~ \\\n\u00e9", max_size=30)
-
-
-@settings(max_examples=800, deadline=None)
-@given(st.one_of(LINKISH, LINKISH.map(lambda tail: "ade://" + tail), st.text(max_size=20)))
-def test_a_link_is_taken_apart_as_the_regex_took_it(link: str) -> None:
-    shape = LINK.fullmatch(link)
-    assert link_parts(link) == ((shape[1], shape[2]) if shape else None)
-
-
-@settings(max_examples=800, deadline=None)
-@given(st.binary(max_size=30) | st.text(alphabet="%4aFgz0", max_size=20).map(str.encode))
-def test_percent_escapes_are_decoded_as_the_regex_decoded_them(raw: bytes) -> None:
-    assert percent_decoded(raw) == PERCENT.sub(lambda m: bytes.fromhex(m[1].decode()), raw)
